@@ -1,0 +1,197 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// DeletionPolicy says what happens to the 3scale object when its resource is deleted.
+// +kubebuilder:validation:Enum=Delete;Retain
+type DeletionPolicy string
+
+const (
+	// DeletionPolicyDelete deletes the 3scale object with the resource (the default).
+	DeletionPolicyDelete DeletionPolicy = "Delete"
+	// DeletionPolicyRetain keeps the 3scale object when the resource is deleted.
+	DeletionPolicyRetain DeletionPolicy = "Retain"
+)
+
+// Lifecycle condition types: exactly one of them is True at any time.
+const (
+	// ConditionInSync is True while a sync with 3scale is under way or failed for a passing reason.
+	ConditionInSync = "InSync"
+	// ConditionOrphan is True while something the object references is missing or not yet Synced.
+	ConditionOrphan = "Orphan"
+	// ConditionSynced is True when 3scale matches the current generation of the spec.
+	ConditionSynced = "Synced"
+	// ConditionInvalid is True when the spec cannot work; nothing is retried until it changes.
+	ConditionInvalid = "Invalid"
+)
+
+// kstatus conditions (Flux, kstatus), derived from the lifecycle conditions.
+const (
+	// ConditionReady is True iff the object is Synced at its current generation; its reason is the lifecycle state.
+	ConditionReady = "Ready"
+	// ConditionReconciling is True while the object is InSync or Orphan.
+	ConditionReconciling = "Reconciling"
+	// ConditionStalled is True while the object is Invalid.
+	ConditionStalled = "Stalled"
+)
+
+// LifecycleConditions lists the lifecycle condition types in their natural order.
+var LifecycleConditions = []string{ConditionInSync, ConditionOrphan, ConditionSynced, ConditionInvalid}
+
+// SyncNowAnnotation forces a re-read of the remote state (drift check) whenever its value changes.
+const SyncNowAnnotation = "apimsync.io/sync-now"
+
+// ProviderAccountRef names the Secret, in the resource's own namespace, that holds the 3scale tenant's
+// admin URL (key `adminURL`) and access token (key `token`); optional keys: `caBundle` (PEM) and
+// `insecureSkipVerify` ("true" turns TLS verification off; only for test tenants).
+// When no reference is given, the Secret named `threescale-provider-account` is used.
+type ProviderAccountRef struct {
+	// Name of the Secret in the same namespace.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+}
+
+// CommonSpec holds the fields every synced kind has.
+type CommonSpec struct {
+	// ProviderAccountRef names the Secret with the 3scale tenant's credentials. Default: the Secret
+	// `threescale-provider-account` in the same namespace. References never cross namespaces.
+	// +optional
+	ProviderAccountRef *ProviderAccountRef `json:"providerAccountRef,omitempty"`
+
+	// DeletionPolicy says what happens to the 3scale object when this resource is deleted:
+	// Delete (default) removes it from 3scale, Retain leaves it there.
+	// +kubebuilder:default=Delete
+	// +optional
+	DeletionPolicy DeletionPolicy `json:"deletionPolicy,omitempty"`
+}
+
+// CommonStatus holds the status fields every synced kind has.
+type CommonStatus struct {
+	// ObservedGeneration is the generation last handled completely (synced, or invalid for good).
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// Conditions: exactly one of InSync, Orphan, Synced, Invalid is True; Ready, Reconciling and Stalled
+	// say the same for kstatus and Flux.
+	// +listType=map
+	// +listMapKey=type
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// TenantHost is the host of the 3scale admin portal the object is synced to.
+	// +optional
+	TenantHost string `json:"tenantHost,omitempty"`
+
+	// SystemName is the effective 3scale system name: spec.systemName, or one derived from metadata.name.
+	// +optional
+	SystemName string `json:"systemName,omitempty"`
+
+	// SyncedHash is the hash of the spec (and of the dependencies it was synced with) last written to 3scale.
+	// An object whose hash is unchanged costs no remote call until the next drift check.
+	// +optional
+	SyncedHash string `json:"syncedHash,omitempty"`
+
+	// LastSyncTime is when the remote state was last read or written.
+	// +optional
+	LastSyncTime *metav1.Time `json:"lastSyncTime,omitempty"`
+
+	// SyncNow is the value of the apimsync.io/sync-now annotation last acted upon.
+	// +optional
+	SyncNow string `json:"syncNow,omitempty"`
+}
+
+// MetricSpec is a 3scale metric: something a limit or pricing rule counts. The map key is its system name.
+type MetricSpec struct {
+	// FriendlyName is the name shown in 3scale.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=255
+	FriendlyName string `json:"friendlyName"`
+
+	// Unit counted, e.g. "hit" or "MB".
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=255
+	Unit string `json:"unit"`
+
+	// Description of the metric.
+	// +kubebuilder:validation:MaxLength=1024
+	// +optional
+	Description string `json:"description,omitempty"`
+}
+
+// MethodSpec is a 3scale method: a metric under `hits` that counts calls to one operation.
+// The map key is its system name.
+type MethodSpec struct {
+	// FriendlyName is the name shown in 3scale.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=255
+	FriendlyName string `json:"friendlyName"`
+
+	// Description of the method.
+	// +kubebuilder:validation:MaxLength=1024
+	// +optional
+	Description string `json:"description,omitempty"`
+}
+
+// MappingRuleSpec maps requests (HTTP method and path pattern) to the metric or method they increment.
+type MappingRuleSpec struct {
+	// HTTPMethod the rule matches.
+	// +kubebuilder:validation:Enum=GET;HEAD;POST;PUT;DELETE;OPTIONS;TRACE;PATCH;CONNECT
+	HTTPMethod string `json:"httpMethod"`
+
+	// Pattern is the path pattern, starting with "/", with optional {placeholders} and a trailing "$" to
+	// match the end of the path, e.g. "/pets/{id}$".
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=255
+	// +kubebuilder:validation:XValidation:rule="self.startsWith('/')",message="a mapping rule pattern must start with '/'"
+	Pattern string `json:"pattern"`
+
+	// MetricMethodRef is the system name of the metric or method (of this object) that the rule increments.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=255
+	MetricMethodRef string `json:"metricMethodRef"`
+
+	// Increment is how much a matching request adds to the metric.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:default=1
+	// +optional
+	Increment int32 `json:"increment,omitempty"`
+
+	// Last stops the matching of further rules when this one matches.
+	// +optional
+	Last bool `json:"last,omitempty"`
+}
+
+// ProviderAccountSecretName returns the name of the provider-account Secret to use: the referenced one
+// or the default `threescale-provider-account`.
+func (c *CommonSpec) ProviderAccountSecretName() string {
+	if c.ProviderAccountRef != nil && c.ProviderAccountRef.Name != "" {
+		return c.ProviderAccountRef.Name
+	}
+	return DefaultProviderAccountSecret
+}
+
+// EffectiveDeletionPolicy returns the deletion policy, Delete when unset.
+func (c *CommonSpec) EffectiveDeletionPolicy() DeletionPolicy {
+	if c.DeletionPolicy == "" {
+		return DeletionPolicyDelete
+	}
+	return c.DeletionPolicy
+}
+
+// DefaultProviderAccountSecret is the Secret used when spec.providerAccountRef is not set.
+const DefaultProviderAccountSecret = "threescale-provider-account"
+
+// LocalSecretKeyRef selects one key of a Secret in the resource's own namespace.
+type LocalSecretKeyRef struct {
+	// Name of the Secret.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+	// Key in the Secret's data.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Key string `json:"key"`
+}

@@ -1,0 +1,345 @@
+package v1alpha1
+
+import (
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// ProductSpec is the desired state of a 3scale product (a "service"): how its gateway is deployed, how
+// callers authenticate, what is counted, which backends it routes to, and its policy chain.
+// +kubebuilder:validation:XValidation:rule="has(self.systemName) == has(oldSelf.systemName)",message="systemName cannot be added or removed after creation; it is fixed once the product exists"
+// +kubebuilder:validation:XValidation:rule="!has(self.methods) || !has(self.metrics) || self.methods.all(m, !(m in self.metrics))",message="a system name is used both as a metric and as a method; metrics and methods share one namespace"
+// +kubebuilder:validation:XValidation:rule="!has(self.mappingRules) || self.mappingRules.all(r, r.metricMethodRef == 'hits' || (has(self.metrics) && r.metricMethodRef in self.metrics) || (has(self.methods) && r.metricMethodRef in self.methods))",message="every mappingRules[].metricMethodRef must be 'hits' or a key of metrics or methods"
+type ProductSpec struct {
+	// Name is the product's display name in 3scale.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=255
+	Name string `json:"name"`
+
+	// SystemName is the product's unique identifier in the tenant. Optional: when empty it is derived from
+	// metadata.name (and shown in status.systemName). Immutable once set.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=255
+	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9_][A-Za-z0-9_-]*$`
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="systemName is immutable; create a new Product to use another system name"
+	// +optional
+	SystemName string `json:"systemName,omitempty"`
+
+	// Description of the product.
+	// +kubebuilder:validation:MaxLength=1024
+	// +optional
+	Description string `json:"description,omitempty"`
+
+	// Deployment says where the product's APIcast gateway runs: choose exactly one of apicastHosted
+	// (3scale runs it) or apicastSelfManaged (you run it, at the public base URLs given). Default: apicastHosted.
+	// +optional
+	Deployment *DeploymentSpec `json:"deployment,omitempty"`
+
+	// Authentication says how API callers identify themselves: choose exactly one of userKey,
+	// appKeyAppID or oidc. Default: userKey.
+	// +optional
+	Authentication *AuthenticationSpec `json:"authentication,omitempty"`
+
+	// Metrics of the product, by system name. The `hits` metric always exists; list it here only to set its
+	// friendly name or description.
+	// +kubebuilder:validation:MaxProperties=64
+	// +kubebuilder:validation:XValidation:rule="self.all(k, k.matches('^[A-Za-z0-9_][A-Za-z0-9_-]*$') && size(k) <= 255)",message="metric system names may contain only letters, digits, '_' and '-', and must not start with '-'"
+	// +optional
+	Metrics map[string]MetricSpec `json:"metrics,omitempty"`
+
+	// Methods of the product (counted under `hits`), by system name.
+	// +kubebuilder:validation:MaxProperties=64
+	// +kubebuilder:validation:XValidation:rule="self.all(k, k.matches('^[A-Za-z0-9_][A-Za-z0-9_-]*$') && size(k) <= 255 && k != 'hits')",message="method system names may contain only letters, digits, '_' and '-', must not start with '-', and 'hits' is reserved for the metric"
+	// +optional
+	Methods map[string]MethodSpec `json:"methods,omitempty"`
+
+	// MappingRules map requests to the product's metrics or methods. Each (httpMethod, pattern) pair appears once.
+	// +kubebuilder:validation:MaxItems=100
+	// +listType=map
+	// +listMapKey=httpMethod
+	// +listMapKey=pattern
+	// +optional
+	MappingRules []MappingRuleSpec `json:"mappingRules,omitempty"`
+
+	// BackendUsages are the backends this product routes to, keyed by the name of a Backend object in
+	// this namespace, each with the path under which the product exposes it.
+	// +kubebuilder:validation:MaxProperties=32
+	// +kubebuilder:validation:XValidation:rule="self.all(k, k.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$') && size(k) <= 253)",message="backendUsages keys must be names of Backend objects (lowercase DNS names)"
+	// +optional
+	BackendUsages map[string]BackendUsageSpec `json:"backendUsages,omitempty"`
+
+	// Policies is the APIcast policy chain, in order. When empty, 3scale's default chain is kept.
+	// +kubebuilder:validation:MaxItems=50
+	// +listType=atomic
+	// +optional
+	Policies []PolicySpec `json:"policies,omitempty"`
+
+	CommonSpec `json:",inline"`
+}
+
+// BackendUsageSpec says where a product exposes a backend.
+type BackendUsageSpec struct {
+	// Path under the product's public base URL that routes to the backend, e.g. "/v1/pets"; "/" for all.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=255
+	// +kubebuilder:validation:XValidation:rule="self.startsWith('/')",message="a backend usage path must start with '/'"
+	Path string `json:"path"`
+}
+
+// DeploymentSpec chooses the gateway deployment: exactly one of its fields.
+// +kubebuilder:validation:XValidation:rule="(has(self.apicastHosted) ? 1 : 0) + (has(self.apicastSelfManaged) ? 1 : 0) == 1",message="choose exactly one deployment option: apicastHosted or apicastSelfManaged"
+type DeploymentSpec struct {
+	// ApicastHosted: 3scale runs the gateway and chooses its public base URLs.
+	// +optional
+	ApicastHosted *ApicastHostedSpec `json:"apicastHosted,omitempty"`
+
+	// ApicastSelfManaged: you run APIcast; give the public base URLs it serves.
+	// +optional
+	ApicastSelfManaged *ApicastSelfManagedSpec `json:"apicastSelfManaged,omitempty"`
+}
+
+// ApicastHostedSpec configures a gateway that 3scale hosts. It has no settings today.
+type ApicastHostedSpec struct{}
+
+// ApicastSelfManagedSpec configures a gateway you run.
+type ApicastSelfManagedSpec struct {
+	// StagingPublicBaseURL is the address of the staging gateway, e.g. "https://staging.api.example.com".
+	// +kubebuilder:validation:MaxLength=2048
+	// +kubebuilder:validation:XValidation:rule="isURL(self) && url(self).getScheme() in ['http', 'https'] && url(self).getHostname() != ''",message="stagingPublicBaseURL must be an absolute http or https URL"
+	// +optional
+	StagingPublicBaseURL string `json:"stagingPublicBaseURL,omitempty"`
+
+	// ProductionPublicBaseURL is the address of the production gateway, e.g. "https://api.example.com".
+	// +kubebuilder:validation:MaxLength=2048
+	// +kubebuilder:validation:XValidation:rule="isURL(self) && url(self).getScheme() in ['http', 'https'] && url(self).getHostname() != ''",message="productionPublicBaseURL must be an absolute http or https URL"
+	// +optional
+	ProductionPublicBaseURL string `json:"productionPublicBaseURL,omitempty"`
+}
+
+// AuthenticationSpec chooses how callers authenticate: exactly one of its fields.
+// +kubebuilder:validation:XValidation:rule="(has(self.userKey) ? 1 : 0) + (has(self.appKeyAppID) ? 1 : 0) + (has(self.oidc) ? 1 : 0) == 1",message="choose exactly one authentication mode: userKey, appKeyAppID or oidc"
+type AuthenticationSpec struct {
+	// UserKey: callers send a single API key.
+	// +optional
+	UserKey *UserKeyAuthSpec `json:"userKey,omitempty"`
+
+	// AppKeyAppID: callers send an application id and an application key.
+	// +optional
+	AppKeyAppID *AppKeyAppIDAuthSpec `json:"appKeyAppID,omitempty"`
+
+	// OIDC: callers send an OpenID Connect access token issued by your identity provider.
+	// +optional
+	OIDC *OIDCAuthSpec `json:"oidc,omitempty"`
+}
+
+// CredentialsLocation says where the gateway looks for credentials.
+// +kubebuilder:validation:Enum=headers;query;authorization
+type CredentialsLocation string
+
+// GatewayOptions are the settings every authentication mode has.
+type GatewayOptions struct {
+	// CredentialsLocation: "headers" (HTTP headers), "query" (query string or body) or "authorization"
+	// (HTTP Basic). Default: query.
+	// +optional
+	CredentialsLocation CredentialsLocation `json:"credentialsLocation,omitempty"`
+
+	// Security: host header rewrite and the secret token the gateway sends upstream.
+	// +optional
+	Security *SecuritySpec `json:"security,omitempty"`
+
+	// GatewayResponse: status codes, headers and bodies the gateway answers with on errors.
+	// +optional
+	GatewayResponse *GatewayResponseSpec `json:"gatewayResponse,omitempty"`
+}
+
+// UserKeyAuthSpec configures API-key authentication.
+type UserKeyAuthSpec struct {
+	// AuthUserKey is the name of the parameter or header carrying the key. Default: user_key.
+	// +kubebuilder:validation:MaxLength=255
+	// +optional
+	AuthUserKey string `json:"authUserKey,omitempty"`
+
+	GatewayOptions `json:",inline"`
+}
+
+// AppKeyAppIDAuthSpec configures application id + key authentication.
+type AppKeyAppIDAuthSpec struct {
+	// AppID is the name of the parameter or header carrying the application id. Default: app_id.
+	// +kubebuilder:validation:MaxLength=255
+	// +optional
+	AppID string `json:"appID,omitempty"`
+
+	// AppKey is the name of the parameter or header carrying the application key. Default: app_key.
+	// +kubebuilder:validation:MaxLength=255
+	// +optional
+	AppKey string `json:"appKey,omitempty"`
+
+	GatewayOptions `json:",inline"`
+}
+
+// OIDCAuthSpec configures OpenID Connect authentication.
+// +kubebuilder:validation:XValidation:rule="(has(self.issuerEndpoint) ? 1 : 0) + (has(self.issuerEndpointRef) ? 1 : 0) == 1",message="give the OIDC issuer endpoint exactly once: issuerEndpoint or issuerEndpointRef"
+type OIDCAuthSpec struct {
+	// IssuerType: "keycloak" (Red Hat SSO / Keycloak, clients are synced) or "rest" (any other provider).
+	// +kubebuilder:validation:Enum=keycloak;rest
+	IssuerType string `json:"issuerType"`
+
+	// IssuerEndpoint is the issuer URL with the client credentials 3scale uses, e.g.
+	// "https://zync:secret@sso.example.com/auth/realms/apis". Prefer issuerEndpointRef: it holds credentials.
+	// +kubebuilder:validation:MaxLength=2048
+	// +kubebuilder:validation:XValidation:rule="isURL(self) && url(self).getScheme() in ['http', 'https']",message="issuerEndpoint must be an absolute http or https URL"
+	// +optional
+	IssuerEndpoint string `json:"issuerEndpoint,omitempty"`
+
+	// IssuerEndpointRef takes the issuer endpoint from a key of a Secret in this namespace.
+	// +optional
+	IssuerEndpointRef *LocalSecretKeyRef `json:"issuerEndpointRef,omitempty"`
+
+	// AuthenticationFlow says which OAuth 2.0 flows the provider's clients allow.
+	// +optional
+	AuthenticationFlow *OIDCAuthenticationFlowSpec `json:"authenticationFlow,omitempty"`
+
+	// JWTClaimWithClientID is the JWT claim that holds the client id. Default: azp.
+	// +kubebuilder:validation:MaxLength=255
+	// +optional
+	JWTClaimWithClientID string `json:"jwtClaimWithClientID,omitempty"`
+
+	// JWTClaimWithClientIDType: "plain" (a claim name) or "liquid" (a Liquid template). Default: plain.
+	// +kubebuilder:validation:Enum=plain;liquid
+	// +optional
+	JWTClaimWithClientIDType string `json:"jwtClaimWithClientIDType,omitempty"`
+
+	GatewayOptions `json:",inline"`
+}
+
+// OIDCAuthenticationFlowSpec selects the OAuth 2.0 flows.
+type OIDCAuthenticationFlowSpec struct {
+	// StandardFlowEnabled: authorization code flow.
+	// +optional
+	StandardFlowEnabled bool `json:"standardFlowEnabled,omitempty"`
+	// ImplicitFlowEnabled: implicit flow.
+	// +optional
+	ImplicitFlowEnabled bool `json:"implicitFlowEnabled,omitempty"`
+	// ServiceAccountsEnabled: client credentials flow.
+	// +optional
+	ServiceAccountsEnabled bool `json:"serviceAccountsEnabled,omitempty"`
+	// DirectAccessGrantsEnabled: resource owner password flow.
+	// +optional
+	DirectAccessGrantsEnabled bool `json:"directAccessGrantsEnabled,omitempty"`
+}
+
+// SecuritySpec holds the gateway's upstream security settings.
+type SecuritySpec struct {
+	// HostHeader overrides the Host header sent upstream.
+	// +kubebuilder:validation:MaxLength=255
+	// +optional
+	HostHeader string `json:"hostHeader,omitempty"`
+
+	// SecretToken is sent upstream in X-3scale-proxy-secret-token so the backend can refuse calls that
+	// bypass the gateway.
+	// +kubebuilder:validation:MaxLength=255
+	// +optional
+	SecretToken string `json:"secretToken,omitempty"`
+}
+
+// GatewayErrorResponse is one error answer of the gateway.
+type GatewayErrorResponse struct {
+	// Status is the HTTP status code.
+	// +kubebuilder:validation:Minimum=100
+	// +kubebuilder:validation:Maximum=599
+	Status int32 `json:"status"`
+	// ContentType is the Content-Type header of the answer, e.g. "text/plain; charset=us-ascii".
+	// +kubebuilder:validation:MaxLength=255
+	// +optional
+	ContentType string `json:"contentType,omitempty"`
+	// Body of the answer.
+	// +kubebuilder:validation:MaxLength=4096
+	// +optional
+	Body string `json:"body,omitempty"`
+}
+
+// GatewayResponseSpec sets the gateway's error answers; unset ones keep 3scale's defaults.
+type GatewayResponseSpec struct {
+	// AuthFailed: credentials were given but are wrong (default 403).
+	// +optional
+	AuthFailed *GatewayErrorResponse `json:"authFailed,omitempty"`
+	// AuthMissing: no credentials were given (default 403).
+	// +optional
+	AuthMissing *GatewayErrorResponse `json:"authMissing,omitempty"`
+	// NoMatch: no mapping rule matched (default 404).
+	// +optional
+	NoMatch *GatewayErrorResponse `json:"noMatch,omitempty"`
+	// LimitsExceeded: a usage limit was reached (default 429).
+	// +optional
+	LimitsExceeded *GatewayErrorResponse `json:"limitsExceeded,omitempty"`
+}
+
+// PolicySpec is one policy of the APIcast policy chain.
+// +kubebuilder:validation:XValidation:rule="!(has(self.configuration) && has(self.configurationRef))",message="give a policy's configuration inline or from a Secret (configurationRef), not both"
+type PolicySpec struct {
+	// Name of the policy, e.g. "apicast", "cors", "headers".
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=255
+	Name string `json:"name"`
+
+	// Version of the policy, e.g. "builtin".
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=255
+	Version string `json:"version"`
+
+	// Configuration of the policy, a JSON object as the policy's schema describes it.
+	// +kubebuilder:pruning:PreserveUnknownFields
+	// +kubebuilder:validation:Schemaless
+	// +kubebuilder:validation:Type=object
+	// +optional
+	Configuration *apiextensionsv1.JSON `json:"configuration,omitempty"`
+
+	// ConfigurationRef takes the configuration (a JSON object) from a key of a Secret in this namespace,
+	// for policies whose settings hold credentials.
+	// +optional
+	ConfigurationRef *LocalSecretKeyRef `json:"configurationRef,omitempty"`
+
+	// Enabled turns the policy on.
+	// +optional
+	Enabled bool `json:"enabled,omitempty"`
+}
+
+// ProductStatus is the observed state of a Product.
+type ProductStatus struct {
+	CommonStatus `json:",inline"`
+
+	// ProductID is the id of the service in 3scale.
+	// +optional
+	ProductID int64 `json:"productID,omitempty"`
+}
+
+// Product is a 3scale product (service): the API that callers subscribe to through application plans.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=apiprod,categories=apimsync
+// +kubebuilder:printcolumn:name="State",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
+// +kubebuilder:printcolumn:name="System name",type=string,JSONPath=`.status.systemName`
+// +kubebuilder:printcolumn:name="Product ID",type=integer,JSONPath=`.status.productID`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:printcolumn:name="Message",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].message`,priority=1
+type Product struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec ProductSpec `json:"spec"`
+	// +optional
+	Status ProductStatus `json:"status,omitempty"`
+}
+
+// ProductList is a list of Products.
+// +kubebuilder:object:root=true
+type ProductList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []Product `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&Product{}, &ProductList{})
+}
