@@ -101,6 +101,11 @@ type CommonStatus struct {
 	// SyncNow is the value of the apimsync.io/sync-now annotation last acted upon.
 	// +optional
 	SyncNow string `json:"syncNow,omitempty"`
+
+	// ProviderAccountSecret is the provider-account Secret the object was last synced with; the object
+	// needs it to clean up in 3scale when it is deleted.
+	// +optional
+	ProviderAccountSecret string `json:"providerAccountSecret,omitempty"`
 }
 
 // MetricSpec is a 3scale metric: something a limit or pricing rule counts. The map key is its system name.

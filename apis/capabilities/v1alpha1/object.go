@@ -1,0 +1,45 @@
+package v1alpha1
+
+// SyncedObject is implemented by every kind apimsync syncs: it gives the generic engine the status and
+// settings all kinds share.
+// +kubebuilder:object:generate=false
+type SyncedObject interface {
+	// GetSyncStatus returns the status fields all kinds share.
+	GetSyncStatus() *CommonStatus
+	// GetDeletionPolicy returns the effective deletion policy.
+	GetDeletionPolicy() DeletionPolicy
+	// GetRemoteID returns the id of the 3scale object, 0 when not created yet.
+	GetRemoteID() int64
+}
+
+// GetSyncStatus implements SyncedObject.
+func (b *Backend) GetSyncStatus() *CommonStatus { return &b.Status.CommonStatus }
+
+// GetDeletionPolicy implements SyncedObject.
+func (b *Backend) GetDeletionPolicy() DeletionPolicy { return b.Spec.EffectiveDeletionPolicy() }
+
+// GetRemoteID implements SyncedObject.
+func (b *Backend) GetRemoteID() int64 { return b.Status.BackendID }
+
+// GetSyncStatus implements SyncedObject.
+func (p *Product) GetSyncStatus() *CommonStatus { return &p.Status.CommonStatus }
+
+// GetDeletionPolicy implements SyncedObject.
+func (p *Product) GetDeletionPolicy() DeletionPolicy { return p.Spec.EffectiveDeletionPolicy() }
+
+// GetRemoteID implements SyncedObject.
+func (p *Product) GetRemoteID() int64 { return p.Status.ProductID }
+
+// GetSyncStatus implements SyncedObject.
+func (a *ApplicationPlan) GetSyncStatus() *CommonStatus { return &a.Status.CommonStatus }
+
+// GetDeletionPolicy implements SyncedObject.
+func (a *ApplicationPlan) GetDeletionPolicy() DeletionPolicy {
+	if a.Spec.DeletionPolicy == "" {
+		return DeletionPolicyDelete
+	}
+	return a.Spec.DeletionPolicy
+}
+
+// GetRemoteID implements SyncedObject.
+func (a *ApplicationPlan) GetRemoteID() int64 { return a.Status.PlanID }

@@ -1,0 +1,64 @@
+package cache
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"sync"
+
+	lru "github.com/hashicorp/golang-lru/v2"
+
+	tsclient "github.com/apimsync/apimsync/client"
+)
+
+// ClientPool hands out one 3scale client per tenant credentials (admin URL, token hash, TLS settings), so
+// every object of a tenant shares its rate limit and in-flight cap. A rotated token makes a new client;
+// the old one ages out of the LRU. Safe for concurrent use.
+type ClientPool struct {
+	// QPS, Burst and MaxInFlight are applied to every client made.
+	QPS         float64
+	Burst       int
+	MaxInFlight int
+	// Observer, when set, returns the observer of calls for one tenant (metrics).
+	Observer func(tenant string) tsclient.Observer
+
+	mu      sync.Mutex
+	clients *lru.Cache[string, *tsclient.Client]
+}
+
+// NewClientPool returns a pool keeping at most size clients.
+func NewClientPool(size int, qps float64, burst, maxInFlight int) *ClientPool {
+	c, err := lru.New[string, *tsclient.Client](size)
+	if err != nil {
+		c, _ = lru.New[string, *tsclient.Client](1)
+	}
+	return &ClientPool{QPS: qps, Burst: burst, MaxInFlight: maxInFlight, clients: c}
+}
+
+// Get returns the client for the credentials in cfg (rate settings are the pool's), making it once.
+// tenant labels the client's calls in metrics.
+func (p *ClientPool) Get(tenant string, cfg tsclient.Config) (*tsclient.Client, error) {
+	key := poolKey(cfg)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if c, ok := p.clients.Get(key); ok {
+		return c, nil
+	}
+	cfg.QPS, cfg.Burst, cfg.MaxInFlight = p.QPS, p.Burst, p.MaxInFlight
+	if p.Observer != nil {
+		cfg.Observer = p.Observer(tenant)
+	}
+	c, err := tsclient.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	p.clients.Add(key, c)
+	return c, nil
+}
+
+// poolKey identifies credentials without keeping the token in memory as a map key.
+func poolKey(cfg tsclient.Config) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%t", cfg.AdminURL, cfg.Token, cfg.CABundle, cfg.InsecureSkipVerify)
+	return hex.EncodeToString(h.Sum(nil))
+}

@@ -1,0 +1,158 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+)
+
+// APIError is an error answer of the 3scale API, or the absence of one (StatusCode 0: timeout, connection
+// refused...). Its message never contains the access token.
+type APIError struct {
+	// StatusCode is the HTTP status, 0 when no answer came.
+	StatusCode int
+	// Method and Endpoint (path template) of the request.
+	Method, Endpoint string
+	// Message is porta's error text, or the transport error.
+	Message string
+	// Errors are the field errors of a 422 answer: {"errors":{"field":["msg"]}}.
+	Errors map[string][]string
+	// RetryAfter is the delay a 429 answer asked for.
+	RetryAfter time.Duration
+	// Cause is the transport error when no answer came.
+	Cause error
+}
+
+// Error implements error, e.g. `3scale: POST /admin/api/services.json: 422 Unprocessable Entity:
+// system_name has already been taken`.
+func (e *APIError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "3scale: %s %s: ", e.Method, e.Endpoint)
+	if e.StatusCode == 0 {
+		b.WriteString("no answer")
+	} else {
+		fmt.Fprintf(&b, "%d %s", e.StatusCode, http.StatusText(e.StatusCode))
+	}
+	if detail := e.detail(); detail != "" {
+		b.WriteString(": " + detail)
+	}
+	return b.String()
+}
+
+func (e *APIError) detail() string {
+	if len(e.Errors) == 0 {
+		return e.Message
+	}
+	fields := make([]string, 0, len(e.Errors))
+	for f := range e.Errors {
+		fields = append(fields, f)
+	}
+	sort.Strings(fields)
+	parts := make([]string, 0, len(fields))
+	for _, f := range fields {
+		for _, m := range e.Errors[f] {
+			if f == "base" {
+				parts = append(parts, m)
+			} else {
+				parts = append(parts, f+" "+m)
+			}
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// Unwrap returns the transport error, if any.
+func (e *APIError) Unwrap() error { return e.Cause }
+
+func asAPIError(err error) (*APIError, bool) {
+	var e *APIError
+	ok := errors.As(err, &e)
+	return e, ok
+}
+
+func hasStatus(err error, codes ...int) bool {
+	e, ok := asAPIError(err)
+	if !ok {
+		return false
+	}
+	for _, c := range codes {
+		if e.StatusCode == c {
+			return true
+		}
+	}
+	return false
+}
+
+// IsNotFound reports a 404: the object is not there.
+func IsNotFound(err error) bool { return hasStatus(err, http.StatusNotFound) }
+
+// IsInvalid reports a 422: 3scale rejected the request's content.
+func IsInvalid(err error) bool { return hasStatus(err, http.StatusUnprocessableEntity) }
+
+// IsInUse reports a refusal to delete an object others depend on: porta answers 403 with an errors body
+// (e.g. a backend still used by a product).
+func IsInUse(err error) bool {
+	e, ok := asAPIError(err)
+	return ok && e.StatusCode == http.StatusForbidden && e.Method == http.MethodDelete && len(e.Errors) > 0
+}
+
+// IsConflict reports a 409.
+func IsConflict(err error) bool { return hasStatus(err, http.StatusConflict) }
+
+// IsUnauthorized reports a 401: the token is missing or wrong.
+func IsUnauthorized(err error) bool { return hasStatus(err, http.StatusUnauthorized) }
+
+// IsForbidden reports a 403 that is a permission error (the token lacks access), not an in-use refusal.
+func IsForbidden(err error) bool {
+	return hasStatus(err, http.StatusForbidden) && !IsInUse(err)
+}
+
+// IsRateLimited reports a 429.
+func IsRateLimited(err error) bool { return hasStatus(err, http.StatusTooManyRequests) }
+
+// RetryAfter returns the delay a rate-limited answer asked for.
+func RetryAfter(err error) (time.Duration, bool) {
+	e, ok := asAPIError(err)
+	if !ok || e.StatusCode != http.StatusTooManyRequests || e.RetryAfter <= 0 {
+		return 0, false
+	}
+	return e.RetryAfter, true
+}
+
+// IsUnavailable reports a 5xx, a timeout or a connection error.
+func IsUnavailable(err error) bool {
+	e, ok := asAPIError(err)
+	if !ok {
+		return errors.Is(err, context.DeadlineExceeded)
+	}
+	return e.StatusCode == 0 || e.StatusCode >= 500
+}
+
+// IsRetryable reports an error that may pass by itself: unavailable, rate limited, or a conflict.
+func IsRetryable(err error) bool {
+	return IsUnavailable(err) || IsRateLimited(err) || IsConflict(err)
+}
+
+// IsTerminal reports an error that retrying the same request cannot fix.
+func IsTerminal(err error) bool {
+	return err != nil && !IsRetryable(err) && !IsNotFound(err)
+}
+
+// HasAlreadyBeenTaken reports porta's 422 "has already been taken" on field (e.g. system_name): the
+// object exists already, typically created by a request whose answer was lost.
+func HasAlreadyBeenTaken(err error, field string) bool {
+	e, ok := asAPIError(err)
+	if !ok || e.StatusCode != http.StatusUnprocessableEntity {
+		return false
+	}
+	for _, m := range e.Errors[field] {
+		if strings.Contains(m, "already been taken") {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,85 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Decimal is an amount porta sends as a JSON number or string; it is kept as text.
+type Decimal string
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (d *Decimal) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*d = ""
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		*d = Decimal(s)
+		return nil
+	}
+	var n json.Number
+	if err := json.Unmarshal(b, &n); err != nil {
+		return err
+	}
+	*d = Decimal(n.String())
+	return nil
+}
+
+// ApplicationPlan is an application plan of a product.
+type ApplicationPlan struct {
+	ID               int64   `json:"id"`
+	Name             string  `json:"name"`
+	SystemName       string  `json:"system_name"`
+	State            string  `json:"state"`
+	ApprovalRequired bool    `json:"approval_required"`
+	TrialPeriodDays  int64   `json:"trial_period_days"`
+	SetupFee         Decimal `json:"setup_fee"`
+	CostPerMonth     Decimal `json:"cost_per_month"`
+	ServiceID        int64   `json:"service_id"`
+	Default          bool    `json:"default"`
+}
+
+// PlanParams are the writable attributes of a plan; nil and empty ones are not sent.
+type PlanParams struct {
+	Name             string
+	SystemName       string // only on create
+	ApprovalRequired *bool
+	TrialPeriodDays  *int64
+	SetupFee         string
+	CostPerMonth     string
+	// StateEvent publishes ("publish") or hides ("hide") the plan.
+	StateEvent string
+}
+
+func (p PlanParams) form() form {
+	return form{}.str("name", p.Name).str("system_name", p.SystemName).boolPtr("approval_required", p.ApprovalRequired).
+		intPtr("trial_period_days", p.TrialPeriodDays).str("setup_fee", p.SetupFee).str("cost_per_month", p.CostPerMonth).
+		str("state_event", p.StateEvent)
+}
+
+// ListPlans lists the application plans of a product (GET /admin/api/services/{service_id}/application_plans.json).
+func (c *Client) ListPlans(ctx context.Context, serviceID int64) ([]ApplicationPlan, error) {
+	return list[ApplicationPlan](ctx, c, "/admin/api/services/{service_id}/application_plans.json", false, serviceID)
+}
+
+// GetPlan reads one plan (GET /admin/api/services/{service_id}/application_plans/{id}.json).
+func (c *Client) GetPlan(ctx context.Context, serviceID, id int64) (*ApplicationPlan, error) {
+	return one[ApplicationPlan](ctx, c, call{method: "GET", endpoint: "/admin/api/services/{service_id}/application_plans/{id}.json", args: []any{serviceID, id}})
+}
+
+// CreatePlan creates a plan (POST /admin/api/services/{service_id}/application_plans.json).
+func (c *Client) CreatePlan(ctx context.Context, serviceID int64, p PlanParams) (*ApplicationPlan, error) {
+	return one[ApplicationPlan](ctx, c, call{method: "POST", endpoint: "/admin/api/services/{service_id}/application_plans.json", args: []any{serviceID}, form: p.form().values()})
+}
+
+// UpdatePlan updates a plan (PUT /admin/api/services/{service_id}/application_plans/{id}.json).
+func (c *Client) UpdatePlan(ctx context.Context, serviceID, id int64, p PlanParams) (*ApplicationPlan, error) {
+	return one[ApplicationPlan](ctx, c, call{method: "PUT", endpoint: "/admin/api/services/{service_id}/application_plans/{id}.json", args: []any{serviceID, id}, form: p.form().values()})
+}
+
+// DeletePlan deletes a plan (DELETE /admin/api/services/{service_id}/application_plans/{id}.json).
+func (c *Client) DeletePlan(ctx context.Context, serviceID, id int64) error {
+	return c.do(ctx, call{method: "DELETE", endpoint: "/admin/api/services/{service_id}/application_plans/{id}.json", args: []any{serviceID, id}}, nil)
+}

@@ -1,0 +1,127 @@
+// Command manager is the apimsync operator: it syncs Backend, Product and ApplicationPlan resources into
+// the 3scale Account Management API.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	_ "k8s.io/client-go/plugin/pkg/client/auth"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	"github.com/apimsync/apimsync/controllers"
+)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "apimsync:", err)
+		os.Exit(1)
+	}
+}
+
+// flags are the manager's command-line settings.
+type flags struct {
+	metricsAddr, probeAddr string
+	leaderElect            bool
+	leaderElectionNS       string
+	watchNamespaces        string
+	opts                   controllers.Options
+	zap                    zap.Options
+}
+
+func parseFlags(args []string) (*flags, error) {
+	f := &flags{}
+	fs := flag.NewFlagSet("manager", flag.ContinueOnError)
+	fs.StringVar(&f.metricsAddr, "metrics-bind-address", ":8080", "Address of the Prometheus metrics endpoint; 0 turns it off.")
+	fs.StringVar(&f.probeAddr, "health-probe-bind-address", ":8081", "Address of the /healthz and /readyz probes.")
+	fs.BoolVar(&f.leaderElect, "leader-elect", false, "Elect a leader so that only one replica syncs at a time.")
+	fs.StringVar(&f.leaderElectionNS, "leader-election-namespace", "", "Namespace of the leader-election lease (default: the pod's namespace).")
+	fs.StringVar(&f.watchNamespaces, "watch-namespaces", "", "Comma-separated namespaces to watch; empty watches all.")
+	fs.DurationVar(&f.opts.DriftCheckPeriod, "drift-check-period", 30*time.Minute, "How often synced objects are re-read from 3scale and repaired; 0 turns drift checks off.")
+	fs.IntVar(&f.opts.MaxConcurrentReconciles, "max-concurrent-reconciles", 4, "Objects of one kind reconciled at once.")
+	fs.Float64Var(&f.opts.RemoteQPS, "remote-qps", 10, "Requests per second to one 3scale tenant (token bucket).")
+	fs.IntVar(&f.opts.RemoteBurst, "remote-burst", 20, "Burst of requests to one 3scale tenant.")
+	fs.IntVar(&f.opts.RemoteMaxInFlight, "remote-max-in-flight", 8, "Requests in flight to one 3scale tenant at most.")
+	// --kubeconfig is registered on the default flag set by controller-runtime; carry it over.
+	if kf := flag.CommandLine.Lookup("kubeconfig"); kf != nil {
+		fs.Var(kf.Value, kf.Name, kf.Usage)
+	}
+	f.zap.Development = false
+	f.zap.BindFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+func run(args []string) error {
+	f, err := parseFlags(args)
+	if err != nil {
+		return err
+	}
+	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&f.zap)))
+
+	scheme := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	utilruntime.Must(v1alpha1.AddToScheme(scheme))
+
+	cfg, err := ctrl.GetConfig()
+	if err != nil {
+		return fmt.Errorf("cannot find a cluster (set --kubeconfig or KUBECONFIG): %w", err)
+	}
+	var cacheOpts cache.Options
+	if ns := splitNamespaces(f.watchNamespaces); len(ns) > 0 {
+		cacheOpts.DefaultNamespaces = map[string]cache.Config{}
+		for _, n := range ns {
+			cacheOpts.DefaultNamespaces[n] = cache.Config{}
+		}
+	}
+	shutdown := 30 * time.Second
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                        scheme,
+		Metrics:                       metricsserver.Options{BindAddress: f.metricsAddr},
+		HealthProbeBindAddress:        f.probeAddr,
+		LeaderElection:                f.leaderElect,
+		LeaderElectionID:              "apimsync.capabilities.apimsync.io",
+		LeaderElectionNamespace:       f.leaderElectionNS,
+		LeaderElectionReleaseOnCancel: true,
+		GracefulShutdownTimeout:       &shutdown,
+		Cache:                         cacheOpts,
+	})
+	if err != nil {
+		return fmt.Errorf("cannot create the manager: %w", err)
+	}
+	ctx := ctrl.SetupSignalHandler()
+	if err := controllers.SetupWithManager(ctx, mgr, f.opts); err != nil {
+		return fmt.Errorf("cannot set up the controllers: %w", err)
+	}
+	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+		return err
+	}
+	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+		return err
+	}
+	ctrl.Log.WithName("setup").Info("starting apimsync", "watchNamespaces", f.watchNamespaces, "driftCheckPeriod", f.opts.DriftCheckPeriod)
+	return mgr.Start(ctx)
+}
+
+func splitNamespaces(s string) []string {
+	var out []string
+	for _, n := range strings.Split(s, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			out = append(out, n)
+		}
+	}
+	return out
+}

@@ -1,0 +1,215 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	"github.com/apimsync/apimsync/cache"
+	tsclient "github.com/apimsync/apimsync/client"
+	"github.com/apimsync/apimsync/controllers/engine"
+)
+
+// snapshotKindBackend is the kind under which backend snapshots are cached.
+const snapshotKindBackend = "backend"
+
+// backendSnapshot is the remote state of one backend API with its children.
+type backendSnapshot struct {
+	Backend  tsclient.Backend
+	Children *childrenSnapshot
+}
+
+// BackendSyncer syncs Backends to 3scale backend APIs with their metrics, methods and mapping rules.
+type BackendSyncer struct {
+	// Reader reads Kubernetes objects (the manager's cache).
+	Reader client.Reader
+	// Accounts resolves provider-account Secrets.
+	Accounts *ProviderAccounts
+	// Snapshots caches remote state between reconciles.
+	Snapshots *cache.Snapshots
+}
+
+var _ engine.Syncer[*v1alpha1.Backend] = &BackendSyncer{}
+
+func backendChildren(b *v1alpha1.Backend) childrenSpec {
+	return childrenSpec{Metrics: b.Spec.Metrics, Methods: b.Spec.Methods, Rules: b.Spec.MappingRules}
+}
+
+// Connect implements engine.Syncer: the provider account of the spec, or the one last synced with while
+// the Backend is being deleted.
+func (s *BackendSyncer) Connect(ctx context.Context, b *v1alpha1.Backend) (*engine.Session, error) {
+	return s.Accounts.Connect(ctx, b.Namespace, secretForSession(b, b.Spec.ProviderAccountSecretName()))
+}
+
+// Resolve implements engine.Syncer: validation, sole ownership and the hash of the desired state.
+func (s *BackendSyncer) Resolve(ctx context.Context, b *v1alpha1.Backend, sess *engine.Session) error {
+	sess.SystemName = systemNameOf(b.Spec.SystemName, b.Name)
+	want := backendChildren(b)
+	if err := validateChildren(want); err != nil {
+		return engine.Invalid(ReasonInvalidSpec, "%v", err)
+	}
+	if err := checkSoleOwner(ctx, s.Reader, b, &v1alpha1.BackendList{}, ownerKey(sess.Tenant, "", sess.SystemName)); err != nil {
+		return err
+	}
+	sess.Hash = engine.HashOf(sess.Tenant, sess.SystemName, b.Spec.Name, b.Spec.Description, b.Spec.PrivateBaseURL, want)
+	return nil
+}
+
+// Observe implements engine.Syncer. It reads the backend (by id, or by system name to adopt one created
+// by a lost request) unless a cached snapshot may be trusted.
+func (s *BackendSyncer) Observe(ctx context.Context, b *v1alpha1.Backend, sess *engine.Session) (engine.Observation, error) {
+	snap, err := s.read(ctx, b, sess)
+	if err != nil || snap == nil {
+		return engine.Observation{}, err
+	}
+	upToDate := backendAttrsMatch(snap.Backend, b) && childrenUpToDate(snap.Children, backendChildren(b))
+	return engine.Observation{Exists: true, UpToDate: upToDate, Diff: snap}, nil
+}
+
+func (s *BackendSyncer) read(ctx context.Context, b *v1alpha1.Backend, sess *engine.Session) (*backendSnapshot, error) {
+	if id := b.Status.BackendID; id != 0 && !sess.ForceRead {
+		if snap, ok := cache.Get[*backendSnapshot](s.Snapshots, sess.Tenant, snapshotKindBackend, id); ok {
+			return snap, nil
+		}
+	}
+	remote, err := s.find(ctx, b, sess)
+	if err != nil || remote == nil {
+		return nil, err
+	}
+	children, err := readChildren(ctx, sess.Remote, tsclient.BackendScope(remote.ID))
+	if err != nil {
+		return nil, err
+	}
+	snap := &backendSnapshot{Backend: *remote, Children: children}
+	s.Snapshots.Put(sess.Tenant, snapshotKindBackend, remote.ID, snap)
+	return snap, nil
+}
+
+// find returns the remote backend by id, or by system name when the id is unknown or gone; nil if none.
+func (s *BackendSyncer) find(ctx context.Context, b *v1alpha1.Backend, sess *engine.Session) (*tsclient.Backend, error) {
+	if id := b.Status.BackendID; id != 0 {
+		remote, err := sess.Remote.GetBackend(ctx, id)
+		if err == nil {
+			return remote, nil
+		}
+		if !tsclient.IsNotFound(err) {
+			return nil, fmt.Errorf("cannot read backend %d: %w", id, err)
+		}
+		s.Snapshots.Forget(sess.Tenant, snapshotKindBackend, id)
+		b.Status.BackendID = 0
+	}
+	all, err := sess.Remote.ListBackends(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("cannot list backends: %w", err)
+	}
+	for i := range all {
+		if all[i].SystemName == sess.SystemName {
+			b.Status.BackendID = all[i].ID
+			return &all[i], nil
+		}
+	}
+	return nil, nil
+}
+
+func backendParams(b *v1alpha1.Backend, systemName string) tsclient.BackendParams {
+	return tsclient.BackendParams{Name: b.Spec.Name, SystemName: systemName, Description: &b.Spec.Description, PrivateEndpoint: b.Spec.PrivateBaseURL}
+}
+
+func backendAttrsMatch(r tsclient.Backend, b *v1alpha1.Backend) bool {
+	return r.Name == b.Spec.Name && r.Description == b.Spec.Description && r.PrivateEndpoint == b.Spec.PrivateBaseURL
+}
+
+// Create implements engine.Syncer: creates the backend API (adopting it when a lost response already
+// created it) and its children.
+func (s *BackendSyncer) Create(ctx context.Context, b *v1alpha1.Backend, sess *engine.Session) error {
+	created, err := sess.Remote.CreateBackend(ctx, backendParams(b, sess.SystemName))
+	if tsclient.HasAlreadyBeenTaken(err, "system_name") {
+		created, err = s.find(ctx, b, sess)
+		if err == nil && created == nil {
+			err = fmt.Errorf("3scale says system name %q is taken but lists no such backend", sess.SystemName)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("cannot create backend %q: %w", sess.SystemName, err)
+	}
+	b.Status.BackendID = created.ID
+	children, err := readChildren(ctx, sess.Remote, tsclient.BackendScope(created.ID))
+	if err != nil {
+		return err
+	}
+	return s.Update(ctx, b, sess, engine.Observation{Exists: true, Diff: &backendSnapshot{Backend: *created, Children: children}})
+}
+
+// Update implements engine.Syncer: writes the attributes and children that differ.
+func (s *BackendSyncer) Update(ctx context.Context, b *v1alpha1.Backend, sess *engine.Session, o engine.Observation) error {
+	snap := o.Diff.(*backendSnapshot)
+	id := snap.Backend.ID
+	// A failed write leaves the snapshot unknown: forget it so the next try reads 3scale.
+	s.Snapshots.Forget(sess.Tenant, snapshotKindBackend, id)
+	if !backendAttrsMatch(snap.Backend, b) {
+		p := backendParams(b, "")
+		updated, err := sess.Remote.UpdateBackend(ctx, id, p)
+		if err != nil {
+			return fmt.Errorf("cannot update backend %q: %w", sess.SystemName, err)
+		}
+		snap.Backend = *updated
+	}
+	if err := syncChildren(ctx, sess.Remote, tsclient.BackendScope(id), snap.Children, backendChildren(b)); err != nil {
+		return err
+	}
+	s.Snapshots.Put(sess.Tenant, snapshotKindBackend, id, snap)
+	return nil
+}
+
+// Delete implements engine.Syncer. 3scale refuses to delete a backend a product still uses: the Backend
+// then waits, naming the Products to change.
+func (s *BackendSyncer) Delete(ctx context.Context, b *v1alpha1.Backend, sess *engine.Session) error {
+	sess.SystemName = systemNameOf(b.Spec.SystemName, b.Name)
+	remote, err := s.find(ctx, b, sess)
+	if err != nil || remote == nil {
+		return err
+	}
+	err = sess.Remote.DeleteBackend(ctx, remote.ID)
+	if tsclient.IsInUse(err) {
+		users, _ := s.productsUsing(ctx, b)
+		who := "a product in 3scale"
+		if len(users) > 0 {
+			who = "the Products " + strings.Join(users, ", ")
+		}
+		return engine.Waiting(engine.ReasonDeletionBlocked,
+			"3scale refuses to delete backend %q while %s use it: remove it from their spec.backendUsages (or delete them)", sess.SystemName, who)
+	}
+	if err != nil && !tsclient.IsNotFound(err) {
+		return fmt.Errorf("cannot delete backend %q: %w", sess.SystemName, err)
+	}
+	s.Snapshots.Forget(sess.Tenant, snapshotKindBackend, remote.ID)
+	return nil
+}
+
+// productsUsing names the Products of the namespace whose spec uses the Backend.
+func (s *BackendSyncer) productsUsing(ctx context.Context, b *v1alpha1.Backend) ([]string, error) {
+	var products v1alpha1.ProductList
+	if err := s.Reader.List(ctx, &products, client.InNamespace(b.Namespace), client.MatchingFields{indexBackendRefs: b.Name}); err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(products.Items))
+	for _, p := range products.Items {
+		names = append(names, p.Name)
+	}
+	return names, nil
+}
+
+// secretForSession returns the provider-account Secret to use: while the object is being deleted, the
+// one it was synced with (the spec may have moved on), otherwise the spec's.
+func secretForSession(obj interface {
+	client.Object
+	v1alpha1.SyncedObject
+}, fromSpec string) string {
+	if !obj.GetDeletionTimestamp().IsZero() && obj.GetSyncStatus().ProviderAccountSecret != "" {
+		return obj.GetSyncStatus().ProviderAccountSecret
+	}
+	return fromSpec
+}

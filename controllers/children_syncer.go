@@ -1,0 +1,274 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"cmp"
+	"maps"
+	"slices"
+
+	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	tsclient "github.com/apimsync/apimsync/client"
+)
+
+// hitsMetric is the system name of the metric 3scale creates with every product and backend.
+const hitsMetric = "hits"
+
+// childrenSnapshot is the remote state of the metrics, methods and mapping rules of one product or backend.
+type childrenSnapshot struct {
+	Metrics map[string]tsclient.Metric // by system name, methods excluded
+	Methods map[string]tsclient.Metric // by system name
+	Rules   []tsclient.MappingRule
+}
+
+// childrenSpec is the desired state of the metrics, methods and mapping rules of one product or backend.
+type childrenSpec struct {
+	Metrics map[string]v1alpha1.MetricSpec
+	Methods map[string]v1alpha1.MethodSpec
+	Rules   []v1alpha1.MappingRuleSpec
+}
+
+// hitsID returns the id of the hits metric, 0 if absent.
+func (s *childrenSnapshot) hitsID() int64 { return s.Metrics[hitsMetric].ID }
+
+// metricID returns the id of a metric or method by system name, 0 if absent.
+func (s *childrenSnapshot) metricID(systemName string) int64 {
+	if m, ok := s.Metrics[systemName]; ok {
+		return m.ID
+	}
+	return s.Methods[systemName].ID
+}
+
+// readChildren reads the metrics, methods and mapping rules of a product or backend.
+func readChildren(ctx context.Context, c *tsclient.Client, scope tsclient.Scope) (*childrenSnapshot, error) {
+	all, err := c.ListMetrics(ctx, scope)
+	if err != nil {
+		return nil, fmt.Errorf("cannot list metrics: %w", err)
+	}
+	snap := &childrenSnapshot{Metrics: map[string]tsclient.Metric{}, Methods: map[string]tsclient.Metric{}}
+	for _, m := range all {
+		if m.ParentID != 0 {
+			snap.Methods[m.SystemName] = m
+		} else {
+			snap.Metrics[m.SystemName] = m
+		}
+	}
+	if len(snap.Methods) == 0 && snap.hitsID() != 0 {
+		// Some lists leave methods out: read them under hits.
+		methods, err := c.ListMethods(ctx, scope, snap.hitsID())
+		if err != nil {
+			return nil, fmt.Errorf("cannot list methods: %w", err)
+		}
+		for _, m := range methods {
+			snap.Methods[m.SystemName] = m
+		}
+	}
+	rules, err := c.ListMappingRules(ctx, scope)
+	if err != nil {
+		return nil, fmt.Errorf("cannot list mapping rules: %w", err)
+	}
+	snap.Rules = rules
+	return snap, nil
+}
+
+// childrenUpToDate reports whether the remote children match the spec.
+func childrenUpToDate(snap *childrenSnapshot, want childrenSpec) bool {
+	n := 0
+	for name, m := range want.Metrics {
+		r, ok := snap.Metrics[name]
+		if !ok || !metricMatches(r, m.FriendlyName, m.Unit, m.Description) {
+			return false
+		}
+		n++
+	}
+	if _, listed := want.Metrics[hitsMetric]; !listed {
+		n++ // hits is always there and never removed
+	}
+	if n != len(snap.Metrics) {
+		return false
+	}
+	for name, m := range want.Methods {
+		r, ok := snap.Methods[name]
+		if !ok || !metricMatches(r, m.FriendlyName, r.Unit, m.Description) {
+			return false
+		}
+	}
+	if len(want.Methods) != len(snap.Methods) {
+		return false
+	}
+	if len(want.Rules) != len(snap.Rules) {
+		return false
+	}
+	for _, w := range want.Rules {
+		r, ok := findRule(snap.Rules, w)
+		if !ok || !ruleMatches(r, w, snap.metricID(w.MetricMethodRef)) {
+			return false
+		}
+	}
+	return true
+}
+
+func metricMatches(r tsclient.Metric, friendlyName, unit, description string) bool {
+	return r.FriendlyName == friendlyName && r.Unit == unit && r.Description == description
+}
+
+func findRule(rules []tsclient.MappingRule, w v1alpha1.MappingRuleSpec) (tsclient.MappingRule, bool) {
+	for _, r := range rules {
+		if r.HTTPMethod == w.HTTPMethod && r.Pattern == w.Pattern {
+			return r, true
+		}
+	}
+	return tsclient.MappingRule{}, false
+}
+
+func ruleMatches(r tsclient.MappingRule, w v1alpha1.MappingRuleSpec, metricID int64) bool {
+	return r.MetricID == metricID && r.Delta == int64(increment(w)) && r.Last == w.Last
+}
+
+func increment(w v1alpha1.MappingRuleSpec) int32 {
+	if w.Increment < 1 {
+		return 1
+	}
+	return w.Increment
+}
+
+// syncChildren makes the remote metrics, methods and mapping rules match the spec, writing only what
+// differs, in an order 3scale accepts: metrics and methods first, then rules, then removals (rules before
+// the metrics they count). snap is updated as it goes, so it stays a faithful snapshot on success.
+func syncChildren(ctx context.Context, c *tsclient.Client, scope tsclient.Scope, snap *childrenSnapshot, want childrenSpec) error {
+	for _, name := range sortedKeys(want.Metrics) {
+		m := want.Metrics[name]
+		p := tsclient.MetricParams{SystemName: name, FriendlyName: m.FriendlyName, Unit: m.Unit, Description: m.Description}
+		r, ok := snap.Metrics[name]
+		switch {
+		case !ok:
+			created, err := c.CreateMetric(ctx, scope, p)
+			if err != nil {
+				return fmt.Errorf("cannot create metric %q: %w", name, err)
+			}
+			snap.Metrics[name] = *created
+		case !metricMatches(r, m.FriendlyName, m.Unit, m.Description):
+			p.SystemName = "" // immutable in 3scale
+			updated, err := c.UpdateMetric(ctx, scope, r.ID, p)
+			if err != nil {
+				return fmt.Errorf("cannot update metric %q: %w", name, err)
+			}
+			snap.Metrics[name] = *updated
+		}
+	}
+	hits := snap.hitsID()
+	for _, name := range sortedKeys(want.Methods) {
+		m := want.Methods[name]
+		p := tsclient.MethodParams{SystemName: name, FriendlyName: m.FriendlyName, Description: m.Description}
+		r, ok := snap.Methods[name]
+		switch {
+		case !ok:
+			if hits == 0 {
+				return fmt.Errorf("cannot create method %q: the hits metric is missing in 3scale", name)
+			}
+			created, err := c.CreateMethod(ctx, scope, hits, p)
+			if err != nil {
+				return fmt.Errorf("cannot create method %q: %w", name, err)
+			}
+			snap.Methods[name] = *created
+		case !metricMatches(r, m.FriendlyName, r.Unit, m.Description):
+			p.SystemName = ""
+			updated, err := c.UpdateMethod(ctx, scope, hits, r.ID, p)
+			if err != nil {
+				return fmt.Errorf("cannot update method %q: %w", name, err)
+			}
+			snap.Methods[name] = *updated
+		}
+	}
+	if err := syncMappingRules(ctx, c, scope, snap, want.Rules); err != nil {
+		return err
+	}
+	for _, name := range sortedKeys(snap.Methods) {
+		if _, ok := want.Methods[name]; !ok {
+			if err := ignoreNotFound(c.DeleteMethod(ctx, scope, hits, snap.Methods[name].ID)); err != nil {
+				return fmt.Errorf("cannot delete method %q: %w", name, err)
+			}
+			delete(snap.Methods, name)
+		}
+	}
+	for _, name := range sortedKeys(snap.Metrics) {
+		if _, ok := want.Metrics[name]; !ok && name != hitsMetric {
+			if err := ignoreNotFound(c.DeleteMetric(ctx, scope, snap.Metrics[name].ID)); err != nil {
+				return fmt.Errorf("cannot delete metric %q: %w", name, err)
+			}
+			delete(snap.Metrics, name)
+		}
+	}
+	return nil
+}
+
+// syncMappingRules creates, updates and deletes mapping rules; a rule is identified by method and pattern.
+func syncMappingRules(ctx context.Context, c *tsclient.Client, scope tsclient.Scope, snap *childrenSnapshot, want []v1alpha1.MappingRuleSpec) error {
+	kept := make([]tsclient.MappingRule, 0, len(want))
+	for _, w := range want {
+		metricID := snap.metricID(w.MetricMethodRef)
+		if metricID == 0 {
+			return fmt.Errorf("cannot sync mapping rule %s %s: metric %q is missing in 3scale", w.HTTPMethod, w.Pattern, w.MetricMethodRef)
+		}
+		p := tsclient.MappingRuleParams{HTTPMethod: w.HTTPMethod, Pattern: w.Pattern, MetricID: metricID, Delta: int64(increment(w)), Last: &w.Last}
+		r, ok := findRule(snap.Rules, w)
+		switch {
+		case !ok:
+			created, err := c.CreateMappingRule(ctx, scope, p)
+			if err != nil {
+				return fmt.Errorf("cannot create mapping rule %s %s: %w", w.HTTPMethod, w.Pattern, err)
+			}
+			kept = append(kept, *created)
+		case !ruleMatches(r, w, metricID):
+			updated, err := c.UpdateMappingRule(ctx, scope, r.ID, p)
+			if err != nil {
+				return fmt.Errorf("cannot update mapping rule %s %s: %w", w.HTTPMethod, w.Pattern, err)
+			}
+			kept = append(kept, *updated)
+		default:
+			kept = append(kept, r)
+		}
+	}
+	for _, r := range snap.Rules {
+		if !containsRule(kept, r.ID) {
+			if err := ignoreNotFound(c.DeleteMappingRule(ctx, scope, r.ID)); err != nil {
+				return fmt.Errorf("cannot delete mapping rule %s %s: %w", r.HTTPMethod, r.Pattern, err)
+			}
+		}
+	}
+	snap.Rules = kept
+	return nil
+}
+
+func containsRule(rules []tsclient.MappingRule, id int64) bool {
+	for _, r := range rules {
+		if r.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// validateChildren checks what the schema may not have: every rule names a known metric or method.
+func validateChildren(want childrenSpec) error {
+	for _, r := range want.Rules {
+		_, isMetric := want.Metrics[r.MetricMethodRef]
+		_, isMethod := want.Methods[r.MetricMethodRef]
+		if r.MetricMethodRef != hitsMetric && !isMetric && !isMethod {
+			return fmt.Errorf("mapping rule %s %s counts %q, which is neither a metric nor a method of this object", r.HTTPMethod, r.Pattern, r.MetricMethodRef)
+		}
+	}
+	return nil
+}
+
+func ignoreNotFound(err error) error {
+	if tsclient.IsNotFound(err) {
+		return nil
+	}
+	return err
+}
+
+// sortedKeys returns the keys of m in order, for deterministic writes.
+func sortedKeys[K cmp.Ordered, V any](m map[K]V) []K {
+	return slices.Sorted(maps.Keys(m))
+}

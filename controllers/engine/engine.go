@@ -1,0 +1,326 @@
+// Package engine is apimsync's generic sync engine. It owns the flow every kind shares — finalizer,
+// provider account, dependencies, the skip when nothing changed, observe/create/update, deletion,
+// lifecycle conditions, events, backoff and metrics — and asks a small per-kind Syncer how to talk to
+// 3scale.
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	tsclient "github.com/apimsync/apimsync/client"
+)
+
+// Finalizer is put on every synced object before its first remote create; it goes once the remote side
+// is cleaned up (or retained).
+const Finalizer = "capabilities.apimsync.io/remote-cleanup"
+
+// Object is what the engine syncs: a Kubernetes object with apimsync's common status.
+type Object interface {
+	client.Object
+	v1alpha1.SyncedObject
+}
+
+// Session is what one reconcile of one object talks to 3scale with, filled in by Connect and Resolve.
+type Session struct {
+	// Remote is the client of the object's tenant.
+	Remote *tsclient.Client
+	// Tenant is the host of the tenant's admin portal.
+	Tenant string
+	// SecretName is the provider-account Secret used.
+	SecretName string
+	// SystemName is the effective system name of the remote object.
+	SystemName string
+	// Hash covers everything the remote state derives from (spec, tenant, dependencies' remote ids).
+	// When it equals status.syncedHash the object is in sync without asking 3scale.
+	Hash string
+	// Desired is kind-specific state computed by Resolve (dependency ids...), for Observe/Create/Update.
+	Desired any
+	// ForceRead tells Observe to read 3scale rather than trust cached snapshots (drift check, sync-now).
+	ForceRead bool
+}
+
+// Observation is what Observe learnt of the remote object.
+type Observation struct {
+	// Exists is false when the remote object is not there (never created, or deleted behind our back).
+	Exists bool
+	// UpToDate is true when the remote object matches the spec.
+	UpToDate bool
+	// Diff is kind-specific and handed to Update.
+	Diff any
+}
+
+// Syncer says how one kind talks to 3scale. Every call is idempotent; Delete of something already gone
+// is success. Errors are classified by Classify: use Waiting and Invalid for the non-retryable ones.
+type Syncer[T Object] interface {
+	// Connect finds obj's provider account and returns a session with a client for its tenant. It makes
+	// no remote call. On deletion it must work from status alone when the spec's references are gone.
+	Connect(ctx context.Context, obj T) (*Session, error)
+	// Resolve reads what obj depends on, validates what the schema cannot, and fills in s.SystemName,
+	// s.Hash and s.Desired. It makes no remote call.
+	Resolve(ctx context.Context, obj T, s *Session) error
+	// Observe reads the remote object.
+	Observe(ctx context.Context, obj T, s *Session) (Observation, error)
+	// Create creates the remote object, adopting one with the same system name rather than making a
+	// duplicate, and records its id in obj's status.
+	Create(ctx context.Context, obj T, s *Session) error
+	// Update makes the remote object match the spec, writing only what differs.
+	Update(ctx context.Context, obj T, s *Session, o Observation) error
+	// Delete deletes the remote object; 404 is success.
+	Delete(ctx context.Context, obj T, s *Session) error
+}
+
+// Reconciler is the generic reconciler of one kind.
+type Reconciler[T Object] struct {
+	// Client reads and writes Kubernetes objects.
+	Client client.Client
+	// Kind names the kind in events, logs and metrics.
+	Kind string
+	// New returns an empty object of the kind.
+	New func() T
+	// Syncer talks to 3scale for the kind.
+	Syncer Syncer[T]
+	// Recorder emits an event on each lifecycle transition.
+	Recorder events.EventRecorder
+	// Backoff spaces the retries of orphans.
+	Backoff *OrphanBackoff
+	// DriftCheckPeriod is how often a synced object's remote state is read and repaired; 0 disables it.
+	DriftCheckPeriod time.Duration
+	// Now returns the time; tests replace it.
+	Now func() time.Time
+	// States tracks the lifecycle state of each object for the apimsync_objects metric.
+	States *StateTracker
+}
+
+// Reconcile implements reconcile.Reconciler: it brings one object and its remote counterpart in line.
+func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	obj := r.New()
+	if err := r.Client.Get(ctx, req.NamespacedName, obj); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.forget(req.NamespacedName)
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, err
+	}
+	before := obj.DeepCopyObject().(T)
+
+	var res ctrl.Result
+	var err error
+	if !obj.GetDeletionTimestamp().IsZero() {
+		res, err = r.finalize(ctx, obj)
+	} else {
+		res, err = r.sync(ctx, obj)
+	}
+	if perr := r.patchStatus(ctx, before, obj); perr != nil {
+		return ctrl.Result{}, errors.Join(err, perr)
+	}
+	r.track(req.NamespacedName, obj)
+	return res, err
+}
+
+// sync handles an object that is not being deleted.
+func (r *Reconciler[T]) sync(ctx context.Context, obj T) (ctrl.Result, error) {
+	st := obj.GetSyncStatus()
+	if !controllerutil.ContainsFinalizer(obj, Finalizer) {
+		// The finalizer goes on first, before anything can be created remotely; the status written so far
+		// is kept across the update.
+		saved := st.DeepCopy()
+		controllerutil.AddFinalizer(obj, Finalizer)
+		if err := r.Client.Update(ctx, obj); err != nil {
+			return ctrl.Result{}, client.IgnoreNotFound(err)
+		}
+		*obj.GetSyncStatus() = *saved
+		st = obj.GetSyncStatus()
+	}
+
+	s, err := r.Syncer.Connect(ctx, obj)
+	if err != nil {
+		return r.fail(ctx, obj, err)
+	}
+	st.TenantHost, st.ProviderAccountSecret = s.Tenant, s.SecretName
+	if err := r.Syncer.Resolve(ctx, obj, s); err != nil {
+		return r.fail(ctx, obj, err)
+	}
+	st.SystemName = s.SystemName
+
+	now := r.now()
+	syncNow := obj.GetAnnotations()[v1alpha1.SyncNowAnnotation]
+	driftDue := r.DriftCheckPeriod > 0 && (st.LastSyncTime == nil || now.Sub(st.LastSyncTime.Time) >= r.DriftCheckPeriod)
+	unchanged := st.SyncedHash == s.Hash && st.ObservedGeneration == obj.GetGeneration() &&
+		Lifecycle(st) == v1alpha1.ConditionSynced && syncNow == st.SyncNow
+	if unchanged && !driftDue {
+		// Nothing that the remote state derives from has changed: no remote call.
+		r.Backoff.Reset(client.ObjectKeyFromObject(obj))
+		return ctrl.Result{RequeueAfter: r.untilDriftCheck(st, now)}, nil
+	}
+
+	s.ForceRead = driftDue || syncNow != st.SyncNow
+	obs, err := r.Syncer.Observe(ctx, obj, s)
+	if err != nil {
+		return r.fail(ctx, obj, err)
+	}
+	switch {
+	case !obs.Exists:
+		err = r.Syncer.Create(ctx, obj, s)
+	case !obs.UpToDate:
+		err = r.Syncer.Update(ctx, obj, s, obs)
+	}
+	if err != nil {
+		return r.fail(ctx, obj, err)
+	}
+	if unchanged && (!obs.Exists || !obs.UpToDate) {
+		DriftRepairs.WithLabelValues(r.Kind).Inc()
+		r.event(obj, "Warning", "DriftRepaired", "Repair",
+			"the %s in 3scale had drifted from its spec and was repaired", r.Kind)
+	}
+
+	st.SyncedHash, st.SyncNow = s.Hash, syncNow
+	st.LastSyncTime = &metav1.Time{Time: now}
+	st.ObservedGeneration = obj.GetGeneration()
+	r.transition(obj, v1alpha1.ConditionSynced, ReasonSynced, fmt.Sprintf("%s %q is in sync with tenant %s", r.Kind, s.SystemName, s.Tenant))
+	r.Backoff.Reset(client.ObjectKeyFromObject(obj))
+	return ctrl.Result{RequeueAfter: r.untilDriftCheck(st, now)}, nil
+}
+
+// finalize handles an object being deleted: remote cleanup per the deletion policy, then the finalizer goes.
+func (r *Reconciler[T]) finalize(ctx context.Context, obj T) (ctrl.Result, error) {
+	if !controllerutil.ContainsFinalizer(obj, Finalizer) {
+		return ctrl.Result{}, nil
+	}
+	st := obj.GetSyncStatus()
+	neverSynced := obj.GetRemoteID() == 0 && st.SyncedHash == "" && st.TenantHost == ""
+	if obj.GetDeletionPolicy() == v1alpha1.DeletionPolicyDelete && !neverSynced {
+		s, err := r.Syncer.Connect(ctx, obj)
+		if err == nil {
+			err = r.Syncer.Delete(ctx, obj, s)
+		}
+		if err != nil {
+			return r.fail(ctx, obj, err)
+		}
+		r.event(obj, "Normal", "RemoteDeleted", "Delete", "deleted the %s from tenant %s", r.Kind, s.Tenant)
+	}
+	patch := client.MergeFrom(obj.DeepCopyObject().(T))
+	controllerutil.RemoveFinalizer(obj, Finalizer)
+	if err := r.Client.Patch(ctx, obj, patch); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	r.forget(client.ObjectKeyFromObject(obj))
+	return ctrl.Result{}, nil
+}
+
+// fail turns an error into conditions and a result, by its class: waiting (Orphan, backoff), invalid
+// (Invalid, terminal) or retryable (InSync, workqueue backoff or Retry-After).
+func (r *Reconciler[T]) fail(ctx context.Context, obj T, err error) (ctrl.Result, error) {
+	class, reason, message := Classify(err)
+	if !obj.GetDeletionTimestamp().IsZero() {
+		message = "deleting: " + message
+	}
+	key := client.ObjectKeyFromObject(obj)
+	switch class {
+	case ClassWaiting:
+		r.transition(obj, v1alpha1.ConditionOrphan, reason, message)
+		delay := r.Backoff.Next(key)
+		if d, ok := retryAfter(err); ok && d < delay {
+			delay = d
+		}
+		return ctrl.Result{RequeueAfter: delay}, nil
+	case ClassInvalid:
+		r.transition(obj, v1alpha1.ConditionInvalid, reason, message)
+		// Invalid for good at this generation: nothing is retried until the spec or a dependency changes
+		// (watches bring the object back then).
+		obj.GetSyncStatus().ObservedGeneration = obj.GetGeneration()
+		r.Backoff.Reset(key)
+		return ctrl.Result{}, reconcile.TerminalError(err)
+	default:
+		r.transition(obj, v1alpha1.ConditionInSync, reason, message)
+		if d, ok := retryAfter(err); ok {
+			log.FromContext(ctx).V(1).Info("rate limited by 3scale", "retryAfter", d)
+			return ctrl.Result{RequeueAfter: d}, nil
+		}
+		return ctrl.Result{}, err
+	}
+}
+
+// transition sets the lifecycle state and emits an event when it changed.
+func (r *Reconciler[T]) transition(obj T, state, reason, message string) {
+	if !SetLifecycle(obj.GetSyncStatus(), state, reason, message, obj.GetGeneration()) {
+		return
+	}
+	eventType := "Normal"
+	if state == v1alpha1.ConditionInvalid || state == v1alpha1.ConditionInSync {
+		eventType = "Warning"
+	}
+	r.event(obj, eventType, reason, state, "%s", message)
+}
+
+func (r *Reconciler[T]) event(obj T, eventType, reason, action, format string, args ...any) {
+	if r.Recorder != nil {
+		r.Recorder.Eventf(obj, nil, eventType, reason, action, format, args...)
+	}
+}
+
+// patchStatus writes the status when it changed. A merge patch (no resourceVersion) never conflicts.
+func (r *Reconciler[T]) patchStatus(ctx context.Context, before, obj T) error {
+	if equality.Semantic.DeepEqual(statusOf(before), statusOf(obj)) {
+		return nil
+	}
+	if err := r.Client.Status().Patch(ctx, obj, client.MergeFrom(before)); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	return nil
+}
+
+// statusOf returns the status of any kind as unstructured data, to compare kind-specific fields too.
+func statusOf(obj client.Object) any {
+	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return nil
+	}
+	return u["status"]
+}
+
+func (r *Reconciler[T]) untilDriftCheck(st *v1alpha1.CommonStatus, now time.Time) time.Duration {
+	if r.DriftCheckPeriod <= 0 || st.LastSyncTime == nil {
+		return 0
+	}
+	d := st.LastSyncTime.Add(r.DriftCheckPeriod).Sub(now)
+	if d < time.Second {
+		d = time.Second
+	}
+	return d
+}
+
+func (r *Reconciler[T]) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+func (r *Reconciler[T]) track(id types.NamespacedName, obj T) {
+	if r.States != nil {
+		r.States.Set(r.Kind, id, Lifecycle(obj.GetSyncStatus()))
+	}
+}
+
+func (r *Reconciler[T]) forget(id types.NamespacedName) {
+	r.Backoff.Reset(id)
+	if r.States != nil {
+		r.States.Delete(r.Kind, id)
+	}
+}

@@ -1,0 +1,490 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+)
+
+// fakeSyncer is a Syncer made of funcs; nil funcs succeed. It counts calls.
+type fakeSyncer struct {
+	hash    string
+	connect func() error
+	resolve func() error
+	observe func(s *Session) (Observation, error)
+	create  func(b *v1alpha1.Backend) error
+	update  func() error
+	delete  func() error
+	calls   map[string]int
+	lastS   *Session
+}
+
+func (f *fakeSyncer) count(name string) {
+	if f.calls == nil {
+		f.calls = map[string]int{}
+	}
+	f.calls[name]++
+}
+
+func (f *fakeSyncer) Connect(_ context.Context, _ *v1alpha1.Backend) (*Session, error) {
+	f.count("Connect")
+	if f.connect != nil {
+		if err := f.connect(); err != nil {
+			return nil, err
+		}
+	}
+	return &Session{Tenant: "acme-admin.example.com", SecretName: "threescale-provider-account"}, nil
+}
+
+func (f *fakeSyncer) Resolve(_ context.Context, _ *v1alpha1.Backend, s *Session) error {
+	f.count("Resolve")
+	s.SystemName, s.Hash = "pets", f.hash
+	if f.resolve != nil {
+		return f.resolve()
+	}
+	return nil
+}
+
+func (f *fakeSyncer) Observe(_ context.Context, _ *v1alpha1.Backend, s *Session) (Observation, error) {
+	f.count("Observe")
+	f.lastS = s
+	if f.observe != nil {
+		return f.observe(s)
+	}
+	return Observation{Exists: true, UpToDate: true}, nil
+}
+
+func (f *fakeSyncer) Create(_ context.Context, b *v1alpha1.Backend, _ *Session) error {
+	f.count("Create")
+	b.Status.BackendID = 42
+	if f.create != nil {
+		return f.create(b)
+	}
+	return nil
+}
+
+func (f *fakeSyncer) Update(context.Context, *v1alpha1.Backend, *Session, Observation) error {
+	f.count("Update")
+	if f.update != nil {
+		return f.update()
+	}
+	return nil
+}
+
+func (f *fakeSyncer) Delete(context.Context, *v1alpha1.Backend, *Session) error {
+	f.count("Delete")
+	if f.delete != nil {
+		return f.delete()
+	}
+	return nil
+}
+
+type harness struct {
+	t      *testing.T
+	client client.Client
+	syncer *fakeSyncer
+	rec    *Reconciler[*v1alpha1.Backend]
+	events *events.FakeRecorder
+	now    time.Time
+	key    types.NamespacedName
+}
+
+func newHarness(t *testing.T, obj *v1alpha1.Backend) *harness {
+	t.Helper()
+	scheme := runtime.NewScheme()
+	if err := v1alpha1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	c := fake.NewClientBuilder().WithScheme(scheme).WithStatusSubresource(&v1alpha1.Backend{}).WithObjects(obj).Build()
+	h := &harness{t: t, client: c, syncer: &fakeSyncer{hash: "h1"}, events: events.NewFakeRecorder(100),
+		now: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC), key: client.ObjectKeyFromObject(obj)}
+	h.rec = &Reconciler[*v1alpha1.Backend]{
+		Client: c, Kind: "Backend", New: func() *v1alpha1.Backend { return &v1alpha1.Backend{} },
+		Syncer: h.syncer, Recorder: h.events, Backoff: NewOrphanBackoff(time.Second, time.Minute),
+		DriftCheckPeriod: time.Hour, Now: func() time.Time { return h.now }, States: NewStateTracker(),
+	}
+	return h
+}
+
+func (h *harness) reconcile() (ctrl.Result, error) {
+	h.t.Helper()
+	return h.rec.Reconcile(context.Background(), ctrl.Request{NamespacedName: h.key})
+}
+
+func (h *harness) get() *v1alpha1.Backend {
+	h.t.Helper()
+	var b v1alpha1.Backend
+	if err := h.client.Get(context.Background(), h.key, &b); err != nil {
+		h.t.Fatal(err)
+	}
+	return &b
+}
+
+// state returns the True lifecycle condition with its reason, and the kstatus conditions that are set.
+func state(b *v1alpha1.Backend) []string {
+	var out []string
+	for _, c := range b.Status.Conditions {
+		if c.Status == metav1.ConditionTrue {
+			out = append(out, c.Type+"/"+c.Reason)
+		}
+	}
+	return out
+}
+
+func newBackend() *v1alpha1.Backend {
+	return &v1alpha1.Backend{
+		ObjectMeta: metav1.ObjectMeta{Name: "pets", Namespace: "team-a", Generation: 1},
+		Spec:       v1alpha1.BackendSpec{Name: "Pets", PrivateBaseURL: "https://pets.internal"},
+	}
+}
+
+func drainEvents(r *events.FakeRecorder) []string {
+	var out []string
+	for {
+		select {
+		case e := <-r.Events:
+			out = append(out, e)
+		default:
+			return out
+		}
+	}
+}
+
+func TestFirstSyncCreatesThenSteadyStateMakesNoRemoteCall(t *testing.T) {
+	h := newHarness(t, newBackend())
+	h.syncer.observe = func(*Session) (Observation, error) { return Observation{Exists: false}, nil }
+
+	res, err := h.reconcile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := h.get()
+	if !controllerutil.ContainsFinalizer(b, Finalizer) {
+		t.Errorf("finalizer missing after first sync: %v", b.Finalizers)
+	}
+	if diff := cmp.Diff([]string{"Synced/Synced", "Ready/Synced"}, state(b)); diff != "" {
+		t.Errorf("conditions (-want +got):\n%s", diff)
+	}
+	for _, c := range b.Status.Conditions {
+		if c.ObservedGeneration != 1 {
+			t.Errorf("condition %s has observedGeneration %d, want 1", c.Type, c.ObservedGeneration)
+		}
+	}
+	want := v1alpha1.CommonStatus{ObservedGeneration: 1, TenantHost: "acme-admin.example.com", SystemName: "pets", SyncedHash: "h1",
+		ProviderAccountSecret: "threescale-provider-account", LastSyncTime: &metav1.Time{Time: h.now}}
+	got := b.Status.CommonStatus
+	got.Conditions = nil
+	if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b metav1.Time) bool { return a.Equal(&b) })); diff != "" {
+		t.Errorf("status (-want +got):\n%s", diff)
+	}
+	if b.Status.BackendID != 42 {
+		t.Errorf("backendID = %d, want 42", b.Status.BackendID)
+	}
+	if res.RequeueAfter != time.Hour {
+		t.Errorf("requeue after %v, want the drift-check period", res.RequeueAfter)
+	}
+	if ev := drainEvents(h.events); len(ev) != 1 || !strings.Contains(ev[0], "Synced") {
+		t.Errorf("events = %q, want one Synced event", ev)
+	}
+
+	// Nothing changed: no Observe, no Create, no Update, no event.
+	h.syncer.calls = nil
+	h.now = h.now.Add(10 * time.Minute)
+	res, err = h.reconcile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[string]int{"Connect": 1, "Resolve": 1}, h.syncer.calls); diff != "" {
+		t.Errorf("calls in steady state (-want +got):\n%s", diff)
+	}
+	if res.RequeueAfter != 50*time.Minute {
+		t.Errorf("requeue after %v, want the rest of the drift period (50m)", res.RequeueAfter)
+	}
+	if ev := drainEvents(h.events); len(ev) != 0 {
+		t.Errorf("events in steady state = %q, want none", ev)
+	}
+}
+
+func TestChangedHashObservesAndUpdates(t *testing.T) {
+	h := newHarness(t, newBackend())
+	if _, err := h.reconcile(); err != nil {
+		t.Fatal(err)
+	}
+	h.syncer.hash = "h2"
+	h.syncer.calls = nil
+	h.syncer.observe = func(*Session) (Observation, error) { return Observation{Exists: true, UpToDate: false}, nil }
+	if _, err := h.reconcile(); err != nil {
+		t.Fatal(err)
+	}
+	if h.syncer.calls["Observe"] != 1 || h.syncer.calls["Update"] != 1 || h.syncer.calls["Create"] != 0 {
+		t.Errorf("calls = %v, want one Observe and one Update", h.syncer.calls)
+	}
+	if h.syncer.lastS.ForceRead {
+		t.Errorf("a spec change must be allowed to use cached snapshots")
+	}
+	if got := h.get().Status.SyncedHash; got != "h2" {
+		t.Errorf("syncedHash = %q, want h2", got)
+	}
+}
+
+func TestErrorClasses(t *testing.T) {
+	cases := map[string]struct {
+		err         error
+		wantState   []string
+		wantErr     bool
+		wantTermErr bool
+		wantRequeue time.Duration
+		wantObsGen  int64
+	}{
+		"waiting makes the object Orphan and requeues with backoff": {
+			err:         Waiting("BackendNotFound", "backend %q does not exist", "pets"),
+			wantState:   []string{"Orphan/BackendNotFound", "Reconciling/Orphan"},
+			wantRequeue: time.Second,
+		},
+		"invalid is terminal and marks the generation handled": {
+			err:         Invalid(ReasonProviderAccountInvalid, "no token"),
+			wantState:   []string{"Invalid/ProviderAccountInvalid", "Stalled/Invalid"},
+			wantErr:     true,
+			wantTermErr: true,
+			wantObsGen:  1,
+		},
+		"retryable keeps the object InSync and returns the error": {
+			err:       errors.New("connection refused"),
+			wantState: []string{"InSync/RemoteUnavailable", "Reconciling/InSync"},
+			wantErr:   true,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t, newBackend())
+			h.syncer.resolve = func() error { return tc.err }
+			res, err := h.reconcile()
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("err = %v, want error: %v", err, tc.wantErr)
+			}
+			if isTerminal := err != nil && errors.Is(err, reconcileTerminal(err)); isTerminal != tc.wantTermErr {
+				t.Errorf("terminal = %v, want %v", isTerminal, tc.wantTermErr)
+			}
+			// Backoff has 10% jitter.
+			if d := res.RequeueAfter - tc.wantRequeue; d < -tc.wantRequeue/5 || d > tc.wantRequeue/5 {
+				t.Errorf("requeue after %v, want about %v", res.RequeueAfter, tc.wantRequeue)
+			}
+			b := h.get()
+			if diff := cmp.Diff(tc.wantState, state(b)); diff != "" {
+				t.Errorf("conditions (-want +got):\n%s", diff)
+			}
+			if b.Status.ObservedGeneration != tc.wantObsGen {
+				t.Errorf("observedGeneration = %d, want %d", b.Status.ObservedGeneration, tc.wantObsGen)
+			}
+			if h.syncer.calls["Observe"] != 0 {
+				t.Errorf("a failed Resolve must not reach 3scale")
+			}
+			if ev := drainEvents(h.events); len(ev) != 1 {
+				t.Errorf("events = %q, want one for the transition", ev)
+			}
+			// The same error again: same state, no new event.
+			if _, err := h.reconcile(); (err != nil) != tc.wantErr {
+				t.Fatalf("second reconcile err = %v", err)
+			}
+			if ev := drainEvents(h.events); len(ev) != 0 {
+				t.Errorf("events on a repeated error = %q, want none", ev)
+			}
+		})
+	}
+}
+
+func TestOrphanBackoffGrowsAndResetsOnSuccess(t *testing.T) {
+	h := newHarness(t, newBackend())
+	waiting := true
+	h.syncer.resolve = func() error {
+		if waiting {
+			return Waiting("BackendNotSynced", "waiting")
+		}
+		return nil
+	}
+	var delays []time.Duration
+	for range 4 {
+		res, err := h.reconcile()
+		if err != nil {
+			t.Fatal(err)
+		}
+		delays = append(delays, res.RequeueAfter)
+	}
+	for i := 1; i < len(delays); i++ {
+		if delays[i] <= delays[i-1] {
+			t.Errorf("backoff did not grow: %v", delays)
+		}
+	}
+	waiting = false
+	if _, err := h.reconcile(); err != nil {
+		t.Fatal(err)
+	}
+	if got := meta.IsStatusConditionTrue(h.get().Status.Conditions, v1alpha1.ConditionSynced); !got {
+		t.Fatalf("not Synced once the dependency is there")
+	}
+	waiting = true
+	res, _ := h.reconcile()
+	if res.RequeueAfter > 2*time.Second {
+		t.Errorf("backoff not reset after a success: %v", res.RequeueAfter)
+	}
+}
+
+func TestDriftCheckReadsAndRepairs(t *testing.T) {
+	h := newHarness(t, newBackend())
+	if _, err := h.reconcile(); err != nil {
+		t.Fatal(err)
+	}
+	h.now = h.now.Add(2 * time.Hour)
+	h.syncer.calls = nil
+	h.syncer.observe = func(*Session) (Observation, error) { return Observation{Exists: true, UpToDate: false}, nil }
+	before := testutilCounter(t, "Backend")
+	if _, err := h.reconcile(); err != nil {
+		t.Fatal(err)
+	}
+	if h.syncer.calls["Observe"] != 1 || h.syncer.calls["Update"] != 1 || !h.syncer.lastS.ForceRead {
+		t.Errorf("drift check: calls = %v, forceRead = %v; want a forced Observe and an Update", h.syncer.calls, h.syncer.lastS.ForceRead)
+	}
+	if got := testutilCounter(t, "Backend") - before; got != 1 {
+		t.Errorf("drift repairs metric grew by %v, want 1", got)
+	}
+	found := false
+	for _, e := range drainEvents(h.events) {
+		found = found || strings.Contains(e, "DriftRepaired")
+	}
+	if !found {
+		t.Errorf("no DriftRepaired event")
+	}
+}
+
+func TestSyncNowAnnotationForcesARead(t *testing.T) {
+	h := newHarness(t, newBackend())
+	if _, err := h.reconcile(); err != nil {
+		t.Fatal(err)
+	}
+	b := h.get()
+	b.Annotations = map[string]string{v1alpha1.SyncNowAnnotation: "1"}
+	if err := h.client.Update(context.Background(), b); err != nil {
+		t.Fatal(err)
+	}
+	h.syncer.calls = nil
+	if _, err := h.reconcile(); err != nil {
+		t.Fatal(err)
+	}
+	if h.syncer.calls["Observe"] != 1 || !h.syncer.lastS.ForceRead {
+		t.Errorf("sync-now: calls = %v; want a forced Observe", h.syncer.calls)
+	}
+	if got := h.get().Status.SyncNow; got != "1" {
+		t.Errorf("status.syncNow = %q, want 1", got)
+	}
+	h.syncer.calls = nil
+	if _, err := h.reconcile(); err != nil {
+		t.Fatal(err)
+	}
+	if h.syncer.calls["Observe"] != 0 {
+		t.Errorf("the same sync-now value forced another read")
+	}
+}
+
+func TestDeletion(t *testing.T) {
+	cases := map[string]struct {
+		policy       v1alpha1.DeletionPolicy
+		deleteErr    error
+		wantDeletes  int
+		wantGone     bool
+		wantStateHas string
+	}{
+		"Delete removes the remote object, then the finalizer": {policy: v1alpha1.DeletionPolicyDelete, wantDeletes: 1, wantGone: true},
+		"Retain keeps the remote object":                       {policy: v1alpha1.DeletionPolicyRetain, wantDeletes: 0, wantGone: true},
+		"a blocked delete keeps the finalizer and waits": {policy: v1alpha1.DeletionPolicyDelete, wantDeletes: 1,
+			deleteErr: Waiting(ReasonDeletionBlocked, "used by product x"), wantStateHas: "Orphan/DeletionBlocked"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			obj := newBackend()
+			obj.Spec.DeletionPolicy = tc.policy
+			h := newHarness(t, obj)
+			if _, err := h.reconcile(); err != nil {
+				t.Fatal(err)
+			}
+			if err := h.client.Delete(context.Background(), h.get()); err != nil {
+				t.Fatal(err)
+			}
+			h.syncer.delete = func() error { return tc.deleteErr }
+			if _, err := h.reconcile(); err != nil {
+				t.Fatal(err)
+			}
+			if h.syncer.calls["Delete"] != tc.wantDeletes {
+				t.Errorf("Delete called %d times, want %d", h.syncer.calls["Delete"], tc.wantDeletes)
+			}
+			var b v1alpha1.Backend
+			err := h.client.Get(context.Background(), h.key, &b)
+			if gone := err != nil; gone != tc.wantGone {
+				t.Fatalf("object gone = %v, want %v", gone, tc.wantGone)
+			}
+			if tc.wantStateHas != "" && !strings.Contains(strings.Join(state(&b), " "), tc.wantStateHas) {
+				t.Errorf("state = %v, want %s", state(&b), tc.wantStateHas)
+			}
+			if tc.wantStateHas != "" && !strings.HasPrefix(meta.FindStatusCondition(b.Status.Conditions, v1alpha1.ConditionOrphan).Message, "deleting:") {
+				t.Errorf("message does not say the object is being deleted")
+			}
+		})
+	}
+}
+
+func TestNeverSyncedObjectIsDeletedWithoutRemoteCall(t *testing.T) {
+	h := newHarness(t, newBackend())
+	h.syncer.connect = func() error { return Waiting(ReasonProviderAccountNotFound, "no secret") }
+	if _, err := h.reconcile(); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.client.Delete(context.Background(), h.get()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.reconcile(); err != nil {
+		t.Fatal(err)
+	}
+	if h.syncer.calls["Delete"] != 0 {
+		t.Errorf("Delete called for an object never synced")
+	}
+	var b v1alpha1.Backend
+	if err := h.client.Get(context.Background(), h.key, &b); err == nil {
+		t.Errorf("object still there with finalizers %v", b.Finalizers)
+	}
+}
+
+func TestSetLifecycleKeepsExactlyOneTrue(t *testing.T) {
+	var st v1alpha1.CommonStatus
+	for _, s := range []string{v1alpha1.ConditionInSync, v1alpha1.ConditionOrphan, v1alpha1.ConditionInvalid, v1alpha1.ConditionSynced} {
+		SetLifecycle(&st, s, "R", "m", 3)
+		n := 0
+		for _, t := range v1alpha1.LifecycleConditions {
+			if meta.IsStatusConditionTrue(st.Conditions, t) {
+				n++
+			}
+		}
+		if n != 1 || Lifecycle(&st) != s {
+			t.Errorf("after %s: %d True lifecycle conditions, lifecycle %q", s, n, Lifecycle(&st))
+		}
+		if ready := meta.IsStatusConditionTrue(st.Conditions, v1alpha1.ConditionReady); ready != (s == v1alpha1.ConditionSynced) {
+			t.Errorf("after %s: Ready = %v", s, ready)
+		}
+		if stalled := meta.IsStatusConditionTrue(st.Conditions, v1alpha1.ConditionStalled); stalled != (s == v1alpha1.ConditionInvalid) {
+			t.Errorf("after %s: Stalled = %v", s, stalled)
+		}
+	}
+}

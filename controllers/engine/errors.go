@@ -1,0 +1,89 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	tsclient "github.com/apimsync/apimsync/client"
+)
+
+// Class says what happens after an error: the three error classes of the engine.
+type Class int
+
+const (
+	// ClassRetryable errors (5xx, 429, timeouts, conflicts on write) leave the object InSync and are retried by
+	// the workqueue's rate-limited backoff, or after Retry-After.
+	ClassRetryable Class = iota
+	// ClassWaiting errors mean a dependency is missing or not ready: the object is Orphan and is retried with
+	// its own exponential backoff, and woken at once by a watch when the dependency changes.
+	ClassWaiting
+	// ClassInvalid errors are terminal: the spec (or the Secret) cannot work; the object is Invalid and is not
+	// retried until something it depends on changes.
+	ClassInvalid
+)
+
+// ReasonedError is an error with a condition reason and a message for a person.
+type ReasonedError struct {
+	class   Class
+	Reason  string
+	Message string
+	// RetryAfter, when set on a waiting error, caps the backoff delay (e.g. a backend still in use).
+	RetryAfter time.Duration
+}
+
+// Error implements error.
+func (e *ReasonedError) Error() string { return e.Reason + ": " + e.Message }
+
+// Waiting returns an error that makes the object Orphan with the given reason and message.
+func Waiting(reason, format string, args ...any) error {
+	return &ReasonedError{class: ClassWaiting, Reason: reason, Message: fmt.Sprintf(format, args...)}
+}
+
+// Invalid returns an error that makes the object Invalid with the given reason and message.
+func Invalid(reason, format string, args ...any) error {
+	return &ReasonedError{class: ClassInvalid, Reason: reason, Message: fmt.Sprintf(format, args...)}
+}
+
+// Condition reasons the engine itself uses. Syncers add their own.
+const (
+	ReasonSyncing                    = "Syncing"
+	ReasonSynced                     = "Synced"
+	ReasonRemoteUnavailable          = "RemoteUnavailable"
+	ReasonRateLimited                = "RateLimited"
+	ReasonRemoteRejected             = "RemoteRejected"
+	ReasonUnauthorized               = "ProviderAccountUnauthorized"
+	ReasonProviderAccountNotFound    = "ProviderAccountNotFound"
+	ReasonProviderAccountInvalid     = "ProviderAccountInvalid"
+	ReasonDeleting                   = "Deleting"
+	ReasonDeletionBlocked            = "DeletionBlocked"
+	ReasonRemoteOwnedByOtherResource = "OwnedByAnotherResource"
+)
+
+// Classify maps any error to its class, a condition reason and a message. Client errors are classified
+// by their HTTP meaning: 422 is invalid, 401/403 invalid until the Secret changes, 429/5xx retryable.
+func Classify(err error) (Class, string, string) {
+	var re *ReasonedError
+	if errors.As(err, &re) {
+		return re.class, re.Reason, re.Message
+	}
+	switch {
+	case tsclient.IsInvalid(err):
+		return ClassInvalid, ReasonRemoteRejected, "3scale rejected the spec: " + err.Error()
+	case tsclient.IsUnauthorized(err), tsclient.IsForbidden(err):
+		return ClassInvalid, ReasonUnauthorized, "the provider account's token was refused by 3scale (" + err.Error() + "); fix the token in the provider-account Secret"
+	case tsclient.IsRateLimited(err):
+		return ClassRetryable, ReasonRateLimited, "3scale rate-limited the tenant; retrying: " + err.Error()
+	default:
+		return ClassRetryable, ReasonRemoteUnavailable, "sync failed, retrying: " + err.Error()
+	}
+}
+
+// retryAfter returns the delay a rate-limited or waiting error asks for, if any.
+func retryAfter(err error) (time.Duration, bool) {
+	var re *ReasonedError
+	if errors.As(err, &re) && re.RetryAfter > 0 {
+		return re.RetryAfter, true
+	}
+	return tsclient.RetryAfter(err)
+}

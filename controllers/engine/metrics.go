@@ -1,0 +1,37 @@
+package engine
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+)
+
+var (
+	// ObjectsByState counts objects by kind and lifecycle state.
+	ObjectsByState = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "apimsync_objects",
+		Help: "Objects by kind and lifecycle state (InSync, Orphan, Synced, Invalid).",
+	}, []string{"kind", "state"})
+
+	// DriftRepairs counts remote objects found changed behind apimsync's back and repaired.
+	DriftRepairs = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "apimsync_drift_repairs_total",
+		Help: "Remote objects that had drifted from their spec and were repaired, by kind.",
+	}, []string{"kind"})
+
+	// RemoteCalls counts calls to the 3scale API by tenant, verb, endpoint template and status code.
+	RemoteCalls = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "apimsync_remote_calls_total",
+		Help: "Calls to the 3scale Account Management API by tenant, verb, endpoint template and status code (0: no answer).",
+	}, []string{"tenant", "verb", "endpoint", "code"})
+
+	// RemoteCallSeconds observes the latency of calls to the 3scale API.
+	RemoteCallSeconds = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "apimsync_remote_call_duration_seconds",
+		Help:    "Latency of calls to the 3scale Account Management API by tenant and verb.",
+		Buckets: prometheus.ExponentialBuckets(0.005, 2, 12),
+	}, []string{"tenant", "verb"})
+)
+
+func init() {
+	metrics.Registry.MustRegister(ObjectsByState, DriftRepairs, RemoteCalls, RemoteCallSeconds)
+}

@@ -1,0 +1,112 @@
+package controllers
+
+import (
+	"context"
+	"strconv"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+)
+
+// registerIndexes adds the field indexes the watches and checks use.
+func registerIndexes(ctx context.Context, mgr ctrl.Manager) error {
+	idx := mgr.GetFieldIndexer()
+	for _, obj := range []client.Object{&v1alpha1.Backend{}, &v1alpha1.Product{}, &v1alpha1.ApplicationPlan{}} {
+		if err := idx.IndexField(ctx, obj, indexSecretRefs, secretRefs); err != nil {
+			return err
+		}
+		if err := idx.IndexField(ctx, obj, indexOwnerKey, ownerKeyOf); err != nil {
+			return err
+		}
+		if err := idx.IndexField(ctx, obj, indexBackendRefs, backendRefs); err != nil {
+			return err
+		}
+	}
+	return idx.IndexField(ctx, &v1alpha1.ApplicationPlan{}, indexProductRef, func(o client.Object) []string {
+		return []string{o.(*v1alpha1.ApplicationPlan).Spec.ProductRef}
+	})
+}
+
+// secretRefs lists the Secrets an object reads: its provider account (by spec, or as last synced with)
+// and, for Products, the Secrets of policy configurations and of the OIDC issuer.
+func secretRefs(o client.Object) []string {
+	set := map[string]bool{}
+	switch t := o.(type) {
+	case *v1alpha1.Backend:
+		set[t.Spec.ProviderAccountSecretName()] = true
+	case *v1alpha1.Product:
+		set[t.Spec.ProviderAccountSecretName()] = true
+		for _, p := range t.Spec.Policies {
+			if p.ConfigurationRef != nil {
+				set[p.ConfigurationRef.Name] = true
+			}
+		}
+		if a := t.Spec.Authentication; a != nil && a.OIDC != nil && a.OIDC.IssuerEndpointRef != nil {
+			set[a.OIDC.IssuerEndpointRef.Name] = true
+		}
+	}
+	if s, ok := o.(v1alpha1.SyncedObject); ok && s.GetSyncStatus().ProviderAccountSecret != "" {
+		set[s.GetSyncStatus().ProviderAccountSecret] = true
+	}
+	return sortedKeys(set)
+}
+
+// backendRefs lists the Backends an object names: a Product's backend usages, a plan's metric references.
+func backendRefs(o client.Object) []string {
+	set := map[string]bool{}
+	switch t := o.(type) {
+	case *v1alpha1.Product:
+		for name := range t.Spec.BackendUsages {
+			set[name] = true
+		}
+	case *v1alpha1.ApplicationPlan:
+		for _, l := range t.Spec.Limits {
+			if l.MetricMethodRef.Backend != "" {
+				set[l.MetricMethodRef.Backend] = true
+			}
+		}
+		for _, r := range t.Spec.PricingRules {
+			if r.MetricMethodRef.Backend != "" {
+				set[r.MetricMethodRef.Backend] = true
+			}
+		}
+	}
+	return sortedKeys(set)
+}
+
+// ownerKeyOf indexes an object by the remote object it owns, from its status.
+func ownerKeyOf(o client.Object) []string {
+	s, ok := o.(v1alpha1.SyncedObject)
+	if !ok {
+		return nil
+	}
+	st := s.GetSyncStatus()
+	if st.TenantHost == "" || st.SystemName == "" {
+		return nil
+	}
+	scope := ""
+	if p, ok := o.(*v1alpha1.ApplicationPlan); ok {
+		scope = strconv.FormatInt(p.Status.ProductID, 10)
+	}
+	return []string{ownerKey(st.TenantHost, scope, st.SystemName)}
+}
+
+// forEachItem calls f for each item of list.
+func forEachItem(list client.ObjectList, f func(client.Object)) error {
+	items, err := meta.ExtractList(list)
+	if err != nil {
+		return err
+	}
+	for _, it := range items {
+		if o, ok := it.(client.Object); ok {
+			f(o)
+		}
+	}
+	return nil
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+

@@ -1,0 +1,534 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+	"slices"
+	"strconv"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	"github.com/apimsync/apimsync/cache"
+	tsclient "github.com/apimsync/apimsync/client"
+	"github.com/apimsync/apimsync/controllers/engine"
+)
+
+// snapshotKindPlan is the kind under which plan snapshots are cached.
+const snapshotKindPlan = "plan"
+
+// planSnapshot is the remote state of one application plan with its limits and pricing rules.
+type planSnapshot struct {
+	Plan         tsclient.ApplicationPlan
+	Limits       []tsclient.Limit
+	PricingRules []tsclient.PricingRule
+	// MetricIDs maps metric references ("backend/system_name", "/system_name" for the product's) to ids.
+	MetricIDs map[string]int64
+}
+
+// planDesired is what Resolve learnt from the plan's Product and Backends.
+type planDesired struct {
+	ProductID int64
+	// Backends maps Backend object names to backend ids.
+	Backends map[string]int64
+}
+
+// PlanSyncer syncs ApplicationPlans to the application plans of their product, with limits and pricing
+// rules. A plan uses the provider account of its Product.
+type PlanSyncer struct {
+	// Reader reads Kubernetes objects (the manager's cache).
+	Reader client.Reader
+	// Accounts resolves provider-account Secrets.
+	Accounts *ProviderAccounts
+	// Snapshots caches remote state between reconciles.
+	Snapshots *cache.Snapshots
+}
+
+var _ engine.Syncer[*v1alpha1.ApplicationPlan] = &PlanSyncer{}
+
+// Connect implements engine.Syncer: the provider account of the plan's Product; while the plan is being
+// deleted, the Secret it was synced with (its Product may be gone already).
+func (s *PlanSyncer) Connect(ctx context.Context, a *v1alpha1.ApplicationPlan) (*engine.Session, error) {
+	if !a.DeletionTimestamp.IsZero() && a.Status.ProviderAccountSecret != "" {
+		return s.Accounts.Connect(ctx, a.Namespace, a.Status.ProviderAccountSecret)
+	}
+	var p v1alpha1.Product
+	if err := s.Reader.Get(ctx, client.ObjectKey{Namespace: a.Namespace, Name: a.Spec.ProductRef}, &p); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, engine.Waiting(ReasonProductNotFound, "waiting for Product %q (spec.productRef) to be created", a.Spec.ProductRef)
+		}
+		return nil, err
+	}
+	return s.Accounts.Connect(ctx, a.Namespace, p.Spec.ProviderAccountSecretName())
+}
+
+func metricRefKey(r v1alpha1.MetricMethodRef) string { return r.Backend + "/" + r.SystemName }
+
+// Resolve implements engine.Syncer: the Product must be Synced (an Invalid one makes the plan Invalid);
+// every limit and pricing rule must name a metric of the product or of a backend it uses.
+func (s *PlanSyncer) Resolve(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session) error {
+	sess.SystemName = systemNameOf(a.Spec.SystemName, a.Name)
+	var p v1alpha1.Product
+	if err := s.Reader.Get(ctx, client.ObjectKey{Namespace: a.Namespace, Name: a.Spec.ProductRef}, &p); err != nil {
+		if apierrors.IsNotFound(err) {
+			return engine.Waiting(ReasonProductNotFound, "waiting for Product %q (spec.productRef) to be created", a.Spec.ProductRef)
+		}
+		return err
+	}
+	if !p.DeletionTimestamp.IsZero() {
+		return engine.Waiting(ReasonProductDeleting, "Product %q is being deleted", p.Name)
+	}
+	if c := meta.FindStatusCondition(p.Status.Conditions, v1alpha1.ConditionInvalid); c != nil && c.Status == "True" {
+		return engine.Invalid(ReasonProductInvalid, "Product %q is invalid: %s", p.Name, c.Message)
+	}
+	if !isSyncedNow(&p, p.Status.CommonStatus) || p.Status.ProductID == 0 {
+		return engine.Waiting(ReasonProductNotSynced, "waiting for Product %q to be Synced", p.Name)
+	}
+	a.Status.ProductID = p.Status.ProductID
+	desired := &planDesired{ProductID: p.Status.ProductID, Backends: map[string]int64{}}
+	// Dependencies' metric specs go into the hash: a new metric id there means new limits here.
+	deps := map[string]any{"": [2]any{p.Spec.Metrics, p.Spec.Methods}}
+	refs := make([]v1alpha1.MetricMethodRef, 0, len(a.Spec.Limits)+len(a.Spec.PricingRules))
+	for _, l := range a.Spec.Limits {
+		refs = append(refs, l.MetricMethodRef)
+	}
+	for _, r := range a.Spec.PricingRules {
+		refs = append(refs, r.MetricMethodRef)
+	}
+	for _, ref := range refs {
+		if ref.Backend == "" {
+			if !hasMetric(p.Spec.Metrics, p.Spec.Methods, ref.SystemName) {
+				return engine.Invalid(ReasonInvalidSpec, "metric or method %q is not defined in Product %q (set metricMethodRef.backend for a backend's metric)", ref.SystemName, p.Name)
+			}
+			continue
+		}
+		if _, used := p.Spec.BackendUsages[ref.Backend]; !used {
+			return engine.Invalid(ReasonInvalidSpec, "metric %q names Backend %q, which Product %q does not use (spec.backendUsages)", ref.SystemName, ref.Backend, p.Name)
+		}
+		if _, done := desired.Backends[ref.Backend]; done {
+			continue
+		}
+		var b v1alpha1.Backend
+		if err := s.Reader.Get(ctx, client.ObjectKey{Namespace: a.Namespace, Name: ref.Backend}, &b); err != nil {
+			if apierrors.IsNotFound(err) {
+				return engine.Waiting(ReasonBackendNotFound, "waiting for Backend %q to be created", ref.Backend)
+			}
+			return err
+		}
+		if !isSyncedNow(&b, b.Status.CommonStatus) || b.Status.BackendID == 0 {
+			return engine.Waiting(ReasonBackendNotSynced, "waiting for Backend %q to be Synced", ref.Backend)
+		}
+		desired.Backends[ref.Backend] = b.Status.BackendID
+		deps[ref.Backend] = [2]any{b.Spec.Metrics, b.Spec.Methods}
+	}
+	for _, ref := range refs {
+		if ref.Backend == "" {
+			continue
+		}
+		var b v1alpha1.Backend
+		_ = s.Reader.Get(ctx, client.ObjectKey{Namespace: a.Namespace, Name: ref.Backend}, &b)
+		if !hasMetric(b.Spec.Metrics, b.Spec.Methods, ref.SystemName) {
+			return engine.Waiting(ReasonMetricNotFound, "waiting for metric %q to be defined in Backend %q", ref.SystemName, ref.Backend)
+		}
+	}
+	if err := validatePlan(a); err != nil {
+		return engine.Invalid(ReasonInvalidSpec, "%v", err)
+	}
+	if err := checkSoleOwner(ctx, s.Reader, a, &v1alpha1.ApplicationPlanList{}, ownerKey(sess.Tenant, strconv.FormatInt(p.Status.ProductID, 10), sess.SystemName)); err != nil {
+		return err
+	}
+	sess.Desired = desired
+	specForHash := a.Spec
+	specForHash.DeletionPolicy = ""
+	sess.Hash = engine.HashOf(sess.Tenant, sess.SystemName, specForHash, desired, deps)
+	return nil
+}
+
+func hasMetric(metrics map[string]v1alpha1.MetricSpec, methods map[string]v1alpha1.MethodSpec, name string) bool {
+	_, isMetric := metrics[name]
+	_, isMethod := methods[name]
+	return name == hitsMetric || isMetric || isMethod
+}
+
+// validatePlan checks what the schema may not: one limit per metric and period, no overlapping pricing
+// ranges on a metric.
+func validatePlan(a *v1alpha1.ApplicationPlan) error {
+	seen := map[string]bool{}
+	for _, l := range a.Spec.Limits {
+		k := metricRefKey(l.MetricMethodRef) + "@" + string(l.Period)
+		if seen[k] {
+			return fmt.Errorf("two limits with period %q on metric %q; keep one", l.Period, l.MetricMethodRef.SystemName)
+		}
+		seen[k] = true
+	}
+	for i, r := range a.Spec.PricingRules {
+		if r.From > r.To {
+			return fmt.Errorf("pricingRules[%d]: from %d is greater than to %d", i, r.From, r.To)
+		}
+		for j := range i {
+			o := a.Spec.PricingRules[j]
+			if metricRefKey(o.MetricMethodRef) == metricRefKey(r.MetricMethodRef) && r.From <= o.To && o.From <= r.To {
+				return fmt.Errorf("pricingRules[%d] (%d-%d) overlaps pricingRules[%d] (%d-%d) on metric %q", i, r.From, r.To, j, o.From, o.To, r.MetricMethodRef.SystemName)
+			}
+		}
+	}
+	return nil
+}
+
+// Observe implements engine.Syncer.
+func (s *PlanSyncer) Observe(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session) (engine.Observation, error) {
+	snap, err := s.read(ctx, a, sess)
+	if err != nil || snap == nil {
+		return engine.Observation{}, err
+	}
+	upToDate := planMatches(snap.Plan, a) && slices.EqualFunc(sortedLimits(snap.Limits), sortedLimits(mustLimits(a, snap)), limitEqual) &&
+		pricingMatches(snap.PricingRules, a, snap)
+	return engine.Observation{Exists: true, UpToDate: upToDate, Diff: snap}, nil
+}
+
+func (s *PlanSyncer) read(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session) (*planSnapshot, error) {
+	if id := a.Status.PlanID; id != 0 && !sess.ForceRead {
+		if snap, ok := cache.Get[*planSnapshot](s.Snapshots, sess.Tenant, snapshotKindPlan, id); ok {
+			return snap, nil
+		}
+	}
+	remote, err := s.find(ctx, a, sess)
+	if err != nil || remote == nil {
+		return nil, err
+	}
+	return s.readAll(ctx, a, sess, *remote)
+}
+
+func (s *PlanSyncer) readAll(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session, remote tsclient.ApplicationPlan) (*planSnapshot, error) {
+	c := sess.Remote
+	snap := &planSnapshot{Plan: remote}
+	var err error
+	if snap.Limits, err = c.ListLimits(ctx, remote.ID); err != nil {
+		return nil, fmt.Errorf("cannot list the limits of plan %d: %w", remote.ID, err)
+	}
+	if snap.PricingRules, err = c.ListPricingRules(ctx, remote.ID); err != nil {
+		return nil, fmt.Errorf("cannot list the pricing rules of plan %d: %w", remote.ID, err)
+	}
+	if snap.MetricIDs, err = s.metricIDs(ctx, sess); err != nil {
+		return nil, err
+	}
+	s.Snapshots.Put(sess.Tenant, snapshotKindPlan, remote.ID, snap)
+	return snap, nil
+}
+
+// metricIDs maps the metrics and methods of the product and of the backends the plan names to their ids,
+// from cached snapshots of the Product and Backend syncers when they are there.
+func (s *PlanSyncer) metricIDs(ctx context.Context, sess *engine.Session) (map[string]int64, error) {
+	d := sess.Desired.(*planDesired)
+	ids := map[string]int64{}
+	add := func(prefix string, scope tsclient.Scope, cached *childrenSnapshot) error {
+		children := cached
+		if children == nil || sess.ForceRead {
+			var err error
+			if children, err = readChildren(ctx, sess.Remote, scope); err != nil {
+				return err
+			}
+		}
+		for name, m := range children.Metrics {
+			ids[prefix+"/"+name] = m.ID
+		}
+		for name, m := range children.Methods {
+			ids[prefix+"/"+name] = m.ID
+		}
+		return nil
+	}
+	var cached *childrenSnapshot
+	if p, ok := cache.Get[*productSnapshot](s.Snapshots, sess.Tenant, snapshotKindProduct, d.ProductID); ok {
+		cached = p.Children
+	}
+	if err := add("", tsclient.ProductScope(d.ProductID), cached); err != nil {
+		return nil, err
+	}
+	for _, name := range sortedKeys(d.Backends) {
+		id := d.Backends[name]
+		cached = nil
+		if b, ok := cache.Get[*backendSnapshot](s.Snapshots, sess.Tenant, snapshotKindBackend, id); ok {
+			cached = b.Children
+		}
+		if err := add(name, tsclient.BackendScope(id), cached); err != nil {
+			return nil, err
+		}
+	}
+	return ids, nil
+}
+
+// find returns the remote plan by id, or by system name among the product's plans; nil if none.
+func (s *PlanSyncer) find(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session) (*tsclient.ApplicationPlan, error) {
+	productID := a.Status.ProductID
+	if d, ok := sess.Desired.(*planDesired); ok {
+		productID = d.ProductID
+	}
+	if productID == 0 {
+		return nil, nil
+	}
+	if id := a.Status.PlanID; id != 0 {
+		remote, err := sess.Remote.GetPlan(ctx, productID, id)
+		if err == nil {
+			return remote, nil
+		}
+		if !tsclient.IsNotFound(err) {
+			return nil, fmt.Errorf("cannot read plan %d: %w", id, err)
+		}
+		s.Snapshots.Forget(sess.Tenant, snapshotKindPlan, id)
+		a.Status.PlanID = 0
+	}
+	all, err := sess.Remote.ListPlans(ctx, productID)
+	if tsclient.IsNotFound(err) {
+		return nil, nil // the product is gone, and its plans with it
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cannot list the plans of product %d: %w", productID, err)
+	}
+	for i := range all {
+		if all[i].SystemName == sess.SystemName {
+			a.Status.PlanID = all[i].ID
+			return &all[i], nil
+		}
+	}
+	return nil, nil
+}
+
+func planState(a *v1alpha1.ApplicationPlan) string {
+	if a.Spec.Published != nil && *a.Spec.Published {
+		return "published"
+	}
+	return "hidden"
+}
+
+func planParams(a *v1alpha1.ApplicationPlan, systemName string) tsclient.PlanParams {
+	p := tsclient.PlanParams{Name: a.Spec.Name, SystemName: systemName, ApprovalRequired: a.Spec.ApprovalRequired,
+		SetupFee: a.Spec.SetupFee, CostPerMonth: a.Spec.CostMonth}
+	if a.Spec.TrialPeriodDays != nil {
+		v := int64(*a.Spec.TrialPeriodDays)
+		p.TrialPeriodDays = &v
+	}
+	return p
+}
+
+func planMatches(r tsclient.ApplicationPlan, a *v1alpha1.ApplicationPlan) bool {
+	return r.Name == a.Spec.Name && r.State == planState(a) &&
+		(a.Spec.ApprovalRequired == nil || r.ApprovalRequired == *a.Spec.ApprovalRequired) &&
+		(a.Spec.TrialPeriodDays == nil || r.TrialPeriodDays == int64(*a.Spec.TrialPeriodDays)) &&
+		(a.Spec.SetupFee == "" || decimalEqual(string(r.SetupFee), a.Spec.SetupFee)) &&
+		(a.Spec.CostMonth == "" || decimalEqual(string(r.CostPerMonth), a.Spec.CostMonth))
+}
+
+// decimalEqual compares two decimal amounts as numbers ("10" equals "10.00").
+func decimalEqual(a, b string) bool {
+	x, okx := new(big.Rat).SetString(a)
+	y, oky := new(big.Rat).SetString(b)
+	return okx && oky && x.Cmp(y) == 0
+}
+
+// mustLimits returns the limits the spec wants, with metric ids from the snapshot (0 when unknown).
+func mustLimits(a *v1alpha1.ApplicationPlan, snap *planSnapshot) []tsclient.Limit {
+	out := make([]tsclient.Limit, 0, len(a.Spec.Limits))
+	for _, l := range a.Spec.Limits {
+		out = append(out, tsclient.Limit{MetricID: snap.MetricIDs[metricRefKey(l.MetricMethodRef)], Period: string(l.Period), Value: l.Value})
+	}
+	return out
+}
+
+func limitKey(l tsclient.Limit) string { return strconv.FormatInt(l.MetricID, 10) + "@" + l.Period }
+
+func limitEqual(a, b tsclient.Limit) bool {
+	return a.MetricID == b.MetricID && a.Period == b.Period && a.Value == b.Value
+}
+
+func sortedLimits(ls []tsclient.Limit) []tsclient.Limit {
+	out := slices.Clone(ls)
+	slices.SortFunc(out, func(a, b tsclient.Limit) int {
+		if c := compareStrings(limitKey(a), limitKey(b)); c != 0 {
+			return c
+		}
+		return int(a.Value - b.Value)
+	})
+	return out
+}
+
+func compareStrings(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// pricingKey identifies a pricing rule: porta has no update, so any change is a delete and a create.
+func pricingKey(metricID, from, to int64, price string) string {
+	r, ok := new(big.Rat).SetString(price)
+	if ok {
+		price = r.FloatString(4)
+	}
+	return fmt.Sprintf("%d:%d-%d@%s", metricID, from, to, price)
+}
+
+func wantedPricing(a *v1alpha1.ApplicationPlan, snap *planSnapshot) map[string]v1alpha1.PricingRuleSpec {
+	out := map[string]v1alpha1.PricingRuleSpec{}
+	for _, r := range a.Spec.PricingRules {
+		out[pricingKey(snap.MetricIDs[metricRefKey(r.MetricMethodRef)], r.From, r.To, r.PricePerUnit)] = r
+	}
+	return out
+}
+
+func pricingMatches(remote []tsclient.PricingRule, a *v1alpha1.ApplicationPlan, snap *planSnapshot) bool {
+	want := wantedPricing(a, snap)
+	if len(remote) != len(want) {
+		return false
+	}
+	for _, r := range remote {
+		if _, ok := want[pricingKey(r.MetricID, r.Min, r.Max, string(r.CostPerUnit))]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// Create implements engine.Syncer: creates the plan (adopting it after a lost response), then its
+// limits and pricing rules.
+func (s *PlanSyncer) Create(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session) error {
+	d := sess.Desired.(*planDesired)
+	params := planParams(a, sess.SystemName)
+	if planState(a) == "published" {
+		params.StateEvent = "publish"
+	}
+	created, err := sess.Remote.CreatePlan(ctx, d.ProductID, params)
+	if tsclient.HasAlreadyBeenTaken(err, "system_name") {
+		created, err = s.find(ctx, a, sess)
+		if err == nil && created == nil {
+			err = fmt.Errorf("3scale says system name %q is taken but lists no such plan", sess.SystemName)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("cannot create plan %q: %w", sess.SystemName, err)
+	}
+	a.Status.PlanID = created.ID
+	snap, err := s.readAll(ctx, a, sess, *created)
+	if err != nil {
+		return err
+	}
+	return s.Update(ctx, a, sess, engine.Observation{Exists: true, Diff: snap})
+}
+
+// Update implements engine.Syncer: writes the plan's attributes, limits and pricing rules that differ.
+func (s *PlanSyncer) Update(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session, o engine.Observation) error {
+	snap := o.Diff.(*planSnapshot)
+	d := sess.Desired.(*planDesired)
+	c, id := sess.Remote, snap.Plan.ID
+	s.Snapshots.Forget(sess.Tenant, snapshotKindPlan, id)
+	if !planMatches(snap.Plan, a) {
+		params := planParams(a, "")
+		if snap.Plan.State != planState(a) {
+			params.StateEvent = map[string]string{"published": "publish", "hidden": "hide"}[planState(a)]
+		}
+		updated, err := c.UpdatePlan(ctx, d.ProductID, id, params)
+		if err != nil {
+			return fmt.Errorf("cannot update plan %q: %w", sess.SystemName, err)
+		}
+		snap.Plan = *updated
+	}
+	if err := s.syncLimits(ctx, a, sess, snap); err != nil {
+		return err
+	}
+	if err := s.syncPricing(ctx, a, sess, snap); err != nil {
+		return err
+	}
+	s.Snapshots.Put(sess.Tenant, snapshotKindPlan, id, snap)
+	return nil
+}
+
+func (s *PlanSyncer) syncLimits(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session, snap *planSnapshot) error {
+	c, id := sess.Remote, snap.Plan.ID
+	want := map[string]tsclient.Limit{}
+	for _, l := range mustLimits(a, snap) {
+		if l.MetricID == 0 {
+			return fmt.Errorf("a limit names a metric that is not in 3scale yet")
+		}
+		want[limitKey(l)] = l
+	}
+	kept := make([]tsclient.Limit, 0, len(want))
+	for _, r := range snap.Limits {
+		w, ok := want[limitKey(r)]
+		switch {
+		case !ok:
+			if err := ignoreNotFound(c.DeleteLimit(ctx, id, r.MetricID, r.ID)); err != nil {
+				return fmt.Errorf("cannot delete limit %d: %w", r.ID, err)
+			}
+			continue
+		case w.Value != r.Value:
+			updated, err := c.UpdateLimit(ctx, id, r.MetricID, r.ID, tsclient.LimitParams{Period: w.Period, Value: w.Value})
+			if err != nil {
+				return fmt.Errorf("cannot update limit %d: %w", r.ID, err)
+			}
+			r = *updated
+		}
+		delete(want, limitKey(r))
+		kept = append(kept, r)
+	}
+	for _, k := range sortedKeys(want) {
+		w := want[k]
+		created, err := c.CreateLimit(ctx, id, w.MetricID, tsclient.LimitParams{Period: w.Period, Value: w.Value})
+		if err != nil {
+			return fmt.Errorf("cannot create the %s limit of metric %d: %w", w.Period, w.MetricID, err)
+		}
+		kept = append(kept, *created)
+	}
+	snap.Limits = kept
+	return nil
+}
+
+func (s *PlanSyncer) syncPricing(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session, snap *planSnapshot) error {
+	c, id := sess.Remote, snap.Plan.ID
+	want := wantedPricing(a, snap)
+	kept := make([]tsclient.PricingRule, 0, len(want))
+	// Deletions first: a changed range must not overlap its old self.
+	for _, r := range snap.PricingRules {
+		k := pricingKey(r.MetricID, r.Min, r.Max, string(r.CostPerUnit))
+		if _, ok := want[k]; !ok {
+			if err := ignoreNotFound(c.DeletePricingRule(ctx, id, r.MetricID, r.ID)); err != nil {
+				return fmt.Errorf("cannot delete pricing rule %d: %w", r.ID, err)
+			}
+			continue
+		}
+		delete(want, k)
+		kept = append(kept, r)
+	}
+	for _, k := range sortedKeys(want) {
+		w := want[k]
+		metricID := snap.MetricIDs[metricRefKey(w.MetricMethodRef)]
+		if metricID == 0 {
+			return fmt.Errorf("pricing rule on metric %q: the metric is not in 3scale yet", w.MetricMethodRef.SystemName)
+		}
+		created, err := c.CreatePricingRule(ctx, id, metricID, tsclient.PricingRuleParams{Min: w.From, Max: w.To, CostPerUnit: w.PricePerUnit})
+		if err != nil {
+			return fmt.Errorf("cannot create pricing rule %d-%d on metric %q: %w", w.From, w.To, w.MetricMethodRef.SystemName, err)
+		}
+		kept = append(kept, *created)
+	}
+	snap.PricingRules = kept
+	return nil
+}
+
+// Delete implements engine.Syncer. A plan whose product is gone from 3scale is gone with it.
+func (s *PlanSyncer) Delete(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session) error {
+	sess.SystemName = systemNameOf(a.Spec.SystemName, a.Name)
+	remote, err := s.find(ctx, a, sess)
+	if err != nil || remote == nil {
+		return err
+	}
+	if err := ignoreNotFound(sess.Remote.DeletePlan(ctx, a.Status.ProductID, remote.ID)); err != nil {
+		return fmt.Errorf("cannot delete plan %q: %w", sess.SystemName, err)
+	}
+	s.Snapshots.Forget(sess.Tenant, snapshotKindPlan, remote.ID)
+	return nil
+}

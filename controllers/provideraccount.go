@@ -1,0 +1,71 @@
+package controllers
+
+import (
+	"context"
+	"net/url"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/apimsync/apimsync/cache"
+	tsclient "github.com/apimsync/apimsync/client"
+	"github.com/apimsync/apimsync/controllers/engine"
+)
+
+// Keys of the provider-account Secret.
+const (
+	SecretKeyAdminURL           = "adminURL"
+	SecretKeyToken              = "token"
+	SecretKeyCABundle           = "caBundle"
+	SecretKeyInsecureSkipVerify = "insecureSkipVerify"
+)
+
+// ProviderAccounts turns provider-account Secrets into sessions with a tenant's client.
+type ProviderAccounts struct {
+	// Reader reads Secrets (the manager's cache).
+	Reader client.Reader
+	// Pool hands out one client per tenant credentials.
+	Pool *cache.ClientPool
+}
+
+// Connect returns a session for the provider-account Secret name in namespace. A missing Secret makes the
+// object wait (Orphan, ProviderAccountNotFound); a Secret without a usable adminURL or token makes it
+// Invalid (ProviderAccountInvalid) until the Secret changes. It makes no remote call.
+func (p *ProviderAccounts) Connect(ctx context.Context, namespace, name string) (*engine.Session, error) {
+	var secret corev1.Secret
+	if err := p.Reader.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, &secret); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, engine.Waiting(engine.ReasonProviderAccountNotFound,
+				"the provider-account Secret %q does not exist in namespace %q: create it with the keys %s and %s",
+				name, namespace, SecretKeyAdminURL, SecretKeyToken)
+		}
+		return nil, err
+	}
+	adminURL := strings.TrimSpace(string(secret.Data[SecretKeyAdminURL]))
+	token := strings.TrimSpace(string(secret.Data[SecretKeyToken]))
+	u, err := url.Parse(adminURL)
+	if adminURL == "" || err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return nil, engine.Invalid(engine.ReasonProviderAccountInvalid,
+			"the provider-account Secret %q has no usable %s: it must be the tenant's admin portal URL, e.g. https://acme-admin.3scale.net",
+			name, SecretKeyAdminURL)
+	}
+	if token == "" {
+		return nil, engine.Invalid(engine.ReasonProviderAccountInvalid,
+			"the provider-account Secret %q has no %s: put an access token with read-write access to the Account Management API there",
+			name, SecretKeyToken)
+	}
+	tenant := u.Host
+	remote, err := p.Pool.Get(tenant, tsclient.Config{
+		AdminURL:           adminURL,
+		Token:              token,
+		CABundle:           secret.Data[SecretKeyCABundle],
+		InsecureSkipVerify: strings.EqualFold(strings.TrimSpace(string(secret.Data[SecretKeyInsecureSkipVerify])), "true"),
+		UserAgent:          "apimsync",
+	})
+	if err != nil {
+		return nil, engine.Invalid(engine.ReasonProviderAccountInvalid, "the provider-account Secret %q cannot be used: %v", name, err)
+	}
+	return &engine.Session{Remote: remote, Tenant: tenant, SecretName: name}, nil
+}

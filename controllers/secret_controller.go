@@ -1,0 +1,70 @@
+package controllers
+
+import (
+	"context"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	"github.com/apimsync/apimsync/controllers/engine"
+)
+
+// SecretInUseFinalizer protects a Secret that synced objects still need to clean up 3scale: without it,
+// deleting a namespace (or an Argo CD prune) can remove the Secret first and leave every object stuck.
+const SecretInUseFinalizer = "capabilities.apimsync.io/in-use"
+
+// SecretReconciler keeps SecretInUseFinalizer on exactly the Secrets that objects with a remote-cleanup
+// finalizer read. Patching metadata.finalizers is the only write apimsync makes to Secrets.
+type SecretReconciler struct {
+	Client client.Client
+}
+
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;patch
+
+// Reconcile adds or removes the in-use finalizer of one Secret.
+func (r *SecretReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	var secret corev1.Secret
+	if err := r.Client.Get(ctx, req.NamespacedName, &secret); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	inUse, err := r.inUse(ctx, &secret)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	has := controllerutil.ContainsFinalizer(&secret, SecretInUseFinalizer)
+	if inUse == has || (inUse && !secret.DeletionTimestamp.IsZero()) {
+		return ctrl.Result{}, nil // a finalizer cannot be added to an object being deleted
+	}
+	patch := client.MergeFrom(secret.DeepCopy())
+	if inUse {
+		controllerutil.AddFinalizer(&secret, SecretInUseFinalizer)
+	} else {
+		controllerutil.RemoveFinalizer(&secret, SecretInUseFinalizer)
+	}
+	if err := r.Client.Patch(ctx, &secret, patch); err != nil && !apierrors.IsNotFound(err) {
+		return ctrl.Result{}, err
+	}
+	return ctrl.Result{}, nil
+}
+
+// inUse reports whether any Backend, Product or ApplicationPlan of the namespace that still has its
+// remote-cleanup finalizer reads the Secret.
+func (r *SecretReconciler) inUse(ctx context.Context, secret *corev1.Secret) (bool, error) {
+	for _, list := range []client.ObjectList{&v1alpha1.BackendList{}, &v1alpha1.ProductList{}, &v1alpha1.ApplicationPlanList{}} {
+		if err := r.Client.List(ctx, list, client.InNamespace(secret.Namespace), client.MatchingFields{indexSecretRefs: secret.Name}); err != nil {
+			return false, err
+		}
+		found := false
+		_ = forEachItem(list, func(o client.Object) {
+			found = found || controllerutil.ContainsFinalizer(o, engine.Finalizer)
+		})
+		if found {
+			return true, nil
+		}
+	}
+	return false, nil
+}
