@@ -1,0 +1,92 @@
+package simulator
+
+import (
+	"encoding/json"
+	"net/http"
+	"time"
+)
+
+// Faults are the failures the simulator injects, drawn from its seeded random source.
+type Faults struct {
+	// Latency is added to every request; LatencyJitter adds a random extra up to its value.
+	Latency       time.Duration `json:"latency"`
+	LatencyJitter time.Duration `json:"latencyJitter"`
+	// ErrorRate is the share of requests answered 503 without doing anything.
+	ErrorRate float64 `json:"errorRate"`
+	// RateLimitRate is the share of requests answered 429 with Retry-After: RetryAfterSeconds.
+	RateLimitRate     float64 `json:"rateLimitRate"`
+	RetryAfterSeconds int     `json:"retryAfterSeconds"`
+	// LostResponseRate is the share of successful writes whose answer is lost: the write commits, then
+	// the connection is closed without a reply, as when a proxy or the network drops it.
+	LostResponseRate float64 `json:"lostResponseRate"`
+}
+
+// retryAfter is the body marker of a 429 answer.
+type retryAfter int
+
+// fault is what happens to one request.
+type fault struct {
+	delay time.Duration
+	code  int
+	retry int
+	lose  bool
+}
+
+func (f fault) answer() answer {
+	if f.code == http.StatusTooManyRequests {
+		return answer{f.code, retryAfter(f.retry)}
+	}
+	return answer{f.code, map[string]string{"error": "Service Unavailable"}}
+}
+
+// drawFault decides the fault of one request; s.mu must be held.
+func (s *Simulator) drawFault(write bool) fault {
+	f := fault{delay: s.faults.Latency}
+	if s.faults.LatencyJitter > 0 {
+		f.delay += time.Duration(s.rnd.Int63n(int64(s.faults.LatencyJitter)))
+	}
+	switch p := s.rnd.Float64(); {
+	case p < s.faults.ErrorRate:
+		f.code = http.StatusServiceUnavailable
+	case p < s.faults.ErrorRate+s.faults.RateLimitRate:
+		f.code, f.retry = http.StatusTooManyRequests, max(s.faults.RetryAfterSeconds, 1)
+	}
+	if write && f.code == 0 && s.faults.LostResponseRate > 0 && s.rnd.Float64() < s.faults.LostResponseRate {
+		f.lose = true
+	}
+	return f
+}
+
+// SetFaults replaces the faults injected from now on.
+func (s *Simulator) SetFaults(f Faults) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults = f
+}
+
+// serveControl serves /__sim/stats (GET; DELETE resets) and /__sim/faults (GET, PUT). They need no token
+// and are not counted.
+func (s *Simulator) serveControl(w http.ResponseWriter, r *http.Request) {
+	switch {
+	case r.URL.Path == "/__sim/stats" && r.Method == http.MethodGet:
+		writeJSON(w, answer{200, s.Stats()})
+	case r.URL.Path == "/__sim/stats" && r.Method == http.MethodDelete:
+		s.ResetStats()
+		w.WriteHeader(http.StatusNoContent)
+	case r.URL.Path == "/__sim/faults" && r.Method == http.MethodGet:
+		s.mu.Lock()
+		f := s.faults
+		s.mu.Unlock()
+		writeJSON(w, answer{200, f})
+	case r.URL.Path == "/__sim/faults" && r.Method == http.MethodPut:
+		var f Faults
+		if err := json.NewDecoder(r.Body).Decode(&f); err != nil {
+			writeJSON(w, answer{400, map[string]string{"error": err.Error()}})
+			return
+		}
+		s.SetFaults(f)
+		writeJSON(w, answer{200, f})
+	default:
+		writeJSON(w, notFound())
+	}
+}
