@@ -22,7 +22,9 @@ func NewSnapshots(size int) *Snapshots {
 	return &Snapshots{lru: c}
 }
 
-func snapshotKey(tenant, kind string, id int64) string { return fmt.Sprintf("%s/%s/%d", tenant, kind, id) }
+func snapshotKey(tenant, kind string, id int64) string {
+	return fmt.Sprintf("%s/%s/%d", tenant, kind, id)
+}
 
 // Get returns the snapshot of one remote object, if cached and of type T.
 func Get[T any](s *Snapshots, tenant, kind string, id int64) (T, bool) {

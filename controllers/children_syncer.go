@@ -1,9 +1,9 @@
 package controllers
 
 import (
+	"cmp"
 	"context"
 	"fmt"
-	"cmp"
 	"maps"
 	"slices"
 

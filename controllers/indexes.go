@@ -109,4 +109,3 @@ func forEachItem(list client.ObjectList, f func(client.Object)) error {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
-

@@ -100,4 +100,3 @@ func Start() (*Env, error) {
 
 // Stop stops the control plane.
 func (e *Env) Stop() error { return e.Environment.Stop() }
-
