@@ -56,7 +56,8 @@ func (p *ProviderAccounts) Connect(ctx context.Context, namespace, name string) 
 			"the provider-account Secret %q has no %s: put an access token with read-write access to the Account Management API there",
 			name, SecretKeyToken)
 	}
-	tenant := u.Host
+	// The tenant is its admin portal: host, and path for admin URLs that carry one.
+	tenant := u.Host + strings.TrimSuffix(u.Path, "/")
 	remote, err := p.Pool.Get(tenant, tsclient.Config{
 		AdminURL:           adminURL,
 		Token:              token,

@@ -33,6 +33,8 @@ type Options struct {
 	OrphanBackoffInitial, OrphanBackoffMax time.Duration
 	// SnapshotCacheSize is the number of remote snapshots kept.
 	SnapshotCacheSize int
+	// SkipNameValidation allows more than one manager per process (tests that restart the manager).
+	SkipNameValidation bool
 }
 
 // withDefaults fills in unset options.
@@ -80,7 +82,7 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 	snapshots := cache.NewSnapshots(opts.SnapshotCacheSize)
 	states := engine.NewStateTracker()
 	reader := mgr.GetClient()
-	ctrlOpts := controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles}
+	ctrlOpts := controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles, SkipNameValidation: &opts.SkipNameValidation}
 
 	backends := &engine.Reconciler[*v1alpha1.Backend]{
 		Client: mgr.GetClient(), Kind: "Backend", New: func() *v1alpha1.Backend { return &v1alpha1.Backend{} },

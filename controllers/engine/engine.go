@@ -20,7 +20,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
@@ -242,10 +241,12 @@ func (r *Reconciler[T]) fail(ctx context.Context, obj T, err error) (ctrl.Result
 	case ClassInvalid:
 		r.transition(obj, v1alpha1.ConditionInvalid, reason, message)
 		// Invalid for good at this generation: nothing is retried until the spec or a dependency changes
-		// (watches bring the object back then).
+		// (watches bring the object back then). It is the user's to fix, so it is an event and a
+		// condition, not an error log with a stack trace on every watch event.
 		obj.GetSyncStatus().ObservedGeneration = obj.GetGeneration()
 		r.Backoff.Reset(key)
-		return ctrl.Result{}, reconcile.TerminalError(err)
+		log.FromContext(ctx).V(1).Info("invalid", "reason", reason, "message", message)
+		return ctrl.Result{}, nil
 	default:
 		r.transition(obj, v1alpha1.ConditionInSync, reason, message)
 		if d, ok := retryAfter(err); ok {

@@ -247,7 +247,6 @@ func TestErrorClasses(t *testing.T) {
 		err         error
 		wantState   []string
 		wantErr     bool
-		wantTermErr bool
 		wantRequeue time.Duration
 		wantObsGen  int64
 	}{
@@ -256,12 +255,10 @@ func TestErrorClasses(t *testing.T) {
 			wantState:   []string{"Orphan/BackendNotFound", "Reconciling/Orphan"},
 			wantRequeue: time.Second,
 		},
-		"invalid is terminal and marks the generation handled": {
-			err:         Invalid(ReasonProviderAccountInvalid, "no token"),
-			wantState:   []string{"Invalid/ProviderAccountInvalid", "Stalled/Invalid"},
-			wantErr:     true,
-			wantTermErr: true,
-			wantObsGen:  1,
+		"invalid is terminal: no error, no requeue, the generation is handled": {
+			err:        Invalid(ReasonProviderAccountInvalid, "no token"),
+			wantState:  []string{"Invalid/ProviderAccountInvalid", "Stalled/Invalid"},
+			wantObsGen: 1,
 		},
 		"retryable keeps the object InSync and returns the error": {
 			err:       errors.New("connection refused"),
@@ -276,9 +273,6 @@ func TestErrorClasses(t *testing.T) {
 			res, err := h.reconcile()
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("err = %v, want error: %v", err, tc.wantErr)
-			}
-			if isTerminal := err != nil && errors.Is(err, reconcileTerminal(err)); isTerminal != tc.wantTermErr {
-				t.Errorf("terminal = %v, want %v", isTerminal, tc.wantTermErr)
 			}
 			// Backoff has 10% jitter.
 			if d := res.RequeueAfter - tc.wantRequeue; d < -tc.wantRequeue/5 || d > tc.wantRequeue/5 {

@@ -49,13 +49,24 @@ func New(opts Options) *Simulator {
 	return s
 }
 
-// AddTenant adds a tenant reachable with token.
+// AddTenant adds a tenant reachable with token; for a tenant that exists, it adds token to it (a
+// rotated or second access token).
 func (s *Simulator) AddTenant(name, token string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t := newTenant(name)
+	t, ok := s.names[name]
+	if !ok {
+		t = newTenant(name)
+		s.names[name] = t
+	}
 	s.tenants[token] = t
-	s.names[name] = t
+}
+
+// RevokeToken makes token unusable.
+func (s *Simulator) RevokeToken(token string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.tenants, token)
 }
 
 // request is one parsed API request.
@@ -134,14 +145,24 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 	if _, pass, ok := hr.BasicAuth(); ok {
 		token = pass
 	}
-	rt, params, pathKnown := s.match(hr.Method, hr.URL.Path)
-	template := hr.URL.Path
+	// "/t/NAME/admin/api/..." addresses tenant NAME, as a tenant's own admin host would: the token must
+	// be NAME's. It lets tests give each tenant its own admin URL on one listener.
+	path, hostTenant := hr.URL.Path, ""
+	if rest, ok := strings.CutPrefix(path, "/t/"); ok {
+		hostTenant, path, _ = strings.Cut(rest, "/")
+		path = "/" + path
+	}
+	rt, params, pathKnown := s.match(hr.Method, path)
+	template := path
 	if rt != nil {
 		template = rt.template
 	}
 
 	s.mu.Lock()
 	t := s.tenants[token]
+	if hostTenant != "" && (t == nil || t.name != hostTenant) {
+		t = nil
+	}
 	fault := s.drawFault(rt != nil && rt.write)
 	s.mu.Unlock()
 	if fault.delay > 0 {

@@ -1,0 +1,230 @@
+package controllers
+
+import (
+	"context"
+	"math/rand"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	"github.com/apimsync/apimsync/controllers/engine"
+	"github.com/apimsync/apimsync/test/argocd"
+	"github.com/apimsync/apimsync/test/testenv"
+)
+
+// TestWorstOrderConverges applies plans, then the product, then the backend, then the Secret: every
+// object waits (Orphan, naming what it waits for) and all converge once the Secret comes.
+func TestWorstOrderConverges(t *testing.T) {
+	ns := newNamespace(t)
+	plan := basicPlan(ns, "basic", "petstore")
+	product := petstoreProduct(ns, "pets")
+	backend := petsBackend(ns)
+	create(t, plan)
+	waitReason(t, plan, v1alpha1.ConditionOrphan, ReasonProductNotFound)
+	create(t, product)
+	waitReason(t, product, v1alpha1.ConditionOrphan, engine.ReasonProviderAccountNotFound)
+	create(t, backend)
+	waitReason(t, backend, v1alpha1.ConditionOrphan, engine.ReasonProviderAccountNotFound)
+	start := time.Now()
+	create(t, defaultSecret(ns))
+	waitState(t, v1alpha1.ConditionSynced, backend, product, plan)
+	t.Logf("converged %s after the Secret appeared", time.Since(start).Round(time.Millisecond))
+
+	want := map[string]int{"backend_apis": 1, "services": 1, "application_plans": 1, "limits": 2, "pricing_rules": 2, "backend_usages": 1,
+		"mapping_rules": 4, "metrics": 6} // hits×2, photos_mb, list_pets, get_pet, search
+	for kind, n := range want {
+		if got := sim.Count(ns, kind); got != n {
+			t.Errorf("3scale has %d %s, want %d", got, kind, n)
+		}
+	}
+	if backend.Status.BackendID == 0 || product.Status.ProductID == 0 || plan.Status.PlanID == 0 {
+		t.Errorf("remote ids missing from status: %d %d %d", backend.Status.BackendID, product.Status.ProductID, plan.Status.PlanID)
+	}
+	if backend.Status.SystemName != "pets" || !strings.HasSuffix(backend.Status.TenantHost, "/t/"+ns) {
+		t.Errorf("status systemName %q tenantHost %q", backend.Status.SystemName, backend.Status.TenantHost)
+	}
+}
+
+// TestRandomOrdersConverge applies the same objects in several random orders.
+func TestRandomOrdersConverge(t *testing.T) {
+	for seed := int64(1); seed <= 3; seed++ {
+		ns := newNamespace(t)
+		objs := []client.Object{defaultSecret(ns), petsBackend(ns), petstoreProduct(ns, "pets"), basicPlan(ns, "basic", "petstore"), basicPlan(ns, "gold", "petstore")}
+		rand.New(rand.NewSource(seed)).Shuffle(len(objs), func(i, j int) { objs[i], objs[j] = objs[j], objs[i] })
+		for _, o := range objs {
+			create(t, o)
+			time.Sleep(50 * time.Millisecond)
+		}
+		var synced []syncedObject
+		for _, o := range objs {
+			if s, ok := o.(syncedObject); ok {
+				synced = append(synced, s)
+			}
+		}
+		waitState(t, v1alpha1.ConditionSynced, synced...)
+		if got := sim.Count(ns, "application_plans"); got != 2 {
+			t.Errorf("seed %d: %d plans in 3scale, want 2", seed, got)
+		}
+	}
+}
+
+// waitReason waits for a lifecycle state with a given reason.
+func waitReason(t *testing.T, obj syncedObject, state, reason string) {
+	t.Helper()
+	eventually(t, waitTimeout, func() string {
+		s, r, m := lifecycle(t, obj)
+		if s != state || r != reason {
+			return obj.GetName() + " is " + s + "/" + r + ": " + m + "; want " + state + "/" + reason
+		}
+		return ""
+	})
+}
+
+// TestSteadyStateCostsNoRemoteCall: after convergence, resyncs and a manager restart make no remote call;
+// one edited mapping rule costs at most 2 (the update and the deploy).
+func TestSteadyStateCostsNoRemoteCall(t *testing.T) {
+	ns := newNamespace(t)
+	backend, product, plan := petsBackend(ns), petstoreProduct(ns, "pets"), basicPlan(ns, "basic", "petstore")
+	create(t, defaultSecret(ns), backend, product, plan)
+	waitState(t, v1alpha1.ConditionSynced, backend, product, plan)
+	firstSync := remoteCalls(ns)
+	t.Logf("first sync of 1 backend, 1 product, 1 plan: %d remote calls", firstSync)
+
+	// Resyncs: touch a label on every object 5 times (each a reconcile), then wait.
+	base := remoteCalls(ns)
+	for i := range 5 {
+		for _, o := range []syncedObject{backend, product, plan} {
+			if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(o), o); err != nil {
+				t.Fatal(err)
+			}
+			patch := client.MergeFrom(o.DeepCopyObject().(client.Object))
+			o.SetLabels(map[string]string{"resync": string(rune('a' + i))})
+			if err := k8s.Patch(context.Background(), o, patch); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	time.Sleep(2 * time.Second)
+	if got := remoteCalls(ns) - base; got != 0 {
+		t.Errorf("15 resyncs made %d remote calls, want 0", got)
+	}
+
+	// A manager restart: fresh caches, every object reconciled again.
+	stopManager()
+	if err := startManager(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(3 * time.Second)
+	waitState(t, v1alpha1.ConditionSynced, backend, product, plan)
+	if got := remoteCalls(ns) - base; got != 0 {
+		t.Errorf("a manager restart made %d remote calls, want 0", got)
+	}
+
+	// One edited mapping rule.
+	base = remoteCalls(ns)
+	if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(product), product); err != nil {
+		t.Fatal(err)
+	}
+	product.Spec.MappingRules[0].Increment = 3
+	if err := k8s.Update(context.Background(), product); err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, v1alpha1.ConditionSynced, product)
+	time.Sleep(time.Second)
+	edit := remoteCalls(ns) - base
+	t.Logf("one edited mapping rule after a restart: %d remote calls", edit)
+	// After a restart the snapshot cache is empty, so the edit reads the product once; edit again now
+	// that it is warm.
+	base = remoteCalls(ns)
+	if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(product), product); err != nil {
+		t.Fatal(err)
+	}
+	product.Spec.MappingRules[0].Increment = 4
+	if err := k8s.Update(context.Background(), product); err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, v1alpha1.ConditionSynced, product)
+	time.Sleep(time.Second)
+	if got := remoteCalls(ns) - base; got > 2 {
+		t.Errorf("one edited mapping rule made %d remote calls, want at most 2", got)
+	} else {
+		t.Logf("one edited mapping rule (warm cache): %d remote calls", got)
+	}
+	if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(plan), plan); err != nil {
+		t.Fatal(err)
+	}
+	if s, _, _ := lifecycle(t, plan); s != v1alpha1.ConditionSynced {
+		t.Errorf("plan is %s after the product edit", s)
+	}
+}
+
+// TestInvalidCascadesAndRecovers: a Backend made Invalid makes its Product and the Product's plans
+// Invalid, naming the root; fixing the Backend's Secret brings all back to Synced with no other step.
+func TestInvalidCascadesAndRecovers(t *testing.T) {
+	ns := newNamespace(t)
+	adminURL, token := tenantOf(ns)
+	broken := providerSecret(ns, "backend-account", adminURL, "")
+	backend := petsBackend(ns)
+	backend.Spec.ProviderAccountRef = &v1alpha1.ProviderAccountRef{Name: "backend-account"}
+	product, plan := petstoreProduct(ns, "pets"), basicPlan(ns, "basic", "petstore")
+	create(t, defaultSecret(ns), broken, backend, product, plan)
+	waitReason(t, backend, v1alpha1.ConditionInvalid, engine.ReasonProviderAccountInvalid)
+	waitReason(t, product, v1alpha1.ConditionInvalid, ReasonBackendInvalid)
+	waitReason(t, plan, v1alpha1.ConditionInvalid, ReasonProductInvalid)
+	if _, _, msg := lifecycle(t, plan); !strings.Contains(msg, "backend-account") {
+		t.Errorf("the plan's message does not name the root cause: %q", msg)
+	}
+	assertHealth(t, "Degraded", status.FailedStatus, plan)
+
+	if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(broken), broken); err != nil {
+		t.Fatal(err)
+	}
+	broken.StringData = map[string]string{"token": token}
+	if err := k8s.Update(context.Background(), broken); err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, v1alpha1.ConditionSynced, backend, product, plan)
+	assertHealth(t, "Healthy", status.CurrentStatus, backend, product, plan)
+}
+
+// assertHealth checks what Argo CD (the shipped Lua health check) and Flux (kstatus) say of live objects.
+func assertHealth(t *testing.T, wantArgo string, wantKstatus status.Status, objs ...syncedObject) {
+	t.Helper()
+	root, err := testenv.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	script, err := argocd.Script(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range objs {
+		if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(o), o); err != nil {
+			t.Fatal(err)
+		}
+		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := argocd.Evaluate(script, u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.Status != wantArgo {
+			t.Errorf("Argo CD health of %s = %s (%s), want %s", o.GetName(), h.Status, h.Message, wantArgo)
+		}
+		res, err := status.Compute(&unstructured.Unstructured{Object: u})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Status != wantKstatus {
+			t.Errorf("kstatus of %s = %s (%s), want %s", o.GetName(), res.Status, res.Message, wantKstatus)
+		}
+	}
+}
