@@ -1,0 +1,144 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	"github.com/apimsync/apimsync/controllers/engine"
+)
+
+func deleteObjects(t *testing.T, objs ...client.Object) {
+	t.Helper()
+	for _, o := range objs {
+		if err := k8s.Delete(context.Background(), o); err != nil {
+			t.Fatalf("delete %s: %v", o.GetName(), err)
+		}
+	}
+}
+
+// TestBackendInUseWaitsForItsProducts: deleting a Backend a Product uses leaves it Terminating with a
+// condition naming the Product, which becomes Orphan; removing the usage lets the deletion finish.
+func TestBackendInUseWaitsForItsProducts(t *testing.T) {
+	ns := newNamespace(t)
+	backend, product := petsBackend(ns), petstoreProduct(ns, "pets")
+	create(t, defaultSecret(ns), backend, product)
+	waitState(t, v1alpha1.ConditionSynced, backend, product)
+
+	deleteObjects(t, backend)
+	waitReason(t, backend, v1alpha1.ConditionOrphan, engine.ReasonDeletionBlocked)
+	if _, _, msg := lifecycle(t, backend); !strings.Contains(msg, "petstore") || !strings.HasPrefix(msg, "deleting:") {
+		t.Errorf("the blocked deletion does not name the product: %q", msg)
+	}
+	waitReason(t, product, v1alpha1.ConditionOrphan, ReasonBackendDeleting)
+	assertHealth(t, "Progressing", status.TerminatingStatus, backend)
+	if got := sim.Count(ns, "backend_apis"); got != 1 {
+		t.Fatalf("backend deleted from 3scale while in use: %d left", got)
+	}
+
+	if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(product), product); err != nil {
+		t.Fatal(err)
+	}
+	product.Spec.BackendUsages = nil
+	if err := k8s.Update(context.Background(), product); err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, v1alpha1.ConditionSynced, product)
+	waitGone(t, backend)
+	if got := sim.Count(ns, "backend_apis"); got != 0 {
+		t.Errorf("%d backends left in 3scale, want 0", got)
+	}
+}
+
+// TestProductWithManyPlansInMixedStatesIsDeletedCompletely deletes a Product with 12 plans — synced,
+// invalid and orphan — and everything goes: remotely and in the cluster, no finalizer left.
+func TestProductWithManyPlansInMixedStatesIsDeletedCompletely(t *testing.T) {
+	ns := newNamespace(t)
+	backend, product := petsBackend(ns), petstoreProduct(ns, "pets")
+	create(t, defaultSecret(ns), backend, product)
+	var plans []syncedObject
+	for i := range 12 {
+		p := basicPlan(ns, fmt.Sprintf("plan-%02d", i), "petstore")
+		switch i % 3 {
+		case 1: // Invalid: a metric the product does not have
+			p.Spec.Limits[0].MetricMethodRef.SystemName = "no_such_metric"
+		case 2: // Orphan: a backend metric not defined (yet)
+			p.Spec.Limits[1].MetricMethodRef.SystemName = "future_metric"
+		}
+		create(t, p)
+		plans = append(plans, p)
+	}
+	waitState(t, v1alpha1.ConditionSynced, plans[0], plans[3], plans[6], plans[9])
+	waitState(t, v1alpha1.ConditionInvalid, plans[1], plans[4])
+	waitState(t, v1alpha1.ConditionOrphan, plans[2], plans[5])
+	if got := sim.Count(ns, "application_plans"); got != 4 {
+		t.Fatalf("%d plans in 3scale, want the 4 valid ones", got)
+	}
+
+	deleteObjects(t, product)
+	for _, p := range plans {
+		deleteObjects(t, p)
+	}
+	waitGone(t, product)
+	for _, p := range plans {
+		waitGone(t, p)
+	}
+	for _, kind := range []string{"services", "application_plans", "limits", "pricing_rules", "backend_usages"} {
+		if got := sim.Count(ns, kind); got != 0 {
+			t.Errorf("%d %s left in 3scale, want 0", got, kind)
+		}
+	}
+}
+
+// TestDeletionPolicy: Retain keeps the remote object, Delete removes it.
+func TestDeletionPolicy(t *testing.T) {
+	ns := newNamespace(t)
+	kept := petsBackend(ns)
+	kept.Name, kept.Spec.DeletionPolicy = "kept", v1alpha1.DeletionPolicyRetain
+	removed := petsBackend(ns)
+	removed.Name = "removed"
+	create(t, defaultSecret(ns), kept, removed)
+	waitState(t, v1alpha1.ConditionSynced, kept, removed)
+	deleteObjects(t, kept, removed)
+	waitGone(t, kept, removed)
+	if got := sim.Count(ns, "backend_apis"); got != 1 {
+		t.Errorf("%d backends in 3scale, want 1 (the retained one)", got)
+	}
+}
+
+// TestNamespaceTeardownLeavesNothing deletes everything of a namespace at once, Secret included, as the
+// namespace controller (or an Argo CD prune) does: the Secret's in-use finalizer keeps the credentials
+// until the remote cleanup is done, and nothing stays stuck.
+func TestNamespaceTeardownLeavesNothing(t *testing.T) {
+	ns := newNamespace(t)
+	secret := defaultSecret(ns)
+	backend, product := petsBackend(ns), petstoreProduct(ns, "pets")
+	plan, gold := basicPlan(ns, "basic", "petstore"), basicPlan(ns, "gold", "petstore")
+	create(t, secret, backend, product, plan, gold)
+	waitState(t, v1alpha1.ConditionSynced, backend, product, plan, gold)
+	eventually(t, waitTimeout, func() string {
+		var s corev1.Secret
+		if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(secret), &s); err != nil {
+			return err.Error()
+		}
+		if !controllerutil.ContainsFinalizer(&s, SecretInUseFinalizer) {
+			return "the provider-account Secret has no in-use finalizer"
+		}
+		return ""
+	})
+
+	deleteObjects(t, secret, plan, gold, product, backend)
+	waitGone(t, plan, gold, product, backend, secret)
+	for _, kind := range []string{"services", "backend_apis", "application_plans", "metrics", "mapping_rules"} {
+		if got := sim.Count(ns, kind); got != 0 {
+			t.Errorf("%d %s left in 3scale, want 0", got, kind)
+		}
+	}
+}
