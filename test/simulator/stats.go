@@ -88,3 +88,15 @@ func (s *Simulator) Count(tenantName, kind string) int {
 	}
 	return -1
 }
+
+// DeleteAllMappingRules removes every mapping rule of a tenant behind the API's back, to imitate a
+// change made by hand in the admin portal (drift). It reports whether the tenant exists.
+func (s *Simulator) DeleteAllMappingRules(tenantName string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, ok := s.names[tenantName]
+	if ok {
+		t.rules = map[int64]*mappingRule{}
+	}
+	return ok
+}

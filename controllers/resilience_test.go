@@ -1,0 +1,129 @@
+package controllers
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	"github.com/apimsync/apimsync/controllers/engine"
+	"github.com/apimsync/apimsync/test/simulator"
+)
+
+// TestFaultyRemoteConvergesWithoutDuplicates: with 5xx answers, 429s and lost responses, everything still
+// converges, and a create whose answer was lost is adopted, never duplicated.
+func TestFaultyRemoteConvergesWithoutDuplicates(t *testing.T) {
+	ns := newNamespace(t)
+	sim.SetFaults(simulator.Faults{ErrorRate: 0.1, RateLimitRate: 0.05, RetryAfterSeconds: 1, LostResponseRate: 0.3})
+	defer sim.SetFaults(simulator.Faults{})
+	backend, product := petsBackend(ns), petstoreProduct(ns, "pets")
+	plans := []syncedObject{basicPlan(ns, "basic", "petstore"), basicPlan(ns, "gold", "petstore"), basicPlan(ns, "silver", "petstore")}
+	create(t, defaultSecret(ns), backend, product)
+	for _, p := range plans {
+		create(t, p)
+	}
+	waitState(t, v1alpha1.ConditionSynced, append([]syncedObject{backend, product}, plans...)...)
+	want := map[string]int{"backend_apis": 1, "services": 1, "application_plans": 3, "backend_usages": 1, "limits": 6, "pricing_rules": 6, "mapping_rules": 4, "metrics": 6}
+	for kind, n := range want {
+		if got := sim.Count(ns, kind); got != n {
+			t.Errorf("3scale has %d %s, want %d (a lost response must not duplicate)", got, kind, n)
+		}
+	}
+	lost := 0
+	for _, c := range sim.Stats().Calls {
+		if c.Tenant == ns && c.Code == 0 {
+			lost += c.Count
+		}
+	}
+	if lost == 0 {
+		t.Errorf("no response was lost: the test did not exercise adoption")
+	}
+	t.Logf("converged through %d lost responses", lost)
+}
+
+// TestRemoteRejectionIsInvalidUntilTheSpecChanges: a 422 from 3scale makes the object Invalid with
+// 3scale's message, costs no retry, and a fixed spec syncs.
+func TestRemoteRejectionIsInvalidUntilTheSpecChanges(t *testing.T) {
+	ns := newNamespace(t)
+	product := petstoreProduct(ns)
+	// The schema accepts any credentials location value of its enum; the simulator, like porta, rejects
+	// an error status it cannot parse — so make 3scale refuse something the schema cannot know: a
+	// backend usage path already used by another backend.
+	b1, b2 := petsBackend(ns), petsBackend(ns)
+	b2.Name = "pets-two"
+	product.Spec.BackendUsages = map[string]v1alpha1.BackendUsageSpec{"pets": {Path: "/same"}, "pets-two": {Path: "/same"}}
+	create(t, defaultSecret(ns), b1, b2, product)
+	waitState(t, v1alpha1.ConditionSynced, b1, b2)
+	waitReason(t, product, v1alpha1.ConditionInvalid, engine.ReasonRemoteRejected)
+	if _, _, msg := lifecycle(t, product); !strings.Contains(msg, "path has already been taken") {
+		t.Errorf("message does not carry 3scale's reason: %q", msg)
+	}
+	before := remoteCalls(ns)
+	time.Sleep(2 * time.Second)
+	if got := remoteCalls(ns) - before; got != 0 {
+		t.Errorf("an Invalid object made %d remote calls while nothing changed, want 0", got)
+	}
+	if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(product), product); err != nil {
+		t.Fatal(err)
+	}
+	product.Spec.BackendUsages["pets-two"] = v1alpha1.BackendUsageSpec{Path: "/two"}
+	if err := k8s.Update(context.Background(), product); err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, v1alpha1.ConditionSynced, product)
+}
+
+// TestOneRemoteObjectHasOneOwner: a second resource (in another namespace, on the same tenant) that
+// resolves to the same remote object is Invalid, naming the owner, and never adopts it.
+func TestOneRemoteObjectHasOneOwner(t *testing.T) {
+	ns := newNamespace(t)
+	other := newNamespace(t)
+	adminURL, token := tenantOf(ns)
+	owner := petsBackend(ns)
+	create(t, defaultSecret(ns), owner)
+	waitState(t, v1alpha1.ConditionSynced, owner)
+	intruder := petsBackend(other)
+	intruder.Spec.PrivateBaseURL = "https://elsewhere.internal"
+	create(t, providerSecret(other, v1alpha1.DefaultProviderAccountSecret, adminURL, token), intruder)
+	waitReason(t, intruder, v1alpha1.ConditionInvalid, engine.ReasonRemoteOwnedByOtherResource)
+	if _, _, msg := lifecycle(t, intruder); !strings.Contains(msg, ns+"/pets") {
+		t.Errorf("message does not name the owner: %q", msg)
+	}
+	if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(owner), owner); err != nil {
+		t.Fatal(err)
+	}
+	if s, _, _ := lifecycle(t, owner); s != v1alpha1.ConditionSynced {
+		t.Errorf("the owner is %s", s)
+	}
+	if got := sim.Count(ns, "backend_apis"); got != 1 {
+		t.Errorf("%d backends, want 1", got)
+	}
+}
+
+// TestSyncNowRepairsDrift: a change made in 3scale behind apimsync's back is repaired when the
+// apimsync.io/sync-now annotation changes.
+func TestSyncNowRepairsDrift(t *testing.T) {
+	ns := newNamespace(t)
+	backend := petsBackend(ns)
+	create(t, defaultSecret(ns), backend)
+	waitState(t, v1alpha1.ConditionSynced, backend)
+	if !sim.DeleteAllMappingRules(ns) {
+		t.Fatal("cannot tamper with the simulator")
+	}
+	if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(backend), backend); err != nil {
+		t.Fatal(err)
+	}
+	backend.Annotations = map[string]string{v1alpha1.SyncNowAnnotation: "1"}
+	if err := k8s.Update(context.Background(), backend); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, waitTimeout, func() string {
+		if got := sim.Count(ns, "mapping_rules"); got != 3 {
+			return "mapping rules not repaired yet"
+		}
+		return ""
+	})
+}
