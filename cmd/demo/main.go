@@ -31,8 +31,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
-	"sigs.k8s.io/kustomize/api/krusty"
-	"sigs.k8s.io/kustomize/kyaml/filesys"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	"github.com/apimsync/apimsync/controllers"
@@ -176,27 +174,16 @@ func writeKubeconfig(env *testenv.Env, dir string) (string, error) {
 
 // renderSamples builds samples/ with kustomize and points the provider-account Secret at the simulator.
 func renderSamples(simURL string) ([]*unstructured.Unstructured, error) {
-	root, err := testenv.RepoRoot()
+	objs, err := testenv.Render("samples")
 	if err != nil {
 		return nil, err
 	}
-	resMap, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), filepath.Join(root, "samples"))
-	if err != nil {
-		return nil, fmt.Errorf("cannot render samples/: %w", err)
-	}
-	var objs []*unstructured.Unstructured
-	for _, res := range resMap.Resources() {
-		m, err := res.Map()
-		if err != nil {
-			return nil, err
-		}
-		u := &unstructured.Unstructured{Object: m}
+	for _, u := range objs {
 		u.SetNamespace(demoNamespace)
 		if u.GetKind() == "Secret" {
 			u.Object["stringData"] = map[string]any{"adminURL": simURL, "token": demoToken}
 			delete(u.Object, "data")
 		}
-		objs = append(objs, u)
 	}
 	return objs, nil
 }

@@ -4,16 +4,12 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/kustomize/api/krusty"
-	"sigs.k8s.io/kustomize/kyaml/filesys"
 
 	. "github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	"github.com/apimsync/apimsync/test/testenv"
@@ -247,22 +243,13 @@ func TestDefaults(t *testing.T) {
 // TestSamplesAreAccepted applies every object of samples/ (rendered with kustomize) with a server-side
 // dry run, then for real, then a dry-run update.
 func TestSamplesAreAccepted(t *testing.T) {
-	root, err := testenv.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	resMap, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), filepath.Join(root, "samples"))
+	objs, err := testenv.Render("samples")
 	if err != nil {
 		t.Fatal(err)
 	}
 	ns := namespace(t)
 	kinds := map[string]int{}
-	for _, res := range resMap.Resources() {
-		m, err := res.Map()
-		if err != nil {
-			t.Fatal(err)
-		}
-		u := &unstructured.Unstructured{Object: m}
+	for _, u := range objs {
 		u.SetNamespace(ns)
 		if err := k8s.Create(context.Background(), u, client.DryRunAll); err != nil {
 			t.Errorf("%s %s: %v", u.GetKind(), u.GetName(), err)

@@ -1,0 +1,119 @@
+// Package deploy checks the production manifests: config/default renders with kustomize and every
+// object is accepted by a real kube-apiserver (server-side apply, dry run).
+package deploy
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/apimsync/apimsync/test/testenv"
+)
+
+var k8s client.Client
+
+func TestMain(m *testing.M) {
+	env, err := testenv.Start()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	k8s = env.Client
+	code := m.Run()
+	_ = env.Stop()
+	os.Exit(code)
+}
+
+func render(t *testing.T) []*unstructured.Unstructured {
+	t.Helper()
+	objs, err := testenv.Render("config/default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return objs
+}
+
+// TestDefaultConfigAppliesServerSide renders config/default and applies every object with a server-side
+// dry run.
+func TestDefaultConfigAppliesServerSide(t *testing.T) {
+	objs := render(t)
+	ctx := context.Background()
+	// The namespace is created for real, so that the namespaced objects can be dry-run into it.
+	if err := k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "apimsync-system"}}); err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]bool{}
+	for _, u := range objs {
+		kinds[u.GetKind()] = true
+		if u.GetKind() == "Namespace" {
+			continue
+		}
+		if err := k8s.Patch(ctx, u, client.Apply, client.FieldOwner("apimsync-test"), client.ForceOwnership, client.DryRunAll); err != nil { //nolint:staticcheck // server-side apply of unstructured objects
+			t.Errorf("%s %s: %v", u.GetKind(), u.GetName(), err)
+		}
+	}
+	for _, k := range []string{"CustomResourceDefinition", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "ServiceAccount", "Deployment", "Service", "Namespace"} {
+		if !kinds[k] {
+			t.Errorf("config/default has no %s", k)
+		}
+	}
+}
+
+// TestSecretsRBACIsLeastPrivilege: on Secrets the manager may only get, list, watch and patch.
+func TestSecretsRBACIsLeastPrivilege(t *testing.T) {
+	for _, u := range render(t) {
+		if u.GetKind() != "ClusterRole" && u.GetKind() != "Role" {
+			continue
+		}
+		var role rbacv1.ClusterRole
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &role); err != nil {
+			t.Fatal(err)
+		}
+		for _, rule := range role.Rules {
+			if !slices.Contains(rule.Resources, "secrets") && !slices.Contains(rule.Resources, "*") {
+				continue
+			}
+			for _, verb := range rule.Verbs {
+				if !slices.Contains([]string{"get", "list", "watch", "patch"}, verb) {
+					t.Errorf("%s %s grants %q on secrets", u.GetKind(), u.GetName(), verb)
+				}
+			}
+		}
+	}
+}
+
+// TestManagerRunsRestricted: the Deployment's pod passes the restricted Pod Security Standard essentials.
+func TestManagerRunsRestricted(t *testing.T) {
+	for _, u := range render(t) {
+		if u.GetKind() != "Deployment" {
+			continue
+		}
+		containers, _, _ := unstructured.NestedSlice(u.Object, "spec", "template", "spec", "containers")
+		for _, c := range containers {
+			cm := c.(map[string]any)
+			if v, _, _ := unstructured.NestedBool(cm, "securityContext", "allowPrivilegeEscalation"); v {
+				t.Errorf("container %v allows privilege escalation", cm["name"])
+			}
+			if v, ok, _ := unstructured.NestedBool(cm, "securityContext", "readOnlyRootFilesystem"); !ok || !v {
+				t.Errorf("container %v has a writable root filesystem", cm["name"])
+			}
+			for _, probe := range []string{"livenessProbe", "readinessProbe"} {
+				if _, ok := cm[probe]; !ok {
+					t.Errorf("container %v has no %s", cm["name"], probe)
+				}
+			}
+		}
+		if v, _, _ := unstructured.NestedBool(u.Object, "spec", "template", "spec", "securityContext", "runAsNonRoot"); !v {
+			t.Errorf("the manager pod may run as root")
+		}
+	}
+}
