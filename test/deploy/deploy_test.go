@@ -57,7 +57,7 @@ func TestDefaultConfigAppliesServerSide(t *testing.T) {
 		if u.GetKind() == "Namespace" {
 			continue
 		}
-		if err := k8s.Patch(ctx, u, client.Apply, client.FieldOwner("apimsync-test"), client.ForceOwnership, client.DryRunAll); err != nil { //nolint:staticcheck // server-side apply of unstructured objects
+		if err := k8s.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner("apimsync-test"), client.ForceOwnership, client.DryRunAll); err != nil {
 			t.Errorf("%s %s: %v", u.GetKind(), u.GetName(), err)
 		}
 	}

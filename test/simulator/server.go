@@ -75,7 +75,6 @@ type request struct {
 	method string
 	params map[string]int64 // path ids
 	form   url.Values       // query and form values
-	raw    []byte
 }
 
 // answer is a handler's reply.

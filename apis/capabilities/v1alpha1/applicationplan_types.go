@@ -162,7 +162,3 @@ type ApplicationPlanList struct {
 	metav1.ListMeta `json:"metadata,omitempty"`
 	Items           []ApplicationPlan `json:"items"`
 }
-
-func init() {
-	SchemeBuilder.Register(&ApplicationPlan{}, &ApplicationPlanList{})
-}

@@ -339,7 +339,3 @@ type ProductList struct {
 	metav1.ListMeta `json:"metadata,omitempty"`
 	Items           []Product `json:"items"`
 }
-
-func init() {
-	SchemeBuilder.Register(&Product{}, &ProductList{})
-}
