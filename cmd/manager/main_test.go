@@ -1,0 +1,29 @@
+package main
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestFlags(t *testing.T) {
+	f, err := parseFlags([]string{"--watch-namespaces", "team-a, team-b", "--drift-check-period", "5m", "--max-concurrent-reconciles", "2",
+		"--remote-qps", "3.5", "--remote-burst", "7", "--leader-elect", "--metrics-bind-address", "0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"team-a", "team-b"}, splitNamespaces(f.watchNamespaces)); diff != "" {
+		t.Errorf("namespaces (-want +got):\n%s", diff)
+	}
+	if f.opts.DriftCheckPeriod != 5*time.Minute || f.opts.MaxConcurrentReconciles != 2 || f.opts.RemoteQPS != 3.5 || f.opts.RemoteBurst != 7 ||
+		!f.leaderElect || f.metricsAddr != "0" {
+		t.Errorf("flags not parsed: %+v", f)
+	}
+	if _, err := parseFlags([]string{"--no-such-flag"}); err == nil {
+		t.Errorf("an unknown flag was accepted")
+	}
+	if got := splitNamespaces(""); len(got) != 0 {
+		t.Errorf("empty --watch-namespaces = %v, want all namespaces", got)
+	}
+}
