@@ -125,15 +125,13 @@ func backendAttrsMatch(r tsclient.Backend, b *v1alpha1.Backend) bool {
 // Create implements engine.Syncer: creates the backend API (adopting it when a lost response already
 // created it) and its children.
 func (s *BackendSyncer) Create(ctx context.Context, b *v1alpha1.Backend, sess *engine.Session) error {
-	created, err := sess.Remote.CreateBackend(ctx, backendParams(b, sess.SystemName))
-	if tsclient.HasAlreadyBeenTaken(err, "system_name") {
-		created, err = s.find(ctx, b, sess)
-		if err == nil && created == nil {
-			err = fmt.Errorf("3scale says system name %q is taken but lists no such backend", sess.SystemName)
-		}
-	}
+	created, err := createOrAdopt("backend", sess.SystemName,
+		func() (*tsclient.Backend, error) {
+			return sess.Remote.CreateBackend(ctx, backendParams(b, sess.SystemName))
+		},
+		func() (*tsclient.Backend, error) { return s.find(ctx, b, sess) })
 	if err != nil {
-		return fmt.Errorf("cannot create backend %q: %w", sess.SystemName, err)
+		return err
 	}
 	b.Status.BackendID = created.ID
 	children, err := readChildren(ctx, sess.Remote, tsclient.BackendScope(created.ID))
@@ -204,10 +202,7 @@ func (s *BackendSyncer) productsUsing(ctx context.Context, b *v1alpha1.Backend) 
 
 // secretForSession returns the provider-account Secret to use: while the object is being deleted, the
 // one it was synced with (the spec may have moved on), otherwise the spec's.
-func secretForSession(obj interface {
-	client.Object
-	v1alpha1.SyncedObject
-}, fromSpec string) string {
+func secretForSession(obj syncedObject, fromSpec string) string {
 	if !obj.GetDeletionTimestamp().IsZero() && obj.GetSyncStatus().ProviderAccountSecret != "" {
 		return obj.GetSyncStatus().ProviderAccountSecret
 	}

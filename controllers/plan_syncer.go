@@ -402,15 +402,11 @@ func (s *PlanSyncer) Create(ctx context.Context, a *v1alpha1.ApplicationPlan, se
 	if planState(a) == "published" {
 		params.StateEvent = "publish"
 	}
-	created, err := sess.Remote.CreatePlan(ctx, d.ProductID, params)
-	if tsclient.HasAlreadyBeenTaken(err, "system_name") {
-		created, err = s.find(ctx, a, sess)
-		if err == nil && created == nil {
-			err = fmt.Errorf("3scale says system name %q is taken but lists no such plan", sess.SystemName)
-		}
-	}
+	created, err := createOrAdopt("plan", sess.SystemName,
+		func() (*tsclient.ApplicationPlan, error) { return sess.Remote.CreatePlan(ctx, d.ProductID, params) },
+		func() (*tsclient.ApplicationPlan, error) { return s.find(ctx, a, sess) })
 	if err != nil {
-		return fmt.Errorf("cannot create plan %q: %w", sess.SystemName, err)
+		return err
 	}
 	a.Status.PlanID = created.ID
 	snap, err := s.readAll(ctx, a, sess, *created)

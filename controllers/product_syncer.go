@@ -348,15 +348,13 @@ func serviceMatches(r tsclient.Product, p *v1alpha1.Product) bool {
 // Create implements engine.Syncer: creates the service (adopting it after a lost response), then syncs
 // everything in it.
 func (s *ProductSyncer) Create(ctx context.Context, p *v1alpha1.Product, sess *engine.Session) error {
-	created, err := sess.Remote.CreateProduct(ctx, productParams(p, sess.SystemName))
-	if tsclient.HasAlreadyBeenTaken(err, "system_name") {
-		created, err = s.find(ctx, p, sess)
-		if err == nil && created == nil {
-			err = fmt.Errorf("3scale says system name %q is taken but lists no such product", sess.SystemName)
-		}
-	}
+	created, err := createOrAdopt("product", sess.SystemName,
+		func() (*tsclient.Product, error) {
+			return sess.Remote.CreateProduct(ctx, productParams(p, sess.SystemName))
+		},
+		func() (*tsclient.Product, error) { return s.find(ctx, p, sess) })
 	if err != nil {
-		return fmt.Errorf("cannot create product %q: %w", sess.SystemName, err)
+		return err
 	}
 	p.Status.ProductID = created.ID
 	snap, err := s.readAll(ctx, sess, *created)

@@ -132,12 +132,6 @@ func create(t *testing.T, objs ...client.Object) {
 	}
 }
 
-// syncedObject is an apimsync object: a client.Object with the common status.
-type syncedObject interface {
-	client.Object
-	v1alpha1.SyncedObject
-}
-
 // lifecycle reads an object and returns its lifecycle state and the reason and message of that condition.
 func lifecycle(t *testing.T, obj syncedObject) (state, reason, message string) {
 	t.Helper()

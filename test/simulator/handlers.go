@@ -91,22 +91,37 @@ func withPlanID(r *request, f func(*plan) answer) answer {
 // has reports whether a form field was sent.
 func has(r *request, key string) bool { _, ok := r.form[key]; return ok }
 
-func createService(r *request) answer {
-	name := r.form.Get("name")
+// names reads a new object's name and system name (derived from the name when not given) and checks
+// them as porta does: name present, system name well-formed and not taken.
+func names(r *request, taken func(systemName string) bool) (name, sys string, a answer) {
+	name = r.form.Get("name")
 	if name == "" {
-		return unprocessable("name", "can't be blank")
+		return "", "", unprocessable("name", "can't be blank")
 	}
-	sys := r.form.Get("system_name")
+	sys = r.form.Get("system_name")
 	if sys == "" {
 		sys = deriveSystemName(name)
 	}
 	if !systemNamePattern.MatchString(sys) {
-		return unprocessable("system_name", "invalid. Only ASCII letters, numbers, dashes and underscores are allowed.")
+		return "", "", unprocessable("system_name", "invalid. Only ASCII letters, numbers, dashes and underscores are allowed.")
 	}
-	for _, s := range r.t.services {
-		if s.systemName == sys {
-			return unprocessable("system_name", "has already been taken")
+	if taken(sys) {
+		return "", "", unprocessable("system_name", "has already been taken")
+	}
+	return name, sys, answer{}
+}
+
+func createService(r *request) answer {
+	name, sys, a := names(r, func(sys string) bool {
+		for _, s := range r.t.services {
+			if s.systemName == sys {
+				return true
+			}
 		}
+		return false
+	})
+	if a.code != 0 {
+		return a
 	}
 	svc := &service{id: r.t.id(), name: name, systemName: sys, description: r.form.Get("description"),
 		deploymentOption: "hosted", backendVersion: "1", stamps: newStamps(),
@@ -239,21 +254,16 @@ func deleteService(r *request) answer {
 }
 
 func createBackend(r *request) answer {
-	name := r.form.Get("name")
-	if name == "" {
-		return unprocessable("name", "can't be blank")
-	}
-	sys := r.form.Get("system_name")
-	if sys == "" {
-		sys = deriveSystemName(name)
-	}
-	if !systemNamePattern.MatchString(sys) {
-		return unprocessable("system_name", "invalid. Only ASCII letters, numbers, dashes and underscores are allowed.")
-	}
-	for _, b := range r.t.backends {
-		if b.systemName == sys {
-			return unprocessable("system_name", "has already been taken")
+	name, sys, a := names(r, func(sys string) bool {
+		for _, b := range r.t.backends {
+			if b.systemName == sys {
+				return true
+			}
 		}
+		return false
+	})
+	if a.code != 0 {
+		return a
 	}
 	pe := r.form.Get("private_endpoint")
 	if a := validateEndpoint(pe); a.code != 0 {
