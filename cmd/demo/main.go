@@ -126,7 +126,8 @@ func run() error {
 			printTable(rows)
 		}
 		if allSynced {
-			fmt.Printf("\nall %d objects Synced in %.1fs\n", len(rows), time.Since(started).Seconds())
+			st := sim.Stats()
+			fmt.Printf("\nall %d objects Synced in %.1fs, with %d calls to 3scale (%d writes)\n", len(rows), time.Since(started).Seconds(), st.Total, st.Writes)
 			break
 		}
 		select {
