@@ -7,9 +7,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
@@ -128,7 +131,12 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 		return err
 	}
 
-	return ctrl.NewControllerManagedBy(mgr).For(&corev1.Secret{}).Named("provideraccount").WithOptions(ctrlOpts).
+	// Secrets come to this controller through the objects that read them; directly only those that carry
+	// the in-use finalizer, so that the many unrelated Secrets of a cluster cost nothing.
+	carriesFinalizer := predicate.NewPredicateFuncs(func(o client.Object) bool {
+		return controllerutil.ContainsFinalizer(o, SecretInUseFinalizer)
+	})
+	return ctrl.NewControllerManagedBy(mgr).For(&corev1.Secret{}, builder.WithPredicates(carriesFinalizer)).Named("provideraccount").WithOptions(ctrlOpts).
 		Watches(&v1alpha1.Backend{}, handler.EnqueueRequestsFromMapFunc(secretsOf)).
 		Watches(&v1alpha1.Product{}, handler.EnqueueRequestsFromMapFunc(secretsOf)).
 		Watches(&v1alpha1.ApplicationPlan{}, handler.EnqueueRequestsFromMapFunc(secretsOf)).
