@@ -44,6 +44,7 @@ func (c *Client) CreateBackend(ctx context.Context, p BackendParams) (*Backend, 
 
 // UpdateBackend updates a backend API (PUT /admin/api/backend_apis/{id}.json).
 func (c *Client) UpdateBackend(ctx context.Context, id int64, p BackendParams) (*Backend, error) {
+	p.SystemName = "" // immutable in 3scale: never sent on update
 	return one[Backend](ctx, c, call{method: "PUT", endpoint: "/admin/api/backend_apis/{id}.json", args: []any{id}, form: p.form().values()})
 }
 

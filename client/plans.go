@@ -76,6 +76,7 @@ func (c *Client) CreatePlan(ctx context.Context, serviceID int64, p PlanParams) 
 
 // UpdatePlan updates a plan (PUT /admin/api/services/{service_id}/application_plans/{id}.json).
 func (c *Client) UpdatePlan(ctx context.Context, serviceID, id int64, p PlanParams) (*ApplicationPlan, error) {
+	p.SystemName = "" // immutable in 3scale: never sent on update
 	return one[ApplicationPlan](ctx, c, call{method: "PUT", endpoint: "/admin/api/services/{service_id}/application_plans/{id}.json", args: []any{serviceID, id}, form: p.form().values()})
 }
 

@@ -49,6 +49,7 @@ func (c *Client) CreateProduct(ctx context.Context, p ProductParams) (*Product, 
 
 // UpdateProduct updates a product (PUT /admin/api/services/{id}.json).
 func (c *Client) UpdateProduct(ctx context.Context, id int64, p ProductParams) (*Product, error) {
+	p.SystemName = "" // immutable in 3scale: never sent on update
 	return one[Product](ctx, c, call{method: "PUT", endpoint: "/admin/api/services/{id}.json", args: []any{id}, form: p.form().values()})
 }
 
