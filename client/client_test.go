@@ -1,0 +1,384 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/jarcoal/httpmock"
+)
+
+const testToken = "very-secret-token"
+
+func mockClient(t *testing.T, cfg Config) *Client {
+	t.Helper()
+	if cfg.AdminURL == "" {
+		cfg.AdminURL = "https://acme-admin.example.com"
+	}
+	if cfg.Token == "" {
+		cfg.Token = testToken
+	}
+	c, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	httpmock.ActivateNonDefault(c.http.GetClient())
+	t.Cleanup(httpmock.DeactivateAndReset)
+	return c
+}
+
+// checkAuth fails the request unless it carries the token as porta takes it: HTTP Basic, token as password.
+func checkAuth(r *http.Request) error {
+	if _, pass, ok := r.BasicAuth(); !ok || pass != testToken {
+		return errors.New("no Basic auth with the token")
+	}
+	if strings.Contains(r.URL.String(), testToken) {
+		return errors.New("the token is in the URL")
+	}
+	return nil
+}
+
+func respond(code int, body string) httpmock.Responder {
+	return func(r *http.Request) (*http.Response, error) {
+		if err := checkAuth(r); err != nil {
+			return httpmock.NewStringResponse(599, err.Error()), nil
+		}
+		resp := httpmock.NewStringResponse(code, body)
+		resp.Header.Set("Content-Type", "application/json")
+		return resp, nil
+	}
+}
+
+// TestDecodesPortaShapes checks a call of each response shape: list wrappers, single wrappers, the bare
+// array of backend usages, the policy chain, and decimals sent as numbers.
+func TestDecodesPortaShapes(t *testing.T) {
+	c := mockClient(t, Config{})
+	httpmock.RegisterResponder("GET", "https://acme-admin.example.com/admin/api/services.json",
+		respond(200, `{"services":[{"service":{"id":1,"name":"Pets","system_name":"pets","backend_version":"1","deployment_option":"hosted"}}]}`))
+	httpmock.RegisterResponder("GET", "https://acme-admin.example.com/admin/api/services/1/backend_usages.json",
+		respond(200, `[{"backend_usage":{"id":3,"path":"/v1","service_id":1,"backend_id":9}}]`))
+	httpmock.RegisterResponder("GET", "https://acme-admin.example.com/admin/api/services/1/proxy/policies.json",
+		respond(200, `{"policies_config":[{"name":"apicast","version":"builtin","configuration":{},"enabled":true}]}`))
+	httpmock.RegisterResponder("GET", "https://acme-admin.example.com/admin/api/services/1/application_plans/7.json",
+		respond(200, `{"application_plan":{"id":7,"name":"Basic","system_name":"basic","state":"published","setup_fee":10.5,"cost_per_month":"3.0"}}`))
+	httpmock.RegisterResponder("GET", "https://acme-admin.example.com/admin/api/services/1/metrics.json",
+		respond(200, `{"metrics":[{"metric":{"id":2,"name":"hits","friendly_name":"Hits","unit":"hit"}},{"metric":{"id":4,"name":"list","friendly_name":"List","parent_id":2}}]}`))
+	ctx := context.Background()
+
+	products, err := c.ListProducts(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]Product{{ID: 1, Name: "Pets", SystemName: "pets", BackendVersion: "1", DeploymentOption: "hosted"}}, products); diff != "" {
+		t.Errorf("products (-want +got):\n%s", diff)
+	}
+	usages, err := c.ListBackendUsages(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]BackendUsage{{ID: 3, Path: "/v1", ServiceID: 1, BackendID: 9}}, usages); diff != "" {
+		t.Errorf("usages (-want +got):\n%s", diff)
+	}
+	chain, err := c.GetPolicies(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(chain) != 1 || chain[0].Name != "apicast" || !chain[0].Enabled || string(chain[0].Configuration) != "{}" {
+		t.Errorf("policies = %+v", chain)
+	}
+	plan, err := c.GetPlan(ctx, 1, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan.SetupFee != "10.5" || plan.CostPerMonth != "3.0" || plan.State != "published" {
+		t.Errorf("plan = %+v", plan)
+	}
+	metrics, err := c.ListMetrics(ctx, ProductScope(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(metrics) != 2 || metrics[0].SystemName != "hits" || metrics[1].ParentID != 2 {
+		t.Errorf("metrics = %+v (system name must default to porta's name)", metrics)
+	}
+}
+
+// TestWritesFormFields checks the form body of writes field by field.
+func TestWritesFormFields(t *testing.T) {
+	cases := map[string]struct {
+		call     func(c *Client) error
+		method   string
+		url      string
+		wantForm map[string]string
+	}{
+		"create backend": {
+			call: func(c *Client) error {
+				_, err := c.CreateBackend(context.Background(), BackendParams{Name: "Pets", SystemName: "pets", Description: strp(""), PrivateEndpoint: "https://p"})
+				return err
+			},
+			method: "POST", url: "/admin/api/backend_apis.json",
+			wantForm: map[string]string{"name": "Pets", "system_name": "pets", "description": "", "private_endpoint": "https://p"},
+		},
+		"update plan publishes and never sends the system name": {
+			call: func(c *Client) error {
+				_, err := c.UpdatePlan(context.Background(), 1, 7, PlanParams{Name: "B", SystemName: "b", ApprovalRequired: boolp(false), StateEvent: "publish"})
+				return err
+			},
+			method: "PUT", url: "/admin/api/services/1/application_plans/7.json",
+			wantForm: map[string]string{"name": "B", "approval_required": "false", "state_event": "publish"},
+		},
+		"limit with value 0 sends the 0": {
+			call: func(c *Client) error {
+				_, err := c.CreateLimit(context.Background(), 7, 2, LimitParams{Period: "eternity", Value: 0})
+				return err
+			},
+			method: "POST", url: "/admin/api/application_plans/7/metrics/2/limits.json",
+			wantForm: map[string]string{"period": "eternity", "value": "0"},
+		},
+		"policies as a JSON array in policies_config": {
+			call: func(c *Client) error {
+				_, err := c.UpdatePolicies(context.Background(), 1, []Policy{{Name: "cors", Version: "builtin", Enabled: true}})
+				return err
+			},
+			method: "PUT", url: "/admin/api/services/1/proxy/policies.json",
+			wantForm: map[string]string{"policies_config": `[{"name":"cors","version":"builtin","configuration":{},"enabled":true}]`},
+		},
+		"backend mapping rule update is a PUT": {
+			call: func(c *Client) error {
+				_, err := c.UpdateMappingRule(context.Background(), BackendScope(5), 4, MappingRuleParams{HTTPMethod: "GET", Pattern: "/x", MetricID: 2, Delta: 3})
+				return err
+			},
+			method: "PUT", url: "/admin/api/backend_apis/5/mapping_rules/4.json",
+			wantForm: map[string]string{"http_method": "GET", "pattern": "/x", "metric_id": "2", "delta": "3"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := mockClient(t, Config{})
+			var got map[string]string
+			httpmock.RegisterResponder(tc.method, "https://acme-admin.example.com"+tc.url, func(r *http.Request) (*http.Response, error) {
+				if err := checkAuth(r); err != nil {
+					return nil, err
+				}
+				if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/x-www-form-urlencoded") {
+					return nil, fmt.Errorf("content type %q", ct)
+				}
+				_ = r.ParseForm()
+				got = map[string]string{}
+				for k := range r.PostForm {
+					got[k] = r.PostForm.Get(k)
+				}
+				return httpmock.NewStringResponse(200, `{}`), nil
+			})
+			if err := tc.call(c); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.wantForm, got); diff != "" {
+				t.Errorf("form (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestPaginationReadsEverything reads 1201 backends over three pages of 500.
+func TestPaginationReadsEverything(t *testing.T) {
+	c := mockClient(t, Config{QPS: 1000, Burst: 1000})
+	var pages []string
+	httpmock.RegisterResponder("GET", "https://acme-admin.example.com/admin/api/backend_apis.json", func(r *http.Request) (*http.Response, error) {
+		q := r.URL.Query()
+		pages = append(pages, q.Get("page")+"/"+q.Get("per_page"))
+		var page int
+		fmt.Sscan(q.Get("page"), &page)
+		n := 500
+		if page == 3 {
+			n = 201
+		}
+		items := make([]string, n)
+		for i := range items {
+			items[i] = fmt.Sprintf(`{"backend_api":{"id":%d}}`, (page-1)*500+i+1)
+		}
+		return httpmock.NewStringResponse(200, `{"backend_apis":[`+strings.Join(items, ",")+`]}`), nil
+	})
+	all, err := c.ListBackends(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != 1201 || all[1200].ID != 1201 {
+		t.Errorf("read %d backends, want 1201", len(all))
+	}
+	if diff := cmp.Diff([]string{"1/500", "2/500", "3/500"}, pages); diff != "" {
+		t.Errorf("pages (-want +got):\n%s", diff)
+	}
+}
+
+// TestErrorClassification maps porta's answers to the error helpers.
+func TestErrorClassification(t *testing.T) {
+	type verdict struct {
+		NotFound, Invalid, Taken, InUse, Forbidden, Unauthorized, RateLimited, Unavailable, Retryable, Terminal bool
+	}
+	cases := map[string]struct {
+		method, body string
+		code         int
+		want         verdict
+		wantMsg      string
+	}{
+		"404":                {method: "GET", code: 404, body: `{"status":"Not found"}`, want: verdict{NotFound: true}, wantMsg: "404 Not Found: Not found"},
+		"422 taken":          {method: "POST", code: 422, body: `{"errors":{"system_name":["has already been taken"]}}`, want: verdict{Invalid: true, Taken: true, Terminal: true}, wantMsg: "system_name has already been taken"},
+		"422 base":           {method: "POST", code: 422, body: `{"errors":["is invalid"]}`, want: verdict{Invalid: true, Terminal: true}, wantMsg: "is invalid"},
+		"403 in use":         {method: "DELETE", code: 403, body: `{"errors":{"base":["cannot be deleted because it is used by at least one Product"]}}`, want: verdict{InUse: true, Terminal: true}, wantMsg: "used by at least one Product"},
+		"403 access denied":  {method: "GET", code: 403, body: `{"error":"Access denied"}`, want: verdict{Forbidden: true, Terminal: true}, wantMsg: "Access denied"},
+		"401":                {method: "GET", code: 401, body: `{"error":"unauthorized"}`, want: verdict{Unauthorized: true, Terminal: true}},
+		"429":                {method: "GET", code: 429, body: `{}`, want: verdict{RateLimited: true, Retryable: true}},
+		"503":                {method: "GET", code: 503, body: `<html>down</html>`, want: verdict{Unavailable: true, Retryable: true}, wantMsg: "down"},
+		"409":                {method: "PUT", code: 409, body: `{}`, want: verdict{Retryable: true}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := mockClient(t, Config{})
+			httpmock.RegisterResponder(tc.method, "https://acme-admin.example.com/admin/api/backend_apis/1.json", respond(tc.code, tc.body))
+			ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+			defer cancel()
+			err := c.do(ctx, call{method: tc.method, endpoint: "/admin/api/backend_apis/{id}.json", args: []any{1}, form: nil}, nil)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			got := verdict{IsNotFound(err), IsInvalid(err), HasAlreadyBeenTaken(err, "system_name"), IsInUse(err), IsForbidden(err), IsUnauthorized(err),
+				IsRateLimited(err), IsUnavailable(err), IsRetryable(err), IsTerminal(err)}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("classification (-want +got):\n%s", diff)
+			}
+			if !strings.Contains(err.Error(), tc.wantMsg) || !strings.Contains(err.Error(), "/admin/api/backend_apis/{id}.json") {
+				t.Errorf("message %q should name the endpoint and contain %q", err, tc.wantMsg)
+			}
+		})
+	}
+}
+
+// TestTransportErrorsAreUnavailableAndNeverLeakTheToken uses a closed server.
+func TestTransportErrorsAreUnavailableAndNeverLeakTheToken(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	url := srv.URL
+	srv.Close()
+	c, err := New(Config{AdminURL: url, Token: testToken, Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.GetProduct(context.Background(), 1)
+	if !IsUnavailable(err) || !IsRetryable(err) {
+		t.Errorf("a refused connection is not Unavailable: %v", err)
+	}
+	if strings.Contains(err.Error(), testToken) || strings.Contains(fmt.Sprint(c), testToken) || strings.Contains(fmt.Sprintf("%+v", err), testToken) {
+		t.Errorf("the token leaked: %v", err)
+	}
+}
+
+// TestRetryAfterIsHonoured: a 429 with Retry-After: 1 is retried once after about a second.
+func TestRetryAfterIsHonoured(t *testing.T) {
+	c := mockClient(t, Config{})
+	var calls atomic.Int32
+	httpmock.RegisterResponder("GET", "https://acme-admin.example.com/admin/api/services/1.json", func(*http.Request) (*http.Response, error) {
+		if calls.Add(1) == 1 {
+			r := httpmock.NewStringResponse(429, `{}`)
+			r.Header.Set("Retry-After", "1")
+			return r, nil
+		}
+		return httpmock.NewStringResponse(200, `{"service":{"id":1}}`), nil
+	})
+	start := time.Now()
+	p, err := c.GetProduct(context.Background(), 1)
+	if err != nil || p.ID != 1 {
+		t.Fatalf("GetProduct = %v, %v", p, err)
+	}
+	if d := time.Since(start); d < 900*time.Millisecond {
+		t.Errorf("retried after %v, want about 1s", d)
+	}
+	if calls.Load() != 2 {
+		t.Errorf("%d calls, want 2", calls.Load())
+	}
+}
+
+// TestInFlightCapAndObserver: at most MaxInFlight requests at once; the observer sees each attempt.
+func TestInFlightCapAndObserver(t *testing.T) {
+	var mu sync.Mutex
+	var seen []CallInfo
+	c := mockClient(t, Config{MaxInFlight: 2, QPS: 1000, Burst: 1000, Observer: func(ci CallInfo) {
+		mu.Lock()
+		seen = append(seen, ci)
+		mu.Unlock()
+	}})
+	var now, peak atomic.Int32
+	httpmock.RegisterResponder("GET", `=~^https://acme-admin.example.com/admin/api/backend_apis/\d+\.json`, func(*http.Request) (*http.Response, error) {
+		n := now.Add(1)
+		for {
+			p := peak.Load()
+			if n <= p || peak.CompareAndSwap(p, n) {
+				break
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+		now.Add(-1)
+		return httpmock.NewStringResponse(200, `{"backend_api":{"id":1}}`), nil
+	})
+	var wg sync.WaitGroup
+	for i := range 10 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, _ = c.GetBackend(context.Background(), int64(i+1))
+		}()
+	}
+	wg.Wait()
+	if peak.Load() > 2 {
+		t.Errorf("%d requests in flight, want at most 2", peak.Load())
+	}
+	if len(seen) != 10 || seen[0].Endpoint != "/admin/api/backend_apis/{id}.json" || seen[0].Method != "GET" || seen[0].Code != 200 {
+		t.Errorf("observer saw %d calls, first %+v", len(seen), seen[0])
+	}
+}
+
+// TestRateLimit: with QPS 20 and burst 1, 6 calls take at least ~250ms.
+func TestRateLimit(t *testing.T) {
+	c := mockClient(t, Config{QPS: 20, Burst: 1})
+	httpmock.RegisterResponder("DELETE", `=~^https://acme-admin.example.com/admin/api/services/\d+\.json`, respond(200, ``))
+	start := time.Now()
+	for i := range 6 {
+		if err := c.DeleteProduct(context.Background(), int64(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if d := time.Since(start); d < 240*time.Millisecond {
+		t.Errorf("6 calls at 20 QPS took %v, want at least 250ms", d)
+	}
+}
+
+func TestNewValidatesConfig(t *testing.T) {
+	cases := map[string]struct {
+		cfg  Config
+		want string
+	}{
+		"relative URL": {cfg: Config{AdminURL: "acme-admin.example.com", Token: "t"}, want: "not an absolute http(s) URL"},
+		"no token":     {cfg: Config{AdminURL: "https://a"}, want: "token is empty"},
+		"bad CA":       {cfg: Config{AdminURL: "https://a", Token: "t", CABundle: []byte("nope")}, want: "no PEM certificate"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if _, err := New(tc.cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("New = %v, want an error containing %q", err, tc.want)
+			}
+		})
+	}
+	c, err := New(Config{AdminURL: "http://127.0.0.1:8080/t/acme/", Token: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.http.BaseURL; got != "http://127.0.0.1:8080/t/acme" {
+		t.Errorf("base URL %q: the path prefix must be kept", got)
+	}
+}
