@@ -4,7 +4,6 @@ package deploy
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"slices"
 	"testing"
@@ -22,15 +21,7 @@ import (
 var k8s client.Client
 
 func TestMain(m *testing.M) {
-	env, err := testenv.Start()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	k8s = env.Client
-	code := m.Run()
-	_ = env.Stop()
-	os.Exit(code)
+	os.Exit(testenv.Main(m, func(env *testenv.Env) { k8s = env.Client }))
 }
 
 func render(t *testing.T) []*unstructured.Unstructured {

@@ -100,3 +100,16 @@ func Start() (*Env, error) {
 
 // Stop stops the control plane.
 func (e *Env) Stop() error { return e.Environment.Stop() }
+
+// Main is a TestMain for packages whose tests only need the control plane: it starts it, hands the Env
+// to use, runs the tests and stops it. It returns the exit code.
+func Main(m interface{ Run() int }, use func(*Env)) int {
+	env, err := Start()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer func() { _ = env.Stop() }()
+	use(env)
+	return m.Run()
+}
