@@ -3,6 +3,8 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"flag"
+	"fmt"
 	"net/http"
 	"os"
 	"reflect"
@@ -11,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/jarcoal/httpmock"
 )
 
@@ -20,6 +23,8 @@ type sentRequest struct {
 	method string
 	path   string
 	params []string // query and form keys
+	values string   // query and form, encoded in key order
+	auth   bool     // HTTP Basic with the token as password, nothing in the URL
 }
 
 // everyCall calls every exported method of *Client once. TestEveryCallIsEnumerated fails when a method
@@ -200,8 +205,10 @@ func recordAll(t *testing.T) []sentRequest {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
+		_, pass, basic := r.BasicAuth()
+		auth := basic && pass == "secret-token" && !strings.Contains(r.URL.String(), "secret-token")
 		mu.Lock()
-		sent = append(sent, sentRequest{call: current, method: r.Method, path: r.URL.Path, params: keys})
+		sent = append(sent, sentRequest{call: current, method: r.Method, path: r.URL.Path, params: keys, values: r.Form.Encode(), auth: auth})
 		mu.Unlock()
 		return httpmock.NewStringResponse(200, `{}`), nil
 	})
@@ -357,5 +364,37 @@ func TestRequestsConformToPortasDescription(t *testing.T) {
 		if !seen[name] {
 			t.Errorf("%s sent no request", name)
 		}
+	}
+}
+
+var updateGolden = flag.Bool("update", false, "rewrite testdata/requests.golden from the client's requests")
+
+// TestEveryRequestFieldByField is the contract test of every call: method, path, query and form values
+// and auth, compared with testdata/requests.golden — reviewed against porta's description and
+// controllers (see the conformance test for the names); `go test ./client -run FieldByField -update`
+// rewrites it after a deliberate change, to be reviewed in the diff.
+func TestEveryRequestFieldByField(t *testing.T) {
+	var b strings.Builder
+	for _, r := range recordAll(t) {
+		if !r.auth {
+			t.Errorf("%s: %s %s is not authenticated with HTTP Basic (token as password) or has the token in its URL", r.call, r.method, r.path)
+		}
+		fmt.Fprintf(&b, "%-24s %-6s %s", r.call, r.method, r.path)
+		if r.values != "" {
+			fmt.Fprintf(&b, " ? %s", r.values)
+		}
+		b.WriteString("\n")
+	}
+	if *updateGolden {
+		if err := os.WriteFile("testdata/requests.golden", []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile("testdata/requests.golden")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(string(want), b.String()); diff != "" {
+		t.Errorf("requests (-want +got):\n%s", diff)
 	}
 }
