@@ -229,15 +229,16 @@ func TestErrorClassification(t *testing.T) {
 		want         verdict
 		wantMsg      string
 	}{
-		"404":               {method: "GET", code: 404, body: `{"status":"Not found"}`, want: verdict{NotFound: true}, wantMsg: "404 Not Found: Not found"},
-		"422 taken":         {method: "POST", code: 422, body: `{"errors":{"system_name":["has already been taken"]}}`, want: verdict{Invalid: true, Taken: true, Terminal: true}, wantMsg: "system_name has already been taken"},
-		"422 base":          {method: "POST", code: 422, body: `{"errors":["is invalid"]}`, want: verdict{Invalid: true, Terminal: true}, wantMsg: "is invalid"},
-		"403 in use":        {method: "DELETE", code: 403, body: `{"errors":{"base":["cannot be deleted because it is used by at least one Product"]}}`, want: verdict{InUse: true, Terminal: true}, wantMsg: "used by at least one Product"},
-		"403 access denied": {method: "GET", code: 403, body: `{"error":"Access denied"}`, want: verdict{Forbidden: true, Terminal: true}, wantMsg: "Access denied"},
-		"401":               {method: "GET", code: 401, body: `{"error":"unauthorized"}`, want: verdict{Unauthorized: true, Terminal: true}},
-		"429":               {method: "GET", code: 429, body: `{}`, want: verdict{RateLimited: true, Retryable: true}},
-		"503":               {method: "GET", code: 503, body: `<html>down</html>`, want: verdict{Unavailable: true, Retryable: true}, wantMsg: "down"},
-		"409":               {method: "PUT", code: 409, body: `{}`, want: verdict{Retryable: true}},
+		"404":                     {method: "GET", code: 404, body: `{"status":"Not found"}`, want: verdict{NotFound: true}, wantMsg: "404 Not Found: Not found"},
+		"422 taken":               {method: "POST", code: 422, body: `{"errors":{"system_name":["has already been taken"]}}`, want: verdict{Invalid: true, Taken: true, Terminal: true}, wantMsg: "system_name has already been taken"},
+		"422 base":                {method: "POST", code: 422, body: `{"errors":["is invalid"]}`, want: verdict{Invalid: true, Terminal: true}, wantMsg: "is invalid"},
+		"403 in use":              {method: "DELETE", code: 403, body: `{"errors":{"base":["cannot be deleted because it is used by at least one Product"]}}`, want: verdict{InUse: true, Terminal: true}, wantMsg: "used by at least one Product"},
+		"422 on delete is in use": {method: "DELETE", code: 422, body: `{"errors":{"base":["cannot be deleted because it is used by products"]}}`, want: verdict{Invalid: true, InUse: true, Terminal: true}, wantMsg: "used by products"},
+		"403 access denied":       {method: "GET", code: 403, body: `{"error":"Access denied"}`, want: verdict{Forbidden: true, Terminal: true}, wantMsg: "Access denied"},
+		"401":                     {method: "GET", code: 401, body: `{"error":"unauthorized"}`, want: verdict{Unauthorized: true, Terminal: true}},
+		"429":                     {method: "GET", code: 429, body: `{}`, want: verdict{RateLimited: true, Retryable: true}},
+		"503":                     {method: "GET", code: 503, body: `<html>down</html>`, want: verdict{Unavailable: true, Retryable: true}, wantMsg: "down"},
+		"409":                     {method: "PUT", code: 409, body: `{}`, want: verdict{Retryable: true}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -93,11 +93,20 @@ func IsNotFound(err error) bool { return hasStatus(err, http.StatusNotFound) }
 // IsInvalid reports a 422: 3scale rejected the request's content.
 func IsInvalid(err error) bool { return hasStatus(err, http.StatusUnprocessableEntity) }
 
-// IsInUse reports a refusal to delete an object others depend on: porta answers 403 with an errors body
-// (e.g. a backend still used by a product).
+// IsInUse reports a refusal to delete an object others depend on (e.g. a backend still used by a
+// product): a DELETE answered with an errors body and 403, 409, or 422 — porta's BackendApi refuses the
+// transition to "deleted" with a validation error on base, which its responders render as 422, while
+// 3scale's documentation and the simulator speak of 403; both are understood.
 func IsInUse(err error) bool {
 	e, ok := asAPIError(err)
-	return ok && e.StatusCode == http.StatusForbidden && e.Method == http.MethodDelete && len(e.Errors) > 0
+	if !ok || e.Method != http.MethodDelete || len(e.Errors) == 0 {
+		return false
+	}
+	switch e.StatusCode {
+	case http.StatusForbidden, http.StatusConflict, http.StatusUnprocessableEntity:
+		return true
+	}
+	return false
 }
 
 // IsConflict reports a 409.

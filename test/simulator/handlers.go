@@ -2,6 +2,7 @@ package simulator
 
 import (
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 )
@@ -279,12 +280,20 @@ func validateEndpoint(pe string) answer {
 	if pe == "" {
 		return unprocessable("private_endpoint", "can't be blank")
 	}
-	for _, scheme := range []string{"http://", "https://", "ws://", "wss://"} {
-		if strings.HasPrefix(pe, scheme) && len(pe) > len(scheme) {
-			return answer{}
-		}
+	u, err := url.Parse(pe)
+	if err != nil || u.Host == "" {
+		return unprocessable("private_endpoint", "Invalid URL format")
 	}
-	return unprocessable("private_endpoint", "Invalid URL format")
+	switch u.Scheme {
+	case "http", "https", "ws", "wss":
+	default:
+		return unprocessable("private_endpoint", "Invalid URL format")
+	}
+	// porta refuses endpoints on the gateway's own host (its non_localhost validation).
+	if h := u.Hostname(); h == "localhost" || strings.HasPrefix(h, "127.") || h == "::1" {
+		return unprocessable("private_endpoint", "is a protected domain")
+	}
+	return answer{}
 }
 
 func updateBackend(r *request) answer {

@@ -62,6 +62,7 @@ func TestStatusCodesAndBodiesAreLikePortas(t *testing.T) {
 		{"not found", "GET", "/admin/api/services/999.json", nil, 404, `{"status":"Not found"}`},
 		{"hits comes with the service", "GET", "/admin/api/services/1/metrics.json", nil, 200, `"system_name":"hits"`},
 		{"bad pattern", "POST", "/admin/api/services/1/proxy/mapping_rules.json", url.Values{"http_method": {"GET"}, "pattern": {"x"}, "metric_id": {"2"}}, 422, `"pattern"`},
+		{"localhost endpoint", "POST", "/admin/api/backend_apis.json", url.Values{"name": {"L"}, "private_endpoint": {"http://localhost:8080"}}, 422, `"private_endpoint":["is a protected domain"]`},
 		{"backend", "POST", "/admin/api/backend_apis.json", url.Values{"name": {"B"}, "private_endpoint": {"https://b"}}, 201, `"backend_api"`},
 		{"usage", "POST", "/admin/api/services/1/backend_usages.json", url.Values{"backend_api_id": {"3"}, "path": {"/"}}, 201, `"backend_usage"`},
 		{"usages are a bare array", "GET", "/admin/api/services/1/backend_usages.json", nil, 200, `[{"backend_usage"`},
