@@ -127,3 +127,31 @@ func TestSyncNowRepairsDrift(t *testing.T) {
 		return ""
 	})
 }
+
+// TestRemovedChildrenAreRemovedRemotely: what leaves the spec leaves 3scale — a mapping rule, the method
+// it counted and a metric — while the rest stays untouched.
+func TestRemovedChildrenAreRemovedRemotely(t *testing.T) {
+	ns := newNamespace(t)
+	backend := petsBackend(ns)
+	create(t, defaultSecret(ns), backend)
+	waitState(t, v1alpha1.ConditionSynced, backend)
+	if got := sim.Count(ns, "metrics"); got != 4 {
+		t.Fatalf("%d metrics and methods, want 4 (hits, photos_mb, list_pets, get_pet)", got)
+	}
+	if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(backend), backend); err != nil {
+		t.Fatal(err)
+	}
+	backend.Spec.MappingRules = backend.Spec.MappingRules[:1] // keep GET /pets$ → list_pets
+	delete(backend.Spec.Methods, "get_pet")
+	delete(backend.Spec.Metrics, "photos_mb")
+	if err := k8s.Update(context.Background(), backend); err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, v1alpha1.ConditionSynced, backend)
+	if got := sim.Count(ns, "mapping_rules"); got != 1 {
+		t.Errorf("%d mapping rules in 3scale, want 1", got)
+	}
+	if got := sim.Count(ns, "metrics"); got != 2 {
+		t.Errorf("%d metrics and methods in 3scale, want 2 (hits, list_pets)", got)
+	}
+}
