@@ -216,7 +216,7 @@ func (c *Client) attempt(ctx context.Context, r call, out any) error {
 		return &APIError{Method: r.method, Endpoint: r.endpoint, Message: scrub(err.Error(), c.token), Cause: errors.New(scrub(err.Error(), c.token))}
 	}
 	if code < 200 || code > 299 {
-		return parseError(r, resp)
+		return parseError(r, resp).scrubbed(c.token)
 	}
 	if out == nil || len(resp.Body()) == 0 {
 		return nil
@@ -235,9 +235,21 @@ func scrub(s, token string) string {
 	return strings.ReplaceAll(s, token, "[token]")
 }
 
+// scrubbed removes the token from everything porta's answer put in e: a body may quote the token.
+func (e *APIError) scrubbed(token string) *APIError {
+	e.Message = scrub(e.Message, token)
+	for f, msgs := range e.Errors {
+		for i := range msgs {
+			msgs[i] = scrub(msgs[i], token)
+		}
+		e.Errors[f] = msgs
+	}
+	return e
+}
+
 // parseError turns a non-2xx answer into an APIError, reading porta's bodies: {"errors":{...}},
 // {"error":"..."}, {"status":"Not found"}, or plain text.
-func parseError(r call, resp *resty.Response) error {
+func parseError(r call, resp *resty.Response) *APIError {
 	e := &APIError{StatusCode: resp.StatusCode(), Method: r.method, Endpoint: r.endpoint}
 	if s := resp.Header().Get("Retry-After"); s != "" {
 		if secs, err := strconv.Atoi(strings.TrimSpace(s)); err == nil && secs >= 0 {

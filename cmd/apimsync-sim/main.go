@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -19,7 +20,7 @@ import (
 	"github.com/apimsync/apimsync/test/simulator"
 )
 
-// tenantFlags collects repeated --tenant NAME=TOKEN flags.
+// tenantFlags collects repeated --tenant NAME=TOKEN flags. Its String never shows a token.
 type tenantFlags map[string]string
 
 func (t tenantFlags) String() string { return fmt.Sprintf("%d tenants", len(t)) }
@@ -33,11 +34,14 @@ func (t tenantFlags) Set(v string) error {
 	return nil
 }
 
+// config is the parsed command line.
 type config struct {
 	listen string
 	opts   simulator.Options
 }
 
+// parse reads the flags and refuses a non-loopback --listen address, a tenant without token and
+// impossible fault settings.
 func parse(args []string) (*config, error) {
 	c := &config{opts: simulator.Options{Tenants: tenantFlags{}}}
 	fs := flag.NewFlagSet("apimsync-sim", flag.ContinueOnError)
@@ -56,6 +60,9 @@ func parse(args []string) (*config, error) {
 	if len(c.opts.Tenants) == 0 {
 		return nil, errors.New("give at least one --tenant NAME=TOKEN")
 	}
+	if err := checkFaults(c.opts.Faults); err != nil {
+		return nil, err
+	}
 	host, _, err := net.SplitHostPort(c.listen)
 	if err != nil {
 		return nil, fmt.Errorf("--listen: %w", err)
@@ -64,6 +71,22 @@ func parse(args []string) (*config, error) {
 		return nil, fmt.Errorf("--listen must be a loopback address, got %q", c.listen)
 	}
 	return c, nil
+}
+
+// checkFaults refuses fault settings the simulator cannot honour.
+func checkFaults(f simulator.Faults) error {
+	for name, rate := range map[string]float64{"--error-rate": f.ErrorRate, "--rate-limit-rate": f.RateLimitRate, "--lost-response-rate": f.LostResponseRate} {
+		if rate < 0 || rate > 1 {
+			return fmt.Errorf("%s must be between 0 and 1, got %v", name, rate)
+		}
+	}
+	if f.ErrorRate+f.RateLimitRate > 1 {
+		return fmt.Errorf("--error-rate plus --rate-limit-rate must be at most 1, got %v", f.ErrorRate+f.RateLimitRate)
+	}
+	if f.Latency < 0 || f.LatencyJitter < 0 || f.RetryAfterSeconds < 0 {
+		return errors.New("--latency, --latency-jitter and --retry-after cannot be negative")
+	}
+	return nil
 }
 
 func main() {
@@ -83,6 +106,7 @@ func main() {
 	for n := range c.opts.Tenants {
 		names = append(names, n)
 	}
+	sort.Strings(names)
 	log.Printf("apimsync-sim: serving the 3scale API at http://%s for tenants %s (stats: GET /__sim/stats)", ln.Addr(), strings.Join(names, ", "))
 	go func() {
 		<-ctx.Done()

@@ -6,14 +6,21 @@ import (
 	"time"
 )
 
-// Faults are the failures the simulator injects, drawn from its seeded random source.
+// Faults are the failures the simulator injects into authenticated API requests, drawn from its
+// seeded random source (one draw per request, in arrival order, so a sequential client sees the same
+// faults for the same seed). As JSON (PUT /__sim/faults), durations are nanoseconds:
+//
+//	{"latency": 20000000, "latencyJitter": 10000000, "errorRate": 0.1, "rateLimitRate": 0.05,
+//	 "retryAfterSeconds": 2, "lostResponseRate": 0.2}
 type Faults struct {
 	// Latency is added to every request; LatencyJitter adds a random extra up to its value.
 	Latency       time.Duration `json:"latency"`
 	LatencyJitter time.Duration `json:"latencyJitter"`
-	// ErrorRate is the share of requests answered 503 without doing anything.
+	// ErrorRate is the share of requests answered 503 {"error":"Service Unavailable"} without doing
+	// anything.
 	ErrorRate float64 `json:"errorRate"`
-	// RateLimitRate is the share of requests answered 429 with Retry-After: RetryAfterSeconds.
+	// RateLimitRate is the share of requests answered 429 {"error":"Too Many Requests"} with
+	// Retry-After: RetryAfterSeconds (at least 1), without doing anything.
 	RateLimitRate     float64 `json:"rateLimitRate"`
 	RetryAfterSeconds int     `json:"retryAfterSeconds"`
 	// LostResponseRate is the share of successful writes whose answer is lost: the write commits, then
@@ -64,13 +71,14 @@ func (s *Simulator) SetFaults(f Faults) {
 	s.faults = f
 }
 
-// serveControl serves /__sim/stats (GET; DELETE resets) and /__sim/faults (GET, PUT). They need no token
-// and are not counted.
+// serveControl serves the control endpoints, which need no token and are not counted:
+// GET /__sim/stats (Stats as JSON), DELETE /__sim/stats or POST /__sim/stats/reset (204, zeroes the
+// counters), GET /__sim/faults and PUT /__sim/faults (Faults as JSON; PUT answers the new faults).
 func (s *Simulator) serveControl(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.URL.Path == "/__sim/stats" && r.Method == http.MethodGet:
 		writeJSON(w, answer{200, s.Stats()})
-	case r.URL.Path == "/__sim/stats" && r.Method == http.MethodDelete:
+	case (r.URL.Path == "/__sim/stats" && r.Method == http.MethodDelete) || (r.URL.Path == "/__sim/stats/reset" && r.Method == http.MethodPost):
 		s.ResetStats()
 		w.WriteHeader(http.StatusNoContent)
 	case r.URL.Path == "/__sim/faults" && r.Method == http.MethodGet:

@@ -3,14 +3,23 @@
 // APIs with theirs; backend usages; application plans with limits and pricing rules. It answers like
 // porta — wrappers, status codes, error bodies, pagination, cascades — counts requests by tenant, verb,
 // path template and status (GET /__sim/stats), and injects seeded faults: latency, 5xx, 429 with
-// Retry-After, and lost responses.
+// Retry-After, and lost responses (PUT /__sim/faults).
+//
+// Only the .json endpoints are served. Requests are authenticated as porta does: the access_token
+// parameter (query or body) wins; otherwise HTTP Basic auth, whose first non-blank part (user name, then
+// password) is the token. A missing or unknown token is answered 403 {"error":"Access denied"}.
+// A path prefixed with /t/NAME addresses tenant NAME as its own admin host would: the token must be
+// NAME's. The /__sim/ endpoints need no token and are not counted.
 package simulator
 
 import (
 	"encoding/json"
+	"io"
 	"math/rand"
+	"mime"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,7 +30,8 @@ import (
 type Options struct {
 	// Tenants maps tenant names to their access tokens; a request's token chooses its tenant.
 	Tenants map[string]string
-	// Seed makes fault injection reproducible.
+	// Seed makes fault injection reproducible: the same seed and the same sequence of requests draw
+	// the same faults.
 	Seed int64
 	// Faults to inject from the start.
 	Faults Faults
@@ -38,14 +48,19 @@ type Simulator struct {
 	routes  []route
 }
 
-// New returns a simulator with the given tenants.
+// New returns a simulator with the given tenants, faults and seed.
 func New(opts Options) *Simulator {
 	s := &Simulator{tenants: map[string]*tenant{}, names: map[string]*tenant{}, faults: opts.Faults,
 		rnd: rand.New(rand.NewSource(opts.Seed)), stats: map[CallKey]int{}}
 	for name, token := range opts.Tenants {
 		s.AddTenant(name, token)
 	}
-	s.routes = s.buildRoutes()
+	var rs []route
+	rs = append(rs, serviceRoutes()...)
+	rs = append(rs, backendRoutes()...)
+	rs = append(rs, childRoutes()...)
+	rs = append(rs, planRoutes()...)
+	s.routes = rs
 	return s
 }
 
@@ -62,22 +77,22 @@ func (s *Simulator) AddTenant(name, token string) {
 	s.tenants[token] = t
 }
 
-// RevokeToken makes token unusable.
+// RevokeToken makes token unusable; its tenant and objects stay.
 func (s *Simulator) RevokeToken(token string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.tenants, token)
 }
 
-// request is one parsed API request.
+// request is one parsed, authenticated API request.
 type request struct {
 	t      *tenant
 	method string
 	params map[string]int64 // path ids
-	form   url.Values       // query and form values
+	form   url.Values       // query and body values
 }
 
-// answer is a handler's reply.
+// answer is a handler's reply: a status and a body encoded as JSON (nil: empty body).
 type answer struct {
 	code int
 	body any
@@ -85,21 +100,28 @@ type answer struct {
 
 type handlerFunc func(r *request) answer
 
+// route is one endpoint: a verb and a path template such as
+// /admin/api/services/{service_id}/metrics/{id}.json.
 type route struct {
 	method   string
-	template string // e.g. /admin/api/services/{service_id}/metrics/{id}.json
+	template string
 	segments []string
 	handle   handlerFunc
-	write    bool
 }
 
-func (s *Simulator) handle(method, template string, h handlerFunc) route {
-	return route{method: method, template: template, segments: strings.Split(strings.TrimSuffix(template, ".json"), "/"), handle: h,
-		write: method != http.MethodGet}
+func handle(method, template string, h handlerFunc) route {
+	return route{method: method, template: template, segments: strings.Split(strings.TrimSuffix(template, ".json"), "/"), handle: h}
 }
 
-// match returns the route for method and path, and the path ids.
+// isWrite reports whether a verb changes state (a lost response only makes sense for those).
+func isWrite(method string) bool { return method != http.MethodGet && method != http.MethodHead }
+
+// match returns the route for method and path with its path ids, and whether some route has this
+// path (for 405). PUT and PATCH are interchangeable, as in porta's routes (resources accept both).
 func (s *Simulator) match(method, path string) (*route, map[string]int64, bool) {
+	if !strings.HasSuffix(path, ".json") {
+		return nil, nil, false
+	}
 	segs := strings.Split(strings.TrimSuffix(path, ".json"), "/")
 	pathKnown := false
 	for i := range s.routes {
@@ -139,11 +161,8 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 		s.serveControl(w, hr)
 		return
 	}
-	_ = hr.ParseForm()
-	token := hr.Form.Get("access_token")
-	if _, pass, ok := hr.BasicAuth(); ok {
-		token = pass
-	}
+	form := readForm(hr)
+	token := accessToken(hr, form)
 	// "/t/NAME/admin/api/..." addresses tenant NAME, as a tenant's own admin host would: the token must
 	// be NAME's. It lets tests give each tenant its own admin URL on one listener.
 	path, hostTenant := hr.URL.Path, ""
@@ -155,56 +174,129 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 	template := path
 	if rt != nil {
 		template = rt.template
+	} else if pathKnown {
+		template = path // a known path with a wrong verb is counted under its concrete path
 	}
 
 	s.mu.Lock()
 	t := s.tenants[token]
-	if hostTenant != "" && (t == nil || t.name != hostTenant) {
+	if token == "" || (hostTenant != "" && (t == nil || t.name != hostTenant)) {
 		t = nil
 	}
-	fault := s.drawFault(rt != nil && rt.write)
+	fault := s.drawFault(isWrite(hr.Method))
 	s.mu.Unlock()
-	if fault.delay > 0 {
-		time.Sleep(fault.delay)
-	}
+
 	var a answer
 	switch {
 	case t == nil:
+		// porta's Filters::ProviderRequired: render_error 'Access denied', status: :forbidden.
 		a = answer{http.StatusForbidden, map[string]string{"error": "Access denied"}}
 	case rt == nil && pathKnown:
 		a = answer{http.StatusMethodNotAllowed, map[string]string{"error": "Method not allowed"}}
 	case rt == nil:
 		a = notFound()
-	case fault.code != 0:
-		a = fault.answer()
 	default:
-		req := &request{t: t, method: hr.Method, params: params, form: hr.Form}
+		if fault.delay > 0 {
+			time.Sleep(fault.delay)
+		}
+		if fault.code != 0 {
+			a = fault.answer()
+			break
+		}
+		req := &request{t: t, method: hr.Method, params: params, form: form}
 		s.mu.Lock()
 		a = rt.handle(req)
 		s.mu.Unlock()
 		if fault.lose && a.code < 300 {
-			s.count(t, hr.Method, template, 0)
+			s.count(t.name, hr.Method, template, 0)
 			loseResponse(w)
 			return
 		}
 	}
-	tenantName := ""
+	name := ""
 	if t != nil {
-		tenantName = t.name
+		name = t.name
 	}
-	s.mu.Lock()
-	s.stats[CallKey{Tenant: tenantName, Method: hr.Method, Endpoint: template, Code: a.code}]++
-	s.mu.Unlock()
+	s.count(name, hr.Method, template, a.code)
 	writeJSON(w, a)
 }
 
-func (s *Simulator) count(t *tenant, method, template string, code int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.stats[CallKey{Tenant: t.name, Method: method, Endpoint: template, Code: code}]++
+// wrappedKey matches porta's wrapped form keys (service[name]=...) to unwrap them.
+var wrappedKey = regexp.MustCompile(`^[a-z_]+\[([a-z_]+)\]$`)
+
+// readForm merges query and body parameters as Rails does: form-encoded bodies, JSON bodies (top-level
+// fields, or fields of a wrapper object such as {"service":{...}}), and wrapped keys (service[name]).
+func readForm(hr *http.Request) url.Values {
+	ct, _, _ := mime.ParseMediaType(hr.Header.Get("Content-Type"))
+	form := url.Values{}
+	if ct == "application/json" && hr.Body != nil {
+		raw, _ := io.ReadAll(io.LimitReader(hr.Body, 10<<20))
+		var obj map[string]any
+		if json.Unmarshal(raw, &obj) == nil {
+			for k, v := range obj {
+				if inner, ok := v.(map[string]any); ok && k != "policies_config" {
+					for ik, iv := range inner {
+						form.Set(ik, jsonParam(iv))
+					}
+					continue
+				}
+				form.Set(k, jsonParam(v))
+			}
+		}
+		for k, vs := range hr.URL.Query() {
+			form[k] = append(form[k], vs...)
+		}
+	} else {
+		_ = hr.ParseForm()
+		for k, vs := range hr.Form {
+			form[k] = vs
+		}
+	}
+	for k, vs := range form {
+		if m := wrappedKey.FindStringSubmatch(k); m != nil {
+			if _, ok := form[m[1]]; !ok {
+				form[m[1]] = vs
+			}
+		}
+	}
+	return form
 }
 
-// loseResponse drops the connection without an answer: the write has committed, the client never hears.
+// jsonParam renders a JSON value as the string a form would carry (arrays and objects stay JSON).
+func jsonParam(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case nil:
+		return ""
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	case bool:
+		return strconv.FormatBool(x)
+	default:
+		raw, _ := json.Marshal(x)
+		return string(raw)
+	}
+}
+
+// accessToken finds the token as porta's ApiAuthentication::ByAccessToken does: the access_token
+// parameter if present (even blank), else the first non-blank part of HTTP Basic credentials.
+func accessToken(hr *http.Request, form url.Values) string {
+	if vs, ok := form["access_token"]; ok && len(vs) > 0 {
+		return vs[0]
+	}
+	if user, pass, ok := hr.BasicAuth(); ok {
+		if user != "" {
+			return user
+		}
+		return pass
+	}
+	return ""
+}
+
+// loseResponse drops the connection without an answer: the write has committed, the client never hears
+// (as when a proxy or the network drops the reply). Where the connection cannot be taken over (HTTP/2),
+// it answers 502 with no body instead.
 func loseResponse(w http.ResponseWriter) {
 	if hj, ok := w.(http.Hijacker); ok {
 		if conn, _, err := hj.Hijack(); err == nil {
@@ -229,8 +321,31 @@ func writeJSON(w http.ResponseWriter, a answer) {
 	}
 }
 
+// notFound is porta's answer to an unknown id: 404 {"status":"Not found"}.
 func notFound() answer { return answer{http.StatusNotFound, map[string]string{"status": "Not found"}} }
 
-func unprocessable(field, msg string) answer {
-	return answer{http.StatusUnprocessableEntity, map[string]any{"errors": map[string][]string{field: {msg}}}}
+// fieldErrors collects porta's validation errors, {"errors":{"field":["message"...]}}.
+type fieldErrors map[string][]string
+
+func (e fieldErrors) add(field, msg string) { e[field] = append(e[field], msg) }
+
+// answer is 422 with the errors, or the zero answer when there are none.
+func (e fieldErrors) answer() answer {
+	if len(e) == 0 {
+		return answer{}
+	}
+	return answer{http.StatusUnprocessableEntity, map[string]any{"errors": map[string][]string(e)}}
 }
+
+func unprocessable(field, msg string) answer { return fieldErrors{field: {msg}}.answer() }
+
+// refused is porta's answer to a DELETE its model refuses: the responder renders the errors with 403.
+func refused(msg string) answer {
+	return answer{http.StatusForbidden, map[string]any{"errors": map[string][]string{"base": {msg}}}}
+}
+
+// ok, created and deleted are porta's success answers: 200 or 201 with the wrapped object, 200 and an
+// empty body after a DELETE (ThreeScale::Api::Responder: head :ok).
+func ok(key string, v any) answer      { return answer{http.StatusOK, map[string]any{key: v}} }
+func created(key string, v any) answer { return answer{http.StatusCreated, map[string]any{key: v}} }
+func deleted() answer                  { return answer{http.StatusOK, nil} }

@@ -9,27 +9,38 @@ import (
 	"net/url"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/google/go-cmp/cmp"
 )
 
+// harness drives a simulator over real HTTP as tenant "acme" (token "tok"); tenant "other" has "tok2".
 type harness struct {
 	t   *testing.T
 	sim *Simulator
 	url string
 }
 
-func newHarness(t *testing.T) *harness {
+func newHarness(t *testing.T, opts ...func(*Options)) *harness {
 	t.Helper()
-	sim := New(Options{Tenants: map[string]string{"acme": "tok", "other": "tok2"}, Seed: 1})
+	o := Options{Tenants: map[string]string{"acme": "tok", "other": "tok2"}, Seed: 1}
+	for _, f := range opts {
+		f(&o)
+	}
+	sim := New(o)
 	srv := httptest.NewServer(sim)
 	t.Cleanup(srv.Close)
 	return &harness{t: t, sim: sim, url: srv.URL}
 }
 
-// do sends a request with the token as porta takes it and returns the status and decoded body.
-func (h *harness) do(method, path string, form url.Values) (int, any, http.Header) {
+// result is one answer: status, raw body and decoded body.
+type result struct {
+	code int
+	raw  string
+	body any
+	hdr  http.Header
+	err  error
+}
+
+// send sends a form-encoded request with the token in HTTP Basic auth, as porta takes it.
+func (h *harness) send(method, path string, form url.Values) result {
 	h.t.Helper()
 	req, err := http.NewRequest(method, h.url+path, strings.NewReader(form.Encode()))
 	if err != nil {
@@ -37,166 +48,82 @@ func (h *harness) do(method, path string, form url.Values) (int, any, http.Heade
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.SetBasicAuth("", "tok")
+	return h.roundTrip(req)
+}
+
+func (h *harness) roundTrip(req *http.Request) result {
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return 0, err, nil
+		return result{err: err}
 	}
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
 	var body any
 	_ = json.Unmarshal(raw, &body)
-	return resp.StatusCode, body, resp.Header
+	return result{code: resp.StatusCode, raw: strings.TrimSpace(string(raw)), body: body, hdr: resp.Header}
 }
 
-func TestStatusCodesAndBodiesAreLikePortas(t *testing.T) {
-	h := newHarness(t)
-	cases := []struct {
-		name, method, path string
-		form               url.Values
-		wantCode           int
-		wantBody           string
-	}{
-		{"create service", "POST", "/admin/api/services.json", url.Values{"name": {"Pets"}}, 201, `"system_name":"pets"`},
-		{"duplicate system name", "POST", "/admin/api/services.json", url.Values{"name": {"Pets"}}, 422, `{"errors":{"system_name":["has already been taken"]}}`},
-		{"blank name", "POST", "/admin/api/services.json", url.Values{}, 422, `{"errors":{"name":["can't be blank"]}}`},
-		{"not found", "GET", "/admin/api/services/999.json", nil, 404, `{"status":"Not found"}`},
-		{"hits comes with the service", "GET", "/admin/api/services/1/metrics.json", nil, 200, `"system_name":"hits"`},
-		{"bad pattern", "POST", "/admin/api/services/1/proxy/mapping_rules.json", url.Values{"http_method": {"GET"}, "pattern": {"x"}, "metric_id": {"2"}}, 422, `"pattern"`},
-		{"localhost endpoint", "POST", "/admin/api/backend_apis.json", url.Values{"name": {"L"}, "private_endpoint": {"http://localhost:8080"}}, 422, `"private_endpoint":["is a protected domain"]`},
-		{"backend", "POST", "/admin/api/backend_apis.json", url.Values{"name": {"B"}, "private_endpoint": {"https://b"}}, 201, `"backend_api"`},
-		{"usage", "POST", "/admin/api/services/1/backend_usages.json", url.Values{"backend_api_id": {"3"}, "path": {"/"}}, 201, `"backend_usage"`},
-		{"usages are a bare array", "GET", "/admin/api/services/1/backend_usages.json", nil, 200, `[{"backend_usage"`},
-		{"used backend cannot go", "DELETE", "/admin/api/backend_apis/3.json", nil, 403, `"base":["cannot be deleted because it is used by at least one Product"]`},
-		{"plan", "POST", "/admin/api/services/1/application_plans.json", url.Values{"name": {"Basic"}, "state_event": {"publish"}}, 201, `"state":"published"`},
-		{"bad period", "POST", "/admin/api/application_plans/6/metrics/2/limits.json", url.Values{"period": {"fortnight"}, "value": {"1"}}, 422, `"period"`},
-		{"service delete cascades", "DELETE", "/admin/api/services/1.json", nil, 200, ``},
-		{"plan gone with it", "GET", "/admin/api/services/1/application_plans/6.json", nil, 404, `Not found`},
-		{"backend free again", "DELETE", "/admin/api/backend_apis/3.json", nil, 200, ``},
+// create posts form and returns the new object's id, failing the test unless the answer is 201.
+func (h *harness) create(path string, form url.Values, key string) int64 {
+	h.t.Helper()
+	res := h.send("POST", path, form)
+	if res.code != http.StatusCreated {
+		h.t.Fatalf("POST %s %v: %d %s", path, form, res.code, res.raw)
 	}
-	for _, tc := range cases {
-		code, body, _ := h.do(tc.method, tc.path, tc.form)
-		raw, _ := json.Marshal(body)
-		if code != tc.wantCode || !strings.Contains(string(raw), tc.wantBody) {
-			t.Errorf("%s: %d %s; want %d with %s", tc.name, code, raw, tc.wantCode, tc.wantBody)
-		}
+	obj, _ := res.body.(map[string]any)[key].(map[string]any)
+	id, _ := obj["id"].(float64)
+	if id == 0 {
+		h.t.Fatalf("POST %s: no %s.id in %s", path, key, res.raw)
 	}
-	for _, kind := range []string{"services", "metrics", "application_plans", "backend_usages", "backend_apis"} {
-		if n := h.sim.Count("acme", kind); n != 0 {
-			t.Errorf("%d %s left after the cascades", n, kind)
-		}
-	}
+	return int64(id)
 }
 
-func TestAuthentication(t *testing.T) {
-	h := newHarness(t)
-	get := func(path string, set func(*http.Request)) int {
-		req, _ := http.NewRequest("GET", h.url+path, nil)
-		set(req)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		return resp.StatusCode
+// fields picks some fields of the object wrapped under key (of a decoded body), for cmp.Diff.
+func fields(body any, key string, names ...string) map[string]any {
+	m, _ := body.(map[string]any)
+	if key != "" {
+		m, _ = m[key].(map[string]any)
 	}
-	cases := map[string]struct {
-		path string
-		set  func(*http.Request)
-		want int
-	}{
-		"basic auth":             {"/admin/api/services.json", func(r *http.Request) { r.SetBasicAuth("", "tok") }, 200},
-		"access_token parameter": {"/admin/api/services.json?access_token=tok", func(*http.Request) {}, 200},
-		"wrong token":            {"/admin/api/services.json", func(r *http.Request) { r.SetBasicAuth("", "nope") }, 403},
-		"no token":               {"/admin/api/services.json", func(*http.Request) {}, 403},
-		"tenant by path":         {"/t/acme/admin/api/services.json", func(r *http.Request) { r.SetBasicAuth("", "tok") }, 200},
-		"another tenant's token": {"/t/acme/admin/api/services.json", func(r *http.Request) { r.SetBasicAuth("", "tok2") }, 403},
+	out := map[string]any{}
+	for _, n := range names {
+		out[n] = m[n]
 	}
-	for name, tc := range cases {
-		if got := get(tc.path, tc.set); got != tc.want {
-			t.Errorf("%s: %d, want %d", name, got, tc.want)
-		}
-	}
+	return out
 }
 
-func TestPaginationAndStats(t *testing.T) {
-	h := newHarness(t)
-	for i := range 501 {
-		if code, body, _ := h.do("POST", "/admin/api/backend_apis.json", url.Values{"name": {fmt.Sprintf("b%d", i)}, "private_endpoint": {"https://b"}}); code != 201 {
-			t.Fatalf("create: %d %v", code, body)
-		}
+// listed returns the ids of a wrapped list {"plural":[{"singular":{"id":...}}]} or of a bare array.
+func listed(body any, plural, singular string) []int64 {
+	var items []any
+	if plural == "" {
+		items, _ = body.([]any)
+	} else {
+		m, _ := body.(map[string]any)
+		items, _ = m[plural].([]any)
 	}
-	count := func(page string) int {
-		_, body, _ := h.do("GET", "/admin/api/backend_apis.json?per_page=500&page="+page, nil)
-		return len(body.(map[string]any)["backend_apis"].([]any))
+	ids := []int64{}
+	for _, it := range items {
+		obj, _ := it.(map[string]any)[singular].(map[string]any)
+		id, _ := obj["id"].(float64)
+		ids = append(ids, int64(id))
 	}
-	if a, b := count("1"), count("2"); a != 500 || b != 1 {
-		t.Errorf("pages of %d and %d, want 500 and 1", a, b)
-	}
-	st := h.sim.Stats()
-	want := []CallCount{
-		{CallKey{"acme", "GET", "/admin/api/backend_apis.json", 200}, 2},
-		{CallKey{"acme", "POST", "/admin/api/backend_apis.json", 201}, 501},
-	}
-	if diff := cmp.Diff(want, st.Calls); diff != "" || st.Total != 503 || st.Writes != 501 {
-		t.Errorf("stats total %d writes %d (-want +got):\n%s", st.Total, st.Writes, diff)
-	}
-	resp, err := http.Get(h.url + "/__sim/stats")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var served Stats
-	_ = json.NewDecoder(resp.Body).Decode(&served)
-	resp.Body.Close()
-	if served.Total != 503 {
-		t.Errorf("GET /__sim/stats total %d, want 503 (and not counting itself)", served.Total)
-	}
-	req, _ := http.NewRequest("DELETE", h.url+"/__sim/stats", nil)
-	if _, err := http.DefaultClient.Do(req); err != nil {
-		t.Fatal(err)
-	}
-	if st := h.sim.Stats(); st.Total != 0 {
-		t.Errorf("stats after reset: %d", st.Total)
-	}
+	return ids
 }
 
-func TestFaults(t *testing.T) {
-	cases := map[string]struct {
-		faults   Faults
-		wantCode int
-		check    func(t *testing.T, h *harness, hdr http.Header)
-	}{
-		"5xx": {faults: Faults{ErrorRate: 1}, wantCode: 503},
-		"429 with Retry-After": {faults: Faults{RateLimitRate: 1, RetryAfterSeconds: 3}, wantCode: 429, check: func(t *testing.T, _ *harness, hdr http.Header) {
-			if hdr.Get("Retry-After") != "3" {
-				t.Errorf("Retry-After = %q", hdr.Get("Retry-After"))
-			}
-		}},
-		"lost response commits the write": {faults: Faults{LostResponseRate: 1}, wantCode: 0, check: func(t *testing.T, h *harness, _ http.Header) {
-			if n := h.sim.Count("acme", "services"); n != 1 {
-				t.Errorf("%d services after a lost response, want 1", n)
-			}
-		}},
-		"latency": {faults: Faults{Latency: 150 * time.Millisecond}, wantCode: 201},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			h := newHarness(t)
-			body, _ := json.Marshal(tc.faults)
-			req, _ := http.NewRequest("PUT", h.url+"/__sim/faults", strings.NewReader(string(body)))
-			if _, err := http.DefaultClient.Do(req); err != nil {
-				t.Fatal(err)
-			}
-			start := time.Now()
-			code, _, hdr := h.do("POST", "/admin/api/services.json", url.Values{"name": {"Pets"}})
-			if code != tc.wantCode {
-				t.Errorf("status %d, want %d", code, tc.wantCode)
-			}
-			if tc.faults.Latency > 0 && time.Since(start) < tc.faults.Latency {
-				t.Errorf("answered in %v, want at least %v", time.Since(start), tc.faults.Latency)
-			}
-			if tc.check != nil {
-				tc.check(t, h, hdr)
-			}
-		})
-	}
+func path(format string, ids ...any) string { return fmt.Sprintf(format, ids...) }
+
+// product creates a service and returns its id and the id of its hits metric.
+func (h *harness) product(systemName string) (id, hits int64) {
+	h.t.Helper()
+	id = h.create("/admin/api/services.json", url.Values{"name": {"Product " + systemName}, "system_name": {systemName}}, "service")
+	res := h.send("GET", path("/admin/api/services/%d/metrics.json", id), nil)
+	return id, listed(res.body, "metrics", "metric")[0]
+}
+
+// backend creates a backend API and returns its id and the id of its hits metric.
+func (h *harness) backend(systemName string) (id, hits int64) {
+	h.t.Helper()
+	id = h.create("/admin/api/backend_apis.json", url.Values{"name": {"Backend " + systemName}, "system_name": {systemName},
+		"private_endpoint": {"https://" + systemName + ".example.com"}}, "backend_api")
+	res := h.send("GET", path("/admin/api/backend_apis/%d/metrics.json", id), nil)
+	return id, listed(res.body, "metrics", "metric")[0]
 }

@@ -1,20 +1,23 @@
 package simulator
 
 import (
+	"fmt"
 	"net/url"
 	"regexp"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 )
 
-// tenant is one provider account's objects.
+// tenant is one provider account's objects. Ids increase per tenant and are shared by all kinds, as
+// porta's are unique per table (tests only rely on them increasing).
 type tenant struct {
 	name     string
 	nextID   int64
 	services map[int64]*service
 	backends map[int64]*backendAPI
-	metrics  map[int64]*metric
+	metrics  map[int64]*metric // metrics and methods of services and backends
 	rules    map[int64]*mappingRule
 	usages   map[int64]*backendUsage
 	plans    map[int64]*plan
@@ -31,9 +34,10 @@ func newTenant(name string) *tenant {
 
 func (t *tenant) id() int64 { t.nextID++; return t.nextID }
 
+// now is porta's timestamp format (ISO 8601 with the zone).
 func now() string { return time.Now().UTC().Format(time.RFC3339) }
 
-// stamps are the created_at/updated_at of every object.
+// stamps are the created_at/updated_at of an object.
 type stamps struct{ created, updated string }
 
 func newStamps() stamps { n := now(); return stamps{n, n} }
@@ -44,6 +48,7 @@ type service struct {
 	id                               int64
 	name, systemName, description    string
 	deploymentOption, backendVersion string
+	state                            string
 	proxy                            map[string]any
 	policies                         []any
 	oidc                             map[string]bool
@@ -56,16 +61,21 @@ type backendAPI struct {
 	stamps
 }
 
-// owner identifies whose child an object is: a service or a backend API.
+// owner identifies whose child a metric or mapping rule is: a service or a backend API.
 type owner struct {
-	kind string // "service" or "backend"
+	kind string // ownerService or ownerBackend
 	id   int64
 }
+
+const (
+	ownerService = "service"
+	ownerBackend = "backend"
+)
 
 type metric struct {
 	id                                          int64
 	owner                                       owner
-	parentID                                    int64
+	parentID                                    int64 // 0 for a metric; hits' id for a method
 	systemName, friendlyName, unit, description string
 	stamps
 }
@@ -75,6 +85,7 @@ type mappingRule struct {
 	owner               owner
 	metricID            int64
 	pattern, httpMethod string
+	redirectURL         string
 	delta, position     int64
 	last                bool
 	stamps
@@ -83,14 +94,15 @@ type mappingRule struct {
 type backendUsage struct {
 	id, serviceID, backendID int64
 	path                     string
+	stamps
 }
 
 type plan struct {
-	id, serviceID           int64
-	name, systemName, state string
-	approvalRequired        bool
-	trialPeriodDays         int64
-	setupFee, costPerMonth  float64
+	id, serviceID                        int64
+	name, systemName, state, description string
+	approvalRequired                     bool
+	trialPeriodDays                      int64
+	setupFee, costPerMonth               float64
 	stamps
 }
 
@@ -98,16 +110,19 @@ type limit struct {
 	id, planID, metricID int64
 	period               string
 	value                int64
+	stamps
 }
 
 type pricingRule struct {
 	id, planID, metricID int64
-	min, max             int64
+	min                  int64
+	max                  *int64 // nil: no upper bound
 	costPerUnit          float64
+	stamps
 }
 
 func (s *service) json() map[string]any {
-	return map[string]any{"id": s.id, "name": s.name, "system_name": s.systemName, "description": s.description, "state": "incomplete",
+	return map[string]any{"id": s.id, "name": s.name, "system_name": s.systemName, "description": s.description, "state": s.state,
 		"deployment_option": s.deploymentOption, "backend_version": s.backendVersion, "created_at": s.created, "updated_at": s.updated}
 }
 
@@ -118,13 +133,11 @@ func (b *backendAPI) json() map[string]any {
 
 func (m *metric) json() map[string]any {
 	out := map[string]any{"id": m.id, "name": m.systemName, "system_name": m.systemName, "friendly_name": m.friendlyName,
-		"description": m.description, "created_at": m.created, "updated_at": m.updated}
-	if m.parentID == 0 {
-		out["unit"] = m.unit
-	} else {
+		"description": m.description, "unit": m.unit, "created_at": m.created, "updated_at": m.updated}
+	if m.parentID != 0 {
 		out["parent_id"] = m.parentID
 	}
-	if m.owner.kind == "service" {
+	if m.owner.kind == ownerService {
 		out["service_id"] = m.owner.id
 	} else {
 		out["backend_id"] = m.owner.id
@@ -133,8 +146,16 @@ func (m *metric) json() map[string]any {
 }
 
 func (r *mappingRule) json() map[string]any {
-	return map[string]any{"id": r.id, "metric_id": r.metricID, "pattern": r.pattern, "http_method": r.httpMethod, "delta": r.delta,
-		"position": r.position, "last": r.last, "created_at": r.created, "updated_at": r.updated}
+	ownerType := "Proxy"
+	if r.owner.kind == ownerBackend {
+		ownerType = "BackendApi"
+	}
+	out := map[string]any{"id": r.id, "metric_id": r.metricID, "pattern": r.pattern, "http_method": r.httpMethod, "delta": r.delta,
+		"position": r.position, "last": r.last, "owner_id": r.owner.id, "owner_type": ownerType, "created_at": r.created, "updated_at": r.updated}
+	if r.redirectURL != "" {
+		out["redirect_url"] = r.redirectURL
+	}
+	return out
 }
 
 func (u *backendUsage) json() map[string]any {
@@ -142,60 +163,82 @@ func (u *backendUsage) json() map[string]any {
 }
 
 func (p *plan) json() map[string]any {
-	return map[string]any{"id": p.id, "name": p.name, "system_name": p.systemName, "state": p.state, "approval_required": p.approvalRequired,
-		"trial_period_days": p.trialPeriodDays, "setup_fee": p.setupFee, "cost_per_month": p.costPerMonth, "service_id": p.serviceID,
-		"default": false, "created_at": p.created, "updated_at": p.updated}
+	return map[string]any{"id": p.id, "name": p.name, "system_name": p.systemName, "state": p.state, "description": p.description,
+		"approval_required": p.approvalRequired, "trial_period_days": p.trialPeriodDays, "setup_fee": p.setupFee,
+		"cost_per_month": p.costPerMonth, "service_id": p.serviceID, "default": false, "custom": false,
+		"created_at": p.created, "updated_at": p.updated}
 }
 
 func (l *limit) json() map[string]any {
-	return map[string]any{"id": l.id, "metric_id": l.metricID, "plan_id": l.planID, "period": l.period, "value": l.value}
+	return map[string]any{"id": l.id, "metric_id": l.metricID, "plan_id": l.planID, "period": l.period, "value": l.value,
+		"created_at": l.created, "updated_at": l.updated}
 }
 
 func (p *pricingRule) json() map[string]any {
-	return map[string]any{"id": p.id, "metric_id": p.metricID, "plan_id": p.planID, "min": p.min, "max": p.max, "cost_per_unit": p.costPerUnit}
+	out := map[string]any{"id": p.id, "metric_id": p.metricID, "plan_id": p.planID, "min": p.min, "max": nil,
+		"cost_per_unit": p.costPerUnit, "created_at": p.created, "updated_at": p.updated}
+	if p.max != nil {
+		out["max"] = *p.max
+	}
+	return out
 }
 
-// systemNamePattern is porta's format for system names.
-var systemNamePattern = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_-]*$`)
+// systemNamePattern is porta's SystemName format, /\A\w[\w\-\/_]+\z/ (Ruby's \w is ASCII): two
+// characters at least.
+var systemNamePattern = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_/-]+$`)
 
-// deriveSystemName turns a name into a system name when none is given, as porta does.
-func deriveSystemName(name string) string {
-	out := make([]rune, 0, len(name))
-	for _, r := range name {
+// msgSystemNameInvalid is porta's message for a malformed system name.
+const msgSystemNameInvalid = "invalid. Only ASCII letters, numbers, dashes and underscores are allowed."
+
+// deriveSystemName is porta's default system name, human_name.parameterize.underscore: lower case,
+// runs of other characters become one separator, no separator at the ends, "-" turned into "_".
+// An empty result is replaced by "<kind>_<id>" (porta uses a random suffix).
+func deriveSystemName(name, kind string, id int64) string {
+	var b strings.Builder
+	sep := false
+	for _, r := range strings.ToLower(name) {
 		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '_', r == '-':
-			out = append(out, r)
-		case r >= 'A' && r <= 'Z':
-			out = append(out, r+'a'-'A')
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '_':
+			if sep && b.Len() > 0 {
+				b.WriteByte('_')
+			}
+			sep = false
+			b.WriteRune(r)
 		default:
-			out = append(out, '_')
+			sep = true
 		}
 	}
-	return string(out)
+	if b.Len() == 0 {
+		return fmt.Sprintf("%s_%d", kind, id)
+	}
+	return b.String()
 }
 
-// paginate applies page and per_page (default and maximum 500).
+// page reads porta's pagination parameters: page from 1, per_page in 1..500 (default 500); a value
+// out of range falls back to the default, as Admin::Api::Filters::Pagination does.
+func page(form url.Values) (pageNo, perPage int) {
+	pageNo, err := strconv.Atoi(form.Get("page"))
+	if err != nil || pageNo < 1 {
+		pageNo = 1
+	}
+	perPage, err = strconv.Atoi(form.Get("per_page"))
+	if err != nil || perPage < 1 || perPage > 500 {
+		perPage = 500
+	}
+	return pageNo, perPage
+}
+
+// paginate returns one page of items.
 func paginate[T any](items []T, form url.Values) []T {
-	page, _ := strconv.Atoi(form.Get("page"))
-	per, _ := strconv.Atoi(form.Get("per_page"))
-	if page < 1 {
-		page = 1
-	}
-	if per < 1 || per > 500 {
-		per = 500
-	}
-	start := (page - 1) * per
+	pageNo, perPage := page(form)
+	start := (pageNo - 1) * perPage
 	if start >= len(items) {
 		return nil
 	}
-	end := start + per
-	if end > len(items) {
-		end = len(items)
-	}
-	return items[start:end]
+	return items[start:min(start+perPage, len(items))]
 }
 
-// sortedIDs returns the ids of m in order.
+// sortedIDs returns the ids of m kept by keep (all when nil), in increasing order.
 func sortedIDs[V any](m map[int64]V, keep func(V) bool) []int64 {
 	var ids []int64
 	for id, v := range m {
@@ -207,8 +250,8 @@ func sortedIDs[V any](m map[int64]V, keep func(V) bool) []int64 {
 	return ids
 }
 
-// wrapList builds porta's list shape {"<plural>":[{"<singular>":{...}}]}.
-func wrapList[V any](plural, singular string, m map[int64]V, keep func(V) bool, toJSON func(V) map[string]any, form url.Values, paginated bool) map[string]any {
+// wrapList builds porta's list shape {"<plural>":[{"<singular>":{...}}]}, one page of it if paginated.
+func wrapList[V any](plural, singular string, m map[int64]V, keep func(V) bool, toJSON func(V) map[string]any, form url.Values, paginated bool) answer {
 	ids := sortedIDs(m, keep)
 	if paginated {
 		ids = paginate(ids, form)
@@ -217,5 +260,113 @@ func wrapList[V any](plural, singular string, m map[int64]V, keep func(V) bool, 
 	for _, id := range ids {
 		items = append(items, map[string]any{singular: toJSON(m[id])})
 	}
-	return map[string]any{plural: items}
+	return answer{200, map[string]any{plural: items}}
+}
+
+// Kinds of remote objects known to Count and Objects.
+const (
+	KindServices      = "services"
+	KindBackendAPIs   = "backend_apis"
+	KindMetrics       = "metrics" // metrics and methods, of services and backends
+	KindMethods       = "methods" // methods only
+	KindMappingRules  = "mapping_rules"
+	KindBackendUsages = "backend_usages"
+	KindPlans         = "application_plans"
+	KindLimits        = "limits"
+	KindPricingRules  = "pricing_rules"
+	KindProxies       = "proxies"
+	KindPolicies      = "policies"            // one entry per service: {"service_id", "policies_config"}
+	KindOIDC          = "oidc_configurations" // one entry per service
+	KindDeploys       = "deploys"             // Count only: proxy deployments so far
+)
+
+// Count returns how many objects of a kind (see the Kind constants) a tenant has; -1 for an unknown
+// tenant or kind.
+func (s *Simulator) Count(tenantName, kind string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, found := s.names[tenantName]
+	if !found {
+		return -1
+	}
+	if kind == KindDeploys {
+		return t.deploys
+	}
+	objs, known := t.objects(kind)
+	if !known {
+		return -1
+	}
+	return len(objs)
+}
+
+// Objects returns a tenant's objects of a kind as the API renders them (without wrapper), in id
+// order; nil for an unknown tenant or kind. Tests use it to assert remote state without HTTP.
+func (s *Simulator) Objects(tenantName, kind string) []map[string]any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, found := s.names[tenantName]
+	if !found {
+		return nil
+	}
+	objs, _ := t.objects(kind)
+	return objs
+}
+
+func (t *tenant) objects(kind string) ([]map[string]any, bool) {
+	var out []map[string]any
+	collect := func(ids []int64, f func(int64) map[string]any) {
+		out = make([]map[string]any, 0, len(ids))
+		for _, id := range ids {
+			out = append(out, f(id))
+		}
+	}
+	switch kind {
+	case KindServices:
+		collect(sortedIDs(t.services, nil), func(id int64) map[string]any { return t.services[id].json() })
+	case KindBackendAPIs:
+		collect(sortedIDs(t.backends, nil), func(id int64) map[string]any { return t.backends[id].json() })
+	case KindMetrics:
+		collect(sortedIDs(t.metrics, nil), func(id int64) map[string]any { return t.metrics[id].json() })
+	case KindMethods:
+		collect(sortedIDs(t.metrics, func(m *metric) bool { return m.parentID != 0 }), func(id int64) map[string]any { return t.metrics[id].json() })
+	case KindMappingRules:
+		collect(sortedIDs(t.rules, nil), func(id int64) map[string]any { return t.rules[id].json() })
+	case KindBackendUsages:
+		collect(sortedIDs(t.usages, nil), func(id int64) map[string]any { return t.usages[id].json() })
+	case KindPlans:
+		collect(sortedIDs(t.plans, nil), func(id int64) map[string]any { return t.plans[id].json() })
+	case KindLimits:
+		collect(sortedIDs(t.limits, nil), func(id int64) map[string]any { return t.limits[id].json() })
+	case KindPricingRules:
+		collect(sortedIDs(t.pricing, nil), func(id int64) map[string]any { return t.pricing[id].json() })
+	case KindProxies:
+		collect(sortedIDs(t.services, nil), func(id int64) map[string]any { return t.services[id].proxyJSON() })
+	case KindPolicies:
+		collect(sortedIDs(t.services, nil), func(id int64) map[string]any {
+			return map[string]any{"service_id": id, "policies_config": t.services[id].policies}
+		})
+	case KindOIDC:
+		collect(sortedIDs(t.services, nil), func(id int64) map[string]any {
+			out := map[string]any{"service_id": id}
+			for k, v := range t.services[id].oidc {
+				out[k] = v
+			}
+			return out
+		})
+	default:
+		return nil, false
+	}
+	return out, true
+}
+
+// DeleteAllMappingRules removes every mapping rule of a tenant behind the API's back, to imitate a
+// change made by hand in the admin portal (drift). It reports whether the tenant exists.
+func (s *Simulator) DeleteAllMappingRules(tenantName string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, found := s.names[tenantName]
+	if found {
+		t.rules = map[int64]*mappingRule{}
+	}
+	return found
 }

@@ -17,10 +17,17 @@ type CallCount struct {
 }
 
 // Stats are the request counters, as GET /__sim/stats returns them:
-// {"total": N, "writes": N, "calls": [{"tenant","method","endpoint","code","count"}...]}.
+//
+//	{"total": 12, "writes": 5, "lost": 1,
+//	 "calls": [{"tenant": "acme", "method": "POST", "endpoint": "/admin/api/services.json", "code": 201, "count": 2}, ...]}
+//
+// Calls are sorted by endpoint, method, code and tenant. "endpoint" is the path template (ids as
+// {id}, {service_id}...; unknown paths as sent); "tenant" is empty for refused tokens; code 0 counts
+// lost responses (the write committed, the reply was dropped). Writes are non-GET calls.
 type Stats struct {
 	Total  int         `json:"total"`
 	Writes int         `json:"writes"`
+	Lost   int         `json:"lost"`
 	Calls  []CallCount `json:"calls"`
 }
 
@@ -31,8 +38,11 @@ func (s *Simulator) Stats() Stats {
 	out := Stats{Calls: []CallCount{}}
 	for k, n := range s.stats {
 		out.Total += n
-		if k.Method != "GET" {
+		if isWrite(k.Method) {
 			out.Writes += n
+		}
+		if k.Code == 0 {
+			out.Lost += n
 		}
 		out.Calls = append(out.Calls, CallCount{k, n})
 	}
@@ -44,7 +54,10 @@ func (s *Simulator) Stats() Stats {
 		if a.Method != b.Method {
 			return a.Method < b.Method
 		}
-		return a.Code < b.Code
+		if a.Code != b.Code {
+			return a.Code < b.Code
+		}
+		return a.Tenant < b.Tenant
 	})
 	return out
 }
@@ -56,47 +69,9 @@ func (s *Simulator) ResetStats() {
 	s.stats = map[CallKey]int{}
 }
 
-// Count returns how many objects of a kind a tenant has: "services", "backend_apis", "metrics" (methods
-// included), "mapping_rules", "backend_usages", "application_plans", "limits", "pricing_rules", or
-// "deploys" (proxy deployments so far). -1 for an unknown tenant or kind.
-func (s *Simulator) Count(tenantName, kind string) int {
+// count adds one request to its series.
+func (s *Simulator) count(tenantName, method, template string, code int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t, ok := s.names[tenantName]
-	if !ok {
-		return -1
-	}
-	switch kind {
-	case "services":
-		return len(t.services)
-	case "backend_apis":
-		return len(t.backends)
-	case "metrics":
-		return len(t.metrics)
-	case "mapping_rules":
-		return len(t.rules)
-	case "backend_usages":
-		return len(t.usages)
-	case "application_plans":
-		return len(t.plans)
-	case "limits":
-		return len(t.limits)
-	case "pricing_rules":
-		return len(t.pricing)
-	case "deploys":
-		return t.deploys
-	}
-	return -1
-}
-
-// DeleteAllMappingRules removes every mapping rule of a tenant behind the API's back, to imitate a
-// change made by hand in the admin portal (drift). It reports whether the tenant exists.
-func (s *Simulator) DeleteAllMappingRules(tenantName string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	t, ok := s.names[tenantName]
-	if ok {
-		t.rules = map[int64]*mappingRule{}
-	}
-	return ok
+	s.stats[CallKey{Tenant: tenantName, Method: method, Endpoint: template, Code: code}]++
 }

@@ -1,0 +1,489 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"sort"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/apimsync/apimsync/test/simulator"
+)
+
+// simTenant and simToken are the simulator's tenant for these tests.
+const (
+	simTenant = "acme"
+	simToken  = "tok"
+)
+
+// simFixture is a simulator behind a real HTTP listener and a client of it that records the endpoints
+// it calls.
+type simFixture struct {
+	sim    *simulator.Simulator
+	url    string
+	client *Client
+	mu     sync.Mutex
+	called map[string]bool // "METHOD endpoint template"
+}
+
+func newSimFixture(t *testing.T) *simFixture {
+	t.Helper()
+	f := &simFixture{sim: simulator.New(simulator.Options{Tenants: map[string]string{simTenant: simToken}}), called: map[string]bool{}}
+	srv := httptest.NewServer(f.sim)
+	t.Cleanup(srv.Close)
+	f.url = srv.URL
+	c, err := New(Config{AdminURL: srv.URL, Token: simToken, QPS: 1e6, Burst: 1e6, Observer: func(ci CallInfo) {
+		f.mu.Lock()
+		f.called[ci.Method+" "+ci.Endpoint] = true
+		f.mu.Unlock()
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.client = c
+	return f
+}
+
+// counts returns the simulator's object counts of the tenant, by kind.
+func (f *simFixture) counts() map[string]int {
+	out := map[string]int{}
+	for _, k := range []string{"services", "backend_apis", "metrics", "mapping_rules", "backend_usages", "application_plans", "limits",
+		"pricing_rules", "deploys"} {
+		out[k] = f.sim.Count(simTenant, k)
+	}
+	return out
+}
+
+func checkCounts(t *testing.T, f *simFixture, step string, want map[string]int) {
+	t.Helper()
+	if diff := cmp.Diff(want, f.counts()); diff != "" {
+		t.Fatalf("%s: objects in the simulator (-want +got):\n%s", step, diff)
+	}
+}
+
+// result is a call's value and error, to be checked in one expression: outcome(c.GetProduct(...)).must(t, "step").
+type result[T any] struct {
+	v   T
+	err error
+}
+
+func outcome[T any](v T, err error) result[T] { return result[T]{v, err} }
+
+func (r result[T]) must(t *testing.T, step string) T {
+	t.Helper()
+	if r.err != nil {
+		t.Fatalf("%s: %v", step, r.err)
+	}
+	return r.v
+}
+
+func mustDo(t *testing.T, step string, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("%s: %v", step, err)
+	}
+}
+
+func checkSame(t *testing.T, step string, want, got any, opts ...cmp.Option) {
+	t.Helper()
+	if diff := cmp.Diff(want, got, opts...); diff != "" {
+		t.Errorf("%s (-want +got):\n%s", step, diff)
+	}
+}
+
+// ignoreStamps leaves the simulator's timestamps out of comparisons.
+var ignoreStamps = cmp.FilterPath(func(p cmp.Path) bool {
+	name := p.Last().String()
+	return name == ".CreatedAt" || name == ".UpdatedAt"
+}, cmp.Ignore())
+
+// TestClientFlowAgainstSimulator runs what the controllers do, with every client call, against the
+// simulator over HTTP, checking the answers and the simulator's objects at each step.
+func TestClientFlowAgainstSimulator(t *testing.T) {
+	f := newSimFixture(t)
+	c, ctx := f.client, context.Background()
+	counts := map[string]int{"services": 0, "backend_apis": 0, "metrics": 0, "mapping_rules": 0, "backend_usages": 0, "application_plans": 0,
+		"limits": 0, "pricing_rules": 0, "deploys": 0}
+	checkCounts(t, f, "start", counts)
+
+	// Backend with its hits metric.
+	b := outcome(c.CreateBackend(ctx, BackendParams{Name: "Inventory", SystemName: "inventory", Description: ptrTo("stock"),
+		PrivateEndpoint: "https://inventory.internal:8443"})).must(t, "create backend")
+	checkSame(t, "created backend", &Backend{ID: b.ID, Name: "Inventory", SystemName: "inventory", Description: "stock",
+		PrivateEndpoint: "https://inventory.internal:8443"}, b, ignoreStamps)
+	counts["backend_apis"], counts["metrics"] = 1, 1
+	checkCounts(t, f, "backend created", counts)
+	b = outcome(c.UpdateBackend(ctx, b.ID, BackendParams{Name: "Inventory API", SystemName: "ignored", PrivateEndpoint: "https://inventory.internal:9443"})).must(t, "update backend")
+	checkSame(t, "updated backend", &Backend{ID: b.ID, Name: "Inventory API", SystemName: "inventory", Description: "stock",
+		PrivateEndpoint: "https://inventory.internal:9443"}, b, ignoreStamps)
+	checkSame(t, "read backend", b, outcome(c.GetBackend(ctx, b.ID)).must(t, "get backend"), ignoreStamps)
+	checkSame(t, "listed backends", []Backend{*b}, outcome(c.ListBackends(ctx)).must(t, "list backends"), ignoreStamps)
+
+	// Backend metrics, methods and mapping rules.
+	bs := BackendScope(b.ID)
+	metrics := outcome(c.ListMetrics(ctx, bs)).must(t, "list backend metrics")
+	if len(metrics) != 1 || metrics[0].SystemName != "hits" {
+		t.Fatalf("backend metrics %+v, want hits only", metrics)
+	}
+	bHits := metrics[0]
+	bytesMetric := outcome(c.CreateMetric(ctx, bs, MetricParams{SystemName: "bytes", FriendlyName: "Bytes", Unit: "byte", Description: "out"})).must(t, "create metric")
+	checkSame(t, "created metric", &Metric{ID: bytesMetric.ID, Name: "bytes", SystemName: "bytes", FriendlyName: "Bytes", Unit: "byte", Description: "out"},
+		bytesMetric, ignoreStamps)
+	bytesMetric = outcome(c.UpdateMetric(ctx, bs, bytesMetric.ID, MetricParams{FriendlyName: "Bytes out", Unit: "kilobyte"})).must(t, "update metric")
+	checkSame(t, "updated metric", &Metric{ID: bytesMetric.ID, Name: "bytes", SystemName: "bytes", FriendlyName: "Bytes out", Unit: "kilobyte"},
+		bytesMetric, ignoreStamps)
+	list := outcome(c.CreateMethod(ctx, bs, bHits.ID, MethodParams{SystemName: "list_items", FriendlyName: "List items"})).must(t, "create method")
+	checkSame(t, "created method", &Metric{ID: list.ID, Name: "list_items", SystemName: "list_items", FriendlyName: "List items", Unit: "hit", ParentID: bHits.ID},
+		list, ignoreStamps)
+	list = outcome(c.UpdateMethod(ctx, bs, bHits.ID, list.ID, MethodParams{FriendlyName: "List all items", Description: "GET /items"})).must(t, "update method")
+	checkSame(t, "updated method", &Metric{ID: list.ID, Name: "list_items", SystemName: "list_items", FriendlyName: "List all items",
+		Unit: "hit", Description: "GET /items", ParentID: bHits.ID}, list, ignoreStamps)
+	tmp := outcome(c.CreateMethod(ctx, bs, bHits.ID, MethodParams{SystemName: "tmp", FriendlyName: "Tmp"})).must(t, "create temporary method")
+	checkSame(t, "methods of hits", []Metric{*list, *tmp}, outcome(c.ListMethods(ctx, bs, bHits.ID)).must(t, "list methods"), ignoreStamps)
+	mustDo(t, "delete method", c.DeleteMethod(ctx, bs, bHits.ID, tmp.ID))
+	checkSame(t, "metrics and methods of the backend", []int64{bHits.ID, bytesMetric.ID, list.ID},
+		ids(outcome(c.ListMetrics(ctx, bs)).must(t, "list metrics"), func(m Metric) int64 { return m.ID }))
+	counts["metrics"] = 3
+	checkCounts(t, f, "backend metrics", counts)
+
+	rule := outcome(c.CreateMappingRule(ctx, bs, MappingRuleParams{HTTPMethod: "GET", Pattern: "/items$", MetricID: list.ID, Delta: 1})).must(t, "create backend rule")
+	checkSame(t, "created rule", &MappingRule{ID: rule.ID, MetricID: list.ID, Pattern: "/items$", HTTPMethod: "GET", Delta: 1, Position: rule.Position}, rule)
+	rule = outcome(c.UpdateMappingRule(ctx, bs, rule.ID, MappingRuleParams{HTTPMethod: "GET", Pattern: "/items/{id}",
+		MetricID: list.ID, Delta: 2, Position: 1, Last: ptrTo(true)})).must(t, "update backend rule (PUT)")
+	checkSame(t, "updated rule", &MappingRule{ID: rule.ID, MetricID: list.ID, Pattern: "/items/{id}", HTTPMethod: "GET", Delta: 2, Position: 1, Last: true}, rule)
+	other := outcome(c.CreateMappingRule(ctx, bs, MappingRuleParams{HTTPMethod: "POST", Pattern: "/items", MetricID: bytesMetric.ID, Delta: 5})).must(t, "create second rule")
+	checkSame(t, "backend rules", []int64{rule.ID, other.ID}, ids(outcome(c.ListMappingRules(ctx, bs)).must(t, "list rules"), func(r MappingRule) int64 { return r.ID }))
+	mustDo(t, "delete rule", c.DeleteMappingRule(ctx, bs, other.ID))
+	counts["mapping_rules"] = 1
+	checkCounts(t, f, "backend rules", counts)
+
+	// Product.
+	p := outcome(c.CreateProduct(ctx, ProductParams{Name: "Shop", SystemName: "shop", Description: ptrTo("the shop"),
+		DeploymentOption: "self_managed", BackendVersion: "2"})).must(t, "create product")
+	checkSame(t, "created product", &Product{ID: p.ID, Name: "Shop", SystemName: "shop", Description: "the shop", State: "incomplete",
+		DeploymentOption: "self_managed", BackendVersion: "2"}, p, ignoreStamps)
+	counts["services"], counts["metrics"] = 1, 4
+	checkCounts(t, f, "product created", counts)
+	p = outcome(c.UpdateProduct(ctx, p.ID, ProductParams{Name: "Shop API", SystemName: "ignored", Description: ptrTo("")})).must(t, "update product")
+	checkSame(t, "updated product", &Product{ID: p.ID, Name: "Shop API", SystemName: "shop", State: "incomplete", DeploymentOption: "self_managed",
+		BackendVersion: "2"}, p, ignoreStamps)
+	checkSame(t, "read product", p, outcome(c.GetProduct(ctx, p.ID)).must(t, "get product"), ignoreStamps)
+	checkSame(t, "listed products", []Product{*p}, outcome(c.ListProducts(ctx)).must(t, "list products"), ignoreStamps)
+
+	ps := ProductScope(p.ID)
+	pHits := outcome(c.ListMetrics(ctx, ps)).must(t, "list product metrics")[0]
+	orders := outcome(c.CreateMetric(ctx, ps, MetricParams{SystemName: "orders", FriendlyName: "Orders", Unit: "order"})).must(t, "create product metric")
+	checkout := outcome(c.CreateMethod(ctx, ps, pHits.ID, MethodParams{SystemName: "checkout", FriendlyName: "Checkout"})).must(t, "create product method")
+	checkout = outcome(c.UpdateMethod(ctx, ps, pHits.ID, checkout.ID, MethodParams{FriendlyName: "Check out"})).must(t, "update product method")
+	checkSame(t, "product methods", []Metric{*checkout}, outcome(c.ListMethods(ctx, ps, pHits.ID)).must(t, "list product methods"), ignoreStamps)
+	orders = outcome(c.UpdateMetric(ctx, ps, orders.ID, MetricParams{FriendlyName: "Orders placed", Unit: "order"})).must(t, "update product metric")
+	pRule := outcome(c.CreateMappingRule(ctx, ps, MappingRuleParams{HTTPMethod: "POST", Pattern: "/checkout$", MetricID: checkout.ID, Delta: 1})).must(t, "create product rule")
+	pRule = outcome(c.UpdateMappingRule(ctx, ps, pRule.ID, MappingRuleParams{HTTPMethod: "POST", Pattern: "/checkout$",
+		MetricID: checkout.ID, Delta: 3})).must(t, "update product rule (PATCH)")
+	checkSame(t, "product rules", []MappingRule{*pRule}, outcome(c.ListMappingRules(ctx, ps)).must(t, "list product rules"))
+	if pRule.Delta != 3 {
+		t.Errorf("product rule delta %d, want 3", pRule.Delta)
+	}
+	spareRule := outcome(c.CreateMappingRule(ctx, ps, MappingRuleParams{HTTPMethod: "GET", Pattern: "/orders", MetricID: orders.ID, Delta: 1})).must(t, "create spare product rule")
+	mustDo(t, "delete product rule", c.DeleteMappingRule(ctx, ps, spareRule.ID))
+	refund := outcome(c.CreateMethod(ctx, ps, pHits.ID, MethodParams{SystemName: "refund", FriendlyName: "Refund"})).must(t, "create spare product method")
+	mustDo(t, "delete product method", c.DeleteMethod(ctx, ps, pHits.ID, refund.ID))
+	counts["metrics"], counts["mapping_rules"] = 6, 2
+	checkCounts(t, f, "product children", counts)
+
+	// Proxy, deploy, OIDC and policies.
+	proxy := outcome(c.GetProxy(ctx, p.ID)).must(t, "get proxy")
+	if proxy.ServiceID != p.ID || proxy.CredentialsLocation != "query" || proxy.ErrorStatusNoMatch != 404 {
+		t.Errorf("default proxy %+v", proxy)
+	}
+	proxy = outcome(c.UpdateProxy(ctx, p.ID, ProxyParams{"endpoint": "https://shop.example.com:443", "sandbox_endpoint": "https://shop-staging.example.com:443",
+		"credentials_location": "headers", "auth_app_id": "client", "auth_app_key": "secret", "hostname_rewrite": "shop.internal", "secret_token": "s3cret",
+		"error_status_auth_failed": "401", "error_headers_auth_failed": "application/json", "error_auth_failed": `{"error":"auth"}`})).must(t, "update proxy")
+	checkSame(t, "updated proxy", Proxy{ServiceID: p.ID, Endpoint: "https://shop.example.com:443", SandboxEndpoint: "https://shop-staging.example.com:443",
+		CredentialsLocation: "headers", AuthAppID: "client", AuthAppKey: "secret", HostnameRewrite: "shop.internal", SecretToken: "s3cret",
+		ErrorStatusAuthFailed: 401, ErrorHeadersAuthFailed: "application/json", ErrorAuthFailed: `{"error":"auth"}`},
+		Proxy{ServiceID: proxy.ServiceID, Endpoint: proxy.Endpoint, SandboxEndpoint: proxy.SandboxEndpoint, CredentialsLocation: proxy.CredentialsLocation,
+			AuthAppID: proxy.AuthAppID, AuthAppKey: proxy.AuthAppKey, HostnameRewrite: proxy.HostnameRewrite, SecretToken: proxy.SecretToken,
+			ErrorStatusAuthFailed: proxy.ErrorStatusAuthFailed, ErrorHeadersAuthFailed: proxy.ErrorHeadersAuthFailed, ErrorAuthFailed: proxy.ErrorAuthFailed})
+	checkSame(t, "proxy read back", proxy, outcome(c.GetProxy(ctx, p.ID)).must(t, "get proxy again"))
+	mustDo(t, "deploy", c.DeployProxy(ctx, p.ID))
+	counts["deploys"] = 1
+	checkCounts(t, f, "deployed", counts)
+
+	p = outcome(c.UpdateProduct(ctx, p.ID, ProductParams{BackendVersion: "oidc"})).must(t, "switch to OIDC")
+	if p.BackendVersion != "oidc" || p.Name != "Shop API" {
+		t.Errorf("product after the switch to OIDC: %+v", p)
+	}
+	proxy = outcome(c.UpdateProxy(ctx, p.ID, ProxyParams{"oidc_issuer_endpoint": "https://sso.example.com/auth/realms/acme",
+		"oidc_issuer_type": "keycloak", "jwt_claim_with_client_id": "azp", "jwt_claim_with_client_id_type": "plain"})).must(t, "set the issuer")
+	if proxy.OIDCIssuerEndpoint != "https://sso.example.com/auth/realms/acme" || proxy.JWTClaimWithClientID != "azp" || proxy.SecretToken != "s3cret" {
+		t.Errorf("proxy after the issuer: %+v", proxy)
+	}
+	// porta's Proxy#oidc_configuration builds one with standard_flow_enabled: true.
+	checkSame(t, "default OIDC flows", &OIDCConfiguration{StandardFlowEnabled: true}, outcome(c.GetOIDCConfiguration(ctx, p.ID)).must(t, "get OIDC"))
+	flows := OIDCConfiguration{StandardFlowEnabled: true, ServiceAccountsEnabled: true}
+	checkSame(t, "updated OIDC flows", &flows, outcome(c.UpdateOIDCConfiguration(ctx, p.ID, flows)).must(t, "update OIDC"))
+	flows = OIDCConfiguration{ServiceAccountsEnabled: true}
+	outcome(c.UpdateOIDCConfiguration(ctx, p.ID, flows)).must(t, "turn a flow off")
+	checkSame(t, "OIDC flows read back", &flows, outcome(c.GetOIDCConfiguration(ctx, p.ID)).must(t, "get OIDC again"))
+
+	checkSame(t, "default policy chain", []Policy{{Name: "apicast", Version: "builtin", Configuration: json.RawMessage(`{}`), Enabled: true}},
+		outcome(c.GetPolicies(ctx, p.ID)).must(t, "get policies"), cmp.Transformer("compactJSON", compactJSON))
+	chain := []Policy{{Name: "cors", Version: "builtin", Configuration: json.RawMessage(`{"allow_origin":"*"}`), Enabled: true},
+		{Name: "apicast", Version: "builtin", Enabled: true}}
+	wantChain := []Policy{chain[0], {Name: "apicast", Version: "builtin", Configuration: json.RawMessage(`{}`), Enabled: true}}
+	checkSame(t, "updated policy chain", wantChain, outcome(c.UpdatePolicies(ctx, p.ID, chain)).must(t, "update policies"), cmp.Transformer("compactJSON", compactJSON))
+	checkSame(t, "policy chain read back", wantChain, outcome(c.GetPolicies(ctx, p.ID)).must(t, "get policies again"), cmp.Transformer("compactJSON", compactJSON))
+
+	// Backend usages.
+	u := outcome(c.CreateBackendUsage(ctx, p.ID, BackendUsageParams{BackendAPIID: b.ID, Path: "/inventory"})).must(t, "use the backend")
+	checkSame(t, "created usage", &BackendUsage{ID: u.ID, Path: "/inventory", ServiceID: p.ID, BackendID: b.ID}, u)
+	u = outcome(c.UpdateBackendUsage(ctx, p.ID, u.ID, BackendUsageParams{Path: "/stock"})).must(t, "move the usage")
+	checkSame(t, "updated usage", &BackendUsage{ID: u.ID, Path: "/stock", ServiceID: p.ID, BackendID: b.ID}, u)
+	billing := outcome(c.CreateBackend(ctx, BackendParams{Name: "Billing", PrivateEndpoint: "https://billing.internal"})).must(t, "create a second backend")
+	if billing.SystemName != "billing" {
+		t.Errorf("derived system name %q, want billing", billing.SystemName)
+	}
+	u2 := outcome(c.CreateBackendUsage(ctx, p.ID, BackendUsageParams{BackendAPIID: billing.ID, Path: "/billing"})).must(t, "use it")
+	checkSame(t, "usages", []BackendUsage{*u, *u2}, outcome(c.ListBackendUsages(ctx, p.ID)).must(t, "list usages"))
+	mustDo(t, "stop using it", c.DeleteBackendUsage(ctx, p.ID, u2.ID))
+	mustDo(t, "delete the second backend", c.DeleteBackend(ctx, billing.ID))
+	checkSame(t, "usages after the delete", []BackendUsage{*u}, outcome(c.ListBackendUsages(ctx, p.ID)).must(t, "list usages again"))
+	counts["backend_usages"] = 1
+	checkCounts(t, f, "usages", counts)
+
+	// Plans, published; limits; pricing rules.
+	plan := outcome(c.CreatePlan(ctx, p.ID, PlanParams{Name: "Basic", SystemName: "basic", ApprovalRequired: ptrTo(true),
+		TrialPeriodDays: ptrTo(int64(7)), SetupFee: "10.5", CostPerMonth: "20"})).must(t, "create plan")
+	checkSame(t, "created plan", &ApplicationPlan{ID: plan.ID, Name: "Basic", SystemName: "basic", State: "hidden", ApprovalRequired: true,
+		TrialPeriodDays: 7, SetupFee: "10.5", CostPerMonth: "20", ServiceID: p.ID}, plan)
+	plan = outcome(c.UpdatePlan(ctx, p.ID, plan.ID, PlanParams{SystemName: "ignored", StateEvent: "publish", CostPerMonth: "25",
+		ApprovalRequired: ptrTo(false)})).must(t, "publish plan")
+	checkSame(t, "published plan", &ApplicationPlan{ID: plan.ID, Name: "Basic", SystemName: "basic", State: "published", TrialPeriodDays: 7,
+		SetupFee: "10.5", CostPerMonth: "25", ServiceID: p.ID}, plan)
+	checkSame(t, "read plan", plan, outcome(c.GetPlan(ctx, p.ID, plan.ID)).must(t, "get plan"))
+	spare := outcome(c.CreatePlan(ctx, p.ID, PlanParams{Name: "Spare Plan"})).must(t, "create a second plan")
+	if spare.SystemName != "spare_plan" {
+		t.Errorf("derived plan system name %q, want spare_plan", spare.SystemName)
+	}
+	checkSame(t, "plans", []int64{plan.ID, spare.ID}, ids(outcome(c.ListPlans(ctx, p.ID)).must(t, "list plans"), func(p ApplicationPlan) int64 { return p.ID }))
+	mustDo(t, "delete the second plan", c.DeletePlan(ctx, p.ID, spare.ID))
+	counts["application_plans"] = 1
+	checkCounts(t, f, "plans", counts)
+
+	daily := outcome(c.CreateLimit(ctx, plan.ID, pHits.ID, LimitParams{Period: "day", Value: 1000})).must(t, "limit product hits")
+	checkSame(t, "created limit", &Limit{ID: daily.ID, MetricID: pHits.ID, PlanID: plan.ID, Period: "day", Value: 1000}, daily)
+	blocked := outcome(c.CreateLimit(ctx, plan.ID, bytesMetric.ID, LimitParams{Period: "eternity", Value: 0})).must(t, "block a backend metric")
+	checkSame(t, "zero limit", &Limit{ID: blocked.ID, MetricID: bytesMetric.ID, PlanID: plan.ID, Period: "eternity", Value: 0}, blocked)
+	daily = outcome(c.UpdateLimit(ctx, plan.ID, pHits.ID, daily.ID, LimitParams{Period: "day", Value: 2000})).must(t, "raise the limit")
+	checkSame(t, "limits", []Limit{*daily, *blocked}, outcome(c.ListLimits(ctx, plan.ID)).must(t, "list limits"))
+	monthly := outcome(c.CreateLimit(ctx, plan.ID, pHits.ID, LimitParams{Period: "month", Value: 50000})).must(t, "limit per month")
+	mustDo(t, "delete limit", c.DeleteLimit(ctx, plan.ID, pHits.ID, monthly.ID))
+	counts["limits"] = 2
+	checkCounts(t, f, "limits", counts)
+
+	first := outcome(c.CreatePricingRule(ctx, plan.ID, checkout.ID, PricingRuleParams{Min: 1, Max: 100, CostPerUnit: "0.5"})).must(t, "price checkouts")
+	checkSame(t, "created pricing rule", &PricingRule{ID: first.ID, MetricID: checkout.ID, PlanID: plan.ID, Min: 1, Max: 100, CostPerUnit: "0.5"}, first)
+	second := outcome(c.CreatePricingRule(ctx, plan.ID, checkout.ID, PricingRuleParams{Min: 101, Max: 1000, CostPerUnit: "0.25"})).must(t, "price more checkouts")
+	checkSame(t, "pricing rules", []PricingRule{*first, *second}, outcome(c.ListPricingRules(ctx, plan.ID)).must(t, "list pricing rules"))
+	mustDo(t, "delete pricing rule", c.DeletePricingRule(ctx, plan.ID, checkout.ID, second.ID))
+	counts["pricing_rules"] = 1
+	checkCounts(t, f, "pricing", counts)
+
+	// A used backend cannot be deleted.
+	err := c.DeleteBackend(ctx, b.ID)
+	if !IsInUse(err) || IsForbidden(err) {
+		t.Errorf("deleting a used backend: %v; want in use (IsInUse true, IsForbidden false)", err)
+	}
+	checkCounts(t, f, "refused backend delete", counts)
+
+	// Deleting children, then the product with what is left.
+	mustDo(t, "delete product metric", c.DeleteMetric(ctx, ps, orders.ID))
+	mustDo(t, "delete backend metric with its limit", c.DeleteMetric(ctx, bs, bytesMetric.ID))
+	counts["metrics"], counts["limits"] = 4, 1
+	checkCounts(t, f, "metrics deleted", counts)
+	mustDo(t, "delete product", c.DeleteProduct(ctx, p.ID))
+	if _, err := c.GetProduct(ctx, p.ID); !IsNotFound(err) {
+		t.Errorf("reading the deleted product: %v, want not found", err)
+	}
+	if _, err := c.ListPlans(ctx, p.ID); !IsNotFound(err) {
+		t.Errorf("listing the deleted product's plans: %v, want not found", err)
+	}
+	if _, err := c.ListLimits(ctx, plan.ID); !IsNotFound(err) {
+		t.Errorf("listing the deleted plan's limits: %v, want not found", err)
+	}
+	counts = map[string]int{"services": 0, "backend_apis": 1, "metrics": 2, "mapping_rules": 1, "backend_usages": 0, "application_plans": 0,
+		"limits": 0, "pricing_rules": 0, "deploys": 1}
+	checkCounts(t, f, "product deleted (cascade)", counts)
+
+	// Now unused, the backend goes with its metrics and rules.
+	mustDo(t, "delete backend", c.DeleteBackend(ctx, b.ID))
+	if _, err := c.GetBackend(ctx, b.ID); !IsNotFound(err) {
+		t.Errorf("reading the deleted backend: %v, want not found", err)
+	}
+	counts["backend_apis"], counts["metrics"], counts["mapping_rules"] = 0, 0, 0
+	checkCounts(t, f, "backend deleted", counts)
+
+	// Every request the client can make was made and answered.
+	want := map[string]bool{}
+	for _, r := range recordClientRequests(t) {
+		want[r.method+" "+r.endpoint] = true
+	}
+	var missing []string
+	f.mu.Lock()
+	for k := range want {
+		if !f.called[k] {
+			missing = append(missing, k)
+		}
+	}
+	f.mu.Unlock()
+	sort.Strings(missing)
+	checkSame(t, "client requests the flow never made", []string(nil), missing)
+}
+
+// TestClientAgainstSimulatorRefusals checks the errors the simulator gives the client as porta would.
+func TestClientAgainstSimulatorRefusals(t *testing.T) {
+	f := newSimFixture(t)
+	ctx := context.Background()
+	if _, err := f.client.CreateBackend(ctx, BackendParams{Name: "Stock", SystemName: "stock", PrivateEndpoint: "https://stock.internal"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.client.CreateProduct(ctx, ProductParams{Name: "Shop", SystemName: "shop"}); err != nil {
+		t.Fatal(err)
+	}
+	wrongToken, err := New(Config{AdminURL: f.url, Token: "not-the-token"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	otherTenant, err := New(Config{AdminURL: f.url + "/t/other", Token: simToken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ownPrefix, err := New(Config{AdminURL: f.url + "/t/" + simTenant + "/", Token: simToken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string]struct {
+		call  func() error
+		check func(error) bool
+		want  string
+	}{
+		"wrong token: forbidden": {
+			call:  func() error { _, err := wrongToken.ListProducts(ctx); return err },
+			check: func(err error) bool { return IsForbidden(err) && !IsInUse(err) && IsTerminal(err) },
+			want:  "IsForbidden",
+		},
+		"token of another tenant's admin URL: forbidden": {
+			call:  func() error { _, err := otherTenant.ListBackends(ctx); return err },
+			check: IsForbidden, want: "IsForbidden",
+		},
+		"the tenant's own admin URL with a path prefix: allowed": {
+			call: func() error {
+				bs, err := ownPrefix.ListBackends(ctx)
+				if err == nil && len(bs) != 1 {
+					return &APIError{Message: "want the one backend"}
+				}
+				return err
+			},
+			check: func(err error) bool { return err == nil }, want: "no error",
+		},
+		"duplicate backend system name: already taken": {
+			call: func() error {
+				_, err := f.client.CreateBackend(ctx, BackendParams{Name: "Stock 2", SystemName: "stock", PrivateEndpoint: "https://stock2.internal"})
+				return err
+			},
+			check: func(err error) bool { return HasAlreadyBeenTaken(err, "system_name") && IsInvalid(err) },
+			want:  "HasAlreadyBeenTaken(system_name)",
+		},
+		"duplicate product system name derived from the name: already taken": {
+			call:  func() error { _, err := f.client.CreateProduct(ctx, ProductParams{Name: "Shop"}); return err },
+			check: func(err error) bool { return HasAlreadyBeenTaken(err, "system_name") }, want: "HasAlreadyBeenTaken(system_name)",
+		},
+		"blank name: invalid, not taken": {
+			call: func() error {
+				_, err := f.client.CreateBackend(ctx, BackendParams{SystemName: "nameless", PrivateEndpoint: "https://x.internal"})
+				return err
+			},
+			check: func(err error) bool { return IsInvalid(err) && !HasAlreadyBeenTaken(err, "system_name") }, want: "IsInvalid only",
+		},
+		"unknown product: not found": {
+			call:  func() error { _, err := f.client.GetProduct(ctx, 9999); return err },
+			check: IsNotFound, want: "IsNotFound",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if err := tc.call(); !tc.check(err) {
+				t.Errorf("error %v, want %s", err, tc.want)
+			}
+		})
+	}
+	if got := f.sim.Count(simTenant, "backend_apis"); got != 1 {
+		t.Errorf("%d backends after the refusals, want 1", got)
+	}
+}
+
+// TestClientAfterALostAnswer: when the simulator loses the answer to a create, the client reports it as
+// unavailable, and the retry meets "has already been taken" for the object that exists.
+func TestClientAfterALostAnswer(t *testing.T) {
+	f := newSimFixture(t)
+	ctx := context.Background()
+	params := BackendParams{Name: "Stock", SystemName: "stock", PrivateEndpoint: "https://stock.internal"}
+	f.sim.SetFaults(simulator.Faults{LostResponseRate: 1})
+	_, err := f.client.CreateBackend(ctx, params)
+	if !IsUnavailable(err) || !IsRetryable(err) {
+		t.Fatalf("lost answer: %v, want unavailable", err)
+	}
+	f.sim.SetFaults(simulator.Faults{})
+	if _, err := f.client.CreateBackend(ctx, params); !HasAlreadyBeenTaken(err, "system_name") {
+		t.Errorf("retry: %v, want has already been taken", err)
+	}
+	bs, err := f.client.ListBackends(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSame(t, "backends", []string{"stock"}, ids(bs, func(b Backend) string { return b.SystemName }))
+}
+
+// TestClientRetriesTheSimulatorsRateLimit: a 429 with Retry-After from the simulator is waited out.
+func TestClientRetriesTheSimulatorsRateLimit(t *testing.T) {
+	f := newSimFixture(t)
+	var mu sync.Mutex
+	var codes []int
+	c, err := New(Config{AdminURL: f.url, Token: simToken, Observer: func(ci CallInfo) {
+		mu.Lock()
+		codes = append(codes, ci.Code)
+		mu.Unlock()
+		if ci.Code == 429 {
+			f.sim.SetFaults(simulator.Faults{}) // the next attempt passes
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.sim.SetFaults(simulator.Faults{RateLimitRate: 1, RetryAfterSeconds: 1})
+	if _, err := c.ListProducts(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	checkSame(t, "attempts", []int{429, 200}, codes)
+}
+
+func ids[T any, K any](items []T, key func(T) K) []K {
+	out := make([]K, 0, len(items))
+	for _, it := range items {
+		out = append(out, key(it))
+	}
+	return out
+}
+
+func compactJSON(raw json.RawMessage) string {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return string(raw)
+	}
+	out, _ := json.Marshal(v)
+	return string(out)
+}

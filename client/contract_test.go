@@ -1,0 +1,1342 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"reflect"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/jarcoal/httpmock"
+)
+
+// contractToken is the access token of the contract tests' clients.
+const contractToken = "tok-contract-5e1d7c"
+
+// contractAdminURL is the tenant admin URL of the contract tests' clients.
+const contractAdminURL = "https://acme-admin.example.com"
+
+// newContractClient returns a client for contractAdminURL whose requests go to httpmock's responders.
+// Unless cfg says otherwise, the rate limit is out of the way.
+func newContractClient(t *testing.T, cfg Config) *Client {
+	t.Helper()
+	if cfg.AdminURL == "" {
+		cfg.AdminURL = contractAdminURL
+	}
+	if cfg.Token == "" {
+		cfg.Token = contractToken
+	}
+	if cfg.QPS == 0 {
+		cfg.QPS, cfg.Burst = 1e6, 1e6
+	}
+	c, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	httpmock.ActivateNonDefault(c.http.GetClient())
+	t.Cleanup(httpmock.DeactivateAndReset)
+	return c
+}
+
+// seenRequest is what a request carried, as porta would read it.
+type seenRequest struct {
+	Method string
+	Path   string
+	Query  url.Values
+	Form   url.Values
+}
+
+// requestLog records the requests httpmock receives and answers each with the next canned answer.
+type requestLog struct {
+	mu       sync.Mutex
+	requests []seenRequest
+	problems []string // auth or encoding problems, reported by the test
+}
+
+func (l *requestLog) responder(code int, body string, header http.Header) httpmock.Responder {
+	return func(r *http.Request) (*http.Response, error) {
+		seen := seenRequest{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query()}
+		var problems []string
+		if _, pass, ok := r.BasicAuth(); !ok || pass != contractToken {
+			problems = append(problems, fmt.Sprintf("%s %s: want HTTP Basic with the token as password", r.Method, r.URL.Path))
+		}
+		if strings.Contains(r.URL.String(), contractToken) {
+			problems = append(problems, fmt.Sprintf("%s %s: the token is in the URL %s", r.Method, r.URL.Path, r.URL))
+		}
+		if got := r.Header.Get("Accept"); got != "application/json" {
+			problems = append(problems, fmt.Sprintf("%s %s: Accept %q, want application/json", r.Method, r.URL.Path, got))
+		}
+		if r.Body != nil {
+			raw, _ := io.ReadAll(r.Body)
+			if len(raw) > 0 {
+				if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/x-www-form-urlencoded") {
+					problems = append(problems, fmt.Sprintf("%s %s: body sent as %q, porta reads form bodies", r.Method, r.URL.Path, ct))
+				}
+				form, err := url.ParseQuery(string(raw))
+				if err != nil {
+					problems = append(problems, fmt.Sprintf("%s %s: body %q is not form-encoded", r.Method, r.URL.Path, raw))
+				}
+				seen.Form = form
+			}
+		}
+		if len(seen.Query) == 0 {
+			seen.Query = nil
+		}
+		if len(seen.Form) == 0 {
+			seen.Form = nil
+		}
+		l.mu.Lock()
+		l.requests = append(l.requests, seen)
+		l.problems = append(l.problems, problems...)
+		l.mu.Unlock()
+		resp := httpmock.NewStringResponse(code, body)
+		resp.Header.Set("Content-Type", "application/json; charset=utf-8")
+		for k, v := range header {
+			resp.Header[k] = v
+		}
+		return resp, nil
+	}
+}
+
+func paged(page int) url.Values {
+	return url.Values{"page": {fmt.Sprint(page)}, "per_page": {"500"}}
+}
+
+// Porta's answers, as its JSON representers write them.
+const (
+	portaService = `{"id":42,"name":"Shop","system_name":"shop","description":"the shop","state":"incomplete",
+		"deployment_option":"self_managed","backend_version":"oidc","created_at":"2026-01-02T10:00:00Z","updated_at":"2026-01-03T10:00:00Z",
+		"links":[{"rel":"metrics","href":"https://acme-admin.example.com/admin/api/services/42/metrics"}]}`
+	portaBackend = `{"id":7,"name":"Stock","system_name":"stock","description":"stock levels","private_endpoint":"https://stock.internal:8443",
+		"account_id":2,"created_at":"2026-01-02T10:00:00Z","updated_at":"2026-01-03T10:00:00Z","links":[]}`
+	portaHits   = `{"id":3,"name":"hits","system_name":"hits","friendly_name":"Hits","service_id":42,"description":"Number of API hits","unit":"hit","created_at":"2026-01-02T10:00:00Z","updated_at":"2026-01-02T10:00:00Z"}`
+	portaMethod = `{"id":5,"name":"list_items","system_name":"list_items","friendly_name":"List items","service_id":42,"description":"","parent_id":3,"created_at":"2026-01-02T10:00:00Z","updated_at":"2026-01-02T10:00:00Z"}`
+	portaRule   = `{"id":9,"metric_id":5,"pattern":"/items$","http_method":"GET","delta":1,"position":2,"last":true,"created_at":"2026-01-02T10:00:00Z","updated_at":"2026-01-02T10:00:00Z"}`
+	portaProxy  = `{"service_id":42,"endpoint":"https://shop.example.com:443","sandbox_endpoint":"https://shop-staging.example.com:443","api_backend":null,
+		"credentials_location":"headers","auth_app_key":"app_key","auth_app_id":"app_id","auth_user_key":"user_key","error_auth_failed":"Authentication failed",
+		"error_auth_missing":"Authentication parameters missing","created_at":"2026-01-02T10:00:00Z","updated_at":"2026-01-03T10:00:00Z",
+		"error_status_auth_failed":403,"error_headers_auth_failed":"text/plain; charset=us-ascii","error_status_auth_missing":401,
+		"error_headers_auth_missing":"text/plain; charset=us-ascii","error_no_match":"No Mapping Rule matched","error_status_no_match":404,
+		"error_headers_no_match":"text/plain; charset=us-ascii","error_status_limits_exceeded":429,"error_headers_limits_exceeded":"text/plain; charset=us-ascii",
+		"error_limits_exceeded":"Usage limit exceeded","secret_token":"Shared_secret","hostname_rewrite":"shop.internal","oauth_login_url":null,
+		"api_test_path":"/","policies_config":[{"name":"apicast","version":"builtin","configuration":{},"enabled":true}],
+		"oidc_issuer_endpoint":"https://sso.example.com/auth/realms/acme","oidc_issuer_type":"keycloak","jwt_claim_with_client_id":"azp",
+		"jwt_claim_with_client_id_type":"plain","deployment_option":"self_managed","lock_version":3,"links":[]}`
+	portaOIDC   = `{"id":12,"standard_flow_enabled":true,"implicit_flow_enabled":false,"service_accounts_enabled":true,"direct_access_grants_enabled":false}`
+	portaUsage  = `{"id":6,"path":"/stock","service_id":42,"backend_id":7,"links":[]}`
+	portaPlan   = `{"id":61,"name":"Gold","system_name":"gold","state":"published","approval_required":true,"trial_period_days":14,"setup_fee":10.5,"cost_per_month":"99.0","service_id":42,"default":false,"custom":false,"created_at":"2026-01-02T10:00:00Z","updated_at":"2026-01-02T10:00:00Z"}`
+	portaLimit  = `{"id":71,"metric_id":3,"plan_id":61,"period":"month","value":1000,"created_at":"2026-01-02T10:00:00Z","updated_at":"2026-01-02T10:00:00Z"}`
+	portaPrice  = `{"id":81,"metric_id":3,"plan_id":61,"cost_per_unit":"0.05","min":1,"max":100,"created_at":"2026-01-02T10:00:00Z","updated_at":"2026-01-02T10:00:00Z"}`
+	portaDelete = ``
+)
+
+var (
+	wantService = &Product{ID: 42, Name: "Shop", SystemName: "shop", Description: "the shop", State: "incomplete", DeploymentOption: "self_managed",
+		BackendVersion: "oidc", CreatedAt: "2026-01-02T10:00:00Z", UpdatedAt: "2026-01-03T10:00:00Z"}
+	wantBackend = &Backend{ID: 7, Name: "Stock", SystemName: "stock", Description: "stock levels", PrivateEndpoint: "https://stock.internal:8443",
+		AccountID: 2, CreatedAt: "2026-01-02T10:00:00Z", UpdatedAt: "2026-01-03T10:00:00Z"}
+	wantHits = &Metric{ID: 3, Name: "hits", SystemName: "hits", FriendlyName: "Hits", Unit: "hit", Description: "Number of API hits",
+		CreatedAt: "2026-01-02T10:00:00Z", UpdatedAt: "2026-01-02T10:00:00Z"}
+	wantMethod = &Metric{ID: 5, Name: "list_items", SystemName: "list_items", FriendlyName: "List items", ParentID: 3,
+		CreatedAt: "2026-01-02T10:00:00Z", UpdatedAt: "2026-01-02T10:00:00Z"}
+	wantRule  = &MappingRule{ID: 9, MetricID: 5, Pattern: "/items$", HTTPMethod: "GET", Delta: 1, Position: 2, Last: true}
+	wantProxy = &Proxy{ServiceID: 42, Endpoint: "https://shop.example.com:443", SandboxEndpoint: "https://shop-staging.example.com:443",
+		CredentialsLocation: "headers", AuthUserKey: "user_key", AuthAppID: "app_id", AuthAppKey: "app_key", HostnameRewrite: "shop.internal",
+		SecretToken: "Shared_secret", ErrorStatusAuthFailed: 403, ErrorHeadersAuthFailed: "text/plain; charset=us-ascii", ErrorAuthFailed: "Authentication failed",
+		ErrorStatusAuthMissing: 401, ErrorHeadersAuthMissing: "text/plain; charset=us-ascii", ErrorAuthMissing: "Authentication parameters missing",
+		ErrorStatusNoMatch: 404, ErrorHeadersNoMatch: "text/plain; charset=us-ascii", ErrorNoMatch: "No Mapping Rule matched",
+		ErrorStatusLimitsExceeded: 429, ErrorHeadersLimitsExceeded: "text/plain; charset=us-ascii", ErrorLimitsExceeded: "Usage limit exceeded",
+		OIDCIssuerEndpoint: "https://sso.example.com/auth/realms/acme", OIDCIssuerType: "keycloak", JWTClaimWithClientID: "azp",
+		JWTClaimWithClientIDType: "plain", DeploymentOption: "self_managed", UpdatedAt: "2026-01-03T10:00:00Z"}
+	wantOIDC  = &OIDCConfiguration{StandardFlowEnabled: true, ServiceAccountsEnabled: true}
+	wantUsage = &BackendUsage{ID: 6, Path: "/stock", ServiceID: 42, BackendID: 7}
+	wantPlan  = &ApplicationPlan{ID: 61, Name: "Gold", SystemName: "gold", State: "published", ApprovalRequired: true, TrialPeriodDays: 14,
+		SetupFee: "10.5", CostPerMonth: "99.0", ServiceID: 42}
+	wantLimit = &Limit{ID: 71, MetricID: 3, PlanID: 61, Period: "month", Value: 1000}
+	wantPrice = &PricingRule{ID: 81, MetricID: 3, PlanID: 61, Min: 1, Max: 100, CostPerUnit: "0.05"}
+)
+
+// TestEveryCallContract checks, for every call of the client, the request porta receives (method, path,
+// query, form body field by field, HTTP Basic auth with the token as password and never in the URL) and
+// the decoding of porta's answer. Case names start with the method's name; the test fails when an
+// exported method has no case.
+func TestEveryCallContract(t *testing.T) {
+	cases := map[string]struct {
+		call       func(ctx context.Context, c *Client) (any, error)
+		code       int
+		body       string
+		want       seenRequest
+		wantResult any
+	}{
+		"ListProducts": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.ListProducts(ctx) },
+			code: 200, body: `{"services":[{"service":` + portaService + `}]}`,
+			want:       seenRequest{Method: "GET", Path: "/admin/api/services.json", Query: paged(1)},
+			wantResult: []Product{*wantService},
+		},
+		"GetProduct": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.GetProduct(ctx, 42) },
+			code: 200, body: `{"service":` + portaService + `}`,
+			want:       seenRequest{Method: "GET", Path: "/admin/api/services/42.json"},
+			wantResult: wantService,
+		},
+		"CreateProduct/every field": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.CreateProduct(ctx, ProductParams{Name: "Shop", SystemName: "shop", Description: ptrTo("the shop"),
+					DeploymentOption: "self_managed", BackendVersion: "oidc"})
+			},
+			code: 201, body: `{"service":` + portaService + `}`,
+			want: seenRequest{Method: "POST", Path: "/admin/api/services.json", Form: url.Values{"name": {"Shop"}, "system_name": {"shop"},
+				"description": {"the shop"}, "deployment_option": {"self_managed"}, "backend_version": {"oidc"}}},
+			wantResult: wantService,
+		},
+		"CreateProduct/only a name: nothing empty is sent": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.CreateProduct(ctx, ProductParams{Name: "Shop"})
+			},
+			code: 201, body: `{"service":` + portaService + `}`,
+			want:       seenRequest{Method: "POST", Path: "/admin/api/services.json", Form: url.Values{"name": {"Shop"}}},
+			wantResult: wantService,
+		},
+		"UpdateProduct: system_name is immutable and not sent; an empty description is": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.UpdateProduct(ctx, 42, ProductParams{Name: "Shop", SystemName: "renamed", Description: ptrTo(""), BackendVersion: "2"})
+			},
+			code: 200, body: `{"service":` + portaService + `}`,
+			want: seenRequest{Method: "PUT", Path: "/admin/api/services/42.json", Form: url.Values{"name": {"Shop"}, "description": {""},
+				"backend_version": {"2"}}},
+			wantResult: wantService,
+		},
+		"DeleteProduct": {
+			call: func(ctx context.Context, c *Client) (any, error) { return nil, c.DeleteProduct(ctx, 42) },
+			code: 200, body: portaDelete,
+			want: seenRequest{Method: "DELETE", Path: "/admin/api/services/42.json"},
+		},
+		"ListBackends": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.ListBackends(ctx) },
+			code: 200, body: `{"backend_apis":[{"backend_api":` + portaBackend + `}],"metadata":{"per_page":500,"total_entries":1,"total_pages":1,"current_page":1}}`,
+			want:       seenRequest{Method: "GET", Path: "/admin/api/backend_apis.json", Query: paged(1)},
+			wantResult: []Backend{*wantBackend},
+		},
+		"GetBackend": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.GetBackend(ctx, 7) },
+			code: 200, body: `{"backend_api":` + portaBackend + `}`,
+			want:       seenRequest{Method: "GET", Path: "/admin/api/backend_apis/7.json"},
+			wantResult: wantBackend,
+		},
+		"CreateBackend": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.CreateBackend(ctx, BackendParams{Name: "Stock", SystemName: "stock", Description: ptrTo("stock levels"),
+					PrivateEndpoint: "https://stock.internal:8443"})
+			},
+			code: 201, body: `{"backend_api":` + portaBackend + `}`,
+			want: seenRequest{Method: "POST", Path: "/admin/api/backend_apis.json", Form: url.Values{"name": {"Stock"}, "system_name": {"stock"},
+				"description": {"stock levels"}, "private_endpoint": {"https://stock.internal:8443"}}},
+			wantResult: wantBackend,
+		},
+		"UpdateBackend: system_name is not sent": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.UpdateBackend(ctx, 7, BackendParams{Name: "Stock", SystemName: "renamed", PrivateEndpoint: "https://stock2.internal"})
+			},
+			code: 200, body: `{"backend_api":` + portaBackend + `}`,
+			want: seenRequest{Method: "PUT", Path: "/admin/api/backend_apis/7.json", Form: url.Values{"name": {"Stock"},
+				"private_endpoint": {"https://stock2.internal"}}},
+			wantResult: wantBackend,
+		},
+		"DeleteBackend": {
+			call: func(ctx context.Context, c *Client) (any, error) { return nil, c.DeleteBackend(ctx, 7) },
+			code: 200, body: portaDelete,
+			want: seenRequest{Method: "DELETE", Path: "/admin/api/backend_apis/7.json"},
+		},
+		"ListMetrics/product: not paginated; system_name defaults to name": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.ListMetrics(ctx, ProductScope(42)) },
+			code: 200, body: `{"metrics":[{"metric":` + portaHits + `},{"metric":{"id":4,"name":"bytes","friendly_name":"Bytes","unit":"byte"}}]}`,
+			want:       seenRequest{Method: "GET", Path: "/admin/api/services/42/metrics.json"},
+			wantResult: []Metric{*wantHits, {ID: 4, Name: "bytes", SystemName: "bytes", FriendlyName: "Bytes", Unit: "byte"}},
+		},
+		"ListMetrics/backend: paginated": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.ListMetrics(ctx, BackendScope(7)) },
+			code: 200, body: `{"metrics":[{"metric":` + portaHits + `}]}`,
+			want:       seenRequest{Method: "GET", Path: "/admin/api/backend_apis/7/metrics.json", Query: paged(1)},
+			wantResult: []Metric{*wantHits},
+		},
+		"CreateMetric/product": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.CreateMetric(ctx, ProductScope(42), MetricParams{SystemName: "hits", FriendlyName: "Hits", Unit: "hit", Description: "Number of API hits"})
+			},
+			code: 201, body: `{"metric":` + portaHits + `}`,
+			want: seenRequest{Method: "POST", Path: "/admin/api/services/42/metrics.json", Form: url.Values{"system_name": {"hits"},
+				"friendly_name": {"Hits"}, "unit": {"hit"}, "description": {"Number of API hits"}}},
+			wantResult: wantHits,
+		},
+		"CreateMetric/backend": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.CreateMetric(ctx, BackendScope(7), MetricParams{SystemName: "hits", FriendlyName: "Hits", Unit: "hit"})
+			},
+			code: 201, body: `{"metric":` + portaHits + `}`,
+			want: seenRequest{Method: "POST", Path: "/admin/api/backend_apis/7/metrics.json", Form: url.Values{"system_name": {"hits"},
+				"friendly_name": {"Hits"}, "unit": {"hit"}}},
+			wantResult: wantHits,
+		},
+		"UpdateMetric/product: no system_name, an empty description clears it": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.UpdateMetric(ctx, ProductScope(42), 3, MetricParams{SystemName: "x", FriendlyName: "Hits", Unit: "hit"})
+			},
+			code: 200, body: `{"metric":` + portaHits + `}`,
+			want: seenRequest{Method: "PUT", Path: "/admin/api/services/42/metrics/3.json", Form: url.Values{"friendly_name": {"Hits"},
+				"unit": {"hit"}, "description": {""}}},
+			wantResult: wantHits,
+		},
+		"UpdateMetric/backend": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.UpdateMetric(ctx, BackendScope(7), 3, MetricParams{FriendlyName: "Hits", Description: "all"})
+			},
+			code: 200, body: `{"metric":` + portaHits + `}`,
+			want: seenRequest{Method: "PUT", Path: "/admin/api/backend_apis/7/metrics/3.json", Form: url.Values{"friendly_name": {"Hits"},
+				"description": {"all"}}},
+			wantResult: wantHits,
+		},
+		"DeleteMetric/product": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return nil, c.DeleteMetric(ctx, ProductScope(42), 4)
+			},
+			code: 200, body: portaDelete,
+			want: seenRequest{Method: "DELETE", Path: "/admin/api/services/42/metrics/4.json"},
+		},
+		"DeleteMetric/backend": {
+			call: func(ctx context.Context, c *Client) (any, error) { return nil, c.DeleteMetric(ctx, BackendScope(7), 4) },
+			code: 200, body: portaDelete,
+			want: seenRequest{Method: "DELETE", Path: "/admin/api/backend_apis/7/metrics/4.json"},
+		},
+		"ListMethods/product: parent_id defaults to the metric": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.ListMethods(ctx, ProductScope(42), 3) },
+			code: 200, body: `{"methods":[{"method":` + portaMethod + `},{"method":{"id":8,"name":"add_item","friendly_name":"Add item"}}]}`,
+			want:       seenRequest{Method: "GET", Path: "/admin/api/services/42/metrics/3/methods.json"},
+			wantResult: []Metric{*wantMethod, {ID: 8, Name: "add_item", SystemName: "add_item", FriendlyName: "Add item", ParentID: 3}},
+		},
+		"ListMethods/backend: paginated": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.ListMethods(ctx, BackendScope(7), 3) },
+			code: 200, body: `{"methods":[{"method":` + portaMethod + `}]}`,
+			want:       seenRequest{Method: "GET", Path: "/admin/api/backend_apis/7/metrics/3/methods.json", Query: paged(1)},
+			wantResult: []Metric{*wantMethod},
+		},
+		"CreateMethod/product": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.CreateMethod(ctx, ProductScope(42), 3, MethodParams{SystemName: "list_items", FriendlyName: "List items", Description: "lists"})
+			},
+			code: 201, body: `{"method":` + portaMethod + `}`,
+			want: seenRequest{Method: "POST", Path: "/admin/api/services/42/metrics/3/methods.json", Form: url.Values{"system_name": {"list_items"},
+				"friendly_name": {"List items"}, "description": {"lists"}}},
+			wantResult: wantMethod,
+		},
+		"CreateMethod/backend: parent_id defaults to the metric": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.CreateMethod(ctx, BackendScope(7), 3, MethodParams{SystemName: "list_items", FriendlyName: "List items"})
+			},
+			code: 201, body: `{"method":{"id":5,"name":"list_items","friendly_name":"List items"}}`,
+			want: seenRequest{Method: "POST", Path: "/admin/api/backend_apis/7/metrics/3/methods.json", Form: url.Values{"system_name": {"list_items"},
+				"friendly_name": {"List items"}}},
+			wantResult: &Metric{ID: 5, Name: "list_items", SystemName: "list_items", FriendlyName: "List items", ParentID: 3},
+		},
+		"UpdateMethod/product": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.UpdateMethod(ctx, ProductScope(42), 3, 5, MethodParams{SystemName: "x", FriendlyName: "List items"})
+			},
+			code: 200, body: `{"method":` + portaMethod + `}`,
+			want: seenRequest{Method: "PUT", Path: "/admin/api/services/42/metrics/3/methods/5.json", Form: url.Values{"friendly_name": {"List items"},
+				"description": {""}}},
+			wantResult: wantMethod,
+		},
+		"UpdateMethod/backend": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.UpdateMethod(ctx, BackendScope(7), 3, 5, MethodParams{FriendlyName: "List items", Description: "lists"})
+			},
+			code: 200, body: `{"method":` + portaMethod + `}`,
+			want: seenRequest{Method: "PUT", Path: "/admin/api/backend_apis/7/metrics/3/methods/5.json", Form: url.Values{"friendly_name": {"List items"},
+				"description": {"lists"}}},
+			wantResult: wantMethod,
+		},
+		"DeleteMethod/product": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return nil, c.DeleteMethod(ctx, ProductScope(42), 3, 5)
+			},
+			code: 200, body: portaDelete,
+			want: seenRequest{Method: "DELETE", Path: "/admin/api/services/42/metrics/3/methods/5.json"},
+		},
+		"DeleteMethod/backend": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return nil, c.DeleteMethod(ctx, BackendScope(7), 3, 5)
+			},
+			code: 200, body: portaDelete,
+			want: seenRequest{Method: "DELETE", Path: "/admin/api/backend_apis/7/metrics/3/methods/5.json"},
+		},
+		"ListMappingRules/product: under proxy, not paginated": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.ListMappingRules(ctx, ProductScope(42)) },
+			code: 200, body: `{"mapping_rules":[{"mapping_rule":` + portaRule + `}]}`,
+			want:       seenRequest{Method: "GET", Path: "/admin/api/services/42/proxy/mapping_rules.json"},
+			wantResult: []MappingRule{*wantRule},
+		},
+		"ListMappingRules/backend: paginated": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.ListMappingRules(ctx, BackendScope(7)) },
+			code: 200, body: `{"mapping_rules":[{"mapping_rule":` + portaRule + `}]}`,
+			want:       seenRequest{Method: "GET", Path: "/admin/api/backend_apis/7/mapping_rules.json", Query: paged(1)},
+			wantResult: []MappingRule{*wantRule},
+		},
+		"CreateMappingRule/product": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.CreateMappingRule(ctx, ProductScope(42), MappingRuleParams{HTTPMethod: "GET", Pattern: "/items$", MetricID: 5, Delta: 1,
+					Position: 2, Last: ptrTo(true)})
+			},
+			code: 201, body: `{"mapping_rule":` + portaRule + `}`,
+			want: seenRequest{Method: "POST", Path: "/admin/api/services/42/proxy/mapping_rules.json", Form: url.Values{"http_method": {"GET"},
+				"pattern": {"/items$"}, "metric_id": {"5"}, "delta": {"1"}, "position": {"2"}, "last": {"true"}}},
+			wantResult: wantRule,
+		},
+		"CreateMappingRule/backend: unset position and last are not sent": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.CreateMappingRule(ctx, BackendScope(7), MappingRuleParams{HTTPMethod: "POST", Pattern: "/items", MetricID: 5, Delta: 3})
+			},
+			code: 201, body: `{"mapping_rule":` + portaRule + `}`,
+			want: seenRequest{Method: "POST", Path: "/admin/api/backend_apis/7/mapping_rules.json", Form: url.Values{"http_method": {"POST"},
+				"pattern": {"/items"}, "metric_id": {"5"}, "delta": {"3"}}},
+			wantResult: wantRule,
+		},
+		"UpdateMappingRule/product: PATCH": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.UpdateMappingRule(ctx, ProductScope(42), 9, MappingRuleParams{HTTPMethod: "GET", Pattern: "/items$", MetricID: 5, Delta: 1,
+					Last: ptrTo(false)})
+			},
+			code: 200, body: `{"mapping_rule":` + portaRule + `}`,
+			want: seenRequest{Method: "PATCH", Path: "/admin/api/services/42/proxy/mapping_rules/9.json", Form: url.Values{"http_method": {"GET"},
+				"pattern": {"/items$"}, "metric_id": {"5"}, "delta": {"1"}, "last": {"false"}}},
+			wantResult: wantRule,
+		},
+		"UpdateMappingRule/backend: PUT": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.UpdateMappingRule(ctx, BackendScope(7), 9, MappingRuleParams{HTTPMethod: "GET", Pattern: "/items$", MetricID: 5, Delta: 1, Position: 4})
+			},
+			code: 200, body: `{"mapping_rule":` + portaRule + `}`,
+			want: seenRequest{Method: "PUT", Path: "/admin/api/backend_apis/7/mapping_rules/9.json", Form: url.Values{"http_method": {"GET"},
+				"pattern": {"/items$"}, "metric_id": {"5"}, "delta": {"1"}, "position": {"4"}}},
+			wantResult: wantRule,
+		},
+		"DeleteMappingRule/product": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return nil, c.DeleteMappingRule(ctx, ProductScope(42), 9)
+			},
+			code: 200, body: portaDelete,
+			want: seenRequest{Method: "DELETE", Path: "/admin/api/services/42/proxy/mapping_rules/9.json"},
+		},
+		"DeleteMappingRule/backend": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return nil, c.DeleteMappingRule(ctx, BackendScope(7), 9)
+			},
+			code: 200, body: portaDelete,
+			want: seenRequest{Method: "DELETE", Path: "/admin/api/backend_apis/7/mapping_rules/9.json"},
+		},
+		"GetProxy": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.GetProxy(ctx, 42) },
+			code: 200, body: `{"proxy":` + portaProxy + `}`,
+			want:       seenRequest{Method: "GET", Path: "/admin/api/services/42/proxy.json"},
+			wantResult: wantProxy,
+		},
+		"UpdateProxy: exactly the attributes given": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.UpdateProxy(ctx, 42, ProxyParams{"endpoint": "https://shop.example.com:443", "credentials_location": "headers",
+					"error_status_auth_failed": "403", "secret_token": "Shared_secret", "hostname_rewrite": ""})
+			},
+			code: 200, body: `{"proxy":` + portaProxy + `}`,
+			want: seenRequest{Method: "PATCH", Path: "/admin/api/services/42/proxy.json", Form: url.Values{"endpoint": {"https://shop.example.com:443"},
+				"credentials_location": {"headers"}, "error_status_auth_failed": {"403"}, "secret_token": {"Shared_secret"}, "hostname_rewrite": {""}}},
+			wantResult: wantProxy,
+		},
+		"DeployProxy: no parameters": {
+			call: func(ctx context.Context, c *Client) (any, error) { return nil, c.DeployProxy(ctx, 42) },
+			code: 201, body: `{"proxy":` + portaProxy + `}`,
+			want: seenRequest{Method: "POST", Path: "/admin/api/services/42/proxy/deploy.json"},
+		},
+		"GetOIDCConfiguration": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.GetOIDCConfiguration(ctx, 42) },
+			code: 200, body: `{"oidc_configuration":` + portaOIDC + `}`,
+			want:       seenRequest{Method: "GET", Path: "/admin/api/services/42/proxy/oidc_configuration.json"},
+			wantResult: wantOIDC,
+		},
+		"UpdateOIDCConfiguration: all four flows, false included": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.UpdateOIDCConfiguration(ctx, 42, OIDCConfiguration{StandardFlowEnabled: true, ServiceAccountsEnabled: true})
+			},
+			code: 200, body: `{"oidc_configuration":` + portaOIDC + `}`,
+			want: seenRequest{Method: "PATCH", Path: "/admin/api/services/42/proxy/oidc_configuration.json", Form: url.Values{
+				"standard_flow_enabled": {"true"}, "implicit_flow_enabled": {"false"}, "service_accounts_enabled": {"true"},
+				"direct_access_grants_enabled": {"false"}}},
+			wantResult: wantOIDC,
+		},
+		"GetPolicies": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.GetPolicies(ctx, 42) },
+			code: 200, body: `{"policies_config":[{"name":"cors","version":"builtin","configuration":{"allow_origin":"*"},"enabled":true},{"name":"apicast","version":"builtin","configuration":{},"enabled":true}]}`,
+			want: seenRequest{Method: "GET", Path: "/admin/api/services/42/proxy/policies.json"},
+			wantResult: []Policy{{Name: "cors", Version: "builtin", Configuration: json.RawMessage(`{"allow_origin":"*"}`), Enabled: true},
+				{Name: "apicast", Version: "builtin", Configuration: json.RawMessage(`{}`), Enabled: true}},
+		},
+		"UpdatePolicies: the chain as JSON in policies_config, a missing configuration as {}": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.UpdatePolicies(ctx, 42, []Policy{{Name: "cors", Version: "builtin", Configuration: json.RawMessage(`{"allow_origin":"*"}`), Enabled: true},
+					{Name: "apicast", Version: "builtin", Enabled: true}})
+			},
+			code: 200, body: `{"policies_config":[{"name":"apicast","version":"builtin","configuration":{},"enabled":true}]}`,
+			want: seenRequest{Method: "PUT", Path: "/admin/api/services/42/proxy/policies.json", Form: url.Values{"policies_config": {
+				`[{"name":"cors","version":"builtin","configuration":{"allow_origin":"*"},"enabled":true},{"name":"apicast","version":"builtin","configuration":{},"enabled":true}]`}}},
+			wantResult: []Policy{{Name: "apicast", Version: "builtin", Configuration: json.RawMessage(`{}`), Enabled: true}},
+		},
+		"ListBackendUsages: a bare array, not paginated": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.ListBackendUsages(ctx, 42) },
+			code: 200, body: `[{"backend_usage":` + portaUsage + `}]`,
+			want:       seenRequest{Method: "GET", Path: "/admin/api/services/42/backend_usages.json"},
+			wantResult: []BackendUsage{*wantUsage},
+		},
+		"CreateBackendUsage": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.CreateBackendUsage(ctx, 42, BackendUsageParams{BackendAPIID: 7, Path: "/stock"})
+			},
+			code: 201, body: `{"backend_usage":` + portaUsage + `}`,
+			want: seenRequest{Method: "POST", Path: "/admin/api/services/42/backend_usages.json", Form: url.Values{"backend_api_id": {"7"},
+				"path": {"/stock"}}},
+			wantResult: wantUsage,
+		},
+		"UpdateBackendUsage: only the path": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.UpdateBackendUsage(ctx, 42, 6, BackendUsageParams{BackendAPIID: 7, Path: "/stock"})
+			},
+			code: 200, body: `{"backend_usage":` + portaUsage + `}`,
+			want:       seenRequest{Method: "PUT", Path: "/admin/api/services/42/backend_usages/6.json", Form: url.Values{"path": {"/stock"}}},
+			wantResult: wantUsage,
+		},
+		"DeleteBackendUsage": {
+			call: func(ctx context.Context, c *Client) (any, error) { return nil, c.DeleteBackendUsage(ctx, 42, 6) },
+			code: 200, body: portaDelete,
+			want: seenRequest{Method: "DELETE", Path: "/admin/api/services/42/backend_usages/6.json"},
+		},
+		"ListPlans: under plans, decimals as number or string": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.ListPlans(ctx, 42) },
+			code: 200, body: `{"plans":[{"application_plan":` + portaPlan + `}]}`,
+			want:       seenRequest{Method: "GET", Path: "/admin/api/services/42/application_plans.json"},
+			wantResult: []ApplicationPlan{*wantPlan},
+		},
+		"GetPlan": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.GetPlan(ctx, 42, 61) },
+			code: 200, body: `{"application_plan":` + portaPlan + `}`,
+			want:       seenRequest{Method: "GET", Path: "/admin/api/services/42/application_plans/61.json"},
+			wantResult: wantPlan,
+		},
+		"CreatePlan/every field": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.CreatePlan(ctx, 42, PlanParams{Name: "Gold", SystemName: "gold", ApprovalRequired: ptrTo(true), TrialPeriodDays: ptrTo(int64(14)),
+					SetupFee: "10.5", CostPerMonth: "99.0", StateEvent: "publish"})
+			},
+			code: 201, body: `{"application_plan":` + portaPlan + `}`,
+			want: seenRequest{Method: "POST", Path: "/admin/api/services/42/application_plans.json", Form: url.Values{"name": {"Gold"},
+				"system_name": {"gold"}, "approval_required": {"true"}, "trial_period_days": {"14"}, "setup_fee": {"10.5"}, "cost_per_month": {"99.0"},
+				"state_event": {"publish"}}},
+			wantResult: wantPlan,
+		},
+		"CreatePlan/false and zero are sent when set": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.CreatePlan(ctx, 42, PlanParams{Name: "Free", ApprovalRequired: ptrTo(false), TrialPeriodDays: ptrTo(int64(0))})
+			},
+			code: 201, body: `{"application_plan":` + portaPlan + `}`,
+			want: seenRequest{Method: "POST", Path: "/admin/api/services/42/application_plans.json", Form: url.Values{"name": {"Free"},
+				"approval_required": {"false"}, "trial_period_days": {"0"}}},
+			wantResult: wantPlan,
+		},
+		"UpdatePlan: system_name is not sent": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.UpdatePlan(ctx, 42, 61, PlanParams{Name: "Gold", SystemName: "renamed", StateEvent: "hide"})
+			},
+			code: 200, body: `{"application_plan":` + portaPlan + `}`,
+			want: seenRequest{Method: "PUT", Path: "/admin/api/services/42/application_plans/61.json", Form: url.Values{"name": {"Gold"},
+				"state_event": {"hide"}}},
+			wantResult: wantPlan,
+		},
+		"DeletePlan": {
+			call: func(ctx context.Context, c *Client) (any, error) { return nil, c.DeletePlan(ctx, 42, 61) },
+			code: 200, body: portaDelete,
+			want: seenRequest{Method: "DELETE", Path: "/admin/api/services/42/application_plans/61.json"},
+		},
+		"ListLimits: paginated": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.ListLimits(ctx, 61) },
+			code: 200, body: `{"limits":[{"limit":` + portaLimit + `}]}`,
+			want:       seenRequest{Method: "GET", Path: "/admin/api/application_plans/61/limits.json", Query: paged(1)},
+			wantResult: []Limit{*wantLimit},
+		},
+		"CreateLimit": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.CreateLimit(ctx, 61, 3, LimitParams{Period: "month", Value: 1000})
+			},
+			code: 201, body: `{"limit":` + portaLimit + `}`,
+			want: seenRequest{Method: "POST", Path: "/admin/api/application_plans/61/metrics/3/limits.json", Form: url.Values{"period": {"month"},
+				"value": {"1000"}}},
+			wantResult: wantLimit,
+		},
+		"CreateLimit: a zero value is a real limit and is sent": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.CreateLimit(ctx, 61, 3, LimitParams{Period: "eternity", Value: 0})
+			},
+			code: 201, body: `{"limit":` + portaLimit + `}`,
+			want: seenRequest{Method: "POST", Path: "/admin/api/application_plans/61/metrics/3/limits.json", Form: url.Values{"period": {"eternity"},
+				"value": {"0"}}},
+			wantResult: wantLimit,
+		},
+		"UpdateLimit": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.UpdateLimit(ctx, 61, 3, 71, LimitParams{Period: "month", Value: 2000})
+			},
+			code: 200, body: `{"limit":` + portaLimit + `}`,
+			want: seenRequest{Method: "PUT", Path: "/admin/api/application_plans/61/metrics/3/limits/71.json", Form: url.Values{"period": {"month"},
+				"value": {"2000"}}},
+			wantResult: wantLimit,
+		},
+		"DeleteLimit": {
+			call: func(ctx context.Context, c *Client) (any, error) { return nil, c.DeleteLimit(ctx, 61, 3, 71) },
+			code: 200, body: portaDelete,
+			want: seenRequest{Method: "DELETE", Path: "/admin/api/application_plans/61/metrics/3/limits/71.json"},
+		},
+		"ListPricingRules": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.ListPricingRules(ctx, 61) },
+			code: 200, body: `{"pricing_rules":[{"pricing_rule":` + portaPrice + `},{"pricing_rule":{"id":82,"metric_id":3,"plan_id":61,"cost_per_unit":0.01,"min":101,"max":null}}]}`,
+			want:       seenRequest{Method: "GET", Path: "/admin/api/application_plans/61/pricing_rules.json"},
+			wantResult: []PricingRule{*wantPrice, {ID: 82, MetricID: 3, PlanID: 61, Min: 101, CostPerUnit: "0.01"}},
+		},
+		"CreatePricingRule": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.CreatePricingRule(ctx, 61, 3, PricingRuleParams{Min: 1, Max: 100, CostPerUnit: "0.05"})
+			},
+			code: 201, body: `{"pricing_rule":` + portaPrice + `}`,
+			want: seenRequest{Method: "POST", Path: "/admin/api/application_plans/61/metrics/3/pricing_rules.json", Form: url.Values{"min": {"1"},
+				"max": {"100"}, "cost_per_unit": {"0.05"}}},
+			wantResult: wantPrice,
+		},
+		"DeletePricingRule": {
+			call: func(ctx context.Context, c *Client) (any, error) { return nil, c.DeletePricingRule(ctx, 61, 3, 81) },
+			code: 200, body: portaDelete,
+			want: seenRequest{Method: "DELETE", Path: "/admin/api/application_plans/61/metrics/3/pricing_rules/81.json"},
+		},
+	}
+
+	covered := map[string]bool{"String": true} // TestClientStringHidesTheToken
+	for name, tc := range cases {
+		method, _, _ := strings.Cut(name, "/")
+		method, _, _ = strings.Cut(method, ":")
+		covered[method] = true
+		t.Run(name, func(t *testing.T) {
+			c := newContractClient(t, Config{})
+			log := &requestLog{}
+			httpmock.RegisterNoResponder(log.responder(tc.code, tc.body, nil))
+			got, err := tc.call(context.Background(), c)
+			if err != nil {
+				t.Fatalf("call: %v", err)
+			}
+			if diff := cmp.Diff([]seenRequest{tc.want}, log.requests); diff != "" {
+				t.Errorf("requests (-want +got):\n%s", diff)
+			}
+			for _, p := range log.problems {
+				t.Error(p)
+			}
+			if tc.wantResult == nil {
+				return
+			}
+			if diff := cmp.Diff(tc.wantResult, got); diff != "" {
+				t.Errorf("result (-want +got):\n%s", diff)
+			}
+		})
+	}
+	typ := reflect.TypeOf(&Client{})
+	for i := range typ.NumMethod() {
+		if name := typ.Method(i).Name; !covered[name] {
+			t.Errorf("(*Client).%s has no contract case", name)
+		}
+	}
+}
+
+// TestClientStringHidesTheToken: the client may be logged.
+func TestClientStringHidesTheToken(t *testing.T) {
+	c := newContractClient(t, Config{AdminURL: "https://acme-admin.example.com/"})
+	if diff := cmp.Diff("3scale client for https://acme-admin.example.com", c.String()); diff != "" {
+		t.Errorf("String() (-want +got):\n%s", diff)
+	}
+	for _, s := range []string{c.String(), fmt.Sprint(c), fmt.Sprintf("%v", c)} {
+		if strings.Contains(s, contractToken) {
+			t.Errorf("the token is in %q", s)
+		}
+	}
+}
+
+// TestListsReadEveryPage reads lists of several sizes: page after page with per_page=500 until a page
+// is short, so 1,201 items take 3 requests and exactly 1,000 take 3 (the last one empty).
+func TestListsReadEveryPage(t *testing.T) {
+	cases := map[string]struct {
+		total     int
+		list      func(ctx context.Context, c *Client) (int, []int64, error)
+		plural    string
+		singular  string
+		path      string
+		wantPages []url.Values
+	}{
+		"1201 products: 3 pages, stops on the short one": {
+			total: 1201, plural: "services", singular: "service", path: "/admin/api/services.json",
+			list: func(ctx context.Context, c *Client) (int, []int64, error) {
+				ps, err := c.ListProducts(ctx)
+				ids := make([]int64, len(ps))
+				for i, p := range ps {
+					ids[i] = p.ID
+				}
+				return len(ps), ids, err
+			},
+			wantPages: []url.Values{paged(1), paged(2), paged(3)},
+		},
+		"1000 backends: a third, empty page ends the list": {
+			total: 1000, plural: "backend_apis", singular: "backend_api", path: "/admin/api/backend_apis.json",
+			list: func(ctx context.Context, c *Client) (int, []int64, error) {
+				bs, err := c.ListBackends(ctx)
+				ids := make([]int64, len(bs))
+				for i, b := range bs {
+					ids[i] = b.ID
+				}
+				return len(bs), ids, err
+			},
+			wantPages: []url.Values{paged(1), paged(2), paged(3)},
+		},
+		"501 backend mapping rules: 2 pages": {
+			total: 501, plural: "mapping_rules", singular: "mapping_rule", path: "/admin/api/backend_apis/7/mapping_rules.json",
+			list: func(ctx context.Context, c *Client) (int, []int64, error) {
+				rs, err := c.ListMappingRules(ctx, BackendScope(7))
+				ids := make([]int64, len(rs))
+				for i, r := range rs {
+					ids[i] = r.ID
+				}
+				return len(rs), ids, err
+			},
+			wantPages: []url.Values{paged(1), paged(2)},
+		},
+		"no limits: one request": {
+			total: 0, plural: "limits", singular: "limit", path: "/admin/api/application_plans/61/limits.json",
+			list: func(ctx context.Context, c *Client) (int, []int64, error) {
+				ls, err := c.ListLimits(ctx, 61)
+				ids := make([]int64, len(ls))
+				for i, l := range ls {
+					ids[i] = l.ID
+				}
+				return len(ls), ids, err
+			},
+			wantPages: []url.Values{paged(1)},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := newContractClient(t, Config{})
+			var mu sync.Mutex
+			var pages []url.Values
+			httpmock.RegisterResponder("GET", contractAdminURL+tc.path, func(r *http.Request) (*http.Response, error) {
+				q := r.URL.Query()
+				mu.Lock()
+				pages = append(pages, q)
+				mu.Unlock()
+				var page, per int
+				fmt.Sscan(q.Get("page"), &page)
+				fmt.Sscan(q.Get("per_page"), &per)
+				items := []string{}
+				for id := (page-1)*per + 1; id <= min(page*per, tc.total); id++ {
+					items = append(items, fmt.Sprintf(`{%q:{"id":%d}}`, tc.singular, id))
+				}
+				return httpmock.NewStringResponse(200, fmt.Sprintf(`{%q:[%s]}`, tc.plural, strings.Join(items, ","))), nil
+			})
+			n, ids, err := tc.list(context.Background(), c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.wantPages, pages); diff != "" {
+				t.Errorf("pages requested (-want +got):\n%s", diff)
+			}
+			if n != tc.total {
+				t.Errorf("read %d items, want %d", n, tc.total)
+			}
+			for i, id := range ids {
+				if id != int64(i+1) {
+					t.Fatalf("item %d has id %d: items lost, repeated or out of order", i, id)
+				}
+			}
+		})
+	}
+}
+
+// errorClasses is how the classification functions see one error.
+type errorClasses struct {
+	NotFound, Invalid, Taken, InUse, Forbidden, Unauthorized, Conflict, RateLimited bool
+	RetryAfter                                                                      time.Duration
+	Unavailable, Retryable, Terminal                                                bool
+}
+
+func classesOf(err error) errorClasses {
+	ra, _ := RetryAfter(err)
+	return errorClasses{NotFound: IsNotFound(err), Invalid: IsInvalid(err), Taken: HasAlreadyBeenTaken(err, "system_name"), InUse: IsInUse(err),
+		Forbidden: IsForbidden(err), Unauthorized: IsUnauthorized(err), Conflict: IsConflict(err), RateLimited: IsRateLimited(err),
+		RetryAfter: ra, Unavailable: IsUnavailable(err), Retryable: IsRetryable(err), Terminal: IsTerminal(err)}
+}
+
+func answer(code int, body string, header ...string) httpmock.Responder {
+	return func(*http.Request) (*http.Response, error) {
+		resp := httpmock.NewStringResponse(code, body)
+		for i := 0; i+1 < len(header); i += 2 {
+			resp.Header.Set(header[i], header[i+1])
+		}
+		return resp, nil
+	}
+}
+
+// TestContractErrorClassification answers each call with one of porta's errors and checks how the client
+// classifies it and what its message says.
+func TestContractErrorClassification(t *testing.T) {
+	getProduct := func(ctx context.Context, c *Client) error { _, err := c.GetProduct(ctx, 42); return err }
+	createProduct := func(ctx context.Context, c *Client) error {
+		_, err := c.CreateProduct(ctx, ProductParams{Name: "Shop"})
+		return err
+	}
+	deleteBackend := func(ctx context.Context, c *Client) error { return c.DeleteBackend(ctx, 7) }
+	cases := map[string]struct {
+		call        func(ctx context.Context, c *Client) error
+		respond     httpmock.Responder
+		want        errorClasses
+		wantMessage string // whole message; "" to skip
+		wantInText  string // part of the message
+	}{
+		"404 not found": {
+			call: getProduct, respond: answer(404, `{"status":"Not found"}`),
+			want:        errorClasses{NotFound: true},
+			wantMessage: "3scale: GET /admin/api/services/{id}.json: 404 Not Found: Not found",
+		},
+		"422 system_name has already been taken": {
+			call: createProduct, respond: answer(422, `{"errors":{"system_name":["has already been taken"]}}`),
+			want:        errorClasses{Invalid: true, Taken: true, Terminal: true},
+			wantMessage: "3scale: POST /admin/api/services.json: 422 Unprocessable Entity: system_name has already been taken",
+		},
+		"422 other field errors: invalid, not taken": {
+			call: createProduct, respond: answer(422, `{"errors":{"name":["can't be blank"],"system_name":["invalid"]}}`),
+			want:        errorClasses{Invalid: true, Terminal: true},
+			wantMessage: "3scale: POST /admin/api/services.json: 422 Unprocessable Entity: name can't be blank; system_name invalid",
+		},
+		"422 errors as a list: under base": {
+			call: createProduct, respond: answer(422, `{"errors":["Limit reached"]}`),
+			want:        errorClasses{Invalid: true, Terminal: true},
+			wantMessage: "3scale: POST /admin/api/services.json: 422 Unprocessable Entity: Limit reached",
+		},
+		"403 with errors on a backend DELETE: in use, not forbidden": {
+			call: deleteBackend, respond: answer(403, `{"errors":{"base":["cannot be deleted because it is used by at least one Product"]}}`),
+			want:        errorClasses{InUse: true, Terminal: true},
+			wantMessage: "3scale: DELETE /admin/api/backend_apis/{id}.json: 403 Forbidden: cannot be deleted because it is used by at least one Product",
+		},
+		"422 with errors on a backend DELETE (porta's own rendering): in use": {
+			call: deleteBackend, respond: answer(422, `{"errors":{"base":["cannot be deleted because it is used by at least one Product"]}}`),
+			want: errorClasses{InUse: true, Invalid: true, Terminal: true},
+		},
+		"403 without errors on a DELETE: forbidden": {
+			call: deleteBackend, respond: answer(403, `{"error":"Your access token does not have the correct permissions"}`),
+			want:        errorClasses{Forbidden: true, Terminal: true},
+			wantMessage: "3scale: DELETE /admin/api/backend_apis/{id}.json: 403 Forbidden: Your access token does not have the correct permissions",
+		},
+		"403 on a read: forbidden": {
+			call: getProduct, respond: answer(403, `{"error":"Access denied"}`),
+			want: errorClasses{Forbidden: true, Terminal: true},
+		},
+		"401: unauthorized": {
+			call: getProduct, respond: answer(401, `{"error":"Unauthorized"}`),
+			want: errorClasses{Unauthorized: true, Terminal: true},
+		},
+		"409: conflict, retryable": {
+			call: createProduct, respond: answer(409, `{"error":"Conflict"}`),
+			want: errorClasses{Conflict: true, Retryable: true},
+		},
+		"429 with Retry-After beyond the deadline: rate limited, the delay reported": {
+			call: getProduct, respond: answer(429, `{"error":"Too Many Requests"}`, "Retry-After", "30"),
+			want: errorClasses{RateLimited: true, RetryAfter: 30 * time.Second, Retryable: true},
+		},
+		"429 without Retry-After": {
+			call: getProduct, respond: answer(429, `Too Many Requests`),
+			want:        errorClasses{RateLimited: true, Retryable: true},
+			wantMessage: "3scale: GET /admin/api/services/{id}.json: 429 Too Many Requests: Too Many Requests",
+		},
+		"500: unavailable": {
+			call: getProduct, respond: answer(500, `<html>Internal Server Error</html>`),
+			want: errorClasses{Unavailable: true, Retryable: true},
+		},
+		"502 from a proxy: unavailable": {
+			call: createProduct, respond: answer(502, `Bad Gateway`),
+			want: errorClasses{Unavailable: true, Retryable: true},
+		},
+		"503: unavailable": {
+			call: deleteBackend, respond: answer(503, `{"error":"Service Unavailable"}`),
+			want:        errorClasses{Unavailable: true, Retryable: true},
+			wantMessage: "3scale: DELETE /admin/api/backend_apis/{id}.json: 503 Service Unavailable: Service Unavailable",
+		},
+		"connection refused: unavailable": {
+			call: getProduct, respond: httpmock.NewErrorResponder(errors.New("dial tcp 10.0.0.1:443: connect: connection refused")),
+			want:       errorClasses{Unavailable: true, Retryable: true},
+			wantInText: "3scale: GET /admin/api/services/{id}.json: no answer: ",
+		},
+		"an answer that is not JSON: terminal": {
+			call: getProduct, respond: answer(200, `<html>login</html>`),
+			want:       errorClasses{Terminal: true},
+			wantInText: "cannot decode the answer",
+		},
+		"a list of the wrong shape: terminal": {
+			call:       func(ctx context.Context, c *Client) error { _, err := c.ListProducts(ctx); return err },
+			respond:    answer(200, `{"services":[{"service":{"id":"forty-two"}}]}`),
+			want:       errorClasses{Terminal: true},
+			wantInText: "cannot decode the list",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := newContractClient(t, Config{})
+			httpmock.RegisterNoResponder(tc.respond)
+			ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+			defer cancel()
+			err := tc.call(ctx, c)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if diff := cmp.Diff(tc.want, classesOf(err)); diff != "" {
+				t.Errorf("classes of %q (-want +got):\n%s", err, diff)
+			}
+			if tc.wantMessage != "" {
+				if diff := cmp.Diff(tc.wantMessage, err.Error()); diff != "" {
+					t.Errorf("message (-want +got):\n%s", diff)
+				}
+			}
+			if !strings.Contains(err.Error(), tc.wantInText) {
+				t.Errorf("message %q does not contain %q", err, tc.wantInText)
+			}
+			if !strings.HasPrefix(err.Error(), "3scale: ") {
+				t.Errorf("message %q does not say it comes from 3scale", err)
+			}
+		})
+	}
+}
+
+// TestNoAnswerIsUnavailable covers errors that come without an HTTP answer from a real listener: a
+// closed port, and a server slower than the client's Timeout.
+func TestNoAnswerIsUnavailable(t *testing.T) {
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closedURL := closed.URL
+	closed.Close()
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-time.After(5 * time.Second):
+		}
+	}))
+	defer slow.Close()
+	cases := map[string]struct {
+		adminURL string
+		timeout  time.Duration
+	}{
+		"connection refused":  {adminURL: closedURL},
+		"timeout of the call": {adminURL: slow.URL, timeout: 100 * time.Millisecond},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c, err := New(Config{AdminURL: tc.adminURL, Token: contractToken, Timeout: tc.timeout})
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			_, err = c.GetProduct(context.Background(), 42)
+			if diff := cmp.Diff(errorClasses{Unavailable: true, Retryable: true}, classesOf(err)); diff != "" {
+				t.Errorf("classes of %v (-want +got):\n%s", err, diff)
+			}
+			if e, ok := asAPIError(err); !ok || e.StatusCode != 0 {
+				t.Errorf("want an APIError without status, got %#v", err)
+			}
+			if elapsed := time.Since(start); elapsed > 3*time.Second {
+				t.Errorf("took %v", elapsed)
+			}
+			if strings.Contains(err.Error(), contractToken) {
+				t.Errorf("the token is in %q", err)
+			}
+		})
+	}
+}
+
+// TestContractRetryAfter: a 429 is retried once after its Retry-After, within the call's deadline.
+func TestContractRetryAfter(t *testing.T) {
+	cases := map[string]struct {
+		answers     []httpmock.Responder
+		deadline    time.Duration
+		wantCodes   []int
+		wantErr     bool
+		minDuration time.Duration
+		maxDuration time.Duration
+	}{
+		"429 with Retry-After: 1, then 200: succeeds after about a second": {
+			answers:   []httpmock.Responder{answer(429, `{"error":"Too Many Requests"}`, "Retry-After", "1"), answer(200, `{"service":{"id":42}}`)},
+			deadline:  10 * time.Second,
+			wantCodes: []int{429, 200}, minDuration: 950 * time.Millisecond, maxDuration: 3 * time.Second,
+		},
+		"429 twice: one retry only, then the error": {
+			answers: []httpmock.Responder{answer(429, ``, "Retry-After", "1"), answer(429, ``, "Retry-After", "1"),
+				answer(200, `{"service":{"id":42}}`)},
+			deadline:  10 * time.Second,
+			wantCodes: []int{429, 429}, wantErr: true, minDuration: 950 * time.Millisecond, maxDuration: 3 * time.Second,
+		},
+		"Retry-After beyond the deadline: no wait, the 429": {
+			answers:   []httpmock.Responder{answer(429, ``, "Retry-After", "120"), answer(200, `{"service":{"id":42}}`)},
+			deadline:  300 * time.Millisecond,
+			wantCodes: []int{429}, wantErr: true, maxDuration: time.Second,
+		},
+		"Retry-After as an HTTP date": {
+			answers: []httpmock.Responder{func(r *http.Request) (*http.Response, error) {
+				return answer(429, ``, "Retry-After", time.Now().Add(2*time.Second).UTC().Format(http.TimeFormat))(r)
+			}, answer(200, `{"service":{"id":42}}`)},
+			deadline:  10 * time.Second,
+			wantCodes: []int{429, 200}, minDuration: 500 * time.Millisecond, maxDuration: 4 * time.Second,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var mu sync.Mutex
+			var codes []int
+			c := newContractClient(t, Config{Observer: func(ci CallInfo) {
+				mu.Lock()
+				codes = append(codes, ci.Code)
+				mu.Unlock()
+			}})
+			var n atomic.Int32
+			httpmock.RegisterNoResponder(func(r *http.Request) (*http.Response, error) {
+				i := int(n.Add(1)) - 1
+				return tc.answers[min(i, len(tc.answers)-1)](r)
+			})
+			ctx, cancel := context.WithTimeout(context.Background(), tc.deadline)
+			defer cancel()
+			start := time.Now()
+			p, err := c.GetProduct(ctx, 42)
+			elapsed := time.Since(start)
+			if tc.wantErr != (err != nil) {
+				t.Fatalf("error %v, want error: %v", err, tc.wantErr)
+			}
+			if !tc.wantErr && p.ID != 42 {
+				t.Errorf("product %+v", p)
+			}
+			if tc.wantErr && !IsRateLimited(err) {
+				t.Errorf("error %v is not rate limited", err)
+			}
+			if diff := cmp.Diff(tc.wantCodes, codes); diff != "" {
+				t.Errorf("attempts (-want +got):\n%s", diff)
+			}
+			if elapsed < tc.minDuration || elapsed > tc.maxDuration {
+				t.Errorf("took %v, want between %v and %v", elapsed, tc.minDuration, tc.maxDuration)
+			}
+		})
+	}
+}
+
+// TestMaxInFlightCapsConcurrency: with MaxInFlight=2, ten concurrent calls to a slow server never have
+// more than two requests in flight, and do have two.
+func TestMaxInFlightCapsConcurrency(t *testing.T) {
+	cases := map[string]struct {
+		maxInFlight int
+		want        int32
+	}{
+		"MaxInFlight 2": {maxInFlight: 2, want: 2},
+		"MaxInFlight 5": {maxInFlight: 5, want: 5},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := newContractClient(t, Config{MaxInFlight: tc.maxInFlight})
+			var now, peak atomic.Int32
+			httpmock.RegisterNoResponder(func(r *http.Request) (*http.Response, error) {
+				n := now.Add(1)
+				for {
+					p := peak.Load()
+					if n <= p || peak.CompareAndSwap(p, n) {
+						break
+					}
+				}
+				time.Sleep(60 * time.Millisecond)
+				now.Add(-1)
+				return httpmock.NewStringResponse(200, `{"service":{"id":42}}`), nil
+			})
+			var wg sync.WaitGroup
+			errs := make(chan error, 10)
+			for range 10 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					_, err := c.GetProduct(context.Background(), 42)
+					errs <- err
+				}()
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				if err != nil {
+					t.Error(err)
+				}
+			}
+			if got := peak.Load(); got != tc.want {
+				t.Errorf("at most %d requests in flight, want %d", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestQPSLimitsTheRate: with QPS 20 and Burst 1, six calls take at least 5/20 s; without a low limit
+// they are immediate.
+func TestQPSLimitsTheRate(t *testing.T) {
+	cases := map[string]struct {
+		qps      float64
+		burst    int
+		calls    int
+		min, max time.Duration
+	}{
+		"QPS 20, burst 1: 6 calls wait 250ms": {qps: 20, burst: 1, calls: 6, min: 240 * time.Millisecond, max: 2 * time.Second},
+		"QPS 20, burst 6: 6 calls at once":    {qps: 20, burst: 6, calls: 6, max: 150 * time.Millisecond},
+		"QPS 5, burst 1: 3 calls wait 400ms":  {qps: 5, burst: 1, calls: 3, min: 390 * time.Millisecond, max: 2 * time.Second},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := newContractClient(t, Config{QPS: tc.qps, Burst: tc.burst})
+			httpmock.RegisterNoResponder(answer(200, `{"service":{"id":42}}`))
+			start := time.Now()
+			for range tc.calls {
+				if _, err := c.GetProduct(context.Background(), 42); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if elapsed := time.Since(start); elapsed < tc.min || elapsed > tc.max {
+				t.Errorf("%d calls took %v, want between %v and %v", tc.calls, elapsed, tc.min, tc.max)
+			}
+		})
+	}
+}
+
+// TestRateLimiterRespectsTheDeadline: a call that would wait for the limiter beyond its deadline fails
+// at once, as unavailable.
+func TestRateLimiterRespectsTheDeadline(t *testing.T) {
+	c := newContractClient(t, Config{QPS: 0.5, Burst: 1})
+	httpmock.RegisterNoResponder(answer(200, `{"service":{"id":42}}`))
+	if _, err := c.GetProduct(context.Background(), 42); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := c.GetProduct(ctx, 42)
+	if !IsUnavailable(err) {
+		t.Errorf("error %v, want unavailable", err)
+	}
+	if elapsed := time.Since(start); elapsed > time.Second {
+		t.Errorf("waited %v", elapsed)
+	}
+	if got := httpmock.GetTotalCallCount(); got != 1 {
+		t.Errorf("%d requests sent, want 1", got)
+	}
+}
+
+// TestObserverSeesEveryAttempt: the Observer gets method, endpoint template and code of each attempt,
+// retries and failures included.
+func TestObserverSeesEveryAttempt(t *testing.T) {
+	var mu sync.Mutex
+	var seen []CallInfo
+	c := newContractClient(t, Config{Observer: func(ci CallInfo) {
+		if ci.Duration <= 0 {
+			t.Errorf("attempt %+v has no duration", ci)
+		}
+		ci.Duration = 0
+		mu.Lock()
+		seen = append(seen, ci)
+		mu.Unlock()
+	}})
+	httpmock.RegisterResponder("GET", contractAdminURL+"/admin/api/services/42.json", answer(200, `{"service":{"id":42}}`))
+	httpmock.RegisterResponder("GET", contractAdminURL+"/admin/api/services/42/proxy/mapping_rules.json", answer(200, `{"mapping_rules":[]}`))
+	httpmock.RegisterResponder("DELETE", contractAdminURL+"/admin/api/backend_apis/7.json",
+		answer(403, `{"errors":{"base":["cannot be deleted because it is used by at least one Product"]}}`))
+	httpmock.RegisterResponder("POST", contractAdminURL+"/admin/api/services/42/metrics.json",
+		answer(429, ``, "Retry-After", "1").Then(answer(201, `{"metric":{"id":3}}`)))
+	httpmock.RegisterResponder("GET", contractAdminURL+"/admin/api/backend_apis/7/metrics.json",
+		httpmock.NewErrorResponder(errors.New("connection reset by peer")))
+	ctx := context.Background()
+	_, _ = c.GetProduct(ctx, 42)
+	_, _ = c.ListMappingRules(ctx, ProductScope(42))
+	_ = c.DeleteBackend(ctx, 7)
+	_, _ = c.CreateMetric(ctx, ProductScope(42), MetricParams{SystemName: "m", FriendlyName: "M", Unit: "hit"})
+	_, _ = c.ListMetrics(ctx, BackendScope(7))
+	want := []CallInfo{
+		{Method: "GET", Endpoint: "/admin/api/services/{id}.json", Code: 200},
+		{Method: "GET", Endpoint: "/admin/api/services/{service_id}/proxy/mapping_rules.json", Code: 200},
+		{Method: "DELETE", Endpoint: "/admin/api/backend_apis/{id}.json", Code: 403},
+		{Method: "POST", Endpoint: "/admin/api/services/{service_id}/metrics.json", Code: 429},
+		{Method: "POST", Endpoint: "/admin/api/services/{service_id}/metrics.json", Code: 201},
+		{Method: "GET", Endpoint: "/admin/api/backend_apis/{backend_api_id}/metrics.json", Code: 0},
+	}
+	if diff := cmp.Diff(want, seen); diff != "" {
+		t.Errorf("attempts observed (-want +got):\n%s", diff)
+	}
+}
+
+// TestTokenNeverInErrors: whatever quotes the token — a transport error, an error body — the error the
+// client returns does not.
+func TestTokenNeverInErrors(t *testing.T) {
+	cases := map[string]httpmock.Responder{
+		"transport error quoting the token": httpmock.NewErrorResponder(fmt.Errorf("proxy refused credentials %s: connection reset", contractToken)),
+		"403 body quoting the token":        answer(403, `{"error":"access token `+contractToken+` is not valid"}`),
+		"422 field error quoting the token": answer(422, `{"errors":{"base":["token `+contractToken+` is read-only"]}}`),
+		"502 text quoting the token":        answer(502, `upstream said: bad token `+contractToken),
+	}
+	for name, respond := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := newContractClient(t, Config{})
+			httpmock.RegisterNoResponder(respond)
+			_, err := c.CreateProduct(context.Background(), ProductParams{Name: "Shop"})
+			if err == nil {
+				t.Fatal("no error")
+			}
+			texts := []string{err.Error(), fmt.Sprintf("%v", err), fmt.Sprintf("%+v", err), fmt.Sprintf("%#v", err)}
+			for u := errors.Unwrap(err); u != nil; u = errors.Unwrap(u) {
+				texts = append(texts, u.Error())
+			}
+			for _, s := range texts {
+				if strings.Contains(s, contractToken) {
+					t.Errorf("the token is in %q", s)
+				}
+			}
+		})
+	}
+}
+
+// TestNewValidatesItsConfig: New refuses what cannot work and keeps a path prefix of the admin URL.
+func TestNewValidatesItsConfig(t *testing.T) {
+	cases := map[string]struct {
+		cfg     Config
+		wantErr string
+	}{
+		"relative admin URL":        {cfg: Config{AdminURL: "acme-admin.example.com", Token: contractToken}, wantErr: "is not an absolute http(s) URL"},
+		"path only":                 {cfg: Config{AdminURL: "/admin/api", Token: contractToken}, wantErr: "is not an absolute http(s) URL"},
+		"not http":                  {cfg: Config{AdminURL: "ftp://acme-admin.example.com", Token: contractToken}, wantErr: "is not an absolute http(s) URL"},
+		"no host":                   {cfg: Config{AdminURL: "https://", Token: contractToken}, wantErr: "is not an absolute http(s) URL"},
+		"empty admin URL":           {cfg: Config{Token: contractToken}, wantErr: "is not an absolute http(s) URL"},
+		"empty token":               {cfg: Config{AdminURL: contractAdminURL}, wantErr: "access token is empty"},
+		"CA bundle without PEM":     {cfg: Config{AdminURL: contractAdminURL, Token: contractToken, CABundle: []byte("not a certificate")}, wantErr: "holds no PEM certificate"},
+		"https admin URL and token": {cfg: Config{AdminURL: contractAdminURL, Token: contractToken}},
+		"http admin URL with port":  {cfg: Config{AdminURL: "http://127.0.0.1:3000", Token: contractToken}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := New(tc.cfg)
+			got := ""
+			if err != nil {
+				got = err.Error()
+				if strings.Contains(got, contractToken) {
+					t.Errorf("the token is in %q", got)
+				}
+			}
+			if (tc.wantErr == "") != (err == nil) || !strings.Contains(got, tc.wantErr) {
+				t.Errorf("New: error %q, want one containing %q", got, tc.wantErr)
+			}
+		})
+	}
+}
+
+// TestAdminURLPathPrefixIsKept: a tenant behind a path prefix (and a trailing slash) is addressed under it.
+func TestAdminURLPathPrefixIsKept(t *testing.T) {
+	cases := map[string]struct {
+		adminURL string
+		wantURL  string
+	}{
+		"prefix":           {adminURL: "https://gw.example.com/3scale/acme", wantURL: "https://gw.example.com/3scale/acme/admin/api/services/42.json"},
+		"prefix and slash": {adminURL: "https://gw.example.com/3scale/acme/", wantURL: "https://gw.example.com/3scale/acme/admin/api/services/42.json"},
+		"no prefix, slash": {adminURL: "https://acme-admin.example.com/", wantURL: "https://acme-admin.example.com/admin/api/services/42.json"},
+		"port and prefix":  {adminURL: "http://10.0.0.5:8080/porta", wantURL: "http://10.0.0.5:8080/porta/admin/api/services/42.json"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := newContractClient(t, Config{AdminURL: tc.adminURL})
+			var got []string
+			httpmock.RegisterNoResponder(func(r *http.Request) (*http.Response, error) {
+				got = append(got, r.URL.String())
+				return httpmock.NewStringResponse(200, `{"service":{"id":42}}`), nil
+			})
+			if _, err := c.GetProduct(context.Background(), 42); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff([]string{tc.wantURL}, got); diff != "" {
+				t.Errorf("URLs requested (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestTLSConfig talks to a real TLS listener: its certificate is refused unless the CA bundle holds it or
+// verification is off, and a UserAgent is sent.
+func TestTLSConfig(t *testing.T) {
+	var mu sync.Mutex
+	var agents []string
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		agents = append(agents, r.Header.Get("User-Agent"))
+		mu.Unlock()
+		_, _ = io.WriteString(w, `{"service":{"id":42}}`)
+	}))
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshake is expected
+	srv.StartTLS()
+	defer srv.Close()
+	caPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+	cases := map[string]struct {
+		cfg          Config
+		wantRefused  bool
+		wantAgentSet bool
+	}{
+		"system roots only: refused":   {cfg: Config{}, wantRefused: true},
+		"CA bundle with the server's":  {cfg: Config{CABundle: caPEM, UserAgent: "apimsync/test"}, wantAgentSet: true},
+		"verification off (test only)": {cfg: Config{InsecureSkipVerify: true}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			mu.Lock()
+			agents = nil
+			mu.Unlock()
+			cfg := tc.cfg
+			cfg.AdminURL, cfg.Token = srv.URL, contractToken
+			c, err := New(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = c.GetProduct(context.Background(), 42)
+			if tc.wantRefused {
+				if !IsUnavailable(err) || !strings.Contains(err.Error(), "certificate") {
+					t.Errorf("error %v, want an unavailable certificate error", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if tc.wantAgentSet {
+				if diff := cmp.Diff([]string{"apimsync/test"}, agents); diff != "" {
+					t.Errorf("User-Agent (-want +got):\n%s", diff)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,409 @@
+package simulator
+
+import (
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// childRoutes are the endpoints of metrics, methods and mapping rules, which services and backend
+// APIs both own. Under a backend API the lists are paginated, under a service they are not; a
+// product's mapping rules live under its proxy and are updated with PATCH.
+func childRoutes() []route {
+	var rs []route
+	for _, o := range []struct{ kind, base, rules, ruleUpdate string }{
+		{ownerService, "/admin/api/services/{service_id}", "/admin/api/services/{service_id}/proxy/mapping_rules", "PATCH"},
+		{ownerBackend, "/admin/api/backend_apis/{backend_api_id}", "/admin/api/backend_apis/{backend_api_id}/mapping_rules", "PUT"},
+	} {
+		kind := o.kind
+		paginated := kind == ownerBackend
+		rs = append(rs,
+			// A service's or backend's metric list holds its methods too (porta lists owner.metrics).
+			handle("GET", o.base+"/metrics.json", func(r *request) answer {
+				return withOwner(r, kind, func(ow owner) answer {
+					return wrapList("metrics", "metric", r.t.metrics, func(m *metric) bool { return m.owner == ow }, (*metric).json, r.form, paginated)
+				})
+			}),
+			handle("POST", o.base+"/metrics.json", func(r *request) answer {
+				return withOwner(r, kind, func(ow owner) answer { return createMetric(r, ow, nil) })
+			}),
+			handle("GET", o.base+"/metrics/{id}.json", func(r *request) answer {
+				return withMetric(r, kind, func(m *metric) answer { return ok("metric", m.json()) })
+			}),
+			handle("PUT", o.base+"/metrics/{id}.json", func(r *request) answer {
+				return withMetric(r, kind, func(m *metric) answer { return updateMetric(r, m, "metric") })
+			}),
+			handle("DELETE", o.base+"/metrics/{id}.json", func(r *request) answer {
+				return withMetric(r, kind, func(m *metric) answer { return deleteMetric(r, m) })
+			}),
+			handle("GET", o.base+"/metrics/{metric_id}/methods.json", func(r *request) answer {
+				return withParent(r, kind, func(parent *metric) answer {
+					return wrapList("methods", "method", r.t.metrics, func(m *metric) bool { return m.parentID == parent.id }, (*metric).json, r.form, paginated)
+				})
+			}),
+			handle("POST", o.base+"/metrics/{metric_id}/methods.json", func(r *request) answer {
+				return withParent(r, kind, func(parent *metric) answer { return createMetric(r, parent.owner, parent) })
+			}),
+			handle("GET", o.base+"/metrics/{metric_id}/methods/{id}.json", func(r *request) answer {
+				return withMethod(r, kind, func(m *metric) answer { return ok("method", m.json()) })
+			}),
+			handle("PUT", o.base+"/metrics/{metric_id}/methods/{id}.json", func(r *request) answer {
+				return withMethod(r, kind, func(m *metric) answer { return updateMetric(r, m, "method") })
+			}),
+			handle("DELETE", o.base+"/metrics/{metric_id}/methods/{id}.json", func(r *request) answer {
+				return withMethod(r, kind, func(m *metric) answer { return deleteMetric(r, m) })
+			}),
+			handle("GET", o.rules+".json", func(r *request) answer {
+				return withOwner(r, kind, func(ow owner) answer {
+					return wrapList("mapping_rules", "mapping_rule", r.t.rules, func(m *mappingRule) bool { return m.owner == ow }, (*mappingRule).json, r.form, paginated)
+				})
+			}),
+			handle("POST", o.rules+".json", func(r *request) answer {
+				return withOwner(r, kind, func(ow owner) answer { return saveMappingRule(r, ow, nil) })
+			}),
+			handle("GET", o.rules+"/{id}.json", func(r *request) answer {
+				return withRule(r, kind, func(m *mappingRule) answer { return ok("mapping_rule", m.json()) })
+			}),
+			handle(o.ruleUpdate, o.rules+"/{id}.json", func(r *request) answer {
+				return withRule(r, kind, func(m *mappingRule) answer { return saveMappingRule(r, m.owner, m) })
+			}),
+			handle("DELETE", o.rules+"/{id}.json", func(r *request) answer {
+				return withRule(r, kind, func(m *mappingRule) answer { r.t.deleteRule(m.id); return deleted() })
+			}),
+		)
+	}
+	return rs
+}
+
+// ownerParam is the path parameter naming the owner of metrics and mapping rules.
+func ownerParam(kind string) string {
+	if kind == ownerService {
+		return "service_id"
+	}
+	return "backend_api_id"
+}
+
+func withOwner(r *request, kind string, f func(owner) answer) answer {
+	id := r.params[ownerParam(kind)]
+	if _, found := r.t.services[id]; kind == ownerService && !found {
+		return notFound()
+	}
+	if _, found := r.t.backends[id]; kind == ownerBackend && !found {
+		return notFound()
+	}
+	return f(owner{kind, id})
+}
+
+// withMetric finds {id} among the owner's metrics and methods (porta finds it in owner.metrics).
+func withMetric(r *request, kind string, f func(*metric) answer) answer {
+	return withOwner(r, kind, func(ow owner) answer {
+		m, found := r.t.metrics[r.params["id"]]
+		if !found || m.owner != ow {
+			return notFound()
+		}
+		return f(m)
+	})
+}
+
+// withParent finds {metric_id}, the metric whose methods are addressed.
+func withParent(r *request, kind string, f func(*metric) answer) answer {
+	return withOwner(r, kind, func(ow owner) answer {
+		m, found := r.t.metrics[r.params["metric_id"]]
+		if !found || m.owner != ow {
+			return notFound()
+		}
+		return f(m)
+	})
+}
+
+// withMethod finds method {id} of metric {metric_id}.
+func withMethod(r *request, kind string, f func(*metric) answer) answer {
+	return withParent(r, kind, func(parent *metric) answer {
+		m, found := r.t.metrics[r.params["id"]]
+		if !found || m.parentID != parent.id {
+			return notFound()
+		}
+		return f(m)
+	})
+}
+
+func withRule(r *request, kind string, f func(*mappingRule) answer) answer {
+	return withOwner(r, kind, func(ow owner) answer {
+		m, found := r.t.rules[r.params["id"]]
+		if !found || m.owner != ow {
+			return notFound()
+		}
+		return f(m)
+	})
+}
+
+// addHits creates the hits metric every service and backend API has (Metric.create_default!).
+func (t *tenant) addHits(ow owner) {
+	m := &metric{id: t.id(), owner: ow, systemName: "hits", friendlyName: "Hits", unit: "hit", description: "Number of API hits", stamps: newStamps()}
+	t.metrics[m.id] = m
+}
+
+// createMetric creates a metric (parent nil) or a method of parent, with Metric's validations:
+// friendly_name present and unique per owner, unit present for a metric, system_name (or its
+// deprecated alias name, else derived from friendly_name) well formed and unique per owner, methods
+// only under hits.
+func createMetric(r *request, ow owner, parent *metric) answer {
+	errs := fieldErrors{}
+	friendly := r.form.Get("friendly_name")
+	if strings.TrimSpace(friendly) == "" {
+		errs.add("friendly_name", "can't be blank")
+	}
+	sys := r.form.Get("system_name")
+	if sys == "" {
+		sys = r.form.Get("name")
+	}
+	if sys == "" && friendly != "" {
+		sys = deriveSystemName(friendly, "metric", r.t.nextID+1)
+	}
+	unit := r.form.Get("unit")
+	if parent != nil {
+		unit = parent.unit // a method's unit is its parent's
+		if parent.systemName != "hits" || parent.parentID != 0 {
+			errs.add("parent_id", "You can only create methods under 'hits'")
+		}
+	} else if strings.TrimSpace(unit) == "" {
+		errs.add("unit", "can't be blank")
+	}
+	if sys != "" && !systemNamePattern.MatchString(sys) {
+		errs.add("system_name", msgSystemNameInvalid)
+	}
+	for _, m := range r.t.metrics {
+		if m.owner != ow {
+			continue
+		}
+		if sys != "" && m.systemName == sys {
+			errs.add("system_name", "has already been taken")
+		}
+		if friendly != "" && m.friendlyName == friendly {
+			errs.add("friendly_name", "has already been taken")
+		}
+	}
+	if a := errs.answer(); a.code != 0 {
+		return a
+	}
+	m := &metric{id: r.t.id(), owner: ow, systemName: sys, friendlyName: friendly, unit: unit,
+		description: r.form.Get("description"), stamps: newStamps()}
+	key := "metric"
+	if parent != nil {
+		m.parentID, key = parent.id, "method"
+	}
+	r.t.metrics[m.id] = m
+	return created(key, m.json())
+}
+
+// updateMetric changes friendly_name, unit (metrics only) and description; the system name is fixed.
+func updateMetric(r *request, m *metric, key string) answer {
+	next := *m
+	errs := fieldErrors{}
+	if has(r, "friendly_name") {
+		next.friendlyName = r.form.Get("friendly_name")
+		if strings.TrimSpace(next.friendlyName) == "" {
+			errs.add("friendly_name", "can't be blank")
+		}
+		for _, o := range r.t.metrics {
+			if o.owner == m.owner && o.id != m.id && o.friendlyName == next.friendlyName {
+				errs.add("friendly_name", "has already been taken")
+				break
+			}
+		}
+	}
+	if has(r, "unit") && m.parentID == 0 {
+		if next.unit = r.form.Get("unit"); strings.TrimSpace(next.unit) == "" {
+			errs.add("unit", "can't be blank")
+		}
+	}
+	if has(r, "description") {
+		next.description = r.form.Get("description")
+	}
+	if a := errs.answer(); a.code != 0 {
+		return a
+	}
+	next.touch()
+	*m = next
+	if m.parentID == 0 {
+		for _, c := range r.t.metrics {
+			if c.parentID == m.id {
+				c.unit = m.unit
+			}
+		}
+	}
+	return ok(key, m.json())
+}
+
+// msgCannotDeleteHits is the error of Metric#destroyable? for the hits metric.
+const msgCannotDeleteHits = "Metric hits cannot be deleted"
+
+// deleteMetric refuses to delete hits (403, as porta's responder renders a refused DELETE);
+// otherwise it removes the metric with its methods and what refers to them.
+func deleteMetric(r *request, m *metric) answer {
+	if m.systemName == "hits" && m.parentID == 0 {
+		return refused(msgCannotDeleteHits)
+	}
+	r.t.deleteMetric(m.id)
+	return deleted()
+}
+
+// deleteMetric deletes a metric with its methods, and the mapping rules, limits and pricing rules on
+// them (Metric's dependent: :destroy).
+func (t *tenant) deleteMetric(id int64) {
+	for mid, m := range t.metrics {
+		if m.parentID == id {
+			t.deleteMetric(mid)
+		}
+	}
+	for rid, r := range t.rules {
+		if r.metricID == id {
+			t.deleteRule(rid)
+		}
+	}
+	for lid, l := range t.limits {
+		if l.metricID == id {
+			delete(t.limits, lid)
+		}
+	}
+	for pid, p := range t.pricing {
+		if p.metricID == id {
+			delete(t.pricing, pid)
+		}
+	}
+	delete(t.metrics, id)
+}
+
+// deleteRule removes a mapping rule and closes the gap in its owner's positions (acts_as_list).
+func (t *tenant) deleteRule(id int64) {
+	gone, found := t.rules[id]
+	if !found {
+		return
+	}
+	delete(t.rules, id)
+	for _, o := range t.rules {
+		if o.owner == gone.owner && o.position > gone.position {
+			o.position--
+		}
+	}
+}
+
+// httpMethods is ProxyRule::ALLOWED_HTTP_METHODS.
+var httpMethods = map[string]bool{"GET": true, "POST": true, "DELETE": true, "PUT": true, "PATCH": true, "HEAD": true, "OPTIONS": true}
+
+// patternFormat approximates ProxyRule::PatternParser: an absolute path of URI characters and {vars},
+// an optional "$", an optional query string.
+var patternFormat = regexp.MustCompile(`^/(?:[A-Za-z0-9\-._~!&'()*+,;=:@/]|%[0-9A-Fa-f]{2}|\{[A-Za-z0-9_]+\})*\$?(?:\?[A-Za-z0-9\-._~!$&'()*+,;=:@/?{}%\[\]]*)?$`)
+
+// saveMappingRule creates (existing nil) or updates a mapping rule with ProxyRule's validations:
+// http_method, pattern and metric present; http_method one of ALLOWED_HTTP_METHODS (case matters);
+// pattern in PatternParser's format; delta an integer greater than 0. A metric_id that is not one of
+// the owner's metrics is 404, as the controllers look it up first. Porta does not refuse two rules
+// with the same verb and pattern.
+func saveMappingRule(r *request, ow owner, existing *mappingRule) answer {
+	m := &mappingRule{owner: ow, delta: 1, stamps: newStamps()}
+	if existing != nil {
+		cp := *existing
+		m = &cp
+	}
+	if has(r, "metric_id") {
+		id, err := strconv.ParseInt(r.form.Get("metric_id"), 10, 64)
+		if mt, found := r.t.metrics[id]; err != nil || !found || mt.owner != ow {
+			return notFound()
+		}
+		m.metricID = id
+	}
+	errs := fieldErrors{}
+	if has(r, "http_method") || existing == nil {
+		m.httpMethod = r.form.Get("http_method")
+	}
+	if has(r, "pattern") || existing == nil {
+		m.pattern = r.form.Get("pattern")
+	}
+	if has(r, "delta") {
+		d, err := strconv.ParseFloat(r.form.Get("delta"), 64)
+		switch {
+		case err != nil:
+			errs.add("delta", "is not a number")
+		case d != float64(int64(d)):
+			errs.add("delta", "must be an integer")
+		case d <= 0:
+			errs.add("delta", "must be greater than 0")
+		}
+		m.delta = int64(d)
+	}
+	if has(r, "last") {
+		m.last = flag(r.form.Get("last"))
+	}
+	if has(r, "redirect_url") {
+		m.redirectURL = r.form.Get("redirect_url")
+	}
+	switch {
+	case m.httpMethod == "":
+		errs.add("http_method", "can't be blank")
+	case !httpMethods[m.httpMethod]:
+		errs.add("http_method", "is not included in the list")
+	}
+	switch {
+	case m.pattern == "":
+		errs.add("pattern", "can't be blank")
+	case !patternFormat.MatchString(m.pattern) || strings.Contains(m.pattern, "//"):
+		errs.add("pattern", "is invalid")
+	case len(m.pattern) > 255:
+		errs.add("pattern", "is too long (maximum is 255 characters)")
+	}
+	if m.metricID == 0 {
+		errs.add("metric_id", "can't be blank")
+	}
+	if a := errs.answer(); a.code != 0 {
+		return a
+	}
+	var wantPos int64
+	if has(r, "position") {
+		wantPos, _ = strconv.ParseInt(r.form.Get("position"), 10, 64)
+	}
+	if existing == nil {
+		m.id = r.t.id()
+		m.position = r.t.lastPosition(ow) + 1 // acts_as_list add_new_at: :bottom
+		r.t.rules[m.id] = m
+		if wantPos > 0 {
+			r.t.moveRule(m, wantPos)
+		}
+		return created("mapping_rule", m.json())
+	}
+	m.touch()
+	*existing = *m
+	if wantPos > 0 && wantPos != existing.position {
+		r.t.moveRule(existing, wantPos)
+	}
+	return answer{http.StatusOK, map[string]any{"mapping_rule": existing.json()}}
+}
+
+func (t *tenant) lastPosition(ow owner) int64 {
+	var last int64
+	for _, o := range t.rules {
+		if o.owner == ow && o.position > last {
+			last = o.position
+		}
+	}
+	return last
+}
+
+// moveRule puts m at position pos (clamped to the list) and shifts the others, as acts_as_list does.
+func (t *tenant) moveRule(m *mappingRule, pos int64) {
+	pos = max(1, min(pos, t.lastPosition(m.owner)))
+	from := m.position
+	for _, o := range t.rules {
+		if o.owner != m.owner || o.id == m.id {
+			continue
+		}
+		switch {
+		case pos < from && o.position >= pos && o.position < from:
+			o.position++
+		case pos > from && o.position > from && o.position <= pos:
+			o.position--
+		}
+	}
+	m.position = pos
+}

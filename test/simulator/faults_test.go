@@ -1,0 +1,122 @@
+package simulator
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestFaultKnobs(t *testing.T) {
+	cases := map[string]struct {
+		faults       Faults
+		wantCode     int // 0: no answer (connection dropped)
+		wantRaw      string
+		wantServices int
+		wantHeader   string // Retry-After
+		minDelay     time.Duration
+	}{
+		"none":                       {faults: Faults{}, wantCode: 201, wantServices: 1},
+		"5xx does nothing":           {faults: Faults{ErrorRate: 1}, wantCode: 503, wantRaw: `{"error":"Service Unavailable"}`},
+		"429 with Retry-After":       {faults: Faults{RateLimitRate: 1, RetryAfterSeconds: 3}, wantCode: 429, wantRaw: `{"error":"Too Many Requests"}`, wantHeader: "3"},
+		"429 Retry-After at least 1": {faults: Faults{RateLimitRate: 1}, wantCode: 429, wantRaw: `{"error":"Too Many Requests"}`, wantHeader: "1"},
+		"lost response commits":      {faults: Faults{LostResponseRate: 1}, wantCode: 0, wantServices: 1},
+		"fixed latency":              {faults: Faults{Latency: 100 * time.Millisecond}, wantCode: 201, wantServices: 1, minDelay: 100 * time.Millisecond},
+		"latency with jitter":        {faults: Faults{Latency: 50 * time.Millisecond, LatencyJitter: 20 * time.Millisecond}, wantCode: 201, wantServices: 1, minDelay: 50 * time.Millisecond},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t)
+			body, _ := json.Marshal(tc.faults)
+			req, _ := http.NewRequest("PUT", h.url+"/__sim/faults", strings.NewReader(string(body)))
+			if res := h.roundTrip(req); res.code != 200 {
+				t.Fatalf("PUT /__sim/faults: %d %s", res.code, res.raw)
+			}
+			start := time.Now()
+			res := h.send("POST", "/admin/api/services.json", url.Values{"name": {"Pets"}})
+			took := time.Since(start)
+			if res.code != tc.wantCode || (tc.wantRaw != "" && res.raw != tc.wantRaw) {
+				t.Errorf("answer %d %s (err %v), want %d %s", res.code, res.raw, res.err, tc.wantCode, tc.wantRaw)
+			}
+			if tc.wantCode == 0 && res.err == nil {
+				t.Errorf("the client got an answer, want a dropped connection")
+			}
+			if got := res.hdr.Get("Retry-After"); got != tc.wantHeader {
+				t.Errorf("Retry-After %q, want %q", got, tc.wantHeader)
+			}
+			if n := h.sim.Count("acme", KindServices); n != tc.wantServices {
+				t.Errorf("%d services, want %d", n, tc.wantServices)
+			}
+			if took < tc.minDelay || (tc.faults.LatencyJitter > 0 && took > tc.minDelay+tc.faults.LatencyJitter+time.Second) {
+				t.Errorf("answered in %v, want at least %v", took, tc.minDelay)
+			}
+		})
+	}
+}
+
+func TestLostResponseIsCountedAndReadsAreNeverLost(t *testing.T) {
+	h := newHarness(t, func(o *Options) { o.Faults = Faults{LostResponseRate: 1} })
+	h.send("POST", "/admin/api/services.json", url.Values{"name": {"Pets"}})
+	res := h.send("GET", "/admin/api/services.json", nil)
+	if res.code != 200 || len(listed(res.body, "services", "service")) != 1 {
+		t.Errorf("read after a lost create: %d %s, want the service", res.code, res.raw)
+	}
+	res = h.send("POST", "/admin/api/services.json", url.Values{"name": {"Pets"}})
+	if res.code != 422 {
+		t.Errorf("retried create: %d %s, want 422 (refusals are not lost)", res.code, res.raw)
+	}
+	st := h.sim.Stats()
+	if st.Lost != 1 {
+		t.Errorf("%d lost in the stats, want 1: %+v", st.Lost, st.Calls)
+	}
+}
+
+// TestFaultsAreSeeded checks that a seed draws the same faults for the same requests, and that
+// the rates are honoured over many requests.
+func TestFaultsAreSeeded(t *testing.T) {
+	run := func(seed int64) []int {
+		h := newHarness(t, func(o *Options) {
+			o.Seed = seed
+			o.Faults = Faults{ErrorRate: 0.3, RateLimitRate: 0.2, RetryAfterSeconds: 1}
+		})
+		codes := make([]int, 0, 200)
+		for range 200 {
+			codes = append(codes, h.send("GET", "/admin/api/services.json", nil).code)
+		}
+		return codes
+	}
+	a, b, c := run(42), run(42), run(43)
+	if diff := cmp.Diff(a, b); diff != "" {
+		t.Errorf("same seed, different faults (-first +second):\n%s", diff)
+	}
+	if cmp.Equal(a, c) {
+		t.Errorf("seeds 42 and 43 drew the same faults")
+	}
+	got := map[int]int{}
+	for _, code := range a {
+		got[code]++
+	}
+	if got[503] < 40 || got[503] > 80 || got[429] < 20 || got[429] > 60 || got[200] < 80 {
+		t.Errorf("codes %v over 200 requests, want about 60 503s, 40 429s and 100 200s", got)
+	}
+
+	h := newHarness(t)
+	h.sim.SetFaults(Faults{ErrorRate: 1})
+	if res := h.send("GET", "/admin/api/services.json", nil); res.code != 503 {
+		t.Errorf("SetFaults: %d, want 503", res.code)
+	}
+	resp, err := http.Get(h.url + "/__sim/stats") // control endpoints are never faulted
+	if err != nil || resp.StatusCode != 200 {
+		t.Errorf("GET /__sim/stats under faults: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+	h.sim.SetFaults(Faults{})
+	if res := h.send("GET", "/admin/api/services.json", nil); res.code != 200 {
+		t.Errorf("SetFaults back to none: %d", res.code)
+	}
+}
