@@ -14,9 +14,10 @@ CONTROLLER_GEN ?= $(BIN)/controller-gen
 STATICCHECK ?= $(BIN)/staticcheck
 KUSTOMIZE ?= $(BIN)/kustomize
 
-# go test flags; CI and `make test` run every package. TEST_PKGS narrows it, e.g. TEST_PKGS=./client/...
+# go test flags; CI and `make test` run every package with the race detector (the controllers share
+# caches across goroutines). TEST_PKGS narrows it, e.g. TEST_PKGS=./client/...
 TEST_PKGS ?= ./...
-TEST_FLAGS ?= -count=1 -timeout 20m
+TEST_FLAGS ?= -count=1 -race -timeout 25m
 
 .PHONY: help
 help: ## Show this help.

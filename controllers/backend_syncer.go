@@ -30,6 +30,8 @@ type BackendSyncer struct {
 	Accounts *ProviderAccounts
 	// Snapshots caches remote state between reconciles.
 	Snapshots *cache.Snapshots
+	// Claims arbitrates resources that resolve to the same backend.
+	Claims *Claims
 }
 
 var _ engine.Syncer[*v1alpha1.Backend] = &BackendSyncer{}
@@ -51,10 +53,10 @@ func (s *BackendSyncer) Resolve(ctx context.Context, b *v1alpha1.Backend, sess *
 	if err := validateChildren(want); err != nil {
 		return engine.Invalid(ReasonInvalidSpec, "%v", err)
 	}
-	if err := checkSoleOwner(ctx, s.Reader, b, &v1alpha1.BackendList{}, ownerKey(sess.Tenant, "", sess.SystemName)); err != nil {
+	if err := checkSoleOwner(ctx, s.Reader, s.Claims, b, &v1alpha1.BackendList{}, ownerKey(sess.Tenant, "", sess.SystemName)); err != nil {
 		return err
 	}
-	sess.Hash = engine.HashOf(sess.Tenant, sess.SystemName, b.Spec.Name, b.Spec.Description, b.Spec.PrivateBaseURL, want)
+	sess.Hash = sess.HashOf(sess.Tenant, sess.SystemName, b.Spec.Name, b.Spec.Description, b.Spec.PrivateBaseURL, want)
 	return nil
 }
 
@@ -66,6 +68,7 @@ func (s *BackendSyncer) Observe(ctx context.Context, b *v1alpha1.Backend, sess *
 		return engine.Observation{}, err
 	}
 	upToDate := backendAttrsMatch(snap.Backend, b) && childrenUpToDate(snap.Children, backendChildren(b))
+	b.Status.MetricsHash = snap.Children.metricsHash()
 	return engine.Observation{Exists: true, UpToDate: upToDate, Diff: snap}, nil
 }
 
@@ -88,30 +91,19 @@ func (s *BackendSyncer) read(ctx context.Context, b *v1alpha1.Backend, sess *eng
 	return snap, nil
 }
 
-// find returns the remote backend by id, or by system name when the id is unknown or gone; nil if none.
+// find returns the remote backend this Backend may touch (see locate); nil if none.
 func (s *BackendSyncer) find(ctx context.Context, b *v1alpha1.Backend, sess *engine.Session) (*tsclient.Backend, error) {
-	if id := b.Status.BackendID; id != 0 {
-		remote, err := sess.Remote.GetBackend(ctx, id)
-		if err == nil {
-			return remote, nil
-		}
-		if !tsclient.IsNotFound(err) {
-			return nil, fmt.Errorf("cannot read backend %d: %w", id, err)
-		}
-		s.Snapshots.Forget(sess.Tenant, snapshotKindBackend, id)
-		b.Status.BackendID = 0
+	return locate(b, sess, s.finder(ctx, sess))
+}
+
+// finder reads backends of the session's tenant.
+func (s *BackendSyncer) finder(ctx context.Context, sess *engine.Session) remoteFinder[tsclient.Backend] {
+	return remoteFinder[tsclient.Backend]{kind: "backend",
+		get:    func(id int64) (*tsclient.Backend, error) { return sess.Remote.GetBackend(ctx, id) },
+		list:   func() ([]tsclient.Backend, error) { return sess.Remote.ListBackends(ctx) },
+		idName: func(r tsclient.Backend) (int64, string) { return r.ID, r.SystemName },
+		forget: func(id int64) { s.Snapshots.Forget(sess.Tenant, snapshotKindBackend, id) },
 	}
-	all, err := sess.Remote.ListBackends(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("cannot list backends: %w", err)
-	}
-	for i := range all {
-		if all[i].SystemName == sess.SystemName {
-			b.Status.BackendID = all[i].ID
-			return &all[i], nil
-		}
-	}
-	return nil, nil
 }
 
 func backendParams(b *v1alpha1.Backend, systemName string) tsclient.BackendParams {
@@ -119,17 +111,16 @@ func backendParams(b *v1alpha1.Backend, systemName string) tsclient.BackendParam
 }
 
 func backendAttrsMatch(r tsclient.Backend, b *v1alpha1.Backend) bool {
-	return r.Name == b.Spec.Name && r.Description == b.Spec.Description && r.PrivateEndpoint == b.Spec.PrivateBaseURL
+	return r.Name == b.Spec.Name && r.Description == b.Spec.Description && sameEndpoint(r.PrivateEndpoint, b.Spec.PrivateBaseURL)
 }
 
 // Create implements engine.Syncer: creates the backend API (adopting it when a lost response already
 // created it) and its children.
 func (s *BackendSyncer) Create(ctx context.Context, b *v1alpha1.Backend, sess *engine.Session) error {
-	created, err := createOrAdopt("backend", sess.SystemName,
+	created, err := createOrAdopt(sess.SystemName,
 		func() (*tsclient.Backend, error) {
 			return sess.Remote.CreateBackend(ctx, backendParams(b, sess.SystemName))
-		},
-		func() (*tsclient.Backend, error) { return s.find(ctx, b, sess) })
+		}, b, sess, s.finder(ctx, sess))
 	if err != nil {
 		return err
 	}
@@ -143,7 +134,7 @@ func (s *BackendSyncer) Create(ctx context.Context, b *v1alpha1.Backend, sess *e
 
 // Update implements engine.Syncer: writes the attributes and children that differ.
 func (s *BackendSyncer) Update(ctx context.Context, b *v1alpha1.Backend, sess *engine.Session, o engine.Observation) error {
-	snap := o.Diff.(*backendSnapshot)
+	snap := o.Diff.(*backendSnapshot).clone()
 	id := snap.Backend.ID
 	// A failed write leaves the snapshot unknown: forget it so the next try reads 3scale.
 	s.Snapshots.Forget(sess.Tenant, snapshotKindBackend, id)
@@ -158,19 +149,25 @@ func (s *BackendSyncer) Update(ctx context.Context, b *v1alpha1.Backend, sess *e
 	if err := syncChildren(ctx, sess.Remote, tsclient.BackendScope(id), snap.Children, backendChildren(b)); err != nil {
 		return err
 	}
+	b.Status.MetricsHash = snap.Children.metricsHash()
 	s.Snapshots.Put(sess.Tenant, snapshotKindBackend, id, snap)
 	return nil
 }
 
-// Delete implements engine.Syncer. 3scale refuses to delete a backend a product still uses: the Backend
-// then waits, naming the Products to change.
+// Delete implements engine.Syncer: deletes the backend this Backend holds (by id, or by system name after
+// its own lost create). 3scale refuses to delete a backend a product still uses: the Backend then waits,
+// naming the Products to change.
 func (s *BackendSyncer) Delete(ctx context.Context, b *v1alpha1.Backend, sess *engine.Session) error {
 	sess.SystemName = systemNameOf(b.Spec.SystemName, b.Name)
-	remote, err := s.find(ctx, b, sess)
-	if err != nil || remote == nil {
-		return err
+	id := b.Status.BackendID
+	if id == 0 {
+		remote, err := s.find(ctx, b, sess)
+		if err != nil || remote == nil {
+			return err
+		}
+		id = remote.ID
 	}
-	err = sess.Remote.DeleteBackend(ctx, remote.ID)
+	err := sess.Remote.DeleteBackend(ctx, id)
 	if tsclient.IsInUse(err) {
 		users, _ := s.productsUsing(ctx, b)
 		who := "a product in 3scale"
@@ -183,7 +180,7 @@ func (s *BackendSyncer) Delete(ctx context.Context, b *v1alpha1.Backend, sess *e
 	if err != nil && !tsclient.IsNotFound(err) {
 		return fmt.Errorf("cannot delete backend %q: %w", sess.SystemName, err)
 	}
-	s.Snapshots.Forget(sess.Tenant, snapshotKindBackend, remote.ID)
+	s.Snapshots.Forget(sess.Tenant, snapshotKindBackend, id)
 	return nil
 }
 

@@ -27,6 +27,9 @@ type planSnapshot struct {
 	PricingRules []tsclient.PricingRule
 	// MetricIDs maps metric references ("backend/system_name", "/system_name" for the product's) to ids.
 	MetricIDs map[string]int64
+	// DepsMetrics is planDesired.DepsMetrics when the snapshot was read: a snapshot read before a
+	// metric was re-created (with a new id) is stale.
+	DepsMetrics string
 }
 
 // planDesired is what Resolve learnt from the plan's Product and Backends.
@@ -34,6 +37,9 @@ type planDesired struct {
 	ProductID int64
 	// Backends maps Backend object names to backend ids.
 	Backends map[string]int64
+	// DepsMetrics fingerprints the remote ids of the product's and backends' metrics (their
+	// status.metricsHash).
+	DepsMetrics string
 }
 
 // PlanSyncer syncs ApplicationPlans to the application plans of their product, with limits and pricing
@@ -45,6 +51,8 @@ type PlanSyncer struct {
 	Accounts *ProviderAccounts
 	// Snapshots caches remote state between reconciles.
 	Snapshots *cache.Snapshots
+	// Claims arbitrates resources that resolve to the same plan.
+	Claims *Claims
 }
 
 var _ engine.Syncer[*v1alpha1.ApplicationPlan] = &PlanSyncer{}
@@ -84,13 +92,15 @@ func (s *PlanSyncer) Resolve(ctx context.Context, a *v1alpha1.ApplicationPlan, s
 	if c := meta.FindStatusCondition(p.Status.Conditions, v1alpha1.ConditionInvalid); c != nil && c.Status == "True" {
 		return engine.Invalid(ReasonProductInvalid, "Product %q is invalid: %s", p.Name, c.Message)
 	}
-	if !isSyncedNow(&p, p.Status.CommonStatus) || p.Status.ProductID == 0 {
+	if !usable(&p, p.Status.CommonStatus, p.Status.ProductID) {
 		return engine.Waiting(ReasonProductNotSynced, "waiting for Product %q to be Synced", p.Name)
 	}
 	a.Status.ProductID = p.Status.ProductID
 	desired := &planDesired{ProductID: p.Status.ProductID, Backends: map[string]int64{}}
-	// Dependencies' metric specs go into the hash: a new metric id there means new limits here.
+	// Dependencies' metrics go into the hash, specs and remote ids (desired.DepsMetrics): a metric
+	// re-created with a new id there (a repair) means limits to re-create here.
 	deps := map[string]any{"": [2]any{p.Spec.Metrics, p.Spec.Methods}}
+	metricsHashes := map[string]string{"": p.Status.MetricsHash}
 	refs := make([]v1alpha1.MetricMethodRef, 0, len(a.Spec.Limits)+len(a.Spec.PricingRules))
 	for _, l := range a.Spec.Limits {
 		refs = append(refs, l.MetricMethodRef)
@@ -118,11 +128,12 @@ func (s *PlanSyncer) Resolve(ctx context.Context, a *v1alpha1.ApplicationPlan, s
 			}
 			return err
 		}
-		if !isSyncedNow(&b, b.Status.CommonStatus) || b.Status.BackendID == 0 {
+		if !usable(&b, b.Status.CommonStatus, b.Status.BackendID) {
 			return engine.Waiting(ReasonBackendNotSynced, "waiting for Backend %q to be Synced", ref.Backend)
 		}
 		desired.Backends[ref.Backend] = b.Status.BackendID
 		deps[ref.Backend] = [2]any{b.Spec.Metrics, b.Spec.Methods}
+		metricsHashes[ref.Backend] = b.Status.MetricsHash
 	}
 	for _, ref := range refs {
 		if ref.Backend == "" {
@@ -137,13 +148,14 @@ func (s *PlanSyncer) Resolve(ctx context.Context, a *v1alpha1.ApplicationPlan, s
 	if err := validatePlan(a); err != nil {
 		return engine.Invalid(ReasonInvalidSpec, "%v", err)
 	}
-	if err := checkSoleOwner(ctx, s.Reader, a, &v1alpha1.ApplicationPlanList{}, ownerKey(sess.Tenant, strconv.FormatInt(p.Status.ProductID, 10), sess.SystemName)); err != nil {
+	if err := checkSoleOwner(ctx, s.Reader, s.Claims, a, &v1alpha1.ApplicationPlanList{}, ownerKey(sess.Tenant, strconv.FormatInt(p.Status.ProductID, 10), sess.SystemName)); err != nil {
 		return err
 	}
+	desired.DepsMetrics = engine.HashOf(metricsHashes)
 	sess.Desired = desired
 	specForHash := a.Spec
-	specForHash.DeletionPolicy = ""
-	sess.Hash = engine.HashOf(sess.Tenant, sess.SystemName, specForHash, desired, deps)
+	specForHash.DeletionPolicy, specForHash.Adoption = "", ""
+	sess.Hash = sess.HashOf(sess.Tenant, sess.SystemName, specForHash, desired, deps)
 	return nil
 }
 
@@ -191,7 +203,8 @@ func (s *PlanSyncer) Observe(ctx context.Context, a *v1alpha1.ApplicationPlan, s
 
 func (s *PlanSyncer) read(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session) (*planSnapshot, error) {
 	if id := a.Status.PlanID; id != 0 && !sess.ForceRead {
-		if snap, ok := cache.Get[*planSnapshot](s.Snapshots, sess.Tenant, snapshotKindPlan, id); ok {
+		snap, ok := cache.Get[*planSnapshot](s.Snapshots, sess.Tenant, snapshotKindPlan, id)
+		if ok && snap.DepsMetrics == sess.Desired.(*planDesired).DepsMetrics {
 			return snap, nil
 		}
 	}
@@ -204,7 +217,7 @@ func (s *PlanSyncer) read(ctx context.Context, a *v1alpha1.ApplicationPlan, sess
 
 func (s *PlanSyncer) readAll(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session, remote tsclient.ApplicationPlan) (*planSnapshot, error) {
 	c := sess.Remote
-	snap := &planSnapshot{Plan: remote}
+	snap := &planSnapshot{Plan: remote, DepsMetrics: sess.Desired.(*planDesired).DepsMetrics}
 	var err error
 	if snap.Limits, err = c.ListLimits(ctx, remote.ID); err != nil {
 		return nil, fmt.Errorf("cannot list the limits of plan %d: %w", remote.ID, err)
@@ -260,40 +273,36 @@ func (s *PlanSyncer) metricIDs(ctx context.Context, sess *engine.Session) (map[s
 	return ids, nil
 }
 
-// find returns the remote plan by id, or by system name among the product's plans; nil if none.
+// find returns the remote plan this ApplicationPlan may touch among its product's (see locate); nil if
+// none, or if the product is gone from 3scale (its plans went with it).
 func (s *PlanSyncer) find(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session) (*tsclient.ApplicationPlan, error) {
-	productID := a.Status.ProductID
-	if d, ok := sess.Desired.(*planDesired); ok {
-		productID = d.ProductID
-	}
+	productID := planProductID(a, sess)
 	if productID == 0 {
 		return nil, nil
 	}
-	if id := a.Status.PlanID; id != 0 {
-		remote, err := sess.Remote.GetPlan(ctx, productID, id)
-		if err == nil {
-			return remote, nil
-		}
-		if !tsclient.IsNotFound(err) {
-			return nil, fmt.Errorf("cannot read plan %d: %w", id, err)
-		}
-		s.Snapshots.Forget(sess.Tenant, snapshotKindPlan, id)
-		a.Status.PlanID = 0
-	}
-	all, err := sess.Remote.ListPlans(ctx, productID)
+	remote, err := locate(a, sess, s.finder(ctx, sess, productID))
 	if tsclient.IsNotFound(err) {
-		return nil, nil // the product is gone, and its plans with it
+		return nil, nil
 	}
-	if err != nil {
-		return nil, fmt.Errorf("cannot list the plans of product %d: %w", productID, err)
+	return remote, err
+}
+
+// planProductID is the id of the plan's product: resolved from the Product, or as last synced.
+func planProductID(a *v1alpha1.ApplicationPlan, sess *engine.Session) int64 {
+	if d, ok := sess.Desired.(*planDesired); ok {
+		return d.ProductID
 	}
-	for i := range all {
-		if all[i].SystemName == sess.SystemName {
-			a.Status.PlanID = all[i].ID
-			return &all[i], nil
-		}
+	return a.Status.ProductID
+}
+
+// finder reads the plans of one product.
+func (s *PlanSyncer) finder(ctx context.Context, sess *engine.Session, productID int64) remoteFinder[tsclient.ApplicationPlan] {
+	return remoteFinder[tsclient.ApplicationPlan]{kind: "plan",
+		get:    func(id int64) (*tsclient.ApplicationPlan, error) { return sess.Remote.GetPlan(ctx, productID, id) },
+		list:   func() ([]tsclient.ApplicationPlan, error) { return sess.Remote.ListPlans(ctx, productID) },
+		idName: func(r tsclient.ApplicationPlan) (int64, string) { return r.ID, r.SystemName },
+		forget: func(id int64) { s.Snapshots.Forget(sess.Tenant, snapshotKindPlan, id) },
 	}
-	return nil, nil
 }
 
 func planState(a *v1alpha1.ApplicationPlan) string {
@@ -402,9 +411,9 @@ func (s *PlanSyncer) Create(ctx context.Context, a *v1alpha1.ApplicationPlan, se
 	if planState(a) == "published" {
 		params.StateEvent = "publish"
 	}
-	created, err := createOrAdopt("plan", sess.SystemName,
+	created, err := createOrAdopt(sess.SystemName,
 		func() (*tsclient.ApplicationPlan, error) { return sess.Remote.CreatePlan(ctx, d.ProductID, params) },
-		func() (*tsclient.ApplicationPlan, error) { return s.find(ctx, a, sess) })
+		a, sess, s.finder(ctx, sess, d.ProductID))
 	if err != nil {
 		return err
 	}
@@ -418,7 +427,7 @@ func (s *PlanSyncer) Create(ctx context.Context, a *v1alpha1.ApplicationPlan, se
 
 // Update implements engine.Syncer: writes the plan's attributes, limits and pricing rules that differ.
 func (s *PlanSyncer) Update(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session, o engine.Observation) error {
-	snap := o.Diff.(*planSnapshot)
+	snap := o.Diff.(*planSnapshot).clone()
 	d := sess.Desired.(*planDesired)
 	c, id := sess.Remote, snap.Plan.ID
 	s.Snapshots.Forget(sess.Tenant, snapshotKindPlan, id)
@@ -515,16 +524,21 @@ func (s *PlanSyncer) syncPricing(ctx context.Context, a *v1alpha1.ApplicationPla
 	return nil
 }
 
-// Delete implements engine.Syncer. A plan whose product is gone from 3scale is gone with it.
+// Delete implements engine.Syncer: deletes the plan this ApplicationPlan holds (by id, or by system name
+// after its own lost create). A plan whose product is gone from 3scale is gone with it (404).
 func (s *PlanSyncer) Delete(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session) error {
 	sess.SystemName = systemNameOf(a.Spec.SystemName, a.Name)
-	remote, err := s.find(ctx, a, sess)
-	if err != nil || remote == nil {
-		return err
+	id := a.Status.PlanID
+	if id == 0 {
+		remote, err := s.find(ctx, a, sess)
+		if err != nil || remote == nil {
+			return err
+		}
+		id = remote.ID
 	}
-	if err := ignoreNotFound(sess.Remote.DeletePlan(ctx, a.Status.ProductID, remote.ID)); err != nil {
+	if err := ignoreNotFound(sess.Remote.DeletePlan(ctx, a.Status.ProductID, id)); err != nil {
 		return fmt.Errorf("cannot delete plan %q: %w", sess.SystemName, err)
 	}
-	s.Snapshots.Forget(sess.Tenant, snapshotKindPlan, remote.ID)
+	s.Snapshots.Forget(sess.Tenant, snapshotKindPlan, id)
 	return nil
 }

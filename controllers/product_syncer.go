@@ -48,6 +48,8 @@ type ProductSyncer struct {
 	Accounts *ProviderAccounts
 	// Snapshots caches remote state between reconciles.
 	Snapshots *cache.Snapshots
+	// Claims arbitrates resources that resolve to the same product.
+	Claims *Claims
 }
 
 var _ engine.Syncer[*v1alpha1.Product] = &ProductSyncer{}
@@ -82,13 +84,13 @@ func (s *ProductSyncer) Resolve(ctx context.Context, p *v1alpha1.Product, sess *
 	if err != nil {
 		return err
 	}
-	if err := checkSoleOwner(ctx, s.Reader, p, &v1alpha1.ProductList{}, ownerKey(sess.Tenant, "", sess.SystemName)); err != nil {
+	if err := checkSoleOwner(ctx, s.Reader, s.Claims, p, &v1alpha1.ProductList{}, ownerKey(sess.Tenant, "", sess.SystemName)); err != nil {
 		return err
 	}
 	desired := &productDesired{BackendIDs: backendIDs, Proxy: proxy, Policies: policies, OIDC: oidc}
 	sess.Desired = desired
 	deployment, backendVersion := serviceAttrs(p)
-	sess.Hash = engine.HashOf(sess.Tenant, sess.SystemName, p.Spec.Name, p.Spec.Description, deployment, backendVersion, children, desired)
+	sess.Hash = sess.HashOf(sess.Tenant, sess.SystemName, p.Spec.Name, p.Spec.Description, deployment, backendVersion, children, desired)
 	return nil
 }
 
@@ -109,7 +111,7 @@ func (s *ProductSyncer) resolveBackends(ctx context.Context, p *v1alpha1.Product
 		if c := meta.FindStatusCondition(b.Status.Conditions, v1alpha1.ConditionInvalid); c != nil && c.Status == "True" {
 			return nil, engine.Invalid(ReasonBackendInvalid, "Backend %q is invalid: %s", name, c.Message)
 		}
-		if !isSyncedNow(&b, b.Status.CommonStatus) || b.Status.BackendID == 0 {
+		if !usable(&b, b.Status.CommonStatus, b.Status.BackendID) {
 			return nil, engine.Waiting(ReasonBackendNotSynced, "waiting for Backend %q to be Synced", name)
 		}
 		if b.Status.TenantHost != tenant {
@@ -121,9 +123,14 @@ func (s *ProductSyncer) resolveBackends(ctx context.Context, p *v1alpha1.Product
 	return ids, nil
 }
 
-// isSyncedNow reports whether an object is Synced at its current generation.
-func isSyncedNow(obj client.Object, st v1alpha1.CommonStatus) bool {
-	return meta.IsStatusConditionTrue(st.Conditions, v1alpha1.ConditionSynced) && st.ObservedGeneration == obj.GetGeneration()
+// usable reports whether a dependency can be built upon: it holds its remote object and its current
+// generation was synced — Synced, or InSync again for a passing reason (a drift check that met a 503);
+// only Orphan, Invalid and deletion propagate to dependants.
+func usable(obj client.Object, st v1alpha1.CommonStatus, remoteID int64) bool {
+	if remoteID == 0 || st.SyncedHash == "" || st.ObservedGeneration != obj.GetGeneration() || !obj.GetDeletionTimestamp().IsZero() {
+		return false
+	}
+	return meta.IsStatusConditionTrue(st.Conditions, v1alpha1.ConditionSynced) || meta.IsStatusConditionTrue(st.Conditions, v1alpha1.ConditionInSync)
 }
 
 // secretValue reads one key of a Secret in the namespace; a missing Secret or key makes the object wait.
@@ -258,6 +265,7 @@ func (s *ProductSyncer) Observe(ctx context.Context, p *v1alpha1.Product, sess *
 	if err != nil || snap == nil {
 		return engine.Observation{}, err
 	}
+	p.Status.MetricsHash = snap.Children.metricsHash()
 	return engine.Observation{Exists: true, UpToDate: s.upToDate(p, sess, snap), Diff: snap}, nil
 }
 
@@ -308,30 +316,19 @@ func (s *ProductSyncer) readAll(ctx context.Context, sess *engine.Session, remot
 	return snap, nil
 }
 
-// find returns the remote service by id, or by system name when the id is unknown or gone; nil if none.
+// find returns the remote service this Product may touch (see locate); nil if none.
 func (s *ProductSyncer) find(ctx context.Context, p *v1alpha1.Product, sess *engine.Session) (*tsclient.Product, error) {
-	if id := p.Status.ProductID; id != 0 {
-		remote, err := sess.Remote.GetProduct(ctx, id)
-		if err == nil {
-			return remote, nil
-		}
-		if !tsclient.IsNotFound(err) {
-			return nil, fmt.Errorf("cannot read product %d: %w", id, err)
-		}
-		s.Snapshots.Forget(sess.Tenant, snapshotKindProduct, id)
-		p.Status.ProductID = 0
+	return locate(p, sess, s.finder(ctx, sess))
+}
+
+// finder reads services of the session's tenant.
+func (s *ProductSyncer) finder(ctx context.Context, sess *engine.Session) remoteFinder[tsclient.Product] {
+	return remoteFinder[tsclient.Product]{kind: "product",
+		get:    func(id int64) (*tsclient.Product, error) { return sess.Remote.GetProduct(ctx, id) },
+		list:   func() ([]tsclient.Product, error) { return sess.Remote.ListProducts(ctx) },
+		idName: func(r tsclient.Product) (int64, string) { return r.ID, r.SystemName },
+		forget: func(id int64) { s.Snapshots.Forget(sess.Tenant, snapshotKindProduct, id) },
 	}
-	all, err := sess.Remote.ListProducts(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("cannot list products: %w", err)
-	}
-	for i := range all {
-		if all[i].SystemName == sess.SystemName {
-			p.Status.ProductID = all[i].ID
-			return &all[i], nil
-		}
-	}
-	return nil, nil
 }
 
 func productParams(p *v1alpha1.Product, systemName string) tsclient.ProductParams {
@@ -348,11 +345,10 @@ func serviceMatches(r tsclient.Product, p *v1alpha1.Product) bool {
 // Create implements engine.Syncer: creates the service (adopting it after a lost response), then syncs
 // everything in it.
 func (s *ProductSyncer) Create(ctx context.Context, p *v1alpha1.Product, sess *engine.Session) error {
-	created, err := createOrAdopt("product", sess.SystemName,
+	created, err := createOrAdopt(sess.SystemName,
 		func() (*tsclient.Product, error) {
 			return sess.Remote.CreateProduct(ctx, productParams(p, sess.SystemName))
-		},
-		func() (*tsclient.Product, error) { return s.find(ctx, p, sess) })
+		}, p, sess, s.finder(ctx, sess))
 	if err != nil {
 		return err
 	}
@@ -367,7 +363,7 @@ func (s *ProductSyncer) Create(ctx context.Context, p *v1alpha1.Product, sess *e
 // Update implements engine.Syncer: writes what differs, then deploys the proxy configuration to staging
 // when anything the gateway uses changed.
 func (s *ProductSyncer) Update(ctx context.Context, p *v1alpha1.Product, sess *engine.Session, o engine.Observation) error {
-	snap := o.Diff.(*productSnapshot)
+	snap := o.Diff.(*productSnapshot).clone()
 	d := sess.Desired.(*productDesired)
 	c, id := sess.Remote, snap.Product.ID
 	s.Snapshots.Forget(sess.Tenant, snapshotKindProduct, id)
@@ -418,6 +414,7 @@ func (s *ProductSyncer) Update(ctx context.Context, p *v1alpha1.Product, sess *e
 			return fmt.Errorf("cannot deploy the proxy configuration of product %q: %w", sess.SystemName, err)
 		}
 	}
+	p.Status.MetricsHash = snap.Children.metricsHash()
 	s.Snapshots.Put(sess.Tenant, snapshotKindProduct, id, snap)
 	return nil
 }
@@ -459,17 +456,22 @@ func (s *ProductSyncer) syncUsages(ctx context.Context, sess *engine.Session, sn
 	return nil
 }
 
-// Delete implements engine.Syncer: deleting the service deletes its plans, usages and children with it.
+// Delete implements engine.Syncer: deletes the service this Product holds (by id, or by system name
+// after its own lost create); its plans, usages and children go with it.
 func (s *ProductSyncer) Delete(ctx context.Context, p *v1alpha1.Product, sess *engine.Session) error {
 	sess.SystemName = systemNameOf(p.Spec.SystemName, p.Name)
-	remote, err := s.find(ctx, p, sess)
-	if err != nil || remote == nil {
-		return err
+	id := p.Status.ProductID
+	if id == 0 {
+		remote, err := s.find(ctx, p, sess)
+		if err != nil || remote == nil {
+			return err
+		}
+		id = remote.ID
 	}
-	if err := ignoreNotFound(sess.Remote.DeleteProduct(ctx, remote.ID)); err != nil {
+	if err := ignoreNotFound(sess.Remote.DeleteProduct(ctx, id)); err != nil {
 		return fmt.Errorf("cannot delete product %q: %w", sess.SystemName, err)
 	}
-	s.Snapshots.Forget(sess.Tenant, snapshotKindProduct, remote.ID)
+	s.Snapshots.Forget(sess.Tenant, snapshotKindProduct, id)
 	return nil
 }
 
@@ -498,9 +500,12 @@ func proxyAttributes(proxy *tsclient.Proxy) map[string]string {
 	return out
 }
 
+// endpointAttributes are the proxy attributes porta stores as URLs with an explicit port.
+var endpointAttributes = map[string]bool{"endpoint": true, "sandbox_endpoint": true, "api_backend": true}
+
 func proxyMatches(remote, want map[string]string) bool {
 	for k, v := range want {
-		if remote[k] != v {
+		if remote[k] != v && !(endpointAttributes[k] && sameEndpoint(remote[k], v)) {
 			return false
 		}
 	}
@@ -515,6 +520,7 @@ func policiesMatch(remote, want []tsclient.Policy) bool {
 	if want == nil {
 		return true
 	}
+	remote = withoutImplicitApicast(remote, want)
 	if len(remote) != len(want) {
 		return false
 	}

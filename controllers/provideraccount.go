@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"crypto/sha256"
 	"net/url"
 	"strings"
 
@@ -68,5 +69,13 @@ func (p *ProviderAccounts) Connect(ctx context.Context, namespace, name string) 
 	if err != nil {
 		return nil, engine.Invalid(engine.ReasonProviderAccountInvalid, "the provider-account Secret %q cannot be used: %v", name, err)
 	}
-	return &engine.Session{Remote: remote, Tenant: tenant, SecretName: name}, nil
+	return &engine.Session{Remote: remote, Tenant: tenant, SecretName: name, AccountVersion: string(secret.UID) + "/" + secret.ResourceVersion,
+		HashKey: hashKeyOf(token)}, nil
+}
+
+// hashKeyOf derives the key of status hashes from the provider account's token: stable while the token
+// is, and unknown to whoever can only read the resources.
+func hashKeyOf(token string) []byte {
+	sum := sha256.Sum256([]byte("apimsync status hash\x00" + token))
+	return sum[:]
 }

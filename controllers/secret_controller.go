@@ -39,7 +39,8 @@ func (r *SecretReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 	if inUse == has || (inUse && !secret.DeletionTimestamp.IsZero()) {
 		return ctrl.Result{}, nil // a finalizer cannot be added to an object being deleted
 	}
-	patch := client.MergeFrom(secret.DeepCopy())
+	// Optimistic lock: a finalizer list patched from a stale copy must never drop another's finalizer.
+	patch := client.MergeFromWithOptions(secret.DeepCopy(), client.MergeFromWithOptimisticLock{})
 	if inUse {
 		controllerutil.AddFinalizer(&secret, SecretInUseFinalizer)
 	} else {

@@ -4,8 +4,10 @@ import (
 	"context"
 	"time"
 
+	"golang.org/x/time/rate"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -38,6 +40,12 @@ type Options struct {
 	SnapshotCacheSize int
 	// SkipNameValidation allows more than one manager per process (tests that restart the manager).
 	SkipNameValidation bool
+	// InvalidRetryPeriod is the safety net for objects made Invalid by an answer of 3scale: they are tried
+	// again after it (default 10 minutes; negative disables it).
+	InvalidRetryPeriod time.Duration
+	// RetryBackoffMax caps the workqueue's backoff after passing failures (5xx, timeouts), so that an
+	// object converges soon after a flaky tenant recovers (default one minute).
+	RetryBackoffMax time.Duration
 }
 
 // withDefaults fills in unset options.
@@ -63,6 +71,12 @@ func (o Options) withDefaults() Options {
 	if o.SnapshotCacheSize <= 0 {
 		o.SnapshotCacheSize = 4096
 	}
+	if o.InvalidRetryPeriod == 0 {
+		o.InvalidRetryPeriod = 10 * time.Minute
+	}
+	if o.RetryBackoffMax <= 0 {
+		o.RetryBackoffMax = time.Minute
+	}
 	return o
 }
 
@@ -85,15 +99,25 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 	snapshots := cache.NewSnapshots(opts.SnapshotCacheSize)
 	states := engine.NewStateTracker()
 	reader := mgr.GetClient()
-	ctrlOpts := controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles, SkipNameValidation: &opts.SkipNameValidation}
+	credentials := &CredentialChecks{}
+	invalidRetry := max(opts.InvalidRetryPeriod, 0)
+	// Each controller has its own workqueue rate limiter: passing failures back off exponentially, but
+	// never longer than RetryBackoffMax.
+	ctrlOpts := func() controller.Options {
+		return controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles, SkipNameValidation: &opts.SkipNameValidation,
+			RateLimiter: workqueue.NewTypedMaxOfRateLimiter(
+				workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](50*time.Millisecond, opts.RetryBackoffMax),
+				&workqueue.TypedBucketRateLimiter[reconcile.Request]{Limiter: rate.NewLimiter(rate.Limit(50), 300)},
+			)}
+	}
 
 	backends := &engine.Reconciler[*v1alpha1.Backend]{
 		Client: mgr.GetClient(), Kind: "Backend", New: func() *v1alpha1.Backend { return &v1alpha1.Backend{} },
-		Syncer:   &BackendSyncer{Reader: reader, Accounts: accounts, Snapshots: snapshots},
+		Syncer:   &BackendSyncer{Reader: reader, Accounts: accounts, Snapshots: snapshots, Claims: &Claims{Reader: reader}},
 		Recorder: mgr.GetEventRecorder("apimsync-backend"), Backoff: engine.NewOrphanBackoff(opts.OrphanBackoffInitial, opts.OrphanBackoffMax),
-		DriftCheckPeriod: opts.DriftCheckPeriod, States: states,
+		DriftCheckPeriod: opts.DriftCheckPeriod, States: states, Credentials: credentials, InvalidRetryPeriod: invalidRetry,
 	}
-	err := ctrl.NewControllerManagedBy(mgr).For(&v1alpha1.Backend{}).Named("backend").WithOptions(ctrlOpts).
+	err := ctrl.NewControllerManagedBy(mgr).For(&v1alpha1.Backend{}).Named("backend").WithOptions(ctrlOpts()).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(referencing(reader, &v1alpha1.BackendList{}, indexSecretRefs))).
 		// A Product that stops using a Backend (or goes) unblocks the Backend's deletion.
 		Watches(&v1alpha1.Product{}, handler.EnqueueRequestsFromMapFunc(backendsOfProduct)).
@@ -104,11 +128,11 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 
 	products := &engine.Reconciler[*v1alpha1.Product]{
 		Client: mgr.GetClient(), Kind: "Product", New: func() *v1alpha1.Product { return &v1alpha1.Product{} },
-		Syncer:   &ProductSyncer{Reader: reader, Accounts: accounts, Snapshots: snapshots},
+		Syncer:   &ProductSyncer{Reader: reader, Accounts: accounts, Snapshots: snapshots, Claims: &Claims{Reader: reader}},
 		Recorder: mgr.GetEventRecorder("apimsync-product"), Backoff: engine.NewOrphanBackoff(opts.OrphanBackoffInitial, opts.OrphanBackoffMax),
-		DriftCheckPeriod: opts.DriftCheckPeriod, States: states,
+		DriftCheckPeriod: opts.DriftCheckPeriod, States: states, Credentials: credentials, InvalidRetryPeriod: invalidRetry,
 	}
-	err = ctrl.NewControllerManagedBy(mgr).For(&v1alpha1.Product{}).Named("product").WithOptions(ctrlOpts).
+	err = ctrl.NewControllerManagedBy(mgr).For(&v1alpha1.Product{}).Named("product").WithOptions(ctrlOpts()).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(referencing(reader, &v1alpha1.ProductList{}, indexSecretRefs))).
 		Watches(&v1alpha1.Backend{}, handler.EnqueueRequestsFromMapFunc(referencing(reader, &v1alpha1.ProductList{}, indexBackendRefs))).
 		Complete(products)
@@ -118,11 +142,11 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 
 	plans := &engine.Reconciler[*v1alpha1.ApplicationPlan]{
 		Client: mgr.GetClient(), Kind: "ApplicationPlan", New: func() *v1alpha1.ApplicationPlan { return &v1alpha1.ApplicationPlan{} },
-		Syncer:   &PlanSyncer{Reader: reader, Accounts: accounts, Snapshots: snapshots},
+		Syncer:   &PlanSyncer{Reader: reader, Accounts: accounts, Snapshots: snapshots, Claims: &Claims{Reader: reader}},
 		Recorder: mgr.GetEventRecorder("apimsync-applicationplan"), Backoff: engine.NewOrphanBackoff(opts.OrphanBackoffInitial, opts.OrphanBackoffMax),
-		DriftCheckPeriod: opts.DriftCheckPeriod, States: states,
+		DriftCheckPeriod: opts.DriftCheckPeriod, States: states, Credentials: credentials, InvalidRetryPeriod: invalidRetry,
 	}
-	err = ctrl.NewControllerManagedBy(mgr).For(&v1alpha1.ApplicationPlan{}).Named("applicationplan").WithOptions(ctrlOpts).
+	err = ctrl.NewControllerManagedBy(mgr).For(&v1alpha1.ApplicationPlan{}).Named("applicationplan").WithOptions(ctrlOpts()).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(referencing(reader, &v1alpha1.ApplicationPlanList{}, indexSecretRefs))).
 		Watches(&v1alpha1.Product{}, handler.EnqueueRequestsFromMapFunc(referencing(reader, &v1alpha1.ApplicationPlanList{}, indexProductRef))).
 		Watches(&v1alpha1.Backend{}, handler.EnqueueRequestsFromMapFunc(referencing(reader, &v1alpha1.ApplicationPlanList{}, indexBackendRefs))).
@@ -136,7 +160,7 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 	carriesFinalizer := predicate.NewPredicateFuncs(func(o client.Object) bool {
 		return controllerutil.ContainsFinalizer(o, SecretInUseFinalizer)
 	})
-	return ctrl.NewControllerManagedBy(mgr).For(&corev1.Secret{}, builder.WithPredicates(carriesFinalizer)).Named("provideraccount").WithOptions(ctrlOpts).
+	return ctrl.NewControllerManagedBy(mgr).For(&corev1.Secret{}, builder.WithPredicates(carriesFinalizer)).Named("provideraccount").WithOptions(ctrlOpts()).
 		Watches(&v1alpha1.Backend{}, handler.EnqueueRequestsFromMapFunc(secretsOf)).
 		Watches(&v1alpha1.Product{}, handler.EnqueueRequestsFromMapFunc(secretsOf)).
 		Watches(&v1alpha1.ApplicationPlan{}, handler.EnqueueRequestsFromMapFunc(secretsOf)).

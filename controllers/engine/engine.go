@@ -52,7 +52,24 @@ type Session struct {
 	Desired any
 	// ForceRead tells Observe to read 3scale rather than trust cached snapshots (drift check, sync-now).
 	ForceRead bool
+	// AccountVersion identifies the provider-account Secret's content (its resourceVersion), never its
+	// values: when it changes, the credentials are checked once per tenant (CredentialsChecker).
+	AccountVersion string
+	// HashKey keys Hash, so that a hash in status reveals nothing of the values it covers (policy
+	// configurations, issuer URLs with client secrets) to whoever can read the resource. Connect derives it
+	// from the provider account's token.
+	HashKey []byte
+	// CreatePending is true when an earlier reconcile sent a create for this object on this tenant and
+	// may have lost its answer: finding the object by system name then is finding our own.
+	CreatePending bool
+	// Adopted is set by a syncer that took over an existing remote object it did not create (found by
+	// system name); the engine announces it in an Event and the Synced condition.
+	Adopted int64
 }
+
+// HashOf returns the keyed hash of values (see HashKey): the fingerprint of everything a remote object
+// derives from.
+func (s *Session) HashOf(values ...any) string { return keyedHash(s.HashKey, values...) }
 
 // Observation is what Observe learnt of the remote object.
 type Observation struct {
@@ -104,6 +121,17 @@ type Reconciler[T Object] struct {
 	Now func() time.Time
 	// States tracks the lifecycle state of each object for the apimsync_objects metric.
 	States *StateTracker
+	// Credentials checks a changed provider account once per tenant; nil checks nothing.
+	Credentials CredentialsChecker
+	// InvalidRetryPeriod is the safety net for objects made Invalid by an answer of 3scale (which may
+	// have been misclassified or may pass): they are tried again after it. 0 disables it.
+	InvalidRetryPeriod time.Duration
+}
+
+// CredentialsChecker verifies a tenant's credentials with one cheap authenticated call, shared by every
+// object of the tenant.
+type CredentialsChecker interface {
+	Check(ctx context.Context, s *Session) error
 }
 
 // Reconcile implements reconcile.Reconciler: it brings one object and its remote counterpart in line.
@@ -116,16 +144,16 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		}
 		return ctrl.Result{}, err
 	}
-	before := obj.DeepCopyObject().(T)
+	st := &statusWriter[T]{r: r, before: obj.DeepCopyObject().(T)}
 
 	var res ctrl.Result
 	var err error
 	if !obj.GetDeletionTimestamp().IsZero() {
 		res, err = r.finalize(ctx, obj)
 	} else {
-		res, err = r.sync(ctx, obj)
+		res, err = r.sync(ctx, obj, st)
 	}
-	if perr := r.patchStatus(ctx, before, obj); perr != nil {
+	if perr := st.write(ctx, obj); perr != nil {
 		return ctrl.Result{}, errors.Join(err, perr)
 	}
 	r.track(req.NamespacedName, obj)
@@ -133,7 +161,7 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 }
 
 // sync handles an object that is not being deleted.
-func (r *Reconciler[T]) sync(ctx context.Context, obj T) (ctrl.Result, error) {
+func (r *Reconciler[T]) sync(ctx context.Context, obj T, w *statusWriter[T]) (ctrl.Result, error) {
 	st := obj.GetSyncStatus()
 	if !controllerutil.ContainsFinalizer(obj, Finalizer) {
 		// The finalizer goes on first, before anything can be created remotely; the status written so far
@@ -151,18 +179,23 @@ func (r *Reconciler[T]) sync(ctx context.Context, obj T) (ctrl.Result, error) {
 	if err != nil {
 		return r.fail(ctx, obj, err)
 	}
+	r.rebindTenant(obj, s)
 	st.TenantHost, st.ProviderAccountSecret = s.Tenant, s.SecretName
+	if err := r.checkCredentials(ctx, st, s); err != nil {
+		return r.fail(ctx, obj, err)
+	}
 	if err := r.Syncer.Resolve(ctx, obj, s); err != nil {
 		return r.fail(ctx, obj, err)
 	}
 	st.SystemName = s.SystemName
+	s.CreatePending = st.CreatePending != "" && st.CreatePending == s.Tenant
 
 	now := r.now()
 	syncNow := obj.GetAnnotations()[v1alpha1.SyncNowAnnotation]
 	driftDue := r.DriftCheckPeriod > 0 && (st.LastSyncTime == nil || now.Sub(st.LastSyncTime.Time) >= r.DriftCheckPeriod)
-	unchanged := st.SyncedHash == s.Hash && st.ObservedGeneration == obj.GetGeneration() &&
-		Lifecycle(st) == v1alpha1.ConditionSynced && syncNow == st.SyncNow
-	if unchanged && !driftDue {
+	// inSync: the last sync wrote exactly what the spec and dependencies say now.
+	inSync := st.SyncedHash == s.Hash && st.ObservedGeneration == obj.GetGeneration() && Lifecycle(st) == v1alpha1.ConditionSynced
+	if inSync && !driftDue && syncNow == st.SyncNow {
 		// Nothing that the remote state derives from has changed: no remote call.
 		r.Backoff.Reset(client.ObjectKeyFromObject(obj))
 		return ctrl.Result{RequeueAfter: r.untilDriftCheck(st, now)}, nil
@@ -175,47 +208,116 @@ func (r *Reconciler[T]) sync(ctx context.Context, obj T) (ctrl.Result, error) {
 	}
 	switch {
 	case !obs.Exists:
-		err = r.Syncer.Create(ctx, obj, s)
+		err = r.create(ctx, obj, s, w)
 	case !obs.UpToDate:
 		err = r.Syncer.Update(ctx, obj, s, obs)
 	}
 	if err != nil {
 		return r.fail(ctx, obj, err)
 	}
-	if unchanged && (!obs.Exists || !obs.UpToDate) {
+	st.CreatePending = ""
+	if inSync && (!obs.Exists || !obs.UpToDate) {
+		// Nothing changed on our side, yet 3scale differed: a drift check (periodic or on demand)
+		// repaired it.
 		DriftRepairs.WithLabelValues(r.Kind).Inc()
-		r.event(obj, "Warning", "DriftRepaired", "Repair",
+		r.event(obj, "Warning", ReasonDriftRepaired, "Repair",
 			"the %s in 3scale had drifted from its spec and was repaired", r.Kind)
 	}
 
 	st.SyncedHash, st.SyncNow = s.Hash, syncNow
 	st.LastSyncTime = &metav1.Time{Time: now}
 	st.ObservedGeneration = obj.GetGeneration()
-	r.transition(obj, v1alpha1.ConditionSynced, ReasonSynced, fmt.Sprintf("%s %q is in sync with tenant %s", r.Kind, s.SystemName, s.Tenant))
+	message := fmt.Sprintf("%s %q is in sync with tenant %s", r.Kind, s.SystemName, s.Tenant)
+	if s.Adopted != 0 {
+		message = fmt.Sprintf("%s %q is in sync with tenant %s (adopted the existing %s %d, which this resource did not create)",
+			r.Kind, s.SystemName, s.Tenant, r.Kind, s.Adopted)
+		r.event(obj, "Normal", ReasonAdopted, "Adopt", "adopted existing %s %d (system name %q) on tenant %s", r.Kind, s.Adopted, s.SystemName, s.Tenant)
+	}
+	r.transition(obj, v1alpha1.ConditionSynced, ReasonSynced, message)
 	r.Backoff.Reset(client.ObjectKeyFromObject(obj))
 	return ctrl.Result{RequeueAfter: r.untilDriftCheck(st, now)}, nil
 }
 
-// finalize handles an object being deleted: remote cleanup per the deletion policy, then the finalizer goes.
+// create creates the remote object. Unless a create is already pending, a create-pending marker is
+// written to status first: if the answer is lost, the next reconcile finds the object by system name as
+// its own instead of adopting a stranger's.
+func (r *Reconciler[T]) create(ctx context.Context, obj T, s *Session, w *statusWriter[T]) error {
+	st := obj.GetSyncStatus()
+	if !s.CreatePending {
+		st.CreatePending = s.Tenant
+		if err := w.write(ctx, obj); err != nil {
+			return fmt.Errorf("cannot record the create-pending marker: %w", err)
+		}
+	}
+	return r.Syncer.Create(ctx, obj, s)
+}
+
+// rebindTenant forgets a remote id recorded on another tenant than the one the provider account now
+// points at: an id is bound to its tenant and never used against another. The object is then resolved
+// by system name on the new tenant; the old remote object is left as it is.
+func (r *Reconciler[T]) rebindTenant(obj T, s *Session) {
+	st := obj.GetSyncStatus()
+	if st.CreatePending != "" && st.CreatePending != s.Tenant {
+		st.CreatePending = ""
+	}
+	id := obj.GetRemoteID()
+	if id == 0 || st.TenantHost == "" || st.TenantHost == s.Tenant {
+		return
+	}
+	r.event(obj, "Warning", ReasonTenantChanged, "Rebind",
+		"the provider account now points at tenant %s: %s %d on tenant %s is left there untouched, and the %s is looked up by system name on %s",
+		s.Tenant, r.Kind, id, st.TenantHost, r.Kind, s.Tenant)
+	obj.SetRemoteID(0)
+	st.SyncedHash = ""
+}
+
+// checkCredentials checks the provider account once per tenant when its Secret changed since the
+// object last synced, so that a refused token shows at once on every object using it.
+func (r *Reconciler[T]) checkCredentials(ctx context.Context, st *v1alpha1.CommonStatus, s *Session) error {
+	if st.ProviderAccountVersion != s.AccountVersion && st.ProviderAccountVersion != "" && r.Credentials != nil {
+		if err := r.Credentials.Check(ctx, s); err != nil {
+			return err
+		}
+	}
+	st.ProviderAccountVersion = s.AccountVersion
+	return nil
+}
+
+// finalize handles an object being deleted: remote cleanup per the deletion policy, then the finalizer
+// goes. Only a remote object this resource holds is deleted: by the id in its status, or by system name
+// right after its own create whose answer was lost (create-pending marker), and only on the tenant the
+// id belongs to. A resource that never held one (it lost an ownership conflict, was Orphan or Invalid
+// all along) deletes nothing remotely.
 func (r *Reconciler[T]) finalize(ctx context.Context, obj T) (ctrl.Result, error) {
 	if !controllerutil.ContainsFinalizer(obj, Finalizer) {
 		return ctrl.Result{}, nil
 	}
 	st := obj.GetSyncStatus()
-	neverSynced := obj.GetRemoteID() == 0 && st.SyncedHash == "" && st.TenantHost == ""
-	if obj.GetDeletionPolicy() == v1alpha1.DeletionPolicyDelete && !neverSynced {
+	id := obj.GetRemoteID()
+	if obj.GetDeletionPolicy() == v1alpha1.DeletionPolicyDelete && (id != 0 || st.CreatePending != "") {
 		s, err := r.Syncer.Connect(ctx, obj)
-		if err == nil {
-			err = r.Syncer.Delete(ctx, obj, s)
-		}
 		if err != nil {
 			return r.fail(ctx, obj, err)
 		}
-		r.event(obj, "Normal", "RemoteDeleted", "Delete", "deleted the %s from tenant %s", r.Kind, s.Tenant)
+		bound := st.TenantHost
+		if id == 0 {
+			bound = st.CreatePending
+		}
+		if bound == s.Tenant {
+			s.CreatePending = id == 0
+			if err := r.Syncer.Delete(ctx, obj, s); err != nil {
+				return r.fail(ctx, obj, deletionRefusal(err))
+			}
+			r.event(obj, "Normal", "RemoteDeleted", "Delete", "deleted the %s from tenant %s", r.Kind, s.Tenant)
+		} else {
+			r.event(obj, "Warning", ReasonTenantChanged, "Delete",
+				"the provider account now points at tenant %s: the %s on tenant %s was left there untouched", s.Tenant, r.Kind, bound)
+		}
 	}
-	patch := client.MergeFrom(obj.DeepCopyObject().(T))
+	patch := client.MergeFromWithOptions(obj.DeepCopyObject().(T), client.MergeFromWithOptimisticLock{})
 	controllerutil.RemoveFinalizer(obj, Finalizer)
 	if err := r.Client.Patch(ctx, obj, patch); err != nil {
+		// A conflict means the object changed (e.g. another controller's finalizer): read it again.
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	r.forget(client.ObjectKeyFromObject(obj))
@@ -246,6 +348,10 @@ func (r *Reconciler[T]) fail(ctx context.Context, obj T, err error) (ctrl.Result
 		obj.GetSyncStatus().ObservedGeneration = obj.GetGeneration()
 		r.Backoff.Reset(key)
 		log.FromContext(ctx).V(1).Info("invalid", "reason", reason, "message", message)
+		if fromRemote(err) && r.InvalidRetryPeriod > 0 {
+			// 3scale said no; that may pass (or be misclassified): try again, slowly.
+			return ctrl.Result{RequeueAfter: r.InvalidRetryPeriod}, nil
+		}
 		return ctrl.Result{}, nil
 	default:
 		r.transition(obj, v1alpha1.ConditionInSync, reason, message)
@@ -275,14 +381,22 @@ func (r *Reconciler[T]) event(obj T, eventType, reason, action, format string, a
 	}
 }
 
-// patchStatus writes the status when it changed. A merge patch (no resourceVersion) never conflicts.
-func (r *Reconciler[T]) patchStatus(ctx context.Context, before, obj T) error {
-	if equality.Semantic.DeepEqual(statusOf(before), statusOf(obj)) {
+// statusWriter writes an object's status when it changed since it was last written: at the end of a
+// reconcile, and before a remote create (the create-pending marker). A merge patch (no resourceVersion)
+// never conflicts.
+type statusWriter[T Object] struct {
+	r      *Reconciler[T]
+	before T
+}
+
+func (w *statusWriter[T]) write(ctx context.Context, obj T) error {
+	if equality.Semantic.DeepEqual(statusOf(w.before), statusOf(obj)) {
 		return nil
 	}
-	if err := r.Client.Status().Patch(ctx, obj, client.MergeFrom(before)); err != nil {
+	if err := w.r.Client.Status().Patch(ctx, obj, client.MergeFrom(w.before)); err != nil {
 		return client.IgnoreNotFound(err)
 	}
+	w.before = obj.DeepCopyObject().(T)
 	return nil
 }
 

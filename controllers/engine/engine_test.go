@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	tsclient "github.com/apimsync/apimsync/client"
 )
 
 // fakeSyncer is a Syncer made of funcs; nil funcs succeed. It counts calls.
@@ -32,6 +33,9 @@ type fakeSyncer struct {
 	delete  func() error
 	calls   map[string]int
 	lastS   *Session
+	lastObj *v1alpha1.Backend
+	tenant  string // default acme-admin.example.com
+	version string // the provider account's version
 }
 
 func (f *fakeSyncer) count(name string) {
@@ -48,7 +52,11 @@ func (f *fakeSyncer) Connect(_ context.Context, _ *v1alpha1.Backend) (*Session, 
 			return nil, err
 		}
 	}
-	return &Session{Tenant: "acme-admin.example.com", SecretName: "threescale-provider-account"}, nil
+	tenant := f.tenant
+	if tenant == "" {
+		tenant = "acme-admin.example.com"
+	}
+	return &Session{Tenant: tenant, SecretName: "threescale-provider-account", AccountVersion: f.version}, nil
 }
 
 func (f *fakeSyncer) Resolve(_ context.Context, _ *v1alpha1.Backend, s *Session) error {
@@ -60,9 +68,9 @@ func (f *fakeSyncer) Resolve(_ context.Context, _ *v1alpha1.Backend, s *Session)
 	return nil
 }
 
-func (f *fakeSyncer) Observe(_ context.Context, _ *v1alpha1.Backend, s *Session) (Observation, error) {
+func (f *fakeSyncer) Observe(_ context.Context, b *v1alpha1.Backend, s *Session) (Observation, error) {
 	f.count("Observe")
-	f.lastS = s
+	f.lastS, f.lastObj = s, b
 	if f.observe != nil {
 		return f.observe(s)
 	}
@@ -406,12 +414,21 @@ func TestDeletion(t *testing.T) {
 		"Retain keeps the remote object":                       {policy: v1alpha1.DeletionPolicyRetain, wantDeletes: 0, wantGone: true},
 		"a blocked delete keeps the finalizer and waits": {policy: v1alpha1.DeletionPolicyDelete, wantDeletes: 1,
 			deleteErr: Waiting(ReasonDeletionBlocked, "used by product x"), wantStateHas: "Orphan/DeletionBlocked"},
+		"porta's refusal of a plan with applications waits": {policy: v1alpha1.DeletionPolicyDelete, wantDeletes: 1,
+			deleteErr: &tsclient.APIError{StatusCode: 422, Method: "DELETE", Endpoint: "/admin/api/services/{service_id}/application_plans/{id}.json",
+				Errors: map[string][]string{"base": {"This application plan cannot be deleted"}}}, wantStateHas: "Orphan/DeletionBlocked"},
+		"a 403 without body on delete (quota, last product) waits": {policy: v1alpha1.DeletionPolicyDelete, wantDeletes: 1,
+			deleteErr: &tsclient.APIError{StatusCode: 403, Method: "DELETE", Endpoint: "/admin/api/services/{id}.json"}, wantStateHas: "Orphan/DeletionBlocked"},
+		"an object that never held a remote object deletes nothing": {policy: v1alpha1.DeletionPolicyDelete, wantDeletes: 0, wantGone: true},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			obj := newBackend()
 			obj.Spec.DeletionPolicy = tc.policy
 			h := newHarness(t, obj)
+			if !strings.Contains(name, "never held") {
+				h.syncer.observe = func(*Session) (Observation, error) { return Observation{Exists: false}, nil }
+			}
 			if _, err := h.reconcile(); err != nil {
 				t.Fatal(err)
 			}

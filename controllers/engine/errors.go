@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"time"
 
 	tsclient "github.com/apimsync/apimsync/client"
@@ -58,6 +59,10 @@ const (
 	ReasonDeleting                   = "Deleting"
 	ReasonDeletionBlocked            = "DeletionBlocked"
 	ReasonRemoteOwnedByOtherResource = "OwnedByAnotherResource"
+	ReasonDriftRepaired              = "DriftRepaired"
+	ReasonAdopted                    = "AdoptedExisting"
+	ReasonAdoptionRefused            = "AdoptionRefused"
+	ReasonTenantChanged              = "TenantChanged"
 )
 
 // Classify maps any error to its class, a condition reason and a message. Client errors are classified
@@ -68,6 +73,8 @@ func Classify(err error) (Class, string, string) {
 		return re.class, re.Reason, re.Message
 	}
 	switch {
+	case tsclient.IsInUse(err):
+		return ClassWaiting, ReasonDeletionBlocked, "3scale refuses the deletion for now, retrying: " + err.Error()
 	case tsclient.IsInvalid(err):
 		return ClassInvalid, ReasonRemoteRejected, "3scale rejected the spec: " + err.Error()
 	case tsclient.IsUnauthorized(err), tsclient.IsForbidden(err):
@@ -86,4 +93,27 @@ func retryAfter(err error) (time.Duration, bool) {
 		return re.RetryAfter, true
 	}
 	return tsclient.RetryAfter(err)
+}
+
+// deletionRefusal turns 3scale's refusals of a DELETE that can pass — the object is still in use, a plan
+// still has applications, an account's default or last product (porta answers these with 422, or 403
+// without a body) — into waiting errors: the deletion is retried with backoff and the condition says why,
+// it never hangs as Invalid.
+func deletionRefusal(err error) error {
+	var e *tsclient.APIError
+	if !errors.As(err, &e) || e.Method != http.MethodDelete {
+		return err
+	}
+	bodyless403 := e.StatusCode == http.StatusForbidden && e.Message == "" && len(e.Errors) == 0
+	if tsclient.IsInUse(err) || e.StatusCode == http.StatusUnprocessableEntity || bodyless403 {
+		return &ReasonedError{class: ClassWaiting, Reason: ReasonDeletionBlocked,
+			Message: "3scale refuses to delete it for now (" + err.Error() + "); retrying with backoff"}
+	}
+	return err
+}
+
+// fromRemote reports whether err is (or wraps) an answer of 3scale, as opposed to a check of the spec.
+func fromRemote(err error) bool {
+	var e *tsclient.APIError
+	return errors.As(err, &e)
 }

@@ -71,6 +71,11 @@ type ApplicationPlanSpec struct {
 	// +kubebuilder:default=Delete
 	// +optional
 	DeletionPolicy DeletionPolicy `json:"deletionPolicy,omitempty"`
+	// Adoption says whether this plan may take over an existing plan of the product with its system name
+	// that it did not create: IfExists (default; announced in an Event) or Never (Invalid instead).
+	// +kubebuilder:default=IfExists
+	// +optional
+	Adoption AdoptionPolicy `json:"adoption,omitempty"`
 }
 
 // LimitPeriod is the period a limit counts over.

@@ -15,6 +15,20 @@ const (
 	DeletionPolicyRetain DeletionPolicy = "Retain"
 )
 
+// AdoptionPolicy says whether a resource may take over a 3scale object that it did not create and that
+// has its system name (restore after losing a cluster, migration from another tool).
+// +kubebuilder:validation:Enum=IfExists;Never
+type AdoptionPolicy string
+
+const (
+	// AdoptionIfExists adopts an existing 3scale object with the same system name, and says so in an
+	// Event and the Synced condition (the default).
+	AdoptionIfExists AdoptionPolicy = "IfExists"
+	// AdoptionNever refuses to adopt: the resource is Invalid while a 3scale object with its system name
+	// exists that it did not create.
+	AdoptionNever AdoptionPolicy = "Never"
+)
+
 // Lifecycle condition types: exactly one of them is True at any time.
 const (
 	// ConditionInSync is True while a sync with 3scale is under way or failed for a passing reason.
@@ -66,6 +80,12 @@ type CommonSpec struct {
 	// +kubebuilder:default=Delete
 	// +optional
 	DeletionPolicy DeletionPolicy `json:"deletionPolicy,omitempty"`
+	// Adoption says whether this resource may take over an existing 3scale object with its system name
+	// that it did not create: IfExists (default; announced in an Event) or Never (the resource is Invalid
+	// instead).
+	// +kubebuilder:default=IfExists
+	// +optional
+	Adoption AdoptionPolicy `json:"adoption,omitempty"`
 }
 
 // CommonStatus holds the status fields every synced kind has.
@@ -106,6 +126,20 @@ type CommonStatus struct {
 	// needs it to clean up in 3scale when it is deleted.
 	// +optional
 	ProviderAccountSecret string `json:"providerAccountSecret,omitempty"`
+	// ProviderAccountVersion is the resourceVersion of the provider-account Secret last synced with: when
+	// the Secret changes, its credentials are checked once per tenant before anything else.
+	// +optional
+	ProviderAccountVersion string `json:"providerAccountVersion,omitempty"`
+	// CreatePending is the tenant on which a create of the remote object was sent and its answer not yet
+	// seen. It is written before the create call: a resource finds by system name only what it created
+	// itself (this marker) or what it adopts on purpose.
+	// +optional
+	CreatePending string `json:"createPending,omitempty"`
+	// MetricsHash is the hash of the remote ids of the object's metrics and methods: objects that refer to
+	// them (plans' limits and pricing rules) re-sync when it changes, e.g. after a metric deleted in 3scale
+	// was re-created with a new id.
+	// +optional
+	MetricsHash string `json:"metricsHash,omitempty"`
 }
 
 // MetricSpec is a 3scale metric: something a limit or pricing rule counts. The map key is its system name.
@@ -176,6 +210,14 @@ func (c *CommonSpec) ProviderAccountSecretName() string {
 		return c.ProviderAccountRef.Name
 	}
 	return DefaultProviderAccountSecret
+}
+
+// EffectiveAdoption returns the adoption policy, IfExists when unset.
+func (c *CommonSpec) EffectiveAdoption() AdoptionPolicy {
+	if c.Adoption == "" {
+		return AdoptionIfExists
+	}
+	return c.Adoption
 }
 
 // EffectiveDeletionPolicy returns the deletion policy, Delete when unset.

@@ -10,6 +10,10 @@ type SyncedObject interface {
 	GetDeletionPolicy() DeletionPolicy
 	// GetRemoteID returns the id of the 3scale object, 0 when not created yet.
 	GetRemoteID() int64
+	// SetRemoteID records the id of the 3scale object (0 forgets it).
+	SetRemoteID(id int64)
+	// GetAdoptionPolicy returns the effective adoption policy.
+	GetAdoptionPolicy() AdoptionPolicy
 }
 
 // GetSyncStatus implements SyncedObject.
@@ -21,6 +25,12 @@ func (b *Backend) GetDeletionPolicy() DeletionPolicy { return b.Spec.EffectiveDe
 // GetRemoteID implements SyncedObject.
 func (b *Backend) GetRemoteID() int64 { return b.Status.BackendID }
 
+// SetRemoteID implements SyncedObject.
+func (b *Backend) SetRemoteID(id int64) { b.Status.BackendID = id }
+
+// GetAdoptionPolicy implements SyncedObject.
+func (b *Backend) GetAdoptionPolicy() AdoptionPolicy { return b.Spec.EffectiveAdoption() }
+
 // GetSyncStatus implements SyncedObject.
 func (p *Product) GetSyncStatus() *CommonStatus { return &p.Status.CommonStatus }
 
@@ -29,6 +39,12 @@ func (p *Product) GetDeletionPolicy() DeletionPolicy { return p.Spec.EffectiveDe
 
 // GetRemoteID implements SyncedObject.
 func (p *Product) GetRemoteID() int64 { return p.Status.ProductID }
+
+// SetRemoteID implements SyncedObject.
+func (p *Product) SetRemoteID(id int64) { p.Status.ProductID = id }
+
+// GetAdoptionPolicy implements SyncedObject.
+func (p *Product) GetAdoptionPolicy() AdoptionPolicy { return p.Spec.EffectiveAdoption() }
 
 // GetSyncStatus implements SyncedObject.
 func (a *ApplicationPlan) GetSyncStatus() *CommonStatus { return &a.Status.CommonStatus }
@@ -43,3 +59,14 @@ func (a *ApplicationPlan) GetDeletionPolicy() DeletionPolicy {
 
 // GetRemoteID implements SyncedObject.
 func (a *ApplicationPlan) GetRemoteID() int64 { return a.Status.PlanID }
+
+// SetRemoteID implements SyncedObject.
+func (a *ApplicationPlan) SetRemoteID(id int64) { a.Status.PlanID = id }
+
+// GetAdoptionPolicy implements SyncedObject.
+func (a *ApplicationPlan) GetAdoptionPolicy() AdoptionPolicy {
+	if a.Spec.Adoption == "" {
+		return AdoptionIfExists
+	}
+	return a.Spec.Adoption
+}

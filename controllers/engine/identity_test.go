@@ -1,0 +1,167 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	tsclient "github.com/apimsync/apimsync/client"
+)
+
+// TestCreatePendingMarkerIsWrittenBeforeTheCreate: the marker is in the API server when the create call
+// is made, so a lost answer is recognised as our own create on the next reconcile, and it is cleared once
+// the id is recorded.
+func TestCreatePendingMarkerIsWrittenBeforeTheCreate(t *testing.T) {
+	h := newHarness(t, newBackend())
+	h.syncer.observe = func(*Session) (Observation, error) { return Observation{Exists: false}, nil }
+	lost := errors.New("connection reset after the write")
+	h.syncer.create = func(*v1alpha1.Backend) error {
+		if got := h.get().Status.CreatePending; got != "acme-admin.example.com" {
+			t.Errorf("stored createPending = %q when the create is sent, want the tenant", got)
+		}
+		return lost
+	}
+	if _, err := h.reconcile(); !errors.Is(err, lost) {
+		t.Fatalf("reconcile error = %v", err)
+	}
+	if h.syncer.lastS.CreatePending {
+		t.Errorf("the first attempt was told a create was pending")
+	}
+	h.syncer.create = nil
+	if _, err := h.reconcile(); err != nil {
+		t.Fatal(err)
+	}
+	if !h.syncer.lastS.CreatePending {
+		t.Errorf("the retry after a lost create was not told that the create is pending (it would adopt, not recover)")
+	}
+	if b := h.get(); b.Status.CreatePending != "" || b.Status.BackendID != 42 {
+		t.Errorf("after the create: createPending %q, id %d", b.Status.CreatePending, b.Status.BackendID)
+	}
+}
+
+// TestAdoptionIsAnnounced: a syncer that adopted an existing object makes an Event and says so in the
+// Synced condition.
+func TestAdoptionIsAnnounced(t *testing.T) {
+	h := newHarness(t, newBackend())
+	h.syncer.observe = func(s *Session) (Observation, error) {
+		s.Adopted = 7
+		return Observation{Exists: true, UpToDate: true}, nil
+	}
+	if _, err := h.reconcile(); err != nil {
+		t.Fatal(err)
+	}
+	events := strings.Join(drainEvents(h.events), "\n")
+	if !strings.Contains(events, "AdoptedExisting adopted existing Backend 7") {
+		t.Errorf("no adoption event in %q", events)
+	}
+	_, _, msg := lifecycleOf(h.get())
+	if !strings.Contains(msg, "adopted the existing Backend 7") {
+		t.Errorf("Synced message does not tell the adoption: %q", msg)
+	}
+}
+
+// TestTenantChangeForgetsTheOldID: an id recorded on one tenant is never used on another; the object is
+// resolved again on the new tenant, with an event, and deleting it does not touch the old tenant.
+func TestTenantChangeForgetsTheOldID(t *testing.T) {
+	b := newBackend()
+	h := newHarness(t, b)
+	h.syncer.observe = func(*Session) (Observation, error) { return Observation{Exists: false}, nil }
+	if _, err := h.reconcile(); err != nil {
+		t.Fatal(err)
+	}
+	drainEvents(h.events)
+	h.syncer.tenant = "other-admin.example.com"
+	var idSeen int64 = -1
+	h.syncer.observe = func(*Session) (Observation, error) {
+		idSeen = h.syncer.lastObj.Status.BackendID
+		return Observation{Exists: false}, nil
+	}
+	h.syncer.create = func(b *v1alpha1.Backend) error { b.Status.BackendID = 99; return nil }
+	h.now = h.now.Add(2 * time.Hour) // a drift check is due: the engine observes
+	if _, err := h.reconcile(); err != nil {
+		t.Fatal(err)
+	}
+	if idSeen != 0 {
+		t.Errorf("Observe on the new tenant saw id %d, want 0 (the old tenant's id must not be used)", idSeen)
+	}
+	if !strings.Contains(strings.Join(drainEvents(h.events), "\n"), "TenantChanged") {
+		t.Errorf("no TenantChanged event")
+	}
+	if got := h.get().Status; got.BackendID != 99 || got.TenantHost != "other-admin.example.com" {
+		t.Errorf("status after the move: id %d on %q", got.BackendID, got.TenantHost)
+	}
+}
+
+// TestInvalidFromARemoteAnswerIsRetriedSlowly: an Invalid caused by 3scale's answer is tried again after
+// the safety-net period; one caused by the spec is not.
+func TestInvalidFromARemoteAnswerIsRetriedSlowly(t *testing.T) {
+	h := newHarness(t, newBackend())
+	h.rec.InvalidRetryPeriod = 10 * time.Minute
+	h.syncer.observe = func(*Session) (Observation, error) {
+		return Observation{}, &tsclient.APIError{StatusCode: 422, Method: "POST", Errors: map[string][]string{"name": {"is invalid"}}}
+	}
+	res, err := h.reconcile()
+	if err != nil || res.RequeueAfter != 10*time.Minute {
+		t.Errorf("remote Invalid: result %+v, %v; want a retry after 10m", res, err)
+	}
+	h.syncer.observe = func(*Session) (Observation, error) { return Observation{}, Invalid("InvalidSpec", "bad") }
+	h.get() // unchanged object
+	res, err = h.reconcile()
+	if err != nil || res.RequeueAfter != 0 {
+		t.Errorf("spec Invalid: result %+v, %v; want no retry", res, err)
+	}
+}
+
+// TestChangedProviderAccountIsCheckedOnce: a new Secret version makes the engine check the credentials
+// before anything else; a refusal is Invalid without calling the syncer.
+func TestChangedProviderAccountIsCheckedOnce(t *testing.T) {
+	h := newHarness(t, newBackend())
+	checks := 0
+	var refuse error
+	h.rec.Credentials = checkerFunc(func() error { checks++; return refuse })
+	h.syncer.version = "1"
+	if _, err := h.reconcile(); err != nil {
+		t.Fatal(err)
+	}
+	if checks != 0 {
+		t.Errorf("a first sync checked the credentials %d times; its own calls check them", checks)
+	}
+	h.syncer.version = "2"
+	refuse = &tsclient.APIError{StatusCode: 403, Method: "GET", Message: "Access denied"}
+	h.syncer.calls = nil
+	if _, err := h.reconcile(); err != nil {
+		t.Fatal(err)
+	}
+	if state, reason, _ := lifecycleOf(h.get()); checks != 1 || state != v1alpha1.ConditionInvalid || reason != ReasonUnauthorized {
+		t.Errorf("after a refused token: %d checks, %s/%s", checks, state, reason)
+	}
+	if h.syncer.calls["Observe"] != 0 {
+		t.Errorf("the syncer was called despite the refused token")
+	}
+	refuse = nil
+	h.syncer.version = "3"
+	if _, err := h.reconcile(); err != nil {
+		t.Fatal(err)
+	}
+	if state, _, _ := lifecycleOf(h.get()); checks != 2 || state != v1alpha1.ConditionSynced {
+		t.Errorf("after a good token: %d checks, %s", checks, state)
+	}
+}
+
+type checkerFunc func() error
+
+func (f checkerFunc) Check(context.Context, *Session) error { return f() }
+
+func lifecycleOf(b *v1alpha1.Backend) (state, reason, message string) {
+	for _, ct := range v1alpha1.LifecycleConditions {
+		for _, c := range b.Status.Conditions {
+			if c.Type == ct && c.Status == "True" {
+				return ct, c.Reason, c.Message
+			}
+		}
+	}
+	return "", "", ""
+}

@@ -1,0 +1,182 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	tsclient "github.com/apimsync/apimsync/client"
+	"github.com/apimsync/apimsync/controllers/engine"
+)
+
+// remoteFinder says how to read one kind of remote object: by id, and all of them (to find one by system
+// name). get answers a tsclient NotFound error when the object is gone.
+type remoteFinder[R any] struct {
+	kind   string
+	get    func(id int64) (*R, error)
+	list   func() ([]R, error)
+	idName func(R) (int64, string)
+	// forget, when set, drops what is cached of an object whose recorded id is gone from 3scale.
+	forget func(id int64)
+}
+
+// locate returns the remote object obj may touch, or nil when there is none: the one whose id obj
+// recorded; else one with obj's system name that obj created itself (its create answer was lost: the
+// create-pending marker) or adopts on purpose (announced through sess.Adopted, refused by
+// spec.adoption: Never). An object whose recorded id is gone from 3scale was deleted behind our back: nil,
+// so that it is created again (drift repair). It never finds anything for an object being deleted that
+// holds no id and no create-pending marker.
+func locate[R any](obj syncedObject, sess *engine.Session, f remoteFinder[R]) (*R, error) {
+	if id := obj.GetRemoteID(); id != 0 {
+		remote, err := f.get(id)
+		if err == nil {
+			return remote, nil
+		}
+		if !tsclient.IsNotFound(err) {
+			return nil, fmt.Errorf("cannot read %s %d: %w", f.kind, id, err)
+		}
+		if f.forget != nil {
+			f.forget(id)
+		}
+		obj.SetRemoteID(0)
+		return nil, nil
+	}
+	if !obj.GetDeletionTimestamp().IsZero() && !sess.CreatePending {
+		return nil, nil
+	}
+	all, err := f.list()
+	if err != nil {
+		return nil, fmt.Errorf("cannot list %ss: %w", f.kind, err)
+	}
+	for i := range all {
+		id, name := f.idName(all[i])
+		if name != sess.SystemName {
+			continue
+		}
+		if !sess.CreatePending {
+			if obj.GetAdoptionPolicy() == v1alpha1.AdoptionNever {
+				return nil, engine.Invalid(engine.ReasonAdoptionRefused,
+					"a %s with system name %q already exists in 3scale (id %d) and this resource did not create it; spec.adoption is Never: "+
+						"give this resource another systemName, delete that %s in 3scale, or set spec.adoption to IfExists to take it over",
+					f.kind, name, id, f.kind)
+			}
+			sess.Adopted = id
+		}
+		obj.SetRemoteID(id)
+		return &all[i], nil
+	}
+	return nil, nil
+}
+
+// createOrAdopt creates a remote object; when 3scale answers that its system name is taken — because
+// the answer to our earlier create was lost, or someone made it meanwhile — it locates the existing one
+// (which announces or refuses an adoption) instead of duplicating it.
+func createOrAdopt[R any](systemName string, create func() (*R, error), obj syncedObject, sess *engine.Session, f remoteFinder[R]) (*R, error) {
+	created, err := create()
+	if tsclient.HasAlreadyBeenTaken(err, "system_name") {
+		created, err = locate(obj, sess, f)
+		if err == nil && created == nil {
+			err = fmt.Errorf("3scale says system name %q is taken but lists no such %s", systemName, f.kind)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cannot create %s %q: %w", f.kind, systemName, err)
+	}
+	return created, nil
+}
+
+// Claims decides, inside one manager, which of several resources that resolve to the same remote object
+// (tenant, kind, scope, system name) owns it, atomically: two resources created in the same instant never
+// both create or adopt it. A claim is held by a resource's UID until that resource is gone or claims
+// something else. Safe for concurrent use.
+type Claims struct {
+	// Reader reads the claimants (the manager's cache) to release the claims of resources that are gone.
+	Reader client.Reader
+
+	mu     sync.Mutex
+	byKey  map[string]claim
+	byUIDs map[types.UID]string
+}
+
+type claim struct {
+	uid  types.UID
+	name types.NamespacedName
+	kind client.Object
+}
+
+// claim makes obj the claimant of key unless another live resource holds it; it returns the holder then.
+func (c *Claims) claim(ctx context.Context, obj syncedObject, key string) (types.NamespacedName, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.byKey == nil {
+		c.byKey, c.byUIDs = map[string]claim{}, map[types.UID]string{}
+	}
+	if held, ok := c.byKey[key]; ok && held.uid != obj.GetUID() && c.alive(ctx, held) {
+		return held.name, false
+	}
+	if old, ok := c.byUIDs[obj.GetUID()]; ok && old != key {
+		delete(c.byKey, old)
+	}
+	c.byKey[key] = claim{uid: obj.GetUID(), name: client.ObjectKeyFromObject(obj), kind: obj}
+	c.byUIDs[obj.GetUID()] = key
+	return types.NamespacedName{}, true
+}
+
+// alive reports whether the holder of a claim still exists and is not being deleted.
+func (c *Claims) alive(ctx context.Context, held claim) bool {
+	obj, ok := held.kind.DeepCopyObject().(client.Object)
+	if !ok || c.Reader == nil {
+		return true
+	}
+	if err := c.Reader.Get(ctx, held.name, obj); err != nil {
+		return !apierrors.IsNotFound(err)
+	}
+	return obj.GetUID() == held.uid && obj.GetDeletionTimestamp().IsZero()
+}
+
+// holdsBefore reports whether a owns the remote object before b by what their status records: a holds
+// its id and b does not, or both do (which only an older version could leave) and a is older.
+func holdsBefore(a, b syncedObject) bool {
+	holdsA, holdsB := a.GetRemoteID() != 0, b.GetRemoteID() != 0
+	return holdsA && (!holdsB || olderThan(a, b))
+}
+
+// checkSoleOwner makes obj Invalid when another resource of the same kind, in any namespace, owns the
+// remote object obj resolves to: one that holds its remote id (status) while obj does not, or else the
+// one that claimed it first in this manager. list is an empty list of the kind; key is obj's owner key. It
+// reads the manager's cache only. The message names the owner only when it is in obj's namespace, so
+// that nobody learns of objects in namespaces they may not read.
+func checkSoleOwner(ctx context.Context, reader client.Reader, claims *Claims, obj syncedObject, list client.ObjectList, key string) error {
+	if err := reader.List(ctx, list, client.MatchingFields{indexOwnerKey: key}); err != nil {
+		return err
+	}
+	var owner client.Object
+	_ = forEachItem(list, func(o client.Object) {
+		other, ok := o.(syncedObject)
+		if ok && owner == nil && other.GetUID() != obj.GetUID() && other.GetDeletionTimestamp().IsZero() && holdsBefore(other, obj) {
+			owner = other
+		}
+	})
+	if owner == nil && claims != nil {
+		if holder, ok := claims.claim(ctx, obj, key); !ok {
+			owner = &v1alpha1.Backend{}
+			owner.SetNamespace(holder.Namespace)
+			owner.SetName(holder.Name)
+		}
+	}
+	if owner == nil {
+		return nil
+	}
+	who := "a resource in another namespace"
+	if owner.GetNamespace() == obj.GetNamespace() {
+		who = fmt.Sprintf("%q in this namespace", owner.GetName())
+	}
+	return engine.Invalid(engine.ReasonRemoteOwnedByOtherResource,
+		"the same 3scale object (tenant, system name) is already managed by %s; give this resource another systemName or remove one of them; deleting this resource leaves that object untouched",
+		who)
+}
