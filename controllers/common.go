@@ -20,6 +20,12 @@ const (
 	indexProductRef = "apimsync.productRef"
 	// indexOwnerKey indexes objects by the remote object they own: tenant, scope and system name.
 	indexOwnerKey = "apimsync.ownerKey"
+	// indexAccountRef indexes Applications by spec.accountRef.
+	indexAccountRef = "apimsync.accountRef"
+	// indexPlanRef indexes Applications by spec.planRef.
+	indexPlanRef = "apimsync.planRef"
+	// indexConfigMapRefs indexes ActiveDocs by the ConfigMap they read their document from.
+	indexConfigMapRefs = "apimsync.configMapRefs"
 )
 
 // Condition reasons of the per-kind syncers.

@@ -24,7 +24,7 @@ func TestConcurrentSyncsShareSnapshotsSafely(t *testing.T) {
 	}
 	for round := range 8 {
 		update(t, product, func() {
-			product.Spec.Metrics = map[string]v1alpha1.MetricSpec{fmt.Sprintf("m%d", round): {FriendlyName: "M", Unit: "hit"}}
+			product.Spec.Metrics = map[string]v1alpha1.MetricSpec{fmt.Sprintf("m%d", round): {FriendlyName: fmt.Sprintf("M%d", round), Unit: "hit"}}
 			product.Spec.MappingRules = append(product.Spec.MappingRules[:1], v1alpha1.MappingRuleSpec{
 				HTTPMethod: "POST", Pattern: fmt.Sprintf("/r%d", round), MetricMethodRef: fmt.Sprintf("m%d", round), Increment: 1})
 		})

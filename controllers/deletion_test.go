@@ -58,7 +58,8 @@ func TestBackendInUseWaitsForItsProducts(t *testing.T) {
 }
 
 // TestProductWithManyPlansInMixedStatesIsDeletedCompletely deletes a Product with 12 plans — synced,
-// invalid and orphan — and everything goes: remotely and in the cluster, no finalizer left.
+// invalid and orphan — and everything goes: the plans first (the Product deletes them), then the product,
+// remotely and in the cluster, no finalizer left.
 func TestProductWithManyPlansInMixedStatesIsDeletedCompletely(t *testing.T) {
 	ns := newNamespace(t)
 	backend, product := petsBackend(ns), petstoreProduct(ns, "pets")
@@ -83,9 +84,6 @@ func TestProductWithManyPlansInMixedStatesIsDeletedCompletely(t *testing.T) {
 	}
 
 	deleteObjects(t, product)
-	for _, p := range plans {
-		deleteObjects(t, p)
-	}
 	waitGone(t, product)
 	for _, p := range plans {
 		waitGone(t, p)

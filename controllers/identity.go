@@ -23,6 +23,9 @@ type remoteFinder[R any] struct {
 	idName func(R) (int64, string)
 	// forget, when set, drops what is cached of an object whose recorded id is gone from 3scale.
 	forget func(id int64)
+	// uniqueField is the field 3scale answers "has already been taken" on when a create collides with an
+	// existing object (default system_name).
+	uniqueField string
 }
 
 // locate returns the remote object obj may touch, or nil when there is none: the one whose id obj
@@ -78,7 +81,11 @@ func locate[R any](obj syncedObject, sess *engine.Session, f remoteFinder[R]) (*
 // (which announces or refuses an adoption) instead of duplicating it.
 func createOrAdopt[R any](systemName string, create func() (*R, error), obj syncedObject, sess *engine.Session, f remoteFinder[R]) (*R, error) {
 	created, err := create()
-	if tsclient.HasAlreadyBeenTaken(err, "system_name") {
+	field := f.uniqueField
+	if field == "" {
+		field = "system_name"
+	}
+	if tsclient.HasAlreadyBeenTaken(err, field) {
 		created, err = locate(obj, sess, f)
 		if err == nil && created == nil {
 			err = fmt.Errorf("3scale says system name %q is taken but lists no such %s", systemName, f.kind)
@@ -122,7 +129,8 @@ func (c *Claims) claim(ctx context.Context, obj syncedObject, key string) (types
 	if old, ok := c.byUIDs[obj.GetUID()]; ok && old != key {
 		delete(c.byKey, old)
 	}
-	c.byKey[key] = claim{uid: obj.GetUID(), name: client.ObjectKeyFromObject(obj), kind: obj}
+	// A copy: the claimant itself keeps changing in its own reconcile.
+	c.byKey[key] = claim{uid: obj.GetUID(), name: client.ObjectKeyFromObject(obj), kind: obj.DeepCopyObject().(client.Object)}
 	c.byUIDs[obj.GetUID()] = key
 	return types.NamespacedName{}, true
 }

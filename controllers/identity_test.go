@@ -9,6 +9,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	eventsv1 "k8s.io/api/events/v1"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
@@ -44,13 +45,17 @@ func byHand(t *testing.T, ns string) *tsclient.Client {
 	return c
 }
 
+// update reads obj, changes it and writes it, again on a conflict with the controllers' writes.
 func update(t *testing.T, obj client.Object, change func()) {
 	t.Helper()
-	if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(obj), obj); err != nil {
-		t.Fatal(err)
-	}
-	change()
-	if err := k8s.Update(context.Background(), obj); err != nil {
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(obj), obj); err != nil {
+			return err
+		}
+		change()
+		return k8s.Update(context.Background(), obj)
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 }

@@ -14,20 +14,49 @@ import (
 // registerIndexes adds the field indexes the watches and checks use.
 func registerIndexes(ctx context.Context, mgr ctrl.Manager) error {
 	idx := mgr.GetFieldIndexer()
-	for _, obj := range []client.Object{&v1alpha1.Backend{}, &v1alpha1.Product{}, &v1alpha1.ApplicationPlan{}} {
+	for _, obj := range syncedKinds() {
 		if err := idx.IndexField(ctx, obj, indexSecretRefs, secretRefs); err != nil {
 			return err
 		}
 		if err := idx.IndexField(ctx, obj, indexOwnerKey, ownerKeyOf); err != nil {
 			return err
 		}
-		if err := idx.IndexField(ctx, obj, indexBackendRefs, backendRefs); err != nil {
+	}
+	single := func(name string) []string {
+		if name == "" {
+			return nil
+		}
+		return []string{name}
+	}
+	for _, ix := range []struct {
+		obj   client.Object
+		index string
+		names func(client.Object) []string
+	}{
+		{&v1alpha1.Product{}, indexBackendRefs, backendRefs},
+		{&v1alpha1.ApplicationPlan{}, indexBackendRefs, backendRefs},
+		{&v1alpha1.ApplicationPlan{}, indexProductRef, func(o client.Object) []string { return single(o.(*v1alpha1.ApplicationPlan).Spec.ProductRef) }},
+		{&v1alpha1.ActiveDoc{}, indexProductRef, func(o client.Object) []string { return single(o.(*v1alpha1.ActiveDoc).Spec.ProductRef) }},
+		{&v1alpha1.ActiveDoc{}, indexConfigMapRefs, func(o client.Object) []string {
+			if r := o.(*v1alpha1.ActiveDoc).Spec.DocumentRef; r != nil && r.ConfigMapKeyRef != nil {
+				return single(r.ConfigMapKeyRef.Name)
+			}
+			return nil
+		}},
+		{&v1alpha1.Application{}, indexAccountRef, func(o client.Object) []string { return single(o.(*v1alpha1.Application).Spec.AccountRef) }},
+		{&v1alpha1.Application{}, indexPlanRef, func(o client.Object) []string { return single(o.(*v1alpha1.Application).Spec.PlanRef) }},
+	} {
+		if err := idx.IndexField(ctx, ix.obj, ix.index, ix.names); err != nil {
 			return err
 		}
 	}
-	return idx.IndexField(ctx, &v1alpha1.ApplicationPlan{}, indexProductRef, func(o client.Object) []string {
-		return []string{o.(*v1alpha1.ApplicationPlan).Spec.ProductRef}
-	})
+	return nil
+}
+
+// syncedKinds returns an empty object of every kind apimsync syncs.
+func syncedKinds() []client.Object {
+	return []client.Object{&v1alpha1.Backend{}, &v1alpha1.Product{}, &v1alpha1.ApplicationPlan{},
+		&v1alpha1.DeveloperAccount{}, &v1alpha1.Application{}, &v1alpha1.ActiveDoc{}}
 }
 
 // secretRefs lists the Secrets an object reads: its provider account (by spec, or as last synced with)
@@ -37,6 +66,22 @@ func secretRefs(o client.Object) []string {
 	switch t := o.(type) {
 	case *v1alpha1.Backend:
 		set[t.Spec.ProviderAccountSecretName()] = true
+	case *v1alpha1.DeveloperAccount:
+		set[t.Spec.ProviderAccountSecretName()] = true
+		for _, u := range t.Spec.Users {
+			if u.PasswordRef != nil {
+				set[u.PasswordRef.Name] = true
+			}
+		}
+	case *v1alpha1.Application:
+		if t.Spec.CredentialsRef != nil {
+			set[t.Spec.CredentialsRef.Name] = true
+		}
+	case *v1alpha1.ActiveDoc:
+		set[t.Spec.ProviderAccountSecretName()] = true
+		if r := t.Spec.DocumentRef; r != nil && r.SecretKeyRef != nil {
+			set[r.SecretKeyRef.Name] = true
+		}
 	case *v1alpha1.Product:
 		set[t.Spec.ProviderAccountSecretName()] = true
 		for _, p := range t.Spec.Policies {
@@ -88,8 +133,11 @@ func ownerKeyOf(o client.Object) []string {
 		return nil
 	}
 	scope := ""
-	if p, ok := o.(*v1alpha1.ApplicationPlan); ok {
-		scope = strconv.FormatInt(p.Status.ProductID, 10)
+	switch t := o.(type) {
+	case *v1alpha1.ApplicationPlan:
+		scope = strconv.FormatInt(t.Status.ProductID, 10)
+	case *v1alpha1.Application:
+		scope = strconv.FormatInt(t.Status.AccountID, 10)
 	}
 	return []string{ownerKey(st.TenantHost, scope, st.SystemName)}
 }

@@ -23,7 +23,7 @@ type SecretReconciler struct {
 	Client client.Client
 }
 
-// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;patch
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;patch;create;update
 
 // Reconcile adds or removes the in-use finalizer of one Secret.
 func (r *SecretReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
@@ -55,7 +55,8 @@ func (r *SecretReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 // inUse reports whether any Backend, Product or ApplicationPlan of the namespace that still has its
 // remote-cleanup finalizer reads the Secret.
 func (r *SecretReconciler) inUse(ctx context.Context, secret *corev1.Secret) (bool, error) {
-	for _, list := range []client.ObjectList{&v1alpha1.BackendList{}, &v1alpha1.ProductList{}, &v1alpha1.ApplicationPlanList{}} {
+	for _, list := range []client.ObjectList{&v1alpha1.BackendList{}, &v1alpha1.ProductList{}, &v1alpha1.ApplicationPlanList{},
+		&v1alpha1.DeveloperAccountList{}, &v1alpha1.ApplicationList{}, &v1alpha1.ActiveDocList{}} {
 		if err := r.Client.List(ctx, list, client.InNamespace(secret.Namespace), client.MatchingFields{indexSecretRefs: secret.Name}); err != nil {
 			return false, err
 		}

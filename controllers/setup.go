@@ -2,6 +2,8 @@ package controllers
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -80,16 +82,98 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// +kubebuilder:rbac:groups=capabilities.apimsync.io,resources=backends;products;applicationplans,verbs=get;list;watch;update;patch
-// +kubebuilder:rbac:groups=capabilities.apimsync.io,resources=backends/status;products/status;applicationplans/status,verbs=get;update;patch
-// +kubebuilder:rbac:groups=capabilities.apimsync.io,resources=backends/finalizers;products/finalizers;applicationplans/finalizers,verbs=update
+// +kubebuilder:rbac:groups=capabilities.apimsync.io,resources=backends;products;applicationplans;developeraccounts;applications;activedocs,verbs=get;list;watch;update;patch;delete
+// +kubebuilder:rbac:groups=capabilities.apimsync.io,resources=backends/status;products/status;applicationplans/status;developeraccounts/status;applications/status;activedocs/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=capabilities.apimsync.io,resources=backends/finalizers;products/finalizers;applicationplans/finalizers;developeraccounts/finalizers;applications/finalizers;activedocs/finalizers,verbs=update
+// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
 
-// SetupWithManager registers the field indexes and the Backend, Product, ApplicationPlan and
-// provider-account Secret controllers with mgr.
+// shared is what every kind's controller is built with.
+type shared struct {
+	mgr      ctrl.Manager
+	opts     Options
+	reader   client.Reader
+	states   *engine.StateTracker
+	creds    *CredentialChecks
+	ctrlOpts func() controller.Options
+}
+
+// kindController builds the generic reconciler of one kind, its controller and its watches: Secrets it
+// reads, the objects it references (wake it when they change), and the objects that reference it
+// (wake it while it waits for them on deletion).
+func kindController[T engine.Object](sh shared, kind string, newObj func() T, syncer engine.Syncer[T], list client.ObjectList, watches ...watch) error {
+	r := &engine.Reconciler[T]{
+		Client: sh.mgr.GetClient(), Kind: kind, New: newObj, Syncer: syncer,
+		Recorder: sh.mgr.GetEventRecorder("apimsync-" + strings.ToLower(kind)),
+		Backoff:  engine.NewOrphanBackoff(sh.opts.OrphanBackoffInitial, sh.opts.OrphanBackoffMax),
+		DriftCheckPeriod: sh.opts.DriftCheckPeriod, States: sh.states, Credentials: sh.creds,
+		InvalidRetryPeriod: max(sh.opts.InvalidRetryPeriod, 0),
+		Dependants:         ownedDependants(sh.reader, referenceGraph, kind),
+	}
+	b := ctrl.NewControllerManagedBy(sh.mgr).For(newObj()).Named(strings.ToLower(kind)).WithOptions(sh.ctrlOpts()).
+		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(referencing(sh.reader, list, indexSecretRefs)))
+	for _, ref := range referenceGraph {
+		switch kind {
+		case ref.From: // wake it when what it references changes
+			b = b.Watches(newKind(ref.To), handler.EnqueueRequestsFromMapFunc(referencing(sh.reader, list, ref.Index)))
+		case ref.To: // wake it when what references it changes or goes
+			b = b.Watches(newKind(ref.From), handler.EnqueueRequestsFromMapFunc(referenced(ref)))
+		}
+	}
+	for _, w := range watches {
+		b = b.Watches(w.obj, handler.EnqueueRequestsFromMapFunc(w.mapFunc))
+	}
+	return b.Complete(r)
+}
+
+// watch is an extra watch of one controller.
+type watch struct {
+	obj     client.Object
+	mapFunc handler.MapFunc
+}
+
+// newKind returns an empty object of a kind of the reference graph.
+func newKind(kind string) client.Object {
+	for _, o := range syncedKinds() {
+		if engine.KindOf(o) == kind {
+			return o
+		}
+	}
+	panic("unknown kind " + kind)
+}
+
+// referenced maps an object to the objects of ref.To it names through ref's field.
+func referenced(ref reference) handler.MapFunc {
+	return func(_ context.Context, obj client.Object) []reconcile.Request {
+		var names []string
+		switch t := obj.(type) {
+		case *v1alpha1.Application:
+			names = map[string][]string{"DeveloperAccount": {t.Spec.AccountRef}, "ApplicationPlan": {t.Spec.PlanRef}}[ref.To]
+		case *v1alpha1.ApplicationPlan:
+			names = []string{t.Spec.ProductRef}
+		case *v1alpha1.ActiveDoc:
+			names = []string{t.Spec.ProductRef}
+		case *v1alpha1.Product:
+			names = backendRefs(t)
+		}
+		reqs := make([]reconcile.Request, 0, len(names))
+		for _, n := range names {
+			if n != "" {
+				reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: n}})
+			}
+		}
+		return reqs
+	}
+}
+
+// SetupWithManager registers the field indexes, a controller per kind and the provider-account Secret
+// controller with mgr. It fails when the reference graph has a cycle.
 func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 	opts = opts.withDefaults()
+	if _, err := deletionOrder(referenceGraph); err != nil {
+		return err
+	}
 	if err := registerIndexes(ctx, mgr); err != nil {
 		return err
 	}
@@ -97,60 +181,37 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 	pool.Observer = remoteCallObserver
 	accounts := &ProviderAccounts{Reader: mgr.GetClient(), Pool: pool}
 	snapshots := cache.NewSnapshots(opts.SnapshotCacheSize)
-	states := engine.NewStateTracker()
 	reader := mgr.GetClient()
-	credentials := &CredentialChecks{}
-	invalidRetry := max(opts.InvalidRetryPeriod, 0)
-	// Each controller has its own workqueue rate limiter: passing failures back off exponentially, but
-	// never longer than RetryBackoffMax.
-	ctrlOpts := func() controller.Options {
-		return controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles, SkipNameValidation: &opts.SkipNameValidation,
-			RateLimiter: workqueue.NewTypedMaxOfRateLimiter(
-				workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](50*time.Millisecond, opts.RetryBackoffMax),
-				&workqueue.TypedBucketRateLimiter[reconcile.Request]{Limiter: rate.NewLimiter(rate.Limit(50), 300)},
-			)}
-	}
-
-	backends := &engine.Reconciler[*v1alpha1.Backend]{
-		Client: mgr.GetClient(), Kind: "Backend", New: func() *v1alpha1.Backend { return &v1alpha1.Backend{} },
-		Syncer:   &BackendSyncer{Reader: reader, Accounts: accounts, Snapshots: snapshots, Claims: &Claims{Reader: reader}},
-		Recorder: mgr.GetEventRecorder("apimsync-backend"), Backoff: engine.NewOrphanBackoff(opts.OrphanBackoffInitial, opts.OrphanBackoffMax),
-		DriftCheckPeriod: opts.DriftCheckPeriod, States: states, Credentials: credentials, InvalidRetryPeriod: invalidRetry,
-	}
-	err := ctrl.NewControllerManagedBy(mgr).For(&v1alpha1.Backend{}).Named("backend").WithOptions(ctrlOpts()).
-		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(referencing(reader, &v1alpha1.BackendList{}, indexSecretRefs))).
-		// A Product that stops using a Backend (or goes) unblocks the Backend's deletion.
-		Watches(&v1alpha1.Product{}, handler.EnqueueRequestsFromMapFunc(backendsOfProduct)).
-		Complete(backends)
-	if err != nil {
-		return err
-	}
-
-	products := &engine.Reconciler[*v1alpha1.Product]{
-		Client: mgr.GetClient(), Kind: "Product", New: func() *v1alpha1.Product { return &v1alpha1.Product{} },
-		Syncer:   &ProductSyncer{Reader: reader, Accounts: accounts, Snapshots: snapshots, Claims: &Claims{Reader: reader}},
-		Recorder: mgr.GetEventRecorder("apimsync-product"), Backoff: engine.NewOrphanBackoff(opts.OrphanBackoffInitial, opts.OrphanBackoffMax),
-		DriftCheckPeriod: opts.DriftCheckPeriod, States: states, Credentials: credentials, InvalidRetryPeriod: invalidRetry,
-	}
-	err = ctrl.NewControllerManagedBy(mgr).For(&v1alpha1.Product{}).Named("product").WithOptions(ctrlOpts()).
-		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(referencing(reader, &v1alpha1.ProductList{}, indexSecretRefs))).
-		Watches(&v1alpha1.Backend{}, handler.EnqueueRequestsFromMapFunc(referencing(reader, &v1alpha1.ProductList{}, indexBackendRefs))).
-		Complete(products)
-	if err != nil {
-		return err
-	}
-
-	plans := &engine.Reconciler[*v1alpha1.ApplicationPlan]{
-		Client: mgr.GetClient(), Kind: "ApplicationPlan", New: func() *v1alpha1.ApplicationPlan { return &v1alpha1.ApplicationPlan{} },
-		Syncer:   &PlanSyncer{Reader: reader, Accounts: accounts, Snapshots: snapshots, Claims: &Claims{Reader: reader}},
-		Recorder: mgr.GetEventRecorder("apimsync-applicationplan"), Backoff: engine.NewOrphanBackoff(opts.OrphanBackoffInitial, opts.OrphanBackoffMax),
-		DriftCheckPeriod: opts.DriftCheckPeriod, States: states, Credentials: credentials, InvalidRetryPeriod: invalidRetry,
-	}
-	err = ctrl.NewControllerManagedBy(mgr).For(&v1alpha1.ApplicationPlan{}).Named("applicationplan").WithOptions(ctrlOpts()).
-		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(referencing(reader, &v1alpha1.ApplicationPlanList{}, indexSecretRefs))).
-		Watches(&v1alpha1.Product{}, handler.EnqueueRequestsFromMapFunc(referencing(reader, &v1alpha1.ApplicationPlanList{}, indexProductRef))).
-		Watches(&v1alpha1.Backend{}, handler.EnqueueRequestsFromMapFunc(referencing(reader, &v1alpha1.ApplicationPlanList{}, indexBackendRefs))).
-		Complete(plans)
+	sh := shared{mgr: mgr, opts: opts, reader: reader, states: engine.NewStateTracker(), creds: &CredentialChecks{},
+		// Each controller has its own workqueue rate limiter: passing failures back off exponentially,
+		// but never longer than RetryBackoffMax.
+		ctrlOpts: func() controller.Options {
+			return controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles, SkipNameValidation: &opts.SkipNameValidation,
+				RateLimiter: workqueue.NewTypedMaxOfRateLimiter(
+					workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](50*time.Millisecond, opts.RetryBackoffMax),
+					&workqueue.TypedBucketRateLimiter[reconcile.Request]{Limiter: rate.NewLimiter(rate.Limit(50), 300)},
+				)}
+		}}
+	claims := func() *Claims { return &Claims{Reader: reader} }
+	err := errors.Join(
+		kindController(sh, "Backend", func() *v1alpha1.Backend { return &v1alpha1.Backend{} },
+			&BackendSyncer{Reader: reader, Accounts: accounts, Snapshots: snapshots, Claims: claims()}, &v1alpha1.BackendList{}),
+		kindController(sh, "Product", func() *v1alpha1.Product { return &v1alpha1.Product{} },
+			&ProductSyncer{Reader: reader, Accounts: accounts, Snapshots: snapshots, Claims: claims()}, &v1alpha1.ProductList{}),
+		kindController(sh, "ApplicationPlan", func() *v1alpha1.ApplicationPlan { return &v1alpha1.ApplicationPlan{} },
+			&PlanSyncer{Reader: reader, Accounts: accounts, Snapshots: snapshots, Claims: claims()}, &v1alpha1.ApplicationPlanList{},
+			// A plan's limits may name a Backend's metrics.
+			watch{&v1alpha1.Backend{}, referencing(reader, &v1alpha1.ApplicationPlanList{}, indexBackendRefs)}),
+		kindController(sh, "DeveloperAccount", func() *v1alpha1.DeveloperAccount { return &v1alpha1.DeveloperAccount{} },
+			&DeveloperAccountSyncer{Reader: reader, Accounts: accounts, Snapshots: snapshots, Claims: claims()}, &v1alpha1.DeveloperAccountList{}),
+		kindController(sh, "Application", func() *v1alpha1.Application { return &v1alpha1.Application{} },
+			&ApplicationSyncer{Reader: reader, Writer: mgr.GetClient(), Accounts: accounts, Snapshots: snapshots, Claims: claims()}, &v1alpha1.ApplicationList{},
+			// The plan's Product decides the kind of credentials.
+			watch{&v1alpha1.Product{}, applicationsOfProduct(reader)}),
+		kindController(sh, "ActiveDoc", func() *v1alpha1.ActiveDoc { return &v1alpha1.ActiveDoc{} },
+			&ActiveDocSyncer{Reader: reader, Accounts: accounts, Snapshots: snapshots, Claims: claims()}, &v1alpha1.ActiveDocList{},
+			watch{&corev1.ConfigMap{}, referencing(reader, &v1alpha1.ActiveDocList{}, indexConfigMapRefs)}),
+	)
 	if err != nil {
 		return err
 	}
@@ -160,11 +221,26 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 	carriesFinalizer := predicate.NewPredicateFuncs(func(o client.Object) bool {
 		return controllerutil.ContainsFinalizer(o, SecretInUseFinalizer)
 	})
-	return ctrl.NewControllerManagedBy(mgr).For(&corev1.Secret{}, builder.WithPredicates(carriesFinalizer)).Named("provideraccount").WithOptions(ctrlOpts()).
-		Watches(&v1alpha1.Backend{}, handler.EnqueueRequestsFromMapFunc(secretsOf)).
-		Watches(&v1alpha1.Product{}, handler.EnqueueRequestsFromMapFunc(secretsOf)).
-		Watches(&v1alpha1.ApplicationPlan{}, handler.EnqueueRequestsFromMapFunc(secretsOf)).
-		Complete(&SecretReconciler{Client: mgr.GetClient()})
+	b := ctrl.NewControllerManagedBy(mgr).For(&corev1.Secret{}, builder.WithPredicates(carriesFinalizer)).Named("provideraccount").WithOptions(sh.ctrlOpts())
+	for _, o := range syncedKinds() {
+		b = b.Watches(o, handler.EnqueueRequestsFromMapFunc(secretsOf))
+	}
+	return b.Complete(&SecretReconciler{Client: mgr.GetClient()})
+}
+
+// applicationsOfProduct maps a Product to the Applications on its plans.
+func applicationsOfProduct(reader client.Reader) handler.MapFunc {
+	return func(ctx context.Context, obj client.Object) []reconcile.Request {
+		var plans v1alpha1.ApplicationPlanList
+		if err := reader.List(ctx, &plans, client.InNamespace(obj.GetNamespace()), client.MatchingFields{indexProductRef: obj.GetName()}); err != nil {
+			return nil
+		}
+		var reqs []reconcile.Request
+		for _, p := range plans.Items {
+			reqs = append(reqs, referencing(reader, &v1alpha1.ApplicationList{}, indexPlanRef)(ctx, &p)...)
+		}
+		return reqs
+	}
 }
 
 // referencing maps a changed object to the objects of list's kind, in its namespace, whose index field
@@ -177,19 +253,6 @@ func referencing(reader client.Reader, list client.ObjectList, index string) han
 		}
 		return requestsFor(l)
 	}
-}
-
-// backendsOfProduct maps a Product to the Backends it uses.
-func backendsOfProduct(_ context.Context, obj client.Object) []reconcile.Request {
-	p, ok := obj.(*v1alpha1.Product)
-	if !ok {
-		return nil
-	}
-	reqs := make([]reconcile.Request, 0, len(p.Spec.BackendUsages))
-	for name := range p.Spec.BackendUsages {
-		reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: p.Namespace, Name: name}})
-	}
-	return reqs
 }
 
 // secretsOf maps a synced object to the Secrets it reads, for the in-use finalizer.

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -126,6 +127,10 @@ type Reconciler[T Object] struct {
 	// InvalidRetryPeriod is the safety net for objects made Invalid by an answer of 3scale (which may
 	// have been misclassified or may pass): they are tried again after it. 0 disables it.
 	InvalidRetryPeriod time.Duration
+	// Dependants, when set, lists the objects that cannot exist without this one (the applications of an
+	// account or a plan, the plans of a product). On deletion with the Delete policy the engine deletes
+	// them, waits until they are gone (a watch on them should wake this object), and goes last.
+	Dependants func(ctx context.Context, obj client.Object) ([]client.Object, error)
 }
 
 // CredentialsChecker verifies a tenant's credentials with one cheap authenticated call, shared by every
@@ -292,6 +297,11 @@ func (r *Reconciler[T]) finalize(ctx context.Context, obj T) (ctrl.Result, error
 	if !controllerutil.ContainsFinalizer(obj, Finalizer) {
 		return ctrl.Result{}, nil
 	}
+	if obj.GetDeletionPolicy() == v1alpha1.DeletionPolicyDelete {
+		if err := r.deleteDependants(ctx, obj); err != nil {
+			return r.fail(ctx, obj, err)
+		}
+	}
 	st := obj.GetSyncStatus()
 	id := obj.GetRemoteID()
 	if obj.GetDeletionPolicy() == v1alpha1.DeletionPolicyDelete && (id != 0 || st.CreatePending != "") {
@@ -322,6 +332,44 @@ func (r *Reconciler[T]) finalize(ctx context.Context, obj T) (ctrl.Result, error
 	}
 	r.forget(client.ObjectKeyFromObject(obj))
 	return ctrl.Result{}, nil
+}
+
+// deleteDependants deletes the objects that cannot exist without obj and, while any is left, returns a
+// waiting error that counts and names them, and says why those that are stuck are.
+func (r *Reconciler[T]) deleteDependants(ctx context.Context, obj T) error {
+	if r.Dependants == nil {
+		return nil
+	}
+	deps, err := r.Dependants(ctx, obj)
+	if err != nil || len(deps) == 0 {
+		return err
+	}
+	names := make([]string, 0, len(deps))
+	for _, d := range deps {
+		name := fmt.Sprintf("%s %s", KindOf(d), d.GetName())
+		if d.GetDeletionTimestamp().IsZero() {
+			if err := r.Client.Delete(ctx, d); client.IgnoreNotFound(err) != nil {
+				return fmt.Errorf("cannot delete %s: %w", name, err)
+			}
+		} else if so, ok := d.(v1alpha1.SyncedObject); ok {
+			if state := Lifecycle(so.GetSyncStatus()); state == v1alpha1.ConditionOrphan || state == v1alpha1.ConditionInvalid {
+				for _, c := range so.GetSyncStatus().Conditions {
+					if c.Type == state && c.Status == metav1.ConditionTrue {
+						name += fmt.Sprintf(" (stuck: %s)", c.Message)
+					}
+				}
+			}
+		}
+		names = append(names, name)
+	}
+	return &ReasonedError{class: ClassWaiting, Reason: ReasonDeletingDependants, RetryAfter: 5 * time.Second,
+		Message: fmt.Sprintf("deleting %d dependent object(s) first: %s", len(deps), strings.Join(names, ", "))}
+}
+
+// KindOf names the kind of a typed object (its Go type's name).
+func KindOf(obj client.Object) string {
+	t := fmt.Sprintf("%T", obj)
+	return t[strings.LastIndex(t, ".")+1:]
 }
 
 // fail turns an error into conditions and a result, by its class: waiting (Orphan, backoff), invalid

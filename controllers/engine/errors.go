@@ -63,6 +63,7 @@ const (
 	ReasonAdopted                    = "AdoptedExisting"
 	ReasonAdoptionRefused            = "AdoptionRefused"
 	ReasonTenantChanged              = "TenantChanged"
+	ReasonDeletingDependants         = "DeletingDependants"
 )
 
 // Classify maps any error to its class, a condition reason and a message. Client errors are classified

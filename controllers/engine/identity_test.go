@@ -165,3 +165,17 @@ func lifecycleOf(b *v1alpha1.Backend) (state, reason, message string) {
 	}
 	return "", "", ""
 }
+
+// TestStatusHashIsKeyed: the hash in status depends on the session's key, so whoever reads the resource
+// cannot test guesses of the values it covers (a policy configuration, an issuer's client secret).
+func TestStatusHashIsKeyed(t *testing.T) {
+	values := []any{"tenant", map[string]string{"client_secret": "s3cret"}}
+	a := (&Session{HashKey: []byte("key-a")}).HashOf(values...)
+	b := (&Session{HashKey: []byte("key-b")}).HashOf(values...)
+	if a == b || a == HashOf(values...) {
+		t.Errorf("the hash does not depend on its key: %s %s %s", a, b, HashOf(values...))
+	}
+	if a != (&Session{HashKey: []byte("key-a")}).HashOf(values...) {
+		t.Errorf("the keyed hash is not stable")
+	}
+}

@@ -26,6 +26,9 @@ func addKnownTypes(s *runtime.Scheme) error {
 		&Backend{}, &BackendList{},
 		&Product{}, &ProductList{},
 		&ApplicationPlan{}, &ApplicationPlanList{},
+		&DeveloperAccount{}, &DeveloperAccountList{},
+		&Application{}, &ApplicationList{},
+		&ActiveDoc{}, &ActiveDocList{},
 	)
 	metav1.AddToGroupVersion(s, GroupVersion)
 	return nil

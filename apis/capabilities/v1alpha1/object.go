@@ -70,3 +70,58 @@ func (a *ApplicationPlan) GetAdoptionPolicy() AdoptionPolicy {
 	}
 	return a.Spec.Adoption
 }
+
+// GetSyncStatus implements SyncedObject.
+func (d *DeveloperAccount) GetSyncStatus() *CommonStatus { return &d.Status.CommonStatus }
+
+// GetDeletionPolicy implements SyncedObject.
+func (d *DeveloperAccount) GetDeletionPolicy() DeletionPolicy { return d.Spec.EffectiveDeletionPolicy() }
+
+// GetRemoteID implements SyncedObject.
+func (d *DeveloperAccount) GetRemoteID() int64 { return d.Status.AccountID }
+
+// SetRemoteID implements SyncedObject.
+func (d *DeveloperAccount) SetRemoteID(id int64) { d.Status.AccountID = id }
+
+// GetAdoptionPolicy implements SyncedObject.
+func (d *DeveloperAccount) GetAdoptionPolicy() AdoptionPolicy { return d.Spec.EffectiveAdoption() }
+
+// GetSyncStatus implements SyncedObject.
+func (a *Application) GetSyncStatus() *CommonStatus { return &a.Status.CommonStatus }
+
+// GetDeletionPolicy implements SyncedObject.
+func (a *Application) GetDeletionPolicy() DeletionPolicy {
+	if a.Spec.DeletionPolicy == "" {
+		return DeletionPolicyDelete
+	}
+	return a.Spec.DeletionPolicy
+}
+
+// GetRemoteID implements SyncedObject.
+func (a *Application) GetRemoteID() int64 { return a.Status.ApplicationID }
+
+// SetRemoteID implements SyncedObject.
+func (a *Application) SetRemoteID(id int64) { a.Status.ApplicationID = id }
+
+// GetAdoptionPolicy implements SyncedObject.
+func (a *Application) GetAdoptionPolicy() AdoptionPolicy {
+	if a.Spec.Adoption == "" {
+		return AdoptionIfExists
+	}
+	return a.Spec.Adoption
+}
+
+// GetSyncStatus implements SyncedObject.
+func (d *ActiveDoc) GetSyncStatus() *CommonStatus { return &d.Status.CommonStatus }
+
+// GetDeletionPolicy implements SyncedObject.
+func (d *ActiveDoc) GetDeletionPolicy() DeletionPolicy { return d.Spec.EffectiveDeletionPolicy() }
+
+// GetRemoteID implements SyncedObject.
+func (d *ActiveDoc) GetRemoteID() int64 { return d.Status.ActiveDocID }
+
+// SetRemoteID implements SyncedObject.
+func (d *ActiveDoc) SetRemoteID(id int64) { d.Status.ActiveDocID = id }
+
+// GetAdoptionPolicy implements SyncedObject.
+func (d *ActiveDoc) GetAdoptionPolicy() AdoptionPolicy { return d.Spec.EffectiveAdoption() }

@@ -1,0 +1,103 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// DeveloperAccountSpec is the desired state of a 3scale developer (buyer) account and its users. Users
+// live inside the account: a user never changes account.
+type DeveloperAccountSpec struct {
+	// OrgName is the organization's name, shown in 3scale and the developer portal.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=255
+	OrgName string `json:"orgName"`
+
+	// MonthlyBillingEnabled turns monthly invoicing of the account on or off; unset leaves 3scale's value.
+	// +optional
+	MonthlyBillingEnabled *bool `json:"monthlyBillingEnabled,omitempty"`
+
+	// MonthlyChargingEnabled turns monthly charging of the account's credit card on or off; unset leaves
+	// 3scale's value.
+	// +optional
+	MonthlyChargingEnabled *bool `json:"monthlyChargingEnabled,omitempty"`
+
+	// Users of the account, by username. The first admin signs the account up; at least one user is an admin.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=100
+	// +kubebuilder:validation:XValidation:rule="self.exists(u, u.role == 'admin')",message="an account needs at least one user with role admin"
+	// +listType=map
+	// +listMapKey=username
+	Users []DeveloperUserSpec `json:"users"`
+
+	CommonSpec `json:",inline"`
+}
+
+// DeveloperUserRole is a user's role in its account.
+// +kubebuilder:validation:Enum=admin;member
+type DeveloperUserRole string
+
+// DeveloperUserSpec is one user of a developer account.
+type DeveloperUserSpec struct {
+	// Username is the user's login, unique in the tenant. It identifies the user: changing it makes
+	// another user.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=255
+	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9_.@+-]+$`
+	Username string `json:"username"`
+
+	// Email of the user, unique in the tenant.
+	// +kubebuilder:validation:MinLength=3
+	// +kubebuilder:validation:MaxLength=255
+	// +kubebuilder:validation:Pattern=`^[^@\s]+@[^@\s]+$`
+	Email string `json:"email"`
+
+	// Role in the account. Default: member.
+	// +kubebuilder:default=member
+	// +optional
+	Role DeveloperUserRole `json:"role,omitempty"`
+
+	// PasswordRef is the key of a Secret in this namespace that holds the user's password (never inline).
+	// Optional: without it the user signs in through the portal's password reset or SSO.
+	// +optional
+	PasswordRef *LocalSecretKeyRef `json:"passwordRef,omitempty"`
+}
+
+// DeveloperAccountStatus is the observed state of a DeveloperAccount.
+type DeveloperAccountStatus struct {
+	CommonStatus `json:",inline"`
+
+	// AccountID is the id of the developer account in 3scale.
+	// +optional
+	AccountID int64 `json:"accountID,omitempty"`
+
+	// UserIDs are the 3scale ids of the account's users, by username.
+	// +optional
+	UserIDs map[string]int64 `json:"userIDs,omitempty"`
+}
+
+// DeveloperAccount is a 3scale developer (buyer) account with its users.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=apiaccount,categories=apimsync
+// +kubebuilder:printcolumn:name="State",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
+// +kubebuilder:printcolumn:name="Org",type=string,JSONPath=`.spec.orgName`
+// +kubebuilder:printcolumn:name="Account ID",type=integer,JSONPath=`.status.accountID`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:printcolumn:name="Message",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].message`,priority=1
+type DeveloperAccount struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec DeveloperAccountSpec `json:"spec"`
+	// +optional
+	Status DeveloperAccountStatus `json:"status,omitempty"`
+}
+
+// DeveloperAccountList is a list of DeveloperAccounts.
+// +kubebuilder:object:root=true
+type DeveloperAccountList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []DeveloperAccount `json:"items"`
+}

@@ -1,0 +1,58 @@
+package client
+
+import "context"
+
+// User is a user of a developer account.
+type User struct {
+	ID       int64  `json:"id"`
+	Username string `json:"username"`
+	Email    string `json:"email"`
+	Role     string `json:"role"`  // admin or member
+	State    string `json:"state"` // pending, active, suspended
+}
+
+// UserParams are the writable attributes of a user; empty ones are not sent.
+type UserParams struct {
+	Username string
+	Email    string
+	Password string
+}
+
+func (p UserParams) form() form {
+	return form{}.str("username", p.Username).str("email", p.Email).str("password", p.Password)
+}
+
+// ListUsers lists the users of an account (GET /admin/api/accounts/{account_id}/users.json).
+func (c *Client) ListUsers(ctx context.Context, accountID int64) ([]User, error) {
+	return list[User](ctx, c, "/admin/api/accounts/{account_id}/users.json", false, accountID)
+}
+
+// CreateUser adds a user to an account, as a pending member (POST /admin/api/accounts/{account_id}/users.json).
+func (c *Client) CreateUser(ctx context.Context, accountID int64, p UserParams) (*User, error) {
+	return one[User](ctx, c, call{method: "POST", endpoint: "/admin/api/accounts/{account_id}/users.json", args: []any{accountID}, form: p.form().values()})
+}
+
+// UpdateUser updates a user (PUT /admin/api/accounts/{account_id}/users/{id}.json).
+func (c *Client) UpdateUser(ctx context.Context, accountID, id int64, p UserParams) (*User, error) {
+	return one[User](ctx, c, call{method: "PUT", endpoint: "/admin/api/accounts/{account_id}/users/{id}.json", args: []any{accountID, id}, form: p.form().values()})
+}
+
+// ActivateUser activates a pending user (PUT /admin/api/accounts/{account_id}/users/{id}/activate.json).
+func (c *Client) ActivateUser(ctx context.Context, accountID, id int64) (*User, error) {
+	return one[User](ctx, c, call{method: "PUT", endpoint: "/admin/api/accounts/{account_id}/users/{id}/activate.json", args: []any{accountID, id}})
+}
+
+// SetUserRole makes a user an admin or a member (PUT /admin/api/accounts/{account_id}/users/{id}/admin.json
+// or member.json).
+func (c *Client) SetUserRole(ctx context.Context, accountID, id int64, role string) (*User, error) {
+	endpoint := "/admin/api/accounts/{account_id}/users/{id}/member.json"
+	if role == "admin" {
+		endpoint = "/admin/api/accounts/{account_id}/users/{id}/admin.json"
+	}
+	return one[User](ctx, c, call{method: "PUT", endpoint: endpoint, args: []any{accountID, id}})
+}
+
+// DeleteUser deletes a user (DELETE /admin/api/accounts/{account_id}/users/{id}.json).
+func (c *Client) DeleteUser(ctx context.Context, accountID, id int64) error {
+	return c.do(ctx, call{method: "DELETE", endpoint: "/admin/api/accounts/{account_id}/users/{id}.json", args: []any{accountID, id}}, nil)
+}

@@ -1,0 +1,417 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	"github.com/apimsync/apimsync/cache"
+	tsclient "github.com/apimsync/apimsync/client"
+	"github.com/apimsync/apimsync/controllers/engine"
+)
+
+// snapshotKindApplication is the kind under which application snapshots are cached.
+const snapshotKindApplication = "application"
+
+// Condition reasons of Applications.
+const (
+	ReasonAccountNotFound        = "AccountNotFound"
+	ReasonAccountNotSynced       = "AccountNotSynced"
+	ReasonAccountInvalid         = "AccountInvalid"
+	ReasonAccountDeleting        = "AccountDeleting"
+	ReasonPlanNotFound           = "PlanNotFound"
+	ReasonPlanNotSynced          = "PlanNotSynced"
+	ReasonPlanInvalid            = "PlanInvalid"
+	ReasonPlanDeleting           = "PlanDeleting"
+	ReasonPlanOfAnotherProduct   = "PlanOfAnotherProduct"
+	ReasonCredentialsUnavailable = "CredentialsNotFound"
+)
+
+// Keys of an Application's credentials Secret (the one it reads and the one it writes).
+const (
+	credentialUserKey = "user_key"
+	credentialAppID   = "app_id"
+	credentialAppKey  = "app_key"
+	credentialAppKeys = "app_keys"
+)
+
+// applicationSnapshot is the remote state of one application.
+type applicationSnapshot struct {
+	App  tsclient.Application
+	Keys []string
+}
+
+// applicationDesired is what Resolve learnt from the account, the plan and the credentials Secret.
+type applicationDesired struct {
+	AccountID, PlanID, ProductID int64
+	// AppIDMode is true for products whose applications are identified by app id and keys (and OIDC).
+	AppIDMode bool
+	// UserKey, AppID and AppKeys are the credentials the spec asks for; empty: 3scale generates them.
+	UserKey, AppID string
+	AppKeys        []string
+}
+
+// ApplicationSyncer syncs Applications to 3scale applications and writes their credentials to a Secret
+// the Application owns. An application is identified by its name within its account: after a lost create
+// answer it is found there again (create-pending marker), never made twice.
+type ApplicationSyncer struct {
+	// Reader reads Kubernetes objects (the manager's cache).
+	Reader client.Reader
+	// Writer writes the credentials Secrets.
+	Writer client.Client
+	// Accounts resolves provider-account Secrets.
+	Accounts *ProviderAccounts
+	// Snapshots caches remote state between reconciles.
+	Snapshots *cache.Snapshots
+	// Claims arbitrates resources that resolve to the same application (account and name).
+	Claims *Claims
+}
+
+var _ engine.Syncer[*v1alpha1.Application] = &ApplicationSyncer{}
+
+// credentialsSecretName is the Secret the Application writes its credentials to.
+func credentialsSecretName(a *v1alpha1.Application) string {
+	if a.Spec.CredentialsSecretName != "" {
+		return a.Spec.CredentialsSecretName
+	}
+	return a.Name + "-credentials"
+}
+
+// Connect implements engine.Syncer: the provider account of the application's DeveloperAccount; while
+// the application is being deleted, the Secret it was synced with (its account may be gone already).
+func (s *ApplicationSyncer) Connect(ctx context.Context, a *v1alpha1.Application) (*engine.Session, error) {
+	if !a.DeletionTimestamp.IsZero() && a.Status.ProviderAccountSecret != "" {
+		return s.Accounts.Connect(ctx, a.Namespace, a.Status.ProviderAccountSecret)
+	}
+	var acc v1alpha1.DeveloperAccount
+	if err := s.Reader.Get(ctx, client.ObjectKey{Namespace: a.Namespace, Name: a.Spec.AccountRef}, &acc); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, engine.Waiting(ReasonAccountNotFound, "waiting for DeveloperAccount %q (spec.accountRef) to be created", a.Spec.AccountRef)
+		}
+		return nil, err
+	}
+	return s.Accounts.Connect(ctx, a.Namespace, acc.Spec.ProviderAccountSecretName())
+}
+
+// Resolve implements engine.Syncer: the account and the plan must be Synced on the session's tenant (an
+// Invalid one makes the application Invalid); the plan must be of the product the application is on.
+func (s *ApplicationSyncer) Resolve(ctx context.Context, a *v1alpha1.Application, sess *engine.Session) error {
+	sess.SystemName = a.Spec.Name
+	var acc v1alpha1.DeveloperAccount
+	if err := s.dependency(ctx, a.Namespace, a.Spec.AccountRef, &acc, "DeveloperAccount", "spec.accountRef",
+		[4]string{ReasonAccountNotFound, ReasonAccountDeleting, ReasonAccountInvalid, ReasonAccountNotSynced}, &acc.Status.CommonStatus, func() int64 { return acc.Status.AccountID }); err != nil {
+		return err
+	}
+	var plan v1alpha1.ApplicationPlan
+	if err := s.dependency(ctx, a.Namespace, a.Spec.PlanRef, &plan, "ApplicationPlan", "spec.planRef",
+		[4]string{ReasonPlanNotFound, ReasonPlanDeleting, ReasonPlanInvalid, ReasonPlanNotSynced}, &plan.Status.CommonStatus, func() int64 { return plan.Status.PlanID }); err != nil {
+		return err
+	}
+	if plan.Status.TenantHost != sess.Tenant {
+		return engine.Invalid(ReasonInvalidSpec, "ApplicationPlan %q is on tenant %s, but DeveloperAccount %q on %s: an application needs both on one tenant",
+			plan.Name, plan.Status.TenantHost, acc.Name, sess.Tenant)
+	}
+	if a.Status.ApplicationID != 0 && a.Status.ProductID != 0 && plan.Status.ProductID != a.Status.ProductID {
+		return engine.Invalid(ReasonPlanOfAnotherProduct,
+			"ApplicationPlan %q belongs to another product than the one this application is on (3scale product %d): 3scale cannot move an application between products; create a new Application on that plan and delete this one",
+			plan.Name, a.Status.ProductID)
+	}
+	var product v1alpha1.Product
+	if err := s.Reader.Get(ctx, client.ObjectKey{Namespace: a.Namespace, Name: plan.Spec.ProductRef}, &product); err != nil {
+		return engine.Waiting(ReasonProductNotFound, "waiting for Product %q of plan %q", plan.Spec.ProductRef, plan.Name)
+	}
+	_, backendVersion := serviceAttrs(&product)
+	desired := &applicationDesired{AccountID: acc.Status.AccountID, PlanID: plan.Status.PlanID, ProductID: plan.Status.ProductID,
+		AppIDMode: backendVersion != "1"}
+	if err := s.resolveCredentials(ctx, a, desired); err != nil {
+		return err
+	}
+	a.Status.AccountID, a.Status.ProductID = desired.AccountID, desired.ProductID
+	if err := checkSoleOwner(ctx, s.Reader, s.Claims, a, &v1alpha1.ApplicationList{}, ownerKey(sess.Tenant, itoa64(desired.AccountID), sess.SystemName)); err != nil {
+		return err
+	}
+	sess.Desired = desired
+	spec := a.Spec
+	spec.DeletionPolicy, spec.Adoption = "", ""
+	sess.Hash = sess.HashOf(sess.Tenant, spec, desired)
+	return nil
+}
+
+// dependency reads one object the application depends on and checks it can be built upon; reasons are
+// for: not found, being deleted, invalid, not synced.
+func (s *ApplicationSyncer) dependency(ctx context.Context, ns, name string, obj client.Object, kind, field string, reasons [4]string,
+	st *v1alpha1.CommonStatus, id func() int64) error {
+	if err := s.Reader.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, obj); err != nil {
+		if apierrors.IsNotFound(err) {
+			return engine.Waiting(reasons[0], "waiting for %s %q (%s) to be created", kind, name, field)
+		}
+		return err
+	}
+	if !obj.GetDeletionTimestamp().IsZero() {
+		return engine.Waiting(reasons[1], "%s %q is being deleted", kind, name)
+	}
+	if c := meta.FindStatusCondition(st.Conditions, v1alpha1.ConditionInvalid); c != nil && c.Status == metav1.ConditionTrue {
+		return engine.Invalid(reasons[2], "%s %q is invalid: %s", kind, name, c.Message)
+	}
+	if !usable(obj, *st, id()) {
+		return engine.Waiting(reasons[3], "waiting for %s %q to be Synced", kind, name)
+	}
+	return nil
+}
+
+// resolveCredentials reads the credentials the spec names, if any.
+func (s *ApplicationSyncer) resolveCredentials(ctx context.Context, a *v1alpha1.Application, d *applicationDesired) error {
+	ref := a.Spec.CredentialsRef
+	if ref == nil {
+		return nil
+	}
+	var secret corev1.Secret
+	if err := s.Reader.Get(ctx, client.ObjectKey{Namespace: a.Namespace, Name: ref.Name}, &secret); err != nil {
+		if apierrors.IsNotFound(err) {
+			return engine.Waiting(ReasonCredentialsUnavailable, "waiting for Secret %q (spec.credentialsRef) to be created", ref.Name)
+		}
+		return err
+	}
+	get := func(k string) string { return strings.TrimSpace(string(secret.Data[k])) }
+	if d.AppIDMode {
+		d.AppID = get(credentialAppID)
+		for _, k := range strings.Split(get(credentialAppKeys)+","+get(credentialAppKey), ",") {
+			if k = strings.TrimSpace(k); k != "" && !slices.Contains(d.AppKeys, k) {
+				d.AppKeys = append(d.AppKeys, k)
+			}
+		}
+		if d.AppID == "" {
+			return engine.Invalid(ReasonInvalidSpec, "Secret %q (spec.credentialsRef) has no %s: the plan's product identifies applications by app id and key", ref.Name, credentialAppID)
+		}
+		return nil
+	}
+	if d.UserKey = get(credentialUserKey); d.UserKey == "" {
+		return engine.Invalid(ReasonInvalidSpec, "Secret %q (spec.credentialsRef) has no %s: the plan's product identifies applications by user key", ref.Name, credentialUserKey)
+	}
+	return nil
+}
+
+// Observe implements engine.Syncer.
+func (s *ApplicationSyncer) Observe(ctx context.Context, a *v1alpha1.Application, sess *engine.Session) (engine.Observation, error) {
+	snap, err := s.read(ctx, a, sess)
+	if err != nil || snap == nil {
+		return engine.Observation{}, err
+	}
+	upToDate := appMatches(snap, a, sess.Desired.(*applicationDesired)) && s.credentialsWritten(ctx, a, snap)
+	return engine.Observation{Exists: true, UpToDate: upToDate, Diff: snap}, nil
+}
+
+func (s *ApplicationSyncer) read(ctx context.Context, a *v1alpha1.Application, sess *engine.Session) (*applicationSnapshot, error) {
+	if id := a.Status.ApplicationID; id != 0 && !sess.ForceRead {
+		if snap, ok := cache.Get[*applicationSnapshot](s.Snapshots, sess.Tenant, snapshotKindApplication, id); ok {
+			return snap, nil
+		}
+	}
+	d := sess.Desired.(*applicationDesired)
+	remote, err := locate(a, sess, s.finder(ctx, sess, d.AccountID))
+	if err != nil || remote == nil {
+		return nil, err
+	}
+	return s.readKeys(ctx, sess, d, *remote)
+}
+
+func (s *ApplicationSyncer) readKeys(ctx context.Context, sess *engine.Session, d *applicationDesired, app tsclient.Application) (*applicationSnapshot, error) {
+	snap := &applicationSnapshot{App: app}
+	if d.AppIDMode {
+		keys, err := sess.Remote.ListApplicationKeys(ctx, d.AccountID, app.ID)
+		if err != nil {
+			return nil, fmt.Errorf("cannot list the keys of application %d: %w", app.ID, err)
+		}
+		for _, k := range keys {
+			snap.Keys = append(snap.Keys, k.Value)
+		}
+	}
+	s.Snapshots.Put(sess.Tenant, snapshotKindApplication, app.ID, snap)
+	return snap, nil
+}
+
+// finder reads the applications of one account; an application is known by its name there.
+func (s *ApplicationSyncer) finder(ctx context.Context, sess *engine.Session, accountID int64) remoteFinder[tsclient.Application] {
+	return remoteFinder[tsclient.Application]{kind: "application", uniqueField: "name",
+		get:    func(id int64) (*tsclient.Application, error) { return sess.Remote.GetApplication(ctx, accountID, id) },
+		list:   func() ([]tsclient.Application, error) { return sess.Remote.ListApplications(ctx, accountID) },
+		idName: func(r tsclient.Application) (int64, string) { return r.ID, r.Name },
+		forget: func(id int64) { s.Snapshots.Forget(sess.Tenant, snapshotKindApplication, id) },
+	}
+}
+
+func appState(a *v1alpha1.Application) string {
+	if a.Spec.Suspended {
+		return "suspended"
+	}
+	return "live"
+}
+
+func appAttrsMatch(r tsclient.Application, a *v1alpha1.Application, d *applicationDesired) bool {
+	return r.Name == a.Spec.Name && r.Description == a.Spec.Description && (d.UserKey == "" || r.UserKey == d.UserKey)
+}
+
+func appMatches(snap *applicationSnapshot, a *v1alpha1.Application, d *applicationDesired) bool {
+	r := snap.App
+	if !appAttrsMatch(r, a, d) || r.PlanID != d.PlanID || (r.State != appState(a) && r.State != "pending") {
+		return false
+	}
+	for _, k := range d.AppKeys {
+		if !slices.Contains(snap.Keys, k) {
+			return false
+		}
+	}
+	return true
+}
+
+// credentials returns what goes into the credentials Secret.
+func credentials(snap *applicationSnapshot) map[string][]byte {
+	if snap.App.UserKey != "" {
+		return map[string][]byte{credentialUserKey: []byte(snap.App.UserKey)}
+	}
+	out := map[string][]byte{credentialAppID: []byte(snap.App.ApplicationID)}
+	if len(snap.Keys) > 0 {
+		out[credentialAppKey] = []byte(snap.Keys[0])
+		out[credentialAppKeys] = []byte(strings.Join(snap.Keys, ","))
+	}
+	return out
+}
+
+// credentialsWritten reports whether the credentials Secret holds the application's credentials.
+func (s *ApplicationSyncer) credentialsWritten(ctx context.Context, a *v1alpha1.Application, snap *applicationSnapshot) bool {
+	var secret corev1.Secret
+	if err := s.Reader.Get(ctx, client.ObjectKey{Namespace: a.Namespace, Name: credentialsSecretName(a)}, &secret); err != nil {
+		return false
+	}
+	want := credentials(snap)
+	if len(secret.Data) != len(want) {
+		return false
+	}
+	for k, v := range want {
+		if string(secret.Data[k]) != string(v) {
+			return false
+		}
+	}
+	return true
+}
+
+// Create implements engine.Syncer: creates the application on its account and plan, with the spec's
+// credentials or 3scale's.
+func (s *ApplicationSyncer) Create(ctx context.Context, a *v1alpha1.Application, sess *engine.Session) error {
+	d := sess.Desired.(*applicationDesired)
+	p := tsclient.ApplicationParams{PlanID: d.PlanID, Name: a.Spec.Name, Description: &a.Spec.Description, UserKey: d.UserKey, ApplicationID: d.AppID}
+	if len(d.AppKeys) > 0 {
+		p.ApplicationKey = d.AppKeys[0]
+	}
+	created, err := createOrAdopt(sess.SystemName, func() (*tsclient.Application, error) {
+		return sess.Remote.CreateApplication(ctx, d.AccountID, p)
+	}, a, sess, s.finder(ctx, sess, d.AccountID))
+	if err != nil {
+		return err
+	}
+	a.Status.ApplicationID = created.ID
+	snap, err := s.readKeys(ctx, sess, d, *created)
+	if err != nil {
+		return err
+	}
+	return s.Update(ctx, a, sess, engine.Observation{Exists: true, Diff: snap})
+}
+
+// Update implements engine.Syncer: attributes, plan (change_plan within the product), suspension, keys,
+// then the credentials Secret.
+func (s *ApplicationSyncer) Update(ctx context.Context, a *v1alpha1.Application, sess *engine.Session, o engine.Observation) error {
+	snap := o.Diff.(*applicationSnapshot)
+	snap = &applicationSnapshot{App: snap.App, Keys: slices.Clone(snap.Keys)}
+	d := sess.Desired.(*applicationDesired)
+	c, id := sess.Remote, snap.App.ID
+	s.Snapshots.Forget(sess.Tenant, snapshotKindApplication, id)
+	var err error
+	if !appAttrsMatch(snap.App, a, d) {
+		if snap.App, err = deref(c.UpdateApplication(ctx, d.AccountID, id, tsclient.ApplicationParams{Name: a.Spec.Name,
+			Description: &a.Spec.Description, UserKey: d.UserKey})); err != nil {
+			return fmt.Errorf("cannot update application %q: %w", a.Spec.Name, err)
+		}
+	}
+	if snap.App.PlanID != d.PlanID {
+		if err := c.ChangeApplicationPlan(ctx, d.AccountID, id, d.PlanID); err != nil {
+			return fmt.Errorf("cannot move application %q to plan %d: %w", a.Spec.Name, d.PlanID, err)
+		}
+		snap.App.PlanID = d.PlanID
+	}
+	switch {
+	case a.Spec.Suspended && snap.App.State != "suspended":
+		snap.App, err = deref(c.SuspendApplication(ctx, d.AccountID, id))
+	case !a.Spec.Suspended && snap.App.State == "suspended":
+		snap.App, err = deref(c.ResumeApplication(ctx, d.AccountID, id))
+	}
+	if err != nil {
+		return fmt.Errorf("cannot change the state of application %q: %w", a.Spec.Name, err)
+	}
+	for _, k := range d.AppKeys {
+		if !slices.Contains(snap.Keys, k) {
+			if err := c.CreateApplicationKey(ctx, d.AccountID, id, k); err != nil {
+				return fmt.Errorf("cannot add a key to application %q: %w", a.Spec.Name, err)
+			}
+			snap.Keys = append(snap.Keys, k)
+		}
+	}
+	a.Status.PlanID = snap.App.PlanID
+	if err := s.writeCredentials(ctx, a, snap); err != nil {
+		return err
+	}
+	s.Snapshots.Put(sess.Tenant, snapshotKindApplication, id, snap)
+	return nil
+}
+
+// writeCredentials creates or updates the credentials Secret, owned by the Application.
+func (s *ApplicationSyncer) writeCredentials(ctx context.Context, a *v1alpha1.Application, snap *applicationSnapshot) error {
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: a.Namespace, Name: credentialsSecretName(a)}}
+	_, err := controllerutil.CreateOrUpdate(ctx, s.Writer, secret, func() error {
+		if secret.ResourceVersion != "" && !metav1.IsControlledBy(secret, a) {
+			return fmt.Errorf("secret %q exists and is not this Application's: choose another spec.credentialsSecretName", secret.Name)
+		}
+		secret.Labels = map[string]string{"apimsync.io/application": a.Name}
+		secret.Type = corev1.SecretTypeOpaque
+		secret.Data = credentials(snap)
+		return controllerutil.SetControllerReference(a, secret, s.Writer.Scheme())
+	})
+	if err != nil {
+		return engine.Invalid(ReasonInvalidSpec, "cannot write the credentials Secret %q: %v", secret.Name, err)
+	}
+	a.Status.CredentialsSecret = secret.Name
+	return nil
+}
+
+// Delete implements engine.Syncer. An application whose account is gone from 3scale is gone with it.
+func (s *ApplicationSyncer) Delete(ctx context.Context, a *v1alpha1.Application, sess *engine.Session) error {
+	sess.SystemName = a.Spec.Name
+	id, accountID := a.Status.ApplicationID, a.Status.AccountID
+	if accountID == 0 {
+		return nil
+	}
+	if id == 0 {
+		remote, err := locate(a, sess, s.finder(ctx, sess, accountID))
+		if err != nil || remote == nil {
+			return ignoreNotFound(err)
+		}
+		id = remote.ID
+	}
+	if err := ignoreNotFound(sess.Remote.DeleteApplication(ctx, accountID, id)); err != nil {
+		return fmt.Errorf("cannot delete application %q: %w", a.Spec.Name, err)
+	}
+	s.Snapshots.Forget(sess.Tenant, snapshotKindApplication, id)
+	return nil
+}
+
+// itoa64 formats an id.
+func itoa64(i int64) string { return strconv.FormatInt(i, 10) }

@@ -1,0 +1,298 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"maps"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	"github.com/apimsync/apimsync/cache"
+	tsclient "github.com/apimsync/apimsync/client"
+	"github.com/apimsync/apimsync/controllers/engine"
+)
+
+// snapshotKindAccount is the kind under which account snapshots are cached.
+const snapshotKindAccount = "account"
+
+// Account and user states of porta that apimsync brings accounts and users to.
+const (
+	accountApproved = "approved"
+	userActive      = "active"
+	roleAdmin       = "admin"
+)
+
+// accountSnapshot is the remote state of one developer account and its users.
+type accountSnapshot struct {
+	Account tsclient.Account
+	Users   map[string]tsclient.User // by username
+}
+
+func (s *accountSnapshot) clone() *accountSnapshot {
+	c := *s
+	c.Users = maps.Clone(s.Users)
+	return &c
+}
+
+// accountDesired holds the users' passwords read from their Secrets, by username.
+type accountDesired struct {
+	Passwords map[string]string
+}
+
+// DeveloperAccountSyncer syncs DeveloperAccounts to 3scale developer accounts with their users. An
+// account is identified by its first admin's username: porta's signup creates both, and accounts/find
+// finds the account again after a lost answer.
+type DeveloperAccountSyncer struct {
+	// Reader reads Kubernetes objects (the manager's cache).
+	Reader client.Reader
+	// Accounts resolves provider-account Secrets.
+	Accounts *ProviderAccounts
+	// Snapshots caches remote state between reconciles.
+	Snapshots *cache.Snapshots
+	// Claims arbitrates resources that resolve to the same account.
+	Claims *Claims
+}
+
+var _ engine.Syncer[*v1alpha1.DeveloperAccount] = &DeveloperAccountSyncer{}
+
+// firstAdmin is the user that signs the account up and identifies it.
+func firstAdmin(d *v1alpha1.DeveloperAccount) v1alpha1.DeveloperUserSpec {
+	for _, u := range d.Spec.Users {
+		if u.Role == roleAdmin {
+			return u
+		}
+	}
+	return d.Spec.Users[0]
+}
+
+// Connect implements engine.Syncer.
+func (s *DeveloperAccountSyncer) Connect(ctx context.Context, d *v1alpha1.DeveloperAccount) (*engine.Session, error) {
+	return s.Accounts.Connect(ctx, d.Namespace, secretForSession(d, d.Spec.ProviderAccountSecretName()))
+}
+
+// Resolve implements engine.Syncer: the users' password Secrets must exist; no other resource may own
+// the account (same tenant, same first admin).
+func (s *DeveloperAccountSyncer) Resolve(ctx context.Context, d *v1alpha1.DeveloperAccount, sess *engine.Session) error {
+	if len(d.Spec.Users) == 0 {
+		return engine.Invalid(ReasonInvalidSpec, "an account needs at least one user")
+	}
+	sess.SystemName = firstAdmin(d).Username
+	desired := &accountDesired{Passwords: map[string]string{}}
+	for _, u := range d.Spec.Users {
+		if u.PasswordRef == nil {
+			continue
+		}
+		v, err := secretValue(ctx, s.Reader, d.Namespace, u.PasswordRef, fmt.Sprintf("password of user %q", u.Username))
+		if err != nil {
+			return err
+		}
+		desired.Passwords[u.Username] = v
+	}
+	if err := checkSoleOwner(ctx, s.Reader, s.Claims, d, &v1alpha1.DeveloperAccountList{}, ownerKey(sess.Tenant, "", sess.SystemName)); err != nil {
+		return err
+	}
+	sess.Desired = desired
+	spec := d.Spec
+	spec.CommonSpec = v1alpha1.CommonSpec{}
+	sess.Hash = sess.HashOf(sess.Tenant, sess.SystemName, spec, desired)
+	return nil
+}
+
+// Observe implements engine.Syncer.
+func (s *DeveloperAccountSyncer) Observe(ctx context.Context, d *v1alpha1.DeveloperAccount, sess *engine.Session) (engine.Observation, error) {
+	snap, err := s.read(ctx, d, sess)
+	if err != nil || snap == nil {
+		return engine.Observation{}, err
+	}
+	return engine.Observation{Exists: true, UpToDate: accountMatches(snap, d), Diff: snap}, nil
+}
+
+func (s *DeveloperAccountSyncer) read(ctx context.Context, d *v1alpha1.DeveloperAccount, sess *engine.Session) (*accountSnapshot, error) {
+	if id := d.Status.AccountID; id != 0 && !sess.ForceRead {
+		if snap, ok := cache.Get[*accountSnapshot](s.Snapshots, sess.Tenant, snapshotKindAccount, id); ok {
+			return snap, nil
+		}
+	}
+	remote, err := locate(d, sess, s.finder(ctx, sess))
+	if err != nil || remote == nil {
+		return nil, err
+	}
+	return s.readUsers(ctx, sess, *remote)
+}
+
+func (s *DeveloperAccountSyncer) readUsers(ctx context.Context, sess *engine.Session, remote tsclient.Account) (*accountSnapshot, error) {
+	users, err := sess.Remote.ListUsers(ctx, remote.ID)
+	if err != nil {
+		return nil, fmt.Errorf("cannot list the users of account %d: %w", remote.ID, err)
+	}
+	snap := &accountSnapshot{Account: remote, Users: map[string]tsclient.User{}}
+	for _, u := range users {
+		snap.Users[u.Username] = u
+	}
+	s.Snapshots.Put(sess.Tenant, snapshotKindAccount, remote.ID, snap)
+	return snap, nil
+}
+
+// finder reads accounts of the session's tenant; the "list" is porta's find by the first admin's username.
+func (s *DeveloperAccountSyncer) finder(ctx context.Context, sess *engine.Session) remoteFinder[tsclient.Account] {
+	return remoteFinder[tsclient.Account]{kind: "account", uniqueField: "username",
+		get: func(id int64) (*tsclient.Account, error) { return sess.Remote.GetAccount(ctx, id) },
+		list: func() ([]tsclient.Account, error) {
+			a, err := sess.Remote.FindAccountByUsername(ctx, sess.SystemName)
+			if tsclient.IsNotFound(err) {
+				return nil, nil
+			}
+			if err != nil {
+				return nil, err
+			}
+			return []tsclient.Account{*a}, nil
+		},
+		idName: func(a tsclient.Account) (int64, string) { return a.ID, sess.SystemName },
+		forget: func(id int64) { s.Snapshots.Forget(sess.Tenant, snapshotKindAccount, id) },
+	}
+}
+
+func accountAttrsMatch(r tsclient.Account, d *v1alpha1.DeveloperAccount) bool {
+	b, c := d.Spec.MonthlyBillingEnabled, d.Spec.MonthlyChargingEnabled
+	return r.OrgName == d.Spec.OrgName && (b == nil || *b == r.MonthlyBillingEnabled) && (c == nil || *c == r.MonthlyChargingEnabled)
+}
+
+func userMatches(r tsclient.User, u v1alpha1.DeveloperUserSpec) bool {
+	return r.Email == u.Email && r.Role == userRole(u) && r.State == userActive
+}
+
+func userRole(u v1alpha1.DeveloperUserSpec) string {
+	if u.Role == "" {
+		return "member"
+	}
+	return string(u.Role)
+}
+
+func accountMatches(snap *accountSnapshot, d *v1alpha1.DeveloperAccount) bool {
+	if !accountAttrsMatch(snap.Account, d) || snap.Account.State != accountApproved || len(snap.Users) != len(d.Spec.Users) {
+		return false
+	}
+	for _, u := range d.Spec.Users {
+		if r, ok := snap.Users[u.Username]; !ok || !userMatches(r, u) {
+			return false
+		}
+	}
+	return true
+}
+
+// Create implements engine.Syncer: porta's signup makes the account with its first admin; the other
+// users and settings follow.
+func (s *DeveloperAccountSyncer) Create(ctx context.Context, d *v1alpha1.DeveloperAccount, sess *engine.Session) error {
+	admin := firstAdmin(d)
+	desired := sess.Desired.(*accountDesired)
+	created, err := createOrAdopt(sess.SystemName, func() (*tsclient.Account, error) {
+		return sess.Remote.Signup(ctx, tsclient.SignupParams{OrgName: d.Spec.OrgName, Username: admin.Username, Email: admin.Email,
+			Password: desired.Passwords[admin.Username]})
+	}, d, sess, s.finder(ctx, sess))
+	if err != nil {
+		return err
+	}
+	d.Status.AccountID = created.ID
+	snap, err := s.readUsers(ctx, sess, *created)
+	if err != nil {
+		return err
+	}
+	return s.Update(ctx, d, sess, engine.Observation{Exists: true, Diff: snap})
+}
+
+// Update implements engine.Syncer: the account's attributes and approval, then each user: created,
+// updated, given its role, activated; users no longer in the spec are deleted.
+func (s *DeveloperAccountSyncer) Update(ctx context.Context, d *v1alpha1.DeveloperAccount, sess *engine.Session, o engine.Observation) error {
+	snap := o.Diff.(*accountSnapshot).clone()
+	c, id := sess.Remote, snap.Account.ID
+	s.Snapshots.Forget(sess.Tenant, snapshotKindAccount, id)
+	if !accountAttrsMatch(snap.Account, d) {
+		updated, err := c.UpdateAccount(ctx, id, tsclient.AccountParams{OrgName: d.Spec.OrgName,
+			MonthlyBillingEnabled: d.Spec.MonthlyBillingEnabled, MonthlyChargingEnabled: d.Spec.MonthlyChargingEnabled})
+		if err != nil {
+			return fmt.Errorf("cannot update account %q: %w", sess.SystemName, err)
+		}
+		snap.Account = *updated
+	}
+	if snap.Account.State != accountApproved {
+		approved, err := deref(c.ApproveAccount(ctx, id))
+		if err != nil {
+			return fmt.Errorf("cannot approve account %q: %w", sess.SystemName, err)
+		}
+		snap.Account = approved
+	}
+	if err := s.syncUsers(ctx, d, sess, snap); err != nil {
+		return err
+	}
+	d.Status.UserIDs = map[string]int64{}
+	for name, u := range snap.Users {
+		d.Status.UserIDs[name] = u.ID
+	}
+	s.Snapshots.Put(sess.Tenant, snapshotKindAccount, id, snap)
+	return nil
+}
+
+func (s *DeveloperAccountSyncer) syncUsers(ctx context.Context, d *v1alpha1.DeveloperAccount, sess *engine.Session, snap *accountSnapshot) error {
+	c, id := sess.Remote, snap.Account.ID
+	passwords := sess.Desired.(*accountDesired).Passwords
+	want := map[string]bool{}
+	for _, u := range d.Spec.Users {
+		want[u.Username] = true
+		r, ok := snap.Users[u.Username]
+		var err error
+		switch {
+		case !ok:
+			r, err = deref(c.CreateUser(ctx, id, tsclient.UserParams{Username: u.Username, Email: u.Email, Password: passwords[u.Username]}))
+		case r.Email != u.Email:
+			r, err = deref(c.UpdateUser(ctx, id, r.ID, tsclient.UserParams{Email: u.Email}))
+		}
+		if err == nil && r.Role != userRole(u) {
+			r, err = deref(c.SetUserRole(ctx, id, r.ID, userRole(u)))
+		}
+		if err == nil && r.State != userActive {
+			r, err = deref(c.ActivateUser(ctx, id, r.ID))
+		}
+		if err != nil {
+			return fmt.Errorf("cannot sync user %q of account %q: %w", u.Username, sess.SystemName, err)
+		}
+		snap.Users[u.Username] = r
+	}
+	for _, name := range sortedKeys(snap.Users) {
+		if want[name] {
+			continue
+		}
+		if err := ignoreNotFound(c.DeleteUser(ctx, id, snap.Users[name].ID)); err != nil {
+			return fmt.Errorf("cannot delete user %q of account %q: %w", name, sess.SystemName, err)
+		}
+		delete(snap.Users, name)
+	}
+	return nil
+}
+
+// Delete implements engine.Syncer: deleting the account deletes its users and applications in 3scale.
+func (s *DeveloperAccountSyncer) Delete(ctx context.Context, d *v1alpha1.DeveloperAccount, sess *engine.Session) error {
+	sess.SystemName = firstAdmin(d).Username
+	id := d.Status.AccountID
+	if id == 0 {
+		remote, err := locate(d, sess, s.finder(ctx, sess))
+		if err != nil || remote == nil {
+			return err
+		}
+		id = remote.ID
+	}
+	if err := ignoreNotFound(sess.Remote.DeleteAccount(ctx, id)); err != nil {
+		return fmt.Errorf("cannot delete account %q: %w", sess.SystemName, err)
+	}
+	s.Snapshots.Forget(sess.Tenant, snapshotKindAccount, id)
+	return nil
+}
+
+// deref turns a (pointer, error) answer into a value.
+func deref[T any](v *T, err error) (T, error) {
+	if err != nil || v == nil {
+		var zero T
+		return zero, err
+	}
+	return *v, nil
+}

@@ -1,0 +1,117 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+)
+
+// reference is one edge of the reference graph: objects of kind From name objects of kind To through a
+// spec field, indexed under Index.
+type reference struct {
+	From, To string
+	// Field is the spec field, for messages.
+	Field string
+	// Index is the field index of From objects by the names of the To objects they reference.
+	Index string
+	// List returns an empty list of From objects.
+	List func() client.ObjectList
+	// Owned: a From object cannot exist without its To object; deleting the To object deletes it first.
+	// Otherwise the To object's deletion waits until no From object uses it any more (a Backend for its
+	// Products) or the reference just dangles (an ActiveDoc's product).
+	Owned bool
+}
+
+// referenceGraph is every reference between apimsync's kinds. Deletion order derives from it; nothing
+// is ordered per kind pair anywhere else.
+var referenceGraph = []reference{
+	{From: "Application", To: "DeveloperAccount", Field: "spec.accountRef", Index: indexAccountRef, Owned: true,
+		List: func() client.ObjectList { return &v1alpha1.ApplicationList{} }},
+	{From: "Application", To: "ApplicationPlan", Field: "spec.planRef", Index: indexPlanRef, Owned: true,
+		List: func() client.ObjectList { return &v1alpha1.ApplicationList{} }},
+	{From: "ApplicationPlan", To: "Product", Field: "spec.productRef", Index: indexProductRef, Owned: true,
+		List: func() client.ObjectList { return &v1alpha1.ApplicationPlanList{} }},
+	{From: "Product", To: "Backend", Field: "spec.backendUsages", Index: indexBackendRefs,
+		List: func() client.ObjectList { return &v1alpha1.ProductList{} }},
+	{From: "ActiveDoc", To: "Product", Field: "spec.productRef", Index: indexProductRef,
+		List: func() client.ObjectList { return &v1alpha1.ActiveDocList{} }},
+}
+
+// deletionOrder returns the kinds in the order their objects go when everything is deleted at once:
+// every kind before the kinds it references (a topological order of the graph). A cycle is an error that
+// names it: the manager does not start.
+func deletionOrder(graph []reference) ([]string, error) {
+	kinds := map[string]bool{}
+	refs := map[string]map[string]bool{} // kind -> kinds it references
+	pending := map[string]int{}          // kind -> kinds referencing it not yet placed
+	for _, r := range graph {
+		kinds[r.From], kinds[r.To] = true, true
+		if refs[r.From] == nil {
+			refs[r.From] = map[string]bool{}
+		}
+		if !refs[r.From][r.To] {
+			refs[r.From][r.To] = true
+			pending[r.To]++
+		}
+	}
+	var order, ready []string
+	for k := range kinds {
+		if pending[k] == 0 {
+			ready = append(ready, k)
+		}
+	}
+	for len(ready) > 0 {
+		slices.Sort(ready)
+		k := ready[0]
+		ready = ready[1:]
+		order = append(order, k)
+		for to := range refs[k] {
+			if pending[to]--; pending[to] == 0 {
+				ready = append(ready, to)
+			}
+		}
+	}
+	if len(order) != len(kinds) {
+		var cycle []string
+		for k := range kinds {
+			if pending[k] > 0 {
+				cycle = append(cycle, k)
+			}
+		}
+		slices.Sort(cycle)
+		return nil, fmt.Errorf("the reference graph has a cycle through %s: no deletion order exists", strings.Join(cycle, ", "))
+	}
+	return order, nil
+}
+
+// ownedDependants returns a function listing the objects that must go before an object of kind: those
+// of an Owned reference to it, in its namespace.
+func ownedDependants(reader client.Reader, graph []reference, kind string) func(ctx context.Context, obj client.Object) ([]client.Object, error) {
+	var edges []reference
+	for _, r := range graph {
+		if r.To == kind && r.Owned {
+			edges = append(edges, r)
+		}
+	}
+	if len(edges) == 0 {
+		return nil
+	}
+	return func(ctx context.Context, obj client.Object) ([]client.Object, error) {
+		var out []client.Object
+		for _, r := range edges {
+			list := r.List()
+			if err := reader.List(ctx, list, client.InNamespace(obj.GetNamespace()), client.MatchingFields{r.Index: obj.GetName()}); err != nil {
+				return nil, err
+			}
+			if err := forEachItem(list, func(o client.Object) { out = append(out, o) }); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	}
+}

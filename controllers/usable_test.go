@@ -1,0 +1,43 @@
+package controllers
+
+import (
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+)
+
+// TestUsableDependency: dependants build on a dependency that holds its remote object at its current
+// generation, also while a drift check of it meets a passing failure (InSync); Orphan, Invalid, an
+// unsynced generation or deletion stop them.
+func TestUsableDependency(t *testing.T) {
+	backend := func(state string, id, observed int64, deleting bool) *v1alpha1.Backend {
+		b := &v1alpha1.Backend{ObjectMeta: metav1.ObjectMeta{Name: "b", Generation: 2}}
+		b.Status.BackendID, b.Status.ObservedGeneration, b.Status.SyncedHash = id, observed, "h"
+		meta.SetStatusCondition(&b.Status.Conditions, metav1.Condition{Type: state, Status: metav1.ConditionTrue, Reason: "R"})
+		if deleting {
+			b.DeletionTimestamp = &metav1.Time{Time: time.Now()}
+		}
+		return b
+	}
+	cases := map[string]struct {
+		b    *v1alpha1.Backend
+		want bool
+	}{
+		"Synced":                              {backend(v1alpha1.ConditionSynced, 7, 2, false), true},
+		"InSync after a 503 in a drift check": {backend(v1alpha1.ConditionInSync, 7, 2, false), true},
+		"InSync on a new generation":          {backend(v1alpha1.ConditionInSync, 7, 1, false), false},
+		"Orphan":                              {backend(v1alpha1.ConditionOrphan, 7, 2, false), false},
+		"Invalid":                             {backend(v1alpha1.ConditionInvalid, 7, 2, false), false},
+		"never created":                       {backend(v1alpha1.ConditionInSync, 0, 2, false), false},
+		"being deleted":                       {backend(v1alpha1.ConditionSynced, 7, 2, true), false},
+	}
+	for name, tc := range cases {
+		if got := usable(tc.b, tc.b.Status.CommonStatus, tc.b.Status.BackendID); got != tc.want {
+			t.Errorf("%s: usable = %v, want %v", name, got, tc.want)
+		}
+	}
+}
