@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cenkalti/backoff/v4"
 	"github.com/go-resty/resty/v2"
 	"golang.org/x/time/rate"
 )
@@ -43,6 +44,11 @@ type Config struct {
 	Observer Observer
 	// UserAgent is sent with every request.
 	UserAgent string
+	// ReadAttempts bounds the attempts of one call that may be retried (default 4): reads failing for a
+	// passing reason, and any call answered 429.
+	ReadAttempts int
+	// RetryInitialInterval is the first wait before a retry (default 200ms), growing exponentially.
+	RetryInitialInterval time.Duration
 }
 
 // CallInfo describes one HTTP attempt, for metrics.
@@ -68,6 +74,9 @@ type Client struct {
 	inFlight chan struct{}
 	timeout  time.Duration
 	observer Observer
+
+	readAttempts int
+	retryInitial time.Duration
 }
 
 // New returns a client for cfg.
@@ -90,6 +99,12 @@ func New(cfg Config) (*Client, error) {
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 30 * time.Second
+	}
+	if cfg.ReadAttempts <= 0 {
+		cfg.ReadAttempts = 4
+	}
+	if cfg.RetryInitialInterval <= 0 {
+		cfg.RetryInitialInterval = 200 * time.Millisecond
 	}
 	tlsConfig := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: cfg.InsecureSkipVerify} //nolint:gosec // opt-in only
 	if len(cfg.CABundle) > 0 {
@@ -122,6 +137,9 @@ func New(cfg Config) (*Client, error) {
 		inFlight: make(chan struct{}, cfg.MaxInFlight),
 		timeout:  cfg.Timeout,
 		observer: cfg.Observer,
+
+		readAttempts: cfg.ReadAttempts,
+		retryInitial: cfg.RetryInitialInterval,
 	}, nil
 }
 
@@ -168,18 +186,46 @@ func (c *Client) do(ctx context.Context, r call, out any) error {
 		ctx, cancel = context.WithTimeout(ctx, c.timeout)
 		defer cancel()
 	}
-	err := c.attempt(ctx, r, out)
-	if d, ok := RetryAfter(err); ok {
-		t := time.NewTimer(d)
-		defer t.Stop()
+	policy := backoff.NewExponentialBackOff(backoff.WithInitialInterval(c.retryInitial), backoff.WithMaxInterval(5*time.Second),
+		backoff.WithRandomizationFactor(0.5), backoff.WithMaxElapsedTime(0))
+	for attempt := 1; ; attempt++ {
+		err := c.attempt(ctx, r, out)
+		wait, retry := c.retryDelay(r, err, attempt, policy)
+		if !retry {
+			return err
+		}
+		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
+			t.Stop()
 			return err
 		case <-t.C:
 		}
-		err = c.attempt(ctx, r, out)
 	}
-	return err
+}
+
+// maxRetryAfter is the longest Retry-After the client waits for itself; beyond it the error goes to the
+// caller, whose workqueue waits instead of holding a worker.
+const maxRetryAfter = 30 * time.Second
+
+// retryDelay decides whether a failed attempt is tried again, and after how long. Reads (GET, which
+// change nothing) are retried on 5xx, timeouts, lost connections and 429, up to c.readAttempts attempts,
+// with jittered exponential backoff; writes only on 429, which porta answers before doing anything. A
+// Retry-After is always honoured: never sooner than it says.
+func (c *Client) retryDelay(r call, err error, attempt int, policy *backoff.ExponentialBackOff) (time.Duration, bool) {
+	if err == nil || attempt >= c.readAttempts {
+		return 0, false
+	}
+	after, limited := RetryAfter(err)
+	switch {
+	case limited && after > maxRetryAfter:
+		return 0, false
+	case limited:
+	case r.method == http.MethodGet && (IsUnavailable(err) || IsRateLimited(err)):
+	default:
+		return 0, false
+	}
+	return max(policy.NextBackOff(), after), true
 }
 
 func (c *Client) attempt(ctx context.Context, r call, out any) error {

@@ -992,11 +992,16 @@ func TestContractRetryAfter(t *testing.T) {
 			deadline:  10 * time.Second,
 			wantCodes: []int{429, 200}, minDuration: 950 * time.Millisecond, maxDuration: 3 * time.Second,
 		},
-		"429 twice: one retry only, then the error": {
+		"429 twice, then 200: each Retry-After honoured": {
 			answers: []httpmock.Responder{answer(429, ``, "Retry-After", "1"), answer(429, ``, "Retry-After", "1"),
 				answer(200, `{"service":{"id":42}}`)},
 			deadline:  10 * time.Second,
-			wantCodes: []int{429, 429}, wantErr: true, minDuration: 950 * time.Millisecond, maxDuration: 3 * time.Second,
+			wantCodes: []int{429, 429, 200}, minDuration: 1950 * time.Millisecond, maxDuration: 5 * time.Second,
+		},
+		"429 four times: the attempts are bounded, then the error": {
+			answers:   []httpmock.Responder{answer(429, ``, "Retry-After", "1")},
+			deadline:  10 * time.Second,
+			wantCodes: []int{429, 429, 429, 429}, wantErr: true, minDuration: 2950 * time.Millisecond, maxDuration: 7 * time.Second,
 		},
 		"Retry-After beyond the deadline: no wait, the 429": {
 			answers:   []httpmock.Responder{answer(429, ``, "Retry-After", "120"), answer(200, `{"service":{"id":42}}`)},
@@ -1186,6 +1191,10 @@ func TestObserverSeesEveryAttempt(t *testing.T) {
 		{Method: "DELETE", Endpoint: "/admin/api/backend_apis/{id}.json", Code: 403},
 		{Method: "POST", Endpoint: "/admin/api/services/{service_id}/metrics.json", Code: 429},
 		{Method: "POST", Endpoint: "/admin/api/services/{service_id}/metrics.json", Code: 201},
+		// A read that gets no answer is tried 4 times in all.
+		{Method: "GET", Endpoint: "/admin/api/backend_apis/{backend_api_id}/metrics.json", Code: 0},
+		{Method: "GET", Endpoint: "/admin/api/backend_apis/{backend_api_id}/metrics.json", Code: 0},
+		{Method: "GET", Endpoint: "/admin/api/backend_apis/{backend_api_id}/metrics.json", Code: 0},
 		{Method: "GET", Endpoint: "/admin/api/backend_apis/{backend_api_id}/metrics.json", Code: 0},
 	}
 	if diff := cmp.Diff(want, seen); diff != "" {

@@ -392,12 +392,18 @@ func (s *ApplicationSyncer) writeCredentials(ctx context.Context, a *v1alpha1.Ap
 	return nil
 }
 
-// Delete implements engine.Syncer. An application whose account is gone from 3scale is gone with it.
+// Delete implements engine.Syncer. An application whose account or product is being deleted with it, or
+// is gone from 3scale already, goes with them: no call.
 func (s *ApplicationSyncer) Delete(ctx context.Context, a *v1alpha1.Application, sess *engine.Session) error {
 	sess.SystemName = a.Spec.Name
 	id, accountID := a.Status.ApplicationID, a.Status.AccountID
-	if accountID == 0 {
-		return nil
+	if accountID == 0 || goesWithOwner(ctx, s.Reader, a.Namespace, a.Spec.AccountRef, &v1alpha1.DeveloperAccount{}) {
+		return nil // the account's deletion in 3scale takes its applications with it
+	}
+	var plan v1alpha1.ApplicationPlan
+	if s.Reader.Get(ctx, client.ObjectKey{Namespace: a.Namespace, Name: a.Spec.PlanRef}, &plan) == nil &&
+		goesWithOwner(ctx, s.Reader, a.Namespace, plan.Spec.ProductRef, &v1alpha1.Product{}) {
+		return nil // the product's deletion in 3scale takes its plans' applications with it
 	}
 	if id == 0 {
 		remote, err := locate(a, sess, s.finder(ctx, sess, accountID))

@@ -37,7 +37,7 @@ func applySamples(t *testing.T, ns string) []syncedObject {
 	var out []syncedObject
 	for _, u := range rendered {
 		u.SetNamespace(ns)
-		if u.GetKind() == "Secret" {
+		if u.GetKind() == "Secret" && u.GetName() == v1alpha1.DefaultProviderAccountSecret {
 			u.Object["stringData"] = map[string]any{"adminURL": adminURL, "token": token, "allowInsecureHTTP": "true"}
 			delete(u.Object, "data")
 		}

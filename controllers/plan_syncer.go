@@ -525,9 +525,13 @@ func (s *PlanSyncer) syncPricing(ctx context.Context, a *v1alpha1.ApplicationPla
 }
 
 // Delete implements engine.Syncer: deletes the plan this ApplicationPlan holds (by id, or by system name
-// after its own lost create). A plan whose product is gone from 3scale is gone with it (404).
+// after its own lost create). A plan whose product is being deleted with it, or is gone from 3scale
+// already (404), goes with the product: no call.
 func (s *PlanSyncer) Delete(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session) error {
 	sess.SystemName = systemNameOf(a.Spec.SystemName, a.Name)
+	if goesWithOwner(ctx, s.Reader, a.Namespace, a.Spec.ProductRef, &v1alpha1.Product{}) {
+		return nil // the product's deletion in 3scale takes the plan with it
+	}
 	id := a.Status.PlanID
 	if id == 0 {
 		remote, err := s.find(ctx, a, sess)

@@ -115,3 +115,13 @@ func ownedDependants(reader client.Reader, graph []reference, kind string) func(
 		return out, nil
 	}
 }
+
+// goesWithOwner reports whether the named owner object is being deleted with its remote object (Delete
+// policy, holds its id): 3scale then deletes what the owner contains along with it (a service's plans and
+// their applications, an account's applications), so a dependant need not call for its own.
+func goesWithOwner(ctx context.Context, reader client.Reader, namespace, name string, owner syncedObject) bool {
+	if name == "" || reader.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, owner) != nil {
+		return false
+	}
+	return !owner.GetDeletionTimestamp().IsZero() && owner.GetDeletionPolicy() == v1alpha1.DeletionPolicyDelete && owner.GetRemoteID() != 0
+}

@@ -181,7 +181,7 @@ func renderSamples(simURL string) ([]*unstructured.Unstructured, error) {
 	}
 	for _, u := range objs {
 		u.SetNamespace(demoNamespace)
-		if u.GetKind() == "Secret" {
+		if u.GetKind() == "Secret" && u.GetName() == v1alpha1.DefaultProviderAccountSecret {
 			u.Object["stringData"] = map[string]any{"adminURL": simURL, "token": demoToken}
 			delete(u.Object, "data")
 		}
@@ -209,38 +209,37 @@ type row struct{ kind, name, state, id, message string }
 func table(ctx context.Context, c client.Client) ([]row, bool, error) {
 	var rows []row
 	all := true
-	add := func(kind string, obj client.Object, st *v1alpha1.CommonStatus, id int64) {
-		state, msg := "Pending", ""
-		if r := meta.FindStatusCondition(st.Conditions, v1alpha1.ConditionReady); r != nil {
-			state, msg = r.Reason, r.Message
-		}
-		idText := "-"
-		if id != 0 {
-			idText = fmt.Sprint(id)
-		}
-		synced := state == v1alpha1.ConditionSynced && st.ObservedGeneration == obj.GetGeneration()
-		all = all && synced
-		rows = append(rows, row{kind, obj.GetName(), state, idText, msg})
-	}
-	var backends v1alpha1.BackendList
-	var products v1alpha1.ProductList
-	var plans v1alpha1.ApplicationPlanList
-	for _, l := range []client.ObjectList{&backends, &products, &plans} {
+	lists := []client.ObjectList{&v1alpha1.BackendList{}, &v1alpha1.ProductList{}, &v1alpha1.ApplicationPlanList{},
+		&v1alpha1.DeveloperAccountList{}, &v1alpha1.ApplicationList{}, &v1alpha1.ActiveDocList{}}
+	for _, l := range lists {
 		if err := c.List(ctx, l, client.InNamespace(demoNamespace)); err != nil {
 			return nil, false, err
 		}
-	}
-	for i := range backends.Items {
-		b := &backends.Items[i]
-		add("Backend", b, &b.Status.CommonStatus, b.Status.BackendID)
-	}
-	for i := range products.Items {
-		p := &products.Items[i]
-		add("Product", p, &p.Status.CommonStatus, p.Status.ProductID)
-	}
-	for i := range plans.Items {
-		a := &plans.Items[i]
-		add("ApplicationPlan", a, &a.Status.CommonStatus, a.Status.PlanID)
+		items, err := meta.ExtractList(l)
+		if err != nil {
+			return nil, false, err
+		}
+		for _, it := range items {
+			obj, ok := it.(interface {
+				client.Object
+				v1alpha1.SyncedObject
+			})
+			if !ok {
+				continue
+			}
+			st := obj.GetSyncStatus()
+			state, msg := "Pending", ""
+			if r := meta.FindStatusCondition(st.Conditions, v1alpha1.ConditionReady); r != nil {
+				state, msg = r.Reason, r.Message
+			}
+			idText := "-"
+			if id := obj.GetRemoteID(); id != 0 {
+				idText = fmt.Sprint(id)
+			}
+			all = all && state == v1alpha1.ConditionSynced && st.ObservedGeneration == obj.GetGeneration()
+			kind := fmt.Sprintf("%T", obj)
+			rows = append(rows, row{kind[strings.LastIndex(kind, ".")+1:], obj.GetName(), state, idText, msg})
+		}
 	}
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].kind < rows[j].kind })
 	return rows, all && len(rows) > 0, nil
