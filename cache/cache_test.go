@@ -61,7 +61,7 @@ func TestClientPoolSharesOneClientPerCredentials(t *testing.T) {
 	if _, err := p.Get("bad", tsclient.Config{AdminURL: "not a url", Token: "x"}); err == nil {
 		t.Errorf("a bad admin URL was accepted")
 	}
-	if key := poolKey(cfg); key == "" || key == cfg.Token {
+	if key := poolKey("acme", cfg); key == "" || key == cfg.Token {
 		t.Errorf("pool key leaks or is empty: %q", key)
 	}
 }

@@ -38,7 +38,7 @@ func NewClientPool(size int, qps float64, burst, maxInFlight int) *ClientPool {
 // Get returns the client for the credentials in cfg (rate settings are the pool's), making it once.
 // tenant labels the client's calls in metrics.
 func (p *ClientPool) Get(tenant string, cfg tsclient.Config) (*tsclient.Client, error) {
-	key := poolKey(cfg)
+	key := poolKey(tenant, cfg)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if c, ok := p.clients.Get(key); ok {
@@ -56,9 +56,11 @@ func (p *ClientPool) Get(tenant string, cfg tsclient.Config) (*tsclient.Client, 
 	return c, nil
 }
 
-// poolKey identifies credentials without keeping the token in memory as a map key.
-func poolKey(cfg tsclient.Config) string {
+// poolKey identifies a tenant's credentials without keeping the token in memory as a map key. The tenant
+// key (not the admin URL as spelled) makes two spellings of one admin URL share one client, so one rate
+// limit.
+func poolKey(tenant string, cfg tsclient.Config) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%t", cfg.AdminURL, cfg.Token, cfg.CABundle, cfg.InsecureSkipVerify)
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%t\x00%+v", tenant, cfg.Token, cfg.CABundle, cfg.InsecureSkipVerify, cfg.Policy)
 	return hex.EncodeToString(h.Sum(nil))
 }

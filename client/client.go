@@ -49,6 +49,15 @@ type Config struct {
 	ReadAttempts int
 	// RetryInitialInterval is the first wait before a retry (default 200ms), growing exponentially.
 	RetryInitialInterval time.Duration
+	// MaxResponseBytes caps the size of one answer (default 8 MiB): a larger one is an error, never read
+	// into memory whole.
+	MaxResponseBytes int
+	// MaxPages caps the pages of one list (default 200, i.e. 100,000 items at 500 a page): a server that
+	// never ends a list is an error, not an endless loop.
+	MaxPages int
+	// Policy says which addresses the client may connect to; it is enforced when dialing, so that a name
+	// resolving to an internal address is refused too.
+	Policy AdminURLPolicy
 }
 
 // CallInfo describes one HTTP attempt, for metrics.
@@ -77,6 +86,8 @@ type Client struct {
 
 	readAttempts int
 	retryInitial time.Duration
+	maxPages     int
+	maxBody      int
 }
 
 // New returns a client for cfg.
@@ -100,6 +111,12 @@ func New(cfg Config) (*Client, error) {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 30 * time.Second
 	}
+	if cfg.MaxResponseBytes <= 0 {
+		cfg.MaxResponseBytes = 8 << 20
+	}
+	if cfg.MaxPages <= 0 {
+		cfg.MaxPages = 200
+	}
 	if cfg.ReadAttempts <= 0 {
 		cfg.ReadAttempts = 4
 	}
@@ -119,6 +136,7 @@ func New(cfg Config) (*Client, error) {
 	}
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	transport.TLSClientConfig = tlsConfig
+	transport.DialContext = cfg.Policy.dialer()
 	transport.MaxIdleConnsPerHost = cfg.MaxInFlight
 	r := resty.New().
 		SetTransport(transport).
@@ -126,7 +144,8 @@ func New(cfg Config) (*Client, error) {
 		SetHeader("Accept", "application/json").
 		SetDisableWarn(true).
 		SetLogger(silentLogger{}).
-		SetRetryCount(0)
+		SetRetryCount(0).
+		SetResponseBodyLimit(cfg.MaxResponseBytes)
 	if cfg.UserAgent != "" {
 		r.SetHeader("User-Agent", cfg.UserAgent)
 	}
@@ -140,6 +159,8 @@ func New(cfg Config) (*Client, error) {
 
 		readAttempts: cfg.ReadAttempts,
 		retryInitial: cfg.RetryInitialInterval,
+		maxPages:     cfg.MaxPages,
+		maxBody:      cfg.MaxResponseBytes,
 	}, nil
 }
 
@@ -257,6 +278,11 @@ func (c *Client) attempt(ctx context.Context, r call, out any) error {
 	}
 	if c.observer != nil {
 		c.observer(CallInfo{Method: r.method, Endpoint: r.endpoint, Code: code, Duration: time.Since(start)})
+	}
+	if errors.Is(err, resty.ErrResponseBodyTooLarge) {
+		// Not a passing failure: retrying would read the same oversized answer again.
+		return &APIError{StatusCode: code, Method: r.method, Endpoint: r.endpoint,
+			Message: fmt.Sprintf("the answer is larger than %d bytes, the most this client reads", c.maxBody)}
 	}
 	if err != nil {
 		return &APIError{Method: r.method, Endpoint: r.endpoint, Message: scrub(err.Error(), c.token), Cause: errors.New(scrub(err.Error(), c.token))}

@@ -11,9 +11,6 @@ import (
 // perPage is the page size porta allows at most; every paginated list is read with it to exhaustion.
 const perPage = 500
 
-// maxPages bounds a list read, as a guard against a server that ignores pagination.
-const maxPages = 10000
-
 // unwrapItem removes porta's single-key wrapper of one object: {"service":{...}} -> {...}.
 func unwrapItem(raw json.RawMessage) json.RawMessage {
 	var m map[string]json.RawMessage
@@ -68,7 +65,7 @@ func (r *rawBody) UnmarshalJSON(b []byte) error {
 // list reads a list endpoint; when paginated, page after page with per_page=500 until a short page.
 func list[T any](ctx context.Context, c *Client, endpoint string, paginated bool, args ...any) ([]T, error) {
 	var all []T
-	for page := 1; page <= maxPages; page++ {
+	for page := 1; page <= c.maxPages; page++ {
 		r := call{method: "GET", endpoint: endpoint, args: args}
 		if paginated {
 			r.query = url.Values{"page": {strconv.Itoa(page)}, "per_page": {strconv.Itoa(perPage)}}
@@ -86,7 +83,8 @@ func list[T any](ctx context.Context, c *Client, endpoint string, paginated bool
 			return all, nil
 		}
 	}
-	return all, nil
+	return nil, &APIError{StatusCode: 200, Method: "GET", Endpoint: endpoint,
+		Message: fmt.Sprintf("the list has more than %d pages of %d items, the most this client reads", c.maxPages, perPage)}
 }
 
 // one sends a call whose answer is one wrapped object and decodes it.

@@ -3,7 +3,6 @@ package controllers
 import (
 	"context"
 	"crypto/sha256"
-	"net/url"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -21,7 +20,13 @@ const (
 	SecretKeyToken              = "token"
 	SecretKeyCABundle           = "caBundle"
 	SecretKeyInsecureSkipVerify = "insecureSkipVerify"
+	SecretKeyAllowInsecureHTTP  = "allowInsecureHTTP"
 )
+
+// secretFlag reads a "true"/"false" key of a Secret.
+func secretFlag(secret *corev1.Secret, key string) bool {
+	return strings.EqualFold(strings.TrimSpace(string(secret.Data[key])), "true")
+}
 
 // ProviderAccounts turns provider-account Secrets into sessions with a tenant's client.
 type ProviderAccounts struct {
@@ -29,6 +34,8 @@ type ProviderAccounts struct {
 	Reader client.Reader
 	// Pool hands out one client per tenant credentials.
 	Pool *cache.ClientPool
+	// AllowPrivate allows admin URLs on loopback, link-local, private and cluster-internal addresses.
+	AllowPrivate bool
 }
 
 // Connect returns a session for the provider-account Secret name in namespace. A missing Secret makes the
@@ -46,24 +53,25 @@ func (p *ProviderAccounts) Connect(ctx context.Context, namespace, name string) 
 	}
 	adminURL := strings.TrimSpace(string(secret.Data[SecretKeyAdminURL]))
 	token := strings.TrimSpace(string(secret.Data[SecretKeyToken]))
-	u, err := url.Parse(adminURL)
-	if adminURL == "" || err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-		return nil, engine.Invalid(engine.ReasonProviderAccountInvalid,
-			"the provider-account Secret %q has no usable %s: it must be the tenant's admin portal URL, e.g. https://acme-admin.3scale.net",
-			name, SecretKeyAdminURL)
+	policy := tsclient.AdminURLPolicy{AllowInsecureHTTP: secretFlag(&secret, SecretKeyAllowInsecureHTTP), AllowPrivate: p.AllowPrivate}
+	if err := policy.Check(adminURL); err != nil {
+		return nil, engine.Invalid(engine.ReasonProviderAccountInvalid, "the provider-account Secret %q has no usable %s: %v", name, SecretKeyAdminURL, err)
+	}
+	tenant, err := tsclient.TenantKey(adminURL)
+	if err != nil {
+		return nil, engine.Invalid(engine.ReasonProviderAccountInvalid, "the provider-account Secret %q has no usable %s: %v", name, SecretKeyAdminURL, err)
 	}
 	if token == "" {
 		return nil, engine.Invalid(engine.ReasonProviderAccountInvalid,
 			"the provider-account Secret %q has no %s: put an access token with read-write access to the Account Management API there",
 			name, SecretKeyToken)
 	}
-	// The tenant is its admin portal: host, and path for admin URLs that carry one.
-	tenant := u.Host + strings.TrimSuffix(u.Path, "/")
 	remote, err := p.Pool.Get(tenant, tsclient.Config{
 		AdminURL:           adminURL,
 		Token:              token,
 		CABundle:           secret.Data[SecretKeyCABundle],
-		InsecureSkipVerify: strings.EqualFold(strings.TrimSpace(string(secret.Data[SecretKeyInsecureSkipVerify])), "true"),
+		InsecureSkipVerify: secretFlag(&secret, SecretKeyInsecureSkipVerify),
+		Policy:             policy,
 		UserAgent:          "apimsync",
 	})
 	if err != nil {

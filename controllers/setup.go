@@ -45,6 +45,9 @@ type Options struct {
 	// InvalidRetryPeriod is the safety net for objects made Invalid by an answer of 3scale: they are tried
 	// again after it (default 10 minutes; negative disables it).
 	InvalidRetryPeriod time.Duration
+	// AllowPrivateAdminURLs allows provider accounts whose admin URL is on a loopback, link-local, private
+	// or cluster-internal address (demos, tests, an in-cluster 3scale).
+	AllowPrivateAdminURLs bool
 	// RetryBackoffMax caps the workqueue's backoff after passing failures (5xx, timeouts), so that an
 	// object converges soon after a flaky tenant recovers (default one minute).
 	RetryBackoffMax time.Duration
@@ -179,7 +182,7 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 	}
 	pool := cache.NewClientPool(256, opts.RemoteQPS, opts.RemoteBurst, opts.RemoteMaxInFlight)
 	pool.Observer = remoteCallObserver
-	accounts := &ProviderAccounts{Reader: mgr.GetClient(), Pool: pool}
+	accounts := &ProviderAccounts{Reader: mgr.GetClient(), Pool: pool, AllowPrivate: opts.AllowPrivateAdminURLs}
 	snapshots := cache.NewSnapshots(opts.SnapshotCacheSize)
 	reader := mgr.GetClient()
 	sh := shared{mgr: mgr, opts: opts, reader: reader, states: engine.NewStateTracker(), creds: &CredentialChecks{},

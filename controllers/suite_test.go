@@ -78,7 +78,7 @@ func startManager() error {
 	ctx, cancel := context.WithCancel(context.Background())
 	err = SetupWithManager(ctx, mgr, Options{
 		DriftCheckPeriod: time.Hour, OrphanBackoffInitial: 200 * time.Millisecond, OrphanBackoffMax: 5 * time.Second,
-		RemoteQPS: 200, RemoteBurst: 200, SkipNameValidation: true,
+		RemoteQPS: 200, RemoteBurst: 200, SkipNameValidation: true, AllowPrivateAdminURLs: true,
 	})
 	if err != nil {
 		cancel()
@@ -120,7 +120,7 @@ func newNamespace(t *testing.T) string {
 
 func providerSecret(ns, name, adminURL, token string) *corev1.Secret {
 	return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-		StringData: map[string]string{"adminURL": adminURL, "token": token}}
+		StringData: map[string]string{"adminURL": adminURL, "token": token, "allowInsecureHTTP": "true"}}
 }
 
 func create(t *testing.T, objs ...client.Object) {

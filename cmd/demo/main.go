@@ -93,7 +93,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	if err := controllers.SetupWithManager(ctx, mgr, controllers.Options{DriftCheckPeriod: 10 * time.Minute}); err != nil {
+	if err := controllers.SetupWithManager(ctx, mgr, controllers.Options{DriftCheckPeriod: 10 * time.Minute, AllowPrivateAdminURLs: true}); err != nil {
 		return err
 	}
 	mgrCtx, stopMgr := context.WithCancel(ctx)
@@ -182,7 +182,7 @@ func renderSamples(simURL string) ([]*unstructured.Unstructured, error) {
 	for _, u := range objs {
 		u.SetNamespace(demoNamespace)
 		if u.GetKind() == "Secret" && u.GetName() == v1alpha1.DefaultProviderAccountSecret {
-			u.Object["stringData"] = map[string]any{"adminURL": simURL, "token": demoToken}
+			u.Object["stringData"] = map[string]any{"adminURL": simURL, "token": demoToken, "allowInsecureHTTP": "true"}
 			delete(u.Object, "data")
 		}
 	}
