@@ -61,6 +61,9 @@ func (p *ClientPool) Get(tenant string, cfg tsclient.Config) (*tsclient.Client, 
 // limit.
 func poolKey(tenant string, cfg tsclient.Config) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%t\x00%+v", tenant, cfg.Token, cfg.CABundle, cfg.InsecureSkipVerify, cfg.Policy)
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%t", tenant, cfg.Token, cfg.CABundle, cfg.InsecureSkipVerify)
+	if cfg.Policy != nil {
+		fmt.Fprintf(h, "\x00%+v", *cfg.Policy)
+	}
 	return hex.EncodeToString(h.Sum(nil))
 }

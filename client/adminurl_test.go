@@ -69,7 +69,7 @@ func TestDialTimeCheckRefusesInternalAddresses(t *testing.T) {
 		_, _ = w.Write([]byte(`{"services":[]}`))
 	}))
 	defer srv.Close()
-	c, err := New(Config{AdminURL: srv.URL, Token: "tok-dial-test-1234", Policy: AdminURLPolicy{AllowInsecureHTTP: true}})
+	c, err := New(Config{AdminURL: srv.URL, Token: "tok-dial-test-1234", Policy: &AdminURLPolicy{AllowInsecureHTTP: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestDialTimeCheckRefusesInternalAddresses(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "refusing to connect") || hit {
 		t.Errorf("a loopback server was reached or not refused: %v", err)
 	}
-	c, _ = New(Config{AdminURL: srv.URL, Token: "tok-dial-test-1234", Policy: AdminURLPolicy{AllowInsecureHTTP: true, AllowPrivate: true}})
+	c, _ = New(Config{AdminURL: srv.URL, Token: "tok-dial-test-1234", Policy: &AdminURLPolicy{AllowInsecureHTTP: true, AllowPrivate: true}})
 	if err := c.ProbeCredentials(context.Background()); err != nil || !hit {
 		t.Errorf("allowed private address: %v, reached %v", err, hit)
 	}

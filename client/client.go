@@ -55,9 +55,9 @@ type Config struct {
 	// MaxPages caps the pages of one list (default 200, i.e. 100,000 items at 500 a page): a server that
 	// never ends a list is an error, not an endless loop.
 	MaxPages int
-	// Policy says which addresses the client may connect to; it is enforced when dialing, so that a name
-	// resolving to an internal address is refused too.
-	Policy AdminURLPolicy
+	// Policy, when set, says which addresses the client may connect to; it is enforced when dialing, so
+	// that a name resolving to an internal address is refused too. The controllers always set it.
+	Policy *AdminURLPolicy
 }
 
 // CallInfo describes one HTTP attempt, for metrics.
@@ -136,7 +136,9 @@ func New(cfg Config) (*Client, error) {
 	}
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	transport.TLSClientConfig = tlsConfig
-	transport.DialContext = cfg.Policy.dialer()
+	if cfg.Policy != nil {
+		transport.DialContext = cfg.Policy.dialer()
+	}
 	transport.MaxIdleConnsPerHost = cfg.MaxInFlight
 	r := resty.New().
 		SetTransport(transport).

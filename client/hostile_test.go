@@ -36,7 +36,7 @@ func TestHostileEndpoint(t *testing.T) {
 		_, _ = w.Write([]byte(`"}}`))
 	}))
 	defer srv.Close()
-	c, err := New(Config{AdminURL: srv.URL, Token: "tok-hostile-1234", MaxPages: 20, Policy: AdminURLPolicy{AllowInsecureHTTP: true, AllowPrivate: true}})
+	c, err := New(Config{AdminURL: srv.URL, Token: "tok-hostile-1234", MaxPages: 20, Policy: &AdminURLPolicy{AllowInsecureHTTP: true, AllowPrivate: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -71,7 +71,7 @@ func (p *ProviderAccounts) Connect(ctx context.Context, namespace, name string) 
 		Token:              token,
 		CABundle:           secret.Data[SecretKeyCABundle],
 		InsecureSkipVerify: secretFlag(&secret, SecretKeyInsecureSkipVerify),
-		Policy:             policy,
+		Policy:             &policy,
 		UserAgent:          "apimsync",
 	})
 	if err != nil {

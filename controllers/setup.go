@@ -108,8 +108,8 @@ type shared struct {
 func kindController[T engine.Object](sh shared, kind string, newObj func() T, syncer engine.Syncer[T], list client.ObjectList, watches ...watch) error {
 	r := &engine.Reconciler[T]{
 		Client: sh.mgr.GetClient(), Kind: kind, New: newObj, Syncer: syncer,
-		Recorder: sh.mgr.GetEventRecorder("apimsync-" + strings.ToLower(kind)),
-		Backoff:  engine.NewOrphanBackoff(sh.opts.OrphanBackoffInitial, sh.opts.OrphanBackoffMax),
+		Recorder:         sh.mgr.GetEventRecorder("apimsync-" + strings.ToLower(kind)),
+		Backoff:          engine.NewOrphanBackoff(sh.opts.OrphanBackoffInitial, sh.opts.OrphanBackoffMax),
 		DriftCheckPeriod: sh.opts.DriftCheckPeriod, States: sh.states, Credentials: sh.creds,
 		InvalidRetryPeriod: max(sh.opts.InvalidRetryPeriod, 0),
 		Dependants:         ownedDependants(sh.reader, referenceGraph, kind),
