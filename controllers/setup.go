@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -45,6 +46,9 @@ type Options struct {
 	// InvalidRetryPeriod is the safety net for objects made Invalid by an answer of 3scale: they are tried
 	// again after it (default 10 minutes; negative disables it).
 	InvalidRetryPeriod time.Duration
+	// MetricsMaxTenants bounds the distinct tenant labels of the metrics (default 100); further tenants are
+	// counted under "other".
+	MetricsMaxTenants int
 	// AllowPrivateAdminURLs allows provider accounts whose admin URL is on a loopback, link-local, private
 	// or cluster-internal address (demos, tests, an in-cluster 3scale).
 	AllowPrivateAdminURLs bool
@@ -181,7 +185,7 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 		return err
 	}
 	pool := cache.NewClientPool(256, opts.RemoteQPS, opts.RemoteBurst, opts.RemoteMaxInFlight)
-	pool.Observer = remoteCallObserver
+	pool.Observer = remoteCallObserver(&tenantLabels{max: opts.MetricsMaxTenants})
 	accounts := &ProviderAccounts{Reader: mgr.GetClient(), Pool: pool, AllowPrivate: opts.AllowPrivateAdminURLs}
 	snapshots := cache.NewSnapshots(opts.SnapshotCacheSize)
 	reader := mgr.GetClient()
@@ -276,10 +280,41 @@ func requestsFor(list client.ObjectList) []reconcile.Request {
 	return reqs
 }
 
-// remoteCallObserver feeds the remote-call metrics of one tenant.
-func remoteCallObserver(tenant string) tsclient.Observer {
-	return func(c tsclient.CallInfo) {
-		engine.RemoteCalls.WithLabelValues(tenant, c.Method, c.Endpoint, itoa(c.Code)).Inc()
-		engine.RemoteCallSeconds.WithLabelValues(tenant, c.Method).Observe(c.Duration.Seconds())
+// remoteCallObserver feeds the remote-call metrics of one tenant, under a bounded tenant label.
+func remoteCallObserver(labels *tenantLabels) func(tenant string) tsclient.Observer {
+	return func(tenant string) tsclient.Observer {
+		label := labels.of(tenant)
+		return func(c tsclient.CallInfo) {
+			engine.RemoteCalls.WithLabelValues(label, c.Method, c.Endpoint, itoa(c.Code)).Inc()
+			engine.RemoteCallSeconds.WithLabelValues(label, c.Method).Observe(c.Duration.Seconds())
+		}
 	}
+}
+
+// tenantLabels hands out metric labels for tenants: the tenant key (the normalized admin host) for the
+// first max tenants seen, "other" after that, so that the metrics' cardinality stays bounded.
+type tenantLabels struct {
+	max  int
+	mu   sync.Mutex
+	seen map[string]bool
+}
+
+// otherTenants is the label of the tenants past the bound.
+const otherTenants = "other"
+
+func (l *tenantLabels) of(tenant string) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.seen == nil {
+		l.seen = map[string]bool{}
+	}
+	limit := l.max
+	if limit <= 0 {
+		limit = 100
+	}
+	if !l.seen[tenant] && len(l.seen) >= limit {
+		return otherTenants
+	}
+	l.seen[tenant] = true
+	return tenant
 }

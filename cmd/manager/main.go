@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
@@ -33,6 +34,7 @@ func main() {
 // flags are the manager's command-line settings.
 type flags struct {
 	metricsAddr, probeAddr string
+	metricsSecure          bool
 	leaderElect            bool
 	leaderElectionNS       string
 	watchNamespaces        string
@@ -44,6 +46,8 @@ func parseFlags(args []string) (*flags, error) {
 	f := &flags{}
 	fs := flag.NewFlagSet("manager", flag.ContinueOnError)
 	fs.StringVar(&f.metricsAddr, "metrics-bind-address", ":8080", "Address of the Prometheus metrics endpoint; 0 turns it off.")
+	fs.BoolVar(&f.metricsSecure, "metrics-secure", false, "Serve metrics over HTTPS, to clients authenticated and authorized by the cluster (TokenReview and SubjectAccessReview on /metrics); config/default turns it on.")
+	fs.IntVar(&f.opts.MetricsMaxTenants, "metrics-max-tenants", 100, "Distinct tenant labels in the metrics at most; calls to further tenants are counted under tenant=\"other\".")
 	fs.StringVar(&f.probeAddr, "health-probe-bind-address", ":8081", "Address of the /healthz and /readyz probes.")
 	fs.BoolVar(&f.leaderElect, "leader-elect", false, "Elect a leader so that only one replica syncs at a time.")
 	fs.StringVar(&f.leaderElectionNS, "leader-election-namespace", "", "Namespace of the leader-election lease (default: the pod's namespace).")
@@ -66,6 +70,17 @@ func parseFlags(args []string) (*flags, error) {
 		return nil, err
 	}
 	return f, nil
+}
+
+// metricsOptions serves metrics plainly, or with TLS behind the cluster's authentication and
+// authorization (controller-runtime's filter) when --metrics-secure is set.
+func metricsOptions(f *flags) metricsserver.Options {
+	opts := metricsserver.Options{BindAddress: f.metricsAddr}
+	if f.metricsSecure {
+		opts.SecureServing = true
+		opts.FilterProvider = filters.WithAuthenticationAndAuthorization
+	}
+	return opts
 }
 
 func run(args []string) error {
@@ -93,7 +108,7 @@ func run(args []string) error {
 	shutdown := 30 * time.Second
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                        scheme,
-		Metrics:                       metricsserver.Options{BindAddress: f.metricsAddr},
+		Metrics:                       metricsOptions(f),
 		HealthProbeBindAddress:        f.probeAddr,
 		LeaderElection:                f.leaderElect,
 		LeaderElectionID:              "apimsync.capabilities.apimsync.io",

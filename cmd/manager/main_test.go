@@ -27,3 +27,22 @@ func TestFlags(t *testing.T) {
 		t.Errorf("empty --watch-namespaces = %v, want all namespaces", got)
 	}
 }
+
+// TestMetricsSecureServing: --metrics-secure serves metrics over TLS behind the cluster's authentication
+// and authorization; without it they are plain (local runs).
+func TestMetricsSecureServing(t *testing.T) {
+	f, err := parseFlags([]string{"--metrics-secure", "--metrics-bind-address=:8443", "--metrics-max-tenants=7", "--allow-private-admin-urls"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := metricsOptions(f); !o.SecureServing || o.FilterProvider == nil || o.BindAddress != ":8443" {
+		t.Errorf("secure metrics options: %+v", o)
+	}
+	if f.opts.MetricsMaxTenants != 7 || !f.opts.AllowPrivateAdminURLs {
+		t.Errorf("options: %+v", f.opts)
+	}
+	f, _ = parseFlags(nil)
+	if o := metricsOptions(f); o.SecureServing || o.FilterProvider != nil || f.opts.AllowPrivateAdminURLs {
+		t.Errorf("default metrics options: %+v, private admin URLs allowed: %v", o, f.opts.AllowPrivateAdminURLs)
+	}
+}
