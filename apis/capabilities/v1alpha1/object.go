@@ -75,7 +75,9 @@ func (a *ApplicationPlan) GetAdoptionPolicy() AdoptionPolicy {
 func (d *DeveloperAccount) GetSyncStatus() *CommonStatus { return &d.Status.CommonStatus }
 
 // GetDeletionPolicy implements SyncedObject.
-func (d *DeveloperAccount) GetDeletionPolicy() DeletionPolicy { return d.Spec.EffectiveDeletionPolicy() }
+func (d *DeveloperAccount) GetDeletionPolicy() DeletionPolicy {
+	return d.Spec.EffectiveDeletionPolicy()
+}
 
 // GetRemoteID implements SyncedObject.
 func (d *DeveloperAccount) GetRemoteID() int64 { return d.Status.AccountID }
