@@ -15,10 +15,11 @@ import (
 	"github.com/apimsync/apimsync/controllers/engine"
 )
 
+// deleteObjects deletes objects; one already gone (its owner deleted it first) is fine.
 func deleteObjects(t *testing.T, objs ...client.Object) {
 	t.Helper()
 	for _, o := range objs {
-		if err := k8s.Delete(context.Background(), o); err != nil {
+		if err := k8s.Delete(context.Background(), o); client.IgnoreNotFound(err) != nil {
 			t.Fatalf("delete %s: %v", o.GetName(), err)
 		}
 	}

@@ -312,3 +312,20 @@ func driftRepairs(t *testing.T) float64 {
 	}
 	return sum
 }
+
+// TestTwoSpellingsOfOneAdminURLAreOneTenant: an admin URL spelled with another case, the default port or
+// a trailing slash is the same tenant: the owner check sees the conflict.
+func TestTwoSpellingsOfOneAdminURLAreOneTenant(t *testing.T) {
+	ns, other := newNamespace(t), newNamespace(t)
+	adminURL, token := tenantOf(ns)
+	owner := petsBackend(ns)
+	create(t, defaultSecret(ns), owner)
+	waitState(t, v1alpha1.ConditionSynced, owner)
+	respelled := "HTTP://" + strings.TrimPrefix(adminURL, "http://") + "/"
+	intruder := petsBackend(other)
+	create(t, providerSecret(other, v1alpha1.DefaultProviderAccountSecret, respelled, token), intruder)
+	waitReason(t, intruder, v1alpha1.ConditionInvalid, engine.ReasonRemoteOwnedByOtherResource)
+	if intruder.Status.TenantHost != owner.Status.TenantHost {
+		t.Errorf("tenant %q and %q: one tenant spelled twice", intruder.Status.TenantHost, owner.Status.TenantHost)
+	}
+}
