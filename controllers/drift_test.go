@@ -11,6 +11,7 @@ import (
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	"github.com/apimsync/apimsync/controllers/engine"
+	"github.com/apimsync/apimsync/test/simulator"
 	"github.com/apimsync/apimsync/test/testenv"
 )
 
@@ -100,5 +101,35 @@ func TestDriftChecksOfTheSamplesWriteNothing(t *testing.T) {
 		if ev := strings.Join(eventsOf(t, o), "\n"); strings.Contains(ev, engine.ReasonDriftRepaired) {
 			t.Errorf("%s reported a repair: %s", o.GetName(), ev)
 		}
+	}
+}
+
+// TestRemovedFieldsGoBackToPortasDefaults: a gateway error response, a host header rewrite and a plan's
+// fees removed from the spec are reset in 3scale to porta's defaults.
+func TestRemovedFieldsGoBackToPortasDefaults(t *testing.T) {
+	ns := newNamespace(t)
+	backend, product, plan := petsBackend(ns), petstoreProduct(ns, "pets"), basicPlan(ns, "basic", "petstore")
+	product.Spec.Authentication.UserKey.Security = &v1alpha1.SecuritySpec{HostHeader: "pets.internal"}
+	product.Spec.Authentication.UserKey.GatewayResponse = &v1alpha1.GatewayResponseSpec{
+		AuthFailed: &v1alpha1.GatewayErrorResponse{Status: 401, ContentType: "application/json", Body: `{"error":"no"}`}}
+	plan.Spec.SetupFee, plan.Spec.CostMonth = "10.00", "99.00"
+	create(t, defaultSecret(ns), backend, product, plan)
+	waitState(t, v1alpha1.ConditionSynced, backend, product, plan)
+	update(t, product, func() {
+		product.Spec.Authentication.UserKey.Security = nil
+		product.Spec.Authentication.UserKey.GatewayResponse = nil
+	})
+	update(t, plan, func() { plan.Spec.SetupFee, plan.Spec.CostMonth = "", "" })
+	waitState(t, v1alpha1.ConditionSynced, product, plan)
+	proxy := sim.Objects(ns, simulator.KindProxies)[0]
+	for k, want := range map[string]any{"error_status_auth_failed": float64(403), "error_headers_auth_failed": "text/plain; charset=us-ascii",
+		"error_auth_failed": "Authentication failed", "hostname_rewrite": ""} {
+		if got := proxy[k]; fmt.Sprint(got) != fmt.Sprint(want) && !(want == "" && got == nil) {
+			t.Errorf("proxy %s = %v, want porta's default %v", k, got, want)
+		}
+	}
+	p := sim.Objects(ns, simulator.KindPlans)[0]
+	if fmt.Sprint(p["setup_fee"]) != "0" || fmt.Sprint(p["cost_per_month"]) != "0" {
+		t.Errorf("plan fees %v and %v, want 0 and 0", p["setup_fee"], p["cost_per_month"])
 	}
 }

@@ -312,9 +312,18 @@ func planState(a *v1alpha1.ApplicationPlan) string {
 	return "hidden"
 }
 
+// amountOrZero is a plan fee as the spec says it, or porta's default (0, db/schema.rb table plans) when
+// the spec leaves it out: a fee removed from the spec goes back to 0.
+func amountOrZero(v string) string {
+	if v == "" {
+		return "0"
+	}
+	return v
+}
+
 func planParams(a *v1alpha1.ApplicationPlan, systemName string) tsclient.PlanParams {
 	p := tsclient.PlanParams{Name: a.Spec.Name, SystemName: systemName, ApprovalRequired: a.Spec.ApprovalRequired,
-		SetupFee: a.Spec.SetupFee, CostPerMonth: a.Spec.CostMonth}
+		SetupFee: amountOrZero(a.Spec.SetupFee), CostPerMonth: amountOrZero(a.Spec.CostMonth)}
 	if a.Spec.TrialPeriodDays != nil {
 		v := int64(*a.Spec.TrialPeriodDays)
 		p.TrialPeriodDays = &v
@@ -326,8 +335,8 @@ func planMatches(r tsclient.ApplicationPlan, a *v1alpha1.ApplicationPlan) bool {
 	return r.Name == a.Spec.Name && r.State == planState(a) &&
 		(a.Spec.ApprovalRequired == nil || r.ApprovalRequired == *a.Spec.ApprovalRequired) &&
 		(a.Spec.TrialPeriodDays == nil || r.TrialPeriodDays == int64(*a.Spec.TrialPeriodDays)) &&
-		(a.Spec.SetupFee == "" || decimalEqual(string(r.SetupFee), a.Spec.SetupFee)) &&
-		(a.Spec.CostMonth == "" || decimalEqual(string(r.CostPerMonth), a.Spec.CostMonth))
+		decimalEqual(amountOrZero(string(r.SetupFee)), amountOrZero(a.Spec.SetupFee)) &&
+		decimalEqual(amountOrZero(string(r.CostPerMonth)), amountOrZero(a.Spec.CostMonth))
 }
 
 // decimalEqual compares two decimal amounts as numbers ("10" equals "10.00").

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"strconv"
 
@@ -192,10 +193,23 @@ func serviceAttrs(p *v1alpha1.Product) (deploymentOption, backendVersion string)
 	return deploymentOption, backendVersion
 }
 
-// resolveProxy returns the proxy attributes the spec sets, by porta name; unset ones are left as 3scale
-// has them.
+// proxyDefaults are porta's defaults of the proxy attributes apimsync manages (porta's db/schema.rb,
+// table proxies): a field removed from the spec goes back to its default. hostname_rewrite has none
+// (null), so it is emptied. secret_token is not here: porta generates a random one and has no default to
+// go back to, so a secret token removed from the spec stays as it is in 3scale.
+var proxyDefaults = map[string]string{
+	"credentials_location": "query", "auth_user_key": "user_key", "auth_app_id": "app_id", "auth_app_key": "app_key",
+	"hostname_rewrite":         "",
+	"error_status_auth_failed": "403", "error_headers_auth_failed": "text/plain; charset=us-ascii", "error_auth_failed": "Authentication failed",
+	"error_status_auth_missing": "403", "error_headers_auth_missing": "text/plain; charset=us-ascii", "error_auth_missing": "Authentication parameters missing",
+	"error_status_no_match": "404", "error_headers_no_match": "text/plain; charset=us-ascii", "error_no_match": "No Mapping Rule matched",
+	"error_status_limits_exceeded": "429", "error_headers_limits_exceeded": "text/plain; charset=us-ascii", "error_limits_exceeded": "Usage limit exceeded",
+}
+
+// resolveProxy returns the proxy attributes the spec sets, by porta name, and porta's defaults for the
+// managed ones it does not set; others are left as 3scale has them.
 func (s *ProductSyncer) resolveProxy(ctx context.Context, p *v1alpha1.Product) (map[string]string, *tsclient.OIDCConfiguration, error) {
-	proxy := map[string]string{}
+	proxy := maps.Clone(proxyDefaults)
 	set := func(key, value string) {
 		if value != "" {
 			proxy[key] = value
