@@ -3,6 +3,8 @@ package controllers
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
+	"fmt"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -53,13 +55,15 @@ func (p *ProviderAccounts) Connect(ctx context.Context, namespace, name string) 
 	}
 	adminURL := strings.TrimSpace(string(secret.Data[SecretKeyAdminURL]))
 	token := strings.TrimSpace(string(secret.Data[SecretKeyToken]))
-	policy := tsclient.AdminURLPolicy{AllowInsecureHTTP: secretFlag(&secret, SecretKeyAllowInsecureHTTP), AllowPrivate: p.AllowPrivate}
-	if err := policy.Check(adminURL); err != nil {
-		return nil, engine.Invalid(engine.ReasonProviderAccountInvalid, "the provider-account Secret %q has no usable %s: %v", name, SecretKeyAdminURL, err)
+	if adminURL == "" {
+		return nil, engine.Invalid(engine.ReasonProviderAccountInvalid,
+			"the provider-account Secret %q has no %s: put the tenant's admin portal URL there, e.g. https://acme-admin.3scale.net",
+			name, SecretKeyAdminURL)
 	}
-	tenant, err := tsclient.TenantKey(adminURL)
+	policy := tsclient.AdminURLPolicy{AllowInsecureHTTP: secretFlag(&secret, SecretKeyAllowInsecureHTTP), AllowPrivate: p.AllowPrivate}
+	tenant, err := checkAdminURL(policy, adminURL)
 	if err != nil {
-		return nil, engine.Invalid(engine.ReasonProviderAccountInvalid, "the provider-account Secret %q has no usable %s: %v", name, SecretKeyAdminURL, err)
+		return nil, engine.Invalid(engine.ReasonProviderAccountInvalid, "the provider-account Secret %q: %v", name, err)
 	}
 	if token == "" {
 		return nil, engine.Invalid(engine.ReasonProviderAccountInvalid,
@@ -79,6 +83,24 @@ func (p *ProviderAccounts) Connect(ctx context.Context, namespace, name string) 
 	}
 	return &engine.Session{Remote: remote, Tenant: tenant, SecretName: name, AccountVersion: string(secret.UID) + "/" + secret.ResourceVersion,
 		HashKey: hashKeyOf(token)}, nil
+}
+
+// checkAdminURL applies the admin URL policy and returns the URL's tenant key (tsclient.NormalizeTenant),
+// the one identity of the tenant: the session's Tenant, the client pool's key and the metrics' label. A
+// refusal reads `adminURL must be https (...)`.
+func checkAdminURL(policy tsclient.AdminURLPolicy, adminURL string) (string, error) {
+	if err := policy.Check(adminURL); err != nil {
+		var refused *tsclient.AdminURLError
+		if errors.As(err, &refused) {
+			return "", fmt.Errorf("%s %s", SecretKeyAdminURL, refused.Problem)
+		}
+		return "", err
+	}
+	tenant, err := tsclient.NormalizeTenant(adminURL)
+	if err != nil {
+		return "", fmt.Errorf("%s must be the tenant's admin portal URL, e.g. https://acme-admin.3scale.net", SecretKeyAdminURL)
+	}
+	return tenant, nil
 }
 
 // hashKeyOf derives the key of status hashes from the provider account's token: stable while the token

@@ -22,8 +22,18 @@ func planRoutes() []route {
 			return withPlan(r, func(p *plan) answer { return ok("application_plan", p.json()) })
 		}),
 		handle("PUT", "/admin/api/services/{service_id}/application_plans/{id}.json", updatePlan),
+		// Plan#can_be_destroyed? (app/models/plan.rb) refuses while contracts (applications) exist, with the
+		// base error has_contracts (config/locales/en.yml), rendered 422 by the API responder.
 		handle("DELETE", "/admin/api/services/{service_id}/application_plans/{id}.json", func(r *request) answer {
-			return withPlan(r, func(p *plan) answer { r.t.deletePlan(p.id); return deleted() })
+			return withPlan(r, func(p *plan) answer {
+				for _, a := range r.t.apps {
+					if a.planID == p.id {
+						return fieldErrors{"base": {"This application plan cannot be deleted! At least one application depends on it."}}.answer()
+					}
+				}
+				r.t.deletePlan(p.id)
+				return deleted()
+			})
 		}),
 
 		handle("GET", "/admin/api/application_plans/{application_plan_id}/limits.json", func(r *request) answer {
@@ -210,7 +220,14 @@ func applyPlanForm(r *request, p *plan) answer {
 }
 
 // deletePlan removes a plan with its limits and pricing rules.
+// deletePlan removes a plan with its limits, pricing rules and, when its service goes (destroyed by
+// association), its applications (ApplicationPlan has_many :cinstances, dependent: :destroy).
 func (t *tenant) deletePlan(id int64) {
+	for aid, a := range t.apps {
+		if a.planID == id {
+			delete(t.apps, aid)
+		}
+	}
 	for lid, l := range t.limits {
 		if l.planID == id {
 			delete(t.limits, lid)

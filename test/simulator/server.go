@@ -60,6 +60,9 @@ func New(opts Options) *Simulator {
 	rs = append(rs, backendRoutes()...)
 	rs = append(rs, childRoutes()...)
 	rs = append(rs, planRoutes()...)
+	rs = append(rs, accountRoutes()...)
+	rs = append(rs, applicationRoutes()...)
+	rs = append(rs, activeDocRoutes()...)
 	s.routes = rs
 	return s
 }

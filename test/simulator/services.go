@@ -186,6 +186,11 @@ func deleteService(r *request) answer {
 				delete(t.metrics, id)
 			}
 		}
+		for _, d := range t.docs { // Service has_many :api_docs_services, dependent: :nullify
+			if d.serviceID == svc.id {
+				d.serviceID = 0
+			}
+		}
 		delete(t.services, svc.id)
 		return deleted()
 	})

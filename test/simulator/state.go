@@ -23,13 +23,18 @@ type tenant struct {
 	plans    map[int64]*plan
 	limits   map[int64]*limit
 	pricing  map[int64]*pricingRule
+	accounts map[int64]*account
+	users    map[int64]*user
+	apps     map[int64]*application
+	docs     map[int64]*apiDoc
 	deploys  int
 }
 
 func newTenant(name string) *tenant {
 	return &tenant{name: name, services: map[int64]*service{}, backends: map[int64]*backendAPI{}, metrics: map[int64]*metric{},
 		rules: map[int64]*mappingRule{}, usages: map[int64]*backendUsage{}, plans: map[int64]*plan{}, limits: map[int64]*limit{},
-		pricing: map[int64]*pricingRule{}}
+		pricing: map[int64]*pricingRule{}, accounts: map[int64]*account{}, users: map[int64]*user{}, apps: map[int64]*application{},
+		docs: map[int64]*apiDoc{}}
 }
 
 func (t *tenant) id() int64 { t.nextID++; return t.nextID }
@@ -278,6 +283,10 @@ const (
 	KindPolicies      = "policies"            // one entry per service: {"service_id", "policies_config"}
 	KindOIDC          = "oidc_configurations" // one entry per service
 	KindDeploys       = "deploys"             // Count only: proxy deployments so far
+	KindAccounts      = "accounts"
+	KindUsers         = "users"
+	KindApplications  = "applications"
+	KindAPIDocs       = "api_docs"
 )
 
 // Count returns how many objects of a kind (see the Kind constants) a tenant has; -1 for an unknown
@@ -341,6 +350,14 @@ func (t *tenant) objects(kind string) ([]map[string]any, bool) {
 		collect(sortedIDs(t.pricing, nil), func(id int64) map[string]any { return t.pricing[id].json() })
 	case KindProxies:
 		collect(sortedIDs(t.services, nil), func(id int64) map[string]any { return t.services[id].proxyJSON() })
+	case KindAccounts:
+		collect(sortedIDs(t.accounts, nil), func(id int64) map[string]any { return t.accounts[id].json() })
+	case KindUsers:
+		collect(sortedIDs(t.users, nil), func(id int64) map[string]any { return t.users[id].json() })
+	case KindApplications:
+		collect(sortedIDs(t.apps, nil), func(id int64) map[string]any { return t.apps[id].json(t) })
+	case KindAPIDocs:
+		collect(sortedIDs(t.docs, nil), func(id int64) map[string]any { return t.docs[id].json() })
 	case KindPolicies:
 		collect(sortedIDs(t.services, nil), func(id int64) map[string]any {
 			return map[string]any{"service_id": id, "policies_config": t.services[id].policies}
