@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"strings"
 	"testing"
 
 	tsclient "github.com/apimsync/apimsync/client"
@@ -61,7 +62,31 @@ func TestClientPoolSharesOneClientPerCredentials(t *testing.T) {
 	if _, err := p.Get("bad", tsclient.Config{AdminURL: "not a url", Token: "x"}); err == nil {
 		t.Errorf("a bad admin URL was accepted")
 	}
-	if key := poolKey("acme", cfg); key == "" || key == cfg.Token {
+	if key := poolKey(cfg); key == "" || strings.Contains(key, cfg.Token) {
 		t.Errorf("pool key leaks or is empty: %q", key)
+	}
+}
+
+// TestClientPoolKeyIsTheNormalizedTenant: two spellings of one admin URL share one client (one rate
+// limit); two tenants never share one, whatever label the caller gives them.
+func TestClientPoolKeyIsTheNormalizedTenant(t *testing.T) {
+	p := NewClientPool(8, 5, 5, 2)
+	a, err := p.Get("acme-admin.example.com", tsclient.Config{AdminURL: "https://acme-admin.example.com", Token: "t1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := p.Get("acme-admin.example.com", tsclient.Config{AdminURL: "HTTPS://Acme-Admin.example.com:443/", Token: "t1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a != b {
+		t.Errorf("two spellings of one admin URL gave two clients")
+	}
+	other, err := p.Get("acme-admin.example.com", tsclient.Config{AdminURL: "https://other-admin.example.com", Token: "t1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if other == a {
+		t.Errorf("another tenant got acme's client (and would have sent its calls to acme)")
 	}
 }

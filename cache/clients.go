@@ -36,9 +36,11 @@ func NewClientPool(size int, qps float64, burst, maxInFlight int) *ClientPool {
 }
 
 // Get returns the client for the credentials in cfg (rate settings are the pool's), making it once.
-// tenant labels the client's calls in metrics.
+// Clients are told apart by the tenant key of cfg.AdminURL (client.NormalizeTenant), never by its
+// spelling, so two spellings of one admin URL share one client and one rate limit. tenant labels the
+// client's calls in metrics; callers pass that same key.
 func (p *ClientPool) Get(tenant string, cfg tsclient.Config) (*tsclient.Client, error) {
-	key := poolKey(tenant, cfg)
+	key := poolKey(cfg)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if c, ok := p.clients.Get(key); ok {
@@ -57,9 +59,12 @@ func (p *ClientPool) Get(tenant string, cfg tsclient.Config) (*tsclient.Client, 
 }
 
 // poolKey identifies a tenant's credentials without keeping the token in memory as a map key. The tenant
-// key (not the admin URL as spelled) makes two spellings of one admin URL share one client, so one rate
-// limit.
-func poolKey(tenant string, cfg tsclient.Config) string {
+// key of the admin URL (not the URL as spelled) makes two spellings of one admin URL share one client.
+func poolKey(cfg tsclient.Config) string {
+	tenant, err := tsclient.NormalizeTenant(cfg.AdminURL)
+	if err != nil {
+		tenant = cfg.AdminURL // tsclient.New refuses it
+	}
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%t", tenant, cfg.Token, cfg.CABundle, cfg.InsecureSkipVerify)
 	if cfg.Policy != nil {

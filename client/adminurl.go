@@ -2,18 +2,25 @@ package client
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"net/netip"
 	"net/url"
 	"strings"
+	"sync"
 	"syscall"
+	"time"
 )
 
-// TenantKey returns the canonical key of a tenant's admin URL: scheme and host in lower case, the
-// scheme's default port left out, no trailing slash. Two spellings of one admin portal give one key, for
-// the owner check, the client pool and rate limiter, the same-tenant rules and metrics.
-func TenantKey(adminURL string) (string, error) {
+// NormalizeTenant returns the canonical key of a tenant's admin URL: scheme and host in lower case, the
+// scheme's default port (https:443, http:80) left out, no trailing slash on the path. Two spellings of one
+// admin portal give one key. It identifies the tenant everywhere: the owner check and the ids recorded in
+// status, the client pool (so one rate limit per tenant), the same-tenant rules and the metrics' tenant
+// label. The key of an https URL is its host (and path prefix, if any), e.g. "acme-admin.3scale.net"; a
+// plain http URL keeps its scheme, "http://127.0.0.1:8080", so that it never shares a key with https.
+func NormalizeTenant(adminURL string) (string, error) {
 	u, err := url.Parse(strings.TrimSpace(adminURL))
 	if err != nil || u.Host == "" {
 		return "", fmt.Errorf("%q is not an absolute URL", adminURL)
@@ -34,6 +41,9 @@ func TenantKey(adminURL string) (string, error) {
 	return key, nil
 }
 
+// TenantKey is NormalizeTenant, under the name it had first.
+func TenantKey(adminURL string) (string, error) { return NormalizeTenant(adminURL) }
+
 // AdminURLPolicy says which admin URLs a provider account may point the operator at.
 type AdminURLPolicy struct {
 	// AllowInsecureHTTP allows plain http (the Secret opts in).
@@ -43,30 +53,51 @@ type AdminURLPolicy struct {
 	AllowPrivate bool
 }
 
+// AdminURLError says why the policy refuses an admin URL. Problem is phrased to follow the URL's name:
+// "must be https (...)", so that a caller can say `adminURL must be https (...)`.
+type AdminURLError struct {
+	Problem string
+}
+
+// Error implements error.
+func (e *AdminURLError) Error() string { return "the admin URL " + e.Problem }
+
+func refuse(format string, args ...any) error {
+	return &AdminURLError{Problem: fmt.Sprintf(format, args...)}
+}
+
 // Check refuses an admin URL the policy does not allow, with a message for a person: https only unless
 // http is allowed; no user info, query or fragment; no loopback, link-local, private or cluster-internal
-// host unless allowed. The addresses a name resolves to are checked again when dialing (DialControl).
+// host unless allowed. The addresses a name resolves to are checked again when dialing. The error is an
+// *AdminURLError; it never quotes the URL (which could carry a password), only its host.
 func (p AdminURLPolicy) Check(adminURL string) error {
 	u, err := url.Parse(strings.TrimSpace(adminURL))
 	if err != nil || u.Host == "" || u.Opaque != "" {
-		return fmt.Errorf("it must be the tenant's admin portal URL, e.g. https://acme-admin.3scale.net")
+		return refuse("must be the tenant's admin portal URL, e.g. https://acme-admin.3scale.net")
 	}
 	switch scheme := strings.ToLower(u.Scheme); {
 	case scheme == "https":
 	case scheme == "http" && p.AllowInsecureHTTP:
 	case scheme == "http":
-		return fmt.Errorf(`it must be https (set allowInsecureHTTP: "true" in the Secret to allow plain http)`)
+		return refuse(`must be https (set allowInsecureHTTP: "true" in the Secret to allow plain http)`)
 	default:
-		return fmt.Errorf("its scheme must be https, not %q", u.Scheme)
+		return refuse("must be https, not %q", u.Scheme)
 	}
 	if u.User != nil || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" {
-		return fmt.Errorf("it must not carry user info, a query or a fragment")
+		return refuse("must not carry user info, a query or a fragment")
 	}
 	if !p.AllowPrivate && isInternalHost(u.Hostname()) {
-		return fmt.Errorf("its host %q is a loopback, link-local, private or cluster-internal address, which the manager refuses unless started with --allow-private-admin-urls", u.Hostname())
+		return refuse("must not be on a loopback, link-local, private or cluster-internal address (%q), which the manager refuses unless started with --allow-private-admin-urls", u.Hostname())
 	}
 	return nil
 }
+
+// internalNames are host names, and suffixes of host names, that name this machine or the cluster's
+// inside.
+var (
+	internalNames    = []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc"}
+	internalSuffixes = []string{".localhost", ".local", ".internal", ".svc", ".cluster.local", ".svc.cluster.local", ".kubernetes.default"}
+)
 
 // isInternalHost reports a host that names this machine or the cluster's inside.
 func isInternalHost(host string) bool {
@@ -74,10 +105,15 @@ func isInternalHost(host string) bool {
 	if addr, err := netip.ParseAddr(h); err == nil {
 		return isInternalAddr(addr)
 	}
-	if h == "localhost" || h == "kubernetes" || !strings.Contains(h, ".") {
+	if !strings.Contains(h, ".") {
 		return true // a single label resolves through the cluster's search domains
 	}
-	for _, suffix := range []string{".localhost", ".local", ".internal", ".svc", ".kubernetes.default"} {
+	for _, n := range internalNames {
+		if h == n {
+			return true
+		}
+	}
+	for _, suffix := range internalSuffixes {
 		if strings.HasSuffix(h, suffix) {
 			return true
 		}
@@ -85,13 +121,31 @@ func isInternalHost(host string) bool {
 	return strings.Contains(h, ".svc.") // <service>.<namespace>.svc.<cluster domain>
 }
 
-// isInternalAddr reports loopback, link-local (169.254/16, fe80::/10), unspecified, private (RFC 1918,
-// unique local fc00::/7) and carrier-grade NAT addresses.
+var (
+	thisNetwork = netip.MustParsePrefix("0.0.0.0/8")     // "this network": 0.0.0.0 reaches this machine
+	sharedNAT   = netip.MustParsePrefix("100.64.0.0/10") // carrier-grade NAT, used for cluster networks too
+)
+
+// isInternalAddr reports loopback, link-local (169.254/16, fe80::/10), unspecified and "this network"
+// (0/8), private (RFC 1918, unique local fc00::/7) and carrier-grade NAT addresses.
 func isInternalAddr(a netip.Addr) bool {
 	a = a.Unmap()
 	return a.IsLoopback() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() || a.IsUnspecified() || a.IsPrivate() ||
-		netip.MustParsePrefix("100.64.0.0/10").Contains(a)
+		thisNetwork.Contains(a) || sharedNAT.Contains(a)
 }
+
+// errAddressRefused marks a connection the policy refused at dial time: not a passing failure, so it is
+// not retried inside the client.
+var errAddressRefused = errors.New("address refused by the admin URL policy")
+
+// addressRefused is the error of a refused dial; it says which address and how to allow it.
+type addressRefused struct{ host string }
+
+func (e *addressRefused) Error() string {
+	return fmt.Sprintf("refusing to connect to %s: a loopback, link-local, private or cluster-internal address (start the manager with --allow-private-admin-urls to allow it)", e.host)
+}
+
+func (e *addressRefused) Is(target error) bool { return target == errAddressRefused }
 
 // dialControl refuses, at dial time, an address the policy does not allow: a name that resolved to an
 // internal address (DNS rebinding) is refused like the address itself.
@@ -104,13 +158,63 @@ func (p AdminURLPolicy) dialControl(_, address string, _ syscall.RawConn) error 
 		return err
 	}
 	if addr, err := netip.ParseAddr(host); err == nil && isInternalAddr(addr) {
-		return fmt.Errorf("refusing to connect to %s: a loopback, link-local or private address (start the manager with --allow-private-admin-urls to allow it)", host)
+		return &addressRefused{host: host}
 	}
 	return nil
 }
 
-// dialer returns the dialer of a client under the policy.
-func (p AdminURLPolicy) dialer() func(ctx context.Context, network, address string) (net.Conn, error) {
-	d := &net.Dialer{Control: p.dialControl}
-	return d.DialContext
+// dialer returns the dialer of a client under the policy, with the timeouts of http.DefaultTransport.
+// Connections to an HTTP(S) proxy the manager's environment names (proxies.has) are not checked: the
+// operator chose that proxy, it is often on a private address, and the proxy, not this process, resolves
+// and reaches the admin host (whose name Check has refused already if it is internal).
+func (p AdminURLPolicy) dialer(proxies *proxyAddrs) func(ctx context.Context, network, address string) (net.Conn, error) {
+	checked := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second, Control: p.dialControl}
+	plain := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
+	return func(ctx context.Context, network, address string) (net.Conn, error) {
+		if proxies.has(address) {
+			return plain.DialContext(ctx, network, address)
+		}
+		return checked.DialContext(ctx, network, address)
+	}
+}
+
+// proxyAddrs remembers the addresses of the proxies a transport's Proxy function chose.
+type proxyAddrs struct{ seen sync.Map }
+
+// wrap returns proxy, remembering the address of every proxy it names.
+func (s *proxyAddrs) wrap(proxy func(*http.Request) (*url.URL, error)) func(*http.Request) (*url.URL, error) {
+	if proxy == nil {
+		return nil
+	}
+	return func(r *http.Request) (*url.URL, error) {
+		u, err := proxy(r)
+		if err == nil && u != nil {
+			s.seen.Store(proxyAddr(u), true)
+		}
+		return u, err
+	}
+}
+
+func (s *proxyAddrs) has(address string) bool {
+	if s == nil {
+		return false
+	}
+	_, ok := s.seen.Load(address)
+	return ok
+}
+
+// proxyAddr is the host:port net/http dials for a proxy URL.
+func proxyAddr(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		switch strings.ToLower(u.Scheme) {
+		case "https":
+			port = "443"
+		case "socks5", "socks5h":
+			port = "1080"
+		default:
+			port = "80"
+		}
+	}
+	return net.JoinHostPort(u.Hostname(), port)
 }

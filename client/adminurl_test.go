@@ -2,9 +2,12 @@ package client
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -80,5 +83,88 @@ func TestDialTimeCheckRefusesInternalAddresses(t *testing.T) {
 	c, _ = New(Config{AdminURL: srv.URL, Token: "tok-dial-test-1234", Policy: &AdminURLPolicy{AllowInsecureHTTP: true, AllowPrivate: true}})
 	if err := c.ProbeCredentials(context.Background()); err != nil || !hit {
 		t.Errorf("allowed private address: %v, reached %v", err, hit)
+	}
+}
+
+func TestNormalizeTenantIsOneKeyPerTenant(t *testing.T) {
+	for _, u := range []string{"https://acme-admin.3scale.net", "HTTPS://Acme-Admin.3scale.net:443/", " https://acme-admin.3scale.net// "} {
+		if got, err := NormalizeTenant(u); err != nil || got != "acme-admin.3scale.net" {
+			t.Errorf("NormalizeTenant(%q) = %q, %v; want acme-admin.3scale.net", u, got, err)
+		}
+	}
+	a, _ := NormalizeTenant("http://acme-admin.3scale.net")
+	b, _ := NormalizeTenant("https://acme-admin.3scale.net")
+	if a == b {
+		t.Errorf("http and https spellings share the key %q", a)
+	}
+	if _, err := NormalizeTenant("acme-admin.3scale.net"); err == nil {
+		t.Errorf("a URL without scheme gave a key")
+	}
+}
+
+// TestAdminURLPolicyRefusesClusterNames: the names that reach the cluster's inside, and addresses of
+// "this network", are refused like private addresses; the message never quotes a password.
+func TestAdminURLPolicyRefusesClusterNames(t *testing.T) {
+	for _, u := range []string{"https://kubernetes.default", "https://kubernetes.default.svc", "https://kubernetes.default.svc.cluster.local",
+		"https://porta.threescale.svc", "https://porta.cluster.local", "https://0.1.2.3", "https://[::ffff:10.0.0.1]", "https://100.64.1.1",
+		"https://[fd00::1]", "https://[::]", "https://LOCALHOST.", "https://metadata.google.internal"} {
+		err := AdminURLPolicy{AllowInsecureHTTP: true}.Check(u)
+		var refused *AdminURLError
+		if !errors.As(err, &refused) || !strings.Contains(err.Error(), "--allow-private-admin-urls") {
+			t.Errorf("%s: %v; want a refusal naming --allow-private-admin-urls", u, err)
+		}
+		if err := (AdminURLPolicy{AllowPrivate: true}).Check(u); err != nil {
+			t.Errorf("%s with private addresses allowed: %v", u, err)
+		}
+	}
+	err := AdminURLPolicy{}.Check("https://admin:s3cr3t@acme-admin.3scale.net")
+	if err == nil || strings.Contains(err.Error(), "s3cr3t") {
+		t.Errorf("user info: %v", err)
+	}
+	if err := (AdminURLPolicy{}).Check("http://acme-admin.3scale.net"); err == nil ||
+		err.Error() != `the admin URL must be https (set allowInsecureHTTP: "true" in the Secret to allow plain http)` {
+		t.Errorf("http: %v", err)
+	}
+}
+
+// TestDialTimeRefusalIsNotRetried: a connection the policy refuses is one attempt, not a passing
+// failure retried with backoff.
+func TestDialTimeRefusalIsNotRetried(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	defer srv.Close()
+	var attempts atomic.Int32
+	c, err := New(Config{AdminURL: srv.URL, Token: "tok-dial-test-1234", Policy: &AdminURLPolicy{AllowInsecureHTTP: true},
+		Observer: func(CallInfo) { attempts.Add(1) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.GetProduct(context.Background(), 1); err == nil || !strings.Contains(err.Error(), "refusing to connect to 127.0.0.1") || attempts.Load() != 1 {
+		t.Errorf("refused dial: %v after %d attempts; want the refusal after 1", err, attempts.Load())
+	}
+}
+
+// TestProxyOfTheEnvironmentMayBePrivate: a proxy the manager's environment names (HTTPS_PROXY) is
+// reached even on a private address: the operator chose it, and it resolves the admin host itself.
+func TestProxyOfTheEnvironmentMayBePrivate(t *testing.T) {
+	var proxied atomic.Value
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		proxied.Store(r.URL.String())
+		_, _ = w.Write([]byte(`{"service":{"id":1}}`))
+	}))
+	defer proxy.Close()
+	proxyURL, _ := url.Parse(proxy.URL)
+	saved := environmentProxy
+	environmentProxy = func(*http.Request) (*url.URL, error) { return proxyURL, nil }
+	t.Cleanup(func() { environmentProxy = saved })
+
+	c, err := New(Config{AdminURL: "http://acme-admin.example.com", Token: "tok-proxy-1234", Policy: &AdminURLPolicy{AllowInsecureHTTP: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.GetProduct(context.Background(), 1); err != nil {
+		t.Fatalf("through the proxy: %v", err)
+	}
+	if got, _ := proxied.Load().(string); got != "http://acme-admin.example.com/admin/api/services/1.json" {
+		t.Errorf("the proxy got %q", got)
 	}
 }

@@ -300,6 +300,63 @@ func TestClientFlowAgainstSimulator(t *testing.T) {
 	}
 	checkCounts(t, f, "refused backend delete", counts)
 
+	// Developer accounts, users, applications (on the OIDC product: app id and keys) and ActiveDocs.
+	mustDo(t, "probe credentials", c.ProbeCredentials(ctx))
+	acc := outcome(c.Signup(ctx, SignupParams{OrgName: "ACME", Username: "alice", Email: "alice@acme.example", Password: "pw"})).must(t, "signup")
+	if acc.State != "approved" {
+		t.Errorf("signed-up account %+v, want approved", acc)
+	}
+	checkSame(t, "found account", acc, outcome(c.FindAccountByUsername(ctx, "alice")).must(t, "find account"))
+	if _, err := c.FindAccountByUsername(ctx, "nobody"); !IsNotFound(err) {
+		t.Errorf("finding an unknown username: %v, want not found", err)
+	}
+	acc = outcome(c.UpdateAccount(ctx, acc.ID, AccountParams{OrgName: "ACME Corp", MonthlyBillingEnabled: ptrTo(true)})).must(t, "update account")
+	checkSame(t, "read account", acc, outcome(c.GetAccount(ctx, acc.ID)).must(t, "get account"))
+	acc = outcome(c.ApproveAccount(ctx, acc.ID)).must(t, "approve account")
+	bob := outcome(c.CreateUser(ctx, acc.ID, UserParams{Username: "bob", Email: "bob@acme.example", Password: "pw"})).must(t, "create user")
+	if bob.State != "pending" || bob.Role != "member" {
+		t.Errorf("created user %+v, want a pending member", bob)
+	}
+	bob = outcome(c.UpdateUser(ctx, acc.ID, bob.ID, UserParams{Email: "b@acme.example"})).must(t, "update user")
+	bob = outcome(c.ActivateUser(ctx, acc.ID, bob.ID)).must(t, "activate user")
+	bob = outcome(c.SetUserRole(ctx, acc.ID, bob.ID, "admin")).must(t, "make admin")
+	bob = outcome(c.SetUserRole(ctx, acc.ID, bob.ID, "member")).must(t, "make member")
+	if users := outcome(c.ListUsers(ctx, acc.ID)).must(t, "list users"); len(users) != 2 {
+		t.Errorf("users %+v, want alice and bob", users)
+	}
+	mustDo(t, "delete user", c.DeleteUser(ctx, acc.ID, bob.ID))
+	app := outcome(c.CreateApplication(ctx, acc.ID, ApplicationParams{PlanID: plan.ID, Name: "Shop app", Description: ptrTo("d"),
+		ApplicationID: "a1b2c3d4", ApplicationKey: "k1"})).must(t, "create application")
+	if app.ApplicationID != "a1b2c3d4" || app.PlanID != plan.ID {
+		t.Errorf("created application %+v", app)
+	}
+	app = outcome(c.UpdateApplication(ctx, acc.ID, app.ID, ApplicationParams{Name: "Shop app 2", Description: ptrTo("")})).must(t, "update application")
+	checkSame(t, "read application", app, outcome(c.GetApplication(ctx, acc.ID, app.ID)).must(t, "get application"))
+	app = outcome(c.SuspendApplication(ctx, acc.ID, app.ID)).must(t, "suspend application")
+	app = outcome(c.ResumeApplication(ctx, acc.ID, app.ID)).must(t, "resume application")
+	mustDo(t, "change plan to the same plan", c.ChangeApplicationPlan(ctx, acc.ID, app.ID, plan.ID))
+	mustDo(t, "add a key", c.CreateApplicationKey(ctx, acc.ID, app.ID, "k2"))
+	mustDo(t, "remove a key", c.DeleteApplicationKey(ctx, acc.ID, app.ID, "k1"))
+	checkSame(t, "keys", []ApplicationKey{{Value: "k2"}}, outcome(c.ListApplicationKeys(ctx, acc.ID, app.ID)).must(t, "list keys"))
+	if apps := outcome(c.ListApplications(ctx, acc.ID)).must(t, "list applications"); len(apps) != 1 {
+		t.Errorf("applications %+v, want 1", apps)
+	}
+	if err := c.DeletePlan(ctx, p.ID, plan.ID); !IsInUse(err) {
+		t.Errorf("deleting a plan with an application: %v, want porta's refusal", err)
+	}
+	mustDo(t, "delete application", c.DeleteApplication(ctx, acc.ID, app.ID))
+	mustDo(t, "delete account", c.DeleteAccount(ctx, acc.ID))
+	doc := outcome(c.CreateActiveDoc(ctx, ActiveDocParams{Name: "Shop", SystemName: "shop", Body: `{"openapi":"3.0.3"}`, ServiceID: ptrTo(p.ID)})).must(t, "create doc")
+	doc = outcome(c.UpdateActiveDoc(ctx, doc.ID, ActiveDocParams{Name: "Shop API", Published: ptrTo(true), ServiceID: ptrTo(int64(0))})).must(t, "update doc")
+	if doc.ServiceID != 0 || !doc.Published {
+		t.Errorf("updated doc %+v", doc)
+	}
+	checkSame(t, "read doc", doc, outcome(c.GetActiveDoc(ctx, doc.ID)).must(t, "get doc"))
+	if docs := outcome(c.ListActiveDocs(ctx)).must(t, "list docs"); len(docs) != 1 {
+		t.Errorf("docs %+v", docs)
+	}
+	mustDo(t, "delete doc", c.DeleteActiveDoc(ctx, doc.ID))
+
 	// Deleting children, then the product with what is left.
 	mustDo(t, "delete product metric", c.DeleteMetric(ctx, ps, orders.ID))
 	mustDo(t, "delete backend metric with its limit", c.DeleteMetric(ctx, bs, bytesMetric.ID))

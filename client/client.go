@@ -38,15 +38,20 @@ type Config struct {
 	Burst int
 	// MaxInFlight caps the requests in flight (default 8).
 	MaxInFlight int
-	// Timeout bounds each call (default 30s) unless the caller's context ends sooner.
+	// Timeout bounds each call, retries included (default 30s), when the caller's context has no deadline
+	// of its own. One attempt of a read gets at most half of it (or of what is left of the caller's
+	// deadline), so that a read that hangs is tried again.
 	Timeout time.Duration
 	// Observer, when set, is called once per HTTP attempt (metrics).
 	Observer Observer
 	// UserAgent is sent with every request.
 	UserAgent string
-	// ReadAttempts bounds the attempts of one call that may be retried (default 4): reads failing for a
-	// passing reason, and any call answered 429.
-	ReadAttempts int
+	// ReadRetries bounds the retries of one call after its first attempt (default 3, so 4 attempts in
+	// all; negative: none). Reads (GET) are retried when they fail for a passing reason: no answer, a
+	// timeout, 5xx or 429; writes only when answered 429, which porta does before doing anything. A
+	// Retry-After is always honoured; one longer than 30s, or than what is left of the deadline, ends
+	// the call with its error at once, for the caller to requeue.
+	ReadRetries int
 	// RetryInitialInterval is the first wait before a retry (default 200ms), growing exponentially.
 	RetryInitialInterval time.Duration
 	// MaxResponseBytes caps the size of one answer (default 8 MiB): a larger one is an error, never read
@@ -84,7 +89,7 @@ type Client struct {
 	timeout  time.Duration
 	observer Observer
 
-	readAttempts int
+	attempts     int
 	retryInitial time.Duration
 	maxPages     int
 	maxBody      int
@@ -117,8 +122,11 @@ func New(cfg Config) (*Client, error) {
 	if cfg.MaxPages <= 0 {
 		cfg.MaxPages = 200
 	}
-	if cfg.ReadAttempts <= 0 {
-		cfg.ReadAttempts = 4
+	switch {
+	case cfg.ReadRetries == 0:
+		cfg.ReadRetries = 3
+	case cfg.ReadRetries < 0:
+		cfg.ReadRetries = 0
 	}
 	if cfg.RetryInitialInterval <= 0 {
 		cfg.RetryInitialInterval = 200 * time.Millisecond
@@ -135,9 +143,12 @@ func New(cfg Config) (*Client, error) {
 		tlsConfig.RootCAs = pool
 	}
 	transport := http.DefaultTransport.(*http.Transport).Clone()
+	transport.Proxy = environmentProxy
 	transport.TLSClientConfig = tlsConfig
 	if cfg.Policy != nil {
-		transport.DialContext = cfg.Policy.dialer()
+		proxies := &proxyAddrs{}
+		transport.Proxy = proxies.wrap(transport.Proxy)
+		transport.DialContext = cfg.Policy.dialer(proxies)
 	}
 	transport.MaxIdleConnsPerHost = cfg.MaxInFlight
 	r := resty.New().
@@ -159,7 +170,7 @@ func New(cfg Config) (*Client, error) {
 		timeout:  cfg.Timeout,
 		observer: cfg.Observer,
 
-		readAttempts: cfg.ReadAttempts,
+		attempts:     cfg.ReadRetries + 1,
 		retryInitial: cfg.RetryInitialInterval,
 		maxPages:     cfg.MaxPages,
 		maxBody:      cfg.MaxResponseBytes,
@@ -201,8 +212,12 @@ func (r call) path() string {
 	return p
 }
 
-// do sends the call and decodes a 2xx answer into out (when not nil). It waits for the rate limiter and
-// a free in-flight slot; on 429 it waits Retry-After (bounded by ctx) and tries once more.
+// environmentProxy chooses the proxy of a request (HTTPS_PROXY, HTTP_PROXY, NO_PROXY); tests replace it.
+var environmentProxy = http.ProxyFromEnvironment
+
+// do sends the call and decodes a 2xx answer into out (when not nil). Each attempt waits for the rate
+// limiter and a free in-flight slot. A read failing for a passing reason, and any call answered 429, is
+// tried again (retryDelay), within the context's deadline — c.timeout when the caller set none.
 func (c *Client) do(ctx context.Context, r call, out any) error {
 	if _, has := ctx.Deadline(); !has {
 		var cancel context.CancelFunc
@@ -216,6 +231,9 @@ func (c *Client) do(ctx context.Context, r call, out any) error {
 		wait, retry := c.retryDelay(r, err, attempt, policy)
 		if !retry {
 			return err
+		}
+		if deadline, _ := ctx.Deadline(); time.Until(deadline) <= wait {
+			return err // no time left to wait: the caller requeues, no worker is held for nothing
 		}
 		t := time.NewTimer(wait)
 		select {
@@ -232,23 +250,29 @@ func (c *Client) do(ctx context.Context, r call, out any) error {
 const maxRetryAfter = 30 * time.Second
 
 // retryDelay decides whether a failed attempt is tried again, and after how long. Reads (GET, which
-// change nothing) are retried on 5xx, timeouts, lost connections and 429, up to c.readAttempts attempts,
-// with jittered exponential backoff; writes only on 429, which porta answers before doing anything. A
-// Retry-After is always honoured: never sooner than it says.
+// change nothing) are retried on 5xx, timeouts, lost connections and 429, up to c.attempts attempts,
+// with jittered exponential backoff; writes only on 429 with Retry-After, which porta answers before
+// doing anything. A Retry-After is always honoured: never sooner than it says, and not at all when it is
+// longer than maxRetryAfter. A connection the admin URL policy refused is not retried.
 func (c *Client) retryDelay(r call, err error, attempt int, policy *backoff.ExponentialBackOff) (time.Duration, bool) {
-	if err == nil || attempt >= c.readAttempts {
+	if err == nil || attempt >= c.attempts || errors.Is(err, errAddressRefused) {
 		return 0, false
 	}
-	after, limited := RetryAfter(err)
-	switch {
-	case limited && after > maxRetryAfter:
+	e, ok := asAPIError(err)
+	if !ok {
 		return 0, false
-	case limited:
-	case r.method == http.MethodGet && (IsUnavailable(err) || IsRateLimited(err)):
+	}
+	read := r.method == http.MethodGet
+	switch {
+	case e.StatusCode == http.StatusTooManyRequests && (read || e.RetryAfter > 0):
+	case read && IsUnavailable(err):
 	default:
 		return 0, false
 	}
-	return max(policy.NextBackOff(), after), true
+	if e.RetryAfter > maxRetryAfter {
+		return 0, false
+	}
+	return max(policy.NextBackOff(), e.RetryAfter), true
 }
 
 func (c *Client) attempt(ctx context.Context, r call, out any) error {
@@ -262,6 +286,13 @@ func (c *Client) attempt(ctx context.Context, r call, out any) error {
 	}
 	defer func() { <-c.inFlight }()
 
+	if r.method == http.MethodGet && c.attempts > 1 {
+		// A read that will be retried gets at most half of the call's timeout for its exchange (the waits
+		// above do not count), so that a read that hangs is tried again within the call's deadline.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.timeout/2)
+		defer cancel()
+	}
 	req := c.http.R().SetContext(ctx).SetBasicAuth("", c.token)
 	if r.query != nil {
 		req.SetQueryParamsFromValues(r.query)
@@ -285,6 +316,9 @@ func (c *Client) attempt(ctx context.Context, r call, out any) error {
 		// Not a passing failure: retrying would read the same oversized answer again.
 		return &APIError{StatusCode: code, Method: r.method, Endpoint: r.endpoint,
 			Message: fmt.Sprintf("the answer is larger than %d bytes, the most this client reads", c.maxBody)}
+	}
+	if refused := (*addressRefused)(nil); errors.As(err, &refused) {
+		return &APIError{Method: r.method, Endpoint: r.endpoint, Message: refused.Error(), Cause: refused}
 	}
 	if err != nil {
 		return &APIError{Method: r.method, Endpoint: r.endpoint, Message: scrub(err.Error(), c.token), Cause: errors.New(scrub(err.Error(), c.token))}

@@ -141,6 +141,19 @@ var clientCalls = map[string]func(ctx context.Context, c *Client) error{
 		return err
 	},
 	"DeletePricingRule": func(ctx context.Context, c *Client) error { return c.DeletePricingRule(ctx, 61, 31, 81) },
+	// Accounts, users, applications and ActiveDocs share the calls of the golden-file test.
+	"ProbeCredentials": everyCall["ProbeCredentials"], "Signup": everyCall["Signup"], "GetAccount": everyCall["GetAccount"],
+	"FindAccountByUsername": everyCall["FindAccountByUsername"], "UpdateAccount": everyCall["UpdateAccount"],
+	"ApproveAccount": everyCall["ApproveAccount"], "DeleteAccount": everyCall["DeleteAccount"], "ListUsers": everyCall["ListUsers"],
+	"CreateUser": everyCall["CreateUser"], "UpdateUser": everyCall["UpdateUser"], "ActivateUser": everyCall["ActivateUser"],
+	"SetUserRole": everyCall["SetUserRole"], "DeleteUser": everyCall["DeleteUser"], "ListApplications": everyCall["ListApplications"],
+	"GetApplication": everyCall["GetApplication"], "CreateApplication": everyCall["CreateApplication"],
+	"UpdateApplication": everyCall["UpdateApplication"], "DeleteApplication": everyCall["DeleteApplication"],
+	"SuspendApplication": everyCall["SuspendApplication"], "ResumeApplication": everyCall["ResumeApplication"],
+	"ChangeApplicationPlan": everyCall["ChangeApplicationPlan"], "ListApplicationKeys": everyCall["ListApplicationKeys"],
+	"CreateApplicationKey": everyCall["CreateApplicationKey"], "DeleteApplicationKey": everyCall["DeleteApplicationKey"],
+	"ListActiveDocs": everyCall["ListActiveDocs"], "GetActiveDoc": everyCall["GetActiveDoc"], "CreateActiveDoc": everyCall["CreateActiveDoc"],
+	"UpdateActiveDoc": everyCall["UpdateActiveDoc"], "DeleteActiveDoc": everyCall["DeleteActiveDoc"],
 }
 
 // callsWithoutRequest are exported methods that send nothing, with the reason.
@@ -412,7 +425,8 @@ func matchRoute(routes []oasRoute, path string) (*oasRoute, bool) {
 		ok := true
 		for j, s := range r.segments {
 			if strings.HasPrefix(s, "{") {
-				if _, err := strconv.ParseInt(segs[j], 10, 64); err != nil {
+				// Ids are numbers; an application key ({key}) is any text.
+				if _, err := strconv.ParseInt(segs[j], 10, 64); err != nil && s != "{key}" {
 					ok = false
 					break
 				}

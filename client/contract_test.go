@@ -534,6 +534,206 @@ func TestEveryCallContract(t *testing.T) {
 			want:       seenRequest{Method: "GET", Path: "/admin/api/services/42/application_plans.json"},
 			wantResult: []ApplicationPlan{*wantPlan},
 		},
+		"ProbeCredentials": {
+			call: func(ctx context.Context, c *Client) (any, error) { return nil, c.ProbeCredentials(ctx) },
+			code: 200, body: `{"services":[]}`,
+			want: seenRequest{Method: "GET", Path: "/admin/api/services.json", Query: url.Values{"page": {"1"}, "per_page": {"1"}}},
+		},
+		"Signup": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.Signup(ctx, SignupParams{OrgName: "ACME", Username: "alice", Email: "alice@acme.example", Password: "pw"})
+			},
+			code: 201, body: `{"account":` + portaAccount + `}`,
+			want: seenRequest{Method: "POST", Path: "/admin/api/signup.json", Form: url.Values{"org_name": {"ACME"}, "username": {"alice"},
+				"email": {"alice@acme.example"}, "password": {"pw"}}},
+			wantResult: wantAccount,
+		},
+		"GetAccount": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.GetAccount(ctx, 81) },
+			code: 200, body: `{"account":` + portaAccount + `}`,
+			want:       seenRequest{Method: "GET", Path: "/admin/api/accounts/81.json"},
+			wantResult: wantAccount,
+		},
+		"FindAccountByUsername": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.FindAccountByUsername(ctx, "alice") },
+			code: 200, body: `{"account":` + portaAccount + `}`,
+			want:       seenRequest{Method: "GET", Path: "/admin/api/accounts/find.json", Query: url.Values{"username": {"alice"}}},
+			wantResult: wantAccount,
+		},
+		"UpdateAccount": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.UpdateAccount(ctx, 81, AccountParams{OrgName: "ACME", MonthlyBillingEnabled: ptrTo(false), MonthlyChargingEnabled: ptrTo(true)})
+			},
+			code: 200, body: `{"account":` + portaAccount + `}`,
+			want: seenRequest{Method: "PUT", Path: "/admin/api/accounts/81.json", Form: url.Values{"org_name": {"ACME"},
+				"monthly_billing_enabled": {"false"}, "monthly_charging_enabled": {"true"}}},
+			wantResult: wantAccount,
+		},
+		"ApproveAccount": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.ApproveAccount(ctx, 81) },
+			code: 200, body: `{"account":` + portaAccount + `}`,
+			want:       seenRequest{Method: "PUT", Path: "/admin/api/accounts/81/approve.json"},
+			wantResult: wantAccount,
+		},
+		"DeleteAccount": {
+			call: func(ctx context.Context, c *Client) (any, error) { return nil, c.DeleteAccount(ctx, 81) },
+			code: 200, body: portaDelete,
+			want: seenRequest{Method: "DELETE", Path: "/admin/api/accounts/81.json"},
+		},
+		"ListUsers": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.ListUsers(ctx, 81) },
+			code: 200, body: `{"users":[{"user":` + portaUser + `}]}`,
+			want:       seenRequest{Method: "GET", Path: "/admin/api/accounts/81/users.json"},
+			wantResult: []User{*wantUser},
+		},
+		"CreateUser": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.CreateUser(ctx, 81, UserParams{Username: "bob", Email: "bob@acme.example", Password: "pw"})
+			},
+			code: 201, body: `{"user":` + portaUser + `}`,
+			want: seenRequest{Method: "POST", Path: "/admin/api/accounts/81/users.json", Form: url.Values{"username": {"bob"},
+				"email": {"bob@acme.example"}, "password": {"pw"}}},
+			wantResult: wantUser,
+		},
+		"UpdateUser": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.UpdateUser(ctx, 81, 82, UserParams{Email: "b@acme.example"})
+			},
+			code: 200, body: `{"user":` + portaUser + `}`,
+			want:       seenRequest{Method: "PUT", Path: "/admin/api/accounts/81/users/82.json", Form: url.Values{"email": {"b@acme.example"}}},
+			wantResult: wantUser,
+		},
+		"ActivateUser": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.ActivateUser(ctx, 81, 82) },
+			code: 200, body: `{"user":` + portaUser + `}`,
+			want:       seenRequest{Method: "PUT", Path: "/admin/api/accounts/81/users/82/activate.json"},
+			wantResult: wantUser,
+		},
+		"SetUserRole: admin": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.SetUserRole(ctx, 81, 82, "admin") },
+			code: 200, body: `{"user":` + portaUser + `}`,
+			want: seenRequest{Method: "PUT", Path: "/admin/api/accounts/81/users/82/admin.json"},
+		},
+		"SetUserRole: member": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.SetUserRole(ctx, 81, 82, "member") },
+			code: 200, body: `{"user":` + portaUser + `}`,
+			want: seenRequest{Method: "PUT", Path: "/admin/api/accounts/81/users/82/member.json"},
+		},
+		"DeleteUser": {
+			call: func(ctx context.Context, c *Client) (any, error) { return nil, c.DeleteUser(ctx, 81, 82) },
+			code: 200, body: portaDelete,
+			want: seenRequest{Method: "DELETE", Path: "/admin/api/accounts/81/users/82.json"},
+		},
+		"ListApplications": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.ListApplications(ctx, 81) },
+			code: 200, body: `{"applications":[{"application":` + portaApplication + `}]}`,
+			want:       seenRequest{Method: "GET", Path: "/admin/api/accounts/81/applications.json"},
+			wantResult: []Application{*wantApplication},
+		},
+		"GetApplication": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.GetApplication(ctx, 81, 83) },
+			code: 200, body: `{"application":` + portaApplication + `}`,
+			want:       seenRequest{Method: "GET", Path: "/admin/api/accounts/81/applications/83.json"},
+			wantResult: wantApplication,
+		},
+		"CreateApplication/every field": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.CreateApplication(ctx, 81, ApplicationParams{PlanID: 61, Name: "Shop", Description: ptrTo("d"), ApplicationID: "a1b2c3d4", ApplicationKey: "k1"})
+			},
+			code: 201, body: `{"application":` + portaApplication + `}`,
+			want: seenRequest{Method: "POST", Path: "/admin/api/accounts/81/applications.json", Form: url.Values{"plan_id": {"61"}, "name": {"Shop"},
+				"description": {"d"}, "application_id": {"a1b2c3d4"}, "application_key": {"k1"}}},
+			wantResult: wantApplication,
+		},
+		"UpdateApplication: no plan or app id sent": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.UpdateApplication(ctx, 81, 83, ApplicationParams{PlanID: 61, Name: "Shop", Description: ptrTo("d"), UserKey: "uk", ApplicationID: "x"})
+			},
+			code: 200, body: `{"application":` + portaApplication + `}`,
+			want: seenRequest{Method: "PUT", Path: "/admin/api/accounts/81/applications/83.json", Form: url.Values{"name": {"Shop"},
+				"description": {"d"}, "user_key": {"uk"}}},
+			wantResult: wantApplication,
+		},
+		"DeleteApplication": {
+			call: func(ctx context.Context, c *Client) (any, error) { return nil, c.DeleteApplication(ctx, 81, 83) },
+			code: 200, body: portaDelete,
+			want: seenRequest{Method: "DELETE", Path: "/admin/api/accounts/81/applications/83.json"},
+		},
+		"SuspendApplication": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.SuspendApplication(ctx, 81, 83) },
+			code: 200, body: `{"application":` + portaApplication + `}`,
+			want:       seenRequest{Method: "PUT", Path: "/admin/api/accounts/81/applications/83/suspend.json"},
+			wantResult: wantApplication,
+		},
+		"ResumeApplication": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.ResumeApplication(ctx, 81, 83) },
+			code: 200, body: `{"application":` + portaApplication + `}`,
+			want:       seenRequest{Method: "PUT", Path: "/admin/api/accounts/81/applications/83/resume.json"},
+			wantResult: wantApplication,
+		},
+		"ChangeApplicationPlan: porta answers with the plan": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return nil, c.ChangeApplicationPlan(ctx, 81, 83, 62)
+			},
+			code: 200, body: `{"application_plan":` + portaPlan + `}`,
+			want: seenRequest{Method: "PUT", Path: "/admin/api/accounts/81/applications/83/change_plan.json", Form: url.Values{"plan_id": {"62"}}},
+		},
+		"ListApplicationKeys": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.ListApplicationKeys(ctx, 81, 83) },
+			code: 200, body: `{"keys":[{"key":{"value":"k1","created_at":"2026-11-22T10:00:00Z"}}]}`,
+			want:       seenRequest{Method: "GET", Path: "/admin/api/accounts/81/applications/83/keys.json"},
+			wantResult: []ApplicationKey{{Value: "k1"}},
+		},
+		"CreateApplicationKey": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return nil, c.CreateApplicationKey(ctx, 81, 83, "k2")
+			},
+			code: 201, body: `{"application":` + portaApplication + `}`,
+			want: seenRequest{Method: "POST", Path: "/admin/api/accounts/81/applications/83/keys.json", Form: url.Values{"key": {"k2"}}},
+		},
+		"DeleteApplicationKey": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return nil, c.DeleteApplicationKey(ctx, 81, 83, "k2")
+			},
+			code: 200, body: portaDelete,
+			want: seenRequest{Method: "DELETE", Path: "/admin/api/accounts/81/applications/83/keys/k2.json"},
+		},
+		"ListActiveDocs": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.ListActiveDocs(ctx) },
+			code: 200, body: `{"api_docs":[{"api_doc":` + portaAPIDoc + `}]}`,
+			want:       seenRequest{Method: "GET", Path: "/admin/api/active_docs.json"},
+			wantResult: []ActiveDoc{*wantAPIDoc},
+		},
+		"GetActiveDoc": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.GetActiveDoc(ctx, 84) },
+			code: 200, body: `{"api_doc":` + portaAPIDoc + `}`,
+			want:       seenRequest{Method: "GET", Path: "/admin/api/active_docs/84.json"},
+			wantResult: wantAPIDoc,
+		},
+		"CreateActiveDoc/every field": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.CreateActiveDoc(ctx, ActiveDocParams{Name: "Petstore", SystemName: "petstore", Description: ptrTo("d"), Published: ptrTo(true),
+					SkipSwaggerValidations: ptrTo(false), Body: `{"openapi":"3.0.3"}`, ServiceID: ptrTo(int64(42))})
+			},
+			code: 201, body: `{"api_doc":` + portaAPIDoc + `}`,
+			want: seenRequest{Method: "POST", Path: "/admin/api/active_docs.json", Form: url.Values{"name": {"Petstore"}, "system_name": {"petstore"},
+				"description": {"d"}, "published": {"true"}, "skip_swagger_validations": {"false"}, "body": {`{"openapi":"3.0.3"}`}, "service_id": {"42"}}},
+			wantResult: wantAPIDoc,
+		},
+		"UpdateActiveDoc: unbinding the product sends an empty service_id, never the system name": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.UpdateActiveDoc(ctx, 84, ActiveDocParams{Name: "Petstore", SystemName: "petstore", Body: `{}`, ServiceID: ptrTo(int64(0))})
+			},
+			code: 200, body: `{"api_doc":` + portaAPIDoc + `}`,
+			want: seenRequest{Method: "PUT", Path: "/admin/api/active_docs/84.json", Form: url.Values{"name": {"Petstore"}, "body": {`{}`},
+				"service_id": {""}}},
+			wantResult: wantAPIDoc,
+		},
+		"DeleteActiveDoc": {
+			call: func(ctx context.Context, c *Client) (any, error) { return nil, c.DeleteActiveDoc(ctx, 84) },
+			code: 200, body: portaDelete,
+			want: seenRequest{Method: "DELETE", Path: "/admin/api/active_docs/84.json"},
+		},
 		"GetPlan": {
 			call: func(ctx context.Context, c *Client) (any, error) { return c.GetPlan(ctx, 42, 61) },
 			code: 200, body: `{"application_plan":` + portaPlan + `}`,
@@ -1349,3 +1549,26 @@ func TestTLSConfig(t *testing.T) {
 		})
 	}
 }
+
+// porta's answers for accounts, users, applications and ActiveDocs (AccountRepresenter, UserRepresenter,
+// CinstanceRepresenter, ApiDocs::ServiceRepresenter), with the extra fields the client ignores.
+const (
+	portaAccount = `{"id":81,"created_at":"2026-11-22T10:00:00Z","updated_at":"2026-11-22T10:00:00Z","credit_card_stored":false,` +
+		`"monthly_billing_enabled":false,"monthly_charging_enabled":true,"state":"approved","org_name":"ACME","annotations":{},` +
+		`"links":[{"rel":"self","href":"https://acme-admin.example.com/admin/api/accounts/81"}]}`
+	portaUser = `{"id":82,"state":"active","role":"admin","created_at":"2026-11-22T10:00:00Z","updated_at":"2026-11-22T10:00:00Z",` +
+		`"username":"alice","email":"alice@acme.example","links":[]}`
+	portaApplication = `{"id":83,"state":"live","enabled":true,"created_at":"2026-11-22T10:00:00Z","updated_at":"2026-11-22T10:00:00Z",` +
+		`"service_id":42,"service_name":"Shop","plan_id":61,"plan_name":"Gold","account_id":81,"org_name":"ACME",` +
+		`"first_traffic_at":null,"first_daily_traffic_at":null,"application_id":"a1b2c3d4","name":"Shop","description":"d","links":[]}`
+	portaAPIDoc = `{"id":84,"system_name":"petstore","name":"Petstore","description":"d","published":true,"skip_swagger_validations":false,` +
+		`"body":"{\"openapi\":\"3.0.3\"}","service_id":42,"created_at":"2026-11-22T10:00:00Z","updated_at":"2026-11-22T10:00:00Z"}`
+)
+
+var (
+	wantAccount     = &Account{ID: 81, OrgName: "ACME", State: "approved", MonthlyChargingEnabled: true}
+	wantUser        = &User{ID: 82, Username: "alice", Email: "alice@acme.example", Role: "admin", State: "active"}
+	wantApplication = &Application{ID: 83, State: "live", Enabled: true, Name: "Shop", Description: "d", AccountID: 81, ServiceID: 42,
+		PlanID: 61, ApplicationID: "a1b2c3d4"}
+	wantAPIDoc = &ActiveDoc{ID: 84, Name: "Petstore", SystemName: "petstore", Description: "d", Published: true, Body: `{"openapi":"3.0.3"}`, ServiceID: 42}
+)

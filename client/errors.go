@@ -123,10 +123,10 @@ func IsForbidden(err error) bool {
 // IsRateLimited reports a 429.
 func IsRateLimited(err error) bool { return hasStatus(err, http.StatusTooManyRequests) }
 
-// RetryAfter returns the delay a rate-limited answer asked for.
+// RetryAfter returns the delay a rate-limited (429) or unavailable (503) answer asked for.
 func RetryAfter(err error) (time.Duration, bool) {
 	e, ok := asAPIError(err)
-	if !ok || e.StatusCode != http.StatusTooManyRequests || e.RetryAfter <= 0 {
+	if !ok || (e.StatusCode != http.StatusTooManyRequests && e.StatusCode != http.StatusServiceUnavailable) || e.RetryAfter <= 0 {
 		return 0, false
 	}
 	return e.RetryAfter, true

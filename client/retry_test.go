@@ -53,3 +53,130 @@ func TestReadsAreRetriedWritesAreNot(t *testing.T) {
 		t.Errorf("POST answered 503: %v after %d attempts; want one attempt", err, posts.Load()-10)
 	}
 }
+
+// countingServer answers every request with handle, counting the requests by method.
+func countingServer(t *testing.T, handle func(n int32, w http.ResponseWriter, r *http.Request)) (*httptest.Server, *atomic.Int32) {
+	t.Helper()
+	var n atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		handle(n.Add(1), w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &n
+}
+
+// TestReadRetriesBoundsTheAttempts: ReadRetries is the number of retries after the first attempt;
+// negative turns retries off; the default is 3 (4 attempts in all).
+func TestReadRetriesBoundsTheAttempts(t *testing.T) {
+	srv, n := countingServer(t, func(_ int32, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusBadGateway) })
+	for _, tc := range []struct {
+		retries int
+		want    int32
+	}{{-1, 1}, {1, 2}, {0, 4}} {
+		n.Store(0)
+		c, err := New(Config{AdminURL: srv.URL, Token: "tok-retry-1234", ReadRetries: tc.retries, RetryInitialInterval: time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.GetProduct(context.Background(), 1); !IsUnavailable(err) || n.Load() != tc.want {
+			t.Errorf("ReadRetries %d: %v after %d attempts, want the 502 after %d", tc.retries, err, n.Load(), tc.want)
+		}
+	}
+}
+
+// TestHungReadIsTriedAgain: an attempt of a read gets at most half of the call's timeout, so that a
+// read that hangs is tried again within the call instead of failing it.
+func TestHungReadIsTriedAgain(t *testing.T) {
+	srv, n := countingServer(t, func(n int32, w http.ResponseWriter, r *http.Request) {
+		if n == 1 {
+			<-r.Context().Done() // hangs until the client gives up on the attempt
+			return
+		}
+		_, _ = w.Write([]byte(`{"service":{"id":7}}`))
+	})
+	c, err := New(Config{AdminURL: srv.URL, Token: "tok-retry-1234", Timeout: 2 * time.Second, RetryInitialInterval: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	p, err := c.GetProduct(context.Background(), 7)
+	if err != nil || p.ID != 7 || n.Load() != 2 {
+		t.Fatalf("GET after a hung attempt: %+v, %v after %d attempts; want product 7 after 2", p, err, n.Load())
+	}
+	if elapsed := time.Since(start); elapsed < 900*time.Millisecond || elapsed > 1900*time.Millisecond {
+		t.Errorf("took %s; want about half the timeout (1s) for the hung attempt, then the answer", elapsed)
+	}
+}
+
+// TestRetryAfterOf503IsHonoured: a read answered 503 with Retry-After is not tried again sooner than it
+// says, and RetryAfter reports it to the caller; a write answered so is not retried.
+func TestRetryAfterOf503IsHonoured(t *testing.T) {
+	srv, n := countingServer(t, func(n int32, w http.ResponseWriter, r *http.Request) {
+		if n == 1 || r.Method != http.MethodGet {
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		_, _ = w.Write([]byte(`{"service":{"id":7}}`))
+	})
+	c, err := New(Config{AdminURL: srv.URL, Token: "tok-retry-1234", RetryInitialInterval: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if p, err := c.GetProduct(context.Background(), 7); err != nil || p.ID != 7 {
+		t.Fatalf("GET: %+v, %v", p, err)
+	}
+	if elapsed := time.Since(start); elapsed < 950*time.Millisecond {
+		t.Errorf("retried after %s, sooner than Retry-After: 1", elapsed)
+	}
+	n.Store(10)
+	_, err = c.CreateProduct(context.Background(), ProductParams{Name: "p"})
+	if d, ok := RetryAfter(err); !ok || d != time.Second || n.Load() != 11 {
+		t.Errorf("POST answered 503 with Retry-After: %v (Retry-After %v, %v) after %d attempts; want one attempt and the delay reported", err, d, ok, n.Load()-10)
+	}
+}
+
+// TestRetryAfterBeyondTheDeadlineOrTheCapIsNotWaited: a Retry-After that the deadline cannot hold, or
+// longer than the client ever waits (30s), ends the call at once with the error, for the caller to
+// requeue: no worker is held waiting.
+func TestRetryAfterBeyondTheDeadlineOrTheCapIsNotWaited(t *testing.T) {
+	for _, tc := range []struct {
+		retryAfter string
+		deadline   time.Duration
+	}{{"5", 2 * time.Second}, {"60", 5 * time.Minute}} {
+		srv, n := countingServer(t, func(_ int32, w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Retry-After", tc.retryAfter)
+			w.WriteHeader(http.StatusTooManyRequests)
+		})
+		c, err := New(Config{AdminURL: srv.URL, Token: "tok-retry-1234"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), tc.deadline)
+		start := time.Now()
+		_, err = c.GetProduct(ctx, 1)
+		cancel()
+		if elapsed := time.Since(start); !IsRateLimited(err) || n.Load() != 1 || elapsed > 500*time.Millisecond {
+			t.Errorf("Retry-After %s, deadline %s: %v after %d attempts in %s; want the 429 at once", tc.retryAfter, tc.deadline, err, n.Load(), elapsed)
+		}
+	}
+}
+
+// TestWriteIsRetriedOnlyOn429WithRetryAfter: a write answered 429 without Retry-After is sent once (the
+// caller's backoff decides when to try again); with Retry-After it is sent again after it.
+func TestWriteIsRetriedOnlyOn429WithRetryAfter(t *testing.T) {
+	srv, n := countingServer(t, func(_ int32, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusTooManyRequests) })
+	c, err := New(Config{AdminURL: srv.URL, Token: "tok-retry-1234", RetryInitialInterval: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CreateProduct(context.Background(), ProductParams{Name: "p"}); !IsRateLimited(err) || n.Load() != 1 {
+		t.Errorf("POST answered 429 without Retry-After: %v after %d attempts; want one attempt", err, n.Load())
+	}
+	n.Store(0)
+	if _, err := c.GetProduct(context.Background(), 1); !IsRateLimited(err) || n.Load() != 4 {
+		t.Errorf("GET answered 429 without Retry-After: %v after %d attempts; want 4", err, n.Load())
+	}
+}

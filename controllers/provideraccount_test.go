@@ -2,13 +2,19 @@ package controllers
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	"github.com/apimsync/apimsync/cache"
 	"github.com/apimsync/apimsync/controllers/engine"
 )
 
@@ -55,5 +61,62 @@ func TestMetrics(t *testing.T) {
 	}
 	if n := testutil.CollectAndCount(engine.RemoteCallSeconds); n == 0 {
 		t.Errorf("no latency observed")
+	}
+}
+
+// TestConnectAppliesTheAdminURLPolicy: Connect refuses an admin URL the policy does not allow with
+// ProviderAccountInvalid and a message naming the Secret, the key and the way out; the session's tenant
+// is the normalized key, the same for two spellings of one admin URL.
+func TestConnectAppliesTheAdminURLPolicy(t *testing.T) {
+	secret := func(name, adminURL string, extra ...string) *corev1.Secret {
+		data := map[string][]byte{SecretKeyAdminURL: []byte(adminURL), SecretKeyToken: []byte("tok-connect-1234")}
+		for i := 0; i+1 < len(extra); i += 2 {
+			data[extra[i]] = []byte(extra[i+1])
+		}
+		return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: name}, Data: data}
+	}
+	reader := fake.NewClientBuilder().WithObjects(
+		secret("http", "http://acme-admin.3scale.net"),
+		secret("http-allowed", "HTTP://Acme-Admin.3scale.net:80/", SecretKeyAllowInsecureHTTP, "true"),
+		secret("https", "https://acme-admin.3scale.net"),
+		secret("https-respelled", "HTTPS://ACME-admin.3scale.net:443/"),
+		secret("private", "https://10.0.0.5"),
+		secret("service", "https://system-provider.threescale.svc.cluster.local"),
+		secret("userinfo", "https://admin:s3cr3t@acme-admin.3scale.net"),
+		secret("empty", ""),
+	).Build()
+	accounts := &ProviderAccounts{Reader: reader, Pool: cache.NewClientPool(8, 10, 10, 2)}
+	refused := map[string]string{
+		"http":     `the provider-account Secret "http": adminURL must be https (set allowInsecureHTTP: "true" in the Secret to allow plain http)`,
+		"private":  `the provider-account Secret "private": adminURL must not be on a loopback, link-local, private or cluster-internal address ("10.0.0.5"), which the manager refuses unless started with --allow-private-admin-urls`,
+		"service":  `--allow-private-admin-urls`,
+		"userinfo": `adminURL must not carry user info, a query or a fragment`,
+		"empty":    `the provider-account Secret "empty" has no adminURL`,
+	}
+	for name, want := range refused {
+		_, err := accounts.Connect(context.Background(), "team-a", name)
+		var re *engine.ReasonedError
+		if !errors.As(err, &re) || re.Reason != engine.ReasonProviderAccountInvalid || !strings.Contains(re.Message, want) {
+			t.Errorf("%s: %v; want ProviderAccountInvalid saying %q", name, err, want)
+		}
+		if err != nil && strings.Contains(err.Error(), "s3cr3t") {
+			t.Errorf("%s: the message quotes the password: %v", name, err)
+		}
+	}
+	tenants := map[string]string{"http-allowed": "http://acme-admin.3scale.net", "https": "acme-admin.3scale.net", "https-respelled": "acme-admin.3scale.net"}
+	for name, want := range tenants {
+		s, err := accounts.Connect(context.Background(), "team-a", name)
+		if err != nil || s.Tenant != want {
+			t.Fatalf("%s: %+v, %v; want tenant %q", name, s, err, want)
+		}
+	}
+	a, _ := accounts.Connect(context.Background(), "team-a", "https")
+	b, _ := accounts.Connect(context.Background(), "team-a", "https-respelled")
+	if a.Remote != b.Remote {
+		t.Errorf("two spellings of one admin URL got two clients (two rate limits)")
+	}
+	accounts.AllowPrivate = true
+	if _, err := accounts.Connect(context.Background(), "team-a", "private"); err != nil {
+		t.Errorf("private address with --allow-private-admin-urls: %v", err)
 	}
 }

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"crypto/tls"
 	"flag"
 	"fmt"
 	"os"
@@ -46,7 +47,7 @@ func parseFlags(args []string) (*flags, error) {
 	f := &flags{}
 	fs := flag.NewFlagSet("manager", flag.ContinueOnError)
 	fs.StringVar(&f.metricsAddr, "metrics-bind-address", ":8080", "Address of the Prometheus metrics endpoint; 0 turns it off.")
-	fs.BoolVar(&f.metricsSecure, "metrics-secure", false, "Serve metrics over HTTPS, to clients authenticated and authorized by the cluster (TokenReview and SubjectAccessReview on /metrics); config/default turns it on.")
+	fs.BoolVar(&f.metricsSecure, "metrics-secure", false, "Serve metrics over HTTPS (self-signed, HTTP/1.1), to clients authenticated and authorized by the cluster (TokenReview and SubjectAccessReview on /metrics); off for local runs and the demo, on in config/default.")
 	fs.IntVar(&f.opts.MetricsMaxTenants, "metrics-max-tenants", 100, "Distinct tenant labels in the metrics at most; calls to further tenants are counted under tenant=\"other\".")
 	fs.StringVar(&f.probeAddr, "health-probe-bind-address", ":8081", "Address of the /healthz and /readyz probes.")
 	fs.BoolVar(&f.leaderElect, "leader-elect", false, "Elect a leader so that only one replica syncs at a time.")
@@ -73,15 +74,21 @@ func parseFlags(args []string) (*flags, error) {
 }
 
 // metricsOptions serves metrics plainly, or with TLS behind the cluster's authentication and
-// authorization (controller-runtime's filter) when --metrics-secure is set.
+// authorization (controller-runtime's filter) when --metrics-secure is set. The certificate is
+// self-signed, made in memory at start (a read-only root filesystem is fine). HTTP/2 is off, as in
+// kubebuilder's scaffold: the endpoint does not need it, and it keeps the HTTP/2 stream-reset attacks
+// (CVE-2023-44487, CVE-2023-39325) away from it.
 func metricsOptions(f *flags) metricsserver.Options {
 	opts := metricsserver.Options{BindAddress: f.metricsAddr}
 	if f.metricsSecure {
 		opts.SecureServing = true
 		opts.FilterProvider = filters.WithAuthenticationAndAuthorization
+		opts.TLSOpts = []func(*tls.Config){disableHTTP2}
 	}
 	return opts
 }
+
+func disableHTTP2(c *tls.Config) { c.NextProtos = []string{"http/1.1"} }
 
 func run(args []string) error {
 	f, err := parseFlags(args)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/tls"
 	"testing"
 	"time"
 
@@ -35,8 +36,16 @@ func TestMetricsSecureServing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o := metricsOptions(f); !o.SecureServing || o.FilterProvider == nil || o.BindAddress != ":8443" {
+	o := metricsOptions(f)
+	if !o.SecureServing || o.FilterProvider == nil || o.BindAddress != ":8443" {
 		t.Errorf("secure metrics options: %+v", o)
+	}
+	tlsConfig := &tls.Config{NextProtos: []string{"h2"}}
+	for _, opt := range o.TLSOpts {
+		opt(tlsConfig)
+	}
+	if diff := cmp.Diff([]string{"http/1.1"}, tlsConfig.NextProtos); diff != "" {
+		t.Errorf("the secure metrics endpoint offers HTTP/2 (-want +got):\n%s", diff)
 	}
 	if f.opts.MetricsMaxTenants != 7 || !f.opts.AllowPrivateAdminURLs {
 		t.Errorf("options: %+v", f.opts)

@@ -3,6 +3,7 @@ package simulator
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 
 	"sigs.k8s.io/yaml"
@@ -70,6 +71,16 @@ func applicationRoutes() []route {
 					keys = append(keys, map[string]any{"key": map[string]any{"value": k}})
 				}
 				return answer{http.StatusOK, map[string]any{"keys": keys}}
+			})
+		}),
+		handle("DELETE", "/admin/api/accounts/{account_id}/applications/{application_id}/keys/{key}.json", func(r *request) answer {
+			return withApp(r, "application_id", func(a *application) answer {
+				i := slices.Index(a.keys, r.key)
+				if i < 0 {
+					return notFound()
+				}
+				a.keys = slices.Delete(a.keys, i, i+1)
+				return deleted()
 			})
 		}),
 		handle("POST", "/admin/api/accounts/{account_id}/applications/{application_id}/keys.json", func(r *request) answer {

@@ -92,6 +92,7 @@ type request struct {
 	t      *tenant
 	method string
 	params map[string]int64 // path ids
+	key    string           // the {key} of a path, as sent
 	form   url.Values       // query and body values
 }
 
@@ -135,6 +136,9 @@ func (s *Simulator) match(method, path string) (*route, map[string]int64, bool) 
 		params := map[string]int64{}
 		ok := true
 		for j, seg := range rt.segments {
+			if seg == "{key}" { // an application key: any text (request.key)
+				continue
+			}
 			if strings.HasPrefix(seg, "{") {
 				id, err := strconv.ParseInt(segs[j], 10, 64)
 				if err != nil {
@@ -207,6 +211,9 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 			break
 		}
 		req := &request{t: t, method: hr.Method, params: params, form: form}
+		if strings.HasSuffix(rt.template, "/{key}.json") {
+			req.key = strings.TrimSuffix(path[strings.LastIndex(path, "/")+1:], ".json")
+		}
 		s.mu.Lock()
 		a = rt.handle(req)
 		s.mu.Unlock()

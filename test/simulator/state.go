@@ -1,7 +1,9 @@
 package simulator
 
 import (
+	"encoding/json"
 	"fmt"
+	"math"
 	"net/url"
 	"regexp"
 	"sort"
@@ -108,6 +110,7 @@ type plan struct {
 	approvalRequired                     bool
 	trialPeriodDays                      int64
 	setupFee, costPerMonth               float64
+	applications                         int // applications (porta's contracts) subscribed to the plan
 	stamps
 }
 
@@ -167,10 +170,13 @@ func (u *backendUsage) json() map[string]any {
 	return map[string]any{"id": u.id, "path": u.path, "service_id": u.serviceID, "backend_id": u.backendID}
 }
 
+// json renders setup_fee and cost_per_month as porta does: JSON numbers written as Ruby writes a Float
+// (PlanRepresenter#setup_fee and #cost_per_month call to_f, app/representers/plan_representer.rb:21-27),
+// e.g. 10.0, never 10 nor "10.0".
 func (p *plan) json() map[string]any {
 	return map[string]any{"id": p.id, "name": p.name, "system_name": p.systemName, "state": p.state, "description": p.description,
-		"approval_required": p.approvalRequired, "trial_period_days": p.trialPeriodDays, "setup_fee": p.setupFee,
-		"cost_per_month": p.costPerMonth, "service_id": p.serviceID, "default": false, "custom": false,
+		"approval_required": p.approvalRequired, "trial_period_days": p.trialPeriodDays, "setup_fee": rubyFloat(p.setupFee),
+		"cost_per_month": rubyFloat(p.costPerMonth), "service_id": p.serviceID, "default": false, "custom": false,
 		"created_at": p.created, "updated_at": p.updated}
 }
 
@@ -179,9 +185,13 @@ func (l *limit) json() map[string]any {
 		"created_at": l.created, "updated_at": l.updated}
 }
 
+// json renders cost_per_unit as porta does: a JSON string, the decimal column's BigDecimal as
+// ActiveSupport writes it (PricingRuleRepresenter property :cost_per_unit,
+// app/representers/pricing_rule_representer.rb:8; db/schema.rb:1019 decimal precision 20 scale 4), e.g.
+// "1.92" or "1.0".
 func (p *pricingRule) json() map[string]any {
 	out := map[string]any{"id": p.id, "metric_id": p.metricID, "plan_id": p.planID, "min": p.min, "max": nil,
-		"cost_per_unit": p.costPerUnit, "created_at": p.created, "updated_at": p.updated}
+		"cost_per_unit": rubyDecimal(p.costPerUnit), "created_at": p.created, "updated_at": p.updated}
 	if p.max != nil {
 		out["max"] = *p.max
 	}
@@ -219,16 +229,44 @@ func deriveSystemName(name, kind string, id int64) string {
 	return b.String()
 }
 
+// rubyDecimal writes v as Ruby's BigDecimal#to_s("F"), which ActiveSupport uses for JSON: the shortest
+// decimal, with ".0" when it is whole ("5.55", "1.0").
+func rubyDecimal(v float64) string {
+	s := strconv.FormatFloat(v, 'f', -1, 64)
+	if !strings.Contains(s, ".") {
+		s += ".0"
+	}
+	return s
+}
+
+// rubyFloat is a JSON number written as Ruby's Float#to_s: like rubyDecimal, in scientific notation from
+// 1e16 on ("1.0e+16").
+func rubyFloat(v float64) json.Number {
+	if math.Abs(v) < 1e16 {
+		return json.Number(rubyDecimal(v))
+	}
+	mant, exp, _ := strings.Cut(strconv.FormatFloat(v, 'e', -1, 64), "e")
+	if !strings.Contains(mant, ".") {
+		mant += ".0"
+	}
+	return json.Number(mant + "e" + exp)
+}
+
+// maxPerPage is Admin::Api::Filters::Pagination's per_page_range 1..500, default 500
+// (app/controllers/admin/api/filters/pagination.rb:26-27).
+const maxPerPage = 500
+
 // page reads porta's pagination parameters: page from 1, per_page in 1..500 (default 500); a value
-// out of range falls back to the default, as Admin::Api::Filters::Pagination does.
+// out of range falls back to the default, as Admin::Api::Filters::Pagination#current_page and #per_page
+// do (pagination.rb:50-68).
 func page(form url.Values) (pageNo, perPage int) {
 	pageNo, err := strconv.Atoi(form.Get("page"))
 	if err != nil || pageNo < 1 {
 		pageNo = 1
 	}
 	perPage, err = strconv.Atoi(form.Get("per_page"))
-	if err != nil || perPage < 1 || perPage > 500 {
-		perPage = 500
+	if err != nil || perPage < 1 || perPage > maxPerPage {
+		perPage = maxPerPage
 	}
 	return pageNo, perPage
 }
@@ -255,17 +293,43 @@ func sortedIDs[V any](m map[int64]V, keep func(V) bool) []int64 {
 	return ids
 }
 
-// wrapList builds porta's list shape {"<plural>":[{"<singular>":{...}}]}, one page of it if paginated.
-func wrapList[V any](plural, singular string, m map[int64]V, keep func(V) bool, toJSON func(V) map[string]any, form url.Values, paginated bool) answer {
-	ids := sortedIDs(m, keep)
-	if paginated {
+// jsonOf renders the object of m with an id.
+func jsonOf[V interface{ json() map[string]any }](m map[int64]V) func(int64) map[string]any {
+	return func(id int64) map[string]any { return m[id].json() }
+}
+
+// paging says whether and how porta pages a list.
+type paging int
+
+const (
+	// unpaged lists ignore page and per_page.
+	unpaged paging = iota
+	// paged lists answer one page (Admin::Api::Filters::Pagination).
+	paged
+	// pagedWithMetadata lists are paged and, being rendered by a representer declared with
+	// wraps_collection, add {"metadata":{"per_page","total_entries","total_pages","current_page"}} when
+	// the list is longer than a page (ThreeScale::Api::Collection#to_json and #paginated?,
+	// app/lib/three_scale/api/collection.rb:20-22,50-66).
+	pagedWithMetadata
+)
+
+// wrapList builds porta's list shape {"<plural>":[{"<singular>":{...}}]} of the objects with ids, in
+// that order, one page of it unless unpaged.
+func wrapList(plural, singular string, ids []int64, toJSON func(int64) map[string]any, form url.Values, p paging) answer {
+	all := len(ids)
+	if p != unpaged {
 		ids = paginate(ids, form)
 	}
 	items := make([]any, 0, len(ids))
 	for _, id := range ids {
-		items = append(items, map[string]any{singular: toJSON(m[id])})
+		items = append(items, map[string]any{singular: toJSON(id)})
 	}
-	return answer{200, map[string]any{plural: items}}
+	body := map[string]any{plural: items}
+	if pageNo, perPage := page(form); p == pagedWithMetadata && perPage < all {
+		body["metadata"] = map[string]any{"per_page": perPage, "total_entries": all, "total_pages": (all + perPage - 1) / perPage,
+			"current_page": pageNo}
+	}
+	return answer{200, body}
 }
 
 // Kinds of remote objects known to Count and Objects.
@@ -384,6 +448,23 @@ func (s *Simulator) DeleteAllMappingRules(tenantName string) bool {
 	t, found := s.names[tenantName]
 	if found {
 		t.rules = map[int64]*mappingRule{}
+	}
+	return found
+}
+
+// AddApplications subscribes n more applications to a plan, behind the API's back (the simulator has
+// no applications API): porta then refuses to delete the plan (see deletePlanAnswer). It reports
+// whether the tenant and the plan exist.
+func (s *Simulator) AddApplications(tenantName string, planID int64, n int) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, found := s.names[tenantName]
+	if !found {
+		return false
+	}
+	p, found := t.plans[planID]
+	if found {
+		p.applications = max(0, p.applications+n)
 	}
 	return found
 }
