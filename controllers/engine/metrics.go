@@ -24,6 +24,17 @@ var (
 		Help: "Calls to the 3scale Account Management API by tenant, verb, endpoint template and status code (0: no answer).",
 	}, []string{"tenant", "verb", "endpoint", "code"})
 
+	// DeprecatedProductApplications counts the live applications of each Deprecated product, from its
+	// usage report.
+	DeprecatedProductApplications = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: DeprecatedProductApplicationsName,
+		Help: "Live applications of a Deprecated product (its usage report), by namespace and Product.",
+	}, []string{"namespace", "product"})
+	// ProductLifecycleChanged is when a product entered its current lifecycle stage (Unix seconds).
+	ProductLifecycleChanged = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: ProductLifecycleChangedName,
+		Help: "When a product entered its lifecycle stage, in Unix seconds, by namespace, Product and lifecycle.",
+	}, []string{"namespace", "product", "lifecycle"})
 	// RemoteCallSeconds observes the latency of calls to the 3scale API.
 	RemoteCallSeconds = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Name:    "apimsync_remote_call_duration_seconds",
@@ -32,6 +43,12 @@ var (
 	}, []string{"tenant", "verb"})
 )
 
+// Names of the lifecycle metrics, which config/prometheus's rules use.
+const (
+	DeprecatedProductApplicationsName = "apimsync_deprecated_product_applications"
+	ProductLifecycleChangedName       = "apimsync_product_lifecycle_changed_timestamp_seconds"
+)
+
 func init() {
-	metrics.Registry.MustRegister(ObjectsByState, DriftRepairs, RemoteCalls, RemoteCallSeconds)
+	metrics.Registry.MustRegister(ObjectsByState, DriftRepairs, RemoteCalls, RemoteCallSeconds, DeprecatedProductApplications, ProductLifecycleChanged)
 }

@@ -3,6 +3,9 @@ package simulator
 import (
 	"net"
 	"net/url"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -42,60 +45,91 @@ func createBackend(r *request) answer {
 	if a.code != 0 {
 		errs = fieldErrors(a.body.(map[string]any)["errors"].(map[string][]string))
 	}
-	pe := r.form.Get("private_endpoint")
-	checkEndpoint(pe, errs)
+	pe := withDefaultPort(r.form.Get("private_endpoint"))
+	checkEndpoint("private_endpoint", pe, errs)
 	if a := errs.answer(); a.code != 0 {
 		return a
 	}
 	// BackendApi after_create :create_default_metrics: every backend comes with hits.
 	b := &backendAPI{id: r.t.id(), name: r.form.Get("name"), systemName: sys, description: r.form.Get("description"),
-		privateEndpoint: withDefaultPort(pe), stamps: newStamps()}
+		privateEndpoint: pe, stamps: newStamps()}
 	r.t.backends[b.id] = b
 	r.t.addHits(owner{ownerBackend, b.id})
 	return created("backend_api", b.json())
 }
 
-// validURL reports whether v is an absolute http(s)/ws(s) URL with a host.
-func validURL(v string) bool {
+// Messages of endpoint validation: porta's :invalid for a backend's private endpoint
+// (config/locales/en.yml:2030; the same text for the proxy's api_backend, en.yml:2034) and for the
+// proxy's endpoints (en.yml:2038,2040); NonLocalhostValidator's :protected_domain for a backend
+// (app/models/backend_api.rb:42, en.yml:1909) and :localhost for the proxy's endpoints (en.yml:1955).
+const (
+	msgBackendEndpointInvalid = "the accepted format is 'scheme://address(:port)(/path)'. Accepted schemes are http, https, ws and wss"
+	msgProxyEndpointInvalid   = "the accepted format is 'protocol://address(:port)'"
+	msgProtectedDomain        = "Sorry, this domain is protected"
+	msgLocalhost              = "can't be localhost"
+)
+
+// uriValid is porta's UriValidator (app/validators/uri_validator.rb): the URL parses, its scheme is one
+// of schemes, it has a host, and it has no user info, query or fragment, nor a path unless allowPath
+// (DEFAULT_PERMISSIONS_OF_PARTS, uri_validator.rb:5-13; a blank part is absent, so "https://h?" passes).
+// The host length checks (uri_validator.rb:75-90) are not modelled.
+func uriValid(v string, schemes []string, allowPath bool) bool {
 	u, err := url.Parse(v)
-	if err != nil || u.Host == "" || u.Hostname() == "" {
+	if err != nil || u.Opaque != "" || !slices.Contains(schemes, u.Scheme) || u.Hostname() == "" || u.User != nil ||
+		u.RawQuery != "" || u.Fragment != "" {
 		return false
 	}
-	switch u.Scheme {
-	case "http", "https", "ws", "wss":
-		return true
-	}
-	return false
+	return allowPath || u.Path == ""
 }
 
-// checkEndpoint is BackendApi's private_endpoint validation: present, a URL with scheme http, https,
-// ws or wss, and not on the gateway's own host (the non_localhost validator, :protected_domain).
-func checkEndpoint(pe string, errs fieldErrors) {
+// localhostPattern is NonLocalhostValidator::LOCALHOST (app/validators/non_localhost_validator.rb:5):
+// only "localhost" and 127.x.y.z, not ::1 nor *.localhost.
+var localhostPattern = regexp.MustCompile(`^(localhost|127(\.\d{1,3}){3})$`)
+
+// isLocalhost reports whether the URL's host is what NonLocalhostValidator refuses.
+func isLocalhost(v string) bool {
+	u, err := url.Parse(v)
+	return err == nil && localhostPattern.MatchString(u.Hostname())
+}
+
+// checkEndpoint is BackendApi's private_endpoint validation (app/models/backend_api.rb:39-42): present,
+// a URL with scheme http, https, ws or wss (a path allowed: the proxy_private_base_path rolling update,
+// on in config/examples/rolling_updates.yml:12), and not on localhost. The errors go to field.
+func checkEndpoint(field, pe string, errs fieldErrors) {
 	switch {
 	case pe == "":
-		errs.add("private_endpoint", "can't be blank")
-	case !validURL(pe):
-		errs.add("private_endpoint", "Invalid URL format")
-	default:
-		u, _ := url.Parse(pe)
-		h := u.Hostname()
-		if ip := net.ParseIP(h); h == "localhost" || strings.HasSuffix(h, ".localhost") || (ip != nil && ip.IsLoopback()) {
-			errs.add("private_endpoint", "is a protected domain")
-		}
+		errs.add(field, "can't be blank")
+	case !uriValid(pe, []string{"http", "https", "ws", "wss"}, true):
+		errs.add(field, msgBackendEndpointInvalid)
+	case isLocalhost(pe):
+		errs.add(field, msgProtectedDomain)
 	}
 }
 
-// withDefaultPort is Proxy::PortGenerator: porta stores the endpoint with its port made explicit.
+// defaultPorts are the default ports of the schemes porta's endpoints accept (Ruby's URI::HTTP,
+// URI::HTTPS, URI::WS, URI::WSS).
+var defaultPorts = map[string]int{"http": 80, "ws": 80, "https": 443, "wss": 443}
+
+// withDefaultPort is Proxy::PortGenerator (app/models/proxy.rb:667-684), which porta runs before
+// validating a backend's private_endpoint (backend_api.rb:18,112-114) and a proxy's endpoint and
+// sandbox_endpoint (proxy.rb:92,653-659): it rebuilds the URL with its port made explicit, so that
+// "https://h" is stored as "https://h:443" and "http://h/p" as "http://h:80/p", and a port is written
+// as a number ("https://h:0443" becomes "https://h:443"). A blank or unparsable value, or one without a
+// host or of another scheme, is kept as it is.
 func withDefaultPort(pe string) string {
 	u, err := url.Parse(pe)
-	if err != nil || u.Port() != "" {
+	if err != nil || u.Hostname() == "" {
 		return pe
 	}
-	port := map[string]string{"http": "80", "ws": "80", "https": "443", "wss": "443"}[u.Scheme]
-	if port == "" {
+	port, known := defaultPorts[u.Scheme]
+	if p := u.Port(); p != "" {
+		if port, err = strconv.Atoi(p); err != nil {
+			return pe
+		}
+	} else if !known {
 		return pe
 	}
-	u.Host = net.JoinHostPort(u.Hostname(), port)
+	u.Host = net.JoinHostPort(u.Hostname(), strconv.Itoa(port))
 	return u.String()
 }
 
@@ -112,9 +146,8 @@ func updateBackend(r *request) answer {
 			next.description = r.form.Get("description")
 		}
 		if has(r, "private_endpoint") {
-			pe := r.form.Get("private_endpoint")
-			checkEndpoint(pe, errs)
-			next.privateEndpoint = withDefaultPort(pe)
+			next.privateEndpoint = withDefaultPort(r.form.Get("private_endpoint"))
+			checkEndpoint("private_endpoint", next.privateEndpoint, errs)
 		}
 		if a := errs.answer(); a.code != 0 {
 			return a

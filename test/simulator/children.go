@@ -3,13 +3,18 @@ package simulator
 import (
 	"net/http"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 )
 
 // childRoutes are the endpoints of metrics, methods and mapping rules, which services and backend
-// APIs both own. Under a backend API the lists are paginated, under a service they are not; a
-// product's mapping rules live under its proxy and are updated with PATCH.
+// APIs both own. Under a backend API the lists are paginated (Admin::Api::BackendApis::BaseController
+// paginate only: :index, app/controllers/admin/api/backend_apis/base_controller.rb:11), the metrics and
+// methods lists with metadata (wraps_collection, app/representers/metrics_representer.rb:4,
+// methods_representer.rb:4), the mapping rules without (a Roar collection,
+// app/representers/proxy_rules_representer.rb); under a service they are not. A product's mapping rules
+// live under its proxy and are updated with PATCH.
 func childRoutes() []route {
 	var rs []route
 	for _, o := range []struct{ kind, base, rules, ruleUpdate string }{
@@ -17,12 +22,16 @@ func childRoutes() []route {
 		{ownerBackend, "/admin/api/backend_apis/{backend_api_id}", "/admin/api/backend_apis/{backend_api_id}/mapping_rules", "PUT"},
 	} {
 		kind := o.kind
-		paginated := kind == ownerBackend
+		metricPaging, rulePaging := unpaged, unpaged
+		if kind == ownerBackend {
+			metricPaging, rulePaging = pagedWithMetadata, paged
+		}
 		rs = append(rs,
 			// A service's or backend's metric list holds its methods too (porta lists owner.metrics).
 			handle("GET", o.base+"/metrics.json", func(r *request) answer {
 				return withOwner(r, kind, func(ow owner) answer {
-					return wrapList("metrics", "metric", r.t.metrics, func(m *metric) bool { return m.owner == ow }, (*metric).json, r.form, paginated)
+					ids := sortedIDs(r.t.metrics, func(m *metric) bool { return m.owner == ow })
+					return listOf("metrics", "metric", ids, jsonOf(r.t.metrics), r.form, metricPaging)
 				})
 			}),
 			handle("POST", o.base+"/metrics.json", func(r *request) answer {
@@ -39,7 +48,8 @@ func childRoutes() []route {
 			}),
 			handle("GET", o.base+"/metrics/{metric_id}/methods.json", func(r *request) answer {
 				return withParent(r, kind, func(parent *metric) answer {
-					return wrapList("methods", "method", r.t.metrics, func(m *metric) bool { return m.parentID == parent.id }, (*metric).json, r.form, paginated)
+					ids := sortedIDs(r.t.metrics, func(m *metric) bool { return m.parentID == parent.id })
+					return listOf("methods", "method", ids, jsonOf(r.t.metrics), r.form, metricPaging)
 				})
 			}),
 			handle("POST", o.base+"/metrics/{metric_id}/methods.json", func(r *request) answer {
@@ -56,7 +66,7 @@ func childRoutes() []route {
 			}),
 			handle("GET", o.rules+".json", func(r *request) answer {
 				return withOwner(r, kind, func(ow owner) answer {
-					return wrapList("mapping_rules", "mapping_rule", r.t.rules, func(m *mappingRule) bool { return m.owner == ow }, (*mappingRule).json, r.form, paginated)
+					return listOf("mapping_rules", "mapping_rule", r.t.rulesInOrder(ow), jsonOf(r.t.rules), r.form, rulePaging)
 				})
 			}),
 			handle("POST", o.rules+".json", func(r *request) answer {
@@ -359,51 +369,86 @@ func saveMappingRule(r *request, ow owner, existing *mappingRule) answer {
 	if a := errs.answer(); a.code != 0 {
 		return a
 	}
-	var wantPos int64
 	if has(r, "position") {
-		wantPos, _ = strconv.ParseInt(r.form.Get("position"), 10, 64)
+		// An integer column: Rails casts "2.7" to 2 and text to 0, which check_top_position then raises
+		// to 1 (see placeRule); a blank position, which takes the rule out of the list, is not modelled.
+		f, _ := strconv.ParseFloat(strings.TrimSpace(r.form.Get("position")), 64)
+		m.position = int64(f)
 	}
 	if existing == nil {
 		m.id = r.t.id()
-		m.position = r.t.lastPosition(ow) + 1 // acts_as_list add_new_at: :bottom
 		r.t.rules[m.id] = m
-		if wantPos > 0 {
-			r.t.moveRule(m, wantPos)
-		}
+		r.t.placeRule(m, has(r, "position"), 0)
 		return created("mapping_rule", m.json())
 	}
+	from := existing.position
 	m.touch()
 	*existing = *m
-	if wantPos > 0 && wantPos != existing.position {
-		r.t.moveRule(existing, wantPos)
+	if has(r, "position") {
+		r.t.placeRule(existing, true, from)
 	}
 	return answer{http.StatusOK, map[string]any{"mapping_rule": existing.json()}}
 }
 
-func (t *tenant) lastPosition(ow owner) int64 {
-	var last int64
-	for _, o := range t.rules {
-		if o.owner == ow && o.position > last {
-			last = o.position
-		}
-	}
-	return last
+// rulesInOrder returns the ids of an owner's mapping rules as porta lists them: by position, then id
+// (Proxy has_many :proxy_rules and BackendApi has_many :proxy_rules are ordered by position,
+// app/models/proxy.rb:21, backend_api.rb:22; the backend list adds order(:id),
+// app/controllers/admin/api/backend_apis/mapping_rules_controller.rb:10).
+func (t *tenant) rulesInOrder(ow owner) []int64 {
+	ids := sortedIDs(t.rules, func(r *mappingRule) bool { return r.owner == ow })
+	sort.SliceStable(ids, func(i, j int) bool { return t.rules[ids[i]].position < t.rules[ids[j]].position })
+	return ids
 }
 
-// moveRule puts m at position pos (clamped to the list) and shifts the others, as acts_as_list does.
-func (t *tenant) moveRule(m *mappingRule, pos int64) {
-	pos = max(1, min(pos, t.lastPosition(m.owner)))
-	from := m.position
-	for _, o := range t.rules {
-		if o.owner != m.owner || o.id == m.id {
-			continue
-		}
-		switch {
-		case pos < from && o.position >= pos && o.position < from:
-			o.position++
-		case pos > from && o.position > from && o.position <= pos:
-			o.position--
+// placeRule positions a created (from 0) or updated mapping rule as ProxyRule's acts_as_list does
+// (acts_as_list scope: [owner_id, owner_type], add_new_at: :bottom, app/models/proxy_rule.rb:8; gem
+// acts_as_list 0.9.17, Gemfile.lock:163; the position column has no default, db/schema.rb:1154).
+// set says whether a position was sent, m.position holding it.
+//   - check_top_position (list.rb:471-475): a position below 1 becomes 1.
+//   - Created without a position: at the bottom, the highest position + 1 (add_to_list_bottom,
+//     list.rb:251-263). Created with one: the rules at that position or below move down one, and the
+//     rule takes it, even past the bottom, leaving a gap (increment_positions_on_lower_items,
+//     list.rb:309-317).
+//   - Updated to a new position (update_positions, list.rb:415-425): only when another rule holds it do
+//     the rules between the old and the new position shift one towards the old
+//     (shuffle_positions_on_intermediate_items, list.rb:348-393); a free position (past the bottom) is
+//     simply taken, leaving a gap where the rule was.
+func (t *tenant) placeRule(m *mappingRule, set bool, from int64) {
+	if set && m.position < 1 {
+		m.position = 1
+	}
+	others := func(f func(o *mappingRule)) {
+		for _, o := range t.rules {
+			if o.owner == m.owner && o.id != m.id {
+				f(o)
+			}
 		}
 	}
-	m.position = pos
+	switch {
+	case from == 0 && !set:
+		var bottom int64
+		others(func(o *mappingRule) { bottom = max(bottom, o.position) })
+		m.position = bottom + 1
+	case from == 0:
+		others(func(o *mappingRule) {
+			if o.position >= m.position {
+				o.position++
+			}
+		})
+	case m.position != from:
+		taken := false
+		others(func(o *mappingRule) { taken = taken || o.position == m.position })
+		if !taken {
+			return
+		}
+		to := m.position
+		others(func(o *mappingRule) {
+			switch {
+			case from < to && o.position > from && o.position <= to:
+				o.position--
+			case to < from && o.position >= to && o.position < from:
+				o.position++
+			}
+		})
+	}
 }

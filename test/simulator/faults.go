@@ -73,7 +73,9 @@ func (s *Simulator) SetFaults(f Faults) {
 
 // serveControl serves the control endpoints, which need no token and are not counted:
 // GET /__sim/stats (Stats as JSON), DELETE /__sim/stats or POST /__sim/stats/reset (204, zeroes the
-// counters), GET /__sim/faults and PUT /__sim/faults (Faults as JSON; PUT answers the new faults).
+// counters), GET /__sim/faults and PUT /__sim/faults (Faults as JSON; PUT answers the new faults), and
+// POST /__sim/applications {"tenant": "acme", "plan_id": 7, "count": 2} (AddApplications; 204, or 404
+// for an unknown tenant or plan).
 func (s *Simulator) serveControl(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.URL.Path == "/__sim/stats" && r.Method == http.MethodGet:
@@ -94,6 +96,20 @@ func (s *Simulator) serveControl(w http.ResponseWriter, r *http.Request) {
 		}
 		s.SetFaults(f)
 		writeJSON(w, answer{200, f})
+	case r.URL.Path == "/__sim/applications" && r.Method == http.MethodPost:
+		var req struct {
+			Tenant string `json:"tenant"`
+			PlanID int64  `json:"plan_id"`
+			Count  int    `json:"count"`
+		}
+		switch err := json.NewDecoder(r.Body).Decode(&req); {
+		case err != nil:
+			writeJSON(w, answer{400, map[string]string{"error": err.Error()}})
+		case !s.AddApplications(req.Tenant, req.PlanID, req.Count):
+			writeJSON(w, notFound())
+		default:
+			w.WriteHeader(http.StatusNoContent)
+		}
 	default:
 		writeJSON(w, notFound())
 	}

@@ -1,6 +1,7 @@
 package simulator
 
 import (
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -22,23 +23,17 @@ func planRoutes() []route {
 			return withPlan(r, func(p *plan) answer { return ok("application_plan", p.json()) })
 		}),
 		handle("PUT", "/admin/api/services/{service_id}/application_plans/{id}.json", updatePlan),
-		// Plan#can_be_destroyed? (app/models/plan.rb) refuses while contracts (applications) exist, with the
-		// base error has_contracts (config/locales/en.yml), rendered 422 by the API responder.
 		handle("DELETE", "/admin/api/services/{service_id}/application_plans/{id}.json", func(r *request) answer {
-			return withPlan(r, func(p *plan) answer {
-				for _, a := range r.t.apps {
-					if a.planID == p.id {
-						return fieldErrors{"base": {"This application plan cannot be deleted! At least one application depends on it."}}.answer()
-					}
-				}
-				r.t.deletePlan(p.id)
-				return deleted()
-			})
+			return withPlan(r, func(p *plan) answer { return planDeletion(r.t, p) })
 		}),
 
+		// Admin::Api::ApplicationPlanLimitsController#index pages with the filter's current_page and
+		// per_page (app/controllers/admin/api/application_plan_limits_controller.rb:7): at most 500 a page;
+		// UsageLimitsRepresenter is a wraps_collection (app/representers/usage_limits_representer.rb:4).
 		handle("GET", "/admin/api/application_plans/{application_plan_id}/limits.json", func(r *request) answer {
 			return withPlanID(r, func(p *plan) answer {
-				return wrapList("limits", "limit", r.t.limits, func(l *limit) bool { return l.planID == p.id }, (*limit).json, r.form, true)
+				ids := sortedIDs(r.t.limits, func(l *limit) bool { return l.planID == p.id })
+				return listOf("limits", "limit", ids, jsonOf(r.t.limits), r.form, pagedWithMetadata)
 			})
 		}),
 		handle("GET", "/admin/api/application_plans/{application_plan_id}/metrics/{metric_id}/limits.json", func(r *request) answer {
@@ -168,7 +163,8 @@ func updatePlan(r *request) answer {
 }
 
 // applyPlanForm applies the plan attributes porta permits (name, description, approval_required,
-// trial_period_days, setup_fee, cost_per_month, state_event) with Plan's validations.
+// trial_period_days, setup_fee, cost_per_month, state_event) with Plan's validations. The fees are
+// decimal(20,4) columns (db/schema.rb:960,968): porta keeps 4 decimals.
 func applyPlanForm(r *request, p *plan) answer {
 	errs := fieldErrors{}
 	if has(r, "name") {
@@ -193,7 +189,7 @@ func applyPlanForm(r *request, p *plan) answer {
 		case v < 0:
 			errs.add(key, "must be greater than or equal to 0")
 		default:
-			*dst = v
+			*dst = math.Round(v*1e4) / 1e4
 		}
 	}
 	if has(r, "trial_period_days") {
@@ -219,7 +215,26 @@ func applyPlanForm(r *request, p *plan) answer {
 	return errs.answer()
 }
 
-// deletePlan removes a plan with its limits and pricing rules.
+// msgPlanHasApplications is the error Plan#can_be_destroyed? adds on base (app/models/plan.rb:174-186)
+// for an application plan: activerecord.errors.models.application_plan.has_contracts
+// (config/locales/en.yml:2053).
+const msgPlanHasApplications = "This application plan cannot be deleted! At least one application depends on it."
+
+// planDeletion answers porta's DELETE of a plan: while applications use it, Plan's before_destroy
+// avoid_destruction aborts (plan.rb:71,483-485) and ThreeScale::Api::Responder renders the errors of a
+// refused DELETE with 403 Forbidden (error_status, app/lib/three_scale/api/responder.rb:67-75), the
+// responder of every Admin::Api controller (app/lib/api_support/prepare_response_representer.rb:9);
+// otherwise 200 and no body.
+func planDeletion(t *tenant, p *plan) answer {
+	for _, a := range t.apps {
+		if a.planID == p.id {
+			return refused(msgPlanHasApplications)
+		}
+	}
+	t.deletePlan(p.id)
+	return deleted()
+}
+
 // deletePlan removes a plan with its limits, pricing rules and, when its service goes (destroyed by
 // association), its applications (ApplicationPlan has_many :cinstances, dependent: :destroy).
 func (t *tenant) deletePlan(id int64) {
@@ -319,12 +334,13 @@ func createPricingRule(r *request) answer {
 				x.max = &v
 			}
 		}
-		cost := r.form.Get("cost_per_unit")
-		if v, err := strconv.ParseFloat(cost, 64); err != nil {
+		// PricingRule checks the format of the stored BigDecimal, not of the text sent
+		// (app/models/pricing_rule.rb:19-20): "1.50000" passes, "-1" and "0.12345" do not.
+		if v, err := strconv.ParseFloat(strings.TrimSpace(r.form.Get("cost_per_unit")), 64); err != nil {
 			errs.add("cost_per_unit", "is not a number")
 		} else {
 			x.costPerUnit = v
-			if whole, frac, _ := strings.Cut(cost, "."); strings.HasPrefix(whole, "-") || len(frac) > 4 {
+			if whole, frac, _ := strings.Cut(rubyDecimal(v), "."); strings.HasPrefix(whole, "-") || len(frac) > 4 {
 				errs.add("cost_per_unit", "maximum decimals is 4.")
 			}
 		}

@@ -103,9 +103,9 @@ func TestValidationErrorsAreLikePortas(t *testing.T) {
 		"one-letter name":     {"/admin/api/services.json", url.Values{"name": {"X"}}, `{"errors":{"system_name":["invalid. Only ASCII letters, numbers, dashes and underscores are allowed."]}}`},
 		"deployment option":   {"/admin/api/services.json", url.Values{"name": {"Cats"}, "deployment_option": {"cloud"}}, `{"errors":{"deployment_option":["is not included in the list"]}}`},
 		"backend endpoint":    {"/admin/api/backend_apis.json", url.Values{"name": {"Bk"}}, `{"errors":{"private_endpoint":["can't be blank"]}}`},
-		"backend bad URL":     {"/admin/api/backend_apis.json", url.Values{"name": {"Bk"}, "private_endpoint": {"ftp://x"}}, `{"errors":{"private_endpoint":["Invalid URL format"]}}`},
-		"backend on loopback": {"/admin/api/backend_apis.json", url.Values{"name": {"Bk"}, "private_endpoint": {"http://127.0.0.1:8080"}}, `{"errors":{"private_endpoint":["is a protected domain"]}}`},
-		"two errors at once":  {"/admin/api/backend_apis.json", url.Values{"private_endpoint": {"nope"}}, `{"errors":{"name":["can't be blank"],"private_endpoint":["Invalid URL format"]}}`},
+		"backend bad URL":     {"/admin/api/backend_apis.json", url.Values{"name": {"Bk"}, "private_endpoint": {"ftp://x"}}, `{"errors":{"private_endpoint":["` + msgBackendEndpointInvalid + `"]}}`},
+		"backend on loopback": {"/admin/api/backend_apis.json", url.Values{"name": {"Bk"}, "private_endpoint": {"http://127.0.0.1:8080"}}, `{"errors":{"private_endpoint":["Sorry, this domain is protected"]}}`},
+		"two errors at once":  {"/admin/api/backend_apis.json", url.Values{"private_endpoint": {"nope"}}, `{"errors":{"name":["can't be blank"],"private_endpoint":["` + msgBackendEndpointInvalid + `"]}}`},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -2,6 +2,7 @@ package simulator
 
 import (
 	"encoding/json"
+	"net/http"
 	"strconv"
 	"strings"
 )
@@ -11,7 +12,8 @@ import (
 func serviceRoutes() []route {
 	return []route{
 		handle("GET", "/admin/api/services.json", func(r *request) answer {
-			return wrapList("services", "service", r.t.services, nil, (*service).json, r.form, true)
+			// ServicesRepresenter is a wraps_collection (app/representers/services_representer.rb:4).
+			return listOf("services", "service", sortedIDs(r.t.services, nil), jsonOf(r.t.services), r.form, pagedWithMetadata)
 		}),
 		handle("POST", "/admin/api/services.json", createService),
 		handle("GET", "/admin/api/services/{id}.json", func(r *request) answer {
@@ -21,13 +23,13 @@ func serviceRoutes() []route {
 		handle("DELETE", "/admin/api/services/{id}.json", deleteService),
 
 		handle("GET", "/admin/api/services/{service_id}/proxy.json", func(r *request) answer {
-			return withService(r, "service_id", func(svc *service) answer { return ok("proxy", svc.proxyJSON()) })
+			return withService(r, "service_id", func(svc *service) answer { return ok("proxy", svc.proxyJSON(r.t)) })
 		}),
 		handle("PATCH", "/admin/api/services/{service_id}/proxy.json", updateProxy),
 		handle("POST", "/admin/api/services/{service_id}/proxy/deploy.json", func(r *request) answer {
 			return withService(r, "service_id", func(svc *service) answer {
 				r.t.deploys++
-				return created("proxy", svc.proxyJSON())
+				return created("proxy", svc.proxyJSON(r.t))
 			})
 		}),
 		handle("GET", "/admin/api/services/{service_id}/proxy/oidc_configuration.json", func(r *request) answer {
@@ -99,7 +101,7 @@ func createService(r *request) answer {
 	svc := &service{name: r.form.Get("name"), systemName: sys, description: r.form.Get("description"),
 		deploymentOption: "hosted", backendVersion: "1", state: "incomplete", stamps: newStamps(),
 		oidc:     map[string]bool{"standard_flow_enabled": true, "implicit_flow_enabled": false, "service_accounts_enabled": false, "direct_access_grants_enabled": false},
-		policies: []any{map[string]any{"name": "apicast", "version": "builtin", "configuration": map[string]any{}, "enabled": true}}}
+		policies: []any{defaultPolicy()}}
 	if d := r.form.Get("deployment_option"); d != "" {
 		svc.deploymentOption = d
 	}
@@ -202,7 +204,6 @@ func defaultProxy(serviceID int64, systemName string) map[string]any {
 	return map[string]any{"service_id": serviceID,
 		"endpoint":             "https://" + host + "-3scale-apicast-production.example.com:443",
 		"sandbox_endpoint":     "https://" + host + "-3scale-apicast-staging.example.com:443",
-		"api_backend":          nil,
 		"credentials_location": "query", "auth_user_key": "user_key", "auth_app_id": "app_id", "auth_app_key": "app_key",
 		"hostname_rewrite": "", "secret_token": "Shared_secret_sent_from_proxy_to_API_backend_" + strconv.FormatInt(serviceID, 16),
 		"error_status_auth_failed": 403, "error_headers_auth_failed": "text/plain; charset=us-ascii", "error_auth_failed": "Authentication failed",
@@ -213,11 +214,17 @@ func defaultProxy(serviceID int64, systemName string) map[string]any {
 		"policies_config": nil, "lock_version": 0}
 }
 
-// proxyJSON is the proxy as porta renders it, with its current policy chain and timestamps.
-func (s *service) proxyJSON() map[string]any {
-	out := make(map[string]any, len(s.proxy)+3)
+// proxyJSON is the proxy as porta renders it, with its api_backend (null when the product uses no
+// backend: ProxyRepresenter renders it even when nil, app/representers/proxy_representer.rb:7), its
+// current policy chain and timestamps.
+func (s *service) proxyJSON(t *tenant) map[string]any {
+	out := make(map[string]any, len(s.proxy)+4)
 	for k, v := range s.proxy {
 		out[k] = v
+	}
+	out["api_backend"] = nil
+	if b := t.apiBackend(s.id); b != nil {
+		out["api_backend"] = b.privateEndpoint
 	}
 	out["policies_config"] = s.policies
 	out["created_at"], out["updated_at"] = s.created, s.updated
@@ -232,8 +239,21 @@ func (s *service) oidcJSON() map[string]any {
 	return out
 }
 
-// proxyFields are the proxy attributes porta's Admin::Api::Services::ProxiesController permits.
-var proxyFields = []string{"endpoint", "sandbox_endpoint", "api_backend", "credentials_location",
+// apiBackend is the backend porta shows and sets as a proxy's api_backend: Proxy delegates api_backend
+// to its service's BackendApiProxy (app/lib/backend_api_logic/proxy_extension.rb:8,
+// service_extension.rb:12,34-50), the backend of the product's first backend usage, usages being in id
+// order (app/models/backend_api_config.rb:7); nil when the product uses none.
+func (t *tenant) apiBackend(serviceID int64) *backendAPI {
+	ids := sortedIDs(t.usages, func(u *backendUsage) bool { return u.serviceID == serviceID })
+	if len(ids) == 0 {
+		return nil
+	}
+	return t.backends[t.usages[ids[0]].backendID]
+}
+
+// proxyFields are the proxy attributes porta's Admin::Api::Services::ProxiesController permits
+// (app/controllers/admin/api/services/proxies_controller.rb:34-45), but api_backend (see setAPIBackend).
+var proxyFields = []string{"endpoint", "sandbox_endpoint", "credentials_location",
 	"auth_app_key", "auth_app_id", "auth_user_key", "hostname_rewrite", "secret_token", "oauth_login_url", "api_test_path",
 	"error_auth_failed", "error_status_auth_failed", "error_headers_auth_failed",
 	"error_auth_missing", "error_status_auth_missing", "error_headers_auth_missing",
@@ -260,15 +280,17 @@ func updateProxy(r *request) answer {
 					continue
 				}
 				next[k] = n
-			case k == "endpoint" || k == "sandbox_endpoint" || k == "api_backend":
-				if v != "" && !validURL(v) {
-					errs.add(k, "Invalid URL format")
-					continue
-				}
+			case k == "endpoint" || k == "sandbox_endpoint":
+				v = withDefaultPort(v)
+				checkProxyEndpoint(svc, k, v, errs)
 				next[k] = v
 			default:
 				next[k] = v
 			}
+		}
+		var apply func()
+		if has(r, "api_backend") {
+			apply = setAPIBackend(r.t, svc, withDefaultPort(r.form.Get("api_backend")), errs)
 		}
 		if a := errs.answer(); a.code != 0 {
 			return a
@@ -276,10 +298,70 @@ func updateProxy(r *request) answer {
 		for k, v := range next {
 			svc.proxy[k] = v
 		}
+		if apply != nil {
+			apply()
+		}
 		svc.proxy["lock_version"] = svc.proxy["lock_version"].(int) + 1
 		svc.touch()
-		return ok("proxy", svc.proxyJSON())
+		return ok("proxy", svc.proxyJSON(r.t))
 	})
+}
+
+// checkProxyEndpoint validates a proxy's endpoint or sandbox_endpoint as Proxy does
+// (app/models/proxy.rb:52-56,99-100): blank, or an http(s) URL with a host and nothing after the port;
+// not on localhost for a hosted product; and, on update, present where porta requires it: both for a
+// hosted product, none for a self-managed one (apicast_configuration_driven, true by default,
+// db/schema.rb:1097) nor for a service mesh (require_staging_endpoint?, require_production_endpoint?,
+// proxy.rb:263-269).
+func checkProxyEndpoint(svc *service, field, v string, errs fieldErrors) {
+	hosted := svc.deploymentOption == "hosted"
+	switch {
+	case v == "" && hosted:
+		errs.add(field, "can't be blank")
+	case v == "":
+	case !uriValid(v, []string{"http", "https"}, false):
+		errs.add(field, msgProxyEndpointInvalid)
+	case hosted && isLocalhost(v):
+		errs.add(field, msgLocalhost)
+	}
+}
+
+// setAPIBackend checks a new api_backend (already with its default port) and returns what stores it.
+// Porta stores it as the private endpoint of the backend of the product's first usage; when the product
+// uses none, it creates a backend named after it ("<name> Backend", "Backend of <name>", the product's
+// system name) used at "/" (BackendApiProxy, service_extension.rb:34-79). Errors are the backend's
+// private_endpoint errors reported on api_backend, and "invalid" on backend_api for an invalid backend
+// (NestedAssociationValidator and the associated validator, proxy_extension.rb:17,
+// app/validators/nested_association_validator.rb; activerecord.errors.messages.invalid, en.yml:1957).
+// An unchanged value is not validated (validate_backend_api?, proxy_extension.rb:26-28).
+func setAPIBackend(t *tenant, svc *service, pe string, errs fieldErrors) func() {
+	b := t.apiBackend(svc.id)
+	if b != nil && b.privateEndpoint == pe {
+		return nil
+	}
+	before := len(errs["api_backend"])
+	checkEndpoint("api_backend", pe, errs)
+	nameTaken := false
+	for _, o := range t.backends {
+		nameTaken = nameTaken || (b == nil && o.systemName == svc.systemName)
+	}
+	if len(errs["api_backend"]) > before || nameTaken {
+		errs.add("backend_api", "invalid")
+		return nil
+	}
+	return func() {
+		if b != nil {
+			b.privateEndpoint = pe
+			b.touch()
+			return
+		}
+		b = &backendAPI{id: t.id(), name: svc.name + " Backend", systemName: svc.systemName, description: "Backend of " + svc.name,
+			privateEndpoint: pe, stamps: newStamps()}
+		t.backends[b.id] = b
+		t.addHits(owner{ownerBackend, b.id})
+		u := &backendUsage{id: t.id(), serviceID: svc.id, backendID: b.id, path: "/", stamps: newStamps()}
+		t.usages[u.id] = u
+	}
 }
 
 // oidcFields are OIDCConfiguration::Config::ATTRIBUTES.
@@ -296,37 +378,110 @@ func updateOIDC(r *request) answer {
 	})
 }
 
-// updatePolicies replaces the policy chain. Porta checks each policy against its schema; the
-// simulator checks the shape: a JSON array of objects with a name, a version and a configuration
-// object. On error porta answers 422 with the chain as it was.
+// Messages of Proxy::PoliciesConfig (activemodel.errors.models.policies_config, config/locales/en.yml:1940-1942).
+const (
+	msgPoliciesInvalidFormat = `has invalid format. The Correct format is: [{ "name": "apicast"... }]`
+	msgPoliciesInvalidPolicy = "contains some invalid policy"
+)
+
+// defaultPolicy is Proxy::PolicyConfig::DEFAULT_POLICY as a chain stores it: only name, version,
+// configuration and enabled are kept (app/models/proxy.rb:478-479,517-521).
+func defaultPolicy() map[string]any {
+	return map[string]any{"name": "apicast", "version": "builtin", "configuration": map[string]any{}, "enabled": true}
+}
+
+// updatePolicies replaces the policy chain as Proxy::PoliciesConfig does (app/models/proxy.rb:539-600):
+// policies_config is a JSON text (PoliciesConfigParams passes a string through,
+// app/services/policies_config_params.rb:12), read as Array(JSON.parse(text)), a blank one as [];
+// each policy keeps only name, version, configuration and enabled, a null one left out (PolicyConfig,
+// proxy.rb:488-498,517-521: a policy sent without "enabled" is answered without it, and APIcast leaves
+// it out of the chain, proxy.rb:571-573); a chain without a policy named "apicast" gets the default one
+// appended at its end (policies_normalize, proxy.rb:588-591). A policy needs a name and a version and a
+// configuration that is {} or not blank (proxy.rb:485-486,534-536). Text that is not JSON is 422
+// {"errors":{"policies_config":[invalid format]}} (proxy.rb:553-560,597-598); a chain with an invalid
+// policy is 422 with the chain, each invalid policy carrying its "errors" (the controller's
+// represent_on_error, app/controllers/admin/api/services/proxy/policies_controller.rb:22,41-43;
+// PolicyConfigRepresenter, app/representers/policy_config_representer.rb). A request without
+// policies_config, which porta answers 400 (params.require), is answered as text that is not JSON.
 func updatePolicies(r *request) answer {
 	return withService(r, "service_id", func(svc *service) answer {
-		var chain []map[string]any
-		if err := json.Unmarshal([]byte(r.form.Get("policies_config")), &chain); err != nil {
-			return unprocessable("policies_config", "is invalid")
+		text := r.form.Get("policies_config")
+		var parsed any
+		if !has(r, "policies_config") || (strings.TrimSpace(text) != "" && json.Unmarshal([]byte(text), &parsed) != nil) {
+			return unprocessable("policies_config", msgPoliciesInvalidFormat)
 		}
-		out := make([]any, 0, len(chain))
-		for _, p := range chain {
-			name, _ := p["name"].(string)
-			version, _ := p["version"].(string)
-			if name == "" || version == "" {
-				return unprocessable("policies_config", "is invalid")
-			}
-			if p["configuration"] == nil {
-				p["configuration"] = map[string]any{}
-			}
-			if _, isObj := p["configuration"].(map[string]any); !isObj {
-				return unprocessable("policies_config", "is invalid")
-			}
-			if _, set := p["enabled"]; !set {
-				p["enabled"] = true
-			}
-			out = append(out, p)
+		chain, valid := normalizePolicies(parsed)
+		if !valid {
+			return answer{http.StatusUnprocessableEntity, map[string]any{"policies_config": chain}}
 		}
-		svc.policies = out
+		svc.policies = chain
 		svc.touch()
 		return ok("policies_config", svc.policies)
 	})
+}
+
+// normalizePolicies turns parsed JSON into porta's chain (see updatePolicies) and reports whether every
+// policy is valid; invalid ones carry their "errors".
+func normalizePolicies(parsed any) ([]any, bool) {
+	var items []any
+	switch x := parsed.(type) { // Ruby's Array(): nil is [], a hash its [key, value] pairs, a scalar [scalar]
+	case nil:
+	case []any:
+		items = x
+	case map[string]any:
+		for k, v := range x {
+			items = append(items, []any{k, v})
+		}
+	default:
+		items = []any{x}
+	}
+	chain := make([]any, 0, len(items)+1)
+	valid, hasAPIcast := true, false
+	for _, it := range items {
+		attrs, _ := it.(map[string]any) // anything else is a policy with no attributes
+		p := map[string]any{}
+		for _, k := range []string{"name", "version", "configuration", "enabled"} {
+			if v := attrs[k]; v != nil {
+				p[k] = v
+			}
+		}
+		errs := fieldErrors{}
+		for _, k := range []string{"name", "version"} {
+			if blank(p[k]) {
+				errs.add(k, "can't be blank")
+			}
+		}
+		if conf, isObj := p["configuration"].(map[string]any); blank(p["configuration"]) && !(isObj && len(conf) == 0) {
+			errs.add("configuration", "can't be blank")
+		}
+		if len(errs) > 0 {
+			p["errors"] = map[string][]string(errs)
+			valid = false
+		}
+		hasAPIcast = hasAPIcast || p["name"] == "apicast"
+		chain = append(chain, p)
+	}
+	if !hasAPIcast {
+		chain = append(chain, defaultPolicy())
+	}
+	return chain, valid
+}
+
+// blank is Ruby's blank?: nil, false, an empty or white-space string, an empty array or hash.
+func blank(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return true
+	case bool:
+		return !x
+	case string:
+		return strings.TrimSpace(x) == ""
+	case []any:
+		return len(x) == 0
+	case map[string]any:
+		return len(x) == 0
+	}
+	return false
 }
 
 func withUsage(r *request, f func(*backendUsage) answer) answer {

@@ -108,7 +108,7 @@ func TestProxyOIDCAndPolicies(t *testing.T) {
 			map[string]any{"service_accounts_enabled": true, "standard_flow_enabled": false, "implicit_flow_enabled": false}},
 		{"oidc read", "GET", base + "/proxy/oidc_configuration.json", nil, 200, "oidc_configuration", []string{"service_accounts_enabled"}, map[string]any{"service_accounts_enabled": true}},
 		{"policies are not JSON", "PUT", base + "/proxy/policies.json", url.Values{"policies_config": {"nope"}}, 422, "errors", []string{"policies_config"},
-			map[string]any{"policies_config": []any{"is invalid"}}},
+			map[string]any{"policies_config": []any{msgPoliciesInvalidFormat}}},
 		{"unknown service", "GET", "/admin/api/services/999/proxy.json", nil, 404, "", []string{"status"}, map[string]any{"status": "Not found"}},
 	}
 	for _, tc := range cases {

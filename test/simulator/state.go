@@ -110,7 +110,6 @@ type plan struct {
 	approvalRequired                     bool
 	trialPeriodDays                      int64
 	setupFee, costPerMonth               float64
-	applications                         int // applications (porta's contracts) subscribed to the plan
 	stamps
 }
 
@@ -313,9 +312,19 @@ const (
 	pagedWithMetadata
 )
 
-// wrapList builds porta's list shape {"<plural>":[{"<singular>":{...}}]} of the objects with ids, in
-// that order, one page of it unless unpaged.
-func wrapList(plural, singular string, ids []int64, toJSON func(int64) map[string]any, form url.Values, p paging) answer {
+// wrapList builds porta's list shape {"<plural>":[{"<singular>":{...}}]} of the objects of m kept by keep,
+// in id order, one page of it if paginated.
+func wrapList[V any](plural, singular string, m map[int64]V, keep func(V) bool, toJSON func(V) map[string]any, form url.Values, paginated bool) answer {
+	p := unpaged
+	if paginated {
+		p = paged
+	}
+	return listOf(plural, singular, sortedIDs(m, keep), func(id int64) map[string]any { return toJSON(m[id]) }, form, p)
+}
+
+// listOf builds porta's list shape {"<plural>":[{"<singular>":{...}}]} of the objects with ids, in that
+// order, one page of it unless unpaged.
+func listOf(plural, singular string, ids []int64, toJSON func(int64) map[string]any, form url.Values, p paging) answer {
 	all := len(ids)
 	if p != unpaged {
 		ids = paginate(ids, form)
@@ -413,7 +422,7 @@ func (t *tenant) objects(kind string) ([]map[string]any, bool) {
 	case KindPricingRules:
 		collect(sortedIDs(t.pricing, nil), func(id int64) map[string]any { return t.pricing[id].json() })
 	case KindProxies:
-		collect(sortedIDs(t.services, nil), func(id int64) map[string]any { return t.services[id].proxyJSON() })
+		collect(sortedIDs(t.services, nil), func(id int64) map[string]any { return t.services[id].proxyJSON(t) })
 	case KindAccounts:
 		collect(sortedIDs(t.accounts, nil), func(id int64) map[string]any { return t.accounts[id].json() })
 	case KindUsers:
@@ -452,9 +461,10 @@ func (s *Simulator) DeleteAllMappingRules(tenantName string) bool {
 	return found
 }
 
-// AddApplications subscribes n more applications to a plan, behind the API's back (the simulator has
-// no applications API): porta then refuses to delete the plan (see deletePlanAnswer). It reports
-// whether the tenant and the plan exist.
+// AddApplications subscribes n more applications to a plan, behind the API's back (as if developers
+// had signed up to it in the portal; they belong to no account the API knows), or, for a negative n,
+// removes that many of the plan's applications. While a plan has applications, porta refuses to delete
+// it (planDeletion in plans.go). It reports whether the tenant and the plan exist.
 func (s *Simulator) AddApplications(tenantName string, planID int64, n int) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -463,8 +473,20 @@ func (s *Simulator) AddApplications(tenantName string, planID int64, n int) bool
 		return false
 	}
 	p, found := t.plans[planID]
-	if found {
-		p.applications = max(0, p.applications+n)
+	if !found {
+		return false
 	}
-	return found
+	for ; n > 0; n-- {
+		a := &application{id: t.id(), serviceID: p.serviceID, planID: p.id, state: "live", appID: randomHex(4), stamps: newStamps()}
+		a.name = fmt.Sprintf("Application %d", a.id)
+		t.apps[a.id] = a
+	}
+	for _, id := range sortedIDs(t.apps, func(a *application) bool { return a.planID == p.id }) {
+		if n >= 0 {
+			break
+		}
+		delete(t.apps, id)
+		n++
+	}
+	return true
 }

@@ -79,6 +79,10 @@ type ApplicationStatus struct {
 	// CredentialsSecret is the Secret holding the application's credentials.
 	// +optional
 	CredentialsSecret string `json:"credentialsSecret,omitempty"`
+
+	// RetiredAt is when the application was suspended because its product was retired.
+	// +optional
+	RetiredAt *metav1.Time `json:"retiredAt,omitempty"`
 }
 
 // Application is a 3scale application of a DeveloperAccount on an ApplicationPlan.

@@ -33,6 +33,11 @@ type ApplicationPlanSpec struct {
 	// +optional
 	Published *bool `json:"published,omitempty"`
 
+	// AllowInDraft lets applications be made on this plan while its Product is in Draft (an internal
+	// team testing it); the plan itself follows published even then. Default: false.
+	// +optional
+	AllowInDraft bool `json:"allowInDraft,omitempty"`
+
 	// ApprovalRequired: applications on this plan wait for an administrator's approval. Default: false.
 	// +optional
 	ApprovalRequired *bool `json:"approvalRequired,omitempty"`

@@ -11,6 +11,22 @@ import (
 // +kubebuilder:validation:XValidation:rule="!has(self.methods) || !has(self.metrics) || self.methods.all(m, !(m in self.metrics))",message="a system name is used both as a metric and as a method; metrics and methods share one namespace"
 // +kubebuilder:validation:XValidation:rule="!has(self.mappingRules) || self.mappingRules.all(r, r.metricMethodRef == 'hits' || (has(self.metrics) && r.metricMethodRef in self.metrics) || (has(self.methods) && r.metricMethodRef in self.methods))",message="every mappingRules[].metricMethodRef must be 'hits' or a key of metrics or methods"
 type ProductSpec struct {
+	// Lifecycle is where the product is in its life: Draft (plans hidden; new applications wait, except on
+	// plans with allowInDraft), Published (plans follow their own published), Deprecated (plans hidden,
+	// existing applications keep working, new ones are refused; status.usage reports who still uses it),
+	// Retired (every application suspended, their credentials Secrets deleted). Moves: Draft → Published or
+	// Retired, Published → Deprecated, Deprecated → Published or Retired; nothing leaves Retired.
+	// +kubebuilder:validation:Enum=Draft;Published;Deprecated;Retired
+	// +kubebuilder:default=Published
+	// +kubebuilder:validation:XValidation:rule="oldSelf != 'Retired' || self == 'Retired'",message="a Retired product stays Retired: create a new Product instead"
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf || oldSelf == 'Retired' || (oldSelf == 'Draft' && self in ['Published', 'Retired']) || (oldSelf == 'Published' && self == 'Deprecated') || (oldSelf == 'Deprecated' && self in ['Published', 'Retired'])",message="lifecycle moves are Draft → Published or Retired, Published → Deprecated, Deprecated → Published or Retired"
+	// +optional
+	Lifecycle ProductLifecycle `json:"lifecycle,omitempty"`
+
+	// UsageReport tunes the report of who still uses a Deprecated or Retired product (status.usage).
+	// +optional
+	UsageReport *UsageReportSpec `json:"usageReport,omitempty"`
+
 	// Name is the product's display name in 3scale.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=255
@@ -304,6 +320,66 @@ type PolicySpec struct {
 	Enabled bool `json:"enabled,omitempty"`
 }
 
+// ProductLifecycle is a product's stage: Draft, Published, Deprecated or Retired.
+type ProductLifecycle string
+
+// Product lifecycle stages.
+const (
+	LifecycleDraft      ProductLifecycle = "Draft"
+	LifecyclePublished  ProductLifecycle = "Published"
+	LifecycleDeprecated ProductLifecycle = "Deprecated"
+	LifecycleRetired    ProductLifecycle = "Retired"
+)
+
+// EffectiveLifecycle returns the lifecycle, Published when unset.
+func (s *ProductSpec) EffectiveLifecycle() ProductLifecycle {
+	if s.Lifecycle == "" {
+		return LifecyclePublished
+	}
+	return s.Lifecycle
+}
+
+// UsageReportSpec tunes the usage report of a Deprecated or Retired product.
+type UsageReportSpec struct {
+	// Top is how many accounts the report lists, those with the most applications first. Default 10.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	// +kubebuilder:default=10
+	// +optional
+	Top int32 `json:"top,omitempty"`
+}
+
+// ProductUsage reports who still uses a Deprecated or Retired product.
+type ProductUsage struct {
+	// LiveApplications is the number of the product's applications that are live (not suspended).
+	LiveApplications int32 `json:"liveApplications"`
+	// SuspendedApplications is the number of its suspended applications.
+	SuspendedApplications int32 `json:"suspendedApplications"`
+	// Accounts lists the accounts with live applications, those with the most first (at most usageReport.top).
+	// +optional
+	Accounts []AccountUsage `json:"accounts,omitempty"`
+	// RefreshedAt is when the report was read from 3scale.
+	RefreshedAt metav1.Time `json:"refreshedAt"`
+}
+
+// AccountUsage is one account's live applications on a product.
+type AccountUsage struct {
+	// Account is the developer account's organization name.
+	Account string `json:"account"`
+	// AccountID is its 3scale id.
+	AccountID int64 `json:"accountID"`
+	// Applications are its live applications on the product.
+	Applications []ApplicationUsage `json:"applications"`
+}
+
+// ApplicationUsage is one live application of a usage report.
+type ApplicationUsage struct {
+	// Name of the application.
+	Name string `json:"name"`
+	// Plan is the name of its application plan.
+	Plan string `json:"plan"`
+}
+
 // ProductStatus is the observed state of a Product.
 type ProductStatus struct {
 	CommonStatus `json:",inline"`
@@ -311,6 +387,16 @@ type ProductStatus struct {
 	// ProductID is the id of the service in 3scale.
 	// +optional
 	ProductID int64 `json:"productID,omitempty"`
+
+	// Lifecycle is the lifecycle stage last acted upon, and LifecycleChangedAt when it was entered.
+	// +optional
+	Lifecycle ProductLifecycle `json:"lifecycle,omitempty"`
+	// +optional
+	LifecycleChangedAt *metav1.Time `json:"lifecycleChangedAt,omitempty"`
+
+	// Usage reports who still uses the product while it is Deprecated or Retired.
+	// +optional
+	Usage *ProductUsage `json:"usage,omitempty"`
 }
 
 // Product is a 3scale product (service): the API that callers subscribe to through application plans.
@@ -318,6 +404,7 @@ type ProductStatus struct {
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:shortName=apiprod,categories=apimsync
 // +kubebuilder:printcolumn:name="State",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
+// +kubebuilder:printcolumn:name="Lifecycle",type=string,JSONPath=`.spec.lifecycle`
 // +kubebuilder:printcolumn:name="System name",type=string,JSONPath=`.status.systemName`
 // +kubebuilder:printcolumn:name="Product ID",type=integer,JSONPath=`.status.productID`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
