@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -59,6 +60,9 @@ type applicationDesired struct {
 	// UserKey, AppID and AppKeys are the credentials the spec asks for; empty: 3scale generates them.
 	UserKey, AppID string
 	AppKeys        []string
+	// Retire: the product was retired; the application is to be suspended and its credentials Secret
+	// deleted.
+	Retire bool
 }
 
 // ApplicationSyncer syncs Applications to 3scale applications and writes their credentials to a Secret
@@ -133,6 +137,9 @@ func (s *ApplicationSyncer) Resolve(ctx context.Context, a *v1alpha1.Application
 	_, backendVersion := serviceAttrs(&product)
 	desired := &applicationDesired{AccountID: acc.Status.AccountID, PlanID: plan.Status.PlanID, ProductID: plan.Status.ProductID,
 		AppIDMode: backendVersion != "1"}
+	if err := lifecycleAllows(a, &plan, &product, desired); err != nil {
+		return err
+	}
 	if err := s.resolveCredentials(ctx, a, desired); err != nil {
 		return err
 	}
@@ -144,6 +151,38 @@ func (s *ApplicationSyncer) Resolve(ctx context.Context, a *v1alpha1.Application
 	spec := a.Spec
 	spec.DeletionPolicy, spec.Adoption = "", ""
 	sess.Hash = sess.HashOf(sess.Tenant, spec, desired)
+	return nil
+}
+
+// lifecycleAllows applies the product's lifecycle to the application: in Draft new applications wait
+// (unless the plan allows them in draft); Deprecated and Retired products take no new application; an
+// existing application of a Retired product is retired (suspended, credentials Secret deleted) and then
+// stays Invalid, saying so.
+func lifecycleAllows(a *v1alpha1.Application, plan *v1alpha1.ApplicationPlan, product *v1alpha1.Product, d *applicationDesired) error {
+	isNew := a.Status.ApplicationID == 0
+	switch product.Spec.EffectiveLifecycle() {
+	case v1alpha1.LifecycleDraft:
+		if isNew && !plan.Spec.AllowInDraft {
+			return engine.Waiting(ReasonProductDraft, "Product %q is in Draft: applications wait until it is Published (or use a plan with allowInDraft: true)", product.Name)
+		}
+	case v1alpha1.LifecycleDeprecated:
+		if isNew {
+			return engine.Invalid(ReasonProductDeprecated, "Product %q is Deprecated: it takes no new application (existing ones keep working); use a plan of another product", product.Name)
+		}
+	case v1alpha1.LifecycleRetired:
+		switch {
+		case isNew:
+			return engine.Invalid(ReasonProductRetired, "Product %q is Retired: it takes no application; use a plan of another product", product.Name)
+		case a.Status.RetiredAt != nil:
+			date := "an unknown date"
+			if at := product.Status.LifecycleChangedAt; at != nil {
+				date = at.UTC().Format(time.DateOnly)
+			}
+			return engine.Invalid(ReasonProductRetired, "product %s was retired on %s: this application is suspended in 3scale and its credentials Secret deleted; "+
+				"move its consumers to an Application on another product's plan, then delete this one", product.Name, date)
+		}
+		d.Retire = true
+	}
 	return nil
 }
 
@@ -207,7 +246,11 @@ func (s *ApplicationSyncer) Observe(ctx context.Context, a *v1alpha1.Application
 	if err != nil || snap == nil {
 		return engine.Observation{}, err
 	}
-	upToDate := appMatches(snap, a, sess.Desired.(*applicationDesired)) && s.credentialsWritten(ctx, a, snap)
+	d := sess.Desired.(*applicationDesired)
+	upToDate := appMatches(snap, a, d) && s.credentialsWritten(ctx, a, snap)
+	if d.Retire {
+		upToDate = false // retiring is a one-time act: Update suspends and deletes, Resolve then reports it
+	}
 	return engine.Observation{Exists: true, UpToDate: upToDate, Diff: snap}, nil
 }
 
@@ -335,6 +378,9 @@ func (s *ApplicationSyncer) Update(ctx context.Context, a *v1alpha1.Application,
 	d := sess.Desired.(*applicationDesired)
 	c, id := sess.Remote, snap.App.ID
 	s.Snapshots.Forget(sess.Tenant, snapshotKindApplication, id)
+	if d.Retire {
+		return s.retire(ctx, a, sess, snap)
+	}
 	var err error
 	if !appAttrsMatch(snap.App, a, d) {
 		if snap.App, err = deref(c.UpdateApplication(ctx, d.AccountID, id, tsclient.ApplicationParams{Name: a.Spec.Name,
@@ -370,6 +416,26 @@ func (s *ApplicationSyncer) Update(ctx context.Context, a *v1alpha1.Application,
 		return err
 	}
 	s.Snapshots.Put(sess.Tenant, snapshotKindApplication, id, snap)
+	return nil
+}
+
+// retire suspends the application of a retired product, deletes its credentials Secret and records when.
+func (s *ApplicationSyncer) retire(ctx context.Context, a *v1alpha1.Application, sess *engine.Session, snap *applicationSnapshot) error {
+	d := sess.Desired.(*applicationDesired)
+	if snap.App.State != "suspended" {
+		suspended, err := deref(sess.Remote.SuspendApplication(ctx, d.AccountID, snap.App.ID))
+		if err != nil {
+			return fmt.Errorf("cannot suspend application %q of a retired product: %w", a.Spec.Name, err)
+		}
+		snap.App = suspended
+	}
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: a.Namespace, Name: credentialsSecretName(a)}}
+	if err := s.Writer.Delete(ctx, secret); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("cannot delete the credentials Secret %q: %w", secret.Name, err)
+	}
+	a.Status.CredentialsSecret = ""
+	a.Status.RetiredAt = &metav1.Time{Time: time.Now()}
+	s.Snapshots.Put(sess.Tenant, snapshotKindApplication, snap.App.ID, snap)
 	return nil
 }
 

@@ -35,6 +35,8 @@ type planSnapshot struct {
 // planDesired is what Resolve learnt from the plan's Product and Backends.
 type planDesired struct {
 	ProductID int64
+	// Lifecycle is the Product's: it hides the plan unless Published (or Draft with allowInDraft).
+	Lifecycle v1alpha1.ProductLifecycle
 	// Backends maps Backend object names to backend ids.
 	Backends map[string]int64
 	// DepsMetrics fingerprints the remote ids of the product's and backends' metrics (their
@@ -96,7 +98,7 @@ func (s *PlanSyncer) Resolve(ctx context.Context, a *v1alpha1.ApplicationPlan, s
 		return engine.Waiting(ReasonProductNotSynced, "waiting for Product %q to be Synced", p.Name)
 	}
 	a.Status.ProductID = p.Status.ProductID
-	desired := &planDesired{ProductID: p.Status.ProductID, Backends: map[string]int64{}}
+	desired := &planDesired{ProductID: p.Status.ProductID, Backends: map[string]int64{}, Lifecycle: p.Spec.EffectiveLifecycle()}
 	// Dependencies' metrics go into the hash, specs and remote ids (desired.DepsMetrics): a metric
 	// re-created with a new id there (a repair) means limits to re-create here.
 	deps := map[string]any{"": [2]any{p.Spec.Metrics, p.Spec.Methods}}
@@ -196,7 +198,7 @@ func (s *PlanSyncer) Observe(ctx context.Context, a *v1alpha1.ApplicationPlan, s
 	if err != nil || snap == nil {
 		return engine.Observation{}, err
 	}
-	upToDate := planMatches(snap.Plan, a) && slices.EqualFunc(sortedLimits(snap.Limits), sortedLimits(mustLimits(a, snap)), limitEqual) &&
+	upToDate := planMatches(snap.Plan, a, sess.Desired.(*planDesired).Lifecycle) && slices.EqualFunc(sortedLimits(snap.Limits), sortedLimits(mustLimits(a, snap)), limitEqual) &&
 		pricingMatches(snap.PricingRules, a, snap)
 	return engine.Observation{Exists: true, UpToDate: upToDate, Diff: snap}, nil
 }
@@ -305,8 +307,12 @@ func (s *PlanSyncer) finder(ctx context.Context, sess *engine.Session, productID
 	}
 }
 
-func planState(a *v1alpha1.ApplicationPlan) string {
-	if a.Spec.Published != nil && *a.Spec.Published {
+// planState is the state the plan has in 3scale: published when its spec says so and its Product lets
+// it — Published, or Draft with allowInDraft; a Deprecated or Retired product hides every plan (no new
+// sign-ups in the developer portal).
+func planState(a *v1alpha1.ApplicationPlan, lifecycle v1alpha1.ProductLifecycle) string {
+	visible := lifecycle == v1alpha1.LifecyclePublished || lifecycle == "" || (lifecycle == v1alpha1.LifecycleDraft && a.Spec.AllowInDraft)
+	if visible && a.Spec.Published != nil && *a.Spec.Published {
 		return "published"
 	}
 	return "hidden"
@@ -331,8 +337,8 @@ func planParams(a *v1alpha1.ApplicationPlan, systemName string) tsclient.PlanPar
 	return p
 }
 
-func planMatches(r tsclient.ApplicationPlan, a *v1alpha1.ApplicationPlan) bool {
-	return r.Name == a.Spec.Name && r.State == planState(a) &&
+func planMatches(r tsclient.ApplicationPlan, a *v1alpha1.ApplicationPlan, lifecycle v1alpha1.ProductLifecycle) bool {
+	return r.Name == a.Spec.Name && r.State == planState(a, lifecycle) &&
 		(a.Spec.ApprovalRequired == nil || r.ApprovalRequired == *a.Spec.ApprovalRequired) &&
 		(a.Spec.TrialPeriodDays == nil || r.TrialPeriodDays == int64(*a.Spec.TrialPeriodDays)) &&
 		decimalEqual(amountOrZero(string(r.SetupFee)), amountOrZero(a.Spec.SetupFee)) &&
@@ -417,7 +423,7 @@ func pricingMatches(remote []tsclient.PricingRule, a *v1alpha1.ApplicationPlan, 
 func (s *PlanSyncer) Create(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session) error {
 	d := sess.Desired.(*planDesired)
 	params := planParams(a, sess.SystemName)
-	if planState(a) == "published" {
+	if planState(a, d.Lifecycle) == "published" {
 		params.StateEvent = "publish"
 	}
 	created, err := createOrAdopt(sess.SystemName,
@@ -440,10 +446,10 @@ func (s *PlanSyncer) Update(ctx context.Context, a *v1alpha1.ApplicationPlan, se
 	d := sess.Desired.(*planDesired)
 	c, id := sess.Remote, snap.Plan.ID
 	s.Snapshots.Forget(sess.Tenant, snapshotKindPlan, id)
-	if !planMatches(snap.Plan, a) {
+	if !planMatches(snap.Plan, a, d.Lifecycle) {
 		params := planParams(a, "")
-		if snap.Plan.State != planState(a) {
-			params.StateEvent = map[string]string{"published": "publish", "hidden": "hide"}[planState(a)]
+		if want := planState(a, d.Lifecycle); snap.Plan.State != want {
+			params.StateEvent = map[string]string{"published": "publish", "hidden": "hide"}[want]
 		}
 		updated, err := c.UpdatePlan(ctx, d.ProductID, id, params)
 		if err != nil {

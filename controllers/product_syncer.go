@@ -51,6 +51,8 @@ type ProductSyncer struct {
 	Snapshots *cache.Snapshots
 	// Claims arbitrates resources that resolve to the same product.
 	Claims *Claims
+	// Lifecycle keeps the lifecycle bookkeeping and usage reports.
+	Lifecycle productLifecycle
 }
 
 var _ engine.Syncer[*v1alpha1.Product] = &ProductSyncer{}
@@ -69,6 +71,7 @@ func (s *ProductSyncer) Connect(ctx context.Context, p *v1alpha1.Product) (*engi
 // may own the same service.
 func (s *ProductSyncer) Resolve(ctx context.Context, p *v1alpha1.Product, sess *engine.Session) error {
 	sess.SystemName = systemNameOf(p.Spec.SystemName, p.Name)
+	s.Lifecycle.track(p, sess)
 	children := productChildren(p)
 	if err := validateChildren(children); err != nil {
 		return engine.Invalid(ReasonInvalidSpec, "%v", err)
@@ -280,6 +283,12 @@ func (s *ProductSyncer) Observe(ctx context.Context, p *v1alpha1.Product, sess *
 		return engine.Observation{}, err
 	}
 	p.Status.MetricsHash = snap.Children.metricsHash()
+	if sess.PeriodicDue && p.Status.ProductID != 0 {
+		if err := s.Lifecycle.refreshUsage(ctx, sess.Remote, p); err != nil {
+			return engine.Observation{}, err
+		}
+		sess.Note = usageNote(p)
+	}
 	return engine.Observation{Exists: true, UpToDate: s.upToDate(p, sess, snap), Diff: snap}, nil
 }
 
@@ -485,6 +494,8 @@ func (s *ProductSyncer) Delete(ctx context.Context, p *v1alpha1.Product, sess *e
 	if err := ignoreNotFound(sess.Remote.DeleteProduct(ctx, id)); err != nil {
 		return fmt.Errorf("cannot delete product %q: %w", sess.SystemName, err)
 	}
+	engine.DeprecatedProductApplications.DeleteLabelValues(p.Namespace, p.Name)
+	engine.ProductLifecycleChanged.DeletePartialMatch(map[string]string{"namespace": p.Namespace, "product": p.Name})
 	s.Snapshots.Forget(sess.Tenant, snapshotKindProduct, id)
 	return nil
 }

@@ -23,7 +23,7 @@ type SecretReconciler struct {
 	Client client.Client
 }
 
-// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;patch;create;update
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;patch;create;update;delete
 
 // Reconcile adds or removes the in-use finalizer of one Secret.
 func (r *SecretReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {

@@ -46,6 +46,9 @@ type Options struct {
 	// InvalidRetryPeriod is the safety net for objects made Invalid by an answer of 3scale: they are tried
 	// again after it (default 10 minutes; negative disables it).
 	InvalidRetryPeriod time.Duration
+	// UsageReportPeriod is how often the usage report of a Deprecated or Retired product is refreshed (one
+	// paginated list of its applications per period; default 10 minutes).
+	UsageReportPeriod time.Duration
 	// MetricsMaxTenants bounds the distinct tenant labels of the metrics (default 100); further tenants are
 	// counted under "other".
 	MetricsMaxTenants int
@@ -204,7 +207,8 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 		kindController(sh, "Backend", func() *v1alpha1.Backend { return &v1alpha1.Backend{} },
 			&BackendSyncer{Reader: reader, Accounts: accounts, Snapshots: snapshots, Claims: claims()}, &v1alpha1.BackendList{}),
 		kindController(sh, "Product", func() *v1alpha1.Product { return &v1alpha1.Product{} },
-			&ProductSyncer{Reader: reader, Accounts: accounts, Snapshots: snapshots, Claims: claims()}, &v1alpha1.ProductList{}),
+			&ProductSyncer{Reader: reader, Accounts: accounts, Snapshots: snapshots, Claims: claims(),
+				Lifecycle: productLifecycle{Recorder: mgr.GetEventRecorder("apimsync-product"), UsagePeriod: opts.UsageReportPeriod}}, &v1alpha1.ProductList{}),
 		kindController(sh, "ApplicationPlan", func() *v1alpha1.ApplicationPlan { return &v1alpha1.ApplicationPlan{} },
 			&PlanSyncer{Reader: reader, Accounts: accounts, Snapshots: snapshots, Claims: claims()}, &v1alpha1.ApplicationPlanList{},
 			// A plan's limits may name a Backend's metrics.

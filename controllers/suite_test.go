@@ -78,7 +78,7 @@ func startManager() error {
 	ctx, cancel := context.WithCancel(context.Background())
 	err = SetupWithManager(ctx, mgr, Options{
 		DriftCheckPeriod: time.Hour, OrphanBackoffInitial: 200 * time.Millisecond, OrphanBackoffMax: 5 * time.Second,
-		RemoteQPS: 200, RemoteBurst: 200, SkipNameValidation: true, AllowPrivateAdminURLs: true,
+		RemoteQPS: 200, RemoteBurst: 200, SkipNameValidation: true, AllowPrivateAdminURLs: true, UsageReportPeriod: 2 * time.Second,
 	})
 	if err != nil {
 		cancel()

@@ -58,6 +58,7 @@ func parseFlags(args []string) (*flags, error) {
 	fs.Float64Var(&f.opts.RemoteQPS, "remote-qps", 10, "Requests per second to one 3scale tenant (token bucket).")
 	fs.IntVar(&f.opts.RemoteBurst, "remote-burst", 20, "Burst of requests to one 3scale tenant.")
 	fs.IntVar(&f.opts.RemoteMaxInFlight, "remote-max-in-flight", 8, "Requests in flight to one 3scale tenant at most.")
+	fs.DurationVar(&f.opts.UsageReportPeriod, "usage-report-period", 10*time.Minute, "How often the usage report of a Deprecated or Retired product is refreshed (one list of its applications per period).")
 	fs.BoolVar(&f.opts.AllowPrivateAdminURLs, "allow-private-admin-urls", false, "Allow provider accounts whose adminURL is on a loopback, link-local, private or cluster-internal address (demos, tests, an in-cluster 3scale).")
 	fs.DurationVar(&f.opts.InvalidRetryPeriod, "invalid-retry-period", 10*time.Minute, "Objects made Invalid by an answer of 3scale are tried again after this period (a safety net); negative turns it off.")
 	fs.DurationVar(&f.opts.RetryBackoffMax, "retry-backoff-max", time.Minute, "Longest wait before retrying an object after a passing failure (5xx, timeout).")

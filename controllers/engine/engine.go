@@ -66,6 +66,13 @@ type Session struct {
 	// Adopted is set by a syncer that took over an existing remote object it did not create (found by
 	// system name); the engine announces it in an Event and the Synced condition.
 	Adopted int64
+	// PeriodicDue, set by Resolve, asks for Observe even though nothing changed: the syncer has periodic
+	// work (a usage report). PeriodicIn, when positive, is when that work is due next: the engine
+	// requeues the object by then.
+	PeriodicDue bool
+	PeriodicIn  time.Duration
+	// Note, set by the syncer, is added to the Synced condition's message.
+	Note string
 }
 
 // HashOf returns the keyed hash of values (see HashKey): the fingerprint of everything a remote object
@@ -200,10 +207,10 @@ func (r *Reconciler[T]) sync(ctx context.Context, obj T, w *statusWriter[T]) (ct
 	driftDue := r.DriftCheckPeriod > 0 && (st.LastSyncTime == nil || now.Sub(st.LastSyncTime.Time) >= r.DriftCheckPeriod)
 	// inSync: the last sync wrote exactly what the spec and dependencies say now.
 	inSync := st.SyncedHash == s.Hash && st.ObservedGeneration == obj.GetGeneration() && Lifecycle(st) == v1alpha1.ConditionSynced
-	if inSync && !driftDue && syncNow == st.SyncNow {
+	if inSync && !driftDue && syncNow == st.SyncNow && !s.PeriodicDue {
 		// Nothing that the remote state derives from has changed: no remote call.
 		r.Backoff.Reset(client.ObjectKeyFromObject(obj))
-		return ctrl.Result{RequeueAfter: r.untilDriftCheck(st, now)}, nil
+		return ctrl.Result{RequeueAfter: r.nextCheck(st, s, now)}, nil
 	}
 
 	s.ForceRead = driftDue || syncNow != st.SyncNow
@@ -238,9 +245,22 @@ func (r *Reconciler[T]) sync(ctx context.Context, obj T, w *statusWriter[T]) (ct
 			r.Kind, s.SystemName, s.Tenant, r.Kind, s.Adopted)
 		r.event(obj, "Normal", ReasonAdopted, "Adopt", "adopted existing %s %d (system name %q) on tenant %s", r.Kind, s.Adopted, s.SystemName, s.Tenant)
 	}
+	if s.Note != "" {
+		message += "; " + s.Note
+	}
 	r.transition(obj, v1alpha1.ConditionSynced, ReasonSynced, message)
 	r.Backoff.Reset(client.ObjectKeyFromObject(obj))
-	return ctrl.Result{RequeueAfter: r.untilDriftCheck(st, now)}, nil
+	return ctrl.Result{RequeueAfter: r.nextCheck(st, s, now)}, nil
+}
+
+// nextCheck is when a synced object is looked at again: its drift check, or its syncer's periodic work
+// if sooner.
+func (r *Reconciler[T]) nextCheck(st *v1alpha1.CommonStatus, s *Session, now time.Time) time.Duration {
+	d := r.untilDriftCheck(st, now)
+	if s.PeriodicIn > 0 && (d == 0 || s.PeriodicIn < d) {
+		d = s.PeriodicIn
+	}
+	return d
 }
 
 // create creates the remote object. Unless a create is already pending, a create-pending marker is

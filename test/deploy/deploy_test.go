@@ -60,8 +60,8 @@ func TestDefaultConfigAppliesServerSide(t *testing.T) {
 }
 
 // TestSecretsRBACIsLeastPrivilege: on Secrets the manager may only get, list, watch and patch (the in-use
-// finalizer), create and update (the credentials Secrets Applications own); never delete or list-delete:
-// those Secrets go with their Application through their owner reference.
+// finalizer), create, update and delete (the credentials Secrets Applications own, deleted when their
+// product is retired); never deletecollection, never escalate.
 func TestSecretsRBACIsLeastPrivilege(t *testing.T) {
 	for _, u := range render(t) {
 		if u.GetKind() != "ClusterRole" && u.GetKind() != "Role" {
@@ -76,7 +76,7 @@ func TestSecretsRBACIsLeastPrivilege(t *testing.T) {
 				continue
 			}
 			for _, verb := range rule.Verbs {
-				if !slices.Contains([]string{"get", "list", "watch", "patch", "create", "update"}, verb) {
+				if !slices.Contains([]string{"get", "list", "watch", "patch", "create", "update", "delete"}, verb) {
 					t.Errorf("%s %s grants %q on secrets", u.GetKind(), u.GetName(), verb)
 				}
 			}

@@ -256,7 +256,8 @@ func TestSamplesAreAccepted(t *testing.T) {
 		}
 		kinds[u.GetKind()]++
 	}
-	want := map[string]int{"Secret": 1, "Backend": 2, "Product": 2, "ApplicationPlan": 4}
+	want := map[string]int{"Secret": 2, "ConfigMap": 1, "Backend": 2, "Product": 3, "ApplicationPlan": 5, "DeveloperAccount": 1,
+		"Application": 3, "ActiveDoc": 1}
 	for k, n := range want {
 		if kinds[k] != n {
 			t.Errorf("samples have %d %s, want %d", kinds[k], k, n)
@@ -265,3 +266,47 @@ func TestSamplesAreAccepted(t *testing.T) {
 }
 
 func with[T any](obj T, f func(T)) T { f(obj); return obj }
+
+// TestLifecycleMoves: each allowed move of Product.spec.lifecycle is accepted and each other one refused
+// by the API server, with the rule's message; nothing leaves Retired.
+func TestLifecycleMoves(t *testing.T) {
+	ctx := context.Background()
+	ns := namespace(t)
+	stages := []ProductLifecycle{LifecycleDraft, LifecyclePublished, LifecycleDeprecated, LifecycleRetired}
+	allowed := map[[2]ProductLifecycle]bool{
+		{LifecycleDraft, LifecyclePublished}: true, {LifecycleDraft, LifecycleRetired}: true,
+		{LifecyclePublished, LifecycleDeprecated}: true,
+		{LifecycleDeprecated, LifecyclePublished}: true, {LifecycleDeprecated, LifecycleRetired}: true,
+	}
+	n := 0
+	for _, from := range stages {
+		for _, to := range stages {
+			if from == to {
+				continue
+			}
+			n++
+			p := validProduct()
+			p.Name, p.Namespace, p.Spec.Lifecycle = fmt.Sprintf("move-%d", n), ns, from
+			if err := k8s.Create(ctx, p); err != nil {
+				t.Fatalf("create a %s product: %v", from, err)
+			}
+			p.Spec.Lifecycle = to
+			err := k8s.Update(ctx, p)
+			switch {
+			case allowed[[2]ProductLifecycle{from, to}] && err != nil:
+				t.Errorf("%s → %s refused: %v", from, to, err)
+			case !allowed[[2]ProductLifecycle{from, to}] && err == nil:
+				t.Errorf("%s → %s accepted, want refused", from, to)
+			case !allowed[[2]ProductLifecycle{from, to}] && from == LifecycleRetired && !strings.Contains(err.Error(), "stays Retired"):
+				t.Errorf("%s → %s: %v, want the Retired message", from, to, err)
+			case !allowed[[2]ProductLifecycle{from, to}] && from != LifecycleRetired && !strings.Contains(err.Error(), "lifecycle moves are"):
+				t.Errorf("%s → %s: %v, want the moves message", from, to, err)
+			}
+		}
+	}
+	p := validProduct()
+	p.Name, p.Namespace = "default-lifecycle", ns
+	if err := k8s.Create(ctx, p); err != nil || p.Spec.Lifecycle != LifecyclePublished {
+		t.Errorf("default lifecycle %q, %v; want Published", p.Spec.Lifecycle, err)
+	}
+}

@@ -1,0 +1,147 @@
+package controllers
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
+
+	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	tsclient "github.com/apimsync/apimsync/client"
+	"github.com/apimsync/apimsync/controllers/engine"
+)
+
+// Condition and event reasons of the product lifecycle.
+const (
+	ReasonLifecycleChanged  = "LifecycleChanged"
+	ReasonProductDraft      = "ProductDraft"
+	ReasonProductDeprecated = "ProductDeprecated"
+	ReasonProductRetired    = "ProductRetired"
+)
+
+// defaultUsageReportTop is how many accounts a usage report lists unless spec.usageReport.top says.
+const defaultUsageReportTop = 10
+
+// productLifecycle keeps a Product's lifecycle bookkeeping: the stage acted upon and when it was
+// entered (status, an Event, a metric), and the usage report of a Deprecated or Retired product,
+// refreshed at most once per period with one paginated list call.
+type productLifecycle struct {
+	// Recorder emits an Event on each lifecycle move.
+	Recorder events.EventRecorder
+	// UsagePeriod is how often the usage report is refreshed.
+	UsagePeriod time.Duration
+	// Now returns the time; tests replace it.
+	Now func() time.Time
+}
+
+func (l *productLifecycle) now() time.Time {
+	if l.Now != nil {
+		return l.Now()
+	}
+	return time.Now()
+}
+
+// track records a lifecycle move and says whether a usage report is due (and when the next one is). It
+// makes no remote call.
+func (l *productLifecycle) track(p *v1alpha1.Product, sess *engine.Session) {
+	stage := p.Spec.EffectiveLifecycle()
+	if p.Status.Lifecycle != stage {
+		from := p.Status.Lifecycle
+		p.Status.Lifecycle, p.Status.LifecycleChangedAt = stage, &metav1.Time{Time: l.now()}
+		if from != "" && l.Recorder != nil {
+			l.Recorder.Eventf(p, nil, "Normal", ReasonLifecycleChanged, "Lifecycle", "the product moved from %s to %s", from, stage)
+		}
+	}
+	for _, s := range []v1alpha1.ProductLifecycle{v1alpha1.LifecycleDraft, v1alpha1.LifecyclePublished, v1alpha1.LifecycleDeprecated, v1alpha1.LifecycleRetired} {
+		if s != stage {
+			engine.ProductLifecycleChanged.DeleteLabelValues(p.Namespace, p.Name, string(s))
+		}
+	}
+	if at := p.Status.LifecycleChangedAt; at != nil {
+		engine.ProductLifecycleChanged.WithLabelValues(p.Namespace, p.Name, string(stage)).Set(float64(at.Unix()))
+	}
+	if stage != v1alpha1.LifecycleDeprecated {
+		engine.DeprecatedProductApplications.DeleteLabelValues(p.Namespace, p.Name)
+	}
+	if stage != v1alpha1.LifecycleDeprecated && stage != v1alpha1.LifecycleRetired {
+		p.Status.Usage = nil
+		return
+	}
+	period := l.UsagePeriod
+	if period <= 0 {
+		period = 10 * time.Minute
+	}
+	u := p.Status.Usage
+	if u == nil || u.RefreshedAt.Before(p.Status.LifecycleChangedAt) || l.now().Sub(u.RefreshedAt.Time) >= period {
+		sess.PeriodicDue, sess.PeriodicIn = true, period
+	} else {
+		sess.PeriodicIn = period - l.now().Sub(u.RefreshedAt.Time)
+	}
+	sess.Note = usageNote(p)
+}
+
+// refreshUsage reads the product's applications (one paginated list) into its usage report.
+func (l *productLifecycle) refreshUsage(ctx context.Context, c *tsclient.Client, p *v1alpha1.Product) error {
+	apps, err := c.ListProductApplications(ctx, p.Status.ProductID)
+	if err != nil {
+		return fmt.Errorf("cannot list the applications of product %d for its usage report: %w", p.Status.ProductID, err)
+	}
+	top := defaultUsageReportTop
+	if p.Spec.UsageReport != nil && p.Spec.UsageReport.Top > 0 {
+		top = int(p.Spec.UsageReport.Top)
+	}
+	p.Status.Usage = usageReport(apps, top, l.now())
+	if p.Spec.EffectiveLifecycle() == v1alpha1.LifecycleDeprecated {
+		engine.DeprecatedProductApplications.WithLabelValues(p.Namespace, p.Name).Set(float64(p.Status.Usage.LiveApplications))
+	}
+	return nil
+}
+
+// usageReport counts live and suspended applications and lists the accounts with the most live ones.
+func usageReport(apps []tsclient.Application, top int, now time.Time) *v1alpha1.ProductUsage {
+	u := &v1alpha1.ProductUsage{RefreshedAt: metav1.Time{Time: now}}
+	byAccount := map[int64]*v1alpha1.AccountUsage{}
+	for _, a := range apps {
+		if a.State == "suspended" {
+			u.SuspendedApplications++
+			continue
+		}
+		u.LiveApplications++
+		acc := byAccount[a.AccountID]
+		if acc == nil {
+			acc = &v1alpha1.AccountUsage{Account: a.OrgName, AccountID: a.AccountID}
+			byAccount[a.AccountID] = acc
+		}
+		acc.Applications = append(acc.Applications, v1alpha1.ApplicationUsage{Name: a.Name, Plan: a.PlanName})
+	}
+	for _, acc := range byAccount {
+		u.Accounts = append(u.Accounts, *acc)
+	}
+	slices.SortFunc(u.Accounts, func(a, b v1alpha1.AccountUsage) int {
+		if c := cmp.Compare(len(b.Applications), len(a.Applications)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.AccountID, b.AccountID)
+	})
+	if len(u.Accounts) > top {
+		u.Accounts = u.Accounts[:top]
+	}
+	return u
+}
+
+// usageNote is what the Synced condition of a Deprecated or Retired product adds.
+func usageNote(p *v1alpha1.Product) string {
+	u, at := p.Status.Usage, p.Status.LifecycleChangedAt
+	if u == nil || at == nil {
+		return fmt.Sprintf("%s; usage report pending", p.Spec.EffectiveLifecycle())
+	}
+	date := at.UTC().Format(time.DateOnly)
+	if p.Spec.EffectiveLifecycle() == v1alpha1.LifecycleRetired {
+		return fmt.Sprintf("retired on %s: %d applications suspended, %d still live", date, u.SuspendedApplications, u.LiveApplications)
+	}
+	return fmt.Sprintf("deprecated since %s: %d live applications in %d accounts still use it", date, u.LiveApplications, len(u.Accounts))
+}
