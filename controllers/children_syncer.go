@@ -105,7 +105,26 @@ func childrenUpToDate(snap *childrenSnapshot, want childrenSpec) bool {
 			return false
 		}
 	}
-	return true
+	return rulesInOrder(snap.Rules, want.Rules) < 0
+}
+
+// rulesInOrder compares the order of the remote rules (by position, then id) with the spec's and
+// returns the index of the first spec rule out of place, -1 when the order is the spec's. Only the order
+// matters: porta renumbers positions as rules come and go.
+func rulesInOrder(remote []tsclient.MappingRule, want []v1alpha1.MappingRuleSpec) int {
+	sorted := slices.Clone(remote)
+	slices.SortStableFunc(sorted, func(a, b tsclient.MappingRule) int {
+		if c := cmp.Compare(a.Position, b.Position); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+	for i, w := range want {
+		if i >= len(sorted) || sorted[i].HTTPMethod != w.HTTPMethod || sorted[i].Pattern != w.Pattern {
+			return i
+		}
+	}
+	return -1
 }
 
 func metricMatches(r tsclient.Metric, friendlyName, unit, description string) bool {
@@ -210,7 +229,8 @@ func syncMappingRules(ctx context.Context, c *tsclient.Client, scope tsclient.Sc
 		if metricID == 0 {
 			return fmt.Errorf("cannot sync mapping rule %s %s: metric %q is missing in 3scale", w.HTTPMethod, w.Pattern, w.MetricMethodRef)
 		}
-		p := tsclient.MappingRuleParams{HTTPMethod: w.HTTPMethod, Pattern: w.Pattern, MetricID: metricID, Delta: int64(increment(w)), Last: &w.Last}
+		p := tsclient.MappingRuleParams{HTTPMethod: w.HTTPMethod, Pattern: w.Pattern, MetricID: metricID, Delta: int64(increment(w)), Last: &w.Last,
+			Position: int64(len(kept) + 1)}
 		r, ok := findRule(snap.Rules, w)
 		switch {
 		case !ok:
@@ -234,6 +254,23 @@ func syncMappingRules(ctx context.Context, c *tsclient.Client, scope tsclient.Sc
 			if err := ignoreNotFound(c.DeleteMappingRule(ctx, scope, r.ID)); err != nil {
 				return fmt.Errorf("cannot delete mapping rule %s %s: %w", r.HTTPMethod, r.Pattern, err)
 			}
+		}
+	}
+	// Then the order: from the first rule out of place on, each gets its position in the spec (porta
+	// moves the rule there and shifts the others, so setting them in spec order leaves the spec's order).
+	if first := rulesInOrder(kept, want); first >= 0 {
+		for i := first; i < len(want); i++ {
+			w := want[i]
+			p := tsclient.MappingRuleParams{HTTPMethod: w.HTTPMethod, Pattern: w.Pattern, MetricID: kept[i].MetricID, Delta: int64(increment(w)),
+				Last: &w.Last, Position: int64(i + 1)}
+			updated, err := c.UpdateMappingRule(ctx, scope, kept[i].ID, p)
+			if err != nil {
+				return fmt.Errorf("cannot move mapping rule %s %s to position %d: %w", w.HTTPMethod, w.Pattern, i+1, err)
+			}
+			kept[i] = *updated
+		}
+		for i := range kept {
+			kept[i].Position = int64(i + 1) // what porta has now, whatever it answered mid-way
 		}
 	}
 	snap.Rules = kept

@@ -1,8 +1,11 @@
 package controllers
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -132,4 +135,60 @@ func TestRemovedFieldsGoBackToPortasDefaults(t *testing.T) {
 	if fmt.Sprint(p["setup_fee"]) != "0" || fmt.Sprint(p["cost_per_month"]) != "0" {
 		t.Errorf("plan fees %v and %v, want 0 and 0", p["setup_fee"], p["cost_per_month"])
 	}
+}
+
+// remoteRuleOrder returns the backend's mapping rules in 3scale, "METHOD pattern" by position.
+func remoteRuleOrder(ns string) []string {
+	rules := sim.Objects(ns, simulator.KindMappingRules)
+	slices.SortStableFunc(rules, func(a, b map[string]any) int {
+		pa, _ := strconv.ParseFloat(fmt.Sprint(a["position"]), 64)
+		pb, _ := strconv.ParseFloat(fmt.Sprint(b["position"]), 64)
+		return cmp.Compare(pa, pb)
+	})
+	out := make([]string, 0, len(rules))
+	for _, r := range rules {
+		out = append(out, fmt.Sprintf("%v %v last=%v", r["http_method"], r["pattern"], r["last"]))
+	}
+	return out
+}
+
+// TestMappingRulesFollowTheSpecOrder: positions in 3scale follow the spec's order, an edited rule keeps
+// its place (not re-created at the end), a reordered spec reorders 3scale, and last is honoured.
+func TestMappingRulesFollowTheSpecOrder(t *testing.T) {
+	ns := newNamespace(t)
+	backend := petsBackend(ns)
+	create(t, defaultSecret(ns), backend)
+	waitState(t, v1alpha1.ConditionSynced, backend)
+	want := func(rules []v1alpha1.MappingRuleSpec) []string {
+		out := make([]string, 0, len(rules))
+		for _, r := range rules {
+			out = append(out, fmt.Sprintf("%s %s last=%v", r.HTTPMethod, r.Pattern, r.Last))
+		}
+		return out
+	}
+	check := func(step string) {
+		t.Helper()
+		eventually(t, waitTimeout, func() string {
+			if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(backend), backend); err != nil {
+				return err.Error()
+			}
+			if got, w := remoteRuleOrder(ns), want(backend.Spec.MappingRules); !slices.Equal(got, w) {
+				return fmt.Sprintf("%s: rules in 3scale %v, want %v", step, got, w)
+			}
+			return ""
+		})
+	}
+	check("created")
+	update(t, backend, func() {
+		backend.Spec.MappingRules[1].Pattern = "/pets/{id}/details$"
+		backend.Spec.MappingRules[1].Last = true
+	})
+	waitState(t, v1alpha1.ConditionSynced, backend)
+	check("edited in the middle")
+	update(t, backend, func() {
+		r := backend.Spec.MappingRules
+		backend.Spec.MappingRules = []v1alpha1.MappingRuleSpec{r[2], r[0], r[1]}
+	})
+	waitState(t, v1alpha1.ConditionSynced, backend)
+	check("reordered")
 }
