@@ -7,15 +7,19 @@ import (
 
 // Account is a developer (buyer) account of the tenant.
 type Account struct {
-	ID                     int64  `json:"id"`
-	OrgName                string `json:"org_name"`
-	State                  string `json:"state"` // pending, approved, rejected, suspended
+	ID      int64  `json:"id"`
+	OrgName string `json:"org_name"`
+	// State is created (signed up, its admin not yet active), pending (awaiting approval), approved,
+	// rejected, suspended or scheduled_for_deletion (porta app/models/account/states.rb:3).
+	State                  string `json:"state"`
 	MonthlyBillingEnabled  bool   `json:"monthly_billing_enabled"`
 	MonthlyChargingEnabled bool   `json:"monthly_charging_enabled"`
 	CreditCardStored       bool   `json:"credit_card_stored"`
 }
 
-// SignupParams create an account with its first (admin) user in one call.
+// SignupParams create an account with its first (admin) user in one call. Porta wants a Password of 15
+// characters at least (strong passwords, app/lib/authentication/by_password.rb:7,19); without one, the
+// admin stays pending and the account "created" until the admin is activated.
 type SignupParams struct {
 	OrgName  string
 	Username string
@@ -39,7 +43,10 @@ func (p AccountParams) form() form {
 		boolPtr("monthly_charging_enabled", p.MonthlyChargingEnabled)
 }
 
-// Signup creates a developer account and its first user, an admin (POST /admin/api/signup.json).
+// Signup creates a developer account and its first user, an admin (POST /admin/api/signup.json). Porta
+// answers the account alone: list its users to learn the admin's id. With a password and a default
+// account plan that needs no approval, the admin is active and the account approved; otherwise the
+// admin is pending and the account created (Signup::DeveloperAccountManager, User#activate_on_minimal?).
 func (c *Client) Signup(ctx context.Context, p SignupParams) (*Account, error) {
 	return one[Account](ctx, c, call{method: "POST", endpoint: "/admin/api/signup.json", form: p.form().values()})
 }
@@ -60,7 +67,8 @@ func (c *Client) UpdateAccount(ctx context.Context, id int64, p AccountParams) (
 	return one[Account](ctx, c, call{method: "PUT", endpoint: "/admin/api/accounts/{id}.json", args: []any{id}, form: p.form().values()})
 }
 
-// ApproveAccount approves a pending account (PUT /admin/api/accounts/{id}/approve.json).
+// ApproveAccount approves a created, pending or rejected account (PUT /admin/api/accounts/{id}/approve.json);
+// porta refuses (422, state "cannot transition via \"approve\"") an account already approved.
 func (c *Client) ApproveAccount(ctx context.Context, id int64) (*Account, error) {
 	return one[Account](ctx, c, call{method: "PUT", endpoint: "/admin/api/accounts/{id}/approve.json", args: []any{id}})
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http/httptest"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 
@@ -258,12 +259,13 @@ func TestClientFlowAgainstSimulator(t *testing.T) {
 	// Plans, published; limits; pricing rules.
 	plan := outcome(c.CreatePlan(ctx, p.ID, PlanParams{Name: "Basic", SystemName: "basic", ApprovalRequired: ptrTo(true),
 		TrialPeriodDays: ptrTo(int64(7)), SetupFee: "10.5", CostPerMonth: "20"})).must(t, "create plan")
+	// Porta answers fees as Ruby writes a Float: 20 comes back as 20.0 (PlanRepresenter, plan_representer.rb:21-27).
 	checkSame(t, "created plan", &ApplicationPlan{ID: plan.ID, Name: "Basic", SystemName: "basic", State: "hidden", ApprovalRequired: true,
-		TrialPeriodDays: 7, SetupFee: "10.5", CostPerMonth: "20", ServiceID: p.ID}, plan)
+		TrialPeriodDays: 7, SetupFee: "10.5", CostPerMonth: "20.0", ServiceID: p.ID}, plan)
 	plan = outcome(c.UpdatePlan(ctx, p.ID, plan.ID, PlanParams{SystemName: "ignored", StateEvent: "publish", CostPerMonth: "25",
 		ApprovalRequired: ptrTo(false)})).must(t, "publish plan")
 	checkSame(t, "published plan", &ApplicationPlan{ID: plan.ID, Name: "Basic", SystemName: "basic", State: "published", TrialPeriodDays: 7,
-		SetupFee: "10.5", CostPerMonth: "25", ServiceID: p.ID}, plan)
+		SetupFee: "10.5", CostPerMonth: "25.0", ServiceID: p.ID}, plan)
 	checkSame(t, "read plan", plan, outcome(c.GetPlan(ctx, p.ID, plan.ID)).must(t, "get plan"))
 	spare := outcome(c.CreatePlan(ctx, p.ID, PlanParams{Name: "Spare Plan"})).must(t, "create a second plan")
 	if spare.SystemName != "spare_plan" {
@@ -300,53 +302,112 @@ func TestClientFlowAgainstSimulator(t *testing.T) {
 	}
 	checkCounts(t, f, "refused backend delete", counts)
 
-	// Developer accounts, users, applications (on the OIDC product: app id and keys) and ActiveDocs.
+	// Developer accounts, users, applications (on the OIDC product: an app id, one key at most) and
+	// ActiveDocs, as porta treats them: strong passwords (15 characters), keys of 5 characters at least,
+	// state events refused from a state that does not allow them.
 	mustDo(t, "probe credentials", c.ProbeCredentials(ctx))
-	acc := outcome(c.Signup(ctx, SignupParams{OrgName: "ACME", Username: "alice", Email: "alice@acme.example", Password: "pw"})).must(t, "signup")
-	if acc.State != "approved" {
-		t.Errorf("signed-up account %+v, want approved", acc)
+	if _, err := c.Signup(ctx, SignupParams{OrgName: "Weak", Username: "weak", Password: "pw"}); !IsInvalid(err) || !strings.Contains(err.Error(), "password") {
+		t.Errorf("signing up with a weak password: %v, want porta's 422 on password", err)
+	}
+	// Signed up without a password, the account is "created" and its admin pending until activated.
+	acc := outcome(c.Signup(ctx, SignupParams{OrgName: "ACME", Username: "alice", Email: "alice@acme.example"})).must(t, "signup")
+	if acc.State != "created" || !acc.MonthlyBillingEnabled || !acc.MonthlyChargingEnabled {
+		t.Errorf("signed-up account %+v, want created, billing and charging on", acc)
 	}
 	checkSame(t, "found account", acc, outcome(c.FindAccountByUsername(ctx, "alice")).must(t, "find account"))
 	if _, err := c.FindAccountByUsername(ctx, "nobody"); !IsNotFound(err) {
 		t.Errorf("finding an unknown username: %v, want not found", err)
 	}
-	acc = outcome(c.UpdateAccount(ctx, acc.ID, AccountParams{OrgName: "ACME Corp", MonthlyBillingEnabled: ptrTo(true)})).must(t, "update account")
+	acc = outcome(c.UpdateAccount(ctx, acc.ID, AccountParams{OrgName: "ACME Corp", MonthlyBillingEnabled: ptrTo(false)})).must(t, "update account")
 	checkSame(t, "read account", acc, outcome(c.GetAccount(ctx, acc.ID)).must(t, "get account"))
 	acc = outcome(c.ApproveAccount(ctx, acc.ID)).must(t, "approve account")
-	bob := outcome(c.CreateUser(ctx, acc.ID, UserParams{Username: "bob", Email: "bob@acme.example", Password: "pw"})).must(t, "create user")
+	if acc.State != "approved" {
+		t.Errorf("approved account %+v", acc)
+	}
+	if _, err := c.ApproveAccount(ctx, acc.ID); !IsInvalid(err) {
+		t.Errorf("approving an approved account: %v, want porta's 422", err)
+	}
+	users := outcome(c.ListUsers(ctx, acc.ID)).must(t, "list users")
+	if len(users) != 1 || users[0].Username != "alice" || users[0].Role != "admin" || users[0].State != "pending" {
+		t.Fatalf("users of the signed-up account %+v, want alice, a pending admin", users)
+	}
+	alice := outcome(c.ActivateUser(ctx, acc.ID, users[0].ID)).must(t, "activate admin")
+	bob := outcome(c.CreateUser(ctx, acc.ID, UserParams{Username: "bob", Email: "bob@acme.example", Password: "a-long-enough-password"})).must(t, "create user")
 	if bob.State != "pending" || bob.Role != "member" {
 		t.Errorf("created user %+v, want a pending member", bob)
 	}
 	bob = outcome(c.UpdateUser(ctx, acc.ID, bob.ID, UserParams{Email: "b@acme.example"})).must(t, "update user")
 	bob = outcome(c.ActivateUser(ctx, acc.ID, bob.ID)).must(t, "activate user")
+	if _, err := c.SetUserRole(ctx, acc.ID, alice.ID, "member"); !IsForbidden(err) {
+		t.Errorf("making the only admin a member: %v, want porta's 403", err)
+	}
 	bob = outcome(c.SetUserRole(ctx, acc.ID, bob.ID, "admin")).must(t, "make admin")
 	bob = outcome(c.SetUserRole(ctx, acc.ID, bob.ID, "member")).must(t, "make member")
+	if bob.Role != "member" || bob.State != "active" || bob.Email != "b@acme.example" {
+		t.Errorf("user %+v", bob)
+	}
 	if users := outcome(c.ListUsers(ctx, acc.ID)).must(t, "list users"); len(users) != 2 {
 		t.Errorf("users %+v, want alice and bob", users)
 	}
+	if err := c.DeleteUser(ctx, acc.ID, alice.ID); !IsInUse(err) || !strings.Contains(err.Error(), "Can't delete last admin") {
+		t.Errorf("deleting the last admin: %v, want porta's refusal", err)
+	}
 	mustDo(t, "delete user", c.DeleteUser(ctx, acc.ID, bob.ID))
+	if _, err := c.CreateApplication(ctx, acc.ID, ApplicationParams{PlanID: plan.ID, ApplicationKey: "k1"}); !IsInvalid(err) {
+		t.Errorf("creating an application with a 2-character key: %v, want porta's 422", err)
+	}
 	app := outcome(c.CreateApplication(ctx, acc.ID, ApplicationParams{PlanID: plan.ID, Name: "Shop app", Description: ptrTo("d"),
-		ApplicationID: "a1b2c3d4", ApplicationKey: "k1"})).must(t, "create application")
-	if app.ApplicationID != "a1b2c3d4" || app.PlanID != plan.ID {
+		ApplicationID: "a1b2c3d4", ApplicationKey: "key-one"})).must(t, "create application")
+	if app.ApplicationID != "a1b2c3d4" || app.PlanID != plan.ID || app.State != "live" || !app.Enabled || app.UserKey != "" || app.AccountID != acc.ID {
 		t.Errorf("created application %+v", app)
 	}
 	app = outcome(c.UpdateApplication(ctx, acc.ID, app.ID, ApplicationParams{Name: "Shop app 2", Description: ptrTo("")})).must(t, "update application")
 	checkSame(t, "read application", app, outcome(c.GetApplication(ctx, acc.ID, app.ID)).must(t, "get application"))
 	app = outcome(c.SuspendApplication(ctx, acc.ID, app.ID)).must(t, "suspend application")
+	if app.State != "suspended" || app.Enabled {
+		t.Errorf("suspended application %+v", app)
+	}
 	app = outcome(c.ResumeApplication(ctx, acc.ID, app.ID)).must(t, "resume application")
+	if _, err := c.ResumeApplication(ctx, acc.ID, app.ID); !IsInvalid(err) {
+		t.Errorf("resuming a live application: %v, want porta's 422", err)
+	}
 	mustDo(t, "change plan to the same plan", c.ChangeApplicationPlan(ctx, acc.ID, app.ID, plan.ID))
-	mustDo(t, "add a key", c.CreateApplicationKey(ctx, acc.ID, app.ID, "k2"))
-	mustDo(t, "remove a key", c.DeleteApplicationKey(ctx, acc.ID, app.ID, "k1"))
-	checkSame(t, "keys", []ApplicationKey{{Value: "k2"}}, outcome(c.ListApplicationKeys(ctx, acc.ID, app.ID)).must(t, "list keys"))
+	if err := c.CreateApplicationKey(ctx, acc.ID, app.ID, "key-two"); !IsInvalid(err) || !strings.Contains(err.Error(), "Limit reached") {
+		t.Errorf("a second key of an OIDC application: %v, want porta's limit", err)
+	}
+	mustDo(t, "remove a key", c.DeleteApplicationKey(ctx, acc.ID, app.ID, "key-one"))
+	mustDo(t, "add a key", c.CreateApplicationKey(ctx, acc.ID, app.ID, "key-two"))
+	checkSame(t, "keys", []ApplicationKey{{Value: "key-two"}}, outcome(c.ListApplicationKeys(ctx, acc.ID, app.ID)).must(t, "list keys"))
 	if apps := outcome(c.ListApplications(ctx, acc.ID)).must(t, "list applications"); len(apps) != 1 {
 		t.Errorf("applications %+v, want 1", apps)
 	}
-	if err := c.DeletePlan(ctx, p.ID, plan.ID); !IsInUse(err) {
+	if apps := outcome(c.ListProductApplications(ctx, p.ID)).must(t, "list the product's applications"); len(apps) != 1 ||
+		apps[0].ID != app.ID || apps[0].OrgName != "ACME Corp" || apps[0].PlanName != plan.Name {
+		t.Errorf("the product's applications %+v, want the account's one with its plan and organization names", apps)
+	}
+	if err := c.DeletePlan(ctx, p.ID, plan.ID); !IsInUse(err) || !strings.Contains(err.Error(), "At least one application depends on it") {
 		t.Errorf("deleting a plan with an application: %v, want porta's refusal", err)
 	}
 	mustDo(t, "delete application", c.DeleteApplication(ctx, acc.ID, app.ID))
+	bare := outcome(c.CreateApplication(ctx, acc.ID, ApplicationParams{PlanID: plan.ID})).must(t, "create an application without name")
+	if len(bare.ApplicationID) != 8 || bare.Name != "" {
+		t.Errorf("application with generated credentials %+v, want an 8-hex application_id and no name", bare)
+	}
 	mustDo(t, "delete account", c.DeleteAccount(ctx, acc.ID))
-	doc := outcome(c.CreateActiveDoc(ctx, ActiveDocParams{Name: "Shop", SystemName: "shop", Body: `{"openapi":"3.0.3"}`, ServiceID: ptrTo(p.ID)})).must(t, "create doc")
+	for _, kind := range []string{simulator.KindAccounts, simulator.KindUsers, simulator.KindApplications} {
+		if n := f.sim.Count(simTenant, kind); n != 0 {
+			t.Errorf("%d %s left after deleting the account", n, kind)
+		}
+	}
+	if _, err := c.CreateActiveDoc(ctx, ActiveDocParams{Name: "Shop", Body: `{"openapi":"3.0.3"}`}); !IsInvalid(err) ||
+		!strings.Contains(err.Error(), "missing required properties: info, paths") {
+		t.Errorf("creating a spec without info and paths: %v, want porta's 422", err)
+	}
+	doc := outcome(c.CreateActiveDoc(ctx, ActiveDocParams{Name: "Shop", SystemName: "shop",
+		Body: `{"openapi":"3.0.3","info":{"title":"Shop","version":"1"},"paths":{}}`, ServiceID: ptrTo(p.ID)})).must(t, "create doc")
+	if doc.ServiceID != p.ID || doc.Published || doc.SystemName != "shop" {
+		t.Errorf("created doc %+v", doc)
+	}
 	doc = outcome(c.UpdateActiveDoc(ctx, doc.ID, ActiveDocParams{Name: "Shop API", Published: ptrTo(true), ServiceID: ptrTo(int64(0))})).must(t, "update doc")
 	if doc.ServiceID != 0 || !doc.Published {
 		t.Errorf("updated doc %+v", doc)

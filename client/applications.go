@@ -1,18 +1,24 @@
 package client
 
-import "context"
+import (
+	"context"
+	"net/url"
+	"strconv"
+)
 
 // Application is an application of a developer account on an application plan, with its credentials:
 // user_key for user-key products, application_id (and keys) for app id/key and OIDC products.
 type Application struct {
 	ID            int64  `json:"id"`
-	State         string `json:"state"` // pending, live, suspended
+	State         string `json:"state"` // pending (its plan requires approval), live, suspended
 	Enabled       bool   `json:"enabled"`
 	Name          string `json:"name"`
 	Description   string `json:"description"`
 	AccountID     int64  `json:"account_id"`
 	ServiceID     int64  `json:"service_id"`
 	PlanID        int64  `json:"plan_id"`
+	PlanName      string `json:"plan_name"`
+	OrgName       string `json:"org_name"`
 	UserKey       string `json:"user_key"`
 	ApplicationID string `json:"application_id"`
 }
@@ -23,7 +29,9 @@ type ApplicationParams struct {
 	Name        string
 	Description *string
 	// UserKey or ApplicationID (and ApplicationKey) set the credentials instead of letting 3scale
-	// generate them; only on create (application_id is immutable).
+	// generate them (a 32-hex user_key, an 8-hex application_id and, for app id/key and OIDC products,
+	// a 32-hex first key). ApplicationID (4 to 255 printable ASCII characters, immutable) and
+	// ApplicationKey (5 to 255) only on create; UserKey on update too. An OIDC application holds one key.
 	UserKey        string
 	ApplicationID  string
 	ApplicationKey string
@@ -34,7 +42,7 @@ func (p ApplicationParams) form() form {
 		str("user_key", p.UserKey).str("application_id", p.ApplicationID).str("application_key", p.ApplicationKey)
 }
 
-// ApplicationKey is one key of an app id/key application.
+// ApplicationKey is one key of an app id/key (at most 5) or OIDC (at most 1) application.
 type ApplicationKey struct {
 	Value string `json:"value"`
 }
@@ -97,4 +105,10 @@ func (c *Client) CreateApplicationKey(ctx context.Context, accountID, appID int6
 // DeleteApplicationKey removes a key (DELETE .../applications/{application_id}/keys/{key}.json).
 func (c *Client) DeleteApplicationKey(ctx context.Context, accountID, appID int64, key string) error {
 	return c.do(ctx, call{method: "DELETE", endpoint: "/admin/api/accounts/{account_id}/applications/{application_id}/keys/{key}.json", args: []any{accountID, appID, key}}, nil)
+}
+
+// ListProductApplications lists every application of a product, of all accounts (GET
+// /admin/api/applications.json?service_id=, paginated).
+func (c *Client) ListProductApplications(ctx context.Context, serviceID int64) ([]Application, error) {
+	return listWith[Application](ctx, c, "/admin/api/applications.json", true, url.Values{"service_id": {strconv.FormatInt(serviceID, 10)}})
 }

@@ -16,10 +16,11 @@ type BackendUsageParams struct {
 	Path         string
 }
 
-// ListBackendUsages lists the backends a product uses (GET /admin/api/services/{service_id}/backend_usages.json;
-// porta answers a bare array and does not paginate it).
+// ListBackendUsages lists the backends a product uses (GET /admin/api/services/{service_id}/backend_usages.json).
+// Porta answers a bare array, paginated (paginate only: :index, per_page at most 500: porta
+// app/controllers/admin/api/services/backend_usages_controller.rb:14,19), read page by page.
 func (c *Client) ListBackendUsages(ctx context.Context, serviceID int64) ([]BackendUsage, error) {
-	return list[BackendUsage](ctx, c, "/admin/api/services/{service_id}/backend_usages.json", false, serviceID)
+	return list[BackendUsage](ctx, c, "/admin/api/services/{service_id}/backend_usages.json", true, serviceID)
 }
 
 // CreateBackendUsage adds a backend to a product (POST /admin/api/services/{service_id}/backend_usages.json).

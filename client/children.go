@@ -70,8 +70,15 @@ type MappingRuleParams struct {
 	Pattern    string
 	MetricID   int64
 	Delta      int64
-	Position   int64
-	Last       *bool
+	// Position, when not 0, is sent as position, which porta permits on create and update
+	// (porta app/controllers/admin/api/services/mapping_rules_controller.rb:54,
+	// backend_apis/mapping_rules_controller.rb:47) and applies with acts_as_list 0.9.17
+	// (app/models/proxy_rule.rb:8): on create, the rules at that position or below move down one and the
+	// rule takes it, even past the last one; unset, the rule goes last (highest position + 1). On
+	// update, the rules between the old and the new position shift only when another rule holds the
+	// new one; a free position is taken and leaves a gap. A position below 1 is stored as 1.
+	Position int64
+	Last     *bool
 }
 
 // ListMetrics lists the metrics of a product or backend, methods included (their ParentID is set).
@@ -151,7 +158,8 @@ func (c *Client) metric(ctx context.Context, r call) (*Metric, error) {
 }
 
 // ListMappingRules lists the mapping rules of a product (GET /admin/api/services/{id}/proxy/mapping_rules.json)
-// or a backend (GET /admin/api/backend_apis/{id}/mapping_rules.json, paginated).
+// or a backend (GET /admin/api/backend_apis/{id}/mapping_rules.json, paginated), in porta's order: by
+// position (porta app/models/proxy.rb:21, backend_api.rb:22), then id.
 func (c *Client) ListMappingRules(ctx context.Context, s Scope) ([]MappingRule, error) {
 	return list[MappingRule](ctx, c, s.mappingRules+".json", s.paginated, s.id)
 }

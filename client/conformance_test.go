@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -147,7 +148,8 @@ var clientCalls = map[string]func(ctx context.Context, c *Client) error{
 	"ApproveAccount": everyCall["ApproveAccount"], "DeleteAccount": everyCall["DeleteAccount"], "ListUsers": everyCall["ListUsers"],
 	"CreateUser": everyCall["CreateUser"], "UpdateUser": everyCall["UpdateUser"], "ActivateUser": everyCall["ActivateUser"],
 	"SetUserRole": everyCall["SetUserRole"], "DeleteUser": everyCall["DeleteUser"], "ListApplications": everyCall["ListApplications"],
-	"GetApplication": everyCall["GetApplication"], "CreateApplication": everyCall["CreateApplication"],
+	"ListProductApplications": everyCall["ListProductApplications"],
+	"GetApplication":          everyCall["GetApplication"], "CreateApplication": everyCall["CreateApplication"],
 	"UpdateApplication": everyCall["UpdateApplication"], "DeleteApplication": everyCall["DeleteApplication"],
 	"SuspendApplication": everyCall["SuspendApplication"], "ResumeApplication": everyCall["ResumeApplication"],
 	"ChangeApplicationPlan": everyCall["ChangeApplicationPlan"], "ListApplicationKeys": everyCall["ListApplicationKeys"],
@@ -256,7 +258,7 @@ func recordClientRequests(t *testing.T) []wireRequest {
 		mu.Lock()
 		sent = append(sent, w)
 		mu.Unlock()
-		return httpmock.NewStringResponse(200, `{}`), nil
+		return httpmock.NewStringResponse(200, emptyAnswer(r)), nil
 	})
 	names := make([]string, 0, len(clientCalls))
 	for n := range clientCalls {
@@ -278,6 +280,19 @@ func recordClientRequests(t *testing.T) []wireRequest {
 		sent[i].endpoint = endpoints[i]
 	}
 	return sent
+}
+
+// emptyAnswer is a 200 body the client accepts for any request: an empty list, in porta's shape for the
+// path, to a GET (the key of a list answer is checked: see decodeList); {} to the rest.
+func emptyAnswer(r *http.Request) string {
+	switch key := listKey(r.URL.Path); {
+	case r.Method != http.MethodGet:
+		return `{}`
+	case key == "":
+		return `[]`
+	default:
+		return fmt.Sprintf(`{%q:[]}`, key)
+	}
 }
 
 // TestClientCallsAreAllEnumerated fails when *Client gains an exported method that clientCalls does not
@@ -489,6 +504,12 @@ var portaDescriptionGaps = map[string]string{
 	"GET /admin/api/application_plans/{application_plan_id}/limits per_page=500": "the description says 'Default and max is 50', " +
 		"but ApplicationPlanLimitsController#index paginates with Admin::Api::Filters::Pagination#per_page, whose " +
 		"per_page_range is 1..500; the client stops on a page shorter than 500, so a real cap of 50 would truncate the list",
+	"GET /admin/api/services/{service_id}/backend_usages page": "the description declares no pagination, but " +
+		"Admin::Api::Services::BackendUsagesController declares paginate only: :index and pages the usages with " +
+		"pagination_params (porta app/controllers/admin/api/services/backend_usages_controller.rb:14,19): without page the " +
+		"client would read the first 500 only",
+	"GET /admin/api/services/{service_id}/backend_usages per_page": "as page: BackendUsagesController#index pages with " +
+		"Admin::Api::Filters::Pagination#per_page, 1..500 (porta app/controllers/admin/api/filters/pagination.rb:26-27,60-68)",
 }
 
 // TestRequestsConformToPortaDescription checks every request the client can send against porta's

@@ -136,7 +136,7 @@ const (
 		"jwt_claim_with_client_id_type":"plain","deployment_option":"self_managed","lock_version":3,"links":[]}`
 	portaOIDC   = `{"id":12,"standard_flow_enabled":true,"implicit_flow_enabled":false,"service_accounts_enabled":true,"direct_access_grants_enabled":false}`
 	portaUsage  = `{"id":6,"path":"/stock","service_id":42,"backend_id":7,"links":[]}`
-	portaPlan   = `{"id":61,"name":"Gold","system_name":"gold","state":"published","approval_required":true,"trial_period_days":14,"setup_fee":10.5,"cost_per_month":"99.0","service_id":42,"default":false,"custom":false,"created_at":"2026-01-02T10:00:00Z","updated_at":"2026-01-02T10:00:00Z"}`
+	portaPlan   = `{"id":61,"name":"Gold","system_name":"gold","state":"published","approval_required":true,"trial_period_days":14,"setup_fee":10.5,"cost_per_month":99.0,"service_id":42,"default":false,"custom":false,"created_at":"2026-01-02T10:00:00Z","updated_at":"2026-01-02T10:00:00Z"}`
 	portaLimit  = `{"id":71,"metric_id":3,"plan_id":61,"period":"month","value":1000,"created_at":"2026-01-02T10:00:00Z","updated_at":"2026-01-02T10:00:00Z"}`
 	portaPrice  = `{"id":81,"metric_id":3,"plan_id":61,"cost_per_unit":"0.05","min":1,"max":100,"created_at":"2026-01-02T10:00:00Z","updated_at":"2026-01-02T10:00:00Z"}`
 	portaDelete = ``
@@ -500,10 +500,10 @@ func TestEveryCallContract(t *testing.T) {
 				`[{"name":"cors","version":"builtin","configuration":{"allow_origin":"*"},"enabled":true},{"name":"apicast","version":"builtin","configuration":{},"enabled":true}]`}}},
 			wantResult: []Policy{{Name: "apicast", Version: "builtin", Configuration: json.RawMessage(`{}`), Enabled: true}},
 		},
-		"ListBackendUsages: a bare array, not paginated": {
+		"ListBackendUsages: a bare array, paginated": {
 			call: func(ctx context.Context, c *Client) (any, error) { return c.ListBackendUsages(ctx, 42) },
 			code: 200, body: `[{"backend_usage":` + portaUsage + `}]`,
-			want:       seenRequest{Method: "GET", Path: "/admin/api/services/42/backend_usages.json"},
+			want:       seenRequest{Method: "GET", Path: "/admin/api/services/42/backend_usages.json", Query: paged(1)},
 			wantResult: []BackendUsage{*wantUsage},
 		},
 		"CreateBackendUsage": {
@@ -628,6 +628,13 @@ func TestEveryCallContract(t *testing.T) {
 			call: func(ctx context.Context, c *Client) (any, error) { return c.ListApplications(ctx, 81) },
 			code: 200, body: `{"applications":[{"application":` + portaApplication + `}]}`,
 			want:       seenRequest{Method: "GET", Path: "/admin/api/accounts/81/applications.json"},
+			wantResult: []Application{*wantApplication},
+		},
+		"ListProductApplications: paginated, by service": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.ListProductApplications(ctx, 42) },
+			code: 200, body: `{"applications":[{"application":` + portaApplication + `}]}`,
+			want: seenRequest{Method: "GET", Path: "/admin/api/applications.json", Query: url.Values{"page": {"1"}, "per_page": {"500"},
+				"service_id": {"42"}}},
 			wantResult: []Application{*wantApplication},
 		},
 		"GetApplication": {
@@ -929,6 +936,30 @@ func TestListsReadEveryPage(t *testing.T) {
 			},
 			wantPages: []url.Values{paged(1), paged(2)},
 		},
+		"501 backend usages, bare arrays: 2 pages": {
+			total: 501, singular: "backend_usage", path: "/admin/api/services/42/backend_usages.json",
+			list: func(ctx context.Context, c *Client) (int, []int64, error) {
+				us, err := c.ListBackendUsages(ctx, 42)
+				ids := make([]int64, len(us))
+				for i, u := range us {
+					ids[i] = u.ID
+				}
+				return len(us), ids, err
+			},
+			wantPages: []url.Values{paged(1), paged(2)},
+		},
+		"1000 limits with porta's metadata: 3 pages": {
+			total: 1000, plural: "limits", singular: "limit", path: "/admin/api/application_plans/61/limits.json",
+			list: func(ctx context.Context, c *Client) (int, []int64, error) {
+				ls, err := c.ListLimits(ctx, 61)
+				ids := make([]int64, len(ls))
+				for i, l := range ls {
+					ids[i] = l.ID
+				}
+				return len(ls), ids, err
+			},
+			wantPages: []url.Values{paged(1), paged(2), paged(3)},
+		},
 		"no limits: one request": {
 			total: 0, plural: "limits", singular: "limit", path: "/admin/api/application_plans/61/limits.json",
 			list: func(ctx context.Context, c *Client) (int, []int64, error) {
@@ -959,7 +990,13 @@ func TestListsReadEveryPage(t *testing.T) {
 				for id := (page-1)*per + 1; id <= min(page*per, tc.total); id++ {
 					items = append(items, fmt.Sprintf(`{%q:{"id":%d}}`, tc.singular, id))
 				}
-				return httpmock.NewStringResponse(200, fmt.Sprintf(`{%q:[%s]}`, tc.plural, strings.Join(items, ","))), nil
+				if tc.plural == "" { // a bare array, as porta answers backend usages
+					return httpmock.NewStringResponse(200, "["+strings.Join(items, ",")+"]"), nil
+				}
+				// porta adds the pagination metadata to wraps_collection lists longer than a page
+				// (app/lib/three_scale/api/collection.rb:20-22,62-66): it is not an item.
+				meta := fmt.Sprintf(`{"per_page":%d,"total_entries":%d,"total_pages":%d,"current_page":%d}`, per, tc.total, (tc.total+per-1)/per, page)
+				return httpmock.NewStringResponse(200, fmt.Sprintf(`{%q:[%s],"metadata":%s}`, tc.plural, strings.Join(items, ","), meta)), nil
 			})
 			n, ids, err := tc.list(context.Background(), c)
 			if err != nil {
@@ -1569,6 +1606,6 @@ var (
 	wantAccount     = &Account{ID: 81, OrgName: "ACME", State: "approved", MonthlyChargingEnabled: true}
 	wantUser        = &User{ID: 82, Username: "alice", Email: "alice@acme.example", Role: "admin", State: "active"}
 	wantApplication = &Application{ID: 83, State: "live", Enabled: true, Name: "Shop", Description: "d", AccountID: 81, ServiceID: 42,
-		PlanID: 61, ApplicationID: "a1b2c3d4"}
+		PlanID: 61, PlanName: "Gold", OrgName: "ACME", ApplicationID: "a1b2c3d4"}
 	wantAPIDoc = &ActiveDoc{ID: 84, Name: "Petstore", SystemName: "petstore", Description: "d", Published: true, Body: `{"openapi":"3.0.3"}`, ServiceID: 42}
 )

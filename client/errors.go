@@ -93,10 +93,13 @@ func IsNotFound(err error) bool { return hasStatus(err, http.StatusNotFound) }
 // IsInvalid reports a 422: 3scale rejected the request's content.
 func IsInvalid(err error) bool { return hasStatus(err, http.StatusUnprocessableEntity) }
 
-// IsInUse reports a refusal to delete an object others depend on (e.g. a backend still used by a
-// product): a DELETE answered with an errors body and 403, 409, or 422 — porta's BackendApi refuses the
-// transition to "deleted" with a validation error on base, which its responders render as 422, while
-// 3scale's documentation and the simulator speak of 403; both are understood.
+// IsInUse reports a refusal to delete an object others depend on: a DELETE answered with an errors body
+// and 403, 409, or 422. Porta's ThreeScale::Api::Responder renders the errors of a refused DELETE with
+// 403 (porta app/lib/three_scale/api/responder.rb:67-75), e.g. an application plan that applications
+// use, {"errors":{"base":["This application plan cannot be deleted! At least one application depends
+// on it."]}} (app/models/plan.rb:174-186, config/locales/en.yml:2053), or a backend still used by a
+// product; a 422 or 409 refusal is understood too. Such a refusal passes once the dependants are gone:
+// the caller waits, it is not an invalid spec.
 func IsInUse(err error) bool {
 	e, ok := asAPIError(err)
 	if !ok || e.Method != http.MethodDelete || len(e.Errors) == 0 {

@@ -23,7 +23,9 @@ func (p LimitParams) form() form {
 	return f
 }
 
-// ListLimits lists all limits of a plan (GET /admin/api/application_plans/{application_plan_id}/limits.json, paginated).
+// ListLimits lists all limits of a plan (GET /admin/api/application_plans/{application_plan_id}/limits.json),
+// page by page: porta pages them with the common filter, at most 500 a page (porta
+// app/controllers/admin/api/application_plan_limits_controller.rb:7), whatever its description says (50).
 func (c *Client) ListLimits(ctx context.Context, planID int64) ([]Limit, error) {
 	return list[Limit](ctx, c, "/admin/api/application_plans/{application_plan_id}/limits.json", true, planID)
 }

@@ -178,7 +178,11 @@ var everyCall = map[string]func(ctx context.Context, c *Client) error{
 	},
 	"DeleteUser":       func(ctx context.Context, c *Client) error { return c.DeleteUser(ctx, 11, 12) },
 	"ListApplications": func(ctx context.Context, c *Client) error { _, err := c.ListApplications(ctx, 11); return err },
-	"GetApplication":   func(ctx context.Context, c *Client) error { _, err := c.GetApplication(ctx, 11, 13); return err },
+	"ListProductApplications": func(ctx context.Context, c *Client) error {
+		_, err := c.ListProductApplications(ctx, 1)
+		return err
+	},
+	"GetApplication": func(ctx context.Context, c *Client) error { _, err := c.GetApplication(ctx, 11, 13); return err },
 	"CreateApplication": func(ctx context.Context, c *Client) error {
 		_, err := c.CreateApplication(ctx, 11, ApplicationParams{PlanID: 7, Name: "a", Description: strp("d"), ApplicationID: "id", ApplicationKey: "k"})
 		return err
@@ -275,7 +279,7 @@ func recordAll(t *testing.T) []sentRequest {
 		mu.Lock()
 		sent = append(sent, sentRequest{call: current, method: r.Method, path: r.URL.Path, params: keys, values: r.Form.Encode(), auth: auth})
 		mu.Unlock()
-		return httpmock.NewStringResponse(200, `{}`), nil
+		return httpmock.NewStringResponse(200, emptyAnswer(r)), nil
 	})
 	names := make([]string, 0, len(everyCall))
 	for n := range everyCall {
@@ -341,6 +345,8 @@ var descriptionGaps = map[string]string{
 	"PATCH /admin/api/services/{service_id}/proxy hostname_rewrite":       "proxy attribute (host header rewrite) porta's proxy params permit; the description omits it",
 	"PATCH /admin/api/services/{service_id}/proxy secret_token":           "proxy attribute (X-3scale-proxy-secret-token) porta's proxy params permit; the description omits it",
 	"PATCH /admin/api/services/{service_id}/proxy error_headers_no_match": "gateway response attribute next to error_status_no_match and error_no_match; the description omits only this one",
+	"GET /admin/api/services/{service_id}/backend_usages page":            "porta pages backend usages (BackendUsagesController paginate only: :index, backend_usages_controller.rb:14,19); the description omits it",
+	"GET /admin/api/services/{service_id}/backend_usages per_page":        "porta pages backend usages, 1..500 a page (Admin::Api::Filters::Pagination, pagination.rb:26-27); the description omits it",
 }
 
 func templateOf(specPath string) string {

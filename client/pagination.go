@@ -1,14 +1,22 @@
 package client
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"net/url"
 	"strconv"
+	"strings"
 )
 
-// perPage is the page size porta allows at most; every paginated list is read with it to exhaustion.
+// perPage is the page size every paginated list is read with, to exhaustion: the most porta allows.
+// Every paginated list the client reads — services, backend APIs, a backend's metrics, methods and
+// mapping rules, a product's backend usages, a plan's limits — pages with Admin::Api::Filters::Pagination,
+// whose per_page_range is 1..500 (porta app/controllers/admin/api/filters/pagination.rb:26-27; backend
+// usages: app/controllers/admin/api/services/backend_usages_controller.rb:14,19; limits:
+// app/controllers/admin/api/application_plan_limits_controller.rb:7). A larger per_page would be
+// answered with pages of 500, which the short-page test below would take for the end of the list.
 const perPage = 500
 
 // unwrapItem removes porta's single-key wrapper of one object: {"service":{...}} -> {...}.
@@ -24,29 +32,55 @@ func unwrapItem(raw json.RawMessage) json.RawMessage {
 	return raw
 }
 
-// decodeList reads porta's list shapes: {"services":[{"service":{...}}]}, a bare array of wrapped
-// objects (backend usages), or a bare array of objects.
-func decodeList[T any](raw []byte) ([]T, error) {
-	var items []json.RawMessage
-	if err := json.Unmarshal(raw, &items); err != nil {
+// listKeys are the keys of porta's list answers that are not the endpoint's last path segment; "" is a
+// bare array (porta app/representers/application_plans_representer.rb:4 wraps_collection :plans;
+// backend_api_configs_representer.rb, a Roar collection without wrapper;
+// api_docs/services_representer.rb:4 wraps_collection :api_docs).
+var listKeys = map[string]string{
+	"application_plans": "plans",
+	"backend_usages":    "",
+	"active_docs":       "api_docs",
+}
+
+// listKey is the key under which porta answers the list of endpoint (a template or a path): its last
+// path segment ("/admin/api/services.json": "services") unless listKeys says otherwise; "" for a bare
+// array.
+func listKey(endpoint string) string {
+	seg := strings.TrimSuffix(endpoint[strings.LastIndex(endpoint, "/")+1:], ".json")
+	if key, ok := listKeys[seg]; ok {
+		return key
+	}
+	return seg
+}
+
+// decodeList reads a list answer of porta's: {"<key>":[...]} (with other keys, such as the pagination
+// "metadata", ignored), or a bare array when key is "". Each item is an object, wrapped
+// ({"service":{...}}) or not. Any other shape is an error, never an empty list: a JSON object without
+// the key, a key that is not an array, null, an item that is not an object.
+func decodeList[T any](raw []byte, key string) ([]T, error) {
+	arr := json.RawMessage(raw)
+	if key != "" {
 		var outer map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &outer); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("want a JSON object with %q: %w", key, err)
 		}
-		for _, v := range outer {
-			if len(v) > 0 && v[0] == '[' {
-				if err := json.Unmarshal(v, &items); err != nil {
-					return nil, err
-				}
-				break
-			}
+		var found bool
+		if arr, found = outer[key]; !found {
+			return nil, fmt.Errorf("the answer has no %q", key)
 		}
 	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(arr, &items); err != nil || items == nil {
+		return nil, fmt.Errorf("want a JSON array%s, got %.40s", map[bool]string{true: " under " + strconv.Quote(key)}[key != ""], bytes.TrimSpace(arr))
+	}
 	out := make([]T, 0, len(items))
-	for _, it := range items {
+	for i, it := range items {
+		if it = bytes.TrimSpace(it); len(it) == 0 || it[0] != '{' {
+			return nil, fmt.Errorf("item %d is not a JSON object: %.40s", i, it)
+		}
 		var t T
 		if err := json.Unmarshal(unwrapItem(it), &t); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("item %d: %w", i, err)
 		}
 		out = append(out, t)
 	}
@@ -62,19 +96,29 @@ func (r *rawBody) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// list reads a list endpoint; when paginated, page after page with per_page=500 until a short page.
+// list reads a list endpoint; when paginated, page after page with per_page=500 until a short page. An
+// answer that is not the list porta sends (see decodeList) is an error.
 func list[T any](ctx context.Context, c *Client, endpoint string, paginated bool, args ...any) ([]T, error) {
+	return listWith[T](ctx, c, endpoint, paginated, nil, args...)
+}
+
+// listWith is list with filters in the query (e.g. service_id).
+func listWith[T any](ctx context.Context, c *Client, endpoint string, paginated bool, filters url.Values, args ...any) ([]T, error) {
+	key := listKey(endpoint)
 	var all []T
 	for page := 1; page <= c.maxPages; page++ {
-		r := call{method: "GET", endpoint: endpoint, args: args}
+		r := call{method: "GET", endpoint: endpoint, args: args, query: url.Values{}}
 		if paginated {
 			r.query = url.Values{"page": {strconv.Itoa(page)}, "per_page": {strconv.Itoa(perPage)}}
+		}
+		for k, v := range filters {
+			r.query[k] = v
 		}
 		var body rawBody
 		if err := c.do(ctx, r, &body); err != nil {
 			return nil, err
 		}
-		items, err := decodeList[T](body)
+		items, err := decodeList[T](body, key)
 		if err != nil {
 			return nil, &APIError{StatusCode: 200, Method: "GET", Endpoint: endpoint, Message: fmt.Sprintf("cannot decode the list: %v", err)}
 		}

@@ -5,7 +5,11 @@ import (
 	"encoding/json"
 )
 
-// Decimal is an amount porta sends as a JSON number or string; it is kept as text.
+// Decimal is an amount porta sends as a JSON number or string, kept as the text porta wrote: a plan's
+// setup_fee and cost_per_month are numbers written as Ruby writes a Float ("10.0", "1.0e+16"; porta
+// app/representers/plan_representer.rb:21-27), a pricing rule's cost_per_unit a string holding a
+// BigDecimal ("1.92", "1.0"; pricing_rule_representer.rb:8). Both kinds are accepted for any field.
+// Compare amounts as numbers: "20" sent comes back "20.0".
 type Decimal string
 
 // UnmarshalJSON implements json.Unmarshaler.

@@ -7,11 +7,12 @@ import (
 
 // PricingRule prices a range of units of a metric in a plan.
 type PricingRule struct {
-	ID          int64   `json:"id"`
-	MetricID    int64   `json:"metric_id"`
-	PlanID      int64   `json:"plan_id"`
-	Min         int64   `json:"min"`
-	Max         int64   `json:"max"`
+	ID       int64 `json:"id"`
+	MetricID int64 `json:"metric_id"`
+	PlanID   int64 `json:"plan_id"`
+	Min      int64 `json:"min"`
+	Max      int64 `json:"max"`
+	// CostPerUnit is porta's JSON string, e.g. "1.92" (see Decimal).
 	CostPerUnit Decimal `json:"cost_per_unit"`
 }
 

@@ -8,10 +8,11 @@ type User struct {
 	Username string `json:"username"`
 	Email    string `json:"email"`
 	Role     string `json:"role"`  // admin or member
-	State    string `json:"state"` // pending, active, suspended
+	State    string `json:"state"` // pending, active, suspended (or email_unverified)
 }
 
-// UserParams are the writable attributes of a user; empty ones are not sent.
+// UserParams are the writable attributes of a user; empty ones are not sent. A Password needs 15
+// characters at least (porta's strong passwords).
 type UserParams struct {
 	Username string
 	Email    string
@@ -37,13 +38,15 @@ func (c *Client) UpdateUser(ctx context.Context, accountID, id int64, p UserPara
 	return one[User](ctx, c, call{method: "PUT", endpoint: "/admin/api/accounts/{account_id}/users/{id}.json", args: []any{accountID, id}, form: p.form().values()})
 }
 
-// ActivateUser activates a pending user (PUT /admin/api/accounts/{account_id}/users/{id}/activate.json).
+// ActivateUser activates a pending user (PUT /admin/api/accounts/{account_id}/users/{id}/activate.json); an
+// active one is answered as is, a suspended one refused (422). Activating a user of a "created" account
+// approves the account (or makes it pending when its plan requires approval).
 func (c *Client) ActivateUser(ctx context.Context, accountID, id int64) (*User, error) {
 	return one[User](ctx, c, call{method: "PUT", endpoint: "/admin/api/accounts/{account_id}/users/{id}/activate.json", args: []any{accountID, id}})
 }
 
 // SetUserRole makes a user an admin or a member (PUT /admin/api/accounts/{account_id}/users/{id}/admin.json
-// or member.json).
+// or member.json). Porta refuses (403, IsForbidden) to change the role of an account's only admin.
 func (c *Client) SetUserRole(ctx context.Context, accountID, id int64, role string) (*User, error) {
 	endpoint := "/admin/api/accounts/{account_id}/users/{id}/member.json"
 	if role == "admin" {
@@ -52,7 +55,8 @@ func (c *Client) SetUserRole(ctx context.Context, accountID, id int64, role stri
 	return one[User](ctx, c, call{method: "PUT", endpoint: endpoint, args: []any{accountID, id}})
 }
 
-// DeleteUser deletes a user (DELETE /admin/api/accounts/{account_id}/users/{id}.json).
+// DeleteUser deletes a user (DELETE /admin/api/accounts/{account_id}/users/{id}.json). Porta refuses (403
+// with errors, IsInUse) to delete an account's last admin.
 func (c *Client) DeleteUser(ctx context.Context, accountID, id int64) error {
 	return c.do(ctx, call{method: "DELETE", endpoint: "/admin/api/accounts/{account_id}/users/{id}.json", args: []any{accountID, id}}, nil)
 }

@@ -4,11 +4,32 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"net/http"
+	"regexp"
+	"strconv"
 	"strings"
 )
 
-// Developer accounts, their users and applications, as porta's admin API serves them
-// (app/controllers/admin/api/{signups,accounts,buyers_users,buyers_applications}_controller.rb).
+// Developer (buyer) accounts and their users, as porta's admin API serves them:
+// app/controllers/admin/api/{signups,accounts,buyers_users}_controller.rb. Paths to porta's files below
+// are relative to its repository; line numbers are of the revision the simulator was checked against.
+
+// Account states (Account::States, app/models/account/states.rb:3,13: the machine starts in "created").
+const (
+	accountCreated   = "created"
+	accountPending   = "pending"
+	accountApproved  = "approved"
+	accountRejected  = "rejected"
+	accountSuspended = "suspended"
+)
+
+// User states and roles (User::States, app/models/user/states.rb:10-14; User::Roles, roles.rb:5).
+const (
+	userPending   = "pending"
+	userActive    = "active"
+	userSuspended = "suspended"
+	roleAdmin     = "admin"
+	roleMember    = "member"
+)
 
 type account struct {
 	id                                            int64
@@ -17,161 +38,164 @@ type account struct {
 	stamps
 }
 
+// json is AccountRepresenter (app/representers/account_representer.rb): id, timestamps,
+// credit_card_stored, the billing flags (Settings, whose columns default to true, db/schema.rb:1249,1276,
+// created lazily for every account, app/models/account.rb:226-227), state, annotations and the defined
+// fields, org_name among them (FieldsRepresenter; Account's default fields, app/models/account.rb:20).
+// Links are left out.
 func (a *account) json() map[string]any {
 	return map[string]any{"id": a.id, "org_name": a.orgName, "state": a.state, "monthly_billing_enabled": a.monthlyBillingEnabled,
-		"monthly_charging_enabled": a.monthlyChargingEnabled, "credit_card_stored": false, "created_at": a.created, "updated_at": a.updated}
+		"monthly_charging_enabled": a.monthlyChargingEnabled, "credit_card_stored": false, "annotations": map[string]any{},
+		"created_at": a.created, "updated_at": a.updated}
 }
+
+// signupMinimal and signupByProvider are User#signup_type of a user made by the signup call
+// (signups_controller.rb:35, :minimal) and by POST .../users (buyers_users_controller.rb:19).
+const (
+	signupMinimal    = "minimal"
+	signupByProvider = "created_by_provider"
+)
 
 type user struct {
 	id, accountID                int64
 	username, email, role, state string
+	signupType                   string
 	stamps
 }
 
+// json is UserRepresenter (app/representers/user_representer.rb): id, state, role, timestamps and the
+// defined fields username and email (User's default fields, app/models/user.rb:11), a nil email left out
+// as representable leaves out nil properties. It has no account_id. Links are left out.
 func (u *user) json() map[string]any {
-	return map[string]any{"id": u.id, "account_id": u.accountID, "username": u.username, "email": u.email, "role": u.role, "state": u.state,
-		"created_at": u.created, "updated_at": u.updated}
-}
-
-type application struct {
-	id, accountID, serviceID, planID int64
-	name, description, state         string
-	userKey, appID                   string
-	keys                             []string
-	stamps
-}
-
-// json is porta's CinstanceRepresenter: user_key for user-key services (backend_version 1),
-// application_id for the others.
-func (a *application) json(t *tenant) map[string]any {
-	out := map[string]any{"id": a.id, "state": a.state, "enabled": a.state == "live", "account_id": a.accountID, "service_id": a.serviceID,
-		"plan_id": a.planID, "name": a.name, "description": a.description, "created_at": a.created, "updated_at": a.updated}
-	if p := t.plans[a.planID]; p != nil {
-		out["plan_name"] = p.name
-	}
-	if acc := t.accounts[a.accountID]; acc != nil {
-		out["org_name"] = acc.orgName
-	}
-	if a.appID != "" {
-		out["application_id"] = a.appID
-	} else {
-		out["user_key"] = a.userKey
+	out := map[string]any{"id": u.id, "username": u.username, "role": u.role, "state": u.state, "created_at": u.created, "updated_at": u.updated}
+	if u.email != "" {
+		out["email"] = u.email
 	}
 	return out
 }
 
-// randomHex is a random key as porta generates them (SecureRandom.hex).
+// randomHex is a random key as porta generates them (SecureRandom.hex(bytes)).
 func randomHex(bytes int) string {
 	b := make([]byte, bytes)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
 }
 
+// invalidTransition is porta's answer to a state event (without bang) the object's state does not allow:
+// state_machines adds :invalid_transition on state (activerecord.errors.messages.invalid_transition,
+// config/locales/en.yml:1959) and the responder renders the errors with 422 (responder.rb:67-75).
+func invalidTransition(event string) answer {
+	return unprocessable("state", `cannot transition via "`+event+`"`)
+}
+
+// forbidden is porta's answer to a CanCan::AccessDenied: 403 {"status":"Forbidden"}
+// (ErrorHandling#handle_error, app/controllers/concerns/error_handling.rb:26-28,48,59).
+func forbidden() answer {
+	return answer{http.StatusForbidden, map[string]string{"status": "Forbidden"}}
+}
+
+// SetAccountApprovalRequired makes the tenant's default account plan require approval (or not, the
+// default): accounts signed up then stay "created" with a pending admin, and become "pending" (not
+// "approved") when a user is activated. It reports whether the tenant exists.
+func (s *Simulator) SetAccountApprovalRequired(tenantName string, required bool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, found := s.names[tenantName]
+	if found {
+		t.accountApprovalRequired = required
+	}
+	return found
+}
+
 func accountRoutes() []route {
 	return []route{
 		handle("POST", "/admin/api/signup.json", signup),
+		// AccountsController#index (accounts_controller.rb:8-21): filtered by state, paged;
+		// AccountsRepresenter is a wraps_collection (app/representers/accounts_representer.rb:4).
 		handle("GET", "/admin/api/accounts.json", func(r *request) answer {
-			return wrapList("accounts", "account", r.t.accounts, nil, (*account).json, r.form, true)
+			keep := func(a *account) bool { return r.form.Get("state") == "" || a.state == r.form.Get("state") }
+			return listOf("accounts", "account", sortedIDs(r.t.accounts, keep), jsonOf(r.t.accounts), r.form, pagedWithMetadata)
 		}),
-		handle("GET", "/admin/api/accounts/find.json", func(r *request) answer {
-			for _, id := range sortedIDs(r.t.users, func(u *user) bool { return u.username == r.form.Get("username") }) {
-				return ok("account", r.t.accounts[r.t.users[id].accountID].json())
-			}
-			return notFound()
-		}),
+		handle("GET", "/admin/api/accounts/find.json", findAccount),
 		handle("GET", "/admin/api/accounts/{id}.json", func(r *request) answer {
 			return withAccount(r, "id", func(a *account) answer { return ok("account", a.json()) })
 		}),
-		handle("PUT", "/admin/api/accounts/{id}.json", func(r *request) answer {
-			return withAccount(r, "id", func(a *account) answer {
-				if v := r.form.Get("org_name"); has(r, "org_name") {
-					if strings.TrimSpace(v) == "" {
-						return unprocessable("org_name", "can't be blank")
-					}
-					a.orgName = v
-				}
-				if has(r, "monthly_billing_enabled") {
-					a.monthlyBillingEnabled = flag(r.form.Get("monthly_billing_enabled"))
-				}
-				if has(r, "monthly_charging_enabled") {
-					a.monthlyChargingEnabled = flag(r.form.Get("monthly_charging_enabled"))
-				}
-				a.touch()
-				return ok("account", a.json())
-			})
-		}),
-		handle("PUT", "/admin/api/accounts/{id}/approve.json", func(r *request) answer {
-			return withAccount(r, "id", func(a *account) answer {
-				a.state = "approved"
-				return ok("account", a.json())
-			})
-		}),
-		// Account#destroy takes its users and its applications (bought_cinstances) with it.
+		handle("PUT", "/admin/api/accounts/{id}.json", updateAccount),
+		// approve, reject and make_pending fire the event without bang (accounts_controller.rb:75-104):
+		// a transition the state does not allow is 422 (Account::States events, states.rb:63-79).
+		handle("PUT", "/admin/api/accounts/{id}/approve.json", accountEvent("approve", accountApproved, accountCreated, accountPending, accountRejected)),
+		handle("PUT", "/admin/api/accounts/{id}/reject.json", accountEvent("reject", accountRejected, accountCreated, accountPending, accountApproved)),
+		handle("PUT", "/admin/api/accounts/{id}/make_pending.json", accountEvent("make_pending", accountPending, accountCreated, accountApproved, accountRejected)),
+		// AccountsController#destroy destroys the account at once (accounts_controller.rb:54-60); its users
+		// and its contracts (applications among them) go with it (after_destroy :destroy_all_users and
+		// :destroy_all_contracts, app/models/account.rb:97-100; has_many :users, dependent: :destroy).
 		handle("DELETE", "/admin/api/accounts/{id}.json", func(r *request) answer {
 			return withAccount(r, "id", func(a *account) answer {
-				for id, u := range r.t.users {
-					if u.accountID == a.id {
-						delete(r.t.users, id)
-					}
-				}
-				for id, app := range r.t.apps {
-					if app.accountID == a.id {
-						delete(r.t.apps, id)
-					}
-				}
-				delete(r.t.accounts, a.id)
+				r.t.deleteAccount(a.id)
 				return deleted()
 			})
 		}),
 
+		// BuyersUsersController#index (buyers_users_controller.rb:6-10,112-117): filtered by state and
+		// role, not paged, in id order.
 		handle("GET", "/admin/api/accounts/{account_id}/users.json", func(r *request) answer {
 			return withAccount(r, "account_id", func(a *account) answer {
-				return wrapList("users", "user", r.t.users, func(u *user) bool { return u.accountID == a.id }, (*user).json, r.form, false)
-			})
-		}),
-		// A user created by the provider is a pending member until activated.
-		handle("POST", "/admin/api/accounts/{account_id}/users.json", func(r *request) answer {
-			return withAccount(r, "account_id", func(a *account) answer {
-				u := &user{accountID: a.id, username: r.form.Get("username"), email: r.form.Get("email"), role: "member", state: "pending", stamps: newStamps()}
-				if errs := r.t.validateUser(u); len(errs) > 0 {
-					return errs.answer()
+				keep := func(u *user) bool {
+					return u.accountID == a.id && (!has(r, "state") || u.state == r.form.Get("state")) && (!has(r, "role") || u.role == r.form.Get("role"))
 				}
-				u.id = r.t.id()
-				r.t.users[u.id] = u
-				return created("user", u.json())
+				return listOf("users", "user", sortedIDs(r.t.users, keep), jsonOf(r.t.users), r.form, unpaged)
 			})
 		}),
-		handle("PUT", "/admin/api/accounts/{account_id}/users/{id}.json", func(r *request) answer {
+		handle("POST", "/admin/api/accounts/{account_id}/users.json", createUser),
+		handle("GET", "/admin/api/accounts/{account_id}/users/{id}.json", func(r *request) answer {
+			return withUser(r, func(u *user) answer { return ok("user", u.json()) })
+		}),
+		handle("PUT", "/admin/api/accounts/{account_id}/users/{id}.json", updateUser),
+		// activate: `user.activate! unless user.active?` (buyers_users_controller.rb:94-100): an active user
+		// is answered as is; a suspended one raises InvalidTransition, 422 with the error representer.
+		handle("PUT", "/admin/api/accounts/{account_id}/users/{id}/activate.json", func(r *request) answer {
 			return withUser(r, func(u *user) answer {
-				changed := *u
-				if has(r, "username") {
-					changed.username = r.form.Get("username")
+				switch u.state {
+				case userActive:
+				case userPending:
+					r.t.activateUser(u)
+				default:
+					return invalidTransitionRaised(u, "activate")
 				}
-				if has(r, "email") {
-					changed.email = r.form.Get("email")
+				return ok("user", u.json())
+			})
+		}),
+		// suspend! (buyers_users_controller.rb:74-80) raises on a pending user; unsuspend (without bang,
+		// :82-90) adds an error. Transitions: states.rb:36-43.
+		handle("PUT", "/admin/api/accounts/{account_id}/users/{id}/suspend.json", func(r *request) answer {
+			return withUser(r, func(u *user) answer {
+				if u.state != userActive && u.state != userSuspended {
+					return invalidTransitionRaised(u, "suspend")
 				}
-				if errs := r.t.validateUser(&changed); len(errs) > 0 {
-					return errs.answer()
-				}
-				*u = changed
+				u.state = userSuspended
 				u.touch()
 				return ok("user", u.json())
 			})
 		}),
-		handle("PUT", "/admin/api/accounts/{account_id}/users/{id}/activate.json", userTransition(func(u *user) { u.state = "active" })),
-		handle("PUT", "/admin/api/accounts/{account_id}/users/{id}/admin.json", userTransition(func(u *user) { u.role = "admin" })),
-		handle("PUT", "/admin/api/accounts/{account_id}/users/{id}/member.json", userTransition(func(u *user) { u.role = "member" })),
+		handle("PUT", "/admin/api/accounts/{account_id}/users/{id}/unsuspend.json", func(r *request) answer {
+			return withUser(r, func(u *user) answer {
+				if u.state != userSuspended {
+					return invalidTransition("unsuspend")
+				}
+				u.state = userActive
+				u.touch()
+				return ok("user", u.json())
+			})
+		}),
+		handle("PUT", "/admin/api/accounts/{account_id}/users/{id}/admin.json", setRole(roleAdmin)),
+		handle("PUT", "/admin/api/accounts/{account_id}/users/{id}/member.json", setRole(roleMember)),
+		// User's before_destroy refuses to delete the account's last admin (can_be_destroyed? and
+		// destroyable?, app/models/user.rb:45,53-56,349-352: the account's admins are exactly [self]) with
+		// the base error last_admin (config/locales/en.yml:2078), rendered 403 as every refused DELETE.
 		handle("DELETE", "/admin/api/accounts/{account_id}/users/{id}.json", func(r *request) answer {
 			return withUser(r, func(u *user) answer {
-				// An account keeps at least one admin (porta's User#can_be_destroyed? and abilities).
-				admins := 0
-				for _, o := range r.t.users {
-					if o.accountID == u.accountID && o.role == "admin" {
-						admins++
-					}
-				}
-				if u.role == "admin" && admins == 1 {
-					return answer{http.StatusForbidden, map[string]string{"error": "Access Denied"}}
+				if admins := r.t.admins(u.accountID); u.role == roleAdmin && len(admins) == 1 {
+					return refused(msgLastAdmin)
 				}
 				delete(r.t.users, u.id)
 				return deleted()
@@ -180,52 +204,274 @@ func accountRoutes() []route {
 	}
 }
 
-// signup creates an account with its first user, an active admin, approved as the default account
-// plan (no approval required) makes it (Signup::DeveloperAccountManager).
+// msgLastAdmin is User's base error last_admin (config/locales/en.yml:2078).
+const msgLastAdmin = "Can't delete last admin"
+
+// signup is Admin::Api::SignupsController#create (signups_controller.rb:7-14) through
+// Signup::DeveloperAccountManager (app/lib/signup/developer_account_manager.rb,
+// account_manager.rb:11-18,47-56): an account ("created") with its first user, an admin, signed up as
+// :minimal. When a password is given and the default account plan does not require approval, the user is
+// activated at once (User#activate_on_minimal?, app/models/user/states.rb:78-80), which makes the
+// account approved (make_active -> Account#upgrade_state!, states.rb:67-72, account/states.rb:155-161);
+// otherwise the user stays pending and the account created. The user's errors are reported as the
+// account's (check_creation_errors, signups_controller.rb:23-32): 422 {"errors":{...}}. The answer is
+// the account alone (AccountRepresenter renders no users): 201.
+//
+// Not modeled: the default account plan is assumed (porta answers 404 without one,
+// signups_controller.rb:27, plans_with_defaults.rb:95-98), and no application is created on signup
+// (porta creates one on each service's default application plan; the simulator has no default plans).
 func signup(r *request) answer {
 	errs := fieldErrors{}
 	orgName := r.form.Get("org_name")
-	if strings.TrimSpace(orgName) == "" {
-		errs.add("org_name", "can't be blank")
+	checkOrgName(orgName, true, errs)
+	u := &user{username: strings.TrimSpace(r.form.Get("username")), email: r.form.Get("email"), role: roleAdmin, state: userPending,
+		signupType: signupMinimal, stamps: newStamps()}
+	password := r.form.Get("password")
+	r.t.validateUser(u, password, errs)
+	if a := errs.answer(); a.code != 0 {
+		return a
 	}
-	u := &user{username: r.form.Get("username"), email: r.form.Get("email"), role: "admin", state: "active", stamps: newStamps()}
-	for f, msgs := range r.t.validateUser(u) {
-		for _, m := range msgs {
-			errs.add(f, m)
-		}
-	}
-	if len(errs) > 0 {
-		return errs.answer()
-	}
-	a := &account{id: r.t.id(), orgName: orgName, state: "approved", stamps: newStamps()}
+	a := &account{id: r.t.id(), orgName: orgName, state: accountCreated, monthlyBillingEnabled: true, monthlyChargingEnabled: true, stamps: newStamps()}
 	r.t.accounts[a.id] = a
 	u.id, u.accountID = r.t.id(), a.id
 	r.t.users[u.id] = u
+	if password != "" && !r.t.accountApprovalRequired {
+		r.t.activateUser(u)
+	}
 	return created("account", a.json())
 }
 
-// validateUser checks what porta's User validates: username and email present and unique in the
-// tenant.
-func (t *tenant) validateUser(u *user) fieldErrors {
-	errs := fieldErrors{}
-	if strings.TrimSpace(u.username) == "" {
-		errs.add("username", "can't be blank")
+// checkOrgName validates org_name as Account does (app/models/account.rb:267-268): present, and on
+// create with at least one ASCII letter or digit (invalid_format, config/locales/en.yml:2087).
+func checkOrgName(orgName string, create bool, errs fieldErrors) {
+	if strings.TrimSpace(orgName) == "" {
+		errs.add("org_name", "can't be blank")
 	}
-	if !strings.Contains(u.email, "@") {
+	if create && !orgNameFormat.MatchString(orgName) {
+		errs.add("org_name", "must contain at least one alphanumeric character")
+	}
+}
+
+var orgNameFormat = regexp.MustCompile(`[a-zA-Z0-9]`)
+
+// findAccount is AccountsController#find (accounts_controller.rb:25-29,141-156): the account of the
+// buyer user with this username, else with this user_id, else with this (non-blank) email; 404 when
+// there is none or no criterion.
+func findAccount(r *request) answer {
+	var keep func(u *user) bool
+	switch {
+	case has(r, "username"):
+		keep = func(u *user) bool { return u.username == r.form.Get("username") }
+	case has(r, "user_id"):
+		keep = func(u *user) bool { return strconv.FormatInt(u.id, 10) == r.form.Get("user_id") }
+	case r.form.Get("email") != "":
+		keep = func(u *user) bool { return u.email == r.form.Get("email") }
+	default:
+		return notFound()
+	}
+	for _, id := range sortedIDs(r.t.users, keep) {
+		if a, found := r.t.accounts[r.t.users[id].accountID]; found {
+			return ok("account", a.json())
+		}
+	}
+	return notFound()
+}
+
+// updateAccount is AccountsController#update (accounts_controller.rb:41-50,135-137): the billing flags
+// and the account's defined fields (org_name); a blank org_name is 422.
+func updateAccount(r *request) answer {
+	return withAccount(r, "id", func(a *account) answer {
+		errs := fieldErrors{}
+		next := *a
+		if has(r, "org_name") {
+			next.orgName = r.form.Get("org_name")
+			checkOrgName(next.orgName, false, errs)
+		}
+		if has(r, "monthly_billing_enabled") {
+			next.monthlyBillingEnabled = flag(r.form.Get("monthly_billing_enabled"))
+		}
+		if has(r, "monthly_charging_enabled") {
+			next.monthlyChargingEnabled = flag(r.form.Get("monthly_charging_enabled"))
+		}
+		if a := errs.answer(); a.code != 0 {
+			return a
+		}
+		next.touch()
+		*a = next
+		return ok("account", a.json())
+	})
+}
+
+// accountEvent fires an account event allowed from the given states.
+func accountEvent(event, to string, from ...string) handlerFunc {
+	return func(r *request) answer {
+		return withAccount(r, "id", func(a *account) answer {
+			for _, f := range from {
+				if a.state == f {
+					a.state = to
+					a.touch()
+					return ok("account", a.json())
+				}
+			}
+			return invalidTransition(event)
+		})
+	}
+}
+
+// deleteAccount removes an account with its users and applications.
+func (t *tenant) deleteAccount(id int64) {
+	for uid, u := range t.users {
+		if u.accountID == id {
+			delete(t.users, uid)
+		}
+	}
+	for aid, app := range t.apps {
+		if app.accountID == id {
+			delete(t.apps, aid)
+		}
+	}
+	delete(t.accounts, id)
+}
+
+// activateUser activates a pending user; a "created" account is then upgraded: approved, or pending when
+// its plan requires approval (User#make_active, app/models/user/states.rb:67-72; Account#upgrade_state!,
+// app/models/account/states.rb:155-161).
+func (t *tenant) activateUser(u *user) {
+	u.state = userActive
+	u.touch()
+	if a := t.accounts[u.accountID]; a != nil && a.state == accountCreated {
+		a.state = accountApproved
+		if t.accountApprovalRequired {
+			a.state = accountPending
+		}
+		a.touch()
+	}
+}
+
+// admins returns the admins of an account.
+func (t *tenant) admins(accountID int64) []*user {
+	var out []*user
+	for _, id := range sortedIDs(t.users, func(u *user) bool { return u.accountID == accountID && u.role == roleAdmin }) {
+		out = append(out, t.users[id])
+	}
+	return out
+}
+
+// createUser is BuyersUsersController#create (buyers_users_controller.rb:14-22,125-127): only the
+// defined fields (username, email) and the password are taken, so the user is always a pending member
+// (porta's test "create does not creates admins nor active users"), signed up as :created_by_provider.
+func createUser(r *request) answer {
+	return withAccount(r, "account_id", func(a *account) answer {
+		u := &user{accountID: a.id, username: strings.TrimSpace(r.form.Get("username")), email: r.form.Get("email"), role: roleMember,
+			state: userPending, signupType: signupByProvider, stamps: newStamps()}
+		errs := fieldErrors{}
+		r.t.validateUser(u, r.form.Get("password"), errs)
+		if a := errs.answer(); a.code != 0 {
+			return a
+		}
+		u.id = r.t.id()
+		r.t.users[u.id] = u
+		return created("user", u.json())
+	})
+}
+
+// updateUser is BuyersUsersController#update (buyers_users_controller.rb:35-40): username, email and
+// password; role and state are not writable.
+func updateUser(r *request) answer {
+	return withUser(r, func(u *user) answer {
+		next := *u
+		if has(r, "username") {
+			next.username = strings.TrimSpace(r.form.Get("username"))
+		}
+		if has(r, "email") {
+			next.email = r.form.Get("email")
+		}
+		errs := fieldErrors{}
+		r.t.validateUser(&next, r.form.Get("password"), errs)
+		if a := errs.answer(); a.code != 0 {
+			return a
+		}
+		next.touch()
+		*u = next
+		return ok("user", u.json())
+	})
+}
+
+// setRole is BuyersUsersController#admin and #member (buyers_users_controller.rb:54-70): CanCan refuses
+// :update_role on the only admin of an account, whichever role is asked (config/abilities/admin.rb:22-27),
+// 403 {"status":"Forbidden"}.
+func setRole(role string) handlerFunc {
+	return func(r *request) answer {
+		return withUser(r, func(u *user) answer {
+			if u.role == roleAdmin && len(r.t.admins(u.accountID)) <= 1 {
+				return forbidden()
+			}
+			u.role = role
+			u.touch()
+			return ok("user", u.json())
+		})
+	}
+}
+
+// invalidTransitionRaised is porta's answer to an event with bang the state does not allow:
+// StateMachines::InvalidTransition rescued by Admin::Api::BaseController (base_controller.rb:34-36,64-68)
+// and rendered by StateMachine::InvalidTransitionRepresenter
+// (app/representers/state_machine/invalid_transition_representer.rb), 422
+// {"error":{"from","event","error","object":{"user":{...}}}}.
+func invalidTransitionRaised(u *user, event string) answer {
+	return answer{http.StatusUnprocessableEntity, map[string]any{"error": map[string]any{"from": u.state, "event": event,
+		"error": `State cannot transition via "` + event + `"`, "object": map[string]any{"user": u.json()}}}}
+}
+
+// Formats of User (app/lib/authentication.rb:5,8,15-21): RE_LOGIN_OK and RE_EMAIL_OK.
+var (
+	loginFormat = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.\-@+]+$`)
+	emailFormat = regexp.MustCompile(`(?i)^['A-Za-z0-9_.%+\-]+@(?:[A-Z0-9\-]+\.)+[A-Za-z]{2,63}$`)
+)
+
+// minPasswordLength is Authentication::ByPassword::STRONG_PASSWORD_MIN_SIZE
+// (app/lib/authentication/by_password.rb:7,19,44-48): strong passwords are on unless the installation
+// sets strong_passwords_disabled, which production settings do not (config/examples/settings.yml sets it
+// for development only).
+const minPasswordLength = 15
+
+// validateUser adds to errs what User validates (app/models/user.rb:89-96,108-109,
+// app/lib/authentication/by_password.rb:15-19): username of 3 to 40 characters of RE_LOGIN_OK; email
+// of 6 to 255 characters, in RE_EMAIL_OK unless the user signed up as :minimal (blank then allowed);
+// both unique among the tenant's buyer users; a new password (a blank one sets nothing) of 15 characters
+// at least.
+func (t *tenant) validateUser(u *user, password string, errs fieldErrors) {
+	switch n := len([]rune(u.username)); {
+	case n < 3:
+		errs.add("username", "is too short (minimum is 3 characters)")
+	case n > 40:
+		errs.add("username", "is too long (maximum is 40 characters)")
+	}
+	if u.username != "" && !loginFormat.MatchString(u.username) {
+		errs.add("username", "use only letters, numbers, and .-_@+ please.")
+	}
+	if n := len([]rune(u.email)); n > 0 && n < 6 {
+		errs.add("email", "is too short (minimum is 6 characters)")
+	} else if n > 255 {
+		errs.add("email", "is too long (maximum is 255 characters)")
+	}
+	if u.signupType != signupMinimal && !emailFormat.MatchString(u.email) {
 		errs.add("email", "should look like an email address")
 	}
 	for _, o := range t.users {
 		if o.id == u.id {
 			continue
 		}
-		if o.username == u.username && u.username != "" {
+		if u.username != "" && o.username == u.username {
 			errs.add("username", "has already been taken")
 		}
-		if o.email == u.email && u.email != "" {
+		if u.email != "" && o.email == u.email {
 			errs.add("email", "has already been taken")
 		}
 	}
-	return errs
+	if password != "" && len([]rune(password)) < minPasswordLength {
+		errs.add("password", "is too short (minimum is 15 characters)")
+	}
 }
 
 func withAccount(r *request, param string, f func(*account) answer) answer {
@@ -236,6 +482,7 @@ func withAccount(r *request, param string, f func(*account) answer) answer {
 	return f(a)
 }
 
+// withUser finds {id} among the users of {account_id} (buyer.users.find, buyers_users_controller.rb:119-121).
 func withUser(r *request, f func(*user) answer) answer {
 	return withAccount(r, "account_id", func(a *account) answer {
 		u, found := r.t.users[r.params["id"]]
@@ -244,14 +491,4 @@ func withUser(r *request, f func(*user) answer) answer {
 		}
 		return f(u)
 	})
-}
-
-func userTransition(change func(*user)) handlerFunc {
-	return func(r *request) answer {
-		return withUser(r, func(u *user) answer {
-			change(u)
-			u.touch()
-			return ok("user", u.json())
-		})
-	}
 }

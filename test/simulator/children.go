@@ -369,22 +369,25 @@ func saveMappingRule(r *request, ow owner, existing *mappingRule) answer {
 	if a := errs.answer(); a.code != 0 {
 		return a
 	}
-	if has(r, "position") {
-		// An integer column: Rails casts "2.7" to 2 and text to 0, which check_top_position then raises
-		// to 1 (see placeRule); a blank position, which takes the rule out of the list, is not modelled.
-		f, _ := strconv.ParseFloat(strings.TrimSpace(r.form.Get("position")), 64)
+	// position is an integer column: Rails casts "2.7" to 2 and text to 0 (which check_top_position then
+	// raises to 1, see placeRule), and a blank one to nil: a new rule then goes last; an existing one
+	// would leave the list, which is not modelled (the position is kept).
+	raw := strings.TrimSpace(r.form.Get("position"))
+	setPos := raw != ""
+	if setPos {
+		f, _ := strconv.ParseFloat(raw, 64)
 		m.position = int64(f)
 	}
 	if existing == nil {
 		m.id = r.t.id()
 		r.t.rules[m.id] = m
-		r.t.placeRule(m, has(r, "position"), 0)
+		r.t.placeRule(m, setPos, 0)
 		return created("mapping_rule", m.json())
 	}
 	from := existing.position
 	m.touch()
 	*existing = *m
-	if has(r, "position") {
+	if setPos {
 		r.t.placeRule(existing, true, from)
 	}
 	return answer{http.StatusOK, map[string]any{"mapping_rule": existing.json()}}

@@ -41,16 +41,11 @@ func TestEndpointsAreStoredWithTheirPort(t *testing.T) {
 			map[string]any{"endpoint": "https://lone-3scale-apicast-production.example.com:443", "sandbox_endpoint": "https://lone-3scale-apicast-staging.example.com:443", "api_backend": nil}},
 		{"an empty endpoint of a self-managed product stays empty", "PATCH", proxy(lone), url.Values{"endpoint": {""}, "api_backend": {"http://lone.internal"}}, "proxy",
 			map[string]any{"endpoint": "", "sandbox_endpoint": "https://lone-3scale-apicast-staging.example.com:443", "api_backend": "http://lone.internal:80"}},
-		{"setting it creates the product's backend", "GET", path("/admin/api/services/%d/backend_usages.json", lone), nil, "",
-			map[string]any{}},
 	}
 	for _, tc := range cases {
 		res := h.send(tc.method, tc.path, tc.form)
 		if res.code != http.StatusOK {
 			t.Errorf("%s: %d %s", tc.name, res.code, res.raw)
-			continue
-		}
-		if tc.key == "" {
 			continue
 		}
 		names := make([]string, 0, len(tc.want))
@@ -91,7 +86,7 @@ func TestEndpointValidationIsPortas(t *testing.T) {
 			`{"errors":{"endpoint":["can't be localhost"]}}`},
 		"api_backend reports the backend's errors": {"PATCH", proxy, url.Values{"api_backend": {"ftp://stock.example.com"}},
 			`{"errors":{"api_backend":["` + msgBackendEndpointInvalid + `"],"backend_api":["invalid"]}}`},
-		"no query in a backend endpoint": {"POST", "/admin/api/backend_apis.json", url.Values{"name": {"B"}, "private_endpoint": {"https://b.example.com?x=1"}},
+		"no query in a backend endpoint": {"POST", "/admin/api/backend_apis.json", url.Values{"name": {"Bk"}, "private_endpoint": {"https://b.example.com?x=1"}},
 			`{"errors":{"private_endpoint":["` + msgBackendEndpointInvalid + `"]}}`},
 	}
 	for name, tc := range cases {

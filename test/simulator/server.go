@@ -1,6 +1,7 @@
 // Package simulator is a stateful, in-memory 3scale Account Management API (porta's admin API) for
 // tests and the demo: services with metrics, methods, mapping rules, proxy, OIDC and policies; backend
-// APIs with theirs; backend usages; application plans with limits and pricing rules. It answers like
+// APIs with theirs; backend usages; application plans with limits and pricing rules; developer accounts
+// with their users and applications (accounts.go, applications.go); ActiveDocs (activedocs.go). It answers like
 // porta — wrappers, status codes, error bodies, pagination, cascades — counts requests by tenant, verb,
 // path template and status (GET /__sim/stats), and injects seeded faults: latency, 5xx, 429 with
 // Retry-After, and lost responses (PUT /__sim/faults).

@@ -188,9 +188,12 @@ func deleteService(r *request) answer {
 				delete(t.metrics, id)
 			}
 		}
-		for _, d := range t.docs { // Service has_many :api_docs_services, dependent: :nullify
+		// Its ActiveDocs go too: has_many :api_docs_services, dependent: :destroy, deleted in the
+		// background (app/models/service.rb:18-25,55-59), and hidden at once from the API, which lists
+		// only the specs of accessible services (ApiDocs::Service.accessible, app/models/api_docs/service.rb:27).
+		for id, d := range t.docs {
 			if d.serviceID == svc.id {
-				d.serviceID = 0
+				delete(t.docs, id)
 			}
 		}
 		delete(t.services, svc.id)

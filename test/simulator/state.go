@@ -30,6 +30,8 @@ type tenant struct {
 	apps     map[int64]*application
 	docs     map[int64]*apiDoc
 	deploys  int
+	// accountApprovalRequired: the default account plan requires approval (SetAccountApprovalRequired).
+	accountApprovalRequired bool
 }
 
 func newTenant(name string) *tenant {
