@@ -17,7 +17,7 @@ import (
 
 func devAccount(ns, name string) (*v1alpha1.DeveloperAccount, *corev1.Secret) {
 	pw := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name + "-passwords"},
-		StringData: map[string]string{"alice": "s3cret-alice", "bob": "s3cret-bob"}}
+		StringData: map[string]string{"alice": "s3cret-alice-long-enough", "bob": "s3cret-bob-long-enough"}}
 	return &v1alpha1.DeveloperAccount{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
 		Spec: v1alpha1.DeveloperAccountSpec{OrgName: "Org " + name, Users: []v1alpha1.DeveloperUserSpec{
@@ -222,4 +222,30 @@ func TestActiveDocFromAConfigMap(t *testing.T) {
 	adminURL, token := tenantOf(other)
 	create(t, providerSecret(ns, "elsewhere", adminURL, token), foreign)
 	waitReason(t, foreign, v1alpha1.ConditionInvalid, ReasonInvalidSpec)
+}
+
+// TestAdminRoleMovesBetweenUsers: making the member the admin and the admin a member works although porta
+// never lets an account go without an admin (the new admin is promoted first); a user removed from the
+// spec is deleted in 3scale.
+func TestAdminRoleMovesBetweenUsers(t *testing.T) {
+	ns := newNamespace(t)
+	acc, pw := devAccount(ns, "acme")
+	create(t, defaultSecret(ns), pw, acc)
+	waitState(t, v1alpha1.ConditionSynced, acc)
+	update(t, acc, func() {
+		acc.Spec.Users[0].Role, acc.Spec.Users[1].Role = "member", "admin"
+	})
+	waitState(t, v1alpha1.ConditionSynced, acc)
+	roles := map[string]any{}
+	for _, u := range sim.Objects(ns, simulator.KindUsers) {
+		roles[fmt.Sprint(u["username"])] = u["role"]
+	}
+	if roles["acme-alice"] != "member" || roles["acme-bob"] != "admin" {
+		t.Errorf("roles in 3scale %v, want alice member and bob admin", roles)
+	}
+	update(t, acc, func() { acc.Spec.Users = acc.Spec.Users[1:] })
+	waitState(t, v1alpha1.ConditionSynced, acc)
+	if got := sim.Count(ns, simulator.KindUsers); got != 1 {
+		t.Errorf("%d users in 3scale, want 1", got)
+	}
 }

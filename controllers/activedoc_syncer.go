@@ -60,7 +60,8 @@ func (s *ActiveDocSyncer) Resolve(ctx context.Context, d *v1alpha1.ActiveDoc, se
 	if err != nil {
 		return err
 	}
-	if err := validateOpenAPI(body); err != nil {
+	body, err = openAPIAsJSON(body)
+	if err != nil {
 		return engine.Invalid(ReasonInvalidDocument, "the document is not an OpenAPI document: %v", err)
 	}
 	desired := &activeDocDesired{Body: body}
@@ -118,22 +119,27 @@ func (s *ActiveDocSyncer) document(ctx context.Context, d *v1alpha1.ActiveDoc) (
 	return "", engine.Invalid(ReasonInvalidSpec, "spec.documentRef names neither a ConfigMap nor a Secret")
 }
 
-// validateOpenAPI checks that body is a JSON or YAML object with an "openapi" or "swagger" version.
-func validateOpenAPI(body string) error {
+// openAPIAsJSON checks that body is a JSON or YAML object with an "openapi" or "swagger" version and
+// returns it as JSON, the only form porta takes (ThreeScale::Swagger::Specification parses the body with
+// JSON.parse). A JSON document is sent as written.
+func openAPIAsJSON(body string) (string, error) {
 	raw, err := yaml.YAMLToJSON([]byte(body))
 	if err != nil {
-		return err
+		return "", err
 	}
 	var doc map[string]any
 	if err := json.Unmarshal(raw, &doc); err != nil {
-		return fmt.Errorf("the top level is not an object: %w", err)
+		return "", fmt.Errorf("the top level is not an object: %w", err)
 	}
-	for _, key := range []string{"openapi", "swagger"} {
-		if v, ok := doc[key].(string); ok && v != "" {
-			return nil
+	if v, ok := doc["openapi"].(string); !ok || v == "" {
+		if v, ok := doc["swagger"].(string); !ok || v == "" {
+			return "", fmt.Errorf(`it has no "openapi" (or "swagger") version field`)
 		}
 	}
-	return fmt.Errorf(`it has no "openapi" (or "swagger") version field`)
+	if json.Valid([]byte(body)) {
+		return body, nil
+	}
+	return string(raw), nil
 }
 
 // Observe implements engine.Syncer.

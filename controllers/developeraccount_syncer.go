@@ -233,30 +233,37 @@ func (s *DeveloperAccountSyncer) Update(ctx context.Context, d *v1alpha1.Develop
 	return nil
 }
 
+// syncUsers makes the account's users match the spec. Porta refuses to demote or delete an account's
+// last admin, so users are created, updated, activated and promoted first, demoted next, and deleted last.
 func (s *DeveloperAccountSyncer) syncUsers(ctx context.Context, d *v1alpha1.DeveloperAccount, sess *engine.Session, snap *accountSnapshot) error {
 	c, id := sess.Remote, snap.Account.ID
 	passwords := sess.Desired.(*accountDesired).Passwords
 	want := map[string]bool{}
-	for _, u := range d.Spec.Users {
-		want[u.Username] = true
-		r, ok := snap.Users[u.Username]
-		var err error
-		switch {
-		case !ok:
-			r, err = deref(c.CreateUser(ctx, id, tsclient.UserParams{Username: u.Username, Email: u.Email, Password: passwords[u.Username]}))
-		case r.Email != u.Email:
-			r, err = deref(c.UpdateUser(ctx, id, r.ID, tsclient.UserParams{Email: u.Email}))
+	for _, promote := range []bool{true, false} {
+		for _, u := range d.Spec.Users {
+			want[u.Username] = true
+			if (userRole(u) == roleAdmin) != promote {
+				continue
+			}
+			r, ok := snap.Users[u.Username]
+			var err error
+			switch {
+			case !ok:
+				r, err = deref(c.CreateUser(ctx, id, tsclient.UserParams{Username: u.Username, Email: u.Email, Password: passwords[u.Username]}))
+			case r.Email != u.Email:
+				r, err = deref(c.UpdateUser(ctx, id, r.ID, tsclient.UserParams{Email: u.Email}))
+			}
+			if err == nil && r.State != userActive {
+				r, err = deref(c.ActivateUser(ctx, id, r.ID))
+			}
+			if err == nil && r.Role != userRole(u) {
+				r, err = deref(c.SetUserRole(ctx, id, r.ID, userRole(u)))
+			}
+			if err != nil {
+				return fmt.Errorf("cannot sync user %q of account %q: %w", u.Username, sess.SystemName, err)
+			}
+			snap.Users[u.Username] = r
 		}
-		if err == nil && r.Role != userRole(u) {
-			r, err = deref(c.SetUserRole(ctx, id, r.ID, userRole(u)))
-		}
-		if err == nil && r.State != userActive {
-			r, err = deref(c.ActivateUser(ctx, id, r.ID))
-		}
-		if err != nil {
-			return fmt.Errorf("cannot sync user %q of account %q: %w", u.Username, sess.SystemName, err)
-		}
-		snap.Users[u.Username] = r
 	}
 	for _, name := range sortedKeys(snap.Users) {
 		if want[name] {

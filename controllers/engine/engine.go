@@ -347,7 +347,10 @@ func (r *Reconciler[T]) finalize(ctx context.Context, obj T) (ctrl.Result, error
 	patch := client.MergeFromWithOptions(obj.DeepCopyObject().(T), client.MergeFromWithOptimisticLock{})
 	controllerutil.RemoveFinalizer(obj, Finalizer)
 	if err := r.Client.Patch(ctx, obj, patch); err != nil {
-		// A conflict means the object changed (e.g. another controller's finalizer): read it again.
+		if apierrors.IsConflict(err) {
+			// The object changed meanwhile (e.g. another controller's finalizer): read it again.
+			return ctrl.Result{RequeueAfter: time.Second}, nil
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	r.forget(client.ObjectKeyFromObject(obj))
