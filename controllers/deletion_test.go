@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -120,8 +121,12 @@ func TestNamespaceTeardownLeavesNothing(t *testing.T) {
 	secret := defaultSecret(ns)
 	backend, product := petsBackend(ns), petstoreProduct(ns, "pets")
 	plan, gold := basicPlan(ns, "basic", "petstore"), basicPlan(ns, "gold", "petstore")
-	create(t, secret, backend, product, plan, gold)
-	waitState(t, v1alpha1.ConditionSynced, backend, product, plan, gold)
+	acc, pw := devAccount(ns, "acme")
+	app1, app2 := application(ns, "app-1", "acme", "basic"), application(ns, "app-2", "acme", "gold")
+	doc := &v1alpha1.ActiveDoc{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "petstore"},
+		Spec: v1alpha1.ActiveDocSpec{Name: "Petstore", ProductRef: "petstore", Document: `{"openapi":"3.0.3","info":{"title":"P","version":"1"},"paths":{}}`}}
+	create(t, secret, backend, product, plan, gold, pw, acc, app1, app2, doc)
+	waitState(t, v1alpha1.ConditionSynced, backend, product, plan, gold, acc, app1, app2, doc)
 	eventually(t, waitTimeout, func() string {
 		var s corev1.Secret
 		if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(secret), &s); err != nil {
@@ -133,9 +138,9 @@ func TestNamespaceTeardownLeavesNothing(t *testing.T) {
 		return ""
 	})
 
-	deleteObjects(t, secret, plan, gold, product, backend)
-	waitGone(t, plan, gold, product, backend, secret)
-	for _, kind := range []string{"services", "backend_apis", "application_plans", "metrics", "mapping_rules"} {
+	deleteObjects(t, secret, plan, gold, product, backend, pw, acc, app1, app2, doc)
+	waitGone(t, plan, gold, product, backend, secret, acc, app1, app2, doc)
+	for _, kind := range []string{"services", "backend_apis", "application_plans", "metrics", "mapping_rules", "accounts", "users", "applications", "api_docs"} {
 		if got := sim.Count(ns, kind); got != 0 {
 			t.Errorf("%d %s left in 3scale, want 0", got, kind)
 		}
