@@ -216,17 +216,5 @@ func (s *ActiveDocSyncer) Update(ctx context.Context, d *v1alpha1.ActiveDoc, ses
 // Delete implements engine.Syncer.
 func (s *ActiveDocSyncer) Delete(ctx context.Context, d *v1alpha1.ActiveDoc, sess *engine.Session) error {
 	sess.SystemName = systemNameOf(d.Spec.SystemName, d.Name)
-	id := d.Status.ActiveDocID
-	if id == 0 {
-		remote, err := locate(d, sess, s.finder(ctx, sess))
-		if err != nil || remote == nil {
-			return err
-		}
-		id = remote.ID
-	}
-	if err := ignoreNotFound(sess.Remote.DeleteActiveDoc(ctx, id)); err != nil {
-		return fmt.Errorf("cannot delete ActiveDocs spec %q: %w", sess.SystemName, err)
-	}
-	s.Snapshots.Forget(sess.Tenant, snapshotKindActiveDoc, id)
-	return nil
+	return deleteHeld(d, sess, s.finder(ctx, sess), func(id int64) error { return sess.Remote.DeleteActiveDoc(ctx, id) })
 }

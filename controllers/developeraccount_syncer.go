@@ -280,19 +280,7 @@ func (s *DeveloperAccountSyncer) syncUsers(ctx context.Context, d *v1alpha1.Deve
 // Delete implements engine.Syncer: deleting the account deletes its users and applications in 3scale.
 func (s *DeveloperAccountSyncer) Delete(ctx context.Context, d *v1alpha1.DeveloperAccount, sess *engine.Session) error {
 	sess.SystemName = firstAdmin(d).Username
-	id := d.Status.AccountID
-	if id == 0 {
-		remote, err := locate(d, sess, s.finder(ctx, sess))
-		if err != nil || remote == nil {
-			return err
-		}
-		id = remote.ID
-	}
-	if err := ignoreNotFound(sess.Remote.DeleteAccount(ctx, id)); err != nil {
-		return fmt.Errorf("cannot delete account %q: %w", sess.SystemName, err)
-	}
-	s.Snapshots.Forget(sess.Tenant, snapshotKindAccount, id)
-	return nil
+	return deleteHeld(d, sess, s.finder(ctx, sess), func(id int64) error { return sess.Remote.DeleteAccount(ctx, id) })
 }
 
 // deref turns a (pointer, error) answer into a value.

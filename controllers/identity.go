@@ -188,3 +188,24 @@ func checkSoleOwner(ctx context.Context, reader client.Reader, claims *Claims, o
 		"the same 3scale object (tenant, system name) is already managed by %s; give this resource another systemName or remove one of them; deleting this resource leaves that object untouched",
 		who)
 }
+
+// deleteHeld deletes the remote object obj holds: by the id in its status, or, after its own create whose
+// answer was lost (create-pending), the one locate finds by system name. del deletes by id; 404 is done,
+// and so is a parent gone from 3scale (its children went with it).
+func deleteHeld[R any](obj syncedObject, sess *engine.Session, f remoteFinder[R], del func(id int64) error) error {
+	id := obj.GetRemoteID()
+	if id == 0 {
+		remote, err := locate(obj, sess, f)
+		if err != nil || remote == nil {
+			return ignoreNotFound(err)
+		}
+		id, _ = f.idName(*remote)
+	}
+	if err := ignoreNotFound(del(id)); err != nil {
+		return fmt.Errorf("cannot delete %s %q: %w", f.kind, sess.SystemName, err)
+	}
+	if f.forget != nil {
+		f.forget(id)
+	}
+	return nil
+}

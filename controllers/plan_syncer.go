@@ -547,17 +547,6 @@ func (s *PlanSyncer) Delete(ctx context.Context, a *v1alpha1.ApplicationPlan, se
 	if goesWithOwner(ctx, s.Reader, a.Namespace, a.Spec.ProductRef, &v1alpha1.Product{}) {
 		return nil // the product's deletion in 3scale takes the plan with it
 	}
-	id := a.Status.PlanID
-	if id == 0 {
-		remote, err := s.find(ctx, a, sess)
-		if err != nil || remote == nil {
-			return err
-		}
-		id = remote.ID
-	}
-	if err := ignoreNotFound(sess.Remote.DeletePlan(ctx, a.Status.ProductID, id)); err != nil {
-		return fmt.Errorf("cannot delete plan %q: %w", sess.SystemName, err)
-	}
-	s.Snapshots.Forget(sess.Tenant, snapshotKindPlan, id)
-	return nil
+	productID := a.Status.ProductID
+	return deleteHeld(a, sess, s.finder(ctx, sess, productID), func(id int64) error { return sess.Remote.DeletePlan(ctx, productID, id) })
 }

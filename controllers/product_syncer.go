@@ -483,20 +483,11 @@ func (s *ProductSyncer) syncUsages(ctx context.Context, sess *engine.Session, sn
 // after its own lost create); its plans, usages and children go with it.
 func (s *ProductSyncer) Delete(ctx context.Context, p *v1alpha1.Product, sess *engine.Session) error {
 	sess.SystemName = systemNameOf(p.Spec.SystemName, p.Name)
-	id := p.Status.ProductID
-	if id == 0 {
-		remote, err := s.find(ctx, p, sess)
-		if err != nil || remote == nil {
-			return err
-		}
-		id = remote.ID
-	}
-	if err := ignoreNotFound(sess.Remote.DeleteProduct(ctx, id)); err != nil {
-		return fmt.Errorf("cannot delete product %q: %w", sess.SystemName, err)
+	if err := deleteHeld(p, sess, s.finder(ctx, sess), func(id int64) error { return sess.Remote.DeleteProduct(ctx, id) }); err != nil {
+		return err
 	}
 	engine.DeprecatedProductApplications.DeleteLabelValues(p.Namespace, p.Name)
 	engine.ProductLifecycleChanged.DeletePartialMatch(map[string]string{"namespace": p.Namespace, "product": p.Name})
-	s.Snapshots.Forget(sess.Tenant, snapshotKindProduct, id)
 	return nil
 }
 
