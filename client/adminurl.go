@@ -218,3 +218,7 @@ func proxyAddr(u *url.URL) string {
 	}
 	return net.JoinHostPort(u.Hostname(), port)
 }
+
+// IsAddressRefused reports a call the admin URL policy refused at dial time: the admin host resolved to
+// an internal address. It will not pass by itself.
+func IsAddressRefused(err error) bool { return errors.Is(err, errAddressRefused) }

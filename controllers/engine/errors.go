@@ -74,6 +74,8 @@ func Classify(err error) (Class, string, string) {
 		return re.class, re.Reason, re.Message
 	}
 	switch {
+	case tsclient.IsAddressRefused(err):
+		return ClassInvalid, ReasonProviderAccountInvalid, "the provider account's admin URL cannot be used: " + err.Error()
 	case tsclient.IsInUse(err):
 		return ClassWaiting, ReasonDeletionBlocked, "3scale refuses the deletion for now, retrying: " + err.Error()
 	case tsclient.IsInvalid(err):

@@ -179,3 +179,17 @@ func TestStatusHashIsKeyed(t *testing.T) {
 		t.Errorf("the keyed hash is not stable")
 	}
 }
+
+// TestAddressRefusedAtDialTimeIsInvalid: an admin host that resolves to an internal address is a
+// provider-account problem (Invalid), not a passing failure retried forever.
+func TestAddressRefusedAtDialTimeIsInvalid(t *testing.T) {
+	c, err := tsclient.New(tsclient.Config{AdminURL: "http://127.0.0.1:1", Token: "tok-refused-1234",
+		Policy: &tsclient.AdminURLPolicy{AllowInsecureHTTP: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	callErr := c.ProbeCredentials(context.Background())
+	if class, reason, _ := Classify(callErr); class != ClassInvalid || reason != ReasonProviderAccountInvalid {
+		t.Errorf("a refused address (%v) is %v/%s, want Invalid/%s", callErr, class, reason, ReasonProviderAccountInvalid)
+	}
+}
