@@ -22,6 +22,15 @@ const SecretInUseFinalizer = "capabilities.apimsync.io/in-use"
 // finalizer read. Patching metadata.finalizers is the only write apimsync makes to Secrets.
 type SecretReconciler struct {
 	Client client.Client
+	// Finalizer is this manager's in-use finalizer (SecretInUseFinalizerFor); default SecretInUseFinalizer.
+	Finalizer string
+}
+
+func (r *SecretReconciler) finalizer() string {
+	if r.Finalizer == "" {
+		return SecretInUseFinalizer
+	}
+	return r.Finalizer
 }
 
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;patch;create;update;delete
@@ -36,16 +45,16 @@ func (r *SecretReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	has := controllerutil.ContainsFinalizer(&secret, SecretInUseFinalizer)
+	has := controllerutil.ContainsFinalizer(&secret, r.finalizer())
 	if inUse == has || (inUse && !secret.DeletionTimestamp.IsZero()) {
 		return ctrl.Result{}, nil // a finalizer cannot be added to an object being deleted
 	}
 	// Optimistic lock: a finalizer list patched from a stale copy must never drop another's finalizer.
 	patch := client.MergeFromWithOptions(secret.DeepCopy(), client.MergeFromWithOptimisticLock{})
 	if inUse {
-		controllerutil.AddFinalizer(&secret, SecretInUseFinalizer)
+		controllerutil.AddFinalizer(&secret, r.finalizer())
 	} else {
-		controllerutil.RemoveFinalizer(&secret, SecretInUseFinalizer)
+		controllerutil.RemoveFinalizer(&secret, r.finalizer())
 	}
 	if err := r.Client.Patch(ctx, &secret, patch); err != nil && !apierrors.IsNotFound(err) {
 		if apierrors.IsConflict(err) {

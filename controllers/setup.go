@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/time/rate"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -46,6 +47,9 @@ type Options struct {
 	// InvalidRetryPeriod is the safety net for objects made Invalid by an answer of 3scale: they are tried
 	// again after it (default 10 minutes; negative disables it).
 	InvalidRetryPeriod time.Duration
+	// WatchLabelSelector, when set, makes this manager one shard: it syncs only the apimsync objects the
+	// selector matches (the cache must be built with CacheOptions and the same selector).
+	WatchLabelSelector labels.Selector
 	// UsageReportPeriod is how often the usage report of a Deprecated or Retired product is refreshed (one
 	// paginated list of its applications per period; default 10 minutes).
 	UsageReportPeriod time.Duration
@@ -229,14 +233,15 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 
 	// Secrets come to this controller through the objects that read them; directly only those that carry
 	// the in-use finalizer, so that the many unrelated Secrets of a cluster cost nothing.
+	finalizer := SecretInUseFinalizerFor(opts.WatchLabelSelector)
 	carriesFinalizer := predicate.NewPredicateFuncs(func(o client.Object) bool {
-		return controllerutil.ContainsFinalizer(o, SecretInUseFinalizer)
+		return controllerutil.ContainsFinalizer(o, finalizer)
 	})
 	b := ctrl.NewControllerManagedBy(mgr).For(&corev1.Secret{}, builder.WithPredicates(carriesFinalizer)).Named("provideraccount").WithOptions(sh.ctrlOpts())
 	for _, o := range syncedKinds() {
 		b = b.Watches(o, handler.EnqueueRequestsFromMapFunc(secretsOf))
 	}
-	return b.Complete(&SecretReconciler{Client: mgr.GetClient()})
+	return b.Complete(&SecretReconciler{Client: mgr.GetClient(), Finalizer: finalizer})
 }
 
 // applicationsOfProduct maps a Product to the Applications on its plans.

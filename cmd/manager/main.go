@@ -10,12 +10,12 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	_ "k8s.io/client-go/plugin/pkg/client/auth"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
@@ -39,6 +39,7 @@ type flags struct {
 	leaderElect            bool
 	leaderElectionNS       string
 	watchNamespaces        string
+	watchLabelSelector     string
 	opts                   controllers.Options
 	zap                    zap.Options
 }
@@ -53,6 +54,7 @@ func parseFlags(args []string) (*flags, error) {
 	fs.BoolVar(&f.leaderElect, "leader-elect", false, "Elect a leader so that only one replica syncs at a time.")
 	fs.StringVar(&f.leaderElectionNS, "leader-election-namespace", "", "Namespace of the leader-election lease (default: the pod's namespace).")
 	fs.StringVar(&f.watchNamespaces, "watch-namespaces", "", "Comma-separated namespaces to watch; empty watches all.")
+	fs.StringVar(&f.watchLabelSelector, "watch-label-selector", "", "Sync only the apimsync objects this label selector matches (one shard of several managers, e.g. apimsync.io/shard=a); empty syncs all.")
 	fs.DurationVar(&f.opts.DriftCheckPeriod, "drift-check-period", 30*time.Minute, "How often synced objects are re-read from 3scale and repaired; 0 turns drift checks off.")
 	fs.IntVar(&f.opts.MaxConcurrentReconciles, "max-concurrent-reconciles", 4, "Objects of one kind reconciled at once.")
 	fs.Float64Var(&f.opts.RemoteQPS, "remote-qps", 10, "Requests per second to one 3scale tenant (token bucket).")
@@ -70,6 +72,13 @@ func parseFlags(args []string) (*flags, error) {
 	f.zap.BindFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
+	}
+	if f.watchLabelSelector != "" {
+		sel, err := labels.Parse(f.watchLabelSelector)
+		if err != nil {
+			return nil, fmt.Errorf("--watch-label-selector: %w", err)
+		}
+		f.opts.WatchLabelSelector = sel
 	}
 	return f, nil
 }
@@ -106,13 +115,7 @@ func run(args []string) error {
 	if err != nil {
 		return fmt.Errorf("cannot find a cluster (set --kubeconfig or KUBECONFIG): %w", err)
 	}
-	var cacheOpts cache.Options
-	if ns := splitNamespaces(f.watchNamespaces); len(ns) > 0 {
-		cacheOpts.DefaultNamespaces = map[string]cache.Config{}
-		for _, n := range ns {
-			cacheOpts.DefaultNamespaces[n] = cache.Config{}
-		}
-	}
+	cacheOpts := controllers.CacheOptions(splitNamespaces(f.watchNamespaces), f.opts.WatchLabelSelector)
 	shutdown := 30 * time.Second
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                        scheme,

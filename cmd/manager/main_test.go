@@ -55,3 +55,14 @@ func TestMetricsSecureServing(t *testing.T) {
 		t.Errorf("default metrics options: %+v, private admin URLs allowed: %v", o, f.opts.AllowPrivateAdminURLs)
 	}
 }
+
+// TestWatchLabelSelector: the selector is parsed into the options, and a bad one is refused.
+func TestWatchLabelSelector(t *testing.T) {
+	f, err := parseFlags([]string{"--watch-label-selector=apimsync.io/shard in (a,b)"})
+	if err != nil || f.opts.WatchLabelSelector == nil || f.opts.WatchLabelSelector.String() != "apimsync.io/shard in (a,b)" {
+		t.Errorf("selector %v, %v", f.opts.WatchLabelSelector, err)
+	}
+	if _, err := parseFlags([]string{"--watch-label-selector=a in ("}); err == nil {
+		t.Errorf("a bad selector was accepted")
+	}
+}

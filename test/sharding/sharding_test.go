@@ -1,0 +1,154 @@
+// Package sharding proves that managers with disjoint label selectors (one shard each) never touch each
+// other's objects, on a real control plane with the simulator as 3scale.
+package sharding
+
+import (
+	"context"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	"github.com/apimsync/apimsync/controllers"
+	"github.com/apimsync/apimsync/test/simulator"
+	"github.com/apimsync/apimsync/test/testenv"
+)
+
+var env *testenv.Env
+
+func TestMain(m *testing.M) {
+	os.Exit(testenv.Main(m, func(e *testenv.Env) { env = e }))
+}
+
+// startShard starts a manager that syncs only the objects selector matches; the returned func stops it.
+func startShard(t *testing.T, selector string) func() {
+	t.Helper()
+	sel, err := labels.Parse(selector)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"},
+		Cache: controllers.CacheOptions(nil, sel)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	if err := controllers.SetupWithManager(ctx, mgr, controllers.Options{WatchLabelSelector: sel, SkipNameValidation: true,
+		AllowPrivateAdminURLs: true, RemoteQPS: 200, RemoteBurst: 200, OrphanBackoffInitial: 200 * time.Millisecond}); err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	return func() { cancel(); <-done }
+}
+
+func eventually(t *testing.T, cond func() string) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	last := ""
+	for time.Now().Before(deadline) {
+		if last = cond(); last == "" {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatal(last)
+}
+
+func backend(ns, name, shard string) *v1alpha1.Backend {
+	return &v1alpha1.Backend{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{"apimsync.io/shard": shard}},
+		Spec: v1alpha1.BackendSpec{Name: name, PrivateBaseURL: "https://" + name + ".internal"}}
+}
+
+func synced(b *v1alpha1.Backend) string {
+	if err := env.Client.Get(context.Background(), client.ObjectKeyFromObject(b), b); err != nil {
+		return err.Error()
+	}
+	for _, c := range b.Status.Conditions {
+		if c.Type == v1alpha1.ConditionSynced && c.Status == metav1.ConditionTrue {
+			return ""
+		}
+	}
+	return fmt.Sprintf("%s is not Synced: %+v", b.Name, b.Status.Conditions)
+}
+
+// TestShardsNeverTouchEachOthersObjects: shard a syncs its Backend and leaves shard b's alone (no
+// finalizer, no status, nothing in 3scale) until shard b's manager runs; they share the provider-account
+// Secret, each with its own in-use finalizer; deleting shard a's Backend leaves shard b's untouched.
+func TestShardsNeverTouchEachOthersObjects(t *testing.T) {
+	sim := simulator.New(simulator.Options{Tenants: map[string]string{"acme": "acme-token-0123456789"}})
+	srv := httptest.NewServer(sim)
+	defer srv.Close()
+	ctx := context.Background()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "sharded"}}
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: v1alpha1.DefaultProviderAccountSecret},
+		StringData: map[string]string{"adminURL": srv.URL + "/t/acme", "token": "acme-token-0123456789", "allowInsecureHTTP": "true"}}
+	a, b := backend(ns.Name, "pets-a", "a"), backend(ns.Name, "pets-b", "b")
+	for _, o := range []client.Object{ns, secret, a, b} {
+		if err := env.Client.Create(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stopA := startShard(t, "apimsync.io/shard=a")
+	defer stopA()
+	eventually(t, func() string { return synced(a) })
+	time.Sleep(3 * time.Second)
+	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(b), b); err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Finalizers) > 0 || len(b.Status.Conditions) > 0 || b.Status.BackendID != 0 {
+		t.Errorf("shard a touched shard b's Backend: finalizers %v, status %+v", b.Finalizers, b.Status)
+	}
+	if got := sim.Count("acme", simulator.KindBackendAPIs); got != 1 {
+		t.Errorf("%d backends in 3scale with only shard a running, want 1", got)
+	}
+	finalizerA := controllers.SecretInUseFinalizerFor(labels.SelectorFromSet(labels.Set{"apimsync.io/shard": "a"}))
+	finalizerB := controllers.SecretInUseFinalizerFor(labels.SelectorFromSet(labels.Set{"apimsync.io/shard": "b"}))
+	secretHas := func(want ...string) func() string {
+		return func() string {
+			var s corev1.Secret
+			if err := env.Client.Get(ctx, client.ObjectKeyFromObject(secret), &s); err != nil {
+				return err.Error()
+			}
+			got := slices.Sorted(slices.Values(s.Finalizers))
+			if !slices.Equal(got, slices.Sorted(slices.Values(want))) {
+				return fmt.Sprintf("Secret finalizers %v, want %v", got, want)
+			}
+			return ""
+		}
+	}
+	eventually(t, secretHas(finalizerA))
+
+	stopB := startShard(t, "apimsync.io/shard=b")
+	defer stopB()
+	eventually(t, func() string { return synced(b) })
+	eventually(t, secretHas(finalizerA, finalizerB))
+
+	if err := env.Client.Delete(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, func() string {
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(a), a); err == nil {
+			return "shard a's Backend is still there"
+		}
+		return ""
+	})
+	eventually(t, secretHas(finalizerB))
+	if msg := synced(b); msg != "" {
+		t.Error(msg)
+	}
+	if got := sim.Count("acme", simulator.KindBackendAPIs); got != 1 {
+		t.Errorf("%d backends in 3scale after deleting shard a's, want shard b's 1", got)
+	}
+}
