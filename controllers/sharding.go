@@ -40,9 +40,18 @@ func CacheOptions(namespaces []string, selector labels.Selector) cache.Options {
 // for a shard (a manager with a label selector), one of its own, so that shards never remove each
 // other's.
 func SecretInUseFinalizerFor(selector labels.Selector) string {
+	if id := ShardID(selector); id != "" {
+		return SecretInUseFinalizer + "-" + id
+	}
+	return SecretInUseFinalizer
+}
+
+// ShardID names the shard a selector makes (a short hash of it), "" for a manager of everything. It
+// keeps shards' finalizers and leader-election leases apart.
+func ShardID(selector labels.Selector) string {
 	if selector == nil || selector.Empty() {
-		return SecretInUseFinalizer
+		return ""
 	}
 	sum := sha256.Sum256([]byte(selector.String()))
-	return SecretInUseFinalizer + "-" + hex.EncodeToString(sum[:])[:10]
+	return hex.EncodeToString(sum[:])[:10]
 }

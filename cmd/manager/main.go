@@ -100,6 +100,14 @@ func metricsOptions(f *flags) metricsserver.Options {
 
 func disableHTTP2(c *tls.Config) { c.NextProtos = []string{"http/1.1"} }
 
+// leaderElectionID is the lease of this manager: one per shard, so that shards elect their leaders apart.
+func leaderElectionID(f *flags) string {
+	if id := controllers.ShardID(f.opts.WatchLabelSelector); id != "" {
+		return "apimsync-" + id + ".capabilities.apimsync.io"
+	}
+	return "apimsync.capabilities.apimsync.io"
+}
+
 func run(args []string) error {
 	f, err := parseFlags(args)
 	if err != nil {
@@ -122,7 +130,7 @@ func run(args []string) error {
 		Metrics:                       metricsOptions(f),
 		HealthProbeBindAddress:        f.probeAddr,
 		LeaderElection:                f.leaderElect,
-		LeaderElectionID:              "apimsync.capabilities.apimsync.io",
+		LeaderElectionID:              leaderElectionID(f),
 		LeaderElectionNamespace:       f.leaderElectionNS,
 		LeaderElectionReleaseOnCancel: true,
 		GracefulShutdownTimeout:       &shutdown,

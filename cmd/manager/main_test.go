@@ -62,6 +62,11 @@ func TestWatchLabelSelector(t *testing.T) {
 	if err != nil || f.opts.WatchLabelSelector == nil || f.opts.WatchLabelSelector.String() != "apimsync.io/shard in (a,b)" {
 		t.Errorf("selector %v, %v", f.opts.WatchLabelSelector, err)
 	}
+	other, _ := parseFlags([]string{"--watch-label-selector=apimsync.io/shard=c"})
+	all, _ := parseFlags(nil)
+	if ids := []string{leaderElectionID(f), leaderElectionID(other), leaderElectionID(all)}; ids[0] == ids[1] || ids[1] == ids[2] || ids[0] == ids[2] {
+		t.Errorf("shards share a leader-election lease: %v", ids)
+	}
 	if _, err := parseFlags([]string{"--watch-label-selector=a in ("}); err == nil {
 		t.Errorf("a bad selector was accepted")
 	}
