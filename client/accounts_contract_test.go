@@ -2,25 +2,14 @@ package client
 
 import (
 	"context"
-	"strings"
 	"testing"
-	"time"
-
-	"github.com/google/go-cmp/cmp"
-	"github.com/jarcoal/httpmock"
 )
 
 // TestAccountRefusalsAsPortaSendsThem answers the account, user, application and ActiveDocs calls with
 // porta's refusals, as porta renders them, and checks how the client classifies them and what it says.
 // The simulator gives the same bodies (test/simulator/*_test.go pin them).
 func TestAccountRefusalsAsPortaSendsThem(t *testing.T) {
-	cases := map[string]struct {
-		call        func(ctx context.Context, c *Client) error
-		respond     httpmock.Responder
-		want        errorClasses
-		wantMessage string // whole message; "" to skip
-		wantInText  string
-	}{
+	cases := map[string]errorCase{
 		// Signup: the user's errors reported as the account's (Admin::Api::SignupsController#check_creation_errors,
 		// app/controllers/admin/api/signups_controller.rb:23-32); Account validates org_name
 		// (app/models/account.rb:267-268), User username and a strong password
@@ -169,25 +158,5 @@ func TestAccountRefusalsAsPortaSendsThem(t *testing.T) {
 				"info, paths; system_name has already been taken",
 		},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			c := newContractClient(t, Config{})
-			httpmock.RegisterNoResponder(tc.respond)
-			ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
-			defer cancel()
-			err := tc.call(ctx, c)
-			if err == nil {
-				t.Fatal("no error")
-			}
-			if diff := cmp.Diff(tc.want, classesOf(err)); diff != "" {
-				t.Errorf("classes of %q (-want +got):\n%s", err, diff)
-			}
-			if tc.wantMessage != "" && tc.wantMessage != err.Error() {
-				t.Errorf("message %q, want %q", err, tc.wantMessage)
-			}
-			if !strings.Contains(err.Error(), tc.wantInText) {
-				t.Errorf("message %q does not contain %q", err, tc.wantInText)
-			}
-		})
-	}
+	runErrorCases(t, cases)
 }

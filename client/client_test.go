@@ -314,19 +314,9 @@ func TestInFlightCapAndObserver(t *testing.T) {
 		seen = append(seen, ci)
 		mu.Unlock()
 	}})
-	var now, peak atomic.Int32
-	httpmock.RegisterResponder("GET", `=~^https://acme-admin.example.com/admin/api/backend_apis/\d+\.json`, func(*http.Request) (*http.Response, error) {
-		n := now.Add(1)
-		for {
-			p := peak.Load()
-			if n <= p || peak.CompareAndSwap(p, n) {
-				break
-			}
-		}
-		time.Sleep(20 * time.Millisecond)
-		now.Add(-1)
-		return httpmock.NewStringResponse(200, `{"backend_api":{"id":1}}`), nil
-	})
+	var peak atomic.Int32
+	httpmock.RegisterResponder("GET", `=~^https://acme-admin.example.com/admin/api/backend_apis/\d+\.json`,
+		peakResponder(&peak, 20*time.Millisecond, `{"backend_api":{"id":1}}`))
 	var wg sync.WaitGroup
 	for i := range 10 {
 		wg.Add(1)

@@ -1050,13 +1050,7 @@ func TestContractErrorClassification(t *testing.T) {
 		return err
 	}
 	deleteBackend := func(ctx context.Context, c *Client) error { return c.DeleteBackend(ctx, 7) }
-	cases := map[string]struct {
-		call        func(ctx context.Context, c *Client) error
-		respond     httpmock.Responder
-		want        errorClasses
-		wantMessage string // whole message; "" to skip
-		wantInText  string // part of the message
-	}{
+	cases := map[string]errorCase{
 		"404 not found": {
 			call: getProduct, respond: answer(404, `{"status":"Not found"}`),
 			want:        errorClasses{NotFound: true},
@@ -1142,32 +1136,7 @@ func TestContractErrorClassification(t *testing.T) {
 			wantInText: "cannot decode the list",
 		},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			c := newContractClient(t, Config{})
-			httpmock.RegisterNoResponder(tc.respond)
-			ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
-			defer cancel()
-			err := tc.call(ctx, c)
-			if err == nil {
-				t.Fatal("no error")
-			}
-			if diff := cmp.Diff(tc.want, classesOf(err)); diff != "" {
-				t.Errorf("classes of %q (-want +got):\n%s", err, diff)
-			}
-			if tc.wantMessage != "" {
-				if diff := cmp.Diff(tc.wantMessage, err.Error()); diff != "" {
-					t.Errorf("message (-want +got):\n%s", diff)
-				}
-			}
-			if !strings.Contains(err.Error(), tc.wantInText) {
-				t.Errorf("message %q does not contain %q", err, tc.wantInText)
-			}
-			if !strings.HasPrefix(err.Error(), "3scale: ") {
-				t.Errorf("message %q does not say it comes from 3scale", err)
-			}
-		})
-	}
+	runErrorCases(t, cases)
 }
 
 // TestNoAnswerIsUnavailable covers errors that come without an HTTP answer from a real listener: a
@@ -1304,19 +1273,8 @@ func TestMaxInFlightCapsConcurrency(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			c := newContractClient(t, Config{MaxInFlight: tc.maxInFlight})
-			var now, peak atomic.Int32
-			httpmock.RegisterNoResponder(func(r *http.Request) (*http.Response, error) {
-				n := now.Add(1)
-				for {
-					p := peak.Load()
-					if n <= p || peak.CompareAndSwap(p, n) {
-						break
-					}
-				}
-				time.Sleep(60 * time.Millisecond)
-				now.Add(-1)
-				return httpmock.NewStringResponse(200, `{"service":{"id":42}}`), nil
-			})
+			var peak atomic.Int32
+			httpmock.RegisterNoResponder(peakResponder(&peak, 60*time.Millisecond, `{"service":{"id":42}}`))
 			var wg sync.WaitGroup
 			errs := make(chan error, 10)
 			for range 10 {
@@ -1609,3 +1567,60 @@ var (
 		PlanID: 61, PlanName: "Gold", OrgName: "ACME", ApplicationID: "a1b2c3d4"}
 	wantAPIDoc = &ActiveDoc{ID: 84, Name: "Petstore", SystemName: "petstore", Description: "d", Published: true, Body: `{"openapi":"3.0.3"}`, ServiceID: 42}
 )
+
+// errorCase is one erroneous answer of porta's and what the client must make of it.
+type errorCase struct {
+	call        func(ctx context.Context, c *Client) error
+	respond     httpmock.Responder
+	want        errorClasses
+	wantMessage string // whole message; "" to skip
+	wantInText  string // part of the message
+}
+
+// runErrorCases sends each case's call, answers it as the case says and checks the error's classes and
+// message, which always says it comes from 3scale.
+func runErrorCases(t *testing.T, cases map[string]errorCase) {
+	t.Helper()
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := newContractClient(t, Config{})
+			httpmock.RegisterNoResponder(tc.respond)
+			ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+			defer cancel()
+			err := tc.call(ctx, c)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if diff := cmp.Diff(tc.want, classesOf(err)); diff != "" {
+				t.Errorf("classes of %q (-want +got):\n%s", err, diff)
+			}
+			if tc.wantMessage != "" && tc.wantMessage != err.Error() {
+				t.Errorf("message (-want +got):\n%s", cmp.Diff(tc.wantMessage, err.Error()))
+			}
+			if !strings.Contains(err.Error(), tc.wantInText) {
+				t.Errorf("message %q does not contain %q", err, tc.wantInText)
+			}
+			if !strings.HasPrefix(err.Error(), "3scale: ") {
+				t.Errorf("message %q does not say it comes from 3scale", err)
+			}
+		})
+	}
+}
+
+// peakResponder answers every request with body after holding it for hold, and records in peak the most
+// requests it held at once.
+func peakResponder(peak *atomic.Int32, hold time.Duration, body string) httpmock.Responder {
+	var now atomic.Int32
+	return func(*http.Request) (*http.Response, error) {
+		n := now.Add(1)
+		for {
+			p := peak.Load()
+			if n <= p || peak.CompareAndSwap(p, n) {
+				break
+			}
+		}
+		time.Sleep(hold)
+		now.Add(-1)
+		return httpmock.NewStringResponse(200, body), nil
+	}
+}
