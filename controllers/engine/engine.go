@@ -336,7 +336,7 @@ func (r *Reconciler[T]) finalize(ctx context.Context, obj T) (ctrl.Result, error
 		if bound == s.Tenant {
 			s.CreatePending = id == 0
 			if err := r.Syncer.Delete(ctx, obj, s); err != nil {
-				return r.fail(ctx, obj, deletionRefusal(err))
+				return r.fail(ctx, obj, err)
 			}
 			r.event(obj, "Normal", "RemoteDeleted", "Delete", "deleted the %s from tenant %s", r.Kind, s.Tenant)
 		} else {

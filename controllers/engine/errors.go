@@ -76,8 +76,8 @@ func Classify(err error) (Class, string, string) {
 	switch {
 	case tsclient.IsAddressRefused(err):
 		return ClassInvalid, ReasonProviderAccountInvalid, "the provider account's admin URL cannot be used: " + err.Error()
-	case tsclient.IsInUse(err):
-		return ClassWaiting, ReasonDeletionBlocked, "3scale refuses the deletion for now, retrying: " + err.Error()
+	case isDeletionRefusal(err):
+		return ClassWaiting, ReasonDeletionBlocked, "3scale refuses to delete it for now (" + err.Error() + "); retrying with backoff"
 	case tsclient.IsInvalid(err):
 		return ClassInvalid, ReasonRemoteRejected, "3scale rejected the spec: " + err.Error()
 	case tsclient.IsUnauthorized(err), tsclient.IsForbidden(err):
@@ -98,21 +98,17 @@ func retryAfter(err error) (time.Duration, bool) {
 	return tsclient.RetryAfter(err)
 }
 
-// deletionRefusal turns 3scale's refusals of a DELETE that can pass — the object is still in use, a plan
-// still has applications, an account's default or last product (porta answers these with 422, or 403
-// without a body) — into waiting errors: the deletion is retried with backoff and the condition says why,
-// it never hangs as Invalid.
-func deletionRefusal(err error) error {
+// isDeletionRefusal reports 3scale's refusals of a DELETE that can pass — the object is still in use, a
+// plan still has applications, an account's default or last product (porta answers these with 403, 409
+// or 422 and errors, or 403 without a body): waiting, retried with backoff, never Invalid, so that no
+// deletion hangs silently.
+func isDeletionRefusal(err error) bool {
 	var e *tsclient.APIError
 	if !errors.As(err, &e) || e.Method != http.MethodDelete {
-		return err
+		return false
 	}
 	bodyless403 := e.StatusCode == http.StatusForbidden && e.Message == "" && len(e.Errors) == 0
-	if tsclient.IsInUse(err) || e.StatusCode == http.StatusUnprocessableEntity || bodyless403 {
-		return &ReasonedError{class: ClassWaiting, Reason: ReasonDeletionBlocked,
-			Message: "3scale refuses to delete it for now (" + err.Error() + "); retrying with backoff"}
-	}
-	return err
+	return tsclient.IsInUse(err) || e.StatusCode == http.StatusUnprocessableEntity || bodyless403
 }
 
 // fromRemote reports whether err is (or wraps) an answer of 3scale, as opposed to a check of the spec.
