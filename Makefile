@@ -79,6 +79,10 @@ run: ## Run the manager against the cluster of the current kubeconfig.
 demo: envtest-assets build ## Start a local control plane, the simulator and the manager; apply samples/ and watch them converge.
 	go run ./cmd/demo
 
+.PHONY: bench
+bench: envtest-assets build ## Benchmark calls, time and memory at scale (BENCH_OBJECTS=5000 BENCH_TENANTS=10 ...; see cmd/bench).
+	go run ./cmd/bench
+
 ##@ Deployment (kustomize, config/)
 
 .PHONY: install

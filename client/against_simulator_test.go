@@ -166,7 +166,8 @@ func TestClientFlowAgainstSimulator(t *testing.T) {
 		DeploymentOption: "self_managed", BackendVersion: "2"})).must(t, "create product")
 	checkSame(t, "created product", &Product{ID: p.ID, Name: "Shop", SystemName: "shop", Description: "the shop", State: "incomplete",
 		DeploymentOption: "self_managed", BackendVersion: "2"}, p, ignoreStamps)
-	counts["services"], counts["metrics"] = 1, 4
+	// Porta gives a new service its hits metric and the default mapping rule GET / on it.
+	counts["services"], counts["metrics"], counts["mapping_rules"] = 1, 4, 2
 	checkCounts(t, f, "product created", counts)
 	p = outcome(c.UpdateProduct(ctx, p.ID, ProductParams{Name: "Shop API", SystemName: "ignored", Description: ptrTo("")})).must(t, "update product")
 	checkSame(t, "updated product", &Product{ID: p.ID, Name: "Shop API", SystemName: "shop", State: "incomplete", DeploymentOption: "self_managed",
@@ -176,6 +177,11 @@ func TestClientFlowAgainstSimulator(t *testing.T) {
 
 	ps := ProductScope(p.ID)
 	pHits := outcome(c.ListMetrics(ctx, ps)).must(t, "list product metrics")[0]
+	defaults := outcome(c.ListMappingRules(ctx, ps)).must(t, "list the new product's rules")
+	if len(defaults) != 1 || defaults[0].Pattern != "/" || defaults[0].HTTPMethod != "GET" || defaults[0].MetricID != pHits.ID {
+		t.Fatalf("a new product's rules: %+v, want porta's default GET / on hits", defaults)
+	}
+	mustDo(t, "delete the default rule", c.DeleteMappingRule(ctx, ps, defaults[0].ID))
 	orders := outcome(c.CreateMetric(ctx, ps, MetricParams{SystemName: "orders", FriendlyName: "Orders", Unit: "order"})).must(t, "create product metric")
 	checkout := outcome(c.CreateMethod(ctx, ps, pHits.ID, MethodParams{SystemName: "checkout", FriendlyName: "Checkout"})).must(t, "create product method")
 	checkout = outcome(c.UpdateMethod(ctx, ps, pHits.ID, checkout.ID, MethodParams{FriendlyName: "Check out"})).must(t, "update product method")
@@ -272,6 +278,7 @@ func TestClientFlowAgainstSimulator(t *testing.T) {
 		t.Errorf("derived plan system name %q, want spare_plan", spare.SystemName)
 	}
 	checkSame(t, "plans", []int64{plan.ID, spare.ID}, ids(outcome(c.ListPlans(ctx, p.ID)).must(t, "list plans"), func(p ApplicationPlan) int64 { return p.ID }))
+	checkSame(t, "all plans", []int64{plan.ID, spare.ID}, ids(outcome(c.ListAllPlans(ctx)).must(t, "list all plans"), func(p ApplicationPlan) int64 { return p.ID }))
 	mustDo(t, "delete the second plan", c.DeletePlan(ctx, p.ID, spare.ID))
 	counts["application_plans"] = 1
 	checkCounts(t, f, "plans", counts)

@@ -116,6 +116,7 @@ var clientCalls = map[string]func(ctx context.Context, c *Client) error{
 	},
 	"DeleteBackendUsage": func(ctx context.Context, c *Client) error { return c.DeleteBackendUsage(ctx, 11, 51) },
 	"ListPlans":          func(ctx context.Context, c *Client) error { _, err := c.ListPlans(ctx, 11); return err },
+	"ListAllPlans":       func(ctx context.Context, c *Client) error { _, err := c.ListAllPlans(ctx); return err },
 	"GetPlan":            func(ctx context.Context, c *Client) error { _, err := c.GetPlan(ctx, 11, 61); return err },
 	"CreatePlan": func(ctx context.Context, c *Client) error {
 		_, err := c.CreatePlan(ctx, 11, everyPlanField())

@@ -534,6 +534,12 @@ func TestEveryCallContract(t *testing.T) {
 			want:       seenRequest{Method: "GET", Path: "/admin/api/services/42/application_plans.json"},
 			wantResult: []ApplicationPlan{*wantPlan},
 		},
+		"ListAllPlans: every product's plans, under plans": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.ListAllPlans(ctx) },
+			code: 200, body: `{"plans":[{"application_plan":` + portaPlan + `}]}`,
+			want:       seenRequest{Method: "GET", Path: "/admin/api/application_plans.json"},
+			wantResult: []ApplicationPlan{*wantPlan},
+		},
 		"ProbeCredentials": {
 			call: func(ctx context.Context, c *Client) (any, error) { return nil, c.ProbeCredentials(ctx) },
 			code: 200, body: `{"services":[]}`,

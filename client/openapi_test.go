@@ -119,6 +119,7 @@ var everyCall = map[string]func(ctx context.Context, c *Client) error{
 	},
 	"DeleteBackendUsage": func(ctx context.Context, c *Client) error { return c.DeleteBackendUsage(ctx, 1, 6) },
 	"ListPlans":          func(ctx context.Context, c *Client) error { _, err := c.ListPlans(ctx, 1); return err },
+	"ListAllPlans":       func(ctx context.Context, c *Client) error { _, err := c.ListAllPlans(ctx); return err },
 	"GetPlan":            func(ctx context.Context, c *Client) error { _, err := c.GetPlan(ctx, 1, 7); return err },
 	"CreatePlan": func(ctx context.Context, c *Client) error {
 		_, err := c.CreatePlan(ctx, 1, fullPlanParams())

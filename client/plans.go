@@ -68,6 +68,12 @@ func (c *Client) ListPlans(ctx context.Context, serviceID int64) ([]ApplicationP
 	return list[ApplicationPlan](ctx, c, "/admin/api/services/{service_id}/application_plans.json", false, serviceID)
 }
 
+// ListAllPlans lists the application plans of every product of the tenant (GET
+// /admin/api/application_plans.json); each carries its service_id.
+func (c *Client) ListAllPlans(ctx context.Context) ([]ApplicationPlan, error) {
+	return list[ApplicationPlan](ctx, c, "/admin/api/application_plans.json", false)
+}
+
 // GetPlan reads one plan (GET /admin/api/services/{service_id}/application_plans/{id}.json).
 func (c *Client) GetPlan(ctx context.Context, serviceID, id int64) (*ApplicationPlan, error) {
 	return one[ApplicationPlan](ctx, c, call{method: "GET", endpoint: "/admin/api/services/{service_id}/application_plans/{id}.json", args: []any{serviceID, id}})

@@ -187,7 +187,7 @@ func activeDocParams(d *v1alpha1.ActiveDoc, want *activeDocDesired, systemName s
 // Create implements engine.Syncer.
 func (s *ActiveDocSyncer) Create(ctx context.Context, d *v1alpha1.ActiveDoc, sess *engine.Session) error {
 	want := sess.Desired.(*activeDocDesired)
-	created, err := createOrAdopt(sess.SystemName, func() (*tsclient.ActiveDoc, error) {
+	created, _, err := createOrAdopt(sess.SystemName, func() (*tsclient.ActiveDoc, error) {
 		return sess.Remote.CreateActiveDoc(ctx, activeDocParams(d, want, sess.SystemName))
 	}, d, sess, s.finder(ctx, sess))
 	if err != nil {

@@ -356,7 +356,7 @@ func (s *ApplicationSyncer) Create(ctx context.Context, a *v1alpha1.Application,
 	if len(d.AppKeys) > 0 {
 		p.ApplicationKey = d.AppKeys[0]
 	}
-	created, err := createOrAdopt(sess.SystemName, func() (*tsclient.Application, error) {
+	created, _, err := createOrAdopt(sess.SystemName, func() (*tsclient.Application, error) {
 		return sess.Remote.CreateApplication(ctx, d.AccountID, p)
 	}, a, sess, s.finder(ctx, sess, d.AccountID))
 	if err != nil {

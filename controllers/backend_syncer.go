@@ -32,6 +32,8 @@ type BackendSyncer struct {
 	Snapshots *cache.Snapshots
 	// Claims arbitrates resources that resolve to the same backend.
 	Claims *Claims
+	// Lists shares the tenant's list of backends among the Backends looking for theirs in one burst.
+	Lists *BurstLists
 }
 
 var _ engine.Syncer[*v1alpha1.Backend] = &BackendSyncer{}
@@ -101,6 +103,9 @@ func (s *BackendSyncer) finder(ctx context.Context, sess *engine.Session) remote
 	return remoteFinder[tsclient.Backend]{kind: "backend",
 		get:    func(id int64) (*tsclient.Backend, error) { return sess.Remote.GetBackend(ctx, id) },
 		list:   func() ([]tsclient.Backend, error) { return sess.Remote.ListBackends(ctx) },
+		shared: func() ([]tsclient.Backend, error) {
+			return sharedList(s.Lists, sess.Tenant+" backends", func() ([]tsclient.Backend, error) { return sess.Remote.ListBackends(ctx) })
+		},
 		idName: func(r tsclient.Backend) (int64, string) { return r.ID, r.SystemName },
 		forget: func(id int64) { s.Snapshots.Forget(sess.Tenant, snapshotKindBackend, id) },
 	}
@@ -117,7 +122,7 @@ func backendAttrsMatch(r tsclient.Backend, b *v1alpha1.Backend) bool {
 // Create implements engine.Syncer: creates the backend API (adopting it when a lost response already
 // created it) and its children.
 func (s *BackendSyncer) Create(ctx context.Context, b *v1alpha1.Backend, sess *engine.Session) error {
-	created, err := createOrAdopt(sess.SystemName,
+	created, fresh, err := createOrAdopt(sess.SystemName,
 		func() (*tsclient.Backend, error) {
 			return sess.Remote.CreateBackend(ctx, backendParams(b, sess.SystemName))
 		}, b, sess, s.finder(ctx, sess))
@@ -125,7 +130,12 @@ func (s *BackendSyncer) Create(ctx context.Context, b *v1alpha1.Backend, sess *e
 		return err
 	}
 	b.Status.BackendID = created.ID
-	children, err := readChildren(ctx, sess.Remote, tsclient.BackendScope(created.ID))
+	read := readChildren
+	if fresh {
+		// A new backend API holds its hits metric alone (BackendApi#create_default_metrics).
+		read = readNewChildren(false)
+	}
+	children, err := read(ctx, sess.Remote, tsclient.BackendScope(created.ID))
 	if err != nil {
 		return err
 	}

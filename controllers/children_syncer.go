@@ -41,17 +41,9 @@ func (s *childrenSnapshot) metricID(systemName string) int64 {
 
 // readChildren reads the metrics, methods and mapping rules of a product or backend.
 func readChildren(ctx context.Context, c *tsclient.Client, scope tsclient.Scope) (*childrenSnapshot, error) {
-	all, err := c.ListMetrics(ctx, scope)
+	snap, err := readMetrics(ctx, c, scope)
 	if err != nil {
-		return nil, fmt.Errorf("cannot list metrics: %w", err)
-	}
-	snap := &childrenSnapshot{Metrics: map[string]tsclient.Metric{}, Methods: map[string]tsclient.Metric{}}
-	for _, m := range all {
-		if m.ParentID != 0 {
-			snap.Methods[m.SystemName] = m
-		} else {
-			snap.Metrics[m.SystemName] = m
-		}
+		return nil, err
 	}
 	if len(snap.Methods) == 0 && snap.hitsID() != 0 {
 		// Some lists leave methods out: read them under hits.
@@ -69,6 +61,42 @@ func readChildren(ctx context.Context, c *tsclient.Client, scope tsclient.Scope)
 	}
 	snap.Rules = rules
 	return snap, nil
+}
+
+// readMetrics reads the metrics (and the methods the list holds) of a product or backend.
+func readMetrics(ctx context.Context, c *tsclient.Client, scope tsclient.Scope) (*childrenSnapshot, error) {
+	all, err := c.ListMetrics(ctx, scope)
+	if err != nil {
+		return nil, fmt.Errorf("cannot list metrics: %w", err)
+	}
+	snap := &childrenSnapshot{Metrics: map[string]tsclient.Metric{}, Methods: map[string]tsclient.Metric{}}
+	for _, m := range all {
+		if m.ParentID != 0 {
+			snap.Methods[m.SystemName] = m
+		} else {
+			snap.Metrics[m.SystemName] = m
+		}
+	}
+	return snap, nil
+}
+
+// readNewChildren reads the children of a product or backend this reconcile has just created, which
+// hold only what 3scale puts in a new one: the hits metric (read for its id) and, for a product, the
+// default mapping rule GET / (Proxy#create_default_proxy_rule, read for its id). No methods: nothing to
+// list.
+func readNewChildren(withRules bool) func(context.Context, *tsclient.Client, tsclient.Scope) (*childrenSnapshot, error) {
+	return func(ctx context.Context, c *tsclient.Client, scope tsclient.Scope) (*childrenSnapshot, error) {
+		snap, err := readMetrics(ctx, c, scope)
+		if err != nil {
+			return nil, err
+		}
+		if withRules {
+			if snap.Rules, err = c.ListMappingRules(ctx, scope); err != nil {
+				return nil, fmt.Errorf("cannot list mapping rules: %w", err)
+			}
+		}
+		return snap, nil
+	}
 }
 
 // childrenUpToDate reports whether the remote children match the spec.

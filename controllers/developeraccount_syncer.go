@@ -186,7 +186,7 @@ func accountMatches(snap *accountSnapshot, d *v1alpha1.DeveloperAccount) bool {
 func (s *DeveloperAccountSyncer) Create(ctx context.Context, d *v1alpha1.DeveloperAccount, sess *engine.Session) error {
 	admin := firstAdmin(d)
 	desired := sess.Desired.(*accountDesired)
-	created, err := createOrAdopt(sess.SystemName, func() (*tsclient.Account, error) {
+	created, _, err := createOrAdopt(sess.SystemName, func() (*tsclient.Account, error) {
 		return sess.Remote.Signup(ctx, tsclient.SignupParams{OrgName: d.Spec.OrgName, Username: admin.Username, Email: admin.Email,
 			Password: desired.Passwords[admin.Username]})
 	}, d, sess, s.finder(ctx, sess))

@@ -20,6 +20,9 @@ type remoteFinder[R any] struct {
 	kind   string
 	get    func(id int64) (*R, error)
 	list   func() ([]R, error)
+	// shared, when set, lists through BurstLists: used to look for an object this resource never
+	// created, never after its own create whose answer may be lost, nor after a collision.
+	shared func() ([]R, error)
 	idName func(R) (int64, string)
 	// forget, when set, drops what is cached of an object whose recorded id is gone from 3scale.
 	forget func(id int64)
@@ -35,6 +38,11 @@ type remoteFinder[R any] struct {
 // so that it is created again (drift repair). It never finds anything for an object being deleted that
 // holds no id and no create-pending marker.
 func locate[R any](obj syncedObject, sess *engine.Session, f remoteFinder[R]) (*R, error) {
+	return locateWith(obj, sess, f, false)
+}
+
+// locateWith is locate; fresh asks for a list read now rather than a shared one.
+func locateWith[R any](obj syncedObject, sess *engine.Session, f remoteFinder[R], fresh bool) (*R, error) {
 	if id := obj.GetRemoteID(); id != 0 {
 		remote, err := f.get(id)
 		if err == nil {
@@ -52,7 +60,11 @@ func locate[R any](obj syncedObject, sess *engine.Session, f remoteFinder[R]) (*
 	if !obj.GetDeletionTimestamp().IsZero() && !sess.CreatePending {
 		return nil, nil
 	}
-	all, err := f.list()
+	list := f.list
+	if f.shared != nil && !fresh && !sess.CreatePending {
+		list = f.shared
+	}
+	all, err := list()
 	if err != nil {
 		return nil, fmt.Errorf("cannot list %ss: %w", f.kind, err)
 	}
@@ -78,23 +90,26 @@ func locate[R any](obj syncedObject, sess *engine.Session, f remoteFinder[R]) (*
 
 // createOrAdopt creates a remote object; when 3scale answers that its system name is taken — because
 // the answer to our earlier create was lost, or someone made it meanwhile — it locates the existing one
-// (which announces or refuses an adoption) instead of duplicating it.
-func createOrAdopt[R any](systemName string, create func() (*R, error), obj syncedObject, sess *engine.Session, f remoteFinder[R]) (*R, error) {
-	created, err := create()
+// (which announces or refuses an adoption) instead of duplicating it. fresh is true when the object was
+// made by this very call: it then holds only what 3scale puts in a new object, so its children need not
+// be read.
+func createOrAdopt[R any](systemName string, create func() (*R, error), obj syncedObject, sess *engine.Session, f remoteFinder[R]) (created *R, fresh bool, err error) {
+	created, err = create()
+	fresh = err == nil
 	field := f.uniqueField
 	if field == "" {
 		field = "system_name"
 	}
 	if tsclient.HasAlreadyBeenTaken(err, field) {
-		created, err = locate(obj, sess, f)
+		created, err = locateWith(obj, sess, f, true)
 		if err == nil && created == nil {
 			err = fmt.Errorf("3scale says system name %q is taken but lists no such %s", systemName, f.kind)
 		}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("cannot create %s %q: %w", f.kind, systemName, err)
+		return nil, false, fmt.Errorf("cannot create %s %q: %w", f.kind, systemName, err)
 	}
-	return created, nil
+	return created, fresh, nil
 }
 
 // Claims decides, inside one manager, which of several resources that resolve to the same remote object

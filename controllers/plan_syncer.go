@@ -55,6 +55,9 @@ type PlanSyncer struct {
 	Snapshots *cache.Snapshots
 	// Claims arbitrates resources that resolve to the same plan.
 	Claims *Claims
+	// Lists shares the tenant's list of plans (all products') among the plans looking for theirs in one
+	// burst.
+	Lists *BurstLists
 }
 
 var _ engine.Syncer[*v1alpha1.ApplicationPlan] = &PlanSyncer{}
@@ -297,11 +300,21 @@ func planProductID(a *v1alpha1.ApplicationPlan, sess *engine.Session) int64 {
 	return a.Status.ProductID
 }
 
-// finder reads the plans of one product.
+// finder reads the plans of one product (shared: the tenant's plans of all products, in one burst).
 func (s *PlanSyncer) finder(ctx context.Context, sess *engine.Session, productID int64) remoteFinder[tsclient.ApplicationPlan] {
 	return remoteFinder[tsclient.ApplicationPlan]{kind: "plan",
 		get:    func(id int64) (*tsclient.ApplicationPlan, error) { return sess.Remote.GetPlan(ctx, productID, id) },
 		list:   func() ([]tsclient.ApplicationPlan, error) { return sess.Remote.ListPlans(ctx, productID) },
+		shared: func() ([]tsclient.ApplicationPlan, error) {
+			all, err := sharedList(s.Lists, sess.Tenant+" plans", func() ([]tsclient.ApplicationPlan, error) { return sess.Remote.ListAllPlans(ctx) })
+			var mine []tsclient.ApplicationPlan
+			for _, p := range all {
+				if p.ServiceID == productID {
+					mine = append(mine, p)
+				}
+			}
+			return mine, err
+		},
 		idName: func(r tsclient.ApplicationPlan) (int64, string) { return r.ID, r.SystemName },
 		forget: func(id int64) { s.Snapshots.Forget(sess.Tenant, snapshotKindPlan, id) },
 	}
@@ -426,14 +439,22 @@ func (s *PlanSyncer) Create(ctx context.Context, a *v1alpha1.ApplicationPlan, se
 	if planState(a, d.Lifecycle) == "published" {
 		params.StateEvent = "publish"
 	}
-	created, err := createOrAdopt(sess.SystemName,
+	created, fresh, err := createOrAdopt(sess.SystemName,
 		func() (*tsclient.ApplicationPlan, error) { return sess.Remote.CreatePlan(ctx, d.ProductID, params) },
 		a, sess, s.finder(ctx, sess, d.ProductID))
 	if err != nil {
 		return err
 	}
 	a.Status.PlanID = created.ID
-	snap, err := s.readAll(ctx, a, sess, *created)
+	var snap *planSnapshot
+	if fresh {
+		// A new plan has no limit and no pricing rule: nothing to read but the metric ids, which come
+		// from the product's and backends' snapshots.
+		snap = &planSnapshot{Plan: *created, DepsMetrics: d.DepsMetrics}
+		snap.MetricIDs, err = s.metricIDs(ctx, sess)
+	} else {
+		snap, err = s.readAll(ctx, a, sess, *created)
+	}
 	if err != nil {
 		return err
 	}

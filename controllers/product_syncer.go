@@ -51,6 +51,8 @@ type ProductSyncer struct {
 	Snapshots *cache.Snapshots
 	// Claims arbitrates resources that resolve to the same product.
 	Claims *Claims
+	// Lists shares the tenant's list of services among the Products looking for theirs in one burst.
+	Lists *BurstLists
 	// Lifecycle keeps the lifecycle bookkeeping and usage reports.
 	Lifecycle productLifecycle
 }
@@ -339,6 +341,18 @@ func (s *ProductSyncer) readAll(ctx context.Context, sess *engine.Session, remot
 	return snap, nil
 }
 
+// readNew is readAll for a service this reconcile has just created: it reads only the ids of what porta
+// puts in a new service (hits, the default mapping rule). Its proxy, OIDC settings and policy chain are
+// left unknown, so that Update writes what the spec sets (one write each, instead of a read and maybe a
+// write), and it has no backend usage yet.
+func (s *ProductSyncer) readNew(ctx context.Context, sess *engine.Session, remote tsclient.Product) (*productSnapshot, error) {
+	children, err := readNewChildren(true)(ctx, sess.Remote, tsclient.ProductScope(remote.ID))
+	if err != nil {
+		return nil, err
+	}
+	return &productSnapshot{Product: remote, Proxy: map[string]string{}, Children: children}, nil
+}
+
 // find returns the remote service this Product may touch (see locate); nil if none.
 func (s *ProductSyncer) find(ctx context.Context, p *v1alpha1.Product, sess *engine.Session) (*tsclient.Product, error) {
 	return locate(p, sess, s.finder(ctx, sess))
@@ -349,6 +363,9 @@ func (s *ProductSyncer) finder(ctx context.Context, sess *engine.Session) remote
 	return remoteFinder[tsclient.Product]{kind: "product",
 		get:    func(id int64) (*tsclient.Product, error) { return sess.Remote.GetProduct(ctx, id) },
 		list:   func() ([]tsclient.Product, error) { return sess.Remote.ListProducts(ctx) },
+		shared: func() ([]tsclient.Product, error) {
+			return sharedList(s.Lists, sess.Tenant+" products", func() ([]tsclient.Product, error) { return sess.Remote.ListProducts(ctx) })
+		},
 		idName: func(r tsclient.Product) (int64, string) { return r.ID, r.SystemName },
 		forget: func(id int64) { s.Snapshots.Forget(sess.Tenant, snapshotKindProduct, id) },
 	}
@@ -368,7 +385,7 @@ func serviceMatches(r tsclient.Product, p *v1alpha1.Product) bool {
 // Create implements engine.Syncer: creates the service (adopting it after a lost response), then syncs
 // everything in it.
 func (s *ProductSyncer) Create(ctx context.Context, p *v1alpha1.Product, sess *engine.Session) error {
-	created, err := createOrAdopt(sess.SystemName,
+	created, fresh, err := createOrAdopt(sess.SystemName,
 		func() (*tsclient.Product, error) {
 			return sess.Remote.CreateProduct(ctx, productParams(p, sess.SystemName))
 		}, p, sess, s.finder(ctx, sess))
@@ -376,7 +393,12 @@ func (s *ProductSyncer) Create(ctx context.Context, p *v1alpha1.Product, sess *e
 		return err
 	}
 	p.Status.ProductID = created.ID
-	snap, err := s.readAll(ctx, sess, *created)
+	var snap *productSnapshot
+	if fresh {
+		snap, err = s.readNew(ctx, sess, *created)
+	} else {
+		snap, err = s.readAll(ctx, sess, *created)
+	}
 	if err != nil {
 		return err
 	}

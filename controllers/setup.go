@@ -195,6 +195,7 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 	pool.Observer = remoteCallObserver(&tenantLabels{max: opts.MetricsMaxTenants})
 	accounts := &ProviderAccounts{Reader: mgr.GetClient(), Pool: pool, AllowPrivate: opts.AllowPrivateAdminURLs}
 	snapshots := cache.NewSnapshots(opts.SnapshotCacheSize)
+	lists := &BurstLists{}
 	reader := mgr.GetClient()
 	sh := shared{mgr: mgr, opts: opts, reader: reader, states: engine.NewStateTracker(), creds: &CredentialChecks{},
 		// Each controller has its own workqueue rate limiter: passing failures back off exponentially,
@@ -209,12 +210,12 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 	claims := func() *Claims { return &Claims{Reader: reader} }
 	err := errors.Join(
 		kindController(sh, "Backend", func() *v1alpha1.Backend { return &v1alpha1.Backend{} },
-			&BackendSyncer{Reader: reader, Accounts: accounts, Snapshots: snapshots, Claims: claims()}, &v1alpha1.BackendList{}),
+			&BackendSyncer{Reader: reader, Accounts: accounts, Snapshots: snapshots, Claims: claims(), Lists: lists}, &v1alpha1.BackendList{}),
 		kindController(sh, "Product", func() *v1alpha1.Product { return &v1alpha1.Product{} },
-			&ProductSyncer{Reader: reader, Accounts: accounts, Snapshots: snapshots, Claims: claims(),
+			&ProductSyncer{Reader: reader, Accounts: accounts, Snapshots: snapshots, Claims: claims(), Lists: lists,
 				Lifecycle: productLifecycle{Recorder: mgr.GetEventRecorder("apimsync-product"), UsagePeriod: opts.UsageReportPeriod}}, &v1alpha1.ProductList{}),
 		kindController(sh, "ApplicationPlan", func() *v1alpha1.ApplicationPlan { return &v1alpha1.ApplicationPlan{} },
-			&PlanSyncer{Reader: reader, Accounts: accounts, Snapshots: snapshots, Claims: claims()}, &v1alpha1.ApplicationPlanList{},
+			&PlanSyncer{Reader: reader, Accounts: accounts, Snapshots: snapshots, Claims: claims(), Lists: lists}, &v1alpha1.ApplicationPlanList{},
 			// A plan's limits may name a Backend's metrics.
 			watch{&v1alpha1.Backend{}, referencing(reader, &v1alpha1.ApplicationPlanList{}, indexBackendRefs)}),
 		kindController(sh, "DeveloperAccount", func() *v1alpha1.DeveloperAccount { return &v1alpha1.DeveloperAccount{} },

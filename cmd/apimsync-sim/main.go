@@ -54,6 +54,8 @@ func parse(args []string) (*config, error) {
 	fs.Float64Var(&c.opts.Faults.RateLimitRate, "rate-limit-rate", 0, "Share of requests answered 429.")
 	fs.IntVar(&c.opts.Faults.RetryAfterSeconds, "retry-after", 1, "Retry-After of 429 answers, in seconds.")
 	fs.Float64Var(&c.opts.Faults.LostResponseRate, "lost-response-rate", 0, "Share of successful writes whose answer is dropped.")
+	fs.Float64Var(&c.opts.Faults.TenantRateLimit, "tenant-rate-limit", 0, "Requests per second each tenant may make (a SaaS tenant's API limit); beyond it, 429 with Retry-After. 0: no limit.")
+	fs.IntVar(&c.opts.Faults.TenantRateBurst, "tenant-rate-burst", 0, "Burst of --tenant-rate-limit (default 1).")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -83,8 +85,8 @@ func checkFaults(f simulator.Faults) error {
 	if f.ErrorRate+f.RateLimitRate > 1 {
 		return fmt.Errorf("--error-rate plus --rate-limit-rate must be at most 1, got %v", f.ErrorRate+f.RateLimitRate)
 	}
-	if f.Latency < 0 || f.LatencyJitter < 0 || f.RetryAfterSeconds < 0 {
-		return errors.New("--latency, --latency-jitter and --retry-after cannot be negative")
+	if f.Latency < 0 || f.LatencyJitter < 0 || f.RetryAfterSeconds < 0 || f.TenantRateLimit < 0 || f.TenantRateBurst < 0 {
+		return errors.New("--latency, --latency-jitter, --retry-after, --tenant-rate-limit and --tenant-rate-burst cannot be negative")
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -138,6 +139,18 @@ type Reconciler[T Object] struct {
 	// account or a plan, the plans of a product). On deletion with the Delete policy the engine deletes
 	// them, waits until they are gone (a watch on them should wake this object), and goes last.
 	Dependants func(ctx context.Context, obj client.Object) ([]client.Object, error)
+
+	// rejected remembers, per object, the attempt 3scale refused (types.NamespacedName → rejection):
+	// the same attempt is not sent again before InvalidRetryPeriod, whatever wakes the object.
+	rejected sync.Map
+}
+
+// rejection is an attempt 3scale refused: what it derived from, and when.
+type rejection struct {
+	hash       string
+	generation int64
+	syncNow    string
+	at         time.Time
 }
 
 // CredentialsChecker verifies a tenant's credentials with one cheap authenticated call, shared by every
@@ -213,18 +226,28 @@ func (r *Reconciler[T]) sync(ctx context.Context, obj T, w *statusWriter[T]) (ct
 		return ctrl.Result{RequeueAfter: r.nextCheck(st, s, now)}, nil
 	}
 
+	key := client.ObjectKeyFromObject(obj)
+	attempt := rejection{hash: s.Hash, generation: obj.GetGeneration(), syncNow: syncNow, at: now}
+	if wait, ok := r.refusedBefore(key, attempt, Lifecycle(st)); ok {
+		// 3scale refused exactly this attempt a moment ago; nothing changed since: no remote call.
+		return ctrl.Result{RequeueAfter: wait}, nil
+	}
+	r.rejected.Delete(key)
+
 	s.ForceRead = driftDue || syncNow != st.SyncNow
 	obs, err := r.Syncer.Observe(ctx, obj, s)
-	if err != nil {
-		return r.fail(ctx, obj, err)
+	if err == nil {
+		switch {
+		case !obs.Exists:
+			err = r.create(ctx, obj, s, w)
+		case !obs.UpToDate:
+			err = r.Syncer.Update(ctx, obj, s, obs)
+		}
 	}
-	switch {
-	case !obs.Exists:
-		err = r.create(ctx, obj, s, w)
-	case !obs.UpToDate:
-		err = r.Syncer.Update(ctx, obj, s, obs)
-	}
 	if err != nil {
+		if class, _, _ := Classify(err); class == ClassInvalid && fromRemote(err) {
+			r.rejected.Store(key, attempt)
+		}
 		return r.fail(ctx, obj, err)
 	}
 	st.CreatePending = ""
@@ -251,6 +274,24 @@ func (r *Reconciler[T]) sync(ctx context.Context, obj T, w *statusWriter[T]) (ct
 	r.transition(obj, v1alpha1.ConditionSynced, ReasonSynced, message)
 	r.Backoff.Reset(client.ObjectKeyFromObject(obj))
 	return ctrl.Result{RequeueAfter: r.nextCheck(st, s, now)}, nil
+}
+
+// refusedBefore tells whether 3scale refused this very attempt (same spec, dependencies and sync-now)
+// less than InvalidRetryPeriod ago, and if so how long until it may be tried again.
+func (r *Reconciler[T]) refusedBefore(key types.NamespacedName, attempt rejection, state string) (time.Duration, bool) {
+	v, ok := r.rejected.Load(key)
+	if !ok || state != v1alpha1.ConditionInvalid {
+		return 0, false
+	}
+	prev := v.(rejection)
+	if prev.hash != attempt.hash || prev.generation != attempt.generation || prev.syncNow != attempt.syncNow {
+		return 0, false
+	}
+	if r.InvalidRetryPeriod <= 0 {
+		return 0, true
+	}
+	wait := prev.at.Add(r.InvalidRetryPeriod).Sub(attempt.at)
+	return wait, wait > 0
 }
 
 // nextCheck is when a synced object is looked at again: its drift check, or its syncer's periodic work
@@ -506,6 +547,7 @@ func (r *Reconciler[T]) track(id types.NamespacedName, obj T) {
 
 func (r *Reconciler[T]) forget(id types.NamespacedName) {
 	r.Backoff.Reset(id)
+	r.rejected.Delete(id)
 	if r.States != nil {
 		r.States.Delete(r.Kind, id)
 	}

@@ -149,9 +149,10 @@ func withRule(r *request, kind string, f func(*mappingRule) answer) answer {
 }
 
 // addHits creates the hits metric every service and backend API has (Metric.create_default!).
-func (t *tenant) addHits(ow owner) {
+func (t *tenant) addHits(ow owner) int64 {
 	m := &metric{id: t.id(), owner: ow, systemName: "hits", friendlyName: "Hits", unit: "hit", description: "Number of API hits", stamps: newStamps()}
 	t.metrics[m.id] = m
+	return m.id
 }
 
 // createMetric creates a metric (parent nil) or a method of parent, with Metric's validations:

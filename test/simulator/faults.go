@@ -2,8 +2,11 @@ package simulator
 
 import (
 	"encoding/json"
+	"math"
 	"net/http"
 	"time"
+
+	"golang.org/x/time/rate"
 )
 
 // Faults are the failures the simulator injects into authenticated API requests, drawn from its
@@ -26,7 +29,46 @@ type Faults struct {
 	// LostResponseRate is the share of successful writes whose answer is lost: the write commits, then
 	// the connection is closed without a reply, as when a proxy or the network drops it.
 	LostResponseRate float64 `json:"lostResponseRate"`
+	// TenantRateLimit, when positive, is each tenant's request budget per second (a token bucket of
+	// TenantRateBurst, at least 1), as a SaaS tenant's API rate limit: a request beyond it is answered
+	// 429 {"error":"Too Many Requests"} at once, with Retry-After saying in whole seconds (at least 1)
+	// when the next request would fit, and does nothing. A request that arrives while a Retry-After
+	// the tenant was given is running (after a grace of 100ms for requests already on their way) is
+	// counted in Stats.IgnoredRetryAfter.
+	TenantRateLimit float64 `json:"tenantRateLimit"`
+	TenantRateBurst int     `json:"tenantRateBurst"`
 }
+
+// overTenantLimit takes one request from t's budget and reports whether it was over it, with the
+// Retry-After to answer; s.mu must be held.
+func (s *Simulator) overTenantLimit(t *tenant, now time.Time) (int, bool) {
+	if s.faults.TenantRateLimit <= 0 {
+		return 0, false
+	}
+	burst := max(s.faults.TenantRateBurst, 1)
+	if t.limiter == nil || t.limiter.Limit() != rate.Limit(s.faults.TenantRateLimit) || t.limiter.Burst() != burst {
+		t.limiter = rate.NewLimiter(rate.Limit(s.faults.TenantRateLimit), burst)
+	}
+	if now.After(t.refusedAt.Add(retryAfterGrace)) && now.Before(t.quietUntil) {
+		// Sent after a 429 had told this tenant's client to wait, and before the wait was over.
+		s.ignoredRetryAfter++
+	}
+	if t.limiter.AllowN(now, 1) {
+		return 0, false
+	}
+	r := t.limiter.ReserveN(now, 1)
+	delay := r.DelayFrom(now)
+	r.CancelAt(now)
+	retry := max(int(math.Ceil(delay.Seconds())), 1)
+	t.refusedAt = now
+	if until := now.Add(time.Duration(retry) * time.Second); until.After(t.quietUntil) {
+		t.quietUntil = until
+	}
+	return retry, true
+}
+
+// retryAfterGrace is how long after a 429 requests still count as sent before the client heard it.
+const retryAfterGrace = 100 * time.Millisecond
 
 // retryAfter is the body marker of a 429 answer.
 type retryAfter int

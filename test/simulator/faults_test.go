@@ -2,6 +2,7 @@ package simulator
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -118,5 +119,48 @@ func TestFaultsAreSeeded(t *testing.T) {
 	h.sim.SetFaults(Faults{})
 	if res := h.send("GET", "/admin/api/services.json", nil); res.code != 200 {
 		t.Errorf("SetFaults back to none: %d", res.code)
+	}
+}
+
+// TestTenantRateLimit: beyond a tenant's budget, requests are answered 429 at once with a Retry-After,
+// do nothing, and another tenant's budget is its own.
+func TestTenantRateLimit(t *testing.T) {
+	h := newHarness(t, func(o *Options) {
+		o.Tenants["other"] = "other-token"
+		o.Faults = Faults{TenantRateLimit: 0.5, TenantRateBurst: 2, Latency: 50 * time.Millisecond}
+	})
+	for i := range 2 {
+		if res := h.send("POST", "/admin/api/services.json", url.Values{"name": {fmt.Sprint("s", i)}}); res.code != 201 {
+			t.Fatalf("request %d within the burst: %d %s", i, res.code, res.raw)
+		}
+	}
+	start := time.Now()
+	res := h.send("POST", "/admin/api/services.json", url.Values{"name": {"over"}})
+	if res.code != 429 || res.raw != `{"error":"Too Many Requests"}` {
+		t.Errorf("beyond the budget: %d %s, want 429", res.code, res.raw)
+	}
+	if got := res.hdr.Get("Retry-After"); got != "2" {
+		t.Errorf("Retry-After %q, want 2 (one request every 2s)", got)
+	}
+	if took := time.Since(start); took >= 50*time.Millisecond {
+		t.Errorf("a refused request took %v: it should be answered at once, without the latency", took)
+	}
+	if n := h.sim.Count("acme", KindServices); n != 2 {
+		t.Errorf("%d services, want 2: a refused request must do nothing", n)
+	}
+	if got := h.sim.Stats().IgnoredRetryAfter; got != 0 {
+		t.Errorf("%d requests counted as ignoring Retry-After, want 0 so far", got)
+	}
+	time.Sleep(retryAfterGrace + 10*time.Millisecond)
+	if res := h.send("GET", "/admin/api/services.json", nil); res.code != 429 {
+		t.Errorf("within the Retry-After: %d, want 429", res.code)
+	}
+	if got := h.sim.Stats().IgnoredRetryAfter; got != 1 {
+		t.Errorf("%d requests counted as ignoring Retry-After, want 1", got)
+	}
+	req, _ := http.NewRequest("GET", h.url+"/admin/api/services.json", nil)
+	req.SetBasicAuth("", "other-token")
+	if res := h.roundTrip(req); res.code != 200 {
+		t.Errorf("another tenant: %d, want 200 (budgets are per tenant)", res.code)
 	}
 }

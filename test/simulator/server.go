@@ -47,6 +47,8 @@ type Simulator struct {
 	rnd     *rand.Rand
 	stats   map[CallKey]int
 	routes  []route
+	// ignoredRetryAfter counts requests sent while a Retry-After of their tenant's rate limit ran.
+	ignoredRetryAfter int
 }
 
 // New returns a simulator with the given tenants, faults and seed.
@@ -192,10 +194,16 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 		t = nil
 	}
 	fault := s.drawFault(isWrite(hr.Method))
+	retry, limited := 0, false
+	if t != nil && rt != nil {
+		retry, limited = s.overTenantLimit(t, time.Now())
+	}
 	s.mu.Unlock()
 
 	var a answer
 	switch {
+	case limited:
+		a = answer{http.StatusTooManyRequests, retryAfter(retry)}
 	case t == nil:
 		// porta's Filters::ProviderRequired: render_error 'Access denied', status: :forbidden.
 		a = answer{http.StatusForbidden, map[string]string{"error": "Access denied"}}

@@ -114,11 +114,17 @@ func createService(r *request) answer {
 	if a := validateService(svc); a.code != 0 {
 		return a
 	}
-	// Porta's ServiceCreator: the service comes with its hits metric and a proxy with defaults.
+	// Porta's ServiceCreator: the service comes with its hits metric (Service after_create
+	// create_default_metrics) and a proxy with defaults, whose own after_create adds the mapping rule
+	// GET / on hits, delta 1 (Proxy#create_default_proxy_rule, app/models/proxy.rb:93,624-628). A backend
+	// gets its hits metric only (BackendApi#create_default_metrics).
 	svc.id = r.t.id()
 	svc.proxy = defaultProxy(svc.id, svc.systemName)
 	r.t.services[svc.id] = svc
-	r.t.addHits(owner{ownerService, svc.id})
+	ow := owner{ownerService, svc.id}
+	rule := &mappingRule{id: r.t.id(), owner: ow, metricID: r.t.addHits(ow), pattern: "/", httpMethod: "GET", delta: 1, stamps: newStamps()}
+	r.t.rules[rule.id] = rule
+	r.t.placeRule(rule, false, 0)
 	return created("service", svc.json())
 }
 

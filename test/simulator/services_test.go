@@ -75,6 +75,16 @@ func TestServiceComesWithHitsProxyAndPolicies(t *testing.T) {
 		t.Errorf("proxy defaults (-want +got):\n%s", diff)
 	}
 
+	res = h.send("GET", path("/admin/api/services/%d/proxy/mapping_rules.json", id), nil)
+	rules, _ := res.body.(map[string]any)["mapping_rules"].([]any)
+	if len(rules) != 1 {
+		t.Fatalf("mapping rules: %s, want porta's default GET / alone", res.raw)
+	}
+	if diff := cmp.Diff(map[string]any{"http_method": "GET", "pattern": "/", "delta": float64(1), "metric_id": fields(metrics[0], "metric", "id")["id"], "position": float64(1)},
+		fields(rules[0], "mapping_rule", "http_method", "pattern", "delta", "metric_id", "position")); diff != "" {
+		t.Errorf("default mapping rule (-want +got):\n%s", diff)
+	}
+
 	res = h.send("GET", path("/admin/api/services/%d/proxy/policies.json", id), nil)
 	want := `{"policies_config":[{"configuration":{},"enabled":true,"name":"apicast","version":"builtin"}]}`
 	if res.code != 200 || res.raw != want {

@@ -111,11 +111,19 @@ func listed(body any, plural, singular string) []int64 {
 
 func path(format string, ids ...any) string { return fmt.Sprintf(format, ids...) }
 
-// product creates a service and returns its id and the id of its hits metric.
+// product creates a service and returns its id and the id of its hits metric. It deletes the default
+// mapping rule porta gives a new service (GET / on hits), so that tests start from no rule.
 func (h *harness) product(systemName string) (id, hits int64) {
 	h.t.Helper()
 	id = h.create("/admin/api/services.json", url.Values{"name": {"Product " + systemName}, "system_name": {systemName}}, "service")
 	res := h.send("GET", path("/admin/api/services/%d/metrics.json", id), nil)
+	rules := listed(h.send("GET", path("/admin/api/services/%d/proxy/mapping_rules.json", id), nil).body, "mapping_rules", "mapping_rule")
+	if len(rules) != 1 {
+		h.t.Fatalf("a new service has %d mapping rules, want porta's default one", len(rules))
+	}
+	if res := h.send("DELETE", path("/admin/api/services/%d/proxy/mapping_rules/%d.json", id, rules[0]), nil); res.code != 200 {
+		h.t.Fatalf("DELETE the default mapping rule: %d %s", res.code, res.raw)
+	}
 	return id, listed(res.body, "metrics", "metric")[0]
 }
 

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"golang.org/x/time/rate"
 )
 
 // tenant is one provider account's objects. Ids increase per tenant and are shared by all kinds, as
@@ -30,6 +32,9 @@ type tenant struct {
 	apps     map[int64]*application
 	docs     map[int64]*apiDoc
 	deploys  int
+	limiter  *rate.Limiter // the tenant's API rate limit (Faults.TenantRateLimit)
+	// refusedAt is the last 429 of the rate limit; quietUntil the end of the Retry-After it announced.
+	refusedAt, quietUntil time.Time
 	// accountApprovalRequired: the default account plan requires approval (SetAccountApprovalRequired).
 	accountApprovalRequired bool
 }

@@ -25,17 +25,20 @@ type CallCount struct {
 // {id}, {service_id}...; unknown paths as sent); "tenant" is empty for refused tokens; code 0 counts
 // lost responses (the write committed, the reply was dropped). Writes are non-GET calls.
 type Stats struct {
-	Total  int         `json:"total"`
-	Writes int         `json:"writes"`
-	Lost   int         `json:"lost"`
-	Calls  []CallCount `json:"calls"`
+	Total  int `json:"total"`
+	Writes int `json:"writes"`
+	Lost   int `json:"lost"`
+	// IgnoredRetryAfter counts requests that came while a Retry-After of their tenant's rate limit
+	// (Faults.TenantRateLimit) was running: a client that honours Retry-After makes none.
+	IgnoredRetryAfter int         `json:"ignoredRetryAfter"`
+	Calls             []CallCount `json:"calls"`
 }
 
 // Stats returns the request counters since the start or the last reset.
 func (s *Simulator) Stats() Stats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := Stats{Calls: []CallCount{}}
+	out := Stats{Calls: []CallCount{}, IgnoredRetryAfter: s.ignoredRetryAfter}
 	for k, n := range s.stats {
 		out.Total += n
 		if isWrite(k.Method) {
@@ -67,6 +70,7 @@ func (s *Simulator) ResetStats() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.stats = map[CallKey]int{}
+	s.ignoredRetryAfter = 0
 }
 
 // count adds one request to its series.

@@ -1,0 +1,211 @@
+package client
+
+import (
+	"context"
+	"math"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// PacerConfig configures a Pacer. Zero or negative fields take their defaults.
+type PacerConfig struct {
+	Initial int              // starting concurrency limit (default 4), clamped into [Min, Max]
+	Min     int              // lowest limit (default 1)
+	Max     int              // highest limit, a hard cap on requests in flight (default 64; raised to Min if lower)
+	QPS     float64          // optional hard rate cap in requests/second; 0 = none
+	Burst   int              // burst of the QPS cap (default max(1, int(QPS)))
+	Now     func() time.Time // for tests; default time.Now. Pauses are waited on real timers, so it must keep pace with real time.
+}
+
+// Outcome is what one request met.
+type Outcome struct {
+	Code       int           // HTTP status; 0 = no answer (timeout, connection error)
+	Latency    time.Duration // <= 0 means not measured: the latency check is skipped
+	RetryAfter time.Duration // from a Retry-After header, 0 if none
+}
+
+// minLatencyWindow is how long the best latency seen is remembered. Latency worse than twice that best
+// means queues are building up on the tenant, so the limit stops growing before 3scale has to refuse.
+// The window lets the baseline rise again when the tenant gets slower for good (more data, busier host).
+const minLatencyWindow = 30 * time.Second
+
+// Pacer paces the HTTP calls to one 3scale tenant with an adaptive concurrency limit (AIMD, as TCP's
+// congestion window or Netflix's concurrency-limits): the limit grows by about one per round trip while
+// the tenant answers quickly, and halves when it says it is overloaded (429, 502-504) or does not answer,
+// so that every tenant gets as much concurrency as it can bear and no more. Safe for concurrent use.
+type Pacer struct {
+	min, max float64
+	now      func() time.Time
+	limiter  *rate.Limiter // nil without a QPS cap
+
+	mu         sync.Mutex
+	limit      float64       // kept fractional so that +1/limit per success adds up
+	inFlight   int           // requests holding a slot
+	active     int           // units of work admitted by TryAdmit
+	pauseUntil time.Time     // no request starts before this (Retry-After)
+	seq        uint64        // number of the last request started
+	cutSeq     uint64        // seq when the limit was last cut; only later requests may cut again
+	curMin     time.Duration // best latency in the current half window (0 = none yet)
+	prevMin    time.Duration // best latency in the previous half window (0 = none)
+	winStart   time.Time     // start of the current half window
+	wake       chan struct{} // closed (and replaced) to wake all waiters when a slot may have freed
+}
+
+// NewPacer returns a Pacer for cfg.
+func NewPacer(cfg PacerConfig) *Pacer {
+	if cfg.Min <= 0 {
+		cfg.Min = 1
+	}
+	if cfg.Max <= 0 {
+		cfg.Max = 64
+	}
+	cfg.Max = max(cfg.Max, cfg.Min)
+	if cfg.Initial <= 0 {
+		cfg.Initial = 4
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	p := &Pacer{min: float64(cfg.Min), max: float64(cfg.Max), now: cfg.Now, wake: make(chan struct{})}
+	p.limit = math.Min(math.Max(float64(cfg.Initial), p.min), p.max)
+	if cfg.QPS > 0 {
+		if cfg.Burst <= 0 {
+			cfg.Burst = max(1, int(cfg.QPS))
+		}
+		p.limiter = rate.NewLimiter(rate.Limit(cfg.QPS), cfg.Burst)
+	}
+	return p
+}
+
+// Acquire waits until a request may be sent: fewer requests in flight than the current limit, any pause
+// set by a Retry-After has passed, and the optional QPS cap allows it. It returns ctx.Err() if ctx ends
+// first, having taken nothing. The returned release func must be called once with the outcome of the
+// request; further calls do nothing. Waiters are not served in FIFO order: all are woken when a slot frees
+// and the first to take the lock wins, which is fair enough for a few dozen workers.
+//
+// The token is taken before the slot, so that no slot is held idle while the rate cap is waited on.
+func (p *Pacer) Acquire(ctx context.Context) (release func(Outcome), err error) {
+	if p.limiter != nil {
+		if err := p.limiter.Wait(ctx); err != nil {
+			return nil, err
+		}
+	}
+	p.mu.Lock()
+	for {
+		if err := ctx.Err(); err != nil {
+			p.mu.Unlock()
+			return nil, err
+		}
+		pause := p.pauseUntil.Sub(p.now())
+		if pause <= 0 && float64(p.inFlight) < math.Floor(p.limit) {
+			break
+		}
+		wake := p.wake
+		p.mu.Unlock()
+		var timer *time.Timer
+		var timeout <-chan time.Time
+		if pause > 0 { // the pause's end frees no slot and closes no channel: wait for it ourselves
+			timer = time.NewTimer(pause)
+			timeout = timer.C
+		}
+		select {
+		case <-ctx.Done():
+		case <-wake:
+		case <-timeout:
+		}
+		if timer != nil {
+			timer.Stop()
+		}
+		p.mu.Lock()
+	}
+	p.inFlight++
+	p.seq++
+	seq := p.seq
+	p.mu.Unlock()
+	var once sync.Once
+	return func(o Outcome) { once.Do(func() { p.release(seq, o) }) }, nil
+}
+
+// release frees the slot of request seq and adapts the limit to its outcome.
+func (p *Pacer) release(seq uint64, o Outcome) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.inFlight--
+	now := p.now()
+	if until := now.Add(o.RetryAfter); o.RetryAfter > 0 && until.After(p.pauseUntil) {
+		p.pauseUntil = until
+	}
+	switch c := o.Code; {
+	case c == 0 || c == 429 || c == 502 || c == 503 || c == 504:
+		// All the requests of one window meet the same overload; only one started after the last cut
+		// shows that the cut was not enough. Otherwise a burst of 429s would cut the limit to the floor.
+		if seq > p.cutSeq {
+			p.limit = math.Max(p.min, p.limit*0.5)
+			p.cutSeq = p.seq
+		}
+	case c >= 200 && c < 300 || c >= 400 && c < 500: // 4xx are answers about the request, not overload
+		if o.Latency <= 0 || o.Latency <= 2*p.observe(now, o.Latency) {
+			p.limit = math.Min(p.max, p.limit+1/p.limit)
+		}
+	}
+	close(p.wake)
+	p.wake = make(chan struct{})
+}
+
+// observe records a latency and returns the best seen in the last 15 to 30 seconds (two half windows).
+func (p *Pacer) observe(now time.Time, lat time.Duration) time.Duration {
+	if age := now.Sub(p.winStart); age >= minLatencyWindow/2 {
+		p.prevMin = p.curMin
+		if age >= minLatencyWindow {
+			p.prevMin = 0
+		}
+		p.curMin, p.winStart = 0, now
+	}
+	if p.curMin == 0 || lat < p.curMin {
+		p.curMin = lat
+	}
+	if p.prevMin > 0 && p.prevMin < p.curMin {
+		return p.prevMin
+	}
+	return p.curMin
+}
+
+// Limit returns the current concurrency limit (for metrics and tests).
+func (p *Pacer) Limit() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return int(p.limit) // never below min: every change is clamped
+}
+
+// InFlight returns the requests in flight (for metrics and tests).
+func (p *Pacer) InFlight() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.inFlight
+}
+
+// TryAdmit admits one unit of work (a reconcile) when fewer than 2*Limit()+1 are active and no
+// Retry-After pause is in force. A worker that starts more work on a tenant than its limit can serve
+// only waits in Acquire, while work for other tenants waits behind it; on false the caller requeues the
+// work for later and the worker goes to another tenant. The slack of 2*Limit()+1 keeps the tenant's
+// window full while some of its reconciles think rather than call.
+func (p *Pacer) TryAdmit() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.active >= 2*int(p.limit)+1 || p.now().Before(p.pauseUntil) {
+		return false
+	}
+	p.active++
+	return true
+}
+
+// Leave undoes one successful TryAdmit.
+func (p *Pacer) Leave() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.active > 0 {
+		p.active--
+	}
+}

@@ -1,0 +1,303 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// pacerDo runs one request through p that meets o.
+func pacerDo(t *testing.T, p *Pacer, o Outcome) {
+	t.Helper()
+	release, err := p.Acquire(context.Background())
+	if err != nil {
+		t.Fatalf("Acquire: %v", err)
+	}
+	release(o)
+}
+
+// pacerClock is a settable clock for the Now hook, safe for concurrent use.
+type pacerClock struct{ ns atomic.Int64 }
+
+func (c *pacerClock) now() time.Time          { return time.Unix(0, c.ns.Load()) }
+func (c *pacerClock) advance(d time.Duration) { c.ns.Add(int64(d)) }
+
+func TestPacerGrowsWhileLatencyHolds(t *testing.T) {
+	p := NewPacer(PacerConfig{Initial: 4})
+	for i := 0; i < 200; i++ {
+		pacerDo(t, p, Outcome{Code: 200, Latency: 10 * time.Millisecond})
+	}
+	if got := p.Limit(); got <= 10 {
+		t.Errorf("limit after 200 fast successes = %d, want > 10", got)
+	}
+
+	// 4xx other than 429 are answers: they grow the limit as well.
+	p = NewPacer(PacerConfig{Initial: 4})
+	for i := 0; i < 50; i++ {
+		pacerDo(t, p, Outcome{Code: 404, Latency: 10 * time.Millisecond})
+	}
+	if got := p.Limit(); got <= 4 {
+		t.Errorf("limit after 50 fast 404s = %d, want > 4", got)
+	}
+
+	p = NewPacer(PacerConfig{Initial: 4, Max: 12})
+	for i := 0; i < 500; i++ {
+		pacerDo(t, p, Outcome{Code: 200, Latency: 10 * time.Millisecond})
+		if got := p.Limit(); got > 12 {
+			t.Fatalf("limit after %d successes = %d, above Max 12", i+1, got)
+		}
+	}
+	if got := p.Limit(); got != 12 {
+		t.Errorf("limit after 500 fast successes = %d, want Max 12", got)
+	}
+}
+
+func TestPacerDoesNotGrowWhenLatencyRises(t *testing.T) {
+	clock := &pacerClock{}
+	p := NewPacer(PacerConfig{Initial: 4, Now: clock.now})
+	pacerDo(t, p, Outcome{Code: 200, Latency: 10 * time.Millisecond}) // the baseline: 4 -> 4.25
+	for i := 0; i < 100; i++ {
+		clock.advance(100 * time.Millisecond)
+		pacerDo(t, p, Outcome{Code: 200, Latency: 25 * time.Millisecond})
+	}
+	if got := p.Limit(); got != 4 {
+		t.Errorf("limit after 100 slow successes (2.5x the best) = %d, want 4", got)
+	}
+	// Once the 10ms baseline has aged out of the window, 25ms is the new normal and the limit grows again.
+	clock.advance(minLatencyWindow)
+	for i := 0; i < 20; i++ {
+		pacerDo(t, p, Outcome{Code: 200, Latency: 25 * time.Millisecond})
+	}
+	if got := p.Limit(); got <= 4 {
+		t.Errorf("limit after the baseline aged out = %d, want > 4", got)
+	}
+}
+
+func TestPacerCutsOncePerRound(t *testing.T) {
+	p := NewPacer(PacerConfig{Initial: 20})
+	releases := make([]func(Outcome), 20)
+	for i := range releases {
+		r, err := p.Acquire(context.Background())
+		if err != nil {
+			t.Fatalf("Acquire %d: %v", i, err)
+		}
+		releases[i] = r
+	}
+	var wg sync.WaitGroup
+	for _, r := range releases {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r(Outcome{Code: 429, Latency: 5 * time.Millisecond})
+		}()
+	}
+	wg.Wait()
+	if got := p.Limit(); got != 10 {
+		t.Fatalf("limit after one window of 20 429s = %d, want 10 (one cut)", got)
+	}
+	// A request started after the cut that still meets 429 shows the cut was not enough: cut again.
+	pacerDo(t, p, Outcome{Code: 429})
+	if got := p.Limit(); got != 5 {
+		t.Errorf("limit after a 429 in the next round = %d, want 5", got)
+	}
+	for i := 0; i < 10; i++ {
+		pacerDo(t, p, Outcome{Code: 429})
+	}
+	if got := p.Limit(); got != 1 {
+		t.Errorf("limit after many rounds of 429 = %d, want Min 1", got)
+	}
+	// A release called twice counts once.
+	r, _ := p.Acquire(context.Background())
+	r(Outcome{Code: 200})
+	r(Outcome{Code: 200})
+	if got := p.InFlight(); got != 0 {
+		t.Errorf("InFlight after a double release = %d, want 0", got)
+	}
+}
+
+func TestPacerCutsOnOverloadOnly(t *testing.T) {
+	for code, cuts := range map[int]bool{0: true, 429: true, 502: true, 503: true, 504: true,
+		404: false, 422: false, 409: false, 200: false, 500: false} {
+		p := NewPacer(PacerConfig{Initial: 8})
+		pacerDo(t, p, Outcome{Code: code, Latency: time.Millisecond})
+		want := 8
+		if cuts {
+			want = 4
+		}
+		if got := p.Limit(); got != want {
+			t.Errorf("limit after one %d = %d, want %d", code, got, want)
+		}
+	}
+}
+
+func TestPacerRetryAfterPausesEveryone(t *testing.T) {
+	t.Parallel()
+	p := NewPacer(PacerConfig{Initial: 4})
+	r1, _ := p.Acquire(context.Background())
+	r2, _ := p.Acquire(context.Background())
+	start := time.Now()
+	r1(Outcome{Code: 429, RetryAfter: 300 * time.Millisecond})
+	r2(Outcome{Code: 429, RetryAfter: 10 * time.Millisecond}) // must not shorten the pause
+	if p.TryAdmit() {
+		t.Error("TryAdmit during a Retry-After pause = true, want false")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := p.Acquire(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Acquire with a 50ms deadline during the pause: err = %v, want deadline exceeded", err)
+	}
+	release, err := p.Acquire(context.Background())
+	if err != nil {
+		t.Fatalf("Acquire after the pause: %v", err)
+	}
+	if waited := time.Since(start); waited < 300*time.Millisecond {
+		t.Errorf("Acquire returned %v after a Retry-After of 300ms", waited)
+	}
+	release(Outcome{Code: 200})
+	if !p.TryAdmit() {
+		t.Error("TryAdmit after the pause = false, want true")
+	}
+}
+
+func TestPacerInFlightNeverExceedsTheLimit(t *testing.T) {
+	p := NewPacer(PacerConfig{Initial: 4, Max: 5})
+	var cur, peak atomic.Int32
+	var wg sync.WaitGroup
+	for g := 0; g < 50; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 20; i++ {
+				release, err := p.Acquire(context.Background())
+				if err != nil {
+					t.Errorf("Acquire: %v", err)
+					return
+				}
+				n := cur.Add(1)
+				for old := peak.Load(); n > old && !peak.CompareAndSwap(old, n); old = peak.Load() {
+				}
+				time.Sleep(100 * time.Microsecond)
+				cur.Add(-1)
+				release(Outcome{Code: 200, Latency: time.Millisecond})
+			}
+		}()
+	}
+	wg.Wait()
+	if got := peak.Load(); got > 5 || got < 2 {
+		t.Errorf("peak concurrency = %d, want 2..5 (Max 5)", got)
+	}
+	if got := p.Limit(); got != 5 {
+		t.Errorf("limit = %d, want Max 5", got)
+	}
+	if got := p.InFlight(); got != 0 {
+		t.Errorf("InFlight after all released = %d, want 0", got)
+	}
+}
+
+func TestPacerCancelledWaiterTakesNoSlot(t *testing.T) {
+	p := NewPacer(PacerConfig{Initial: 2, Max: 2})
+	r1, _ := p.Acquire(context.Background())
+	r2, _ := p.Acquire(context.Background())
+
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := p.Acquire(cancelled); !errors.Is(err, context.Canceled) {
+		t.Errorf("Acquire with a cancelled ctx: err = %v, want context.Canceled", err)
+	}
+	ctx, cancel2 := context.WithTimeout(context.Background(), 30*time.Millisecond)
+	defer cancel2()
+	if _, err := p.Acquire(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Acquire with an expiring ctx: err = %v, want context.DeadlineExceeded", err)
+	}
+	if got := p.InFlight(); got != 2 {
+		t.Errorf("InFlight after the waiters gave up = %d, want 2", got)
+	}
+
+	// A waiter is woken when a slot frees, and the two that gave up took none.
+	got := make(chan error, 1)
+	go func() {
+		r, err := p.Acquire(context.Background())
+		if err == nil {
+			r(Outcome{Code: 200}) // before the send, so that the slot is free when the test looks
+		}
+		got <- err
+	}()
+	select {
+	case err := <-got:
+		t.Fatalf("Acquire returned (%v) with every slot taken", err)
+	case <-time.After(20 * time.Millisecond):
+	}
+	r1(Outcome{Code: 200})
+	select {
+	case err := <-got:
+		if err != nil {
+			t.Errorf("Acquire after a release: %v", err)
+		}
+	case <-time.After(time.Second):
+		t.Fatal("waiter not woken when a slot freed")
+	}
+	r2(Outcome{Code: 200})
+	if got := p.InFlight(); got != 0 {
+		t.Errorf("InFlight at the end = %d, want 0", got)
+	}
+}
+
+func TestPacerTryAdmit(t *testing.T) {
+	p := NewPacer(PacerConfig{Initial: 2})
+	for i := 0; i < 5; i++ {
+		if !p.TryAdmit() {
+			t.Fatalf("TryAdmit %d with limit 2 = false, want true (2*2+1 units)", i+1)
+		}
+	}
+	if p.TryAdmit() {
+		t.Fatal("6th TryAdmit with limit 2 = true, want false")
+	}
+	p.Leave()
+	if !p.TryAdmit() {
+		t.Fatal("TryAdmit after a Leave = false, want true")
+	}
+	if p.TryAdmit() {
+		t.Fatal("TryAdmit beyond 5 units again = true, want false")
+	}
+
+	clock := &pacerClock{}
+	p = NewPacer(PacerConfig{Initial: 2, Now: clock.now})
+	pacerDo(t, p, Outcome{Code: 503, RetryAfter: time.Minute})
+	if p.TryAdmit() {
+		t.Error("TryAdmit during a Retry-After pause = true, want false")
+	}
+	clock.advance(time.Minute)
+	if !p.TryAdmit() {
+		t.Error("TryAdmit when the pause has ended = false, want true")
+	}
+}
+
+func TestPacerQPSCap(t *testing.T) {
+	t.Parallel()
+	p := NewPacer(PacerConfig{Initial: 8, QPS: 20, Burst: 1})
+	start := time.Now()
+	for i := 0; i < 10; i++ {
+		pacerDo(t, p, Outcome{Code: 200})
+	}
+	// The first goes at once, the nine others 50ms apart: 450ms.
+	if took := time.Since(start); took < 400*time.Millisecond {
+		t.Errorf("10 acquisitions at 20 QPS, burst 1, took %v, want >= 400ms", took)
+	}
+	pacerDo(t, p, Outcome{Code: 200}) // the bucket is empty again
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+	defer cancel()
+	start = time.Now()
+	if _, err := p.Acquire(ctx); err == nil {
+		t.Error("Acquire with a deadline shorter than the next token = nil error, want one")
+	}
+	// The token bucket sees the deadline: it gives up at once rather than wait 50ms for nothing.
+	if took := time.Since(start); took >= 40*time.Millisecond {
+		t.Errorf("Acquire with a 10ms deadline took %v", took)
+	}
+	if got := p.InFlight(); got != 0 {
+		t.Errorf("InFlight = %d, want 0", got)
+	}
+}

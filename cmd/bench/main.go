@@ -1,0 +1,115 @@
+// Command bench is `make bench`: it runs apimsync's benchmark (test/bench) with the real manager and
+// simulator binaries against a local control plane, prints the table and, as its last line,
+// `objects=N calls/minimal=R time/bound=T steady_calls=S rss_mib=M`, and writes results.md,
+// results.json and cold.svg into BENCH_RESULTS.
+//
+// Settings (environment): BENCH_OBJECTS (5000), BENCH_TENANTS (10), BENCH_SEED (1), BENCH_LATENCY
+// (20ms per call), BENCH_RATE_LIMIT (requests per second per tenant, 0: none; default 0),
+// BENCH_RATE_BURST (10), BENCH_MAX_IN_FLIGHT (the manager's default), BENCH_STEADY (5m),
+// BENCH_DRIFT_PERIOD (10m), BENCH_TIMEOUT (30m), BENCH_RESULTS (test/bench/results/latest),
+// BENCH_MANAGER_ARGS (extra manager flags, space-separated), BENCH_BIN (bin).
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/apimsync/apimsync/test/bench"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	cfg, out, err := config()
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	res, err := bench.Run(ctx, cfg)
+	if res != nil {
+		if werr := res.Write(out); werr != nil {
+			fmt.Fprintln(os.Stderr, "bench: cannot write the results:", werr)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Println()
+	fmt.Print(res.Table())
+	fmt.Printf("\nresults in %s (results.md, results.json, cold.svg)\n", out)
+	fmt.Println(res.Summary())
+	return nil
+}
+
+func config() (bench.Config, string, error) {
+	var errs []string
+	num := func(name string, def int) int {
+		v := os.Getenv(name)
+		if v == "" {
+			return def
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			errs = append(errs, fmt.Sprintf("%s=%q is not a count", name, v))
+		}
+		return n
+	}
+	float := func(name string, def float64) float64 {
+		v := os.Getenv(name)
+		if v == "" {
+			return def
+		}
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || f < 0 {
+			errs = append(errs, fmt.Sprintf("%s=%q is not a number", name, v))
+		}
+		return f
+	}
+	dur := func(name string, def time.Duration) time.Duration {
+		v := os.Getenv(name)
+		if v == "" {
+			return def
+		}
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			errs = append(errs, fmt.Sprintf("%s=%q is not a duration", name, v))
+		}
+		return d
+	}
+	text := func(name, def string) string {
+		if v := os.Getenv(name); v != "" {
+			return v
+		}
+		return def
+	}
+	binDir, _ := filepath.Abs(text("BENCH_BIN", "bin"))
+	out, _ := filepath.Abs(text("BENCH_RESULTS", filepath.Join("test", "bench", "results", "latest")))
+	cfg := bench.Config{
+		Objects: num("BENCH_OBJECTS", 5000), Tenants: num("BENCH_TENANTS", 10), Seed: int64(num("BENCH_SEED", 1)),
+		Latency: dur("BENCH_LATENCY", 20*time.Millisecond), RateLimit: float("BENCH_RATE_LIMIT", 0), RateBurst: num("BENCH_RATE_BURST", 10),
+		MaxInFlight: num("BENCH_MAX_IN_FLIGHT", 0), Steady: dur("BENCH_STEADY", 5*time.Minute),
+		DriftCheckPeriod: dur("BENCH_DRIFT_PERIOD", 10*time.Minute), Timeout: dur("BENCH_TIMEOUT", 30*time.Minute),
+		ManagerBin: filepath.Join(binDir, "manager"), SimBin: filepath.Join(binDir, "apimsync-sim"),
+		ManagerArgs: strings.Fields(os.Getenv("BENCH_MANAGER_ARGS")), Dir: filepath.Join(out, "logs"), Log: os.Stderr,
+	}
+	if cfg.Objects == 0 || cfg.Tenants == 0 {
+		errs = append(errs, "BENCH_OBJECTS and BENCH_TENANTS must be positive")
+	}
+	if len(errs) > 0 {
+		return cfg, "", fmt.Errorf("%s", strings.Join(errs, "; "))
+	}
+	return cfg, out, nil
+}

@@ -1,0 +1,186 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+
+	"github.com/apimsync/apimsync/test/simulator"
+)
+
+// freePort returns a loopback port nobody listens on now.
+func freePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// process is a child process (the simulator or the manager) whose output goes to a log file.
+type process struct {
+	cmd  *exec.Cmd
+	done chan error
+}
+
+func startProcess(bin string, args []string, logPath string) (*process, error) {
+	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	if err := cmd.Start(); err != nil {
+		logFile.Close()
+		return nil, fmt.Errorf("cannot start %s: %w", bin, err)
+	}
+	p := &process{cmd: cmd, done: make(chan error, 1)}
+	go func() { p.done <- cmd.Wait(); logFile.Close() }()
+	return p, nil
+}
+
+// stop asks the process to end (SIGTERM) and kills it after 30s.
+func (p *process) stop() {
+	if p == nil {
+		return
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(30 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	}
+}
+
+// waitHTTP waits until url answers 200, or the process ends, or ctx does.
+func waitHTTP(ctx context.Context, p *process, url string) error {
+	for {
+		if res, err := http.Get(url); err == nil {
+			res.Body.Close()
+			if res.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		select {
+		case err := <-p.done:
+			p.done <- err
+			return fmt.Errorf("%s ended before it was ready: %v", p.cmd.Path, err)
+		case <-ctx.Done():
+			return fmt.Errorf("%s is not ready at %s: %w", p.cmd.Path, url, ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// simStats reads the simulator's counters.
+func simStats(base string) (simulator.Stats, error) {
+	var st simulator.Stats
+	res, err := http.Get(base + "/__sim/stats")
+	if err != nil {
+		return st, err
+	}
+	defer res.Body.Close()
+	return st, json.NewDecoder(res.Body).Decode(&st)
+}
+
+// resetSimStats zeroes the simulator's counters.
+func resetSimStats(base string) error {
+	req, _ := http.NewRequest(http.MethodDelete, base+"/__sim/stats", nil)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusNoContent {
+		return fmt.Errorf("reset of the simulator's stats: %s", res.Status)
+	}
+	return nil
+}
+
+// answers counts calls by what they were answered.
+type answers struct {
+	tooMany, refused, notFound int
+}
+
+// callsOf sums the stats' calls into reads and writes, and counts the 429s, the refusals (403, 409,
+// 422) and the 404s.
+func callsOf(st simulator.Stats) (c Calls, a answers) {
+	for _, k := range st.Calls {
+		if k.Method == http.MethodGet {
+			c.Reads += k.Count
+		} else {
+			c.Writes += k.Count
+		}
+		switch k.Code {
+		case http.StatusTooManyRequests:
+			a.tooMany += k.Count
+		case http.StatusForbidden, http.StatusConflict, http.StatusUnprocessableEntity:
+			a.refused += k.Count
+		case http.StatusNotFound:
+			a.notFound += k.Count
+		}
+	}
+	return c, a
+}
+
+// Memory is the manager's memory as its metrics endpoint reports it.
+type Memory struct {
+	RSSMiB  float64 `json:"rssMiB"`
+	HeapMiB float64 `json:"heapMiB"`
+}
+
+// readMemory reads process_resident_memory_bytes and go_memstats_heap_inuse_bytes from the manager's
+// metrics endpoint (parsed with Prometheus' own text parser).
+func readMemory(url string) (Memory, error) {
+	res, err := http.Get(url)
+	if err != nil {
+		return Memory{}, err
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(res.Body)
+	if err != nil {
+		return Memory{}, err
+	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(strings.NewReader(string(raw)))
+	if err != nil {
+		return Memory{}, err
+	}
+	value := func(name string) (float64, error) {
+		f, ok := families[name]
+		if !ok || len(f.GetMetric()) == 0 {
+			return 0, fmt.Errorf("the manager's metrics have no %s", name)
+		}
+		return f.GetMetric()[0].GetGauge().GetValue(), nil
+	}
+	rss, err := value("process_resident_memory_bytes")
+	if err != nil {
+		return Memory{}, err
+	}
+	heap, err := value("go_memstats_heap_inuse_bytes")
+	if err != nil {
+		return Memory{}, err
+	}
+	return Memory{RSSMiB: rss / (1 << 20), HeapMiB: heap / (1 << 20)}, nil
+}
+
+// peak keeps the highest memory seen.
+func (m *Memory) peak(o Memory) {
+	m.RSSMiB, m.HeapMiB = max(m.RSSMiB, o.RSSMiB), max(m.HeapMiB, o.HeapMiB)
+}
+
+var errTimeout = errors.New("timed out")

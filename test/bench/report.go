@@ -1,0 +1,138 @@
+package bench
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+)
+
+// Table renders the result as a markdown table.
+func (r *Result) Table() string {
+	var b strings.Builder
+	c := r.Config
+	fmt.Fprintf(&b, "apimsync bench: %d objects over %d tenants (seed %d), latency %s, tenant rate limit %s, in-flight cap %d, drift period %s\n\n",
+		c.Objects, c.Tenants, c.Seed, c.Latency, rateText(c.RateLimit), c.MaxInFlight, c.DriftPeriod)
+	fmt.Fprintln(&b, "| measure | value | bound | ratio |")
+	fmt.Fprintln(&b, "|---|---|---|---|")
+	row := func(name, value, bound, ratio string) {
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", name, value, bound, ratio)
+	}
+	cold := r.Cold
+	row("cold: calls (writes)", fmt.Sprintf("%d (%d)", cold.Calls.Total(), cold.Calls.Writes), fmt.Sprintf("%d minimal", cold.Minimal.Total()), fmt.Sprintf("%.2f", cold.CallsMin))
+	row("cold: time to all Synced", fmt.Sprintf("%.1f s", cold.Seconds), fmt.Sprintf("%.1f s", cold.Bound), ratioText(cold.TimeBnd))
+	row("cold: 429 answers / Retry-After ignored / refused", fmt.Sprintf("%d / %d / %d", cold.TooMany, cold.Ignored, cold.Refused), "", "")
+	row("cold: peak RSS / heap", fmt.Sprintf("%.0f MiB / %.0f MiB", r.ColdPeak.RSSMiB, r.ColdPeak.HeapMiB), "", "")
+	row("steady: calls in "+c.Steady+" (warm)", fmt.Sprint(r.SteadyWarm.Total()), "0", "")
+	row("steady: calls in "+c.Steady+" (after a restart)", fmt.Sprint(r.SteadyAfterRestart.Total()), "0", "")
+	edits := make([]string, 0, len(r.Edits))
+	for k := range r.Edits {
+		edits = append(edits, k)
+	}
+	sort.Strings(edits)
+	for _, k := range edits {
+		row("edit of a "+k+": calls", fmt.Sprintf("%d (%d writes)", r.Edits[k].Total(), r.Edits[k].Writes), "", "")
+	}
+	for _, m := range r.Memory {
+		row(fmt.Sprintf("memory at rest, %d objects: RSS / heap", m.Objects), fmt.Sprintf("%.0f MiB / %.0f MiB", m.RSSMiB, m.HeapMiB), "", "")
+	}
+	if perObj, ok := r.MemoryPerObjectKiB(); ok {
+		row("memory growth per object (heap)", fmt.Sprintf("%.1f KiB", perObj), "", "")
+	}
+	del := r.Deletion
+	row("deletion: calls (refused / 404)", fmt.Sprintf("%d (%d / %d)", del.Calls.Total(), del.Refused, del.NotFound), fmt.Sprintf("%d minimal", del.Minimal.Total()), fmt.Sprintf("%.2f", del.CallsMin))
+	row("deletion: time until gone", fmt.Sprintf("%.1f s", del.Seconds), fmt.Sprintf("%.1f s", del.Bound), ratioText(del.TimeBnd))
+	row("deletion: remote objects left", fmt.Sprint(r.LeftAfterDeletion), "0", "")
+	return b.String()
+}
+
+// MemoryPerObjectKiB is the heap growth per object between the smallest and the largest size measured.
+func (r *Result) MemoryPerObjectKiB() (float64, bool) {
+	if len(r.Memory) < 2 {
+		return 0, false
+	}
+	lo, hi := r.Memory[0], r.Memory[len(r.Memory)-1]
+	if hi.Objects == lo.Objects {
+		return 0, false
+	}
+	return (hi.HeapMiB - lo.HeapMiB) * 1024 / float64(hi.Objects-lo.Objects), true
+}
+
+// Summary is the last line scripts read.
+func (r *Result) Summary() string {
+	rss := r.ColdPeak.RSSMiB
+	for _, m := range r.Memory {
+		rss = max(rss, m.RSSMiB)
+	}
+	return fmt.Sprintf("objects=%d calls/minimal=%.2f time/bound=%s steady_calls=%d rss_mib=%.0f",
+		r.Config.Objects, r.Cold.CallsMin, ratioText(r.Cold.TimeBnd), r.SteadyWarm.Total()+r.SteadyAfterRestart.Total(), rss)
+}
+
+func rateText(r float64) string {
+	if r <= 0 {
+		return "none"
+	}
+	return fmt.Sprintf("%g/s", r)
+}
+
+func ratioText(r float64) string {
+	if r == 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.2f", r)
+}
+
+// Write writes results.md, results.json and cold.svg (objects Synced over time, the time bound marked)
+// into dir.
+func (r *Result) Write(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "results.md"), []byte(r.Table()+"\n"+r.Summary()+"\n"), 0o644); err != nil {
+		return err
+	}
+	raw, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "results.json"), append(raw, '\n'), 0o644); err != nil {
+		return err
+	}
+	return r.chart(filepath.Join(dir, "cold.svg"))
+}
+
+// chart draws the cold run: objects Synced over time, with the time bound as a vertical line.
+func (r *Result) chart(path string) error {
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("Cold sync of %d objects over %d tenants", r.Config.Objects, r.Config.Tenants)
+	p.X.Label.Text = "seconds"
+	p.Y.Label.Text = "objects Synced"
+	pts := make(plotter.XYs, 0, len(r.ColdSeries))
+	for _, s := range r.ColdSeries {
+		pts = append(pts, plotter.XY{X: s.Seconds, Y: float64(s.Synced)})
+	}
+	if len(pts) > 0 {
+		if err := plotutil.AddLines(p, "Synced", pts); err != nil {
+			return err
+		}
+	}
+	if r.Cold.Bound > 0 {
+		bound := plotter.XYs{{X: r.Cold.Bound, Y: 0}, {X: r.Cold.Bound, Y: float64(r.Config.Objects)}}
+		line, err := plotter.NewLine(bound)
+		if err != nil {
+			return err
+		}
+		line.Dashes = []vg.Length{vg.Points(4), vg.Points(4)}
+		p.Add(line)
+		p.Legend.Add(fmt.Sprintf("time bound (%.1f s)", r.Cold.Bound), line)
+	}
+	p.Legend.Top, p.Legend.Left = true, true
+	return p.Save(16*vg.Centimeter, 10*vg.Centimeter, path)
+}

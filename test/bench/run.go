@@ -1,0 +1,674 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	"github.com/apimsync/apimsync/test/testenv"
+)
+
+// Config is one bench run.
+type Config struct {
+	// Objects and Tenants size the workload (BENCH_OBJECTS, BENCH_TENANTS); Seed makes it reproducible.
+	Objects, Tenants int
+	Seed             int64
+	// Latency of every simulator call; RateLimit (requests per second per tenant, 0: none) and RateBurst
+	// are the tenant's server-side limit, beyond which it answers 429 with Retry-After.
+	Latency   time.Duration
+	RateLimit float64
+	RateBurst int
+	// MaxInFlight is the manager's cap on requests in flight per tenant (--remote-max-in-flight).
+	MaxInFlight int
+	// Steady is the window over which calls at rest are counted, warm and after a restart.
+	Steady time.Duration
+	// DriftCheckPeriod is the manager's --drift-check-period.
+	DriftCheckPeriod time.Duration
+	// Timeout bounds the cold run and the deletion each.
+	Timeout time.Duration
+	// ManagerBin and SimBin are the binaries to run (make build); ManagerArgs are added to the manager's.
+	ManagerBin, SimBin string
+	ManagerArgs        []string
+	// Dir receives the processes' logs.
+	Dir string
+	// Log receives progress lines.
+	Log io.Writer
+}
+
+// Phase is the outcome of one measured phase.
+type Phase struct {
+	Seconds  float64 `json:"seconds"`
+	Calls    Calls   `json:"calls"`
+	TooMany  int     `json:"tooManyRequests"`
+	Refused  int     `json:"refused"`
+	NotFound int     `json:"notFound"`
+	Ignored  int     `json:"ignoredRetryAfter"`
+	Minimal  Calls   `json:"minimal"`
+	// ByEndpoint counts the calls per verb and path template, all tenants together.
+	ByEndpoint map[string]int `json:"byEndpoint"`
+	Bound      float64        `json:"boundSeconds"`
+	CallsMin   float64        `json:"callsPerMinimal"`
+	TimeBnd    float64        `json:"timePerBound"`
+}
+
+// Point is one sample of the cold run: objects Synced after some seconds.
+type Point struct {
+	Seconds float64 `json:"seconds"`
+	Synced  int     `json:"synced"`
+}
+
+// SizedMemory is the manager's memory with a number of objects in its cache, at rest.
+type SizedMemory struct {
+	Objects int `json:"objects"`
+	Memory
+}
+
+// Result is everything a run measured.
+type Result struct {
+	Config struct {
+		Objects, Tenants    int
+		Seed                int64
+		Latency             string
+		RateLimit           float64
+		MaxInFlight         int
+		Steady, DriftPeriod string
+	} `json:"config"`
+	Cold                Phase            `json:"cold"`
+	ColdSeries          []Point          `json:"coldSeries"`
+	ColdPeak            Memory           `json:"coldPeakMemory"`
+	SteadyWarm          Calls            `json:"steadyWarm"`
+	SteadyAfterRestart  Calls            `json:"steadyAfterRestart"`
+	Edits               map[string]Calls `json:"edits"`
+	Memory              []SizedMemory    `json:"memoryAtRest"`
+	Deletion            Phase            `json:"deletion"`
+	LeftAfterDeletion   int              `json:"remoteObjectsLeftAfterDeletion"`
+	Tenants             int              `json:"tenants"`
+	ObjectsPerNamespace []int            `json:"objectsPerNamespace"`
+}
+
+// bench is one run's moving parts.
+type bench struct {
+	cfg      Config
+	work     Workload
+	env      *testenv.Env
+	k8s      client.Client
+	simURL   string
+	sim      *process
+	mgr      *process
+	kubecfg  string
+	metrics  string
+	probe    string
+	res      *Result
+	peakMu   sync.Mutex
+	peak     Memory
+	tokens   map[string]string
+	watching []string
+}
+
+func (b *bench) logf(format string, args ...any) {
+	if b.cfg.Log != nil {
+		fmt.Fprintf(b.cfg.Log, "[%s] %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
+	}
+}
+
+// Run runs the whole bench: cold sync, steady state warm and after a restart, one edit per kind warm
+// and after a restart, memory at rest at three sizes, and deletion of everything.
+func Run(ctx context.Context, cfg Config) (*Result, error) {
+	if cfg.Dir == "" {
+		cfg.Dir = os.TempDir()
+	}
+	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
+		return nil, err
+	}
+	b := &bench{cfg: cfg, work: Generate(cfg.Seed, cfg.Objects, cfg.Tenants), res: &Result{Edits: map[string]Calls{}}, tokens: map[string]string{}}
+	r := b.res
+	r.Config.Objects, r.Config.Tenants, r.Config.Seed = b.work.Size(), len(b.work.Namespaces), cfg.Seed
+	r.Config.Latency, r.Config.RateLimit, r.Config.MaxInFlight = cfg.Latency.String(), cfg.RateLimit, cfg.MaxInFlight
+	r.Config.Steady, r.Config.DriftPeriod = cfg.Steady.String(), cfg.DriftCheckPeriod.String()
+	r.Tenants = len(b.work.Namespaces)
+	for _, ns := range b.work.Namespaces {
+		r.ObjectsPerNamespace = append(r.ObjectsPerNamespace, len(ns.Objects()))
+	}
+	defer b.close()
+	steps := []struct {
+		name string
+		run  func(context.Context) error
+	}{
+		{"start", b.start},
+		{"cold", b.cold},
+		{"steady", b.steady},
+		{"edits", func(ctx context.Context) error { return b.edits(ctx, "warm") }},
+		{"restart", b.steadyAfterRestart},
+		{"memory", b.memory},
+		{"edits after restart", func(ctx context.Context) error {
+			if err := b.restart(ctx, nil); err != nil {
+				return err
+			}
+			return b.edits(ctx, "after restart")
+		}},
+		{"deletion", b.deletion},
+	}
+	for _, s := range steps {
+		b.logf("== %s", s.name)
+		if err := s.run(ctx); err != nil {
+			return r, fmt.Errorf("%s: %w", s.name, err)
+		}
+	}
+	return r, nil
+}
+
+func (b *bench) close() {
+	b.mgr.stop()
+	b.sim.stop()
+	if b.env != nil {
+		_ = b.env.Stop()
+	}
+}
+
+// start starts the control plane, the simulator (one tenant per namespace) and the manager, and makes
+// the namespaces with their provider-account Secrets.
+func (b *bench) start(ctx context.Context) error {
+	env, err := testenv.Start()
+	if err != nil {
+		return err
+	}
+	b.env = env
+	cfg := rest.CopyConfig(env.Config)
+	cfg.QPS, cfg.Burst = 1000, 2000
+	if b.k8s, err = client.New(cfg, client.Options{Scheme: env.Scheme}); err != nil {
+		return err
+	}
+	user, err := env.Environment.AddUser(envtest.User{Name: "bench-admin", Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		return err
+	}
+	raw, err := user.KubeConfig()
+	if err != nil {
+		return err
+	}
+	b.kubecfg = filepath.Join(b.cfg.Dir, "kubeconfig")
+	if err := os.WriteFile(b.kubecfg, raw, 0o600); err != nil {
+		return err
+	}
+
+	port, err := freePort()
+	if err != nil {
+		return err
+	}
+	b.simURL = fmt.Sprintf("http://127.0.0.1:%d", port)
+	args := []string{"--listen", fmt.Sprintf("127.0.0.1:%d", port), "--seed", fmt.Sprint(b.cfg.Seed),
+		"--latency", b.cfg.Latency.String(), "--tenant-rate-limit", fmt.Sprint(b.cfg.RateLimit), "--tenant-rate-burst", fmt.Sprint(b.cfg.RateBurst)}
+	for i, ns := range b.work.Namespaces {
+		b.tokens[ns.Name] = fmt.Sprintf("bench-token-%03d", i)
+		args = append(args, "--tenant", ns.Name+"="+b.tokens[ns.Name])
+	}
+	if b.sim, err = startProcess(b.cfg.SimBin, args, filepath.Join(b.cfg.Dir, "simulator.log")); err != nil {
+		return err
+	}
+	if err := waitHTTP(ctx, b.sim, b.simURL+"/__sim/stats"); err != nil {
+		return err
+	}
+	for _, ns := range b.work.Namespaces {
+		if err := b.k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns.Name}}); err != nil {
+			return err
+		}
+		secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: v1alpha1.DefaultProviderAccountSecret},
+			StringData: map[string]string{"adminURL": b.simURL + "/t/" + ns.Name, "token": b.tokens[ns.Name], "allowInsecureHTTP": "true"}}
+		if err := b.k8s.Create(ctx, secret); err != nil {
+			return err
+		}
+	}
+	return b.startManager(ctx, nil)
+}
+
+// startManager starts the manager binary, watching the given namespaces (nil: all), and waits until it
+// is ready.
+func (b *bench) startManager(ctx context.Context, namespaces []string) error {
+	mport, err := freePort()
+	if err != nil {
+		return err
+	}
+	pport, err := freePort()
+	if err != nil {
+		return err
+	}
+	b.metrics = fmt.Sprintf("http://127.0.0.1:%d/metrics", mport)
+	b.probe = fmt.Sprintf("http://127.0.0.1:%d/readyz", pport)
+	args := []string{"--kubeconfig", b.kubecfg,
+		"--metrics-bind-address", fmt.Sprintf("127.0.0.1:%d", mport),
+		"--health-probe-bind-address", fmt.Sprintf("127.0.0.1:%d", pport),
+		"--allow-private-admin-urls", "--zap-log-level", "error",
+		"--drift-check-period", b.cfg.DriftCheckPeriod.String()}
+	if b.cfg.MaxInFlight > 0 {
+		args = append(args, "--remote-max-in-flight", fmt.Sprint(b.cfg.MaxInFlight))
+	}
+	if len(namespaces) > 0 {
+		args = append(args, "--watch-namespaces", strings.Join(namespaces, ","))
+	}
+	args = append(args, b.cfg.ManagerArgs...)
+	b.watching = namespaces
+	if b.mgr, err = startProcess(b.cfg.ManagerBin, args, filepath.Join(b.cfg.Dir, "manager.log")); err != nil {
+		return err
+	}
+	ready, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	return waitHTTP(ready, b.mgr, b.probe)
+}
+
+// restart stops the manager and starts it again, watching namespaces (nil: all).
+func (b *bench) restart(ctx context.Context, namespaces []string) error {
+	b.mgr.stop()
+	return b.startManager(ctx, namespaces)
+}
+
+// sampleMemory samples the manager's memory every second into b.peak until ctx ends.
+func (b *bench) sampleMemory(ctx context.Context) {
+	for {
+		if m, err := readMemory(b.metrics); err == nil {
+			b.peakMu.Lock()
+			b.peak.peak(m)
+			b.peakMu.Unlock()
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// apply creates objects with a few parallel writers, as `kubectl apply` of a large folder or Argo CD
+// would.
+func (b *bench) apply(ctx context.Context, objs []client.Object, do func(context.Context, client.Object) error) error {
+	work := make(chan client.Object)
+	errs := make(chan error, 1)
+	var wg sync.WaitGroup
+	for range 16 {
+		wg.Go(func() {
+			for o := range work {
+				if err := do(ctx, o); err != nil {
+					select {
+					case errs <- fmt.Errorf("%s %s/%s: %w", kindOf(o), o.GetNamespace(), o.GetName(), err):
+					default:
+					}
+				}
+			}
+		})
+	}
+	for _, o := range objs {
+		work <- o
+	}
+	close(work)
+	wg.Wait()
+	select {
+	case err := <-errs:
+		return err
+	default:
+		return nil
+	}
+}
+
+func kindOf(o client.Object) string {
+	t := fmt.Sprintf("%T", o)
+	return t[strings.LastIndex(t, ".")+1:]
+}
+
+func (b *bench) allObjects() []client.Object {
+	var out []client.Object
+	for _, ns := range b.work.Namespaces {
+		out = append(out, ns.Objects()...)
+	}
+	return out
+}
+
+// census counts the bench's objects that exist and those Synced at their current generation.
+func (b *bench) census(ctx context.Context) (exist, synced int, err error) {
+	for _, l := range []client.ObjectList{&v1alpha1.BackendList{}, &v1alpha1.ProductList{}, &v1alpha1.ApplicationPlanList{}} {
+		if err := b.k8s.List(ctx, l); err != nil {
+			return 0, 0, err
+		}
+		items, err := meta.ExtractList(l)
+		if err != nil {
+			return 0, 0, err
+		}
+		for _, it := range items {
+			o := it.(interface {
+				client.Object
+				v1alpha1.SyncedObject
+			})
+			exist++
+			if c := meta.FindStatusCondition(o.GetSyncStatus().Conditions, v1alpha1.ConditionReady); c != nil &&
+				c.Status == metav1.ConditionTrue && c.ObservedGeneration == o.GetGeneration() {
+				synced++
+			}
+		}
+	}
+	return exist, synced, nil
+}
+
+// cold applies the whole workload at once and waits until every object is Synced.
+func (b *bench) cold(ctx context.Context) error {
+	if err := resetSimStats(b.simURL); err != nil {
+		return err
+	}
+	sampling, stopSampling := context.WithCancel(ctx)
+	defer stopSampling()
+	go b.sampleMemory(sampling)
+	start := time.Now()
+	objs := b.allObjects()
+	if err := b.apply(ctx, objs, func(ctx context.Context, o client.Object) error { return b.k8s.Create(ctx, o) }); err != nil {
+		return err
+	}
+	b.logf("applied %d objects in %.1fs", len(objs), time.Since(start).Seconds())
+	deadline := time.Now().Add(b.cfg.Timeout)
+	lastLog := time.Now()
+	for {
+		_, synced, err := b.census(ctx)
+		if err != nil {
+			return err
+		}
+		secs := time.Since(start).Seconds()
+		b.res.ColdSeries = append(b.res.ColdSeries, Point{secs, synced})
+		if time.Since(lastLog) > 10*time.Second {
+			b.logf("%d/%d Synced after %.0fs", synced, len(objs), secs)
+			lastLog = time.Now()
+		}
+		if synced == len(objs) {
+			break
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%d of %d objects Synced after %s: %w", synced, len(objs), b.cfg.Timeout, errTimeout)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	elapsed := time.Since(start)
+	stopSampling()
+	b.peakMu.Lock()
+	b.res.ColdPeak = b.peak
+	b.peakMu.Unlock()
+	var minimal []Calls
+	for _, ns := range b.work.Namespaces {
+		minimal = append(minimal, ns.MinimalCold())
+	}
+	ph, err := b.phase(elapsed, minimal)
+	b.res.Cold = ph
+	b.logf("cold: %d objects in %.1fs, %d calls (%d writes), minimal %d, bound %.1fs", len(objs), ph.Seconds, ph.Calls.Total(), ph.Calls.Writes, ph.Minimal.Total(), ph.Bound)
+	return err
+}
+
+// phase fills a Phase from the simulator's counters and the minimal calls per tenant.
+func (b *bench) phase(elapsed time.Duration, minimal []Calls) (Phase, error) {
+	st, err := simStats(b.simURL)
+	if err != nil {
+		return Phase{}, err
+	}
+	ph := Phase{Seconds: elapsed.Seconds(), Ignored: st.IgnoredRetryAfter}
+	var a answers
+	ph.Calls, a = callsOf(st)
+	ph.TooMany, ph.Refused, ph.NotFound = a.tooMany, a.refused, a.notFound
+	ph.ByEndpoint = map[string]int{}
+	for _, k := range st.Calls {
+		ph.ByEndpoint[fmt.Sprintf("%s %s %d", k.Method, k.Endpoint, k.Code)] += k.Count
+	}
+	for _, m := range minimal {
+		ph.Minimal = ph.Minimal.plus(m)
+	}
+	ph.Bound = TimeBound(minimal, b.pacing()).Seconds()
+	if ph.Minimal.Total() > 0 {
+		ph.CallsMin = float64(ph.Calls.Total()) / float64(ph.Minimal.Total())
+	}
+	if ph.Bound > 0 {
+		ph.TimeBnd = ph.Seconds / ph.Bound
+	}
+	return ph, nil
+}
+
+// pacing is what bounds the rate of calls to one tenant in this run.
+func (b *bench) pacing() Pacing {
+	inFlight := b.cfg.MaxInFlight
+	if inFlight <= 0 {
+		inFlight = DefaultMaxInFlight
+	}
+	return Pacing{RateLimit: b.cfg.RateLimit, MaxInFlight: inFlight, Latency: b.cfg.Latency}
+}
+
+// DefaultMaxInFlight mirrors the manager's default --remote-max-in-flight.
+const DefaultMaxInFlight = 32
+
+// window counts the calls made over the steady window.
+func (b *bench) window(ctx context.Context) (Calls, error) {
+	if err := resetSimStats(b.simURL); err != nil {
+		return Calls{}, err
+	}
+	select {
+	case <-ctx.Done():
+		return Calls{}, ctx.Err()
+	case <-time.After(b.cfg.Steady):
+	}
+	st, err := simStats(b.simURL)
+	if err != nil {
+		return Calls{}, err
+	}
+	c, _ := callsOf(st)
+	return c, nil
+}
+
+func (b *bench) steady(ctx context.Context) error {
+	c, err := b.window(ctx)
+	b.res.SteadyWarm = c
+	b.logf("steady (warm): %d calls in %s", c.Total(), b.cfg.Steady)
+	return err
+}
+
+func (b *bench) steadyAfterRestart(ctx context.Context) error {
+	if err := resetSimStats(b.simURL); err != nil {
+		return err
+	}
+	if err := b.restart(ctx, nil); err != nil {
+		return err
+	}
+	// The window starts once the restarted manager is ready: its start (listing every object and
+	// finding each in sync) is what it measures.
+	c, err := b.window(ctx)
+	if err != nil {
+		return err
+	}
+	b.res.SteadyAfterRestart = c
+	b.logf("steady (after a restart): %d calls in %s", c.Total(), b.cfg.Steady)
+	if m, err := readMemory(b.metrics); err == nil {
+		b.res.Memory = append(b.res.Memory, SizedMemory{Objects: b.work.Size(), Memory: m})
+	}
+	return nil
+}
+
+// edits makes one edit per kind (a mapping rule of a product, a limit of a plan) and counts the calls
+// each costs until the object is Synced again.
+func (b *bench) edits(ctx context.Context, label string) error {
+	ns := b.work.Namespaces[0]
+	if len(ns.Products) == 0 || len(ns.Plans) == 0 {
+		return nil
+	}
+	edits := []struct {
+		name string
+		obj  interface {
+			client.Object
+			v1alpha1.SyncedObject
+		}
+		change func(client.Object)
+	}{
+		{"mapping rule", &v1alpha1.Product{}, func(o client.Object) {
+			p := o.(*v1alpha1.Product)
+			p.Spec.MappingRules[0].Increment++
+		}},
+		{"limit", &v1alpha1.ApplicationPlan{}, func(o client.Object) {
+			p := o.(*v1alpha1.ApplicationPlan)
+			p.Spec.Limits[0].Value++
+		}},
+	}
+	keys := []client.ObjectKey{client.ObjectKeyFromObject(ns.Products[0]), client.ObjectKeyFromObject(ns.Plans[0])}
+	for i, e := range edits {
+		if err := resetSimStats(b.simURL); err != nil {
+			return err
+		}
+		if err := b.k8s.Get(ctx, keys[i], e.obj); err != nil {
+			return err
+		}
+		e.change(e.obj)
+		if err := b.k8s.Update(ctx, e.obj); err != nil {
+			return err
+		}
+		if err := b.waitSynced(ctx, keys[i], e.obj); err != nil {
+			return err
+		}
+		st, err := simStats(b.simURL)
+		if err != nil {
+			return err
+		}
+		c, _ := callsOf(st)
+		b.res.Edits[e.name+" ("+label+")"] = c
+		b.logf("edit of a %s (%s): %d calls", e.name, label, c.Total())
+	}
+	return nil
+}
+
+// waitSynced waits until the object is Synced at its current generation.
+func (b *bench) waitSynced(ctx context.Context, key client.ObjectKey, obj interface {
+	client.Object
+	v1alpha1.SyncedObject
+}) error {
+	deadline := time.Now().Add(2 * time.Minute)
+	for time.Now().Before(deadline) {
+		if err := b.k8s.Get(ctx, key, obj); err != nil {
+			return err
+		}
+		if c := meta.FindStatusCondition(obj.GetSyncStatus().Conditions, v1alpha1.ConditionReady); c != nil &&
+			c.Status == metav1.ConditionTrue && c.ObservedGeneration == obj.GetGeneration() {
+			return nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return fmt.Errorf("%s is not Synced after 2 minutes: %w", key, errTimeout)
+}
+
+// memory restarts the manager watching a growing share of the namespaces and reads its memory at rest
+// (after a settling time), so that the growth per object shows.
+func (b *bench) memory(ctx context.Context) error {
+	n := len(b.work.Namespaces)
+	sizes := []int{max(1, n/10), max(1, n*2/5)}
+	slices.Sort(sizes)
+	sizes = slices.Compact(sizes)
+	for _, k := range sizes {
+		if k >= n {
+			continue
+		}
+		var names []string
+		objects := 0
+		for _, ns := range b.work.Namespaces[:k] {
+			names = append(names, ns.Name)
+			objects += len(ns.Objects())
+		}
+		if err := b.restart(ctx, names); err != nil {
+			return err
+		}
+		time.Sleep(settle)
+		m, err := readMemory(b.metrics)
+		if err != nil {
+			return err
+		}
+		b.res.Memory = append(b.res.Memory, SizedMemory{Objects: objects, Memory: m})
+		b.logf("memory at rest with %d objects: RSS %.0f MiB, heap %.0f MiB", objects, m.RSSMiB, m.HeapMiB)
+	}
+	slices.SortFunc(b.res.Memory, func(x, y SizedMemory) int { return x.Objects - y.Objects })
+	return nil
+}
+
+// settle is how long a restarted manager is left to list and reconcile its objects before its memory
+// is read.
+const settle = 15 * time.Second
+
+// deletion deletes every object at once and waits until all are gone; then checks the tenants are empty.
+func (b *bench) deletion(ctx context.Context) error {
+	if err := resetSimStats(b.simURL); err != nil {
+		return err
+	}
+	start := time.Now()
+	objs := b.allObjects()
+	del := func(ctx context.Context, o client.Object) error { return client.IgnoreNotFound(b.k8s.Delete(ctx, o)) }
+	if err := b.apply(ctx, objs, del); err != nil {
+		return err
+	}
+	deadline := time.Now().Add(b.cfg.Timeout)
+	for {
+		exist, _, err := b.census(ctx)
+		if err != nil {
+			return err
+		}
+		if exist == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%d objects left after %s: %w", exist, b.cfg.Timeout, errTimeout)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	elapsed := time.Since(start)
+	var minimal []Calls
+	for _, ns := range b.work.Namespaces {
+		minimal = append(minimal, ns.MinimalDelete())
+	}
+	ph, err := b.phase(elapsed, minimal)
+	if err != nil {
+		return err
+	}
+	b.res.Deletion = ph
+	left := 0
+	for _, ns := range b.work.Namespaces {
+		for _, path := range []string{"/admin/api/services.json", "/admin/api/backend_apis.json"} {
+			n, err := b.remoteCount(ns.Name, path)
+			if err != nil {
+				return err
+			}
+			left += n
+		}
+	}
+	b.res.LeftAfterDeletion = left
+	b.logf("deletion: %.1fs, %d calls (minimal %d), %d remote objects left", ph.Seconds, ph.Calls.Total(), ph.Minimal.Total(), left)
+	return nil
+}
+
+// remoteCount counts the objects of a tenant's list (first page: the bench's tenants are small enough
+// once emptied; a non-empty first page is already a failure).
+func (b *bench) remoteCount(tenant, path string) (int, error) {
+	req, _ := http.NewRequest(http.MethodGet, b.simURL+"/t/"+tenant+path, nil)
+	req.SetBasicAuth("", b.tokens[tenant])
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer res.Body.Close()
+	var body map[string][]any
+	if err := json.NewDecoder(res.Body).Decode(&body); err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, items := range body {
+		n += len(items)
+	}
+	return n, nil
+}

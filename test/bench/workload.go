@@ -1,0 +1,175 @@
+// Package bench is apimsync's benchmark (`make bench`, cmd/bench): it generates a seeded workload of
+// Backends, Products and ApplicationPlans over several namespaces, each its own simulator tenant; runs
+// the real manager and simulator binaries against a real control plane; and measures calls, time and
+// memory against the bounds the workload allows (minimal calls, time bound).
+package bench
+
+import (
+	"fmt"
+	"math/rand"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+)
+
+// Workload is what the bench applies: one Namespace per tenant.
+type Workload struct {
+	Namespaces []Namespace
+}
+
+// Namespace is one namespace's objects, synced to its own tenant.
+type Namespace struct {
+	Name     string
+	Backends []*v1alpha1.Backend
+	Products []*v1alpha1.Product
+	Plans    []*v1alpha1.ApplicationPlan
+}
+
+// Objects returns the namespace's objects in dependency order (backends, products, plans); the bench
+// applies them all at once anyway.
+func (n Namespace) Objects() []client.Object {
+	out := make([]client.Object, 0, len(n.Backends)+len(n.Products)+len(n.Plans))
+	for _, b := range n.Backends {
+		out = append(out, b)
+	}
+	for _, p := range n.Products {
+		out = append(out, p)
+	}
+	for _, p := range n.Plans {
+		out = append(out, p)
+	}
+	return out
+}
+
+// Size is the number of objects of the workload.
+func (w Workload) Size() int {
+	n := 0
+	for _, ns := range w.Namespaces {
+		n += len(ns.Backends) + len(ns.Products) + len(ns.Plans)
+	}
+	return n
+}
+
+// Generate makes a workload of objects objects over tenants namespaces, reproducibly for a seed. Each
+// namespace gets a share of the objects in the mix of a real catalogue: a fifth backends, a fifth
+// products, the rest plans (three per product). Each backend has 2 metrics, 1 method and 3 mapping
+// rules; each product uses 1 or 2 of the namespace's backends and has 2 metrics, 3 mapping rules, a
+// policy and self-managed APIcast URLs; each plan has 2 limits and 1 pricing rule.
+func Generate(seed int64, objects, tenants int) Workload {
+	tenants = max(1, min(tenants, objects))
+	rnd := rand.New(rand.NewSource(seed))
+	w := Workload{}
+	for i := range tenants {
+		share := objects / tenants
+		if i < objects%tenants {
+			share++
+		}
+		w.Namespaces = append(w.Namespaces, generateNamespace(rnd, fmt.Sprintf("bench-%03d", i), share))
+	}
+	return w
+}
+
+func generateNamespace(rnd *rand.Rand, name string, n int) Namespace {
+	ns := Namespace{Name: name}
+	backends := max(1, n/5)
+	products := max(0, min(backends, n-backends))
+	plans := n - backends - products
+	for b := range backends {
+		ns.Backends = append(ns.Backends, backend(name, b))
+	}
+	for p := range products {
+		used := []int{p % backends}
+		if backends > 1 && rnd.Intn(2) == 0 {
+			used = append(used, (p+1+rnd.Intn(backends-1))%backends)
+		}
+		ns.Products = append(ns.Products, product(name, p, used))
+	}
+	for k := range plans {
+		if products == 0 {
+			break
+		}
+		p := k % products
+		ns.Plans = append(ns.Plans, plan(name, k, ns.Products[p], rnd))
+	}
+	return ns
+}
+
+func backendName(b int) string { return fmt.Sprintf("backend-%04d", b) }
+
+func backend(ns string, b int) *v1alpha1.Backend {
+	return &v1alpha1.Backend{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: backendName(b)},
+		Spec: v1alpha1.BackendSpec{
+			Name:           fmt.Sprintf("Backend %d", b),
+			PrivateBaseURL: fmt.Sprintf("https://backend-%d.internal.example.com", b),
+			Metrics: map[string]v1alpha1.MetricSpec{
+				"bytes_out": {FriendlyName: "Bytes out", Unit: "byte"},
+				"items":     {FriendlyName: "Items", Unit: "item"},
+			},
+			Methods: map[string]v1alpha1.MethodSpec{"list": {FriendlyName: "List"}},
+			MappingRules: []v1alpha1.MappingRuleSpec{
+				{HTTPMethod: "GET", Pattern: "/items$", MetricMethodRef: "list", Increment: 1},
+				{HTTPMethod: "GET", Pattern: "/items/{id}$", MetricMethodRef: "items", Increment: 1},
+				{HTTPMethod: "GET", Pattern: "/download", MetricMethodRef: "bytes_out", Increment: 5},
+			},
+		},
+	}
+}
+
+func product(ns string, p int, backends []int) *v1alpha1.Product {
+	usages := map[string]v1alpha1.BackendUsageSpec{}
+	for i, b := range backends {
+		path := "/"
+		if i > 0 {
+			path = "/v" + fmt.Sprint(i+1)
+		}
+		usages[backendName(b)] = v1alpha1.BackendUsageSpec{Path: path}
+	}
+	return &v1alpha1.Product{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("product-%04d", p)},
+		Spec: v1alpha1.ProductSpec{
+			Name: fmt.Sprintf("Product %d", p),
+			Deployment: &v1alpha1.DeploymentSpec{ApicastSelfManaged: &v1alpha1.ApicastSelfManagedSpec{
+				ProductionPublicBaseURL: fmt.Sprintf("https://api-%d.example.com", p),
+				StagingPublicBaseURL:    fmt.Sprintf("https://staging-%d.example.com", p)}},
+			Metrics: map[string]v1alpha1.MetricSpec{
+				"searches": {FriendlyName: "Searches", Unit: "search"},
+				"exports":  {FriendlyName: "Exports", Unit: "export"},
+			},
+			MappingRules: []v1alpha1.MappingRuleSpec{
+				{HTTPMethod: "GET", Pattern: "/search", MetricMethodRef: "searches", Increment: 1},
+				{HTTPMethod: "POST", Pattern: "/export", MetricMethodRef: "exports", Increment: 1},
+				{HTTPMethod: "GET", Pattern: "/", MetricMethodRef: "hits", Increment: 1, Last: true},
+			},
+			Policies: []v1alpha1.PolicySpec{{Name: "cors", Version: "builtin", Enabled: true,
+				Configuration: &apiextensionsv1.JSON{Raw: []byte(`{"allow_origin":"*"}`)}}},
+			BackendUsages: usages,
+		},
+	}
+}
+
+func plan(ns string, k int, p *v1alpha1.Product, rnd *rand.Rand) *v1alpha1.ApplicationPlan {
+	published := rnd.Intn(3) > 0
+	var backend string
+	for b := range p.Spec.BackendUsages {
+		if backend == "" || b < backend {
+			backend = b
+		}
+	}
+	return &v1alpha1.ApplicationPlan{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("plan-%04d", k)},
+		Spec: v1alpha1.ApplicationPlanSpec{
+			ProductRef: p.Name, Name: fmt.Sprintf("Plan %d", k), Published: &published,
+			Limits: []v1alpha1.LimitSpec{
+				{Period: "minute", Value: int64(10 + rnd.Intn(990)), MetricMethodRef: v1alpha1.MetricMethodRef{SystemName: "searches"}},
+				{Period: "day", Value: int64(1000 + rnd.Intn(9000)), MetricMethodRef: v1alpha1.MetricMethodRef{SystemName: "hits", Backend: backend}},
+			},
+			PricingRules: []v1alpha1.PricingRuleSpec{
+				{From: 1, To: 1000, PricePerUnit: fmt.Sprintf("0.%02d", 1+rnd.Intn(98)), MetricMethodRef: v1alpha1.MetricMethodRef{SystemName: "list", Backend: backend}},
+			},
+		},
+	}
+}
