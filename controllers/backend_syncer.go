@@ -101,8 +101,8 @@ func (s *BackendSyncer) find(ctx context.Context, b *v1alpha1.Backend, sess *eng
 // finder reads backends of the session's tenant.
 func (s *BackendSyncer) finder(ctx context.Context, sess *engine.Session) remoteFinder[tsclient.Backend] {
 	return remoteFinder[tsclient.Backend]{kind: "backend",
-		get:    func(id int64) (*tsclient.Backend, error) { return sess.Remote.GetBackend(ctx, id) },
-		list:   func() ([]tsclient.Backend, error) { return sess.Remote.ListBackends(ctx) },
+		get:  func(id int64) (*tsclient.Backend, error) { return sess.Remote.GetBackend(ctx, id) },
+		list: func() ([]tsclient.Backend, error) { return sess.Remote.ListBackends(ctx) },
 		shared: func() ([]tsclient.Backend, error) {
 			return sharedList(s.Lists, sess.Tenant+" backends", func() ([]tsclient.Backend, error) { return sess.Remote.ListBackends(ctx) })
 		},

@@ -17,9 +17,9 @@ import (
 // remoteFinder says how to read one kind of remote object: by id, and all of them (to find one by system
 // name). get answers a tsclient NotFound error when the object is gone.
 type remoteFinder[R any] struct {
-	kind   string
-	get    func(id int64) (*R, error)
-	list   func() ([]R, error)
+	kind string
+	get  func(id int64) (*R, error)
+	list func() ([]R, error)
 	// shared, when set, lists through BurstLists: used to look for an object this resource never
 	// created, never after its own create whose answer may be lost, nor after a collision.
 	shared func() ([]R, error)

@@ -303,8 +303,8 @@ func planProductID(a *v1alpha1.ApplicationPlan, sess *engine.Session) int64 {
 // finder reads the plans of one product (shared: the tenant's plans of all products, in one burst).
 func (s *PlanSyncer) finder(ctx context.Context, sess *engine.Session, productID int64) remoteFinder[tsclient.ApplicationPlan] {
 	return remoteFinder[tsclient.ApplicationPlan]{kind: "plan",
-		get:    func(id int64) (*tsclient.ApplicationPlan, error) { return sess.Remote.GetPlan(ctx, productID, id) },
-		list:   func() ([]tsclient.ApplicationPlan, error) { return sess.Remote.ListPlans(ctx, productID) },
+		get:  func(id int64) (*tsclient.ApplicationPlan, error) { return sess.Remote.GetPlan(ctx, productID, id) },
+		list: func() ([]tsclient.ApplicationPlan, error) { return sess.Remote.ListPlans(ctx, productID) },
 		shared: func() ([]tsclient.ApplicationPlan, error) {
 			all, err := sharedList(s.Lists, sess.Tenant+" plans", func() ([]tsclient.ApplicationPlan, error) { return sess.Remote.ListAllPlans(ctx) })
 			var mine []tsclient.ApplicationPlan

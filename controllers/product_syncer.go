@@ -361,8 +361,8 @@ func (s *ProductSyncer) find(ctx context.Context, p *v1alpha1.Product, sess *eng
 // finder reads services of the session's tenant.
 func (s *ProductSyncer) finder(ctx context.Context, sess *engine.Session) remoteFinder[tsclient.Product] {
 	return remoteFinder[tsclient.Product]{kind: "product",
-		get:    func(id int64) (*tsclient.Product, error) { return sess.Remote.GetProduct(ctx, id) },
-		list:   func() ([]tsclient.Product, error) { return sess.Remote.ListProducts(ctx) },
+		get:  func(id int64) (*tsclient.Product, error) { return sess.Remote.GetProduct(ctx, id) },
+		list: func() ([]tsclient.Product, error) { return sess.Remote.ListProducts(ctx) },
 		shared: func() ([]tsclient.Product, error) {
 			return sharedList(s.Lists, sess.Tenant+" products", func() ([]tsclient.Product, error) { return sess.Remote.ListProducts(ctx) })
 		},
