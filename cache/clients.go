@@ -11,11 +11,13 @@ import (
 	tsclient "github.com/apimsync/apimsync/client"
 )
 
-// ClientPool hands out one 3scale client per tenant credentials (admin URL, token hash, TLS settings), so
-// every object of a tenant shares its rate limit and in-flight cap. A rotated token makes a new client;
-// the old one ages out of the LRU. Safe for concurrent use.
+// ClientPool hands out one 3scale client per tenant credentials (admin URL, token hash, TLS settings), and
+// one pacer per tenant, shared by all its clients: every object of a tenant, whatever token it uses, is
+// paced together (client.Pacer). A rotated token makes a new client; the old one ages out of the LRU.
+// Safe for concurrent use.
 type ClientPool struct {
-	// QPS, Burst and MaxInFlight are applied to every client made.
+	// QPS, Burst (optional hard rate cap, 0: none) and MaxInFlight (cap of the adaptive limit) are applied
+	// to every tenant's pacer.
 	QPS         float64
 	Burst       int
 	MaxInFlight int
@@ -24,15 +26,15 @@ type ClientPool struct {
 
 	mu      sync.Mutex
 	clients *lru.Cache[string, *tsclient.Client]
+	pacers  *lru.Cache[string, *tsclient.Pacer]
 }
 
 // NewClientPool returns a pool keeping at most size clients.
 func NewClientPool(size int, qps float64, burst, maxInFlight int) *ClientPool {
-	c, err := lru.New[string, *tsclient.Client](size)
-	if err != nil {
-		c, _ = lru.New[string, *tsclient.Client](1)
-	}
-	return &ClientPool{QPS: qps, Burst: burst, MaxInFlight: maxInFlight, clients: c}
+	size = max(size, 1)
+	c, _ := lru.New[string, *tsclient.Client](size)
+	pacers, _ := lru.New[string, *tsclient.Pacer](size)
+	return &ClientPool{QPS: qps, Burst: burst, MaxInFlight: maxInFlight, clients: c, pacers: pacers}
 }
 
 // Get returns the client for the credentials in cfg (rate settings are the pool's), making it once.
@@ -47,6 +49,16 @@ func (p *ClientPool) Get(tenant string, cfg tsclient.Config) (*tsclient.Client, 
 		return c, nil
 	}
 	cfg.QPS, cfg.Burst, cfg.MaxInFlight = p.QPS, p.Burst, p.MaxInFlight
+	tenantKey, err := tsclient.NormalizeTenant(cfg.AdminURL)
+	if err != nil {
+		tenantKey = cfg.AdminURL // tsclient.New refuses it
+	}
+	pacer, ok := p.pacers.Get(tenantKey)
+	if !ok {
+		pacer = tsclient.NewPacer(tsclient.PacerConfig{Max: p.MaxInFlight, QPS: p.QPS, Burst: p.Burst})
+		p.pacers.Add(tenantKey, pacer)
+	}
+	cfg.Pacer = pacer
 	if p.Observer != nil {
 		cfg.Observer = p.Observer(tenant)
 	}

@@ -1,8 +1,9 @@
 // Package client is apimsync's typed client of the 3scale Account Management API (porta's admin API):
 // products (services), backends, their metrics, methods and mapping rules, proxy settings, policies,
 // backend usages, application plans, limits and pricing rules. It reads every list to exhaustion,
-// classifies errors (errors.go), rate-limits and caps the requests in flight per client, honours
-// Retry-After, and never lets the access token into a URL, an error or a log.
+// classifies errors (errors.go), paces the requests to each tenant with an adaptive concurrency limit
+// (pacer.go: grows while answers are fast, halves on overload, pauses for Retry-After), and never lets the
+// access token into a URL, an error or a log.
 package client
 
 import (
@@ -20,8 +21,10 @@ import (
 
 	"github.com/cenkalti/backoff/v4"
 	"github.com/go-resty/resty/v2"
-	"golang.org/x/time/rate"
 )
+
+// DefaultMaxInFlight is the default cap on requests in flight to one tenant.
+const DefaultMaxInFlight = 32
 
 // Config configures a Client: the tenant's admin URL and access token, TLS, and the request budget.
 type Config struct {
@@ -33,10 +36,13 @@ type Config struct {
 	CABundle []byte
 	// InsecureSkipVerify turns TLS verification off; only for test tenants.
 	InsecureSkipVerify bool
-	// QPS and Burst are the token-bucket rate limit (default 10 and 20).
+	// Pacer paces the requests: an adaptive concurrency limit shared by every client of one tenant
+	// (see Pacer). When nil, the client makes its own from QPS, Burst and MaxInFlight.
+	Pacer *Pacer
+	// QPS and Burst are an optional hard rate cap (token bucket; QPS 0: none, the default).
 	QPS   float64
 	Burst int
-	// MaxInFlight caps the requests in flight (default 8).
+	// MaxInFlight caps the requests in flight, whatever the adaptive limit says (default 32).
 	MaxInFlight int
 	// Timeout bounds each call, retries included (default 30s), when the caller's context has no deadline
 	// of its own. One attempt of a read gets at most half of it (or of what is left of the caller's
@@ -84,8 +90,7 @@ type Observer func(CallInfo)
 type Client struct {
 	http     *resty.Client
 	token    string
-	limiter  *rate.Limiter
-	inFlight chan struct{}
+	pacer    *Pacer
 	timeout  time.Duration
 	observer Observer
 
@@ -104,14 +109,11 @@ func New(cfg Config) (*Client, error) {
 	if cfg.Token == "" {
 		return nil, errors.New("3scale access token is empty")
 	}
-	if cfg.QPS <= 0 {
-		cfg.QPS = 10
-	}
-	if cfg.Burst <= 0 {
-		cfg.Burst = 20
-	}
 	if cfg.MaxInFlight <= 0 {
-		cfg.MaxInFlight = 8
+		cfg.MaxInFlight = DefaultMaxInFlight
+	}
+	if cfg.Pacer == nil {
+		cfg.Pacer = NewPacer(PacerConfig{Max: cfg.MaxInFlight, QPS: cfg.QPS, Burst: cfg.Burst})
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 30 * time.Second
@@ -165,8 +167,7 @@ func New(cfg Config) (*Client, error) {
 	return &Client{
 		http:     r,
 		token:    cfg.Token,
-		limiter:  rate.NewLimiter(rate.Limit(cfg.QPS), cfg.Burst),
-		inFlight: make(chan struct{}, cfg.MaxInFlight),
+		pacer:    cfg.Pacer,
 		timeout:  cfg.Timeout,
 		observer: cfg.Observer,
 
@@ -176,6 +177,9 @@ func New(cfg Config) (*Client, error) {
 		maxBody:      cfg.MaxResponseBytes,
 	}, nil
 }
+
+// Pacer returns the pacer of the client's tenant.
+func (c *Client) Pacer() *Pacer { return c.pacer }
 
 // String describes the client without its token.
 func (c *Client) String() string { return "3scale client for " + c.http.BaseURL }
@@ -215,8 +219,8 @@ func (r call) path() string {
 // environmentProxy chooses the proxy of a request (HTTPS_PROXY, HTTP_PROXY, NO_PROXY); tests replace it.
 var environmentProxy = http.ProxyFromEnvironment
 
-// do sends the call and decodes a 2xx answer into out (when not nil). Each attempt waits for the rate
-// limiter and a free in-flight slot. A read failing for a passing reason, and any call answered 429, is
+// do sends the call and decodes a 2xx answer into out (when not nil). Each attempt waits for the tenant's
+// pacer (a free slot under its adaptive limit, the end of any Retry-After, the optional rate cap). A read failing for a passing reason, and any call answered 429, is
 // tried again (retryDelay), within the context's deadline — c.timeout when the caller set none.
 func (c *Client) do(ctx context.Context, r call, out any) error {
 	if _, has := ctx.Deadline(); !has {
@@ -275,16 +279,22 @@ func (c *Client) retryDelay(r call, err error, attempt int, policy *backoff.Expo
 	return max(policy.NextBackOff(), e.RetryAfter), true
 }
 
-func (c *Client) attempt(ctx context.Context, r call, out any) error {
-	if err := c.limiter.Wait(ctx); err != nil {
-		return &APIError{Method: r.method, Endpoint: r.endpoint, Message: "rate limiter: " + err.Error(), Cause: err}
+func (c *Client) attempt(ctx context.Context, r call, out any) (err error) {
+	release, werr := c.pacer.Acquire(ctx)
+	if werr != nil {
+		return &APIError{Method: r.method, Endpoint: r.endpoint, Message: "waiting for the tenant's pacing: " + werr.Error(), Cause: werr}
 	}
-	select {
-	case c.inFlight <- struct{}{}:
-	case <-ctx.Done():
-		return &APIError{Method: r.method, Endpoint: r.endpoint, Message: ctx.Err().Error(), Cause: ctx.Err()}
-	}
-	defer func() { <-c.inFlight }()
+	start := time.Now()
+	defer func() {
+		// The pacer learns from every answer: its time, overload (429, 502-504, none) and Retry-After.
+		o := Outcome{Latency: time.Since(start)}
+		if e, ok := asAPIError(err); ok {
+			o.Code, o.RetryAfter = e.StatusCode, e.RetryAfter
+		} else {
+			o.Code = http.StatusOK
+		}
+		release(o)
+	}()
 
 	if r.method == http.MethodGet && c.attempts > 1 {
 		// A read that will be retried gets at most half of the call's timeout for its exchange (the waits
@@ -303,14 +313,14 @@ func (c *Client) attempt(ctx context.Context, r call, out any) error {
 	case r.form != nil:
 		req.SetFormDataFromValues(r.form)
 	}
-	start := time.Now()
+	sent := time.Now()
 	resp, err := req.Execute(r.method, r.path())
 	code := 0
 	if resp != nil && resp.RawResponse != nil {
 		code = resp.StatusCode()
 	}
 	if c.observer != nil {
-		c.observer(CallInfo{Method: r.method, Endpoint: r.endpoint, Code: code, Duration: time.Since(start)})
+		c.observer(CallInfo{Method: r.method, Endpoint: r.endpoint, Code: code, Duration: time.Since(sent)})
 	}
 	if errors.Is(err, resty.ErrResponseBodyTooLarge) {
 		// Not a passing failure: retrying would read the same oversized answer again.

@@ -162,6 +162,7 @@ var clientCalls = map[string]func(ctx context.Context, c *Client) error{
 // callsWithoutRequest are exported methods that send nothing, with the reason.
 var callsWithoutRequest = map[string]string{
 	"String": "describes the client (fmt.Stringer); no request",
+	"Pacer":  "returns the tenant's pacer; no request",
 }
 
 // proxyAttributesWritten are the proxy attributes the Product controller writes

@@ -132,6 +132,9 @@ func (p *Pacer) Acquire(ctx context.Context) (release func(Outcome), err error) 
 func (p *Pacer) release(seq uint64, o Outcome) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	// Only a window in use says anything about whether the tenant could take a larger one: one request
+	// at a time must not let the limit drift to Max while the tenant is idle.
+	used := float64(p.inFlight) >= p.limit/2
 	p.inFlight--
 	now := p.now()
 	if until := now.Add(o.RetryAfter); o.RetryAfter > 0 && until.After(p.pauseUntil) {
@@ -146,7 +149,7 @@ func (p *Pacer) release(seq uint64, o Outcome) {
 			p.cutSeq = p.seq
 		}
 	case c >= 200 && c < 300 || c >= 400 && c < 500: // 4xx are answers about the request, not overload
-		if o.Latency <= 0 || o.Latency <= 2*p.observe(now, o.Latency) {
+		if (o.Latency <= 0 || o.Latency <= 2*p.observe(now, o.Latency)) && used {
 			p.limit = math.Min(p.max, p.limit+1/p.limit)
 		}
 	}

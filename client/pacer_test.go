@@ -19,6 +19,24 @@ func pacerDo(t *testing.T, p *Pacer, o Outcome) {
 	release(o)
 }
 
+// pacerRound runs a full window through p: as many requests at once as its limit allows, each meeting
+// o. The limit only grows while the window is in use.
+func pacerRound(t *testing.T, p *Pacer, o Outcome) {
+	t.Helper()
+	n := p.Limit()
+	releases := make([]func(Outcome), 0, n)
+	for range n {
+		release, err := p.Acquire(context.Background())
+		if err != nil {
+			t.Fatalf("Acquire: %v", err)
+		}
+		releases = append(releases, release)
+	}
+	for _, release := range releases {
+		release(o)
+	}
+}
+
 // pacerClock is a settable clock for the Now hook, safe for concurrent use.
 type pacerClock struct{ ns atomic.Int64 }
 
@@ -28,7 +46,7 @@ func (c *pacerClock) advance(d time.Duration) { c.ns.Add(int64(d)) }
 func TestPacerGrowsWhileLatencyHolds(t *testing.T) {
 	p := NewPacer(PacerConfig{Initial: 4})
 	for i := 0; i < 200; i++ {
-		pacerDo(t, p, Outcome{Code: 200, Latency: 10 * time.Millisecond})
+		pacerRound(t, p, Outcome{Code: 200, Latency: 10 * time.Millisecond})
 	}
 	if got := p.Limit(); got <= 10 {
 		t.Errorf("limit after 200 fast successes = %d, want > 10", got)
@@ -37,7 +55,7 @@ func TestPacerGrowsWhileLatencyHolds(t *testing.T) {
 	// 4xx other than 429 are answers: they grow the limit as well.
 	p = NewPacer(PacerConfig{Initial: 4})
 	for i := 0; i < 50; i++ {
-		pacerDo(t, p, Outcome{Code: 404, Latency: 10 * time.Millisecond})
+		pacerRound(t, p, Outcome{Code: 404, Latency: 10 * time.Millisecond})
 	}
 	if got := p.Limit(); got <= 4 {
 		t.Errorf("limit after 50 fast 404s = %d, want > 4", got)
@@ -45,7 +63,7 @@ func TestPacerGrowsWhileLatencyHolds(t *testing.T) {
 
 	p = NewPacer(PacerConfig{Initial: 4, Max: 12})
 	for i := 0; i < 500; i++ {
-		pacerDo(t, p, Outcome{Code: 200, Latency: 10 * time.Millisecond})
+		pacerRound(t, p, Outcome{Code: 200, Latency: 10 * time.Millisecond})
 		if got := p.Limit(); got > 12 {
 			t.Fatalf("limit after %d successes = %d, above Max 12", i+1, got)
 		}
@@ -58,10 +76,10 @@ func TestPacerGrowsWhileLatencyHolds(t *testing.T) {
 func TestPacerDoesNotGrowWhenLatencyRises(t *testing.T) {
 	clock := &pacerClock{}
 	p := NewPacer(PacerConfig{Initial: 4, Now: clock.now})
-	pacerDo(t, p, Outcome{Code: 200, Latency: 10 * time.Millisecond}) // the baseline: 4 -> 4.25
+	pacerRound(t, p, Outcome{Code: 200, Latency: 10 * time.Millisecond}) // the baseline: 4 -> 5
 	for i := 0; i < 100; i++ {
 		clock.advance(100 * time.Millisecond)
-		pacerDo(t, p, Outcome{Code: 200, Latency: 25 * time.Millisecond})
+		pacerRound(t, p, Outcome{Code: 200, Latency: 25 * time.Millisecond})
 	}
 	if got := p.Limit(); got != 4 {
 		t.Errorf("limit after 100 slow successes (2.5x the best) = %d, want 4", got)
@@ -69,10 +87,22 @@ func TestPacerDoesNotGrowWhenLatencyRises(t *testing.T) {
 	// Once the 10ms baseline has aged out of the window, 25ms is the new normal and the limit grows again.
 	clock.advance(minLatencyWindow)
 	for i := 0; i < 20; i++ {
-		pacerDo(t, p, Outcome{Code: 200, Latency: 25 * time.Millisecond})
+		pacerRound(t, p, Outcome{Code: 200, Latency: 25 * time.Millisecond})
 	}
 	if got := p.Limit(); got <= 4 {
 		t.Errorf("limit after the baseline aged out = %d, want > 4", got)
+	}
+}
+
+// TestPacerGrowsOnlyWhenUsed: a tenant that sees one request at a time gives no sign of how much more it
+// could take, so the limit stays where it is instead of drifting to Max while idle.
+func TestPacerGrowsOnlyWhenUsed(t *testing.T) {
+	p := NewPacer(PacerConfig{Initial: 8})
+	for range 200 {
+		pacerDo(t, p, Outcome{Code: 200, Latency: 10 * time.Millisecond})
+	}
+	if got := p.Limit(); got != 8 {
+		t.Errorf("limit after 200 requests one at a time = %d, want 8", got)
 	}
 }
 

@@ -22,9 +22,12 @@ type reference struct {
 	// List returns an empty list of From objects.
 	List func() client.ObjectList
 	// Owned: a From object cannot exist without its To object; deleting the To object deletes it first.
-	// Otherwise the To object's deletion waits until no From object uses it any more (a Backend for its
-	// Products) or the reference just dangles (an ActiveDoc's product).
+	// Otherwise the To object's deletion waits until no From object uses it any more (Blocks: a Backend
+	// for its Products) or the reference just dangles (an ActiveDoc's product).
 	Owned bool
+	// Blocks: 3scale refuses to delete the To object while a From object uses it, so its deletion waits
+	// for them here, woken by a watch, instead of calling 3scale to be refused.
+	Blocks bool
 }
 
 // referenceGraph is every reference between apimsync's kinds. Deletion order derives from it; nothing
@@ -36,7 +39,7 @@ var referenceGraph = []reference{
 		List: func() client.ObjectList { return &v1alpha1.ApplicationList{} }},
 	{From: "ApplicationPlan", To: "Product", Field: "spec.productRef", Index: indexProductRef, Owned: true,
 		List: func() client.ObjectList { return &v1alpha1.ApplicationPlanList{} }},
-	{From: "Product", To: "Backend", Field: "spec.backendUsages", Index: indexBackendRefs,
+	{From: "Product", To: "Backend", Field: "spec.backendUsages", Index: indexBackendRefs, Blocks: true,
 		List: func() client.ObjectList { return &v1alpha1.ProductList{} }},
 	{From: "ActiveDoc", To: "Product", Field: "spec.productRef", Index: indexProductRef,
 		List: func() client.ObjectList { return &v1alpha1.ActiveDocList{} }},
@@ -92,9 +95,21 @@ func deletionOrder(graph []reference) ([]string, error) {
 // ownedDependants returns a function listing the objects that must go before an object of kind: those
 // of an Owned reference to it, in its namespace.
 func ownedDependants(reader client.Reader, graph []reference, kind string) func(ctx context.Context, obj client.Object) ([]client.Object, error) {
+	return referrers(reader, graph, kind, func(r reference) bool { return r.Owned })
+}
+
+// blockingUsers returns a function listing the objects whose use of an object of kind makes 3scale refuse
+// its deletion (Blocks references to it), in its namespace.
+func blockingUsers(reader client.Reader, graph []reference, kind string) func(ctx context.Context, obj client.Object) ([]client.Object, error) {
+	return referrers(reader, graph, kind, func(r reference) bool { return r.Blocks })
+}
+
+// referrers lists the objects of the references to kind that pick selects, in the object's namespace;
+// nil when no reference is selected.
+func referrers(reader client.Reader, graph []reference, kind string, pick func(reference) bool) func(ctx context.Context, obj client.Object) ([]client.Object, error) {
 	var edges []reference
 	for _, r := range graph {
-		if r.To == kind && r.Owned {
+		if r.To == kind && pick(r) {
 			edges = append(edges, r)
 		}
 	}

@@ -31,10 +31,12 @@ import (
 type Options struct {
 	// DriftCheckPeriod is how often synced objects are re-read from 3scale and repaired; 0 disables it.
 	DriftCheckPeriod time.Duration
-	// MaxConcurrentReconciles per kind.
+	// MaxConcurrentReconciles per kind (default 32): workers are cheap, each tenant's pacer decides how
+	// many of them call it at once, and its admission sends the others to other tenants' work.
 	MaxConcurrentReconciles int
-	// RemoteQPS and RemoteBurst are the token-bucket rate limit per tenant; RemoteMaxInFlight caps the
-	// requests in flight per tenant.
+	// Each tenant is paced by an adaptive concurrency limit (client.Pacer) capped at RemoteMaxInFlight
+	// requests in flight (default 32); RemoteQPS and RemoteBurst are an optional hard rate cap per tenant
+	// (0: none).
 	RemoteQPS         float64
 	RemoteBurst       int
 	RemoteMaxInFlight int
@@ -67,16 +69,10 @@ type Options struct {
 // withDefaults fills in unset options.
 func (o Options) withDefaults() Options {
 	if o.MaxConcurrentReconciles <= 0 {
-		o.MaxConcurrentReconciles = 4
-	}
-	if o.RemoteQPS <= 0 {
-		o.RemoteQPS = 10
-	}
-	if o.RemoteBurst <= 0 {
-		o.RemoteBurst = 20
+		o.MaxConcurrentReconciles = 32
 	}
 	if o.RemoteMaxInFlight <= 0 {
-		o.RemoteMaxInFlight = 8
+		o.RemoteMaxInFlight = tsclient.DefaultMaxInFlight
 	}
 	if o.OrphanBackoffInitial <= 0 {
 		o.OrphanBackoffInitial = time.Second
@@ -124,6 +120,7 @@ func kindController[T engine.Object](sh shared, kind string, newObj func() T, sy
 		DriftCheckPeriod: sh.opts.DriftCheckPeriod, States: sh.states, Credentials: sh.creds,
 		InvalidRetryPeriod: max(sh.opts.InvalidRetryPeriod, 0),
 		Dependants:         ownedDependants(sh.reader, referenceGraph, kind),
+		Users:              blockingUsers(sh.reader, referenceGraph, kind),
 	}
 	b := ctrl.NewControllerManagedBy(sh.mgr).For(newObj()).Named(strings.ToLower(kind)).WithOptions(sh.ctrlOpts()).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(referencing(sh.reader, list, indexSecretRefs)))

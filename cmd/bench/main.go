@@ -96,6 +96,10 @@ func config() (bench.Config, string, error) {
 		return def
 	}
 	binDir, _ := filepath.Abs(text("BENCH_BIN", "bin"))
+	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
+		// `make bench` sets it; a plain `go run ./cmd/bench` finds the control plane make built.
+		_ = os.Setenv("KUBEBUILDER_ASSETS", filepath.Join(binDir, "k8s"))
+	}
 	out, _ := filepath.Abs(text("BENCH_RESULTS", filepath.Join("test", "bench", "results", "latest")))
 	cfg := bench.Config{
 		Objects: num("BENCH_OBJECTS", 5000), Tenants: num("BENCH_TENANTS", 10), Seed: int64(num("BENCH_SEED", 1)),

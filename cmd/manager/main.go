@@ -40,6 +40,8 @@ type flags struct {
 	leaderElectionNS       string
 	watchNamespaces        string
 	watchLabelSelector     string
+	kubeQPS                float64
+	kubeBurst              int
 	opts                   controllers.Options
 	zap                    zap.Options
 }
@@ -56,10 +58,12 @@ func parseFlags(args []string) (*flags, error) {
 	fs.StringVar(&f.watchNamespaces, "watch-namespaces", "", "Comma-separated namespaces to watch; empty watches all.")
 	fs.StringVar(&f.watchLabelSelector, "watch-label-selector", "", "Sync only the apimsync objects this label selector matches (one shard of several managers, e.g. apimsync.io/shard=a); empty syncs all.")
 	fs.DurationVar(&f.opts.DriftCheckPeriod, "drift-check-period", 30*time.Minute, "How often synced objects are re-read from 3scale and repaired; 0 turns drift checks off.")
-	fs.IntVar(&f.opts.MaxConcurrentReconciles, "max-concurrent-reconciles", 4, "Objects of one kind reconciled at once.")
-	fs.Float64Var(&f.opts.RemoteQPS, "remote-qps", 10, "Requests per second to one 3scale tenant (token bucket).")
-	fs.IntVar(&f.opts.RemoteBurst, "remote-burst", 20, "Burst of requests to one 3scale tenant.")
-	fs.IntVar(&f.opts.RemoteMaxInFlight, "remote-max-in-flight", 8, "Requests in flight to one 3scale tenant at most.")
+	fs.IntVar(&f.opts.MaxConcurrentReconciles, "max-concurrent-reconciles", 32, "Objects of one kind reconciled at once (each tenant's pacer decides how many of them call it).")
+	fs.Float64Var(&f.opts.RemoteQPS, "remote-qps", 0, "Optional hard cap of requests per second to one 3scale tenant (token bucket); 0: none, the adaptive pacing alone.")
+	fs.IntVar(&f.opts.RemoteBurst, "remote-burst", 0, "Burst of --remote-qps (default: one second's worth).")
+	fs.IntVar(&f.opts.RemoteMaxInFlight, "remote-max-in-flight", 32, "Cap of the adaptive limit of requests in flight to one 3scale tenant.")
+	fs.Float64Var(&f.kubeQPS, "kube-api-qps", 100, "Requests per second to the Kubernetes API server (status writes of many objects).")
+	fs.IntVar(&f.kubeBurst, "kube-api-burst", 200, "Burst of --kube-api-qps.")
 	fs.DurationVar(&f.opts.UsageReportPeriod, "usage-report-period", 10*time.Minute, "How often the usage report of a Deprecated or Retired product is refreshed (one list of its applications per period).")
 	fs.BoolVar(&f.opts.AllowPrivateAdminURLs, "allow-private-admin-urls", false, "Allow provider accounts whose adminURL is on a loopback, link-local, private or cluster-internal address (demos, tests, an in-cluster 3scale).")
 	fs.DurationVar(&f.opts.InvalidRetryPeriod, "invalid-retry-period", 10*time.Minute, "Objects made Invalid by an answer of 3scale are tried again after this period (a safety net); negative turns it off.")
@@ -123,6 +127,7 @@ func run(args []string) error {
 	if err != nil {
 		return fmt.Errorf("cannot find a cluster (set --kubeconfig or KUBECONFIG): %w", err)
 	}
+	cfg.QPS, cfg.Burst = float32(f.kubeQPS), f.kubeBurst
 	cacheOpts := controllers.CacheOptions(splitNamespaces(f.watchNamespaces), f.opts.WatchLabelSelector)
 	shutdown := 30 * time.Second
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{

@@ -8,6 +8,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -139,10 +141,17 @@ type Reconciler[T Object] struct {
 	// account or a plan, the plans of a product). On deletion with the Delete policy the engine deletes
 	// them, waits until they are gone (a watch on them should wake this object), and goes last.
 	Dependants func(ctx context.Context, obj client.Object) ([]client.Object, error)
+	// Users, when set, lists the objects whose use of this one makes 3scale refuse its deletion (the
+	// Products using a Backend). On deletion the engine waits until none is left (a watch on them should
+	// wake this object) before the remote delete, instead of calling to be refused.
+	Users func(ctx context.Context, obj client.Object) ([]client.Object, error)
 
 	// rejected remembers, per object, the attempt 3scale refused (types.NamespacedName → rejection):
 	// the same attempt is not sent again before InvalidRetryPeriod, whatever wakes the object.
 	rejected sync.Map
+	// written remembers the resourceVersion of our last write of each object (types.NamespacedName →
+	// uint64), so that a reconcile woken by that write's event does not act on an older cached copy.
+	written sync.Map
 }
 
 // rejection is an attempt 3scale refused: what it derived from, and when.
@@ -168,6 +177,12 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 			return ctrl.Result{}, nil
 		}
 		return ctrl.Result{}, err
+	}
+	if r.staleCache(req.NamespacedName, obj) {
+		// The cache has not caught up with our own last write of this object yet (the event of an earlier
+		// write, such as the create-pending marker, woke it): acting on the old status would redo what
+		// was just done. Look again in a moment.
+		return ctrl.Result{RequeueAfter: 100 * time.Millisecond}, nil
 	}
 	st := &statusWriter[T]{r: r, before: obj.DeepCopyObject().(T)}
 
@@ -196,6 +211,7 @@ func (r *Reconciler[T]) sync(ctx context.Context, obj T, w *statusWriter[T]) (ct
 		if err := r.Client.Update(ctx, obj); err != nil {
 			return ctrl.Result{}, client.IgnoreNotFound(err)
 		}
+		r.wrote(obj)
 		*obj.GetSyncStatus() = *saved
 		st = obj.GetSyncStatus()
 	}
@@ -217,7 +233,9 @@ func (r *Reconciler[T]) sync(ctx context.Context, obj T, w *statusWriter[T]) (ct
 
 	now := r.now()
 	syncNow := obj.GetAnnotations()[v1alpha1.SyncNowAnnotation]
-	driftDue := r.DriftCheckPeriod > 0 && (st.LastSyncTime == nil || now.Sub(st.LastSyncTime.Time) >= r.DriftCheckPeriod)
+	// A drift check is due for an object synced a period ago; a first sync reads 3scale anyway, without
+	// forcing the syncers to re-read what they share (a plan's product and backends).
+	driftDue := r.DriftCheckPeriod > 0 && st.LastSyncTime != nil && now.Sub(st.LastSyncTime.Time) >= r.DriftCheckPeriod
 	// inSync: the last sync wrote exactly what the spec and dependencies say now.
 	inSync := st.SyncedHash == s.Hash && st.ObservedGeneration == obj.GetGeneration() && Lifecycle(st) == v1alpha1.ConditionSynced
 	if inSync && !driftDue && syncNow == st.SyncNow && !s.PeriodicDue {
@@ -233,6 +251,17 @@ func (r *Reconciler[T]) sync(ctx context.Context, obj T, w *statusWriter[T]) (ct
 		return ctrl.Result{RequeueAfter: wait}, nil
 	}
 	r.rejected.Delete(key)
+
+	if s.Remote != nil {
+		// Fairness across tenants: a tenant already busy with as much work as its pacer can serve sends
+		// this worker to other tenants' objects; this one comes back shortly.
+		if pacer := s.Remote.Pacer(); pacer != nil {
+			if !pacer.TryAdmit() {
+				return ctrl.Result{RequeueAfter: admissionRetry()}, nil
+			}
+			defer pacer.Leave()
+		}
+	}
 
 	s.ForceRead = driftDue || syncNow != st.SyncNow
 	obs, err := r.Syncer.Observe(ctx, obj, s)
@@ -274,6 +303,12 @@ func (r *Reconciler[T]) sync(ctx context.Context, obj T, w *statusWriter[T]) (ct
 	r.transition(obj, v1alpha1.ConditionSynced, ReasonSynced, message)
 	r.Backoff.Reset(client.ObjectKeyFromObject(obj))
 	return ctrl.Result{RequeueAfter: r.nextCheck(st, s, now)}, nil
+}
+
+// admissionRetry is when an object whose tenant was too busy to admit it is tried again: soon, jittered
+// so that the deferred objects of a tenant do not all come back at once.
+func admissionRetry() time.Duration {
+	return 200*time.Millisecond + time.Duration(rand.Int64N(int64(300*time.Millisecond)))
 }
 
 // refusedBefore tells whether 3scale refused this very attempt (same spec, dependencies and sync-now)
@@ -366,6 +401,9 @@ func (r *Reconciler[T]) finalize(ctx context.Context, obj T) (ctrl.Result, error
 	st := obj.GetSyncStatus()
 	id := obj.GetRemoteID()
 	if obj.GetDeletionPolicy() == v1alpha1.DeletionPolicyDelete && (id != 0 || st.CreatePending != "") {
+		if err := r.waitForUsers(ctx, obj); err != nil {
+			return r.fail(ctx, obj, err)
+		}
 		s, err := r.Syncer.Connect(ctx, obj)
 		if err != nil {
 			return r.fail(ctx, obj, err)
@@ -428,6 +466,24 @@ func (r *Reconciler[T]) deleteDependants(ctx context.Context, obj T) error {
 	}
 	return &ReasonedError{class: ClassWaiting, Reason: ReasonDeletingDependants, RetryAfter: 5 * time.Second,
 		Message: fmt.Sprintf("deleting %d dependent object(s) first: %s", len(deps), strings.Join(names, ", "))}
+}
+
+// waitForUsers returns a waiting error naming the objects that still use obj (Users), if any.
+func (r *Reconciler[T]) waitForUsers(ctx context.Context, obj T) error {
+	if r.Users == nil {
+		return nil
+	}
+	users, err := r.Users(ctx, obj)
+	if err != nil || len(users) == 0 {
+		return err
+	}
+	names := make([]string, 0, len(users))
+	for _, u := range users {
+		names = append(names, fmt.Sprintf("%s %s", KindOf(u), u.GetName()))
+	}
+	return &ReasonedError{class: ClassWaiting, Reason: ReasonDeletionBlocked, RetryAfter: 30 * time.Second,
+		Message: fmt.Sprintf("3scale refuses to delete this %s while it is used: waiting for %s to stop using it (change their spec) or to be deleted",
+			r.Kind, strings.Join(names, ", "))}
 }
 
 // KindOf names the kind of a typed object (its Go type's name).
@@ -508,8 +564,28 @@ func (w *statusWriter[T]) write(ctx context.Context, obj T) error {
 	if err := w.r.Client.Status().Patch(ctx, obj, client.MergeFrom(w.before)); err != nil {
 		return client.IgnoreNotFound(err)
 	}
+	w.r.wrote(obj)
 	w.before = obj.DeepCopyObject().(T)
 	return nil
+}
+
+// wrote remembers the resourceVersion of our last write of obj, for staleCache.
+func (r *Reconciler[T]) wrote(obj T) {
+	if rv, err := strconv.ParseUint(obj.GetResourceVersion(), 10, 64); err == nil {
+		r.written.Store(client.ObjectKeyFromObject(obj), rv)
+	}
+}
+
+// staleCache reports whether obj, as the cache has it, is older than our own last write of it. Resource
+// versions are compared as numbers: the API server's are etcd revisions, comparable as integers
+// (Kubernetes' comparable resource versions, KEP-5504); one that does not parse is never called stale.
+func (r *Reconciler[T]) staleCache(key types.NamespacedName, obj T) bool {
+	v, ok := r.written.Load(key)
+	if !ok {
+		return false
+	}
+	rv, err := strconv.ParseUint(obj.GetResourceVersion(), 10, 64)
+	return err == nil && rv < v.(uint64)
 }
 
 // statusOf returns the status of any kind as unstructured data, to compare kind-specific fields too.
@@ -548,6 +624,7 @@ func (r *Reconciler[T]) track(id types.NamespacedName, obj T) {
 func (r *Reconciler[T]) forget(id types.NamespacedName) {
 	r.Backoff.Reset(id)
 	r.rejected.Delete(id)
+	r.written.Delete(id)
 	if r.States != nil {
 		r.States.Delete(r.Kind, id)
 	}

@@ -100,15 +100,25 @@ func TestTenantChangeForgetsTheOldID(t *testing.T) {
 func TestInvalidFromARemoteAnswerIsRetriedSlowly(t *testing.T) {
 	h := newHarness(t, newBackend())
 	h.rec.InvalidRetryPeriod = 10 * time.Minute
+	observed := 0
 	h.syncer.observe = func(*Session) (Observation, error) {
+		observed++
 		return Observation{}, &tsclient.APIError{StatusCode: 422, Method: "POST", Errors: map[string][]string{"name": {"is invalid"}}}
 	}
 	res, err := h.reconcile()
 	if err != nil || res.RequeueAfter != 10*time.Minute {
 		t.Errorf("remote Invalid: result %+v, %v; want a retry after 10m", res, err)
 	}
+	// Woken again with nothing changed (a watch event): the refused attempt is not sent again.
+	h.get()
+	res, err = h.reconcile()
+	if err != nil || res.RequeueAfter <= 0 || res.RequeueAfter > 10*time.Minute || observed != 1 {
+		t.Errorf("unchanged after a remote Invalid: result %+v, %v, %d observations; want no call and a retry within 10m", res, err, observed)
+	}
+
+	h = newHarness(t, newBackend())
+	h.rec.InvalidRetryPeriod = 10 * time.Minute
 	h.syncer.observe = func(*Session) (Observation, error) { return Observation{}, Invalid("InvalidSpec", "bad") }
-	h.get() // unchanged object
 	res, err = h.reconcile()
 	if err != nil || res.RequeueAfter != 0 {
 		t.Errorf("spec Invalid: result %+v, %v; want no retry", res, err)

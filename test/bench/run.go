@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
@@ -526,11 +527,15 @@ func (b *bench) edits(ctx context.Context, label string) error {
 		if err := resetSimStats(b.simURL); err != nil {
 			return err
 		}
-		if err := b.k8s.Get(ctx, keys[i], e.obj); err != nil {
-			return err
-		}
-		e.change(e.obj)
-		if err := b.k8s.Update(ctx, e.obj); err != nil {
+		// The manager writes the object's status meanwhile: retry on conflict, as kubectl edit would.
+		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			if err := b.k8s.Get(ctx, keys[i], e.obj); err != nil {
+				return err
+			}
+			e.change(e.obj)
+			return b.k8s.Update(ctx, e.obj)
+		})
+		if err != nil {
 			return err
 		}
 		if err := b.waitSynced(ctx, keys[i], e.obj); err != nil {
