@@ -51,6 +51,14 @@ type Pacer struct {
 	prevMin    time.Duration // best latency in the previous half window (0 = none)
 	winStart   time.Time     // start of the current half window
 	wake       chan struct{} // closed (and replaced) to wake all waiters when a slot may have freed
+
+	// The rate the tenant accepts, learnt from its 429s: a concurrency limit cannot pace below one request
+	// per round trip, and a SaaS tenant's limit is a rate. nil until the first 429; then cut to 85% of the
+	// rate served (once per second at most) and raised by 0.3 request/s per second of successes.
+	learnt   *rate.Limiter
+	rateCut  time.Time
+	finished [64]time.Time // completion times of the last successes (a ring)
+	next     int
 }
 
 // NewPacer returns a Pacer for cfg.
@@ -89,6 +97,14 @@ func NewPacer(cfg PacerConfig) *Pacer {
 func (p *Pacer) Acquire(ctx context.Context) (release func(Outcome), err error) {
 	if p.limiter != nil {
 		if err := p.limiter.Wait(ctx); err != nil {
+			return nil, err
+		}
+	}
+	p.mu.Lock()
+	learnt := p.learnt
+	p.mu.Unlock()
+	if learnt != nil {
+		if err := learnt.Wait(ctx); err != nil {
 			return nil, err
 		}
 	}
@@ -140,6 +156,9 @@ func (p *Pacer) release(seq uint64, o Outcome) {
 	if until := now.Add(o.RetryAfter); o.RetryAfter > 0 && until.After(p.pauseUntil) {
 		p.pauseUntil = until
 	}
+	if o.Code == 429 {
+		p.learnRate(now)
+	}
 	switch c := o.Code; {
 	case c == 0 || c == 429 || c == 502 || c == 503 || c == 504:
 		// All the requests of one window meet the same overload; only one started after the last cut
@@ -149,12 +168,73 @@ func (p *Pacer) release(seq uint64, o Outcome) {
 			p.cutSeq = p.seq
 		}
 	case c >= 200 && c < 300 || c >= 400 && c < 500: // 4xx are answers about the request, not overload
+		p.finished[p.next%len(p.finished)] = now
+		p.next++
+		if p.learnt != nil {
+			r := float64(p.learnt.Limit())
+			p.learnt.SetLimitAt(now, rate.Limit(r+0.3/r))
+		}
 		if (o.Latency <= 0 || o.Latency <= 2*p.observe(now, o.Latency)) && used {
 			p.limit = math.Min(p.max, p.limit+1/p.limit)
 		}
 	}
 	close(p.wake)
 	p.wake = make(chan struct{})
+}
+
+// learnRate cuts the learnt rate after a 429 to 85% of the rate the tenant served in the last two seconds (or of the learnt
+// rate, if lower), at most once a second: the 429s of one burst are one signal.
+func (p *Pacer) learnRate(now time.Time) {
+	if now.Sub(p.rateCut) < time.Second {
+		return
+	}
+	p.rateCut = now
+	served := p.servedRate(now)
+	if p.learnt != nil && (served == 0 || float64(p.learnt.Limit()) < served) {
+		served = float64(p.learnt.Limit())
+	}
+	if p.learnt != nil {
+		// What was served may be less than the tenant allows (work waiting on dependencies): never cut
+		// more than by half at once.
+		served = math.Max(served, 0.5*float64(p.learnt.Limit()))
+	}
+	r := math.Max(0.85*served, 0.5)
+	if p.learnt == nil {
+		p.learnt = rate.NewLimiter(rate.Limit(r), max(1, int(r/4)))
+		return
+	}
+	p.learnt.SetLimitAt(now, rate.Limit(r))
+}
+
+// servedRate is the rate of successes over the last two seconds (the ring of completion times), 0 when
+// too few to tell.
+func (p *Pacer) servedRate(now time.Time) float64 {
+	n := min(p.next, len(p.finished))
+	oldest := now
+	count := 0
+	for i := range n {
+		t := p.finished[i]
+		if now.Sub(t) <= 2*time.Second {
+			count++
+			if t.Before(oldest) {
+				oldest = t
+			}
+		}
+	}
+	if count < 2 || !now.After(oldest) {
+		return 0
+	}
+	return float64(count) / now.Sub(oldest).Seconds()
+}
+
+// LearntRate returns the rate (requests per second) learnt from the tenant's 429s, 0 when none was.
+func (p *Pacer) LearntRate() float64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.learnt == nil {
+		return 0
+	}
+	return float64(p.learnt.Limit())
 }
 
 // observe records a latency and returns the best seen in the last 15 to 30 seconds (two half windows).

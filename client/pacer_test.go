@@ -121,23 +121,23 @@ func TestPacerCutsOncePerRound(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r(Outcome{Code: 429, Latency: 5 * time.Millisecond})
+			r(Outcome{Code: 503, Latency: 5 * time.Millisecond})
 		}()
 	}
 	wg.Wait()
 	if got := p.Limit(); got != 10 {
-		t.Fatalf("limit after one window of 20 429s = %d, want 10 (one cut)", got)
+		t.Fatalf("limit after one window of 20 503s = %d, want 10 (one cut)", got)
 	}
-	// A request started after the cut that still meets 429 shows the cut was not enough: cut again.
-	pacerDo(t, p, Outcome{Code: 429})
+	// A request started after the cut that still meets 503 shows the cut was not enough: cut again.
+	pacerDo(t, p, Outcome{Code: 503})
 	if got := p.Limit(); got != 5 {
-		t.Errorf("limit after a 429 in the next round = %d, want 5", got)
+		t.Errorf("limit after a 503 in the next round = %d, want 5", got)
 	}
 	for i := 0; i < 10; i++ {
-		pacerDo(t, p, Outcome{Code: 429})
+		pacerDo(t, p, Outcome{Code: 503})
 	}
 	if got := p.Limit(); got != 1 {
-		t.Errorf("limit after many rounds of 429 = %d, want Min 1", got)
+		t.Errorf("limit after many rounds of 503 = %d, want Min 1", got)
 	}
 	// A release called twice counts once.
 	r, _ := p.Acquire(context.Background())
@@ -329,5 +329,41 @@ func TestPacerQPSCap(t *testing.T) {
 	}
 	if got := p.InFlight(); got != 0 {
 		t.Errorf("InFlight = %d, want 0", got)
+	}
+}
+
+// TestPacerLearnsTheTenantRate: a 429 sets a rate near what the tenant served (a concurrency limit cannot
+// pace below one request per round trip), successes raise it slowly, and further 429s within a second
+// are one signal.
+func TestPacerLearnsTheTenantRate(t *testing.T) {
+	clock := &pacerClock{}
+	clock.advance(time.Hour)
+	p := NewPacer(PacerConfig{Now: clock.now})
+	if got := p.LearntRate(); got != 0 {
+		t.Fatalf("learnt rate %v before any 429, want none", got)
+	}
+	for range 40 { // 40 successes over 2s: 20 per second served
+		clock.advance(50 * time.Millisecond)
+		pacerDo(t, p, Outcome{Code: 200, Latency: time.Millisecond})
+	}
+	pacerDo(t, p, Outcome{Code: 429, Latency: time.Millisecond})
+	first := p.LearntRate()
+	if first < 15 || first > 19 {
+		t.Errorf("learnt rate %v after a 429 at 20/s served, want 85%% of it", first)
+	}
+	pacerDo(t, p, Outcome{Code: 429, Latency: time.Millisecond})
+	if got := p.LearntRate(); got != first {
+		t.Errorf("a second 429 within a second cut the rate again: %v, want %v", got, first)
+	}
+	for range 20 { // paced by the learnt rate: about a second
+		pacerDo(t, p, Outcome{Code: 200, Latency: time.Millisecond})
+	}
+	if got := p.LearntRate(); got <= first || got > first+1 {
+		t.Errorf("learnt rate %v after 20 successes, want slowly above %v", got, first)
+	}
+	clock.advance(2 * time.Second)
+	pacerDo(t, p, Outcome{Code: 429, Latency: time.Millisecond})
+	if got := p.LearntRate(); got >= first {
+		t.Errorf("a later 429 left the rate at %v, want it cut below %v", got, first)
 	}
 }

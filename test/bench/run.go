@@ -46,6 +46,8 @@ type Config struct {
 	// ManagerBin and SimBin are the binaries to run (make build); ManagerArgs are added to the manager's.
 	ManagerBin, SimBin string
 	ManagerArgs        []string
+	// Settle is how long a restarted manager is left before its memory is read (default 15s).
+	Settle time.Duration
 	// Dir receives the processes' logs.
 	Dir string
 	// Log receives progress lines.
@@ -591,7 +593,7 @@ func (b *bench) memory(ctx context.Context) error {
 		if err := b.restart(ctx, names); err != nil {
 			return err
 		}
-		time.Sleep(settle)
+		time.Sleep(b.settle())
 		m, err := readMemory(b.metrics)
 		if err != nil {
 			return err
@@ -605,7 +607,12 @@ func (b *bench) memory(ctx context.Context) error {
 
 // settle is how long a restarted manager is left to list and reconcile its objects before its memory
 // is read.
-const settle = 15 * time.Second
+func (b *bench) settle() time.Duration {
+	if b.cfg.Settle > 0 {
+		return b.cfg.Settle
+	}
+	return 15 * time.Second
+}
 
 // deletion deletes every object at once and waits until all are gone; then checks the tenants are empty.
 func (b *bench) deletion(ctx context.Context) error {

@@ -1,0 +1,59 @@
+package bench
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// TestSmoke runs the whole bench at a smoke size (100 objects over 2 tenants with a server-side rate
+// limit) with the real manager and simulator binaries, and checks the ratios the engine is held to: cold
+// calls within 1.3× the minimal, deletion within 1.1× with no refused call, no Retry-After ignored, no
+// call at rest, the tenants empty at the end. Times are reported, not checked: they belong to `make bench`.
+func TestSmoke(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the bench smoke run starts a control plane and two binaries")
+	}
+	bin := t.TempDir()
+	for name, pkg := range map[string]string{"manager": "../../cmd/manager", "apimsync-sim": "../../cmd/apimsync-sim"} {
+		out, err := exec.Command("go", "build", "-o", filepath.Join(bin, name), pkg).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go build %s: %v\n%s", pkg, err, out)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	res, err := Run(ctx, Config{Objects: 100, Tenants: 2, Seed: 1, Latency: 5 * time.Millisecond, RateLimit: 50, RateBurst: 10,
+		Steady: 5 * time.Second, Settle: 3 * time.Second, DriftCheckPeriod: 10 * time.Minute, Timeout: 3 * time.Minute,
+		ManagerBin: filepath.Join(bin, "manager"), SimBin: filepath.Join(bin, "apimsync-sim"), Dir: t.TempDir(), Log: os.Stderr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("\n%s\n%s", res.Table(), res.Summary())
+	if r := res.Cold.CallsMin; r > 1.3 {
+		t.Errorf("cold calls %d are %.2f× the minimal %d, want at most 1.3×", res.Cold.Calls.Total(), r, res.Cold.Minimal.Total())
+	}
+	if r := res.Deletion.CallsMin; r > 1.1 {
+		t.Errorf("deletion calls %d are %.2f× the minimal %d, want at most 1.1×", res.Deletion.Calls.Total(), r, res.Deletion.Minimal.Total())
+	}
+	if res.Deletion.Refused != 0 || res.Cold.Refused != 0 {
+		t.Errorf("%d calls refused on cold sync and %d on deletion, want none", res.Cold.Refused, res.Deletion.Refused)
+	}
+	if res.Cold.Ignored != 0 {
+		t.Errorf("%d requests ignored a Retry-After", res.Cold.Ignored)
+	}
+	if n := res.SteadyWarm.Total() + res.SteadyAfterRestart.Total(); n != 0 {
+		t.Errorf("%d calls at rest, want 0", n)
+	}
+	if res.LeftAfterDeletion != 0 {
+		t.Errorf("%d remote objects left after deletion", res.LeftAfterDeletion)
+	}
+	for name, c := range res.Edits {
+		if c.Writes == 0 {
+			t.Errorf("edit of a %s made no write", name)
+		}
+	}
+}
