@@ -62,7 +62,7 @@ func TestClientPoolSharesOneClientPerCredentials(t *testing.T) {
 	if _, err := p.Get("bad", tsclient.Config{AdminURL: "not a url", Token: "x"}); err == nil {
 		t.Errorf("a bad admin URL was accepted")
 	}
-	if key := poolKey(cfg); key == "" || strings.Contains(key, cfg.Token) {
+	if key := poolKey(cfg, tenantKeyOf(cfg)); key == "" || strings.Contains(key, cfg.Token) {
 		t.Errorf("pool key leaks or is empty: %q", key)
 	}
 }

@@ -42,17 +42,14 @@ func NewClientPool(size int, qps float64, burst, maxInFlight int) *ClientPool {
 // spelling, so two spellings of one admin URL share one client and one rate limit. tenant labels the
 // client's calls in metrics; callers pass that same key.
 func (p *ClientPool) Get(tenant string, cfg tsclient.Config) (*tsclient.Client, error) {
-	key := poolKey(cfg)
+	tenantKey := tenantKeyOf(cfg)
+	key := poolKey(cfg, tenantKey)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if c, ok := p.clients.Get(key); ok {
 		return c, nil
 	}
 	cfg.QPS, cfg.Burst, cfg.MaxInFlight = p.QPS, p.Burst, p.MaxInFlight
-	tenantKey, err := tsclient.NormalizeTenant(cfg.AdminURL)
-	if err != nil {
-		tenantKey = cfg.AdminURL // tsclient.New refuses it
-	}
 	pacer, ok := p.pacers.Get(tenantKey)
 	if !ok {
 		pacer = tsclient.NewPacer(tsclient.PacerConfig{Max: p.MaxInFlight, QPS: p.QPS, Burst: p.Burst})
@@ -70,13 +67,18 @@ func (p *ClientPool) Get(tenant string, cfg tsclient.Config) (*tsclient.Client, 
 	return c, nil
 }
 
+// tenantKeyOf is the tenant key of cfg's admin URL (client.NormalizeTenant), or the URL as given when it
+// does not parse (tsclient.New refuses it then).
+func tenantKeyOf(cfg tsclient.Config) string {
+	if tenant, err := tsclient.NormalizeTenant(cfg.AdminURL); err == nil {
+		return tenant
+	}
+	return cfg.AdminURL
+}
+
 // poolKey identifies a tenant's credentials without keeping the token in memory as a map key. The tenant
 // key of the admin URL (not the URL as spelled) makes two spellings of one admin URL share one client.
-func poolKey(cfg tsclient.Config) string {
-	tenant, err := tsclient.NormalizeTenant(cfg.AdminURL)
-	if err != nil {
-		tenant = cfg.AdminURL // tsclient.New refuses it
-	}
+func poolKey(cfg tsclient.Config, tenant string) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%t", tenant, cfg.Token, cfg.CABundle, cfg.InsecureSkipVerify)
 	if cfg.Policy != nil {

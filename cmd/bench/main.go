@@ -56,38 +56,12 @@ func run() error {
 
 func config() (bench.Config, string, error) {
 	var errs []string
-	num := func(name string, def int) int {
-		v := os.Getenv(name)
-		if v == "" {
-			return def
-		}
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			errs = append(errs, fmt.Sprintf("%s=%q is not a count", name, v))
-		}
-		return n
-	}
+	num := func(name string, def int) int { return setting(&errs, name, def, "a count", strconv.Atoi) }
 	float := func(name string, def float64) float64 {
-		v := os.Getenv(name)
-		if v == "" {
-			return def
-		}
-		f, err := strconv.ParseFloat(v, 64)
-		if err != nil || f < 0 {
-			errs = append(errs, fmt.Sprintf("%s=%q is not a number", name, v))
-		}
-		return f
+		return setting(&errs, name, def, "a number", func(v string) (float64, error) { return strconv.ParseFloat(v, 64) })
 	}
 	dur := func(name string, def time.Duration) time.Duration {
-		v := os.Getenv(name)
-		if v == "" {
-			return def
-		}
-		d, err := time.ParseDuration(v)
-		if err != nil || d < 0 {
-			errs = append(errs, fmt.Sprintf("%s=%q is not a duration", name, v))
-		}
-		return d
+		return setting(&errs, name, def, "a duration", time.ParseDuration)
 	}
 	text := func(name, def string) string {
 		if v := os.Getenv(name); v != "" {
@@ -116,4 +90,18 @@ func config() (bench.Config, string, error) {
 		return cfg, "", fmt.Errorf("%s", strings.Join(errs, "; "))
 	}
 	return cfg, out, nil
+}
+
+// setting reads the environment variable name with parse, def when it is unset; a value that does not
+// parse or is negative adds an error naming what was expected.
+func setting[T int | float64 | time.Duration](errs *[]string, name string, def T, what string, parse func(string) (T, error)) T {
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := parse(v)
+	if err != nil || n < 0 {
+		*errs = append(*errs, fmt.Sprintf("%s=%q is not %s", name, v, what))
+	}
+	return n
 }

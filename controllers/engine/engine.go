@@ -252,16 +252,13 @@ func (r *Reconciler[T]) sync(ctx context.Context, obj T, w *statusWriter[T]) (ct
 	}
 	r.rejected.Delete(key)
 
-	if s.Remote != nil {
-		// Fairness across tenants: a tenant already busy with as much work as its pacer can serve sends
-		// this worker to other tenants' objects; this one comes back shortly.
-		if pacer := s.Remote.Pacer(); pacer != nil {
-			if !pacer.TryAdmit() {
-				return ctrl.Result{RequeueAfter: admissionRetry()}, nil
-			}
-			defer pacer.Leave()
-		}
+	// Fairness across tenants: a tenant already busy with as much work as its pacer can serve sends this
+	// worker to other tenants' objects; this one comes back shortly.
+	leave, admitted := admit(s)
+	if !admitted {
+		return ctrl.Result{RequeueAfter: admissionRetry()}, nil
 	}
+	defer leave()
 
 	s.ForceRead = driftDue || syncNow != st.SyncNow
 	obs, err := r.Syncer.Observe(ctx, obj, s)
@@ -303,6 +300,19 @@ func (r *Reconciler[T]) sync(ctx context.Context, obj T, w *statusWriter[T]) (ct
 	r.transition(obj, v1alpha1.ConditionSynced, ReasonSynced, message)
 	r.Backoff.Reset(client.ObjectKeyFromObject(obj))
 	return ctrl.Result{RequeueAfter: r.nextCheck(st, s, now)}, nil
+}
+
+// admit admits one reconcile to the session's tenant (its client's pacer); a session without a client
+// is always admitted. leave ends the admission.
+func admit(s *Session) (leave func(), ok bool) {
+	if s.Remote == nil || s.Remote.Pacer() == nil {
+		return func() {}, true
+	}
+	pacer := s.Remote.Pacer()
+	if !pacer.TryAdmit() {
+		return nil, false
+	}
+	return pacer.Leave, true
 }
 
 // admissionRetry is when an object whose tenant was too busy to admit it is tried again: soon, jittered
@@ -448,7 +458,7 @@ func (r *Reconciler[T]) deleteDependants(ctx context.Context, obj T) error {
 	}
 	names := make([]string, 0, len(deps))
 	for _, d := range deps {
-		name := fmt.Sprintf("%s %s", KindOf(d), d.GetName())
+		name := nameOf(d)
 		if d.GetDeletionTimestamp().IsZero() {
 			if err := r.Client.Delete(ctx, d); client.IgnoreNotFound(err) != nil {
 				return fmt.Errorf("cannot delete %s: %w", name, err)
@@ -479,12 +489,15 @@ func (r *Reconciler[T]) waitForUsers(ctx context.Context, obj T) error {
 	}
 	names := make([]string, 0, len(users))
 	for _, u := range users {
-		names = append(names, fmt.Sprintf("%s %s", KindOf(u), u.GetName()))
+		names = append(names, nameOf(u))
 	}
 	return &ReasonedError{class: ClassWaiting, Reason: ReasonDeletionBlocked, RetryAfter: 30 * time.Second,
 		Message: fmt.Sprintf("3scale refuses to delete this %s while it is used: waiting for %s to stop using it (change their spec) or to be deleted",
 			r.Kind, strings.Join(names, ", "))}
 }
+
+// nameOf names an object by its kind and name, for messages.
+func nameOf(obj client.Object) string { return KindOf(obj) + " " + obj.GetName() }
 
 // KindOf names the kind of a typed object (its Go type's name).
 func KindOf(obj client.Object) string {

@@ -101,7 +101,6 @@ type Result struct {
 	Memory              []SizedMemory    `json:"memoryAtRest"`
 	Deletion            Phase            `json:"deletion"`
 	LeftAfterDeletion   int              `json:"remoteObjectsLeftAfterDeletion"`
-	Tenants             int              `json:"tenants"`
 	ObjectsPerNamespace []int            `json:"objectsPerNamespace"`
 }
 
@@ -144,7 +143,6 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	r.Config.Objects, r.Config.Tenants, r.Config.Seed = b.work.Size(), len(b.work.Namespaces), cfg.Seed
 	r.Config.Latency, r.Config.RateLimit, r.Config.MaxInFlight = cfg.Latency.String(), cfg.RateLimit, cfg.MaxInFlight
 	r.Config.Steady, r.Config.DriftPeriod = cfg.Steady.String(), cfg.DriftCheckPeriod.String()
-	r.Tenants = len(b.work.Namespaces)
 	for _, ns := range b.work.Namespaces {
 		r.ObjectsPerNamespace = append(r.ObjectsPerNamespace, len(ns.Objects()))
 	}
@@ -480,9 +478,6 @@ func (b *bench) steady(ctx context.Context) error {
 }
 
 func (b *bench) steadyAfterRestart(ctx context.Context) error {
-	if err := resetSimStats(b.simURL); err != nil {
-		return err
-	}
 	if err := b.restart(ctx, nil); err != nil {
 		return err
 	}
