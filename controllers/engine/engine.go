@@ -449,10 +449,7 @@ func (r *Reconciler[T]) finalize(ctx context.Context, obj T) (ctrl.Result, error
 // deleteDependants deletes the objects that cannot exist without obj and, while any is left, returns a
 // waiting error that counts and names them, and says why those that are stuck are.
 func (r *Reconciler[T]) deleteDependants(ctx context.Context, obj T) error {
-	if r.Dependants == nil {
-		return nil
-	}
-	deps, err := r.Dependants(ctx, obj)
+	deps, err := related(ctx, r.Dependants, obj)
 	if err != nil || len(deps) == 0 {
 		return err
 	}
@@ -480,10 +477,7 @@ func (r *Reconciler[T]) deleteDependants(ctx context.Context, obj T) error {
 
 // waitForUsers returns a waiting error naming the objects that still use obj (Users), if any.
 func (r *Reconciler[T]) waitForUsers(ctx context.Context, obj T) error {
-	if r.Users == nil {
-		return nil
-	}
-	users, err := r.Users(ctx, obj)
+	users, err := related(ctx, r.Users, obj)
 	if err != nil || len(users) == 0 {
 		return err
 	}
@@ -494,6 +488,14 @@ func (r *Reconciler[T]) waitForUsers(ctx context.Context, obj T) error {
 	return &ReasonedError{class: ClassWaiting, Reason: ReasonDeletionBlocked, RetryAfter: 30 * time.Second,
 		Message: fmt.Sprintf("3scale refuses to delete this %s while it is used: waiting for %s to stop using it (change their spec) or to be deleted",
 			r.Kind, strings.Join(names, ", "))}
+}
+
+// related lists the objects list finds for obj (Dependants, Users); none when list is nil.
+func related(ctx context.Context, list func(context.Context, client.Object) ([]client.Object, error), obj client.Object) ([]client.Object, error) {
+	if list == nil {
+		return nil, nil
+	}
+	return list(ctx, obj)
 }
 
 // nameOf names an object by its kind and name, for messages.
