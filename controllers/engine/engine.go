@@ -427,6 +427,10 @@ func (r *Reconciler[T]) finalize(ctx context.Context, obj T) (ctrl.Result, error
 			if err := r.Syncer.Delete(ctx, obj, s); err != nil {
 				return r.fail(ctx, obj, err)
 			}
+			// The object no longer holds a remote one: should the finalizer patch below fail, the status
+			// written at the end of this reconcile says so, and the next try does not delete again.
+			obj.SetRemoteID(0)
+			st.CreatePending = ""
 			r.event(obj, "Normal", "RemoteDeleted", "Delete", "deleted the %s from tenant %s", r.Kind, s.Tenant)
 		} else {
 			r.event(obj, "Warning", ReasonTenantChanged, "Delete",

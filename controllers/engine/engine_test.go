@@ -8,14 +8,17 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
@@ -454,6 +457,41 @@ func TestDeletion(t *testing.T) {
 				t.Errorf("message does not say the object is being deleted")
 			}
 		})
+	}
+}
+
+// TestRemoteDeleteIsNotRepeatedAfterAFinalizerConflict: when removing the finalizer conflicts (another
+// writer changed the object), the retry removes it without deleting the remote object a second time.
+func TestRemoteDeleteIsNotRepeatedAfterAFinalizerConflict(t *testing.T) {
+	obj := newBackend()
+	obj.Spec.DeletionPolicy = v1alpha1.DeletionPolicyDelete
+	h := newHarness(t, obj)
+	h.syncer.observe = func(*Session) (Observation, error) { return Observation{Exists: false}, nil }
+	if _, err := h.reconcile(); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.client.Delete(context.Background(), h.get()); err != nil {
+		t.Fatal(err)
+	}
+	conflicts := 1
+	h.rec.Client = interceptor.NewClient(h.client.(client.WithWatch), interceptor.Funcs{
+		Patch: func(ctx context.Context, c client.WithWatch, o client.Object, p client.Patch, opts ...client.PatchOption) error {
+			if conflicts > 0 {
+				conflicts--
+				return apierrors.NewConflict(schema.GroupResource{Resource: "backends"}, o.GetName(), errors.New("modified"))
+			}
+			return c.Patch(ctx, o, p, opts...)
+		}})
+	for range 2 {
+		if _, err := h.reconcile(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if h.syncer.calls["Delete"] != 1 {
+		t.Errorf("Delete called %d times, want 1", h.syncer.calls["Delete"])
+	}
+	if err := h.client.Get(context.Background(), h.key, &v1alpha1.Backend{}); !apierrors.IsNotFound(err) {
+		t.Errorf("object still there after the retry: %v", err)
 	}
 }
 
