@@ -447,6 +447,10 @@ func (r *Reconciler[T]) finalize(ctx context.Context, obj T) (ctrl.Result, error
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	r.forget(client.ObjectKeyFromObject(obj))
+	// Until the cache sees the object gone, a reconcile may still get the copy from before this patch,
+	// with the finalizer and the remote id: remembering this write makes it wait instead of deleting
+	// again. The memory goes when a reconcile finds the object gone.
+	r.wrote(obj)
 	return ctrl.Result{}, nil
 }
 

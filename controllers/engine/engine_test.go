@@ -495,6 +495,37 @@ func TestRemoteDeleteIsNotRepeatedAfterAFinalizerConflict(t *testing.T) {
 	}
 }
 
+// TestStaleCopyAfterTheFinalizerGoesDeletesNothing: a reconcile that still gets the copy from before
+// the finalizer was removed (the cache lags) does not delete the remote object again.
+func TestStaleCopyAfterTheFinalizerGoesDeletesNothing(t *testing.T) {
+	obj := newBackend()
+	obj.Spec.DeletionPolicy = v1alpha1.DeletionPolicyDelete
+	obj.Finalizers = append(obj.Finalizers, "example.com/keep") // keeps the object readable after ours goes
+	h := newHarness(t, obj)
+	h.syncer.observe = func(*Session) (Observation, error) { return Observation{Exists: false}, nil }
+	if _, err := h.reconcile(); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.client.Delete(context.Background(), h.get()); err != nil {
+		t.Fatal(err)
+	}
+	stale := h.get()
+	if _, err := h.reconcile(); err != nil {
+		t.Fatal(err)
+	}
+	h.rec.Client = interceptor.NewClient(h.client.(client.WithWatch), interceptor.Funcs{
+		Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, o client.Object, opts ...client.GetOption) error {
+			stale.DeepCopyInto(o.(*v1alpha1.Backend))
+			return nil
+		}})
+	if _, err := h.reconcile(); err != nil {
+		t.Fatal(err)
+	}
+	if h.syncer.calls["Delete"] != 1 {
+		t.Errorf("Delete called %d times, want 1", h.syncer.calls["Delete"])
+	}
+}
+
 func TestNeverSyncedObjectIsDeletedWithoutRemoteCall(t *testing.T) {
 	h := newHarness(t, newBackend())
 	h.syncer.connect = func() error { return Waiting(ReasonProviderAccountNotFound, "no secret") }
