@@ -149,8 +149,8 @@ type Reconciler[T Object] struct {
 	// rejected remembers, per object, the attempt 3scale refused (types.NamespacedName → rejection):
 	// the same attempt is not sent again before InvalidRetryPeriod, whatever wakes the object.
 	rejected sync.Map
-	// written remembers the resourceVersion of our last write of each object (types.NamespacedName →
-	// uint64), so that a reconcile woken by that write's event does not act on an older cached copy.
+	// written remembers our last write of each object (types.NamespacedName → lastWrite), so that a
+	// reconcile woken by that write's event does not act on an older cached copy.
 	written sync.Map
 }
 
@@ -448,9 +448,9 @@ func (r *Reconciler[T]) finalize(ctx context.Context, obj T) (ctrl.Result, error
 	}
 	r.forget(client.ObjectKeyFromObject(obj))
 	// Until the cache sees the object gone, a reconcile may still get the copy from before this patch,
-	// with the finalizer and the remote id: remembering this write makes it wait instead of deleting
+	// with the finalizer and the remote id: remembering it is gone makes it wait instead of deleting
 	// again. The memory goes when a reconcile finds the object gone.
-	r.wrote(obj)
+	r.finalized(obj)
 	return ctrl.Result{}, nil
 }
 
@@ -592,11 +592,25 @@ func (w *statusWriter[T]) write(ctx context.Context, obj T) error {
 	return nil
 }
 
+// lastWrite is what staleCache compares a cached copy with: the resourceVersion of our last write of
+// the object, or, once we removed its finalizer, the UID of the object that is gone.
+type lastWrite struct {
+	rv   uint64
+	gone bool
+	uid  types.UID
+}
+
 // wrote remembers the resourceVersion of our last write of obj, for staleCache.
 func (r *Reconciler[T]) wrote(obj T) {
 	if rv, err := strconv.ParseUint(obj.GetResourceVersion(), 10, 64); err == nil {
-		r.written.Store(client.ObjectKeyFromObject(obj), rv)
+		r.written.Store(client.ObjectKeyFromObject(obj), lastWrite{rv: rv})
 	}
+}
+
+// finalized remembers that obj's finalizer was removed: the API server deletes it then, and answers with
+// the resourceVersion it had, so any copy of this object (this UID) the cache still holds is stale.
+func (r *Reconciler[T]) finalized(obj T) {
+	r.written.Store(client.ObjectKeyFromObject(obj), lastWrite{gone: true, uid: obj.GetUID()})
 }
 
 // staleCache reports whether obj, as the cache has it, is older than our own last write of it. Resource
@@ -607,8 +621,12 @@ func (r *Reconciler[T]) staleCache(key types.NamespacedName, obj T) bool {
 	if !ok {
 		return false
 	}
+	last := v.(lastWrite)
+	if last.gone {
+		return obj.GetUID() == last.uid
+	}
 	rv, err := strconv.ParseUint(obj.GetResourceVersion(), 10, 64)
-	return err == nil && rv < v.(uint64)
+	return err == nil && rv < last.rv
 }
 
 // statusOf returns the status of any kind as unstructured data, to compare kind-specific fields too.

@@ -11,7 +11,7 @@ import (
 
 // TestSmoke runs the whole bench at a smoke size (100 objects over 2 tenants with a server-side rate
 // limit) with the real manager and simulator binaries, and checks the ratios the engine is held to: cold
-// calls within 1.3× the minimal, deletion within 1.3× (target 1.1×, see below) with no refused call, no Retry-After ignored, no
+// calls within 1.3× the minimal, deletion within 1.1× with no refused call, no Retry-After ignored, no
 // call at rest, the tenants empty at the end. Times are reported, not checked: they belong to `make bench`.
 func TestSmoke(t *testing.T) {
 	if testing.Short() {
@@ -36,11 +36,8 @@ func TestSmoke(t *testing.T) {
 	if r := res.Cold.CallsMin; r > 1.3 {
 		t.Errorf("cold calls %d are %.2f× the minimal %d, want at most 1.3×", res.Cold.Calls.Total(), r, res.Cold.Minimal.Total())
 	}
-	// The issue's target is 1.1×, met on a quiet machine (1.00–1.02×); on a loaded one a few plans race
-	// their product's remote cascade and DELETE what is already gone (404). The smoke run guards against
-	// a regression to refused or repeated deletions; `make bench` reports the ratio.
-	if r := res.Deletion.CallsMin; r > 1.3 {
-		t.Errorf("deletion calls %d are %.2f× the minimal %d, want at most 1.3×", res.Deletion.Calls.Total(), r, res.Deletion.Minimal.Total())
+	if r := res.Deletion.CallsMin; r > 1.1 {
+		t.Errorf("deletion calls %d are %.2f× the minimal %d, want at most 1.1×", res.Deletion.Calls.Total(), r, res.Deletion.Minimal.Total())
 	}
 	if res.Deletion.Refused != 0 || res.Cold.Refused != 0 {
 		t.Errorf("%d calls refused on cold sync and %d on deletion, want none", res.Cold.Refused, res.Deletion.Refused)
