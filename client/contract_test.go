@@ -136,7 +136,7 @@ const (
 		"jwt_claim_with_client_id_type":"plain","deployment_option":"self_managed","lock_version":3,"links":[]}`
 	portaOIDC   = `{"id":12,"standard_flow_enabled":true,"implicit_flow_enabled":false,"service_accounts_enabled":true,"direct_access_grants_enabled":false}`
 	portaUsage  = `{"id":6,"path":"/stock","service_id":42,"backend_id":7,"links":[]}`
-	portaPlan   = `{"id":61,"name":"Gold","system_name":"gold","state":"published","approval_required":true,"trial_period_days":14,"setup_fee":10.5,"cost_per_month":99.0,"service_id":42,"default":false,"custom":false,"created_at":"2026-01-02T10:00:00Z","updated_at":"2026-01-02T10:00:00Z"}`
+	portaPlan   = `{"id":61,"name":"Gold","system_name":"gold","state":"published","approval_required":true,"trial_period_days":14,"setup_fee":10.5,"cost_per_month":99.0,"default":false,"custom":false,"created_at":"2026-01-02T10:00:00Z","updated_at":"2026-01-02T10:00:00Z","links":[{"rel":"service","href":"https://acme-admin.example.com/admin/api/services/42"},{"rel":"self","href":"https://acme-admin.example.com/admin/api/services/42/application_plans/61"}]}`
 	portaLimit  = `{"id":71,"metric_id":3,"plan_id":61,"period":"month","value":1000,"created_at":"2026-01-02T10:00:00Z","updated_at":"2026-01-02T10:00:00Z"}`
 	portaPrice  = `{"id":81,"metric_id":3,"plan_id":61,"cost_per_unit":"0.05","min":1,"max":100,"created_at":"2026-01-02T10:00:00Z","updated_at":"2026-01-02T10:00:00Z"}`
 	portaDelete = ``

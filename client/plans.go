@@ -3,6 +3,10 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"net/url"
+	"path"
+	"strconv"
 )
 
 // Decimal is an amount porta sends as a JSON number or string, kept as the text porta wrote: a plan's
@@ -41,8 +45,42 @@ type ApplicationPlan struct {
 	TrialPeriodDays  int64   `json:"trial_period_days"`
 	SetupFee         Decimal `json:"setup_fee"`
 	CostPerMonth     Decimal `json:"cost_per_month"`
-	ServiceID        int64   `json:"service_id"`
-	Default          bool    `json:"default"`
+	// ServiceID is the plan's product. Porta's JSON has no service_id for a plan (ApplicationPlanRepresenter
+	// puts it only in the XML): it is read from the "service" link, .../admin/api/services/{id}.
+	ServiceID int64 `json:"-"`
+	Default   bool  `json:"default"`
+}
+
+// link is a hypermedia link of porta's JSON representers (Roar::Hypermedia).
+type link struct {
+	Rel  string `json:"rel"`
+	Href string `json:"href"`
+}
+
+// UnmarshalJSON decodes a plan and takes its product's id from its "service" link.
+func (p *ApplicationPlan) UnmarshalJSON(b []byte) error {
+	type plain ApplicationPlan
+	var raw struct {
+		plain
+		Links []link `json:"links"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	*p = ApplicationPlan(raw.plain)
+	for _, l := range raw.Links {
+		if l.Rel != "service" {
+			continue
+		}
+		u, err := url.Parse(l.Href)
+		if err != nil {
+			return fmt.Errorf("plan %d: service link %q: %w", p.ID, l.Href, err)
+		}
+		if p.ServiceID, err = strconv.ParseInt(path.Base(u.Path), 10, 64); err != nil {
+			return fmt.Errorf("plan %d: service link %q names no service id", p.ID, l.Href)
+		}
+	}
+	return nil
 }
 
 // PlanParams are the writable attributes of a plan; nil and empty ones are not sent.

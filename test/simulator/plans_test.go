@@ -24,8 +24,11 @@ func TestPlans(t *testing.T) {
 		fields             []string
 		want               map[string]any
 	}{
-		{"read", "GET", path("%s/%d.json", base, plan), nil, 200, "application_plan", []string{"name", "system_name", "state", "cost_per_month", "service_id"},
-			map[string]any{"name": "Basic plan", "system_name": "basic_plan", "state": "hidden", "cost_per_month": 10.5, "service_id": float64(svc)}},
+		{"read", "GET", path("%s/%d.json", base, plan), nil, 200, "application_plan", []string{"name", "system_name", "state", "cost_per_month", "service_id", "links"},
+			// No service_id in porta's JSON: the product is in the "service" link.
+			map[string]any{"name": "Basic plan", "system_name": "basic_plan", "state": "hidden", "cost_per_month": 10.5, "service_id": nil, "links": []any{
+				map[string]any{"rel": "service", "href": fmt.Sprintf("%s/admin/api/services/%d", linkBase, svc)},
+				map[string]any{"rel": "self", "href": fmt.Sprintf("%s/admin/api/services/%d/application_plans/%d", linkBase, svc, plan)}}}},
 		{"publish", "PUT", path("%s/%d.json", base, plan), url.Values{"state_event": {"publish"}, "trial_period_days": {"7"}}, 200, "application_plan", []string{"state", "trial_period_days"},
 			map[string]any{"state": "published", "trial_period_days": float64(7)}},
 		{"hide", "PATCH", path("%s/%d.json", base, plan), url.Values{"state_event": {"hide"}}, 200, "application_plan", []string{"state"}, map[string]any{"state": "hidden"}},

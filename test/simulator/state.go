@@ -176,14 +176,22 @@ func (u *backendUsage) json() map[string]any {
 	return map[string]any{"id": u.id, "path": u.path, "service_id": u.serviceID, "backend_id": u.backendID}
 }
 
+// linkBase stands for the tenant's admin host in the absolute URLs of hypermedia links.
+const linkBase = "https://admin.simulator.invalid"
+
 // json renders setup_fee and cost_per_month as porta does: JSON numbers written as Ruby writes a Float
 // (PlanRepresenter#setup_fee and #cost_per_month call to_f, app/representers/plan_representer.rb:21-27),
-// e.g. 10.0, never 10 nor "10.0".
+// e.g. 10.0, never 10 nor "10.0". Like ApplicationPlanRepresenter (app/representers/
+// application_plan_representer.rb), it has no service_id (only the XML has one, application_plan.rb:43-52):
+// the product is in the "service" link.
 func (p *plan) json() map[string]any {
 	return map[string]any{"id": p.id, "name": p.name, "system_name": p.systemName, "state": p.state, "description": p.description,
 		"approval_required": p.approvalRequired, "trial_period_days": p.trialPeriodDays, "setup_fee": rubyFloat(p.setupFee),
-		"cost_per_month": rubyFloat(p.costPerMonth), "service_id": p.serviceID, "default": false, "custom": false,
-		"created_at": p.created, "updated_at": p.updated}
+		"cost_per_month": rubyFloat(p.costPerMonth), "default": false, "custom": false,
+		"created_at": p.created, "updated_at": p.updated, "links": []any{
+			map[string]any{"rel": "service", "href": fmt.Sprintf("%s/admin/api/services/%d", linkBase, p.serviceID)},
+			map[string]any{"rel": "self", "href": fmt.Sprintf("%s/admin/api/services/%d/application_plans/%d", linkBase, p.serviceID, p.id)},
+		}}
 }
 
 func (l *limit) json() map[string]any {
