@@ -53,8 +53,9 @@ type Pacer struct {
 	wake       chan struct{} // closed (and replaced) to wake all waiters when a slot may have freed
 
 	// The rate the tenant accepts, learnt from its 429s: a concurrency limit cannot pace below one request
-	// per round trip, and a SaaS tenant's limit is a rate. nil until the first 429; then cut to 85% of the
-	// rate served (once per second at most) and raised by 0.3 request/s per second of successes.
+	// per round trip, and a SaaS tenant's limit is a rate. nil until the first 429, then 85% of the rate
+	// served; cut by 15% on later 429s (once per second at most) and raised by about one request/s per
+	// second of successes.
 	learnt   *rate.Limiter
 	rateCut  time.Time
 	finished [64]time.Time // completion times of the last successes (a ring)
@@ -172,7 +173,7 @@ func (p *Pacer) release(seq uint64, o Outcome) {
 		p.next++
 		if p.learnt != nil {
 			r := float64(p.learnt.Limit())
-			p.learnt.SetLimitAt(now, rate.Limit(r+0.3/r))
+			p.learnt.SetLimitAt(now, rate.Limit(r+1/r))
 		}
 		if (o.Latency <= 0 || o.Latency <= 2*p.observe(now, o.Latency)) && used {
 			p.limit = math.Min(p.max, p.limit+1/p.limit)
@@ -182,27 +183,23 @@ func (p *Pacer) release(seq uint64, o Outcome) {
 	p.wake = make(chan struct{})
 }
 
-// learnRate cuts the learnt rate after a 429 to 85% of the rate the tenant served in the last two seconds (or of the learnt
-// rate, if lower), at most once a second: the 429s of one burst are one signal.
+// learnRate sets the learnt rate after a 429: the first time to 85% of the rate the tenant served in the
+// last two seconds, later to 85% of the learnt rate; at least one request per second, and at most one cut
+// a second: the 429s of one burst are one signal.
 func (p *Pacer) learnRate(now time.Time) {
 	if now.Sub(p.rateCut) < time.Second {
 		return
 	}
 	p.rateCut = now
-	served := p.servedRate(now)
-	if p.learnt != nil && (served == 0 || float64(p.learnt.Limit()) < served) {
-		served = float64(p.learnt.Limit())
-	}
-	if p.learnt != nil {
-		// What was served may be less than the tenant allows (work waiting on dependencies): never cut
-		// more than by half at once.
-		served = math.Max(served, 0.5*float64(p.learnt.Limit()))
-	}
-	r := math.Max(0.85*served, 0.5)
 	if p.learnt == nil {
+		r := math.Max(0.85*p.servedRate(now), 1)
 		p.learnt = rate.NewLimiter(rate.Limit(r), max(1, int(r/4)))
 		return
 	}
+	// Later cuts start from the learnt rate, not from what was served: what was served is less than the
+	// tenant allows whenever work waited (on dependencies, on Retry-After pauses), and cutting from it
+	// would compound down to nothing on a tenant that answers 429 now and then.
+	r := math.Max(0.85*float64(p.learnt.Limit()), 1)
 	p.learnt.SetLimitAt(now, rate.Limit(r))
 }
 
