@@ -21,6 +21,9 @@ type ClientPool struct {
 	QPS         float64
 	Burst       int
 	MaxInFlight int
+	// BackgroundShare is the share of each tenant's budget its drift checks may use
+	// (client.PacerConfig.BackgroundShare; 0: the default).
+	BackgroundShare float64
 	// Observer, when set, returns the observer of calls for one tenant (metrics).
 	Observer func(tenant string) tsclient.Observer
 
@@ -52,7 +55,7 @@ func (p *ClientPool) Get(tenant string, cfg tsclient.Config) (*tsclient.Client, 
 	cfg.QPS, cfg.Burst, cfg.MaxInFlight = p.QPS, p.Burst, p.MaxInFlight
 	pacer, ok := p.pacers.Get(tenantKey)
 	if !ok {
-		pacer = tsclient.NewPacer(tsclient.PacerConfig{Max: p.MaxInFlight, QPS: p.QPS, Burst: p.Burst})
+		pacer = tsclient.NewPacer(tsclient.PacerConfig{Max: p.MaxInFlight, QPS: p.QPS, Burst: p.Burst, BackgroundShare: p.BackgroundShare})
 		p.pacers.Add(tenantKey, pacer)
 	}
 	cfg.Pacer = pacer

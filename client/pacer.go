@@ -11,12 +11,16 @@ import (
 
 // PacerConfig configures a Pacer. Zero or negative fields take their defaults.
 type PacerConfig struct {
-	Initial int              // starting concurrency limit (default 4), clamped into [Min, Max]
-	Min     int              // lowest limit (default 1)
-	Max     int              // highest limit, a hard cap on requests in flight (default 64; raised to Min if lower)
-	QPS     float64          // optional hard rate cap in requests/second; 0 = none
-	Burst   int              // burst of the QPS cap (default max(1, int(QPS)))
-	Now     func() time.Time // for tests; default time.Now. Pauses are waited on real timers, so it must keep pace with real time.
+	Initial int     // starting concurrency limit (default 4), clamped into [Min, Max]
+	Min     int     // lowest limit (default 1)
+	Max     int     // highest limit, a hard cap on requests in flight (default 64; raised to Min if lower)
+	QPS     float64 // optional hard rate cap in requests/second; 0 = none
+	Burst   int     // burst of the QPS cap (default max(1, int(QPS)))
+	// BackgroundShare is the share of the tenant's budget that background requests (WithBackground: drift
+	// checks) may use, in (0, 1]: that share of the concurrency limit (at least one slot) and, once the
+	// tenant's rate is known (the QPS cap or a rate learnt from 429s), that share of the rate. Default 0.2.
+	BackgroundShare float64
+	Now             func() time.Time // for tests; default time.Now. Pauses are waited on real timers, so it must keep pace with real time.
 }
 
 // Outcome is what one request met.
@@ -39,10 +43,14 @@ type Pacer struct {
 	min, max float64
 	now      func() time.Time
 	limiter  *rate.Limiter // nil without a QPS cap
+	share    float64       // BackgroundShare
+	bgRate   *rate.Limiter // the background share of the known rate
 
 	mu         sync.Mutex
 	limit      float64       // kept fractional so that +1/limit per success adds up
 	inFlight   int           // requests holding a slot
+	bgInFlight int           // background requests among them
+	bgActive   int           // units of background work admitted by TryAdmitBackground
 	active     int           // units of work admitted by TryAdmit
 	pauseUntil time.Time     // no request starts before this (Retry-After)
 	seq        uint64        // number of the last request started
@@ -77,7 +85,11 @@ func NewPacer(cfg PacerConfig) *Pacer {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	p := &Pacer{min: float64(cfg.Min), max: float64(cfg.Max), now: cfg.Now, wake: make(chan struct{})}
+	if cfg.BackgroundShare <= 0 || cfg.BackgroundShare > 1 {
+		cfg.BackgroundShare = 0.2
+	}
+	p := &Pacer{min: float64(cfg.Min), max: float64(cfg.Max), now: cfg.Now, wake: make(chan struct{}), share: cfg.BackgroundShare,
+		bgRate: rate.NewLimiter(rate.Inf, 1)}
 	p.limit = math.Min(math.Max(float64(cfg.Initial), p.min), p.max)
 	if cfg.QPS > 0 {
 		if cfg.Burst <= 0 {
@@ -95,7 +107,14 @@ func NewPacer(cfg PacerConfig) *Pacer {
 // and the first to take the lock wins, which is fair enough for a few dozen workers.
 //
 // The token is taken before the slot, so that no slot is held idle while the rate cap is waited on.
+// A background request (WithBackground) also waits for the background share of the budget.
 func (p *Pacer) Acquire(ctx context.Context) (release func(Outcome), err error) {
+	bg := IsBackground(ctx)
+	if bg {
+		if err := p.waitBackgroundRate(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if p.limiter != nil {
 		if err := p.limiter.Wait(ctx); err != nil {
 			return nil, err
@@ -116,7 +135,7 @@ func (p *Pacer) Acquire(ctx context.Context) (release func(Outcome), err error) 
 			return nil, err
 		}
 		pause := p.pauseUntil.Sub(p.now())
-		if pause <= 0 && float64(p.inFlight) < math.Floor(p.limit) {
+		if pause <= 0 && float64(p.inFlight) < math.Floor(p.limit) && (!bg || p.bgInFlight < p.backgroundSlots()) {
 			break
 		}
 		wake := p.wake
@@ -138,21 +157,54 @@ func (p *Pacer) Acquire(ctx context.Context) (release func(Outcome), err error) 
 		p.mu.Lock()
 	}
 	p.inFlight++
+	if bg {
+		p.bgInFlight++
+	}
 	p.seq++
 	seq := p.seq
 	p.mu.Unlock()
 	var once sync.Once
-	return func(o Outcome) { once.Do(func() { p.release(seq, o) }) }, nil
+	return func(o Outcome) { once.Do(func() { p.release(seq, bg, o) }) }, nil
 }
 
-// release frees the slot of request seq and adapts the limit to its outcome.
-func (p *Pacer) release(seq uint64, o Outcome) {
+// backgroundSlots is how many background requests may be in flight: the background share of the limit,
+// at least one. Called with p.mu held.
+func (p *Pacer) backgroundSlots() int {
+	return max(1, int(p.share*math.Floor(p.limit)))
+}
+
+// waitBackgroundRate waits for the background share of the tenant's known rate: the QPS cap or the rate
+// learnt from its 429s, whichever is lower; no wait while neither is known.
+func (p *Pacer) waitBackgroundRate(ctx context.Context) error {
+	p.mu.Lock()
+	known := math.Inf(1)
+	if p.limiter != nil {
+		known = float64(p.limiter.Limit())
+	}
+	if p.learnt != nil {
+		known = math.Min(known, float64(p.learnt.Limit()))
+	}
+	p.mu.Unlock()
+	if math.IsInf(known, 1) {
+		return nil
+	}
+	if want := rate.Limit(p.share * known); p.bgRate.Limit() != want {
+		p.bgRate.SetLimit(want)
+	}
+	return p.bgRate.Wait(ctx)
+}
+
+// release frees the slot of request seq (a background one if bg) and adapts the limit to its outcome.
+func (p *Pacer) release(seq uint64, bg bool, o Outcome) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	// Only a window in use says anything about whether the tenant could take a larger one: one request
 	// at a time must not let the limit drift to Max while the tenant is idle.
 	used := float64(p.inFlight) >= p.limit/2
 	p.inFlight--
+	if bg {
+		p.bgInFlight--
+	}
 	now := p.now()
 	if until := now.Add(o.RetryAfter); o.RetryAfter > 0 && until.After(p.pauseUntil) {
 		p.pauseUntil = until
@@ -288,4 +340,44 @@ func (p *Pacer) Leave() {
 	if p.active > 0 {
 		p.active--
 	}
+}
+
+// TryAdmitBackground admits one unit of background work (a drift check) as TryAdmit does, and only while
+// fewer background units are active than the background share of the limit allows (at least one): drift
+// checks never hold more workers than their budget can serve. Undo it with LeaveBackground.
+func (p *Pacer) TryAdmitBackground() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.bgActive >= p.backgroundSlots() || p.active >= 2*int(p.limit)+1 || p.now().Before(p.pauseUntil) {
+		return false
+	}
+	p.active++
+	p.bgActive++
+	return true
+}
+
+// LeaveBackground undoes one successful TryAdmitBackground.
+func (p *Pacer) LeaveBackground() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.bgActive > 0 {
+		p.bgActive--
+	}
+	if p.active > 0 {
+		p.active--
+	}
+}
+
+type backgroundKey struct{}
+
+// WithBackground marks the requests made with ctx as background work (drift checks): the pacer serves
+// them within its background share of the tenant's budget (PacerConfig.BackgroundShare).
+func WithBackground(ctx context.Context) context.Context {
+	return context.WithValue(ctx, backgroundKey{}, true)
+}
+
+// IsBackground reports whether ctx was marked by WithBackground.
+func IsBackground(ctx context.Context) bool {
+	b, _ := ctx.Value(backgroundKey{}).(bool)
+	return b
 }

@@ -367,3 +367,90 @@ func TestPacerLearnsTheTenantRate(t *testing.T) {
 		t.Errorf("a later 429 left the rate at %v, want it cut below %v", got, first)
 	}
 }
+
+// TestPacerBackgroundShare: background requests (drift checks) get their share of the concurrency limit,
+// at least one slot, while other requests still get the rest.
+func TestPacerBackgroundShare(t *testing.T) {
+	p := NewPacer(PacerConfig{Initial: 10, Max: 10, BackgroundShare: 0.2})
+	bg := WithBackground(context.Background())
+	var held []func(Outcome)
+	for range 2 {
+		release, err := p.Acquire(bg)
+		if err != nil {
+			t.Fatalf("background Acquire within the share: %v", err)
+		}
+		held = append(held, release)
+	}
+	short, cancel := context.WithTimeout(bg, 50*time.Millisecond)
+	defer cancel()
+	if _, err := p.Acquire(short); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a third background request with a share of 2 slots of 10: err %v, want it to wait", err)
+	}
+	release, err := p.Acquire(context.Background())
+	if err != nil {
+		t.Fatalf("a foreground request while the background share is used: %v", err)
+	}
+	release(Outcome{Code: 200})
+	held[0](Outcome{Code: 200})
+	release, err = p.Acquire(bg)
+	if err != nil {
+		t.Fatalf("background Acquire after one of its slots freed: %v", err)
+	}
+	release(Outcome{Code: 200})
+	held[1](Outcome{Code: 200})
+
+	one := NewPacer(PacerConfig{Initial: 1, Max: 1, BackgroundShare: 0.2})
+	release, err = one.Acquire(bg)
+	if err != nil {
+		t.Fatalf("background Acquire with a limit of 1: %v, want the one slot (at least one)", err)
+	}
+	release(Outcome{Code: 200})
+}
+
+// TestPacerBackgroundShareOfAKnownRate: once the tenant's rate is known (here the QPS cap), background
+// requests are paced at their share of it.
+func TestPacerBackgroundShareOfAKnownRate(t *testing.T) {
+	t.Parallel()
+	p := NewPacer(PacerConfig{Initial: 8, QPS: 100, Burst: 100, BackgroundShare: 0.2})
+	bg := WithBackground(context.Background())
+	start := time.Now()
+	for range 6 {
+		release, err := p.Acquire(bg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		release(Outcome{Code: 200})
+	}
+	// 20/s with a burst of one: the sixth request starts no sooner than 5 intervals of 50ms.
+	if took := time.Since(start); took < 240*time.Millisecond {
+		t.Errorf("6 background requests at a 20%% share of 100/s took %v, want at least 250ms", took)
+	}
+	start = time.Now()
+	for range 20 {
+		pacerDo(t, p, Outcome{Code: 200})
+	}
+	// Foreground requests are not held to the background share: 20 within the cap's burst start at once.
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("20 foreground requests within the burst took %v, want them at once", took)
+	}
+}
+
+// TestPacerTryAdmitBackground: background work is admitted only within its share of the limit.
+func TestPacerTryAdmitBackground(t *testing.T) {
+	p := NewPacer(PacerConfig{Initial: 10, Max: 10, BackgroundShare: 0.2})
+	for i := range 2 {
+		if !p.TryAdmitBackground() {
+			t.Fatalf("TryAdmitBackground %d with a share of 2 = false, want true", i+1)
+		}
+	}
+	if p.TryAdmitBackground() {
+		t.Fatal("a third TryAdmitBackground with a share of 2 = true, want false")
+	}
+	if !p.TryAdmit() {
+		t.Fatal("TryAdmit while the background share is used = false, want true")
+	}
+	p.LeaveBackground()
+	if !p.TryAdmitBackground() {
+		t.Fatal("TryAdmitBackground after a LeaveBackground = false, want true")
+	}
+}

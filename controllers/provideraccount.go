@@ -32,7 +32,7 @@ func secretFlag(secret *corev1.Secret, key string) bool {
 
 // ProviderAccounts turns provider-account Secrets into sessions with a tenant's client.
 type ProviderAccounts struct {
-	// Reader reads Secrets (the manager's cache).
+	// Reader reads Secrets (dataReader: metadata from the cache, data from the API server on change).
 	Reader client.Reader
 	// Pool hands out one client per tenant credentials.
 	Pool *cache.ClientPool

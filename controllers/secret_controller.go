@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -21,7 +22,10 @@ const SecretInUseFinalizer = "capabilities.apimsync.io/in-use"
 // SecretReconciler keeps SecretInUseFinalizer on exactly the Secrets that objects with a remote-cleanup
 // finalizer read. Patching metadata.finalizers is the only write apimsync makes to Secrets.
 type SecretReconciler struct {
+	// Client patches the Secrets' finalizers and lists the objects that read them.
 	Client client.Client
+	// Metadata reads the Secrets' metadata (the manager's metadata-only cache); default Client.
+	Metadata client.Reader
 	// Finalizer is this manager's in-use finalizer (SecretInUseFinalizerFor); default SecretInUseFinalizer.
 	Finalizer string
 }
@@ -37,26 +41,31 @@ func (r *SecretReconciler) finalizer() string {
 
 // Reconcile adds or removes the in-use finalizer of one Secret.
 func (r *SecretReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	var secret corev1.Secret
-	if err := r.Client.Get(ctx, req.NamespacedName, &secret); err != nil {
+	secret := &metav1.PartialObjectMetadata{}
+	secret.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Secret"))
+	reader := r.Metadata
+	if reader == nil {
+		reader = r.Client
+	}
+	if err := reader.Get(ctx, req.NamespacedName, secret); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	inUse, err := r.inUse(ctx, &secret)
+	inUse, err := r.inUse(ctx, secret)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	has := controllerutil.ContainsFinalizer(&secret, r.finalizer())
+	has := controllerutil.ContainsFinalizer(secret, r.finalizer())
 	if inUse == has || (inUse && !secret.DeletionTimestamp.IsZero()) {
 		return ctrl.Result{}, nil // a finalizer cannot be added to an object being deleted
 	}
 	// Optimistic lock: a finalizer list patched from a stale copy must never drop another's finalizer.
 	patch := client.MergeFromWithOptions(secret.DeepCopy(), client.MergeFromWithOptimisticLock{})
 	if inUse {
-		controllerutil.AddFinalizer(&secret, r.finalizer())
+		controllerutil.AddFinalizer(secret, r.finalizer())
 	} else {
-		controllerutil.RemoveFinalizer(&secret, r.finalizer())
+		controllerutil.RemoveFinalizer(secret, r.finalizer())
 	}
-	if err := r.Client.Patch(ctx, &secret, patch); err != nil && !apierrors.IsNotFound(err) {
+	if err := r.Client.Patch(ctx, secret, patch); err != nil && !apierrors.IsNotFound(err) {
 		if apierrors.IsConflict(err) {
 			return ctrl.Result{RequeueAfter: time.Second}, nil // the Secret changed meanwhile: look again
 		}
@@ -67,10 +76,10 @@ func (r *SecretReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 
 // inUse reports whether any Backend, Product or ApplicationPlan of the namespace that still has its
 // remote-cleanup finalizer reads the Secret.
-func (r *SecretReconciler) inUse(ctx context.Context, secret *corev1.Secret) (bool, error) {
+func (r *SecretReconciler) inUse(ctx context.Context, secret client.Object) (bool, error) {
 	for _, list := range []client.ObjectList{&v1alpha1.BackendList{}, &v1alpha1.ProductList{}, &v1alpha1.ApplicationPlanList{},
 		&v1alpha1.DeveloperAccountList{}, &v1alpha1.ApplicationList{}, &v1alpha1.ActiveDocList{}} {
-		if err := r.Client.List(ctx, list, client.InNamespace(secret.Namespace), client.MatchingFields{indexSecretRefs: secret.Name}); err != nil {
+		if err := r.Client.List(ctx, list, client.InNamespace(secret.GetNamespace()), client.MatchingFields{indexSecretRefs: secret.GetName()}); err != nil {
 			return false, err
 		}
 		found := false

@@ -30,7 +30,10 @@ import (
 // Options configure the controllers.
 type Options struct {
 	// DriftCheckPeriod is how often synced objects are re-read from 3scale and repaired; 0 disables it.
+	// Each object has its own slot in the period, so the checks are spread evenly over it.
 	DriftCheckPeriod time.Duration
+	// DriftCheckBudget is the share of each tenant's request budget drift checks may use (default 0.2).
+	DriftCheckBudget float64
 	// MaxConcurrentReconciles per kind (default 32): workers are cheap, each tenant's pacer decides how
 	// many of them call it at once, and its admission sends the others to other tenants' work.
 	MaxConcurrentReconciles int
@@ -44,13 +47,16 @@ type Options struct {
 	OrphanBackoffInitial, OrphanBackoffMax time.Duration
 	// SnapshotCacheSize is the number of remote snapshots kept.
 	SnapshotCacheSize int
+	// DataCacheSize is the number of referenced Secrets and ConfigMaps whose data is kept between reads
+	// (default 1024); the manager caches only the metadata of the others.
+	DataCacheSize int
 	// SkipNameValidation allows more than one manager per process (tests that restart the manager).
 	SkipNameValidation bool
 	// InvalidRetryPeriod is the safety net for objects made Invalid by an answer of 3scale: they are tried
 	// again after it (default 10 minutes; negative disables it).
 	InvalidRetryPeriod time.Duration
 	// WatchLabelSelector, when set, makes this manager one shard: it syncs only the apimsync objects the
-	// selector matches (the cache must be built with CacheOptions and the same selector).
+	// selector matches (the manager must be built with ManagerOptions and the same selector).
 	WatchLabelSelector labels.Selector
 	// UsageReportPeriod is how often the usage report of a Deprecated or Retired product is refreshed (one
 	// paginated list of its applications per period; default 10 minutes).
@@ -82,6 +88,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.SnapshotCacheSize <= 0 {
 		o.SnapshotCacheSize = 4096
+	}
+	if o.DataCacheSize <= 0 {
+		o.DataCacheSize = 1024
 	}
 	if o.InvalidRetryPeriod == 0 {
 		o.InvalidRetryPeriod = 10 * time.Minute
@@ -123,7 +132,7 @@ func kindController[T engine.Object](sh shared, kind string, newObj func() T, sy
 		Users:              blockingUsers(sh.reader, referenceGraph, kind),
 	}
 	b := ctrl.NewControllerManagedBy(sh.mgr).For(newObj()).Named(strings.ToLower(kind)).WithOptions(sh.ctrlOpts()).
-		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(referencing(sh.reader, list, indexSecretRefs)))
+		WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(referencing(sh.reader, list, indexSecretRefs)))
 	for _, ref := range referenceGraph {
 		switch kind {
 		case ref.From: // wake it when what it references changes
@@ -133,7 +142,11 @@ func kindController[T engine.Object](sh shared, kind string, newObj func() T, sy
 		}
 	}
 	for _, w := range watches {
-		b = b.Watches(w.obj, handler.EnqueueRequestsFromMapFunc(w.mapFunc))
+		if isDataKind(w.obj) {
+			b = b.WatchesMetadata(w.obj, handler.EnqueueRequestsFromMapFunc(w.mapFunc))
+		} else {
+			b = b.Watches(w.obj, handler.EnqueueRequestsFromMapFunc(w.mapFunc))
+		}
 	}
 	return b.Complete(r)
 }
@@ -189,11 +202,12 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 		return err
 	}
 	pool := cache.NewClientPool(256, opts.RemoteQPS, opts.RemoteBurst, opts.RemoteMaxInFlight)
+	pool.BackgroundShare = opts.DriftCheckBudget
 	pool.Observer = remoteCallObserver(&tenantLabels{max: opts.MetricsMaxTenants})
-	accounts := &ProviderAccounts{Reader: mgr.GetClient(), Pool: pool, AllowPrivate: opts.AllowPrivateAdminURLs}
+	reader := newDataReader(mgr.GetClient(), mgr.GetCache(), mgr.GetAPIReader(), opts.DataCacheSize)
+	accounts := &ProviderAccounts{Reader: reader, Pool: pool, AllowPrivate: opts.AllowPrivateAdminURLs}
 	snapshots := cache.NewSnapshots(opts.SnapshotCacheSize)
 	lists := &BurstLists{}
-	reader := mgr.GetClient()
 	sh := shared{mgr: mgr, opts: opts, reader: reader, states: engine.NewStateTracker(), creds: &CredentialChecks{},
 		// Each controller has its own workqueue rate limiter: passing failures back off exponentially,
 		// but never longer than RetryBackoffMax.
@@ -235,11 +249,12 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 	carriesFinalizer := predicate.NewPredicateFuncs(func(o client.Object) bool {
 		return controllerutil.ContainsFinalizer(o, finalizer)
 	})
-	b := ctrl.NewControllerManagedBy(mgr).For(&corev1.Secret{}, builder.WithPredicates(carriesFinalizer)).Named("provideraccount").WithOptions(sh.ctrlOpts())
+	b := ctrl.NewControllerManagedBy(mgr).For(&corev1.Secret{}, builder.OnlyMetadata, builder.WithPredicates(carriesFinalizer)).
+		Named("provideraccount").WithOptions(sh.ctrlOpts())
 	for _, o := range syncedKinds() {
 		b = b.Watches(o, handler.EnqueueRequestsFromMapFunc(secretsOf))
 	}
-	return b.Complete(&SecretReconciler{Client: mgr.GetClient(), Finalizer: finalizer})
+	return b.Complete(&SecretReconciler{Client: mgr.GetClient(), Metadata: mgr.GetCache(), Finalizer: finalizer})
 }
 
 // applicationsOfProduct maps a Product to the Applications on its plans.

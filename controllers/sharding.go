@@ -17,9 +17,9 @@ import (
 // A shard only sees its own objects, so the one-owner check works within a shard: give shards that share
 // a tenant different system names (shard by team, each with its own tenant, is the usual way).
 
-// CacheOptions returns the cache options of a manager watching the given namespaces (all when empty)
+// cacheOptions returns the cache options of a manager watching the given namespaces (all when empty)
 // and, when selector is not empty, only the apimsync objects it matches.
-func CacheOptions(namespaces []string, selector labels.Selector) cache.Options {
+func cacheOptions(namespaces []string, selector labels.Selector) cache.Options {
 	var opts cache.Options
 	if len(namespaces) > 0 {
 		opts.DefaultNamespaces = map[string]cache.Config{}

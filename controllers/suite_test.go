@@ -14,6 +14,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -71,7 +72,9 @@ func runSuite(m *testing.M) int {
 
 // startManager starts a manager with fresh caches, as after a restart.
 func startManager() error {
-	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}})
+	cfg := rest.CopyConfig(env.Config)
+	cfg.Wrap(kubeRequests.wrap)
+	mgr, err := ctrl.NewManager(cfg, ManagerOptions(ctrl.Options{Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}}, nil, nil))
 	if err != nil {
 		return err
 	}

@@ -1,12 +1,13 @@
 // Command bench is `make bench`: it runs apimsync's benchmark (test/bench) with the real manager and
 // simulator binaries against a local control plane, prints the table and, as its last line,
 // `objects=N calls/minimal=R time/bound=T steady_calls=S rss_mib=M`, and writes results.md,
-// results.json and cold.svg into BENCH_RESULTS.
+// results.json, cold.svg and drift.svg into BENCH_RESULTS.
 //
 // Settings (environment): BENCH_OBJECTS (5000), BENCH_TENANTS (10), BENCH_SEED (1), BENCH_LATENCY
 // (20ms per call), BENCH_RATE_LIMIT (requests per second per tenant, 0: none; default 0),
 // BENCH_RATE_BURST (10), BENCH_MAX_IN_FLIGHT (the manager's default), BENCH_STEADY (5m),
-// BENCH_DRIFT_PERIOD (10m), BENCH_TIMEOUT (30m), BENCH_RESULTS (test/bench/results/latest),
+// BENCH_DRIFT_PERIOD (10m; the drift phase's --drift-check-period, 0 skips the phase), BENCH_DRIFT_WINDOW
+// (the drift period: how long the drift phase counts calls), BENCH_TIMEOUT (30m), BENCH_RESULTS (test/bench/results/latest),
 // BENCH_MANAGER_ARGS (extra manager flags, space-separated), BENCH_BIN (bin).
 package main
 
@@ -83,6 +84,7 @@ func config() (bench.Config, string, error) {
 		ManagerBin: filepath.Join(binDir, "manager"), SimBin: filepath.Join(binDir, "apimsync-sim"),
 		ManagerArgs: strings.Fields(os.Getenv("BENCH_MANAGER_ARGS")), Dir: filepath.Join(out, "logs"), Log: os.Stderr,
 	}
+	cfg.DriftWindow = dur("BENCH_DRIFT_WINDOW", cfg.DriftCheckPeriod)
 	if cfg.Objects == 0 || cfg.Tenants == 0 {
 		errs = append(errs, "BENCH_OBJECTS and BENCH_TENANTS must be positive")
 	}

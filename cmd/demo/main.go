@@ -89,7 +89,7 @@ func run() error {
 	simURL := "http://" + ln.Addr().String()
 	fmt.Printf("3scale simulator at %s (tenant %q)\n", simURL, demoTenant)
 
-	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}})
+	mgr, err := ctrl.NewManager(env.Config, controllers.ManagerOptions(ctrl.Options{Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}}, nil, nil))
 	if err != nil {
 		return err
 	}

@@ -57,11 +57,13 @@ func parseFlags(args []string) (*flags, error) {
 	fs.StringVar(&f.leaderElectionNS, "leader-election-namespace", "", "Namespace of the leader-election lease (default: the pod's namespace).")
 	fs.StringVar(&f.watchNamespaces, "watch-namespaces", "", "Comma-separated namespaces to watch; empty watches all.")
 	fs.StringVar(&f.watchLabelSelector, "watch-label-selector", "", "Sync only the apimsync objects this label selector matches (one shard of several managers, e.g. apimsync.io/shard=a); empty syncs all.")
-	fs.DurationVar(&f.opts.DriftCheckPeriod, "drift-check-period", 30*time.Minute, "How often synced objects are re-read from 3scale and repaired; 0 turns drift checks off.")
+	fs.DurationVar(&f.opts.DriftCheckPeriod, "drift-check-period", 30*time.Minute, "How often synced objects are re-read from 3scale and repaired; 0 turns drift checks off. Each object has its own slot in the period, so checks are spread evenly.")
+	fs.Float64Var(&f.opts.DriftCheckBudget, "drift-check-budget", 0.2, "Share of each tenant's request budget (its pacer's concurrency and, once known, its rate) that drift checks may use, in (0, 1].")
 	fs.IntVar(&f.opts.MaxConcurrentReconciles, "max-concurrent-reconciles", 32, "Objects of one kind reconciled at once (each tenant's pacer decides how many of them call it).")
 	fs.Float64Var(&f.opts.RemoteQPS, "remote-qps", 0, "Optional hard cap of requests per second to one 3scale tenant (token bucket); 0: none, the adaptive pacing alone.")
 	fs.IntVar(&f.opts.RemoteBurst, "remote-burst", 0, "Burst of --remote-qps (default: one second's worth).")
 	fs.IntVar(&f.opts.RemoteMaxInFlight, "remote-max-in-flight", 32, "Cap of the adaptive limit of requests in flight to one 3scale tenant.")
+	fs.IntVar(&f.opts.DataCacheSize, "data-cache-size", 1024, "Referenced Secrets and ConfigMaps whose data is kept between reads (LRU, by resourceVersion); the manager caches only the metadata of Secrets and ConfigMaps, never their data.")
 	fs.IntVar(&f.opts.SnapshotCacheSize, "snapshot-cache-size", 4096, "Remote snapshots kept in memory at most (LRU; one per synced object is what makes an unchanged object cost no call). Memory grows with it, not with the objects beyond it.")
 	fs.Float64Var(&f.kubeQPS, "kube-api-qps", 100, "Requests per second to the Kubernetes API server (status writes of many objects).")
 	fs.IntVar(&f.kubeBurst, "kube-api-burst", 200, "Burst of --kube-api-qps.")
@@ -84,6 +86,9 @@ func parseFlags(args []string) (*flags, error) {
 			return nil, fmt.Errorf("--watch-label-selector: %w", err)
 		}
 		f.opts.WatchLabelSelector = sel
+	}
+	if b := f.opts.DriftCheckBudget; b <= 0 || b > 1 {
+		return nil, fmt.Errorf("--drift-check-budget must be in (0, 1], got %v", b)
 	}
 	return f, nil
 }
@@ -129,9 +134,8 @@ func run(args []string) error {
 		return fmt.Errorf("cannot find a cluster (set --kubeconfig or KUBECONFIG): %w", err)
 	}
 	cfg.QPS, cfg.Burst = float32(f.kubeQPS), f.kubeBurst
-	cacheOpts := controllers.CacheOptions(splitNamespaces(f.watchNamespaces), f.opts.WatchLabelSelector)
 	shutdown := 30 * time.Second
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+	mgr, err := ctrl.NewManager(cfg, controllers.ManagerOptions(ctrl.Options{
 		Scheme:                        scheme,
 		Metrics:                       metricsOptions(f),
 		HealthProbeBindAddress:        f.probeAddr,
@@ -140,8 +144,7 @@ func run(args []string) error {
 		LeaderElectionNamespace:       f.leaderElectionNS,
 		LeaderElectionReleaseOnCancel: true,
 		GracefulShutdownTimeout:       &shutdown,
-		Cache:                         cacheOpts,
-	})
+	}, splitNamespaces(f.watchNamespaces), f.opts.WatchLabelSelector))
 	if err != nil {
 		return fmt.Errorf("cannot create the manager: %w", err)
 	}

@@ -24,6 +24,14 @@ func TestFlags(t *testing.T) {
 	if _, err := parseFlags([]string{"--no-such-flag"}); err == nil {
 		t.Errorf("an unknown flag was accepted")
 	}
+	if f.opts.DriftCheckBudget != 0.2 || f.opts.DataCacheSize != 1024 {
+		t.Errorf("default drift-check budget %v, data cache size %d; want 0.2 and 1024", f.opts.DriftCheckBudget, f.opts.DataCacheSize)
+	}
+	for _, bad := range []string{"0", "1.5", "-0.1"} {
+		if _, err := parseFlags([]string{"--drift-check-budget", bad}); err == nil {
+			t.Errorf("--drift-check-budget %s was accepted, want it refused (a share in (0, 1])", bad)
+		}
+	}
 	if got := splitNamespaces(""); len(got) != 0 {
 		t.Errorf("empty --watch-namespaces = %v, want all namespaces", got)
 	}

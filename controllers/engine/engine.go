@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -152,6 +153,10 @@ type Reconciler[T Object] struct {
 	// written remembers our last write of each object (types.NamespacedName → lastWrite), so that a
 	// reconcile woken by that write's event does not act on an older cached copy.
 	written sync.Map
+	// started is when this reconciler first ran: drift checks overdue then are spread over the period
+	// after it, not made all at once (a manager back after an outage).
+	startOnce sync.Once
+	started   time.Time
 }
 
 // rejection is an attempt 3scale refused: what it derived from, and when.
@@ -170,6 +175,7 @@ type CredentialsChecker interface {
 
 // Reconcile implements reconcile.Reconciler: it brings one object and its remote counterpart in line.
 func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	r.startOnce.Do(func() { r.started = r.now() })
 	obj := r.New()
 	if err := r.Client.Get(ctx, req.NamespacedName, obj); err != nil {
 		if apierrors.IsNotFound(err) {
@@ -233,16 +239,18 @@ func (r *Reconciler[T]) sync(ctx context.Context, obj T, w *statusWriter[T]) (ct
 
 	now := r.now()
 	syncNow := obj.GetAnnotations()[v1alpha1.SyncNowAnnotation]
-	// A drift check is due for an object synced a period ago; a first sync reads 3scale anyway, without
-	// forcing the syncers to re-read what they share (a plan's product and backends).
-	driftDue := r.DriftCheckPeriod > 0 && st.LastSyncTime != nil && now.Sub(st.LastSyncTime.Time) >= r.DriftCheckPeriod
+	// A drift check is due once the object's slot in the period comes (driftDueAt); a first sync reads
+	// 3scale anyway, without forcing the syncers to re-read what they share (a plan's product and backends).
+	driftDue := r.DriftCheckPeriod > 0 && st.LastSyncTime != nil && !now.Before(r.driftDueAt(obj, st))
 	// inSync: the last sync wrote exactly what the spec and dependencies say now.
 	inSync := st.SyncedHash == s.Hash && st.ObservedGeneration == obj.GetGeneration() && Lifecycle(st) == v1alpha1.ConditionSynced
 	if inSync && !driftDue && syncNow == st.SyncNow && !s.PeriodicDue {
 		// Nothing that the remote state derives from has changed: no remote call.
 		r.Backoff.Reset(client.ObjectKeyFromObject(obj))
-		return ctrl.Result{RequeueAfter: r.nextCheck(st, s, now)}, nil
+		return ctrl.Result{RequeueAfter: r.nextCheck(obj, st, s, now)}, nil
 	}
+	// Only a drift check is due: background work, within the tenant's drift-check budget.
+	background := inSync && driftDue && syncNow == st.SyncNow && !s.PeriodicDue
 
 	key := client.ObjectKeyFromObject(obj)
 	attempt := rejection{hash: s.Hash, generation: obj.GetGeneration(), syncNow: syncNow, at: now}
@@ -254,11 +262,17 @@ func (r *Reconciler[T]) sync(ctx context.Context, obj T, w *statusWriter[T]) (ct
 
 	// Fairness across tenants: a tenant already busy with as much work as its pacer can serve sends this
 	// worker to other tenants' objects; this one comes back shortly.
-	leave, admitted := admit(s)
+	leave, admitted := admit(s, background)
 	if !admitted {
+		if background { // the budget is spent: later, spread out
+			return ctrl.Result{RequeueAfter: 5 * admissionRetry()}, nil
+		}
 		return ctrl.Result{RequeueAfter: admissionRetry()}, nil
 	}
 	defer leave()
+	if background {
+		ctx = tsclient.WithBackground(ctx)
+	}
 
 	s.ForceRead = driftDue || syncNow != st.SyncNow
 	obs, err := r.Syncer.Observe(ctx, obj, s)
@@ -299,16 +313,22 @@ func (r *Reconciler[T]) sync(ctx context.Context, obj T, w *statusWriter[T]) (ct
 	}
 	r.transition(obj, v1alpha1.ConditionSynced, ReasonSynced, message)
 	r.Backoff.Reset(client.ObjectKeyFromObject(obj))
-	return ctrl.Result{RequeueAfter: r.nextCheck(st, s, now)}, nil
+	return ctrl.Result{RequeueAfter: r.nextCheck(obj, st, s, now)}, nil
 }
 
-// admit admits one reconcile to the session's tenant (its client's pacer); a session without a client
-// is always admitted. leave ends the admission.
-func admit(s *Session) (leave func(), ok bool) {
+// admit admits one reconcile to the session's tenant (its client's pacer), as background work (a drift
+// check) or not; a session without a client is always admitted. leave ends the admission.
+func admit(s *Session, background bool) (leave func(), ok bool) {
 	if s.Remote == nil || s.Remote.Pacer() == nil {
 		return func() {}, true
 	}
 	pacer := s.Remote.Pacer()
+	if background {
+		if !pacer.TryAdmitBackground() {
+			return nil, false
+		}
+		return pacer.LeaveBackground, true
+	}
 	if !pacer.TryAdmit() {
 		return nil, false
 	}
@@ -341,8 +361,8 @@ func (r *Reconciler[T]) refusedBefore(key types.NamespacedName, attempt rejectio
 
 // nextCheck is when a synced object is looked at again: its drift check, or its syncer's periodic work
 // if sooner.
-func (r *Reconciler[T]) nextCheck(st *v1alpha1.CommonStatus, s *Session, now time.Time) time.Duration {
-	d := r.untilDriftCheck(st, now)
+func (r *Reconciler[T]) nextCheck(obj T, st *v1alpha1.CommonStatus, s *Session, now time.Time) time.Duration {
+	d := r.untilDriftCheck(obj, st, now)
 	if s.PeriodicIn > 0 && (d == 0 || s.PeriodicIn < d) {
 		d = s.PeriodicIn
 	}
@@ -638,15 +658,43 @@ func statusOf(obj client.Object) any {
 	return u["status"]
 }
 
-func (r *Reconciler[T]) untilDriftCheck(st *v1alpha1.CommonStatus, now time.Time) time.Duration {
+func (r *Reconciler[T]) untilDriftCheck(obj T, st *v1alpha1.CommonStatus, now time.Time) time.Duration {
 	if r.DriftCheckPeriod <= 0 || st.LastSyncTime == nil {
 		return 0
 	}
-	d := st.LastSyncTime.Add(r.DriftCheckPeriod).Sub(now)
+	d := r.driftDueAt(obj, st).Sub(now)
 	if d < time.Second {
 		d = time.Second
 	}
 	return d
+}
+
+// driftDueAt is when obj's next drift check is due. Each object has its own slot in the period (a hash of
+// its UID), and is checked at the first of its slots at least half a period after its last sync, and
+// not before this reconciler started: then every period, at its slot. So the checks of objects synced
+// together (a cold start, a restore) and of objects overdue when the manager starts are spread evenly
+// over the period instead of coming all at once, and the call rate stays flat.
+func (r *Reconciler[T]) driftDueAt(obj T, st *v1alpha1.CommonStatus) time.Time {
+	earliest := st.LastSyncTime.Add(r.DriftCheckPeriod / 2)
+	if earliest.Before(r.started) {
+		earliest = r.started
+	}
+	return driftSlot(obj.GetUID(), earliest, r.DriftCheckPeriod)
+}
+
+// driftSlot is the first time at or after earliest that falls on uid's slot: its hash modulo the period,
+// counted from the Unix epoch.
+func driftSlot(uid types.UID, earliest time.Time, period time.Duration) time.Time {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(uid))
+	phase := int64(h.Sum64() % uint64(period))
+	p := int64(period)
+	from := earliest.UnixNano() - phase
+	n := from / p
+	if from%p != 0 && from > 0 {
+		n++
+	}
+	return time.Unix(0, n*p+phase)
 }
 
 func (r *Reconciler[T]) now() time.Time {

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -27,18 +28,20 @@ import (
 
 // fakeSyncer is a Syncer made of funcs; nil funcs succeed. It counts calls.
 type fakeSyncer struct {
-	hash    string
-	connect func() error
-	resolve func() error
-	observe func(s *Session) (Observation, error)
-	create  func(b *v1alpha1.Backend) error
-	update  func() error
-	delete  func() error
-	calls   map[string]int
-	lastS   *Session
-	lastObj *v1alpha1.Backend
-	tenant  string // default acme-admin.example.com
-	version string // the provider account's version
+	// lastBackground: the last Observe was made as background work (a drift check).
+	lastBackground bool
+	hash           string
+	connect        func() error
+	resolve        func() error
+	observe        func(s *Session) (Observation, error)
+	create         func(b *v1alpha1.Backend) error
+	update         func() error
+	delete         func() error
+	calls          map[string]int
+	lastS          *Session
+	lastObj        *v1alpha1.Backend
+	tenant         string // default acme-admin.example.com
+	version        string // the provider account's version
 }
 
 func (f *fakeSyncer) count(name string) {
@@ -71,9 +74,9 @@ func (f *fakeSyncer) Resolve(_ context.Context, _ *v1alpha1.Backend, s *Session)
 	return nil
 }
 
-func (f *fakeSyncer) Observe(_ context.Context, b *v1alpha1.Backend, s *Session) (Observation, error) {
+func (f *fakeSyncer) Observe(ctx context.Context, b *v1alpha1.Backend, s *Session) (Observation, error) {
 	f.count("Observe")
-	f.lastS, f.lastObj = s, b
+	f.lastS, f.lastObj, f.lastBackground = s, b, tsclient.IsBackground(ctx)
 	if f.observe != nil {
 		return f.observe(s)
 	}
@@ -206,8 +209,9 @@ func TestFirstSyncCreatesThenSteadyStateMakesNoRemoteCall(t *testing.T) {
 	if b.Status.BackendID != 42 {
 		t.Errorf("backendID = %d, want 42", b.Status.BackendID)
 	}
-	if res.RequeueAfter != time.Hour {
-		t.Errorf("requeue after %v, want the drift-check period", res.RequeueAfter)
+	due := driftSlot(b.UID, h.now.Add(30*time.Minute), time.Hour)
+	if res.RequeueAfter != due.Sub(h.now) || res.RequeueAfter < 30*time.Minute || res.RequeueAfter >= 90*time.Minute {
+		t.Errorf("requeue after %v, want the object's drift-check slot %v (between half a period and one and a half)", res.RequeueAfter, due.Sub(h.now))
 	}
 	if ev := drainEvents(h.events); len(ev) != 1 || !strings.Contains(ev[0], "Synced") {
 		t.Errorf("events = %q, want one Synced event", ev)
@@ -223,8 +227,8 @@ func TestFirstSyncCreatesThenSteadyStateMakesNoRemoteCall(t *testing.T) {
 	if diff := cmp.Diff(map[string]int{"Connect": 1, "Resolve": 1}, h.syncer.calls); diff != "" {
 		t.Errorf("calls in steady state (-want +got):\n%s", diff)
 	}
-	if res.RequeueAfter != 50*time.Minute {
-		t.Errorf("requeue after %v, want the rest of the drift period (50m)", res.RequeueAfter)
+	if want := due.Sub(h.now); res.RequeueAfter != want {
+		t.Errorf("requeue after %v, want the time left until the drift-check slot (%v)", res.RequeueAfter, want)
 	}
 	if ev := drainEvents(h.events); len(ev) != 0 {
 		t.Errorf("events in steady state = %q, want none", ev)
@@ -245,8 +249,9 @@ func TestChangedHashObservesAndUpdates(t *testing.T) {
 	if h.syncer.calls["Observe"] != 1 || h.syncer.calls["Update"] != 1 || h.syncer.calls["Create"] != 0 {
 		t.Errorf("calls = %v, want one Observe and one Update", h.syncer.calls)
 	}
-	if h.syncer.lastS.ForceRead {
-		t.Errorf("a spec change must be allowed to use cached snapshots")
+	if h.syncer.lastS.ForceRead || h.syncer.lastBackground {
+		t.Errorf("a spec change must be allowed to use cached snapshots, and is not background work (forceRead %v, background %v)",
+			h.syncer.lastS.ForceRead, h.syncer.lastBackground)
 	}
 	if got := h.get().Status.SyncedHash; got != "h2" {
 		t.Errorf("syncedHash = %q, want h2", got)
@@ -361,8 +366,9 @@ func TestDriftCheckReadsAndRepairs(t *testing.T) {
 	if _, err := h.reconcile(); err != nil {
 		t.Fatal(err)
 	}
-	if h.syncer.calls["Observe"] != 1 || h.syncer.calls["Update"] != 1 || !h.syncer.lastS.ForceRead {
-		t.Errorf("drift check: calls = %v, forceRead = %v; want a forced Observe and an Update", h.syncer.calls, h.syncer.lastS.ForceRead)
+	if h.syncer.calls["Observe"] != 1 || h.syncer.calls["Update"] != 1 || !h.syncer.lastS.ForceRead || !h.syncer.lastBackground {
+		t.Errorf("drift check: calls = %v, forceRead = %v, background = %v; want a forced Observe and an Update, as background work",
+			h.syncer.calls, h.syncer.lastS.ForceRead, h.syncer.lastBackground)
 	}
 	if got := testutilCounter(t, "Backend") - before; got != 1 {
 		t.Errorf("drift repairs metric grew by %v, want 1", got)
@@ -566,5 +572,64 @@ func TestSetLifecycleKeepsExactlyOneTrue(t *testing.T) {
 		if stalled := meta.IsStatusConditionTrue(st.Conditions, v1alpha1.ConditionStalled); stalled != (s == v1alpha1.ConditionInvalid) {
 			t.Errorf("after %s: Stalled = %v", s, stalled)
 		}
+	}
+}
+
+// TestDriftChecksAreSpreadOverThePeriod: objects synced at the same instant (a cold start) get their
+// first drift checks spread evenly over a period, between half a period and one and a half after the
+// sync; after that, each is checked exactly once a period, at its slot.
+func TestDriftChecksAreSpreadOverThePeriod(t *testing.T) {
+	t.Parallel()
+	const n, buckets = 2000, 10
+	period := 10 * time.Minute
+	synced := time.Date(2026, 11, 23, 9, 3, 17, 0, time.UTC)
+	counts := make([]int, buckets)
+	for i := range n {
+		uid := types.UID(fmt.Sprintf("4f9c2a1e-%04d-4b7e-9a51-%012d", i, i*7919))
+		first := driftSlot(uid, synced.Add(period/2), period)
+		d := first.Sub(synced)
+		if d < period/2 || d >= period*3/2 {
+			t.Fatalf("first drift check %v after the sync, want within [%v, %v)", d, period/2, period*3/2)
+		}
+		counts[int((d-period/2)*buckets/period)]++
+		// The check runs a little after its slot; the next one is a period later, at the same slot.
+		if next := driftSlot(uid, first.Add(3*time.Second+period/2), period); !next.Equal(first.Add(period)) {
+			t.Fatalf("drift check after %v at %v, want %v", first, next, first.Add(period))
+		}
+	}
+	for i, c := range counts {
+		if c < n/buckets*6/10 || c > n/buckets*14/10 {
+			t.Errorf("drift checks in tenth %d of the period: %d of %d, want about %d (evenly spread): %v", i, c, n, n/buckets, counts)
+		}
+	}
+}
+
+// TestOverdueDriftChecksWaitForTheirSlot: an object whose drift check is long overdue when the manager
+// starts (it was down for hours) is checked at its next slot, not at once with every other such object.
+func TestOverdueDriftChecksWaitForTheirSlot(t *testing.T) {
+	h := newHarness(t, newBackend())
+	if _, err := h.reconcile(); err != nil {
+		t.Fatal(err)
+	}
+	b := h.get()
+	// A new manager (a fresh reconciler) five hours later.
+	h.now = h.now.Add(5 * time.Hour)
+	h.rec = &Reconciler[*v1alpha1.Backend]{Client: h.client, Kind: "Backend", New: h.rec.New, Syncer: h.syncer, Recorder: h.events,
+		Backoff: NewOrphanBackoff(time.Second, time.Minute), DriftCheckPeriod: time.Hour, Now: func() time.Time { return h.now }, States: NewStateTracker()}
+	h.syncer.calls = nil
+	res, err := h.reconcile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := driftSlot(b.UID, h.now, time.Hour).Sub(h.now)
+	if h.syncer.calls["Observe"] != 0 || (want >= time.Second && res.RequeueAfter != want) {
+		t.Errorf("overdue at start: calls %v, requeue after %v; want no read before the object's slot, in %v", h.syncer.calls, res.RequeueAfter, want)
+	}
+	h.now = h.now.Add(want)
+	if _, err := h.reconcile(); err != nil {
+		t.Fatal(err)
+	}
+	if h.syncer.calls["Observe"] != 1 || !h.syncer.lastBackground {
+		t.Errorf("at its slot: calls %v, background %v; want one background drift check", h.syncer.calls, h.syncer.lastBackground)
 	}
 }

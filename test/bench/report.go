@@ -30,8 +30,8 @@ func (r *Result) Table() string {
 	row("cold: time to all Synced", fmt.Sprintf("%.1f s", cold.Seconds), fmt.Sprintf("%.1f s", cold.Bound), ratioText(cold.TimeBnd))
 	row("cold: 429 answers / Retry-After ignored / refused", fmt.Sprintf("%d / %d / %d", cold.TooMany, cold.Ignored, cold.Refused), "", "")
 	row("cold: peak RSS / heap", fmt.Sprintf("%.0f MiB / %.0f MiB", r.ColdPeak.RSSMiB, r.ColdPeak.HeapMiB), "", "")
-	row("steady: calls in "+c.Steady+" (warm)", fmt.Sprint(r.SteadyWarm.Total()), "0", "")
-	row("steady: calls in "+c.Steady+" (after a restart)", fmt.Sprint(r.SteadyAfterRestart.Total()), "0", "")
+	row("steady: calls in "+c.Steady+" (warm, drift checks off)", fmt.Sprint(r.SteadyWarm.Total()), "0", "")
+	row("steady: calls in "+c.Steady+" (after a restart, drift checks off)", fmt.Sprint(r.SteadyAfterRestart.Total()), "0", "")
 	edits := make([]string, 0, len(r.Edits))
 	for k := range r.Edits {
 		edits = append(edits, k)
@@ -46,6 +46,7 @@ func (r *Result) Table() string {
 	if perObj, ok := r.MemoryPerObjectKiB(); ok {
 		row("memory growth per object (heap)", fmt.Sprintf("%.1f KiB", perObj), "", "")
 	}
+	r.Drift.rows(row)
 	del := r.Deletion
 	row("deletion: calls (refused / 404)", fmt.Sprintf("%d (%d / %d)", del.Calls.Total(), del.Refused, del.NotFound), fmt.Sprintf("%d minimal", del.Minimal.Total()), fmt.Sprintf("%.2f", del.CallsMin))
 	row("deletion: time until gone", fmt.Sprintf("%.1f s", del.Seconds), fmt.Sprintf("%.1f s", del.Bound), ratioText(del.TimeBnd))
@@ -89,8 +90,8 @@ func ratioText(r float64) string {
 	return fmt.Sprintf("%.2f", r)
 }
 
-// Write writes results.md, results.json and cold.svg (objects Synced over time, the time bound marked)
-// into dir.
+// Write writes results.md, results.json, cold.svg (objects Synced over time, the time bound marked) and,
+// after a drift phase, drift.svg (calls per second over the window, the budget marked) into dir.
 func (r *Result) Write(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -105,7 +106,13 @@ func (r *Result) Write(dir string) error {
 	if err := os.WriteFile(filepath.Join(dir, "results.json"), append(raw, '\n'), 0o644); err != nil {
 		return err
 	}
-	return r.chart(filepath.Join(dir, "cold.svg"))
+	if err := r.chart(filepath.Join(dir, "cold.svg")); err != nil {
+		return err
+	}
+	if len(r.Drift.Series) == 0 {
+		return nil
+	}
+	return r.Drift.chart(filepath.Join(dir, "drift.svg"))
 }
 
 // chart draws the cold run: objects Synced over time, with the time bound as a vertical line.

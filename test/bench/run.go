@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	"github.com/apimsync/apimsync/test/simulator"
 	"github.com/apimsync/apimsync/test/testenv"
 )
 
@@ -39,8 +40,9 @@ type Config struct {
 	MaxInFlight int
 	// Steady is the window over which calls at rest are counted, warm and after a restart.
 	Steady time.Duration
-	// DriftCheckPeriod is the manager's --drift-check-period.
-	DriftCheckPeriod time.Duration
+	// DriftCheckPeriod is the manager's --drift-check-period in the drift phase, which counts the calls
+	// over DriftWindow; the other phases run with drift checks off, so that "at rest" means no call.
+	DriftCheckPeriod, DriftWindow time.Duration
 	// Timeout bounds the cold run and the deletion each.
 	Timeout time.Duration
 	// ManagerBin and SimBin are the binaries to run (make build); ManagerArgs are added to the manager's.
@@ -99,6 +101,7 @@ type Result struct {
 	SteadyAfterRestart  Calls            `json:"steadyAfterRestart"`
 	Edits               map[string]Calls `json:"edits"`
 	Memory              []SizedMemory    `json:"memoryAtRest"`
+	Drift               Drift            `json:"drift"`
 	Deletion            Phase            `json:"deletion"`
 	LeftAfterDeletion   int              `json:"remoteObjectsLeftAfterDeletion"`
 	ObjectsPerNamespace []int            `json:"objectsPerNamespace"`
@@ -121,6 +124,8 @@ type bench struct {
 	peak     Memory
 	tokens   map[string]string
 	watching []string
+	// driftChecks: the manager runs with the drift period (the drift phase); otherwise with none.
+	driftChecks bool
 }
 
 func (b *bench) logf(format string, args ...any) {
@@ -130,7 +135,8 @@ func (b *bench) logf(format string, args ...any) {
 }
 
 // Run runs the whole bench: cold sync, steady state warm and after a restart, one edit per kind warm
-// and after a restart, memory at rest at three sizes, and deletion of everything.
+// and after a restart, memory at rest at three sizes, drift checks over a window, and deletion of
+// everything.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Dir == "" {
 		cfg.Dir = os.TempDir()
@@ -163,6 +169,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			}
 			return b.edits(ctx, "after restart")
 		}},
+		{"drift", b.drift},
 		{"deletion", b.deletion},
 	}
 	for _, s := range steps {
@@ -255,7 +262,7 @@ func (b *bench) startManager(ctx context.Context, namespaces []string) error {
 		"--metrics-bind-address", fmt.Sprintf("127.0.0.1:%d", mport),
 		"--health-probe-bind-address", fmt.Sprintf("127.0.0.1:%d", pport),
 		"--allow-private-admin-urls", "--zap-log-level", "error",
-		"--drift-check-period", b.cfg.DriftCheckPeriod.String()}
+		"--drift-check-period", b.driftPeriod().String()}
 	if b.cfg.MaxInFlight > 0 {
 		args = append(args, "--remote-max-in-flight", fmt.Sprint(b.cfg.MaxInFlight))
 	}
@@ -270,6 +277,14 @@ func (b *bench) startManager(ctx context.Context, namespaces []string) error {
 	ready, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	return waitHTTP(ready, b.mgr, b.probe)
+}
+
+// driftPeriod is the manager's --drift-check-period: the configured one in the drift phase, 0 otherwise.
+func (b *bench) driftPeriod() time.Duration {
+	if b.driftChecks {
+		return b.cfg.DriftCheckPeriod
+	}
+	return 0
 }
 
 // restart stops the manager and starts it again, watching namespaces (nil: all).
@@ -413,6 +428,15 @@ func (b *bench) cold(ctx context.Context) error {
 	return err
 }
 
+// byEndpoint counts the calls per verb, path template and answer, all tenants together.
+func byEndpoint(st simulator.Stats) map[string]int {
+	out := map[string]int{}
+	for _, k := range st.Calls {
+		out[fmt.Sprintf("%s %s %d", k.Method, k.Endpoint, k.Code)] += k.Count
+	}
+	return out
+}
+
 // phase fills a Phase from the simulator's counters and the minimal calls per tenant.
 func (b *bench) phase(elapsed time.Duration, minimal []Calls) (Phase, error) {
 	st, err := simStats(b.simURL)
@@ -423,10 +447,7 @@ func (b *bench) phase(elapsed time.Duration, minimal []Calls) (Phase, error) {
 	var a answers
 	ph.Calls, a = callsOf(st)
 	ph.TooMany, ph.Refused, ph.NotFound = a.tooMany, a.refused, a.notFound
-	ph.ByEndpoint = map[string]int{}
-	for _, k := range st.Calls {
-		ph.ByEndpoint[fmt.Sprintf("%s %s %d", k.Method, k.Endpoint, k.Code)] += k.Count
-	}
+	ph.ByEndpoint = byEndpoint(st)
 	for _, m := range minimal {
 		ph.Minimal = ph.Minimal.plus(m)
 	}

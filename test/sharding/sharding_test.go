@@ -37,8 +37,7 @@ func startShard(t *testing.T, selector string) func() {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"},
-		Cache: controllers.CacheOptions(nil, sel)})
+	mgr, err := ctrl.NewManager(env.Config, controllers.ManagerOptions(ctrl.Options{Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}}, nil, sel))
 	if err != nil {
 		t.Fatal(err)
 	}
