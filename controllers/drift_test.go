@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,6 +14,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	"github.com/apimsync/apimsync/cache"
+	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/engine"
 	"github.com/apimsync/apimsync/test/simulator"
 	"github.com/apimsync/apimsync/test/testenv"
@@ -206,4 +209,40 @@ func TestMappingRulesFollowTheSpecOrder(t *testing.T) {
 	})
 	waitState(t, v1alpha1.ConditionSynced, backend)
 	check("reordered")
+}
+
+// TestPlanDriftCheckTrustsItsDependenciesSnapshots: a plan's drift check (background work) takes the
+// metric ids of its product and backends from their cached snapshots, which their own drift checks
+// refresh; sync-now (a forced read that is not background work) reads them again.
+func TestPlanDriftCheckTrustsItsDependenciesSnapshots(t *testing.T) {
+	tenant := "plan-drift-deps"
+	adminURL, token := tenantOf(tenant)
+	remote, err := tsclient.New(tsclient.Config{AdminURL: adminURL, Token: token,
+		Policy: &tsclient.AdminURLPolicy{AllowInsecureHTTP: true, AllowPrivate: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snapshots := cache.NewSnapshots(16)
+	snapshots.Put(tenant, snapshotKindProduct, 7, &productSnapshot{Children: &childrenSnapshot{
+		Metrics: map[string]tsclient.Metric{"hits": {ID: 70}}, Methods: map[string]tsclient.Metric{"list": {ID: 71}}}})
+	snapshots.Put(tenant, snapshotKindBackend, 9, &backendSnapshot{Children: &childrenSnapshot{
+		Metrics: map[string]tsclient.Metric{"hits": {ID: 90}}}})
+	s := &PlanSyncer{Snapshots: snapshots}
+	sess := &engine.Session{Remote: remote, Tenant: tenant, ForceRead: true,
+		Desired: &planDesired{ProductID: 7, Backends: map[string]int64{"pets": 9}}}
+
+	ids, err := s.metricIDs(tsclient.WithBackground(context.Background()), sess)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]int64{"/hits": 70, "/list": 71, "pets/hits": 90}; !maps.Equal(ids, want) {
+		t.Errorf("metric ids = %v, want %v", ids, want)
+	}
+	if n := remoteCalls(tenant); n != 0 {
+		t.Errorf("a plan's drift check made %d calls for metric ids its product's and backend's snapshots hold, want 0", n)
+	}
+	_, _ = s.metricIDs(context.Background(), sess)
+	if remoteCalls(tenant) == 0 {
+		t.Errorf("sync-now of a plan did not read its product's and backends' metrics again")
+	}
 }

@@ -238,13 +238,15 @@ func (s *PlanSyncer) readAll(ctx context.Context, a *v1alpha1.ApplicationPlan, s
 }
 
 // metricIDs maps the metrics and methods of the product and of the backends the plan names to their ids,
-// from cached snapshots of the Product and Backend syncers when they are there.
+// from cached snapshots of the Product and Backend syncers when they are there. A forced read (sync-now)
+// reads them again; a drift check (background work) does not: the product's and backends' own drift
+// checks read their metrics, and a repair that re-creates one re-syncs the plans that use it.
 func (s *PlanSyncer) metricIDs(ctx context.Context, sess *engine.Session) (map[string]int64, error) {
 	d := sess.Desired.(*planDesired)
 	ids := map[string]int64{}
 	add := func(prefix string, scope tsclient.Scope, cached *childrenSnapshot) error {
 		children := cached
-		if children == nil || sess.ForceRead {
+		if children == nil || (sess.ForceRead && !tsclient.IsBackground(ctx)) {
 			var err error
 			if children, err = readChildren(ctx, sess.Remote, scope); err != nil {
 				return err

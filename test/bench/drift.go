@@ -56,7 +56,6 @@ func (b *bench) drift(ctx context.Context) error {
 		return nil
 	}
 	b.driftChecks = true
-	defer func() { b.driftChecks = false }()
 	if err := b.restart(ctx, nil); err != nil {
 		return err
 	}
@@ -100,6 +99,11 @@ func (b *bench) drift(ctx context.Context) error {
 	d.PerObject = float64(d.Calls) / float64(b.work.Size()) * b.cfg.DriftCheckPeriod.Seconds() / window.Seconds()
 	if st, err := simStats(b.simURL); err == nil {
 		d.ByEndpoint = byEndpoint(st)
+	}
+	// The phases after this one run with drift checks off again.
+	b.driftChecks = false
+	if err := b.restart(ctx, nil); err != nil {
+		return err
 	}
 	b.logf("drift: %d calls in %s (%.1f per object per period), %.2f/s per tenant on average, %.2f/s at the peak (budget %.0f%% of %.1f/s)",
 		d.Calls, d.Window, d.PerObject, d.MeanPerTenant, d.PeakPerTenant, 100*d.Budget, d.Capacity)
