@@ -157,7 +157,6 @@ func (d Drift) chart(path string) error {
 		p.Add(line)
 		p.Legend.Add(fmt.Sprintf("budget (%.0f%% of %.1f/s)", 100*d.Budget, d.Capacity), line)
 	}
-	p.Y.Min = 0
-	p.Legend.Top = true
+	p.Y.Min = 0 // the legend goes bottom right, under the lines
 	return p.Save(16*vg.Centimeter, 10*vg.Centimeter, path)
 }
