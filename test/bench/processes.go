@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
@@ -146,17 +147,7 @@ type Memory struct {
 // readMemory reads process_resident_memory_bytes and go_memstats_heap_inuse_bytes from the manager's
 // metrics endpoint (parsed with Prometheus' own text parser).
 func readMemory(url string) (Memory, error) {
-	res, err := http.Get(url)
-	if err != nil {
-		return Memory{}, err
-	}
-	defer res.Body.Close()
-	raw, err := io.ReadAll(res.Body)
-	if err != nil {
-		return Memory{}, err
-	}
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := parser.TextToMetricFamilies(strings.NewReader(string(raw)))
+	families, err := scrape(url)
 	if err != nil {
 		return Memory{}, err
 	}
@@ -176,6 +167,61 @@ func readMemory(url string) (Memory, error) {
 		return Memory{}, err
 	}
 	return Memory{RSSMiB: rss / (1 << 20), HeapMiB: heap / (1 << 20)}, nil
+}
+
+// scrape reads the manager's metrics endpoint.
+func scrape(url string) (map[string]*dto.MetricFamily, error) {
+	res, err := http.Get(url)
+	if err != nil {
+		return nil, err
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(res.Body)
+	if err != nil {
+		return nil, err
+	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	return parser.TextToMetricFamilies(strings.NewReader(string(raw)))
+}
+
+// KubeRequests counts the manager's requests to the Kubernetes API server (client-go's
+// rest_client_requests_total), reads (GET) and writes (every other verb).
+type KubeRequests struct {
+	Reads  int `json:"reads"`
+	Writes int `json:"writes"`
+}
+
+// readKubeRequests reads the manager's Kubernetes API requests since it started.
+func readKubeRequests(url string) (KubeRequests, error) {
+	families, err := scrape(url)
+	if err != nil {
+		return KubeRequests{}, err
+	}
+	var k KubeRequests
+	f, ok := families["rest_client_requests_total"]
+	if !ok {
+		return k, fmt.Errorf("the manager's metrics have no rest_client_requests_total")
+	}
+	for _, m := range f.GetMetric() {
+		n := int(m.GetCounter().GetValue())
+		method := ""
+		for _, l := range m.GetLabel() {
+			if l.GetName() == "method" {
+				method = l.GetValue()
+			}
+		}
+		if method == http.MethodGet {
+			k.Reads += n
+		} else {
+			k.Writes += n
+		}
+	}
+	return k, nil
+}
+
+// minus is k less an earlier reading.
+func (k KubeRequests) minus(o KubeRequests) KubeRequests {
+	return KubeRequests{Reads: k.Reads - o.Reads, Writes: k.Writes - o.Writes}
 }
 
 // peak keeps the highest memory seen.

@@ -28,6 +28,7 @@ func (r *Result) Table() string {
 	cold := r.Cold
 	row("cold: calls (writes)", fmt.Sprintf("%d (%d)", cold.Calls.Total(), cold.Calls.Writes), fmt.Sprintf("%d minimal", cold.Minimal.Total()), fmt.Sprintf("%.2f", cold.CallsMin))
 	row("cold: time to all Synced", fmt.Sprintf("%.1f s", cold.Seconds), fmt.Sprintf("%.1f s", cold.Bound), ratioText(cold.TimeBnd))
+	row("cold: Kubernetes API writes (per object)", fmt.Sprintf("%d (%.1f)", cold.Kube.Writes, perObject(cold.Kube.Writes, c.Objects)), "", "")
 	row("cold: 429 answers / Retry-After ignored / refused", fmt.Sprintf("%d / %d / %d", cold.TooMany, cold.Ignored, cold.Refused), "", "")
 	row("cold: peak RSS / heap", fmt.Sprintf("%.0f MiB / %.0f MiB", r.ColdPeak.RSSMiB, r.ColdPeak.HeapMiB), "", "")
 	row("steady: calls in "+c.Steady+" (warm, drift checks off)", fmt.Sprint(r.SteadyWarm.Total()), "0", "")
@@ -49,6 +50,7 @@ func (r *Result) Table() string {
 	r.Drift.rows(row)
 	del := r.Deletion
 	row("deletion: calls (refused / 404)", fmt.Sprintf("%d (%d / %d)", del.Calls.Total(), del.Refused, del.NotFound), fmt.Sprintf("%d minimal", del.Minimal.Total()), fmt.Sprintf("%.2f", del.CallsMin))
+	row("deletion: Kubernetes API writes (per object)", fmt.Sprintf("%d (%.1f)", del.Kube.Writes, perObject(del.Kube.Writes, c.Objects)), "", "")
 	row("deletion: time until gone", fmt.Sprintf("%.1f s", del.Seconds), fmt.Sprintf("%.1f s", del.Bound), ratioText(del.TimeBnd))
 	row("deletion: remote objects left", fmt.Sprint(r.LeftAfterDeletion), "0", "")
 	return b.String()
@@ -74,6 +76,13 @@ func (r *Result) Summary() string {
 	}
 	return fmt.Sprintf("objects=%d calls/minimal=%.2f time/bound=%s steady_calls=%d rss_mib=%.0f",
 		r.Config.Objects, r.Cold.CallsMin, ratioText(r.Cold.TimeBnd), r.SteadyWarm.Total()+r.SteadyAfterRestart.Total(), rss)
+}
+
+func perObject(n, objects int) float64 {
+	if objects == 0 {
+		return 0
+	}
+	return float64(n) / float64(objects)
 }
 
 func rateText(r float64) string {

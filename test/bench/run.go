@@ -68,8 +68,10 @@ type Phase struct {
 	// ByEndpoint counts the calls per verb and path template, all tenants together.
 	ByEndpoint map[string]int `json:"byEndpoint"`
 	Bound      float64        `json:"boundSeconds"`
-	CallsMin   float64        `json:"callsPerMinimal"`
-	TimeBnd    float64        `json:"timePerBound"`
+	// Kube counts the manager's requests to the Kubernetes API server in the phase.
+	Kube     KubeRequests `json:"kubeRequests"`
+	CallsMin float64      `json:"callsPerMinimal"`
+	TimeBnd  float64      `json:"timePerBound"`
 }
 
 // Point is one sample of the cold run: objects Synced after some seconds.
@@ -423,8 +425,11 @@ func (b *bench) cold(ctx context.Context) error {
 		minimal = append(minimal, ns.MinimalCold())
 	}
 	ph, err := b.phase(elapsed, minimal)
+	// The manager started with the run: its requests so far are the cold run's (and its start's).
+	ph.Kube, _ = readKubeRequests(b.metrics)
 	b.res.Cold = ph
-	b.logf("cold: %d objects in %.1fs, %d calls (%d writes), minimal %d, bound %.1fs", len(objs), ph.Seconds, ph.Calls.Total(), ph.Calls.Writes, ph.Minimal.Total(), ph.Bound)
+	b.logf("cold: %d objects in %.1fs, %d calls (%d writes), minimal %d, bound %.1fs; %d Kubernetes API writes",
+		len(objs), ph.Seconds, ph.Calls.Total(), ph.Calls.Writes, ph.Minimal.Total(), ph.Bound, ph.Kube.Writes)
 	return err
 }
 
@@ -635,6 +640,7 @@ func (b *bench) deletion(ctx context.Context) error {
 	if err := resetSimStats(b.simURL); err != nil {
 		return err
 	}
+	kubeBefore, _ := readKubeRequests(b.metrics)
 	start := time.Now()
 	objs := b.allObjects()
 	del := func(ctx context.Context, o client.Object) error { return client.IgnoreNotFound(b.k8s.Delete(ctx, o)) }
@@ -663,6 +669,9 @@ func (b *bench) deletion(ctx context.Context) error {
 	ph, err := b.phase(elapsed, minimal)
 	if err != nil {
 		return err
+	}
+	if kube, err := readKubeRequests(b.metrics); err == nil {
+		ph.Kube = kube.minus(kubeBefore)
 	}
 	b.res.Deletion = ph
 	left := 0
