@@ -187,8 +187,9 @@ func scrape(url string) (map[string]*dto.MetricFamily, error) {
 // KubeRequests counts the manager's requests to the Kubernetes API server (client-go's
 // rest_client_requests_total), reads (GET) and writes (every other verb).
 type KubeRequests struct {
-	Reads  int `json:"reads"`
-	Writes int `json:"writes"`
+	Reads    int            `json:"reads"`
+	Writes   int            `json:"writes"`
+	ByMethod map[string]int `json:"byMethod"`
 }
 
 // readKubeRequests reads the manager's Kubernetes API requests since it started.
@@ -197,7 +198,7 @@ func readKubeRequests(url string) (KubeRequests, error) {
 	if err != nil {
 		return KubeRequests{}, err
 	}
-	var k KubeRequests
+	k := KubeRequests{ByMethod: map[string]int{}}
 	f, ok := families["rest_client_requests_total"]
 	if !ok {
 		return k, fmt.Errorf("the manager's metrics have no rest_client_requests_total")
@@ -210,6 +211,7 @@ func readKubeRequests(url string) (KubeRequests, error) {
 				method = l.GetValue()
 			}
 		}
+		k.ByMethod[method] += n
 		if method == http.MethodGet {
 			k.Reads += n
 		} else {
@@ -221,7 +223,11 @@ func readKubeRequests(url string) (KubeRequests, error) {
 
 // minus is k less an earlier reading.
 func (k KubeRequests) minus(o KubeRequests) KubeRequests {
-	return KubeRequests{Reads: k.Reads - o.Reads, Writes: k.Writes - o.Writes}
+	d := KubeRequests{Reads: k.Reads - o.Reads, Writes: k.Writes - o.Writes, ByMethod: map[string]int{}}
+	for m, n := range k.ByMethod {
+		d.ByMethod[m] = n - o.ByMethod[m]
+	}
+	return d
 }
 
 // peak keeps the highest memory seen.
