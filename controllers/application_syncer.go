@@ -464,12 +464,14 @@ func (s *ApplicationSyncer) Delete(ctx context.Context, a *v1alpha1.Application,
 	sess.SystemName = a.Spec.Name
 	id, accountID := a.Status.ApplicationID, a.Status.AccountID
 	if accountID == 0 || goesWithOwner(ctx, s.Reader, a.Namespace, a.Spec.AccountRef, &v1alpha1.DeveloperAccount{}) {
-		return nil // the account's deletion in 3scale takes its applications with it
+		sess.WentWithOwner = accountID != 0 // the account's deletion in 3scale takes its applications with it
+		return nil
 	}
 	var plan v1alpha1.ApplicationPlan
 	if s.Reader.Get(ctx, client.ObjectKey{Namespace: a.Namespace, Name: a.Spec.PlanRef}, &plan) == nil &&
 		goesWithOwner(ctx, s.Reader, a.Namespace, plan.Spec.ProductRef, &v1alpha1.Product{}) {
-		return nil // the product's deletion in 3scale takes its plans' applications with it
+		sess.WentWithOwner = true // the product's deletion in 3scale takes its plans' applications with it
+		return nil
 	}
 	if id == 0 {
 		remote, err := locate(a, sess, s.finder(ctx, sess, accountID))

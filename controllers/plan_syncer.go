@@ -568,7 +568,8 @@ func (s *PlanSyncer) syncPricing(ctx context.Context, a *v1alpha1.ApplicationPla
 func (s *PlanSyncer) Delete(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session) error {
 	sess.SystemName = systemNameOf(a.Spec.SystemName, a.Name)
 	if goesWithOwner(ctx, s.Reader, a.Namespace, a.Spec.ProductRef, &v1alpha1.Product{}) {
-		return nil // the product's deletion in 3scale takes the plan with it
+		sess.WentWithOwner = true // the product's deletion in 3scale takes the plan with it
+		return nil
 	}
 	productID := a.Status.ProductID
 	return deleteHeld(a, sess, s.finder(ctx, sess, productID), func(id int64) error { return sess.Remote.DeletePlan(ctx, productID, id) })

@@ -67,6 +67,10 @@ type Session struct {
 	// CreatePending is true when an earlier reconcile sent a create for this object on this tenant and
 	// may have lost its answer: finding the object by system name then is finding our own.
 	CreatePending bool
+	// WentWithOwner is set by a syncer's Delete that made no call because the remote object goes with
+	// its owner's (a plan with its product, an application with its account): the owner's deletion is
+	// the remote deletion, and says so.
+	WentWithOwner bool
 	// Adopted is set by a syncer that took over an existing remote object it did not create (found by
 	// system name); the engine announces it in an Event and the Synced condition.
 	Adopted int64
@@ -451,7 +455,9 @@ func (r *Reconciler[T]) finalize(ctx context.Context, obj T) (ctrl.Result, error
 			// written at the end of this reconcile says so, and the next try does not delete again.
 			obj.SetRemoteID(0)
 			st.CreatePending = ""
-			r.event(obj, "Normal", "RemoteDeleted", "Delete", "deleted the %s from tenant %s", r.Kind, s.Tenant)
+			if !s.WentWithOwner {
+				r.event(obj, "Normal", "RemoteDeleted", "Delete", "deleted the %s from tenant %s", r.Kind, s.Tenant)
+			}
 		} else {
 			r.event(obj, "Warning", ReasonTenantChanged, "Delete",
 				"the provider account now points at tenant %s: the %s on tenant %s was left there untouched", s.Tenant, r.Kind, bound)
