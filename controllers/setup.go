@@ -87,7 +87,7 @@ func (o Options) withDefaults() Options {
 		o.OrphanBackoffMax = 5 * time.Minute
 	}
 	if o.SnapshotCacheSize <= 0 {
-		o.SnapshotCacheSize = 4096
+		o.SnapshotCacheSize = 8192
 	}
 	if o.DataCacheSize <= 0 {
 		o.DataCacheSize = 1024

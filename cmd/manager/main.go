@@ -64,7 +64,7 @@ func parseFlags(args []string) (*flags, error) {
 	fs.IntVar(&f.opts.RemoteBurst, "remote-burst", 0, "Burst of --remote-qps (default: one second's worth).")
 	fs.IntVar(&f.opts.RemoteMaxInFlight, "remote-max-in-flight", 32, "Cap of the adaptive limit of requests in flight to one 3scale tenant.")
 	fs.IntVar(&f.opts.DataCacheSize, "data-cache-size", 1024, "Referenced Secrets and ConfigMaps whose data is kept between reads (LRU, by resourceVersion); the manager caches only the metadata of Secrets and ConfigMaps, never their data.")
-	fs.IntVar(&f.opts.SnapshotCacheSize, "snapshot-cache-size", 4096, "Remote snapshots kept in memory at most (LRU; one per synced object is what makes an unchanged object cost no call). Memory grows with it, not with the objects beyond it.")
+	fs.IntVar(&f.opts.SnapshotCacheSize, "snapshot-cache-size", 8192, "Remote snapshots kept in memory at most (LRU; one per synced object is what makes an unchanged object cost no call). Memory grows with it, not with the objects beyond it.")
 	fs.Float64Var(&f.kubeQPS, "kube-api-qps", 100, "Requests per second to the Kubernetes API server (status writes of many objects).")
 	fs.IntVar(&f.kubeBurst, "kube-api-burst", 200, "Burst of --kube-api-qps.")
 	fs.DurationVar(&f.opts.UsageReportPeriod, "usage-report-period", 10*time.Minute, "How often the usage report of a Deprecated or Retired product is refreshed (one list of its applications per period).")
