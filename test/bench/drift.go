@@ -157,7 +157,7 @@ func (d Drift) chart(path string) error {
 		p.Add(line)
 		p.Legend.Add(fmt.Sprintf("budget (%.0f%% of %.1f/s)", 100*d.Budget, d.Capacity), line)
 	}
-	p.Y.Min = 0 // the legend goes bottom right, under the lines
+	p.Y.Min = 0              // the legend goes bottom right, under the lines
 	p.Y.Max = 1.25 * p.Y.Max // and the title clear of them
 	return p.Save(16*vg.Centimeter, 10*vg.Centimeter, path)
 }
