@@ -323,44 +323,39 @@ func (p *Pacer) InFlight() int {
 // only waits in Acquire, while work for other tenants waits behind it; on false the caller requeues the
 // work for later and the worker goes to another tenant. The slack of 2*Limit()+1 keeps the tenant's
 // window full while some of its reconciles think rather than call.
-func (p *Pacer) TryAdmit() bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.active >= 2*int(p.limit)+1 || p.now().Before(p.pauseUntil) {
-		return false
-	}
-	p.active++
-	return true
-}
+func (p *Pacer) TryAdmit() bool { return p.tryAdmit(false) }
 
 // Leave undoes one successful TryAdmit.
-func (p *Pacer) Leave() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.active > 0 {
-		p.active--
-	}
-}
+func (p *Pacer) Leave() { p.leave(false) }
 
 // TryAdmitBackground admits one unit of background work (a drift check) as TryAdmit does, and only while
 // fewer background units are active than the background share of the limit allows (at least one): drift
 // checks never hold more workers than their budget can serve. Undo it with LeaveBackground.
-func (p *Pacer) TryAdmitBackground() bool {
+func (p *Pacer) TryAdmitBackground() bool { return p.tryAdmit(true) }
+
+// LeaveBackground undoes one successful TryAdmitBackground.
+func (p *Pacer) LeaveBackground() { p.leave(true) }
+
+func (p *Pacer) tryAdmit(background bool) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.bgActive >= p.backgroundSlots() || p.active >= 2*int(p.limit)+1 || p.now().Before(p.pauseUntil) {
+	if background && p.bgActive >= p.backgroundSlots() {
+		return false
+	}
+	if p.active >= 2*int(p.limit)+1 || p.now().Before(p.pauseUntil) {
 		return false
 	}
 	p.active++
-	p.bgActive++
+	if background {
+		p.bgActive++
+	}
 	return true
 }
 
-// LeaveBackground undoes one successful TryAdmitBackground.
-func (p *Pacer) LeaveBackground() {
+func (p *Pacer) leave(background bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.bgActive > 0 {
+	if background && p.bgActive > 0 {
 		p.bgActive--
 	}
 	if p.active > 0 {

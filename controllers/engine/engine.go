@@ -253,8 +253,9 @@ func (r *Reconciler[T]) sync(ctx context.Context, obj T, w *statusWriter[T]) (ct
 		r.Backoff.Reset(client.ObjectKeyFromObject(obj))
 		return ctrl.Result{RequeueAfter: r.nextCheck(obj, st, s, now)}, nil
 	}
-	// Only a drift check is due: background work, within the tenant's drift-check budget.
-	background := inSync && driftDue && syncNow == st.SyncNow && !s.PeriodicDue
+	// Past the return above, an object in sync with no sync-now and no periodic work is here only for
+	// its drift check: background work, within the tenant's drift-check budget.
+	background := inSync && syncNow == st.SyncNow && !s.PeriodicDue
 
 	key := client.ObjectKeyFromObject(obj)
 	attempt := rejection{hash: s.Hash, generation: obj.GetGeneration(), syncNow: syncNow, at: now}

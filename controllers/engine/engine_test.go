@@ -466,11 +466,13 @@ func TestDeletion(t *testing.T) {
 	}
 }
 
-// TestRemoteDeleteIsNotRepeatedAfterAFinalizerConflict: when removing the finalizer conflicts (another
-// writer changed the object), the retry removes it without deleting the remote object a second time.
-func TestRemoteDeleteIsNotRepeatedAfterAFinalizerConflict(t *testing.T) {
+// createdThenDeleted returns a harness whose Backend (deletion policy Delete, with the extra finalizers
+// given) was created remotely by a first reconcile and then deleted in Kubernetes.
+func createdThenDeleted(t *testing.T, finalizers ...string) *harness {
+	t.Helper()
 	obj := newBackend()
 	obj.Spec.DeletionPolicy = v1alpha1.DeletionPolicyDelete
+	obj.Finalizers = append(obj.Finalizers, finalizers...)
 	h := newHarness(t, obj)
 	h.syncer.observe = func(*Session) (Observation, error) { return Observation{Exists: false}, nil }
 	if _, err := h.reconcile(); err != nil {
@@ -479,6 +481,13 @@ func TestRemoteDeleteIsNotRepeatedAfterAFinalizerConflict(t *testing.T) {
 	if err := h.client.Delete(context.Background(), h.get()); err != nil {
 		t.Fatal(err)
 	}
+	return h
+}
+
+// TestRemoteDeleteIsNotRepeatedAfterAFinalizerConflict: when removing the finalizer conflicts (another
+// writer changed the object), the retry removes it without deleting the remote object a second time.
+func TestRemoteDeleteIsNotRepeatedAfterAFinalizerConflict(t *testing.T) {
+	h := createdThenDeleted(t)
 	conflicts := 1
 	h.rec.Client = interceptor.NewClient(h.client.(client.WithWatch), interceptor.Funcs{
 		Patch: func(ctx context.Context, c client.WithWatch, o client.Object, p client.Patch, opts ...client.PatchOption) error {
@@ -504,17 +513,7 @@ func TestRemoteDeleteIsNotRepeatedAfterAFinalizerConflict(t *testing.T) {
 // TestStaleCopyAfterTheFinalizerGoesDeletesNothing: a reconcile that still gets the copy from before
 // the finalizer was removed (the cache lags) does not delete the remote object again.
 func TestStaleCopyAfterTheFinalizerGoesDeletesNothing(t *testing.T) {
-	obj := newBackend()
-	obj.Spec.DeletionPolicy = v1alpha1.DeletionPolicyDelete
-	obj.Finalizers = append(obj.Finalizers, "example.com/keep") // keeps the object readable after ours goes
-	h := newHarness(t, obj)
-	h.syncer.observe = func(*Session) (Observation, error) { return Observation{Exists: false}, nil }
-	if _, err := h.reconcile(); err != nil {
-		t.Fatal(err)
-	}
-	if err := h.client.Delete(context.Background(), h.get()); err != nil {
-		t.Fatal(err)
-	}
+	h := createdThenDeleted(t, "example.com/keep") // keeps the object readable after ours goes
 	stale := h.get()
 	if _, err := h.reconcile(); err != nil {
 		t.Fatal(err)
