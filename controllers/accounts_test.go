@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -94,10 +95,17 @@ func TestDeletingAPlanDeletesItsApplicationsFirst(t *testing.T) {
 		apps = append(apps, a)
 	}
 	waitState(t, v1alpha1.ConditionSynced, append(apps, plan, acc)...)
-	before := remoteCalls(ns)
+	before, mark := remoteCalls(ns), len(sim.Writes(ns))
 	deleteObjects(t, plan)
 	waitGone(t, plan)
 	waitGone(t, toClientObjects(apps)...)
+	// The applications go first (porta refuses to delete a plan that has some), each once, then the plan.
+	order := remoteDeletions(ns, mark)
+	t.Logf("remote deletion order: %v", order)
+	want := []string{"applications 200", "applications 200", "applications 200", "application_plans 200"}
+	if !slices.Equal(order, want) {
+		t.Errorf("remote deletions %v, want %v", order, want)
+	}
 	if got := sim.Count(ns, "applications"); got != 0 {
 		t.Errorf("%d applications left in 3scale", got)
 	}

@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"strings"
@@ -209,6 +210,24 @@ func defaultSecret(ns string) *corev1.Secret {
 }
 
 // remoteCalls returns the requests the simulator served for a tenant since the start.
+// remoteDeletions lists a tenant's DELETE requests from the from-th write on, in the order 3scale
+// answered them, as "kind code" ("applications 200"): kind is the last collection in the path template.
+func remoteDeletions(tenant string, from int) []string {
+	var out []string
+	for _, w := range sim.Writes(tenant)[from:] {
+		if w.Method != http.MethodDelete {
+			continue
+		}
+		parts := strings.Split(strings.TrimSuffix(w.Endpoint, ".json"), "/")
+		kind := parts[len(parts)-1]
+		if strings.HasPrefix(kind, "{") && len(parts) > 1 {
+			kind = parts[len(parts)-2]
+		}
+		out = append(out, fmt.Sprintf("%s %d", kind, w.Code))
+	}
+	return out
+}
+
 func remoteCalls(tenant string) int {
 	n := 0
 	for _, c := range sim.Stats().Calls {

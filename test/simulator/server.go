@@ -46,6 +46,7 @@ type Simulator struct {
 	faults  Faults
 	rnd     *rand.Rand
 	stats   map[CallKey]int
+	journal map[string][]CallKey // writes by tenant, in order, the last maxJournal
 	routes  []route
 	// ignoredRetryAfter counts requests sent while a Retry-After of their tenant's rate limit ran.
 	ignoredRetryAfter int
@@ -54,7 +55,7 @@ type Simulator struct {
 // New returns a simulator with the given tenants, faults and seed.
 func New(opts Options) *Simulator {
 	s := &Simulator{tenants: map[string]*tenant{}, names: map[string]*tenant{}, faults: opts.Faults,
-		rnd: rand.New(rand.NewSource(opts.Seed)), stats: map[CallKey]int{}}
+		rnd: rand.New(rand.NewSource(opts.Seed)), stats: map[CallKey]int{}, journal: map[string][]CallKey{}}
 	for name, token := range opts.Tenants {
 		s.AddTenant(name, token)
 	}

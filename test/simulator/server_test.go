@@ -175,6 +175,10 @@ func TestStats(t *testing.T) {
 	if diff := cmp.Diff(want, h.sim.Stats()); diff != "" {
 		t.Errorf("Stats() (-want +got):\n%s", diff)
 	}
+	wantWrites := []CallKey{{"acme", "POST", "/admin/api/services.json", 201}, {"acme", "POST", "/admin/api/services.json", 422}}
+	if diff := cmp.Diff(wantWrites, h.sim.Writes("acme")); diff != "" {
+		t.Errorf("Writes(acme) (-want +got):\n%s", diff)
+	}
 
 	get := func() Stats {
 		resp, err := http.Get(h.url + "/__sim/stats")
@@ -205,6 +209,9 @@ func TestStats(t *testing.T) {
 			}
 			if diff := cmp.Diff(Stats{Calls: []CallCount{}}, get()); diff != "" {
 				t.Errorf("after reset (-want +got):\n%s", diff)
+			}
+			if w := h.sim.Writes("acme"); len(w) != 0 {
+				t.Errorf("writes after reset: %v", w)
 			}
 		})
 	}

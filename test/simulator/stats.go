@@ -70,6 +70,7 @@ func (s *Simulator) ResetStats() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.stats = map[CallKey]int{}
+	s.journal = map[string][]CallKey{}
 	s.ignoredRetryAfter = 0
 }
 
@@ -77,5 +78,24 @@ func (s *Simulator) ResetStats() {
 func (s *Simulator) count(tenantName, method, template string, code int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.stats[CallKey{Tenant: tenantName, Method: method, Endpoint: template, Code: code}]++
+	k := CallKey{Tenant: tenantName, Method: method, Endpoint: template, Code: code}
+	s.stats[k]++
+	if isWrite(method) && tenantName != "" {
+		j := append(s.journal[tenantName], k)
+		if len(j) > maxJournal {
+			j = append(j[:0:0], j[len(j)-maxJournal:]...)
+		}
+		s.journal[tenantName] = j
+	}
+}
+
+// maxJournal bounds each tenant's write journal (the oldest writes go first).
+const maxJournal = 4096
+
+// Writes returns a tenant's writes (non-GET requests) in the order they were answered, the last 4096
+// since the start or the last reset: tests read the order of creations and deletions from it.
+func (s *Simulator) Writes(tenantName string) []CallKey {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]CallKey(nil), s.journal[tenantName]...)
 }
