@@ -2,7 +2,6 @@ package controllers
 
 import (
 	"net/url"
-	"strings"
 
 	tsclient "github.com/apimsync/apimsync/client"
 )
@@ -19,18 +18,16 @@ func sameEndpoint(remote, want string) bool {
 	return withExplicitPort(remote) == withExplicitPort(want)
 }
 
-// withExplicitPort returns u with the scheme's default port when it has none; u unchanged when it does
-// not parse.
+// withExplicitPort returns u with the scheme's default port when it has none (and the scheme in lower
+// case, as URL schemes are case-insensitive); u unchanged when it does not parse.
 func withExplicitPort(u string) string {
 	parsed, err := url.Parse(u)
-	if err != nil || parsed.Host == "" || parsed.Port() != "" {
+	if err != nil || parsed.Host == "" {
 		return u
 	}
-	port, ok := defaultPorts[strings.ToLower(parsed.Scheme)]
-	if !ok {
-		return u
+	if port, ok := defaultPorts[parsed.Scheme]; ok && parsed.Port() == "" {
+		parsed.Host += ":" + port
 	}
-	parsed.Host += ":" + port
 	return parsed.String()
 }
 
