@@ -38,6 +38,10 @@ type ProviderAccounts struct {
 	Pool *cache.ClientPool
 	// AllowPrivate allows admin URLs on loopback, link-local, private and cluster-internal addresses.
 	AllowPrivate bool
+	// MaxResponseBytes and MaxListPages cap one answer's size and one list's pages (0: the client's
+	// defaults, 8 MiB and 200 pages): a hostile or broken endpoint cannot exhaust the manager's memory.
+	MaxResponseBytes int
+	MaxListPages     int
 }
 
 // Connect returns a session for the provider-account Secret name in namespace. A missing Secret makes the
@@ -77,6 +81,8 @@ func (p *ProviderAccounts) Connect(ctx context.Context, namespace, name string) 
 		InsecureSkipVerify: secretFlag(&secret, SecretKeyInsecureSkipVerify),
 		Policy:             &policy,
 		UserAgent:          "apimsync",
+		MaxResponseBytes:   p.MaxResponseBytes,
+		MaxPages:           p.MaxListPages,
 	})
 	if err != nil {
 		return nil, engine.Invalid(engine.ReasonProviderAccountInvalid, "the provider-account Secret %q cannot be used: %v", name, err)

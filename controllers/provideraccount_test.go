@@ -3,6 +3,9 @@ package controllers
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -118,5 +121,37 @@ func TestConnectAppliesTheAdminURLPolicy(t *testing.T) {
 	accounts.AllowPrivate = true
 	if _, err := accounts.Connect(context.Background(), "team-a", "private"); err != nil {
 		t.Errorf("private address with --allow-private-admin-urls: %v", err)
+	}
+}
+
+// TestConnectAppliesTheResponseCaps: the manager's --max-response-size and --max-list-pages reach the
+// clients Connect hands out: a larger answer and a longer list fail, naming the cap.
+func TestConnectAppliesTheResponseCaps(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if strings.HasSuffix(r.URL.Path, "/services.json") { // every page full: the list never ends
+			items := make([]string, 500)
+			for i := range items {
+				items[i] = fmt.Sprintf(`{"service":{"id":%d}}`, i+1)
+			}
+			_, _ = fmt.Fprintf(w, `{"services":[%s]}`, strings.Join(items, ","))
+			return
+		}
+		_, _ = fmt.Fprintf(w, `{"service":{"id":1,"name":%q}}`, strings.Repeat("x", 64<<10))
+	}))
+	defer srv.Close()
+	reader := fake.NewClientBuilder().WithObjects(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "capped"},
+		Data: map[string][]byte{SecretKeyAdminURL: []byte(srv.URL), SecretKeyToken: []byte("tok-caps-1234"), SecretKeyAllowInsecureHTTP: []byte("true")}}).Build()
+	accounts := &ProviderAccounts{Reader: reader, Pool: cache.NewClientPool(8, 10, 10, 2), AllowPrivate: true,
+		MaxResponseBytes: 16 << 10, MaxListPages: 3}
+	s, err := accounts.Connect(context.Background(), "team-a", "capped")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Remote.GetProduct(context.Background(), 1); err == nil || !strings.Contains(err.Error(), "larger than") {
+		t.Errorf("a 64 KiB answer with a 16 KiB cap: %v; want an error saying it is too large", err)
+	}
+	if _, err := s.Remote.ListProducts(context.Background()); err == nil || !strings.Contains(err.Error(), "more than 3 pages") {
+		t.Errorf("an endless list with a 3-page cap: %v; want an error naming the cap", err)
 	}
 }

@@ -67,6 +67,11 @@ type Options struct {
 	// AllowPrivateAdminURLs allows provider accounts whose admin URL is on a loopback, link-local, private
 	// or cluster-internal address (demos, tests, an in-cluster 3scale).
 	AllowPrivateAdminURLs bool
+	// MaxResponseBytes caps the size of one answer of 3scale (default 8 MiB); MaxListPages the pages of
+	// one list (default 200 pages of 500). Beyond either the call fails loudly: the object stays InSync
+	// with the reason, and nothing is read into memory past the cap.
+	MaxResponseBytes int
+	MaxListPages     int
 	// RetryBackoffMax caps the workqueue's backoff after passing failures (5xx, timeouts), so that an
 	// object converges soon after a flaky tenant recovers (default one minute).
 	RetryBackoffMax time.Duration
@@ -205,7 +210,8 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 	pool.BackgroundShare = opts.DriftCheckBudget
 	pool.Observer = remoteCallObserver(&tenantLabels{max: opts.MetricsMaxTenants})
 	reader := newDataReader(mgr.GetClient(), mgr.GetCache(), mgr.GetAPIReader(), opts.DataCacheSize)
-	accounts := &ProviderAccounts{Reader: reader, Pool: pool, AllowPrivate: opts.AllowPrivateAdminURLs}
+	accounts := &ProviderAccounts{Reader: reader, Pool: pool, AllowPrivate: opts.AllowPrivateAdminURLs,
+		MaxResponseBytes: opts.MaxResponseBytes, MaxListPages: opts.MaxListPages}
 	snapshots := cache.NewSnapshots(opts.SnapshotCacheSize)
 	lists := &BurstLists{}
 	sh := shared{mgr: mgr, opts: opts, reader: reader, states: engine.NewStateTracker(), creds: &CredentialChecks{},

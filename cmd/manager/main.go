@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
@@ -42,6 +43,7 @@ type flags struct {
 	watchLabelSelector     string
 	kubeQPS                float64
 	kubeBurst              int
+	maxResponseSize        string
 	opts                   controllers.Options
 	zap                    zap.Options
 }
@@ -70,6 +72,8 @@ func parseFlags(args []string) (*flags, error) {
 	fs.DurationVar(&f.opts.UsageReportPeriod, "usage-report-period", 10*time.Minute, "How often the usage report of a Deprecated or Retired product is refreshed (one list of its applications per period).")
 	fs.BoolVar(&f.opts.AllowPrivateAdminURLs, "allow-private-admin-urls", false, "Allow provider accounts whose adminURL is on a loopback, link-local, private or cluster-internal address (demos, tests, an in-cluster 3scale).")
 	fs.DurationVar(&f.opts.InvalidRetryPeriod, "invalid-retry-period", 10*time.Minute, "Objects made Invalid by an answer of 3scale are tried again after this period (a safety net); negative turns it off.")
+	fs.StringVar(&f.maxResponseSize, "max-response-size", "8Mi", "Largest answer read from 3scale (a quantity: 512Ki, 8Mi...); a larger one fails the call, never read into memory whole.")
+	fs.IntVar(&f.opts.MaxListPages, "max-list-pages", 200, "Most pages of 500 items read for one list from 3scale; a list that goes on fails loudly instead of looping.")
 	fs.DurationVar(&f.opts.RetryBackoffMax, "retry-backoff-max", time.Minute, "Longest wait before retrying an object after a passing failure (5xx, timeout).")
 	// --kubeconfig is registered on the default flag set by controller-runtime; carry it over.
 	if kf := flag.CommandLine.Lookup("kubeconfig"); kf != nil {
@@ -86,6 +90,14 @@ func parseFlags(args []string) (*flags, error) {
 			return nil, fmt.Errorf("--watch-label-selector: %w", err)
 		}
 		f.opts.WatchLabelSelector = sel
+	}
+	size, err := resource.ParseQuantity(f.maxResponseSize)
+	if err != nil || size.Value() < 1024 || size.Value() > 1<<30 {
+		return nil, fmt.Errorf("--max-response-size must be a size between 1Ki and 1Gi (e.g. 8Mi), got %q", f.maxResponseSize)
+	}
+	f.opts.MaxResponseBytes = int(size.Value())
+	if f.opts.MaxListPages < 1 {
+		return nil, fmt.Errorf("--max-list-pages must be at least 1, got %d", f.opts.MaxListPages)
 	}
 	if b := f.opts.DriftCheckBudget; b <= 0 || b > 1 {
 		return nil, fmt.Errorf("--drift-check-budget must be in (0, 1], got %v", b)

@@ -32,6 +32,17 @@ func TestFlags(t *testing.T) {
 			t.Errorf("--drift-check-budget %s was accepted, want it refused (a share in (0, 1])", bad)
 		}
 	}
+	if f.opts.MaxResponseBytes != 8<<20 || f.opts.MaxListPages != 200 {
+		t.Errorf("default response cap %d bytes, list cap %d pages; want 8 MiB and 200", f.opts.MaxResponseBytes, f.opts.MaxListPages)
+	}
+	if g, err := parseFlags([]string{"--max-response-size", "512Ki", "--max-list-pages", "20"}); err != nil || g.opts.MaxResponseBytes != 512<<10 || g.opts.MaxListPages != 20 {
+		t.Errorf("--max-response-size 512Ki --max-list-pages 20: %v, %v", g, err)
+	}
+	for _, bad := range [][]string{{"--max-response-size", "lots"}, {"--max-response-size", "10"}, {"--max-response-size", "2Gi"}, {"--max-list-pages", "0"}} {
+		if _, err := parseFlags(bad); err == nil {
+			t.Errorf("%v was accepted", bad)
+		}
+	}
 	if got := splitNamespaces(""); len(got) != 0 {
 		t.Errorf("empty --watch-namespaces = %v, want all namespaces", got)
 	}
