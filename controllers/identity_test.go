@@ -291,13 +291,18 @@ func TestRefusedTokenShowsAtOnce(t *testing.T) {
 	}
 	waitState(t, v1alpha1.ConditionSynced, objs...)
 	adminURL, token := tenantOf(ns)
-	before := remoteCalls(ns)
+	before, refusedBefore := remoteCalls(ns), refusedCalls(ns)
 	update(t, secret, func() { secret.StringData = map[string]string{"adminURL": adminURL, "token": "wrong"} })
 	for _, o := range objs {
 		waitReason(t, o, v1alpha1.ConditionInvalid, engine.ReasonUnauthorized)
 	}
-	if got := remoteCalls(ns) - before; got > 1 {
-		t.Errorf("%d calls reached the tenant with the good token meanwhile, want at most 1", got)
+	// One probe with the new token answers for the 4 objects; the other calls (none expected) would be
+	// the good token's, from reconciles that started before the change.
+	if got := refusedCalls(ns) - refusedBefore; got != 1 {
+		t.Errorf("%d calls with the refused token, want 1 for the tenant, not one per object", got)
+	}
+	if got := remoteCalls(ns) - before; got > 1+1 {
+		t.Errorf("%d calls reached the tenant meanwhile, want the probe and at most 1 more", got)
 	}
 	update(t, secret, func() { secret.StringData = map[string]string{"adminURL": adminURL, "token": token} })
 	waitState(t, v1alpha1.ConditionSynced, objs...)

@@ -228,6 +228,17 @@ func remoteDeletions(tenant string, from int) []string {
 	return out
 }
 
+// refusedCalls counts a tenant's calls answered 401 or 403 (a refused token).
+func refusedCalls(tenant string) int {
+	n := 0
+	for _, c := range sim.Stats().Calls {
+		if c.Tenant == tenant && (c.Code == http.StatusUnauthorized || c.Code == http.StatusForbidden) {
+			n += c.Count
+		}
+	}
+	return n
+}
+
 func remoteCalls(tenant string) int {
 	n := 0
 	for _, c := range sim.Stats().Calls {

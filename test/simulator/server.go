@@ -166,6 +166,13 @@ func (s *Simulator) match(method, path string) (*route, map[string]int64, bool) 
 	return nil, nil, pathKnown
 }
 
+// tenantNamed reports whether a tenant has that name.
+func (s *Simulator) tenantNamed(name string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.names[name] != nil
+}
+
 // ServeHTTP implements http.Handler.
 func (s *Simulator) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 	if strings.HasPrefix(hr.URL.Path, "/__sim/") {
@@ -236,6 +243,8 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 	name := ""
 	if t != nil {
 		name = t.name
+	} else if hostTenant != "" && s.tenantNamed(hostTenant) {
+		name = hostTenant // refused on the tenant's own admin host: its own log has it
 	}
 	s.count(name, hr.Method, template, a.code)
 	writeJSON(w, a)

@@ -164,9 +164,13 @@ func TestStats(t *testing.T) {
 	h.send("POST", "/admin/api/services.json", url.Values{"name": {"Pets"}})
 	req, _ := http.NewRequest("GET", h.url+"/admin/api/services.json", nil) // no token
 	h.roundTrip(req)
+	req, _ = http.NewRequest("GET", h.url+"/t/acme/admin/api/services.json", nil) // a refused token on acme's own host
+	req.SetBasicAuth("", "wrong")
+	h.roundTrip(req)
 
-	want := Stats{Total: 6, Writes: 2, Calls: []CallCount{
+	want := Stats{Total: 7, Writes: 2, Calls: []CallCount{
 		{CallKey{"", "GET", "/admin/api/services.json", 403}, 1},
+		{CallKey{"acme", "GET", "/admin/api/services.json", 403}, 1},
 		{CallKey{"acme", "POST", "/admin/api/services.json", 201}, 1},
 		{CallKey{"acme", "POST", "/admin/api/services.json", 422}, 1},
 		{CallKey{"acme", "GET", "/admin/api/services/{id}.json", 404}, 1},

@@ -22,7 +22,8 @@ type CallCount struct {
 //	 "calls": [{"tenant": "acme", "method": "POST", "endpoint": "/admin/api/services.json", "code": 201, "count": 2}, ...]}
 //
 // Calls are sorted by endpoint, method, code and tenant. "endpoint" is the path template (ids as
-// {id}, {service_id}...; unknown paths as sent); "tenant" is empty for refused tokens; code 0 counts
+// {id}, {service_id}...; unknown paths as sent); "tenant" is the token's tenant, or for a refused token
+// the tenant whose own admin host (/t/NAME) was addressed, else empty; code 0 counts
 // lost responses (the write committed, the reply was dropped). Writes are non-GET calls.
 type Stats struct {
 	Total  int `json:"total"`
