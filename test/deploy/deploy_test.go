@@ -4,8 +4,10 @@ package deploy
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -108,5 +110,96 @@ func TestManagerRunsRestricted(t *testing.T) {
 		if v, _, _ := unstructured.NestedBool(u.Object, "spec", "template", "spec", "securityContext", "runAsNonRoot"); !v {
 			t.Errorf("the manager pod may run as root")
 		}
+	}
+}
+
+// TestMetricsAreServedSecurely: config/default serves the manager's metrics with TLS behind the
+// cluster's authentication and authorization (--metrics-secure), on the port its Service targets, and
+// lets the manager's ServiceAccount create the TokenReviews and SubjectAccessReviews that this takes; a
+// reader role exists for scrapers.
+func TestMetricsAreServedSecurely(t *testing.T) {
+	objs := render(t)
+	var account, namespace, metricsAddr string
+	secure := false
+	for _, u := range objs {
+		if u.GetKind() != "Deployment" {
+			continue
+		}
+		namespace = u.GetNamespace()
+		account, _, _ = unstructured.NestedString(u.Object, "spec", "template", "spec", "serviceAccountName")
+		containers, _, _ := unstructured.NestedSlice(u.Object, "spec", "template", "spec", "containers")
+		for _, c := range containers {
+			args, _, _ := unstructured.NestedStringSlice(c.(map[string]any), "args")
+			for _, a := range args {
+				secure = secure || a == "--metrics-secure" || a == "--metrics-secure=true"
+				if v, ok := strings.CutPrefix(a, "--metrics-bind-address="); ok {
+					metricsAddr = v
+				}
+			}
+		}
+	}
+	if !secure || metricsAddr == "" || metricsAddr == "0" {
+		t.Fatalf("the manager runs with metrics secure=%v on %q; want --metrics-secure and an address", secure, metricsAddr)
+	}
+	_, port, _ := strings.Cut(metricsAddr, ":")
+	served := false
+	for _, u := range objs {
+		if u.GetKind() != "Service" {
+			continue
+		}
+		ports, _, _ := unstructured.NestedSlice(u.Object, "spec", "ports")
+		for _, p := range ports {
+			target := fmt.Sprint(p.(map[string]any)["targetPort"])
+			served = served || target == port || target == "metrics"
+		}
+	}
+	if !served {
+		t.Errorf("no Service targets the metrics port %s", port)
+	}
+	mayCreate := map[string]bool{}
+	roles := map[string]rbacv1.ClusterRole{}
+	for _, u := range objs {
+		if u.GetKind() == "ClusterRole" {
+			var role rbacv1.ClusterRole
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &role); err != nil {
+				t.Fatal(err)
+			}
+			roles[role.Name] = role
+		}
+	}
+	readable := false
+	for _, role := range roles {
+		for _, r := range role.Rules {
+			readable = readable || (slices.Contains(r.NonResourceURLs, "/metrics") && slices.Contains(r.Verbs, "get"))
+		}
+	}
+	for _, u := range objs {
+		if u.GetKind() != "ClusterRoleBinding" {
+			continue
+		}
+		var b rbacv1.ClusterRoleBinding
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &b); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(b.Subjects, func(s rbacv1.Subject) bool {
+			return s.Kind == "ServiceAccount" && s.Name == account && s.Namespace == namespace
+		}) {
+			continue
+		}
+		for _, r := range roles[b.RoleRef.Name].Rules {
+			for _, res := range r.Resources {
+				if slices.Contains(r.Verbs, "create") {
+					mayCreate[res] = true
+				}
+			}
+		}
+	}
+	for _, res := range []string{"tokenreviews", "subjectaccessreviews"} {
+		if !mayCreate[res] {
+			t.Errorf("the manager's ServiceAccount %s/%s may not create %s, which secure metrics need", namespace, account, res)
+		}
+	}
+	if !readable {
+		t.Errorf("no ClusterRole grants get on /metrics for scrapers")
 	}
 }
