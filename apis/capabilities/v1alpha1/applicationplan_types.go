@@ -48,12 +48,12 @@ type ApplicationPlanSpec struct {
 	// +optional
 	TrialPeriodDays *int32 `json:"trialPeriodDays,omitempty"`
 
-	// SetupFee is charged once, in the tenant's currency, e.g. "10.00".
+	// SetupFee is charged once, in the tenant's currency, e.g. "10.00". Removing it sets 0 in 3scale.
 	// +kubebuilder:validation:Pattern=`^[0-9]{1,10}(\.[0-9]{1,2})?$`
 	// +optional
 	SetupFee string `json:"setupFee,omitempty"`
 
-	// CostMonth is the fixed monthly fee, e.g. "99.90".
+	// CostMonth is the fixed monthly fee, e.g. "99.90". Removing it sets 0 in 3scale.
 	// +kubebuilder:validation:Pattern=`^[0-9]{1,10}(\.[0-9]{1,2})?$`
 	// +optional
 	CostMonth string `json:"costMonth,omitempty"`
