@@ -116,6 +116,14 @@ func TestOneRemoteObjectHasOneOwner(t *testing.T) {
 	if got := sim.Count(ns, "backend_apis"); got != 1 {
 		t.Errorf("%d backends, want 1", got)
 	}
+	// In the owner's own namespace, where its name is no secret, the message names it.
+	twin := petsBackend(ns)
+	twin.Name, twin.Spec.SystemName = "pets-twin", owner.Status.SystemName
+	create(t, twin)
+	waitReason(t, twin, v1alpha1.ConditionInvalid, engine.ReasonRemoteOwnedByOtherResource)
+	if _, _, msg := lifecycle(t, twin); !strings.Contains(msg, fmt.Sprintf("%q in this namespace", owner.Name)) {
+		t.Errorf("message should name the owner in this namespace: %q", msg)
+	}
 }
 
 // TestSyncNowRepairsDrift: a change made in 3scale behind apimsync's back is repaired when the
