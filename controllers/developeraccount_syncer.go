@@ -35,9 +35,23 @@ func (s *accountSnapshot) clone() *accountSnapshot {
 	return &c
 }
 
-// accountDesired holds the users' passwords read from their Secrets, by username.
+// accountDesired holds the users' passwords read from their Secrets, by username, and their keyed
+// digests (Session.HashOf): a digest in status tells whether 3scale has the password the Secret holds
+// now, and reveals nothing of it to whoever can read the resource.
 type accountDesired struct {
 	Passwords map[string]string
+	Digests   map[string]string
+}
+
+// passwordsSet reports whether 3scale has every password the spec's Secrets hold, as far as the digests
+// of the passwords last sent (status.passwordDigests) tell.
+func passwordsSet(d *v1alpha1.DeveloperAccount, desired *accountDesired) bool {
+	for user, digest := range desired.Digests {
+		if d.Status.PasswordDigests[user] != digest {
+			return false
+		}
+	}
+	return true
 }
 
 // DeveloperAccountSyncer syncs DeveloperAccounts to 3scale developer accounts with their users. An
@@ -78,7 +92,7 @@ func (s *DeveloperAccountSyncer) Resolve(ctx context.Context, d *v1alpha1.Develo
 		return engine.Invalid(ReasonInvalidSpec, "an account needs at least one user")
 	}
 	sess.SystemName = firstAdmin(d).Username
-	desired := &accountDesired{Passwords: map[string]string{}}
+	desired := &accountDesired{Passwords: map[string]string{}, Digests: map[string]string{}}
 	for _, u := range d.Spec.Users {
 		if u.PasswordRef == nil {
 			continue
@@ -88,6 +102,7 @@ func (s *DeveloperAccountSyncer) Resolve(ctx context.Context, d *v1alpha1.Develo
 			return err
 		}
 		desired.Passwords[u.Username] = v
+		desired.Digests[u.Username] = sess.HashOf("password", u.Username, v)
 	}
 	if err := checkSoleOwner(ctx, s.Reader, s.Claims, d, &v1alpha1.DeveloperAccountList{}, ownerKey(sess.Tenant, "", sess.SystemName)); err != nil {
 		return err
@@ -105,7 +120,9 @@ func (s *DeveloperAccountSyncer) Observe(ctx context.Context, d *v1alpha1.Develo
 	if err != nil || snap == nil {
 		return engine.Observation{}, err
 	}
-	return engine.Observation{Exists: true, UpToDate: accountMatches(snap, d), Diff: snap}, nil
+	upToDate := accountMatches(snap, d) && passwordsSet(d, sess.Desired.(*accountDesired))
+	noteCreditCard(d, sess, snap.Account)
+	return engine.Observation{Exists: true, UpToDate: upToDate, Diff: snap}, nil
 }
 
 func (s *DeveloperAccountSyncer) read(ctx context.Context, d *v1alpha1.DeveloperAccount, sess *engine.Session) (*accountSnapshot, error) {
@@ -186,7 +203,7 @@ func accountMatches(snap *accountSnapshot, d *v1alpha1.DeveloperAccount) bool {
 func (s *DeveloperAccountSyncer) Create(ctx context.Context, d *v1alpha1.DeveloperAccount, sess *engine.Session) error {
 	admin := firstAdmin(d)
 	desired := sess.Desired.(*accountDesired)
-	created, _, err := createOrAdopt(sess.SystemName, func() (*tsclient.Account, error) {
+	created, fresh, err := createOrAdopt(sess.SystemName, func() (*tsclient.Account, error) {
 		return sess.Remote.Signup(ctx, tsclient.SignupParams{OrgName: d.Spec.OrgName, Username: admin.Username, Email: admin.Email,
 			Password: desired.Passwords[admin.Username]})
 	}, d, sess, s.finder(ctx, sess))
@@ -194,6 +211,9 @@ func (s *DeveloperAccountSyncer) Create(ctx context.Context, d *v1alpha1.Develop
 		return err
 	}
 	d.Status.AccountID = created.ID
+	if fresh && desired.Digests[admin.Username] != "" { // the signup set it; an adopted admin's is unknown
+		d.Status.PasswordDigests = map[string]string{admin.Username: desired.Digests[admin.Username]}
+	}
 	snap, err := s.readUsers(ctx, sess, *created)
 	if err != nil {
 		return err
@@ -229,15 +249,35 @@ func (s *DeveloperAccountSyncer) Update(ctx context.Context, d *v1alpha1.Develop
 	for name, u := range snap.Users {
 		d.Status.UserIDs[name] = u.ID
 	}
+	noteCreditCard(d, sess, snap.Account)
 	s.Snapshots.Put(sess.Tenant, snapshotKindAccount, id, snap)
 	return nil
+}
+
+// noteCreditCard records whether the account stores a credit card, and says so in the Synced message
+// when monthly charging is on without one. An account without a card is a normal state (accounts billed
+// offline, free plans): apimsync never stores or asks for a card, which only the developer portal or a
+// payment gateway's tokens can provide; it only makes the consequence visible.
+func noteCreditCard(d *v1alpha1.DeveloperAccount, sess *engine.Session, a tsclient.Account) {
+	d.Status.CreditCardStored = a.CreditCardStored
+	sess.Note = ""
+	if a.MonthlyBillingEnabled && a.MonthlyChargingEnabled && !a.CreditCardStored {
+		sess.Note = "monthly billing and charging are on but the account stores no credit card: 3scale cannot charge its invoices until one is added in the developer portal (or set monthlyChargingEnabled: false)"
+	}
 }
 
 // syncUsers makes the account's users match the spec. Porta refuses to demote or delete an account's
 // last admin, so users are created, updated, activated and promoted first, demoted next, and deleted last.
 func (s *DeveloperAccountSyncer) syncUsers(ctx context.Context, d *v1alpha1.DeveloperAccount, sess *engine.Session, snap *accountSnapshot) error {
 	c, id := sess.Remote, snap.Account.ID
-	passwords := sess.Desired.(*accountDesired).Passwords
+	desired := sess.Desired.(*accountDesired)
+	passwords := desired.Passwords
+	set := map[string]string{} // digests of the passwords 3scale has, by username
+	for user, digest := range d.Status.PasswordDigests {
+		if desired.Digests[user] == digest {
+			set[user] = digest
+		}
+	}
 	want := map[string]bool{}
 	for _, promote := range []bool{true, false} {
 		for _, u := range d.Spec.Users {
@@ -246,12 +286,21 @@ func (s *DeveloperAccountSyncer) syncUsers(ctx context.Context, d *v1alpha1.Deve
 				continue
 			}
 			r, ok := snap.Users[u.Username]
+			digest := desired.Digests[u.Username]
+			newPassword := digest != "" && set[u.Username] != digest
 			var err error
 			switch {
 			case !ok:
 				r, err = deref(c.CreateUser(ctx, id, tsclient.UserParams{Username: u.Username, Email: u.Email, Password: passwords[u.Username]}))
-			case r.Email != u.Email:
-				r, err = deref(c.UpdateUser(ctx, id, r.ID, tsclient.UserParams{Email: u.Email}))
+			case r.Email != u.Email || newPassword:
+				params := tsclient.UserParams{Email: u.Email}
+				if newPassword { // a changed password Secret (or a user whose password was never set by us)
+					params.Password = passwords[u.Username]
+				}
+				r, err = deref(c.UpdateUser(ctx, id, r.ID, params))
+			}
+			if err == nil && digest != "" {
+				set[u.Username] = digest
 			}
 			if err == nil && r.State != userActive {
 				r, err = deref(c.ActivateUser(ctx, id, r.ID))
@@ -260,6 +309,7 @@ func (s *DeveloperAccountSyncer) syncUsers(ctx context.Context, d *v1alpha1.Deve
 				r, err = deref(c.SetUserRole(ctx, id, r.ID, userRole(u)))
 			}
 			if err != nil {
+				d.Status.PasswordDigests = set
 				return fmt.Errorf("cannot sync user %q of account %q: %w", u.Username, sess.SystemName, err)
 			}
 			snap.Users[u.Username] = r
@@ -273,6 +323,10 @@ func (s *DeveloperAccountSyncer) syncUsers(ctx context.Context, d *v1alpha1.Deve
 			return fmt.Errorf("cannot delete user %q of account %q: %w", name, sess.SystemName, err)
 		}
 		delete(snap.Users, name)
+	}
+	d.Status.PasswordDigests = set
+	if len(set) == 0 {
+		d.Status.PasswordDigests = nil
 	}
 	return nil
 }

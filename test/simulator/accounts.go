@@ -60,6 +60,7 @@ type user struct {
 	id, accountID                int64
 	username, email, role, state string
 	signupType                   string
+	password                     string // never answered (porta keeps only a digest); PasswordOf reads it
 	stamps
 }
 
@@ -233,7 +234,7 @@ func signup(r *request) answer {
 	}
 	a := &account{id: r.t.id(), orgName: orgName, state: accountCreated, monthlyBillingEnabled: true, monthlyChargingEnabled: true, stamps: newStamps()}
 	r.t.accounts[a.id] = a
-	u.id, u.accountID = r.t.id(), a.id
+	u.id, u.accountID, u.password = r.t.id(), a.id, password
 	r.t.users[u.id] = u
 	if password != "" && !r.t.accountApprovalRequired {
 		r.t.activateUser(u)
@@ -369,7 +370,7 @@ func createUser(r *request) answer {
 		if a := errs.answer(); a.code != 0 {
 			return a
 		}
-		u.id = r.t.id()
+		u.id, u.password = r.t.id(), r.form.Get("password")
 		r.t.users[u.id] = u
 		return created("user", u.json())
 	})
@@ -390,6 +391,9 @@ func updateUser(r *request) answer {
 		r.t.validateUser(&next, r.form.Get("password"), errs)
 		if a := errs.answer(); a.code != 0 {
 			return a
+		}
+		if p := r.form.Get("password"); p != "" { // a blank password sets nothing
+			next.password = p
 		}
 		next.touch()
 		*u = next
@@ -491,4 +495,21 @@ func withUser(r *request, f func(*user) answer) answer {
 		}
 		return f(u)
 	})
+}
+
+// PasswordOf returns the password a tenant's user was last given, and whether the user exists: what
+// signing in would check.
+func (s *Simulator) PasswordOf(tenantName, username string) (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.names[tenantName]
+	if t == nil {
+		return "", false
+	}
+	for _, u := range t.users {
+		if u.username == username {
+			return u.password, true
+		}
+	}
+	return "", false
 }

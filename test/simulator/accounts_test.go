@@ -171,6 +171,15 @@ func TestUsers(t *testing.T) {
 	h.check("create with a taken email", "POST", users+".json", url.Values{"username": {"carol"}, "email": {"oscar@example.com"}}, 422,
 		`{"errors":{"email":["has already been taken"]}}`)
 	h.check("update", "PUT", path("%s/%d.json", users, bob), url.Values{"email": {"b@example.com"}, "role": {"admin"}}, 200, "")
+	if pw, ok := h.sim.PasswordOf("acme", "alice"); !ok || pw != strongPassword {
+		t.Errorf("alice's password after signup: %q, %v", pw, ok)
+	}
+	newPassword := strongPassword + "-rotated"
+	h.check("new password", "PUT", path("%s/%d.json", users, alice), url.Values{"password": {newPassword}}, 200, "")
+	h.check("blank password sets nothing", "PUT", path("%s/%d.json", users, alice), url.Values{"password": {""}}, 200, "")
+	if pw, _ := h.sim.PasswordOf("acme", "alice"); pw != newPassword {
+		t.Errorf("alice's password after an update: %q, want %q", pw, newPassword)
+	}
 	h.check("user of another account", "GET", path("%s/%d.json", users, oscar), nil, 404, `{"status":"Not found"}`)
 
 	h.check("suspend a pending user", "PUT", path("%s/%d/suspend.json", users, bob), nil, 422, "")

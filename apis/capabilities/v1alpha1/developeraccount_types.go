@@ -73,6 +73,18 @@ type DeveloperAccountStatus struct {
 	// UserIDs are the 3scale ids of the account's users, by username.
 	// +optional
 	UserIDs map[string]int64 `json:"userIDs,omitempty"`
+
+	// CreditCardStored is whether the account stores a credit card in 3scale (added through the developer
+	// portal; apimsync never stores one). Without one, monthly charging cannot charge the invoices, and
+	// the Synced message says so when charging is on.
+	// +optional
+	CreditCardStored bool `json:"creditCardStored,omitempty"`
+
+	// PasswordDigests are keyed digests (HMAC, keyed from the provider account's token) of the passwords
+	// last set in 3scale, by username: a changed password Secret sets the new password, and the digests
+	// reveal nothing of the passwords.
+	// +optional
+	PasswordDigests map[string]string `json:"passwordDigests,omitempty"`
 }
 
 // DeveloperAccount is a 3scale developer (buyer) account with its users.

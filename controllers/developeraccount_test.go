@@ -1,0 +1,104 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+)
+
+// TestChangedPasswordSecretSetsThePassword: a user's password comes from a Secret key; changing the
+// Secret sets the new password in 3scale with one call, the status keeps only keyed digests, and a drift
+// check afterwards writes nothing.
+func TestChangedPasswordSecretSetsThePassword(t *testing.T) {
+	ns := newNamespace(t)
+	acc, pw := devAccount(ns, "acme")
+	alice, bob := pw.StringData["alice"], pw.StringData["bob"] // StringData is write-only: gone after the create
+	create(t, defaultSecret(ns), pw, acc)
+	waitState(t, v1alpha1.ConditionSynced, acc)
+	for _, u := range []struct{ name, password string }{{"acme-alice", alice}, {"acme-bob", bob}} {
+		if got, ok := sim.PasswordOf(ns, u.name); !ok || got != u.password {
+			t.Errorf("%s's password in 3scale: %q (exists %v), want the Secret's", u.name, got, ok)
+		}
+	}
+	mark := len(sim.Writes(ns))
+	rotated := "rotated-alice-password-1234"
+	update(t, pw, func() { pw.StringData = map[string]string{"alice": rotated, "bob": bob} })
+	eventually(t, waitTimeout, func() string {
+		if got, _ := sim.PasswordOf(ns, "acme-alice"); got != rotated {
+			return fmt.Sprintf("alice's password in 3scale is still %q", got)
+		}
+		return ""
+	})
+	waitState(t, v1alpha1.ConditionSynced, acc)
+	var writes []string
+	for _, w := range sim.Writes(ns)[mark:] {
+		writes = append(writes, fmt.Sprintf("%s %s %d", w.Method, w.Endpoint, w.Code))
+	}
+	if want := []string{"PUT /admin/api/accounts/{account_id}/users/{id}.json 200"}; !slices.Equal(writes, want) {
+		t.Errorf("writes after the password change: %v, want %v (alice's only)", writes, want)
+	}
+	if got, _ := sim.PasswordOf(ns, "acme-bob"); got != bob {
+		t.Errorf("bob's password changed to %q", got)
+	}
+	if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(acc), acc); err != nil {
+		t.Fatal(err)
+	}
+	if len(acc.Status.PasswordDigests) != 2 {
+		t.Errorf("password digests %v, want one per user with a password", acc.Status.PasswordDigests)
+	}
+	status := fmt.Sprint(acc.Status) + strings.Join(eventsOf(t, acc), "\n")
+	for _, secret := range []string{rotated, alice, bob} {
+		if strings.Contains(status, secret) {
+			t.Errorf("a password is in the status or the events")
+		}
+	}
+	before := writesTo(ns)
+	update(t, acc, func() { acc.SetAnnotations(map[string]string{v1alpha1.SyncNowAnnotation: "1"}) })
+	eventually(t, waitTimeout, func() string {
+		if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(acc), acc); err != nil {
+			return err.Error()
+		}
+		if acc.Status.SyncNow != "1" {
+			return "sync-now not acted on"
+		}
+		return ""
+	})
+	if got := writesTo(ns) - before; got != 0 {
+		t.Errorf("a drift check after the password change wrote %d times, want 0", got)
+	}
+}
+
+// TestAccountWithoutACreditCardIsSyncedAndSaysSo: an account that stores no credit card is a normal,
+// Synced account; when monthly billing and charging are on (porta's defaults), its message says that 3scale
+// cannot charge it, and turning charging off clears the note.
+func TestAccountWithoutACreditCardIsSyncedAndSaysSo(t *testing.T) {
+	ns := newNamespace(t)
+	acc, pw := devAccount(ns, "acme")
+	create(t, defaultSecret(ns), pw, acc)
+	waitState(t, v1alpha1.ConditionSynced, acc)
+	if _, _, msg := lifecycle(t, acc); !strings.Contains(msg, "stores no credit card") {
+		t.Errorf("Synced message %q, want a note that no credit card is stored while charging is on", msg)
+	}
+	if acc.Status.CreditCardStored {
+		t.Errorf("status says a credit card is stored")
+	}
+	off := false
+	update(t, acc, func() { acc.Spec.MonthlyChargingEnabled = &off })
+	eventually(t, waitTimeout, func() string {
+		if s, _, msg := lifecycle(t, acc); s != v1alpha1.ConditionSynced || strings.Contains(msg, "credit card") {
+			return fmt.Sprintf("%s: %q", s, msg)
+		}
+		return ""
+	})
+	for _, a := range sim.Objects(ns, "accounts") {
+		if a["monthly_charging_enabled"] != false {
+			t.Errorf("account %v: monthly_charging_enabled %v, want false", a["org_name"], a["monthly_charging_enabled"])
+		}
+	}
+}
