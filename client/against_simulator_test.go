@@ -345,6 +345,9 @@ func TestClientFlowAgainstSimulator(t *testing.T) {
 	}
 	bob = outcome(c.UpdateUser(ctx, acc.ID, bob.ID, UserParams{Email: "b@acme.example"})).must(t, "update user")
 	bob = outcome(c.ActivateUser(ctx, acc.ID, bob.ID)).must(t, "activate user")
+	if _, err := c.UnsuspendUser(ctx, acc.ID, bob.ID); !IsInvalid(err) {
+		t.Errorf("unsuspending an active user: %v, want porta's 422", err)
+	}
 	if _, err := c.SetUserRole(ctx, acc.ID, alice.ID, "member"); !IsForbidden(err) {
 		t.Errorf("making the only admin a member: %v, want porta's 403", err)
 	}

@@ -615,6 +615,12 @@ func TestEveryCallContract(t *testing.T) {
 			want:       seenRequest{Method: "PUT", Path: "/admin/api/accounts/81/users/82/activate.json"},
 			wantResult: wantUser,
 		},
+		"UnsuspendUser": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.UnsuspendUser(ctx, 81, 82) },
+			code: 200, body: `{"user":` + portaUser + `}`,
+			want:       seenRequest{Method: "PUT", Path: "/admin/api/accounts/81/users/82/unsuspend.json"},
+			wantResult: wantUser,
+		},
 		"SetUserRole: admin": {
 			call: func(ctx context.Context, c *Client) (any, error) { return c.SetUserRole(ctx, 81, 82, "admin") },
 			code: 200, body: `{"user":` + portaUser + `}`,

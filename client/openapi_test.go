@@ -169,7 +169,8 @@ var everyCall = map[string]func(ctx context.Context, c *Client) error{
 		_, err := c.UpdateUser(ctx, 11, 12, UserParams{Email: "v@example.com"})
 		return err
 	},
-	"ActivateUser": func(ctx context.Context, c *Client) error { _, err := c.ActivateUser(ctx, 11, 12); return err },
+	"ActivateUser":  func(ctx context.Context, c *Client) error { _, err := c.ActivateUser(ctx, 11, 12); return err },
+	"UnsuspendUser": func(ctx context.Context, c *Client) error { _, err := c.UnsuspendUser(ctx, 11, 12); return err },
 	"SetUserRole": func(ctx context.Context, c *Client) error {
 		if _, err := c.SetUserRole(ctx, 11, 12, "admin"); err != nil {
 			return err

@@ -45,6 +45,13 @@ func (c *Client) ActivateUser(ctx context.Context, accountID, id int64) (*User, 
 	return one[User](ctx, c, call{method: "PUT", endpoint: "/admin/api/accounts/{account_id}/users/{id}/activate.json", args: []any{accountID, id}})
 }
 
+// UnsuspendUser makes a suspended user active again (PUT
+// /admin/api/accounts/{account_id}/users/{id}/unsuspend.json); porta refuses (422) a user that is not
+// suspended.
+func (c *Client) UnsuspendUser(ctx context.Context, accountID, id int64) (*User, error) {
+	return one[User](ctx, c, call{method: "PUT", endpoint: "/admin/api/accounts/{account_id}/users/{id}/unsuspend.json", args: []any{accountID, id}})
+}
+
 // SetUserRole makes a user an admin or a member (PUT /admin/api/accounts/{account_id}/users/{id}/admin.json
 // or member.json). Porta refuses (403, IsForbidden) to change the role of an account's only admin.
 func (c *Client) SetUserRole(ctx context.Context, accountID, id int64, role string) (*User, error) {

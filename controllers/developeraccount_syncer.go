@@ -20,6 +20,7 @@ const snapshotKindAccount = "account"
 const (
 	accountApproved = "approved"
 	userActive      = "active"
+	userSuspended   = "suspended"
 	roleAdmin       = "admin"
 )
 
@@ -302,7 +303,11 @@ func (s *DeveloperAccountSyncer) syncUsers(ctx context.Context, d *v1alpha1.Deve
 			if err == nil && digest != "" {
 				set[u.Username] = digest
 			}
-			if err == nil && r.State != userActive {
+			switch {
+			case err != nil || r.State == userActive:
+			case r.State == userSuspended: // suspended behind our back: porta refuses to activate it
+				r, err = deref(c.UnsuspendUser(ctx, id, r.ID))
+			default:
 				r, err = deref(c.ActivateUser(ctx, id, r.ID))
 			}
 			if err == nil && r.Role != userRole(u) {

@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -100,5 +101,44 @@ func TestAccountWithoutACreditCardIsSyncedAndSaysSo(t *testing.T) {
 		if a["monthly_charging_enabled"] != false {
 			t.Errorf("account %v: monthly_charging_enabled %v, want false", a["org_name"], a["monthly_charging_enabled"])
 		}
+	}
+}
+
+// TestSuspendedUserIsUnsuspended: a user suspended in 3scale behind apimsync's back is drift; porta
+// refuses to activate a suspended user, so the repair unsuspends it.
+func TestSuspendedUserIsUnsuspended(t *testing.T) {
+	ns := newNamespace(t)
+	acc, pw := devAccount(ns, "acme")
+	create(t, defaultSecret(ns), pw, acc)
+	waitState(t, v1alpha1.ConditionSynced, acc)
+	adminURL, token := tenantOf(ns)
+	bob := acc.Status.UserIDs["acme-bob"]
+	req, err := http.NewRequest(http.MethodPut, fmt.Sprintf("%s/admin/api/accounts/%d/users/%d/suspend.json", adminURL, acc.Status.AccountID, bob), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.SetBasicAuth("", token)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("suspending bob in 3scale: %s", res.Status)
+	}
+	update(t, acc, func() { acc.SetAnnotations(map[string]string{v1alpha1.SyncNowAnnotation: "1"}) })
+	eventually(t, waitTimeout, func() string {
+		for _, u := range sim.Objects(ns, "users") {
+			if u["username"] == "acme-bob" && u["state"] != "active" {
+				return fmt.Sprintf("bob is %v", u["state"])
+			}
+		}
+		if s, r, msg := lifecycle(t, acc); s != v1alpha1.ConditionSynced {
+			return fmt.Sprintf("%s %s: %s", s, r, msg)
+		}
+		return ""
+	})
+	if ev := strings.Join(eventsOf(t, acc), "\n"); !strings.Contains(ev, "DriftRepaired") {
+		t.Errorf("no DriftRepaired event: %s", ev)
 	}
 }
