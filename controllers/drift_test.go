@@ -88,6 +88,7 @@ func TestDriftChecksOfTheSamplesWriteNothing(t *testing.T) {
 	ns := newNamespace(t)
 	objs := applySamples(t, ns)
 	waitState(t, v1alpha1.ConditionSynced, objs...)
+	t.Logf("first sync of the %d samples: %d calls, %d writes", len(objs), remoteCalls(ns), writesTo(ns))
 	before := writesTo(ns)
 	statsBefore := map[simulator.CallKey]int{}
 	for _, c := range sim.Stats().Calls {
