@@ -80,16 +80,44 @@ func deletionOrder(graph []reference) ([]string, error) {
 		}
 	}
 	if len(order) != len(kinds) {
-		var cycle []string
-		for k := range kinds {
-			if pending[k] > 0 {
-				cycle = append(cycle, k)
-			}
-		}
-		slices.Sort(cycle)
-		return nil, fmt.Errorf("the reference graph has a cycle through %s: no deletion order exists", strings.Join(cycle, ", "))
+		return nil, fmt.Errorf("the reference graph has a cycle: %s: no deletion order exists", strings.Join(cycleOf(refs, pending), " → "))
 	}
 	return order, nil
+}
+
+// cycleOf returns a cycle among the kinds left unplaced (pending > 0) by deletionOrder, each kind followed
+// by a kind it references, starting and ending with the first of them by name: only the cycle, not the
+// kinds downstream of it. Each unplaced kind is referenced by an unplaced kind, so walking from referenced
+// to referrer among them meets a kind twice.
+func cycleOf(refs map[string]map[string]bool, pending map[string]int) []string {
+	var left []string
+	for k, n := range pending {
+		if n > 0 {
+			left = append(left, k)
+		}
+	}
+	slices.Sort(left)
+	referrer := func(k string) string {
+		for _, from := range left {
+			if refs[from][k] {
+				return from
+			}
+		}
+		return ""
+	}
+	seen := map[string]int{}
+	var walk []string // each kind referenced by the next
+	for k := left[0]; k != ""; k = referrer(k) {
+		if i, ok := seen[k]; ok {
+			walk = walk[i:]
+			break
+		}
+		seen[k] = len(walk)
+		walk = append(walk, k)
+	}
+	slices.Reverse(walk) // each kind references the next
+	first := slices.Index(walk, slices.Min(walk))
+	return slices.Concat(walk[first:], walk[:first], walk[first:first+1])
 }
 
 // ownedDependants returns a function listing the objects that must go before an object of kind: those

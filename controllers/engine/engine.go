@@ -10,10 +10,12 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -482,32 +484,84 @@ func (r *Reconciler[T]) finalize(ctx context.Context, obj T) (ctrl.Result, error
 }
 
 // deleteDependants deletes the objects that cannot exist without obj and, while any is left, returns a
-// waiting error that counts and names them, and says why those that are stuck are.
+// waiting error that counts and names them by kind ("deleting 3 applications first: a, b, c"), and says
+// why those whose deletion fails are stuck, what those waiting for their own dependants wait for, and
+// which other finalizers keep those apimsync is done with.
 func (r *Reconciler[T]) deleteDependants(ctx context.Context, obj T) error {
 	deps, err := related(ctx, r.Dependants, obj)
 	if err != nil || len(deps) == 0 {
 		return err
 	}
-	names := make([]string, 0, len(deps))
+	var kinds []string
+	names := map[string][]string{}
 	for _, d := range deps {
-		name := nameOf(d)
+		name := d.GetName()
 		if d.GetDeletionTimestamp().IsZero() {
 			if err := r.Client.Delete(ctx, d); client.IgnoreNotFound(err) != nil {
-				return fmt.Errorf("cannot delete %s: %w", name, err)
+				return fmt.Errorf("cannot delete %s: %w", nameOf(d), err)
+			}
+		} else if !controllerutil.ContainsFinalizer(d, Finalizer) {
+			// Done here: what keeps it is another controller's finalizer.
+			if f := d.GetFinalizers(); len(f) > 0 {
+				name += fmt.Sprintf(" (waiting for finalizer %s)", strings.Join(f, ", "))
 			}
 		} else if so, ok := d.(v1alpha1.SyncedObject); ok {
 			if state := Lifecycle(so.GetSyncStatus()); state == v1alpha1.ConditionOrphan || state == v1alpha1.ConditionInvalid {
 				for _, c := range so.GetSyncStatus().Conditions {
-					if c.Type == state && c.Status == metav1.ConditionTrue {
-						name += fmt.Sprintf(" (stuck: %s)", c.Message)
+					switch {
+					case c.Type != state || c.Status != metav1.ConditionTrue:
+					case c.Reason == ReasonDeletingDependants: // not stuck: waiting for its own dependants
+						name += fmt.Sprintf(" (%s)", c.Message)
+					case strings.HasPrefix(c.Message, deletingPrefix): // its deletion failed, not its sync before
+						name += fmt.Sprintf(" (stuck: %s)", strings.TrimPrefix(c.Message, deletingPrefix))
 					}
 				}
 			}
 		}
-		names = append(names, name)
+		kind := KindOf(d)
+		if names[kind] == nil {
+			kinds = append(kinds, kind)
+		}
+		names[kind] = append(names[kind], name)
 	}
 	return &ReasonedError{class: ClassWaiting, Reason: ReasonDeletingDependants, RetryAfter: 5 * time.Second,
-		Message: fmt.Sprintf("deleting %d dependent object(s) first: %s", len(deps), strings.Join(names, ", "))}
+		Message: dependantsMessage(kinds, names)}
+}
+
+// dependantsMessage counts and names the dependants an owner waits for, by kind, each kind's names
+// sorted: "deleting 3 applications first: a, b, c", or with several kinds "deleting 2 applications (a,
+// b) and 1 application plan (p) first".
+func dependantsMessage(kinds []string, names map[string][]string) string {
+	parts := make([]string, 0, len(kinds))
+	for _, k := range kinds {
+		slices.Sort(names[k])
+		parts = append(parts, countOf(len(names[k]), k))
+	}
+	if len(kinds) == 1 {
+		return fmt.Sprintf("deleting %s first: %s", parts[0], strings.Join(names[kinds[0]], ", "))
+	}
+	for i, k := range kinds {
+		parts[i] += " (" + strings.Join(names[k], ", ") + ")"
+	}
+	return "deleting " + strings.Join(parts, " and ") + " first"
+}
+
+// countOf counts objects of a kind in words: "1 application plan", "3 applications".
+func countOf(n int, kind string) string {
+	var b strings.Builder
+	for i, c := range kind {
+		if unicode.IsUpper(c) {
+			if i > 0 {
+				b.WriteByte(' ')
+			}
+			c = unicode.ToLower(c)
+		}
+		b.WriteRune(c)
+	}
+	if n != 1 {
+		b.WriteByte('s')
+	}
+	return fmt.Sprintf("%d %s", n, b.String())
 }
 
 // waitForUsers returns a waiting error naming the objects that still use obj (Users), if any.
@@ -533,6 +587,9 @@ func related(ctx context.Context, list func(context.Context, client.Object) ([]c
 	return list(ctx, obj)
 }
 
+// deletingPrefix starts the condition message of an object being deleted.
+const deletingPrefix = "deleting: "
+
 // nameOf names an object by its kind and name, for messages.
 func nameOf(obj client.Object) string { return KindOf(obj) + " " + obj.GetName() }
 
@@ -546,8 +603,8 @@ func KindOf(obj client.Object) string {
 // (Invalid, terminal) or retryable (InSync, workqueue backoff or Retry-After).
 func (r *Reconciler[T]) fail(ctx context.Context, obj T, err error) (ctrl.Result, error) {
 	class, reason, message := Classify(err)
-	if !obj.GetDeletionTimestamp().IsZero() {
-		message = "deleting: " + message
+	if !obj.GetDeletionTimestamp().IsZero() && reason != ReasonDeletingDependants { // that one says "deleting" already
+		message = deletingPrefix + message
 	}
 	key := client.ObjectKeyFromObject(obj)
 	switch class {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -630,5 +631,108 @@ func TestOverdueDriftChecksWaitForTheirSlot(t *testing.T) {
 	}
 	if h.syncer.calls["Observe"] != 1 || !h.syncer.lastBackground {
 		t.Errorf("at its slot: calls %v, background %v; want one background drift check", h.syncer.calls, h.syncer.lastBackground)
+	}
+}
+
+// TestDeletingDependantsCountsAndNamesThem: an owner being deleted deletes its dependants and, while they
+// are there, says how many of which kind it waits for, by name, why one whose deletion fails is stuck,
+// what one waiting for its own dependants waits for, and which other finalizer keeps one; Retain neither
+// deletes nor waits for them.
+func TestDeletingDependantsCountsAndNamesThem(t *testing.T) {
+	app := func(name string) *v1alpha1.Application {
+		return &v1alpha1.Application{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: name}}
+	}
+	deleting := func(o interface {
+		client.Object
+		v1alpha1.SyncedObject
+	}, reason, message string) {
+		o.SetDeletionTimestamp(&metav1.Time{Time: time.Now()})
+		o.SetFinalizers([]string{Finalizer})
+		SetLifecycle(o.GetSyncStatus(), v1alpha1.ConditionInvalid, reason, message, 1)
+		if reason == ReasonDeletingDependants {
+			SetLifecycle(o.GetSyncStatus(), v1alpha1.ConditionOrphan, reason, message, 1)
+		}
+	}
+	stuck := app("b")
+	deleting(stuck, ReasonUnauthorized, "deleting: the token was refused")
+	before := app("d") // Orphan before its deletion, which is under way: not stuck
+	deleting(before, "PlanDeleting", "ApplicationPlan \"basic\" is being deleted")
+	held := app("e") // apimsync is done with it, another finalizer keeps it
+	deleting(held, ReasonUnauthorized, "deleting: the token was refused")
+	held.SetFinalizers([]string{"example.com/backup"})
+	plan := &v1alpha1.ApplicationPlan{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "basic"}}
+	deleting(plan, ReasonDeletingDependants, "deleting 1 application first: x")
+
+	for name, tc := range map[string]struct {
+		policy      v1alpha1.DeletionPolicy
+		deps        []client.Object
+		wantMessage string // "" : gone
+		wantDeleted []string
+	}{
+		"one kind, counted in the plural, sorted, the stuck one says why": {policy: v1alpha1.DeletionPolicyDelete,
+			deps: []client.Object{app("c"), stuck, app("a")}, wantDeleted: []string{"a", "c"},
+			wantMessage: "deleting 3 applications first: a, b (stuck: the token was refused), c"},
+		"neither a condition from before the deletion nor another's finalizer is stuck": {policy: v1alpha1.DeletionPolicyDelete,
+			deps: []client.Object{before, held}, wantMessage: "deleting 2 applications first: d, e (waiting for finalizer example.com/backup)"},
+		"one of a kind, in the singular": {policy: v1alpha1.DeletionPolicyDelete, deps: []client.Object{app("a")},
+			wantDeleted: []string{"a"}, wantMessage: "deleting 1 application first: a"},
+		"a dependant waiting for its own says for what, and is not stuck": {policy: v1alpha1.DeletionPolicyDelete,
+			deps: []client.Object{plan}, wantMessage: "deleting 1 application plan first: basic (deleting 1 application first: x)"},
+		"several kinds": {policy: v1alpha1.DeletionPolicyDelete, deps: []client.Object{app("a"), plan, app("b")},
+			wantDeleted: []string{"a", "b"},
+			wantMessage: "deleting 2 applications (a, b) and 1 application plan (basic (deleting 1 application first: x)) first"},
+		"Retain keeps them": {policy: v1alpha1.DeletionPolicyRetain, deps: []client.Object{app("a"), app("b")}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			h := createdThenDeleted(t)
+			obj := h.get()
+			obj.Spec.DeletionPolicy = tc.policy
+			if err := h.client.Update(context.Background(), obj); err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range tc.deps {
+				if d.GetDeletionTimestamp().IsZero() {
+					if err := h.client.Create(context.Background(), d.DeepCopyObject().(client.Object)); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			asked := 0
+			h.rec.Dependants = func(context.Context, client.Object) ([]client.Object, error) {
+				asked++
+				return tc.deps, nil
+			}
+			if _, err := h.reconcile(); err != nil {
+				t.Fatal(err)
+			}
+			var deleted []string
+			for _, d := range tc.deps {
+				if d.GetDeletionTimestamp().IsZero() && apierrors.IsNotFound(h.client.Get(context.Background(), client.ObjectKeyFromObject(d), &v1alpha1.Application{})) {
+					deleted = append(deleted, d.GetName())
+				}
+			}
+			slices.Sort(deleted)
+			if !cmp.Equal(deleted, tc.wantDeleted) {
+				t.Errorf("dependants deleted: %v, want %v", deleted, tc.wantDeleted)
+			}
+			var b v1alpha1.Backend
+			err := h.client.Get(context.Background(), h.key, &b)
+			if tc.wantMessage == "" {
+				if err == nil || h.syncer.calls["Delete"] != 0 || asked != 0 {
+					t.Errorf("with Retain: gone %v, %d remote deletes, dependants listed %d times; want gone, 0, 0", err != nil, h.syncer.calls["Delete"], asked)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := meta.FindStatusCondition(b.Status.Conditions, v1alpha1.ConditionOrphan)
+			if c == nil || c.Status != metav1.ConditionTrue || c.Reason != ReasonDeletingDependants || c.Message != tc.wantMessage {
+				t.Errorf("condition %+v, want Orphan/%s %q", c, ReasonDeletingDependants, tc.wantMessage)
+			}
+			if h.syncer.calls["Delete"] != 0 {
+				t.Errorf("the owner was deleted remotely before its dependants")
+			}
+		})
 	}
 }

@@ -1,0 +1,377 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	apiwatch "k8s.io/apimachinery/pkg/watch"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	"github.com/apimsync/apimsync/controllers/engine"
+	"github.com/apimsync/apimsync/test/simulator"
+)
+
+// holdFinalizer is a finalizer of the tests' own: an object that has it stays after apimsync's finalizer
+// went, until the test releases it.
+const holdFinalizer = "test.apimsync.io/hold"
+
+// release removes holdFinalizer from objects.
+func release(t *testing.T, objs ...client.Object) {
+	t.Helper()
+	for _, o := range objs {
+		update(t, o, func() { controllerutil.RemoveFinalizer(o, holdFinalizer) })
+	}
+}
+
+// deletionJournal records the objects of a namespace that disappear from Kubernetes, in the order of
+// their deletion: each "Kind name", ordered by the resourceVersion of its DELETED watch event (etcd's
+// revision, one sequence across kinds; the watches deliver each kind on its own stream, so arrival order
+// alone would not compare kinds).
+type deletionJournal struct {
+	mu   sync.Mutex
+	gone map[string]uint64
+}
+
+func watchDeletions(t *testing.T, ns string) *deletionJournal {
+	t.Helper()
+	wc, err := client.NewWithWatch(env.Config, client.Options{Scheme: env.Scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := &deletionJournal{gone: map[string]uint64{}}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	for _, list := range []client.ObjectList{&v1alpha1.ApplicationList{}, &v1alpha1.ApplicationPlanList{}, &v1alpha1.ProductList{},
+		&v1alpha1.BackendList{}, &v1alpha1.DeveloperAccountList{}} {
+		w, err := wc.Watch(ctx, list, client.InNamespace(ns))
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			defer w.Stop()
+			for ev := range w.ResultChan() {
+				if ev.Type != apiwatch.Deleted {
+					continue
+				}
+				o := ev.Object.(client.Object)
+				rv, err := strconv.ParseUint(o.GetResourceVersion(), 10, 64)
+				if err != nil {
+					panic(err)
+				}
+				j.mu.Lock()
+				j.gone[engine.KindOf(o)+" "+o.GetName()] = rv
+				j.mu.Unlock()
+			}
+		}()
+	}
+	return j
+}
+
+// order returns the objects gone so far, in the order they went.
+func (j *deletionJournal) order() []string {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	out := make([]string, 0, len(j.gone))
+	for k := range j.gone {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(a, b int) bool { return j.gone[out[a]] < j.gone[out[b]] })
+	return out
+}
+
+// assertBefore checks that each object of first went before each object of then, all of them seen going.
+func (j *deletionJournal) assertBefore(t *testing.T, first, then []string) {
+	t.Helper()
+	var order []string
+	eventually(t, 10*time.Second, func() string { // the last DELETED events may still be on their way
+		order = j.order()
+		for _, o := range append(slices.Clone(first), then...) {
+			if !slices.Contains(order, o) {
+				return fmt.Sprintf("%s not seen going (seen %v)", o, order)
+			}
+		}
+		return ""
+	})
+	for _, f := range first {
+		for _, l := range then {
+			if slices.Index(order, f) > slices.Index(order, l) {
+				t.Errorf("%s went after %s: deletion order %v", f, l, order)
+			}
+		}
+	}
+}
+
+// refusedWrites returns a tenant's writes from the from-th on that 3scale refused (4xx).
+func refusedWrites(tenant string, from int) []string {
+	var out []string
+	for _, w := range sim.Writes(tenant)[from:] {
+		if w.Code >= 400 && w.Code < 500 {
+			out = append(out, fmt.Sprintf("%s %s %d", w.Method, w.Endpoint, w.Code))
+		}
+	}
+	return out
+}
+
+// assertRemoteEmpty checks that the tenant has none of these kinds of objects left.
+func assertRemoteEmpty(t *testing.T, ns string, kinds ...string) {
+	t.Helper()
+	for _, kind := range kinds {
+		if got := sim.Count(ns, kind); got != 0 {
+			t.Errorf("%d %s left in 3scale, want 0", got, kind)
+		}
+	}
+}
+
+// TestPlanWaitingForItsApplicationsCountsAndNamesThem: a plan being deleted deletes its 3 applications
+// and, while they are there (deleted in 3scale, held in Kubernetes by another finalizer), its condition
+// and event count and name them, and say what holds them; the plan is still in 3scale. Released, they go,
+// then the plan, remotely in that order.
+func TestPlanWaitingForItsApplicationsCountsAndNamesThem(t *testing.T) {
+	ns := newNamespace(t)
+	acc, pw := devAccount(ns, "acme")
+	backend, product, plan := petsBackend(ns), petstoreProduct(ns, "pets"), basicPlan(ns, "basic", "petstore")
+	create(t, defaultSecret(ns), acc, pw, backend, product, plan)
+	var apps []syncedObject
+	for i := range 3 {
+		a := application(ns, fmt.Sprintf("app-%d", i), "acme", "basic")
+		a.Finalizers = []string{holdFinalizer}
+		create(t, a)
+		apps = append(apps, a)
+	}
+	waitState(t, v1alpha1.ConditionSynced, append(apps, plan, acc)...)
+	journal := watchDeletions(t, ns)
+	before, mark := remoteCalls(ns), len(sim.Writes(ns))
+
+	deleteObjects(t, plan)
+	hold := " (waiting for finalizer " + holdFinalizer + ")"
+	want := "deleting 3 applications first: app-0" + hold + ", app-1" + hold + ", app-2" + hold
+	eventually(t, waitTimeout, func() string {
+		if state, reason, msg := lifecycle(t, plan); state != v1alpha1.ConditionOrphan || reason != engine.ReasonDeletingDependants || msg != want {
+			return fmt.Sprintf("the plan is %s/%s %q, want Orphan/%s %q", state, reason, msg, engine.ReasonDeletingDependants, want)
+		}
+		if n := sim.Count(ns, "applications"); n != 0 {
+			return fmt.Sprintf("%d applications still in 3scale", n)
+		}
+		return ""
+	})
+	if !slices.Contains(eventsOf(t, plan), engine.ReasonDeletingDependants+": "+want) {
+		t.Errorf("no event %q: %v", want, eventsOf(t, plan))
+	}
+	if n := sim.Count(ns, simulator.KindPlans); n != 1 {
+		t.Errorf("the plan left 3scale before its applications left Kubernetes: %d plans", n)
+	}
+
+	release(t, toClientObjects(apps)...)
+	waitGone(t, append(toClientObjects(apps), plan)...)
+	order := remoteDeletions(ns, mark)
+	t.Logf("remote deletion order: %v; %d calls", order, remoteCalls(ns)-before)
+	if w := []string{"applications 200", "applications 200", "applications 200", "application_plans 200"}; !slices.Equal(order, w) {
+		t.Errorf("remote deletions %v, want %v", order, w)
+	}
+	journal.assertBefore(t, []string{"Application app-0", "Application app-1", "Application app-2"}, []string{"ApplicationPlan basic"})
+	t.Logf("Kubernetes deletion order: %v", journal.order())
+	assertRemoteEmpty(t, ns, "applications", simulator.KindPlans)
+}
+
+// TestStuckApplicationIsNamedByItsPlan: an application whose remote delete 3scale refuses (its own
+// account's provider-account token was revoked) is named, with why, in the condition of the plan waiting for
+// it; the plan stays in 3scale meanwhile. Once its Secret is fixed it goes, then the plan.
+func TestStuckApplicationIsNamedByItsPlan(t *testing.T) {
+	ns := newNamespace(t)
+	adminURL, token := tenantOf(ns)
+	appToken := "second-token-" + ns
+	sim.AddTenant(ns, appToken)
+	appSecret := providerSecret(ns, "app-account", adminURL, appToken)
+	acc, pw := devAccount(ns, "acme") // its applications use its provider account
+	acc.Spec.ProviderAccountRef = &v1alpha1.ProviderAccountRef{Name: appSecret.Name}
+	other, otherPW := devAccount(ns, "other")
+	backend, product, plan := petsBackend(ns), petstoreProduct(ns, "pets"), basicPlan(ns, "basic", "petstore")
+	stuck, free := application(ns, "app-0", "acme", "basic"), application(ns, "app-1", "other", "basic")
+	create(t, defaultSecret(ns), appSecret, acc, pw, other, otherPW, backend, product, plan, stuck, free)
+	waitState(t, v1alpha1.ConditionSynced, stuck, free, plan, acc)
+	journal := watchDeletions(t, ns)
+	before, mark := remoteCalls(ns), len(sim.Writes(ns))
+
+	sim.RevokeToken(appToken)
+	deleteObjects(t, plan)
+	waitGone(t, free)
+	waitReason(t, stuck, v1alpha1.ConditionInvalid, engine.ReasonUnauthorized)
+	want := "deleting 1 application first: app-0 (stuck: the provider account's token was refused by 3scale"
+	eventually(t, waitTimeout, func() string {
+		if state, reason, msg := lifecycle(t, plan); state != v1alpha1.ConditionOrphan || reason != engine.ReasonDeletingDependants || !strings.HasPrefix(msg, want) {
+			return fmt.Sprintf("the plan is %s/%s %q, want Orphan/%s starting %q", state, reason, msg, engine.ReasonDeletingDependants, want)
+		}
+		return ""
+	})
+	_, _, msg := lifecycle(t, plan)
+	t.Logf("the plan says: %s", msg)
+	if n, a := sim.Count(ns, simulator.KindPlans), sim.Count(ns, "applications"); n != 1 || a != 1 {
+		t.Errorf("while app-0 is stuck: %d plans and %d applications in 3scale, want 1 and 1", n, a)
+	}
+
+	update(t, appSecret, func() { appSecret.StringData = map[string]string{"token": token} })
+	waitGone(t, stuck, plan)
+	// app-1 goes; app-0's deletion is refused each time it is tried while the token is revoked, then done.
+	order := remoteDeletions(ns, mark)
+	t.Logf("remote deletion order: %v; %d calls", order, remoteCalls(ns)-before)
+	done := slices.DeleteFunc(slices.Clone(order), func(s string) bool { return s == "applications 403" })
+	lastRefused := -1
+	for i, o := range order {
+		if o == "applications 403" {
+			lastRefused = i
+		}
+	}
+	if w := []string{"applications 200", "applications 200", "application_plans 200"}; !slices.Equal(done, w) || lastRefused < 0 ||
+		!slices.Contains(order[lastRefused+1:], "applications 200") || len(order)-len(done) != len(refusedWrites(ns, mark)) {
+		t.Errorf("remote deletions %v, want app-0's refused deletes (and no other refusal: %v), then it deleted, among %v", order, refusedWrites(ns, mark), w)
+	}
+	journal.assertBefore(t, []string{"Application app-0", "Application app-1"}, []string{"ApplicationPlan basic"})
+	assertRemoteEmpty(t, ns, "applications", simulator.KindPlans)
+}
+
+// TestRetainedOwnersKeepTheirApplications: deleting a plan and an account with deletionPolicy Retain
+// deletes none of their applications, in Kubernetes or in 3scale; the owners stay in 3scale too.
+func TestRetainedOwnersKeepTheirApplications(t *testing.T) {
+	ns := newNamespace(t)
+	kept, pw := devAccount(ns, "kept")
+	kept.Spec.DeletionPolicy = v1alpha1.DeletionPolicyRetain
+	other, otherPW := devAccount(ns, "other")
+	backend, product := petsBackend(ns), petstoreProduct(ns, "pets")
+	keptPlan, gold := basicPlan(ns, "basic", "petstore"), basicPlan(ns, "gold", "petstore")
+	keptPlan.Spec.DeletionPolicy = v1alpha1.DeletionPolicyRetain
+	ofAccount, ofPlan := application(ns, "of-account", "kept", "gold"), application(ns, "of-plan", "other", "basic")
+	create(t, defaultSecret(ns), kept, pw, other, otherPW, backend, product, keptPlan, gold, ofAccount, ofPlan)
+	waitState(t, v1alpha1.ConditionSynced, kept, other, keptPlan, gold, ofAccount, ofPlan)
+	before, mark := remoteCalls(ns), len(sim.Writes(ns))
+
+	deleteObjects(t, kept, keptPlan)
+	waitGone(t, kept, keptPlan)
+	for _, a := range []*v1alpha1.Application{ofAccount, ofPlan} {
+		if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(a), a); err != nil || !a.DeletionTimestamp.IsZero() {
+			t.Errorf("application %s of a retained owner: %v, deleted at %v", a.Name, err, a.DeletionTimestamp)
+		}
+	}
+	if order := remoteDeletions(ns, mark); len(order) != 0 {
+		t.Errorf("remote deletions %v, want none", order)
+	}
+	for kind, want := range map[string]int{"applications": 2, "accounts": 2, simulator.KindPlans: 2} {
+		if got := sim.Count(ns, kind); got != want {
+			t.Errorf("%d %s in 3scale, want %d", got, kind, want)
+		}
+	}
+	t.Logf("deleting a retained plan and account: %d calls", remoteCalls(ns)-before)
+}
+
+// TestDeletingAProductTakesItsPlansAndApplications deletes a Product whose plans have applications,
+// with its Backend: in Kubernetes the applications go, then their plans, then the product, then the
+// backend; in 3scale the product's deletion takes its plans and applications with it (porta's cascade:
+// they make no call of their own), then the backend is deleted; nothing is refused and nothing is left.
+func TestDeletingAProductTakesItsPlansAndApplications(t *testing.T) {
+	ns := newNamespace(t)
+	acc, pw := devAccount(ns, "acme")
+	backend, product := petsBackend(ns), petstoreProduct(ns, "pets")
+	basic, gold := basicPlan(ns, "basic", "petstore"), basicPlan(ns, "gold", "petstore")
+	apps := []syncedObject{application(ns, "app-1", "acme", "basic"), application(ns, "app-2", "acme", "gold"), application(ns, "app-3", "acme", "basic")}
+	create(t, defaultSecret(ns), acc, pw, backend, product, basic, gold)
+	for _, a := range apps {
+		create(t, a)
+	}
+	waitState(t, v1alpha1.ConditionSynced, append(apps, acc, basic, gold, product, backend)...)
+	journal := watchDeletions(t, ns)
+	before, mark := remoteCalls(ns), len(sim.Writes(ns))
+
+	deleteObjects(t, backend, product) // the backend first: it must wait for the product
+	waitGone(t, append(toClientObjects(apps), basic, gold, product, backend)...)
+	order := remoteDeletions(ns, mark)
+	t.Logf("remote deletion order: %v; %d calls", order, remoteCalls(ns)-before)
+	if w := []string{"services 200", "backend_apis 200"}; !slices.Equal(order, w) {
+		t.Errorf("remote deletions %v, want %v", order, w)
+	}
+	if refused := refusedWrites(ns, mark); len(refused) != 0 {
+		t.Errorf("3scale refused %v", refused)
+	}
+	journal.assertBefore(t, []string{"Application app-1", "Application app-3"}, []string{"ApplicationPlan basic"})
+	journal.assertBefore(t, []string{"Application app-2"}, []string{"ApplicationPlan gold"})
+	journal.assertBefore(t, []string{"ApplicationPlan basic", "ApplicationPlan gold"}, []string{"Product petstore"})
+	journal.assertBefore(t, []string{"Product petstore"}, []string{"Backend pets"})
+	t.Logf("Kubernetes deletion order: %v", journal.order())
+	assertRemoteEmpty(t, ns, "services", simulator.KindPlans, "applications", "backend_apis")
+	if got := sim.Count(ns, "accounts"); got != 1 {
+		t.Errorf("%d accounts in 3scale, want the 1 not deleted", got)
+	}
+	waitState(t, v1alpha1.ConditionSynced, acc)
+}
+
+// TestDeletingAnAccountTakesItsApplicationsOnTwoPlans: an account with an application on each of two
+// plans: the applications go, then the account (which waits while one is held by another finalizer); in
+// 3scale the account's deletion takes its users and applications with it; the plans stay.
+func TestDeletingAnAccountTakesItsApplicationsOnTwoPlans(t *testing.T) {
+	ns := newNamespace(t)
+	acc, pw := devAccount(ns, "acme")
+	backend, product := petsBackend(ns), petstoreProduct(ns, "pets")
+	basic, gold := basicPlan(ns, "basic", "petstore"), basicPlan(ns, "gold", "petstore")
+	held := application(ns, "app-2", "acme", "gold")
+	held.Finalizers = []string{holdFinalizer}
+	apps := []syncedObject{application(ns, "app-1", "acme", "basic"), held}
+	create(t, defaultSecret(ns), acc, pw, backend, product, basic, gold, apps[0], apps[1])
+	waitState(t, v1alpha1.ConditionSynced, append(apps, acc, basic, gold)...)
+	journal := watchDeletions(t, ns)
+	before, mark := remoteCalls(ns), len(sim.Writes(ns))
+
+	deleteObjects(t, acc)
+	// While app-2 is held, the account waits, in Kubernetes and in 3scale.
+	waitGone(t, apps[0])
+	waitReason(t, acc, v1alpha1.ConditionOrphan, engine.ReasonDeletingDependants)
+	if _, _, msg := lifecycle(t, acc); msg != "deleting 1 application first: app-2 (waiting for finalizer "+holdFinalizer+")" {
+		t.Errorf("the account says %q", msg)
+	}
+	if n := sim.Count(ns, "accounts"); n != 1 {
+		t.Errorf("the account left 3scale before its applications left Kubernetes: %d accounts", n)
+	}
+	release(t, held)
+	waitGone(t, append(toClientObjects(apps), acc)...)
+	order := remoteDeletions(ns, mark)
+	t.Logf("remote deletion order: %v; %d calls", order, remoteCalls(ns)-before)
+	if w := []string{"accounts 200"}; !slices.Equal(order, w) {
+		t.Errorf("remote deletions %v, want %v", order, w)
+	}
+	if refused := refusedWrites(ns, mark); len(refused) != 0 {
+		t.Errorf("3scale refused %v", refused)
+	}
+	journal.assertBefore(t, []string{"Application app-1", "Application app-2"}, []string{"DeveloperAccount acme"})
+	t.Logf("Kubernetes deletion order: %v", journal.order())
+	assertRemoteEmpty(t, ns, "accounts", "users", "applications")
+	if got := sim.Count(ns, simulator.KindPlans); got != 2 {
+		t.Errorf("%d plans in 3scale, want 2", got)
+	}
+	waitState(t, v1alpha1.ConditionSynced, basic, gold, product)
+}
+
+// TestSetupRefusesACyclicGraph: with a cycle in the reference graph the manager is not set up, and the
+// error names the cycle.
+func TestSetupRefusesACyclicGraph(t *testing.T) {
+	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The running manager's controllers copied the edges they need when they were set up.
+	saved := referenceGraph
+	referenceGraph = append(slices.Clone(saved), reference{From: "Product", To: "ApplicationPlan", Field: "spec.defaultPlan"})
+	defer func() { referenceGraph = saved }()
+	err = SetupWithManager(context.Background(), mgr, Options{SkipNameValidation: true})
+	want := "the reference graph has a cycle: ApplicationPlan → Product → ApplicationPlan: no deletion order exists"
+	if err == nil || err.Error() != want {
+		t.Errorf("SetupWithManager with a cyclic graph: %v, want %q", err, want)
+	}
+}
