@@ -424,6 +424,11 @@ func (s *ApplicationSyncer) retire(ctx context.Context, a *v1alpha1.Application,
 	d := sess.Desired.(*applicationDesired)
 	if snap.App.State != "suspended" {
 		suspended, err := deref(sess.Remote.SuspendApplication(ctx, d.AccountID, snap.App.ID))
+		if tsclient.IsInvalid(err) {
+			// porta suspends only a live application (app/models/contract/states.rb:31-33): the retired
+			// product, which suspends every application on it, got there first. Read what it is now.
+			suspended, err = deref(sess.Remote.GetApplication(ctx, d.AccountID, snap.App.ID))
+		}
 		if err != nil {
 			return fmt.Errorf("cannot suspend application %q of a retired product: %w", a.Spec.Name, err)
 		}

@@ -21,7 +21,12 @@ const (
 	ReasonProductDraft      = "ProductDraft"
 	ReasonProductDeprecated = "ProductDeprecated"
 	ReasonProductRetired    = "ProductRetired"
+	// ReasonApplicationsSuspended is the Event of a retired product that suspended its applications.
+	ReasonApplicationsSuspended = "ApplicationsSuspended"
 )
+
+// appLive is the state of an application that works (porta's Contract::States).
+const appLive = "live"
 
 // defaultUsageReportTop is how many accounts a usage report lists unless spec.usageReport.top says.
 const defaultUsageReportTop = 10
@@ -76,7 +81,7 @@ func (l *productLifecycle) track(p *v1alpha1.Product, sess *engine.Session) {
 		period = 10 * time.Minute
 	}
 	u := p.Status.Usage
-	if u == nil || u.RefreshedAt.Before(p.Status.LifecycleChangedAt) || l.now().Sub(u.RefreshedAt.Time) >= period {
+	if u == nil || u.Lifecycle != stage || u.RefreshedAt.Before(p.Status.LifecycleChangedAt) || l.now().Sub(u.RefreshedAt.Time) >= period {
 		sess.PeriodicDue, sess.PeriodicIn = true, period
 	} else {
 		sess.PeriodicIn = period - l.now().Sub(u.RefreshedAt.Time)
@@ -84,24 +89,79 @@ func (l *productLifecycle) track(p *v1alpha1.Product, sess *engine.Session) {
 	sess.Note = usageNote(p)
 }
 
-// refreshUsage reads the product's applications (one paginated list) into its usage report.
-func (l *productLifecycle) refreshUsage(ctx context.Context, c *tsclient.Client, p *v1alpha1.Product) error {
+// retirementSweepDue reports whether the product is Retired and has no report taken in that stage yet:
+// its next report is taken as it suspends every live application on it.
+func retirementSweepDue(p *v1alpha1.Product) bool {
+	u := p.Status.Usage
+	return p.Spec.EffectiveLifecycle() == v1alpha1.LifecycleRetired && (u == nil || u.Lifecycle != v1alpha1.LifecycleRetired)
+}
+
+// refreshUsage reads the product's applications (one paginated list) into its usage report. When a
+// retired product still has live applications to suspend (retirementSweepDue), it stores no report and
+// returns them all: suspendAll suspends the live ones and reports what that leaves.
+func (l *productLifecycle) refreshUsage(ctx context.Context, c *tsclient.Client, p *v1alpha1.Product) (retiring []tsclient.Application, err error) {
 	apps, err := c.ListProductApplications(ctx, p.Status.ProductID)
 	if err != nil {
-		return fmt.Errorf("cannot list the applications of product %d for its usage report: %w", p.Status.ProductID, err)
+		return nil, fmt.Errorf("cannot list the applications of product %d for its usage report: %w", p.Status.ProductID, err)
 	}
+	if retirementSweepDue(p) && slices.ContainsFunc(apps, func(a tsclient.Application) bool { return a.State == appLive }) {
+		return apps, nil
+	}
+	l.storeUsage(p, apps)
+	return nil, nil
+}
+
+// suspendAll suspends the live ones of a retired product's applications: every application on the
+// product, whether an Application object manages it or not (a developer-portal sign-up, one made by
+// hand), since retiring a product cuts every key to it. Nothing outside the product is touched: apps
+// is the product's own list. forget drops the cached snapshot of each application it suspended, so
+// that its Application object, if any, reads it again. It then stores the usage report of the
+// applications as they now are (no second list) and emits an Event with the count.
+func (l *productLifecycle) suspendAll(ctx context.Context, c *tsclient.Client, p *v1alpha1.Product, apps []tsclient.Application, forget func(id int64)) error {
+	now := make([]tsclient.Application, 0, len(apps))
+	for _, a := range apps {
+		if a.State == appLive {
+			_, err := c.SuspendApplication(ctx, a.AccountID, a.ID)
+			switch {
+			case tsclient.IsNotFound(err): // deleted meanwhile
+				forget(a.ID)
+				continue
+			case err == nil, tsclient.IsInvalid(err):
+				// porta suspends only a live application (app/models/contract/states.rb:31-33): a
+				// refusal means someone, its own Application object most likely, suspended it first.
+				a.State = "suspended"
+			default:
+				return fmt.Errorf("cannot suspend application %d (account %d) of retired product %d: %w", a.ID, a.AccountID, p.Status.ProductID, err)
+			}
+			forget(a.ID)
+		}
+		now = append(now, a)
+	}
+	l.storeUsage(p, now)
+	if l.Recorder != nil {
+		l.Recorder.Eventf(p, nil, "Normal", ReasonApplicationsSuspended, "Retire",
+			"the product is retired: %d applications suspended in 3scale (every live one on it, with or without an Application object), %d still live",
+			p.Status.Usage.SuspendedApplications, p.Status.Usage.LiveApplications)
+	}
+	return nil
+}
+
+// storeUsage makes apps the product's usage report, taken now in its current stage, and sets the
+// metric of a Deprecated product.
+func (l *productLifecycle) storeUsage(p *v1alpha1.Product, apps []tsclient.Application) {
 	top := defaultUsageReportTop
 	if p.Spec.UsageReport != nil && p.Spec.UsageReport.Top > 0 {
 		top = int(p.Spec.UsageReport.Top)
 	}
 	p.Status.Usage = usageReport(apps, top, l.now())
-	if p.Spec.EffectiveLifecycle() == v1alpha1.LifecycleDeprecated {
+	p.Status.Usage.Lifecycle = p.Spec.EffectiveLifecycle()
+	if p.Status.Usage.Lifecycle == v1alpha1.LifecycleDeprecated {
 		engine.DeprecatedProductApplications.WithLabelValues(p.Namespace, p.Name).Set(float64(p.Status.Usage.LiveApplications))
 	}
-	return nil
 }
 
-// usageReport counts live and suspended applications and lists the accounts with the most live ones.
+// usageReport counts live and suspended applications and lists the accounts with the most live ones
+// (then by account id), each with its applications by name.
 func usageReport(apps []tsclient.Application, top int, now time.Time) *v1alpha1.ProductUsage {
 	u := &v1alpha1.ProductUsage{RefreshedAt: metav1.Time{Time: now}}
 	byAccount := map[int64]*v1alpha1.AccountUsage{}
@@ -119,6 +179,7 @@ func usageReport(apps []tsclient.Application, top int, now time.Time) *v1alpha1.
 		acc.Applications = append(acc.Applications, v1alpha1.ApplicationUsage{Name: a.Name, Plan: a.PlanName})
 	}
 	for _, acc := range byAccount {
+		slices.SortFunc(acc.Applications, func(a, b v1alpha1.ApplicationUsage) int { return cmp.Compare(a.Name, b.Name) })
 		u.Accounts = append(u.Accounts, *acc)
 	}
 	slices.SortFunc(u.Accounts, func(a, b v1alpha1.AccountUsage) int {

@@ -3,16 +3,22 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/engine"
 	"github.com/apimsync/apimsync/test/simulator"
 )
@@ -57,8 +63,8 @@ func TestDraftProductHidesPlansAndHoldsApplications(t *testing.T) {
 }
 
 // TestDeprecatedProductKeepsItsApplicationsAndReportsThem: Deprecated hides every plan, refuses a new
-// Application (ProductDeprecated) while an existing one stays Synced and live; the usage report lists
-// the accounts, costs at most one list call per period, and feeds the metric.
+// Application (ProductDeprecated), which is never created in 3scale, while an existing one stays Synced
+// and live; the usage report keeps the top usageReport.top accounts and feeds the metric.
 func TestDeprecatedProductKeepsItsApplicationsAndReportsThem(t *testing.T) {
 	ns := newNamespace(t)
 	acme, pw1 := devAccount(ns, "acme")
@@ -67,18 +73,23 @@ func TestDeprecatedProductKeepsItsApplicationsAndReportsThem(t *testing.T) {
 	product.Spec.UsageReport = &v1alpha1.UsageReportSpec{Top: 1}
 	apps := []syncedObject{application(ns, "a1", "acme", "basic"), application(ns, "a2", "acme", "basic"), application(ns, "o1", "other", "basic")}
 	create(t, defaultSecret(ns), acme, pw1, other, pw2, backend, product, plan, apps[0], apps[1], apps[2])
-	waitState(t, v1alpha1.ConditionSynced, append(apps, product, plan)...)
+	waitState(t, v1alpha1.ConditionSynced, append(apps, product, plan, acme)...)
 	update(t, product, func() { product.Spec.Lifecycle = v1alpha1.LifecycleDeprecated })
 	eventually(t, waitTimeout, func() string {
 		if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(product), product); err != nil {
 			return err.Error()
 		}
-		u := product.Status.Usage
-		if u == nil || u.LiveApplications != 3 || len(u.Accounts) != 1 || u.Accounts[0].Account != "Org acme" || len(u.Accounts[0].Applications) != 2 {
-			return fmt.Sprintf("usage report %+v", u)
+		if u := product.Status.Usage; u == nil || u.LiveApplications != 3 {
+			return fmt.Sprintf("usage report %+v, want 3 live applications", u)
 		}
 		return ""
 	})
+	// usageReport.top: 1 keeps the account with the most applications.
+	want := []v1alpha1.AccountUsage{{Account: "Org acme", AccountID: acme.Status.AccountID,
+		Applications: []v1alpha1.ApplicationUsage{{Name: "a1", Plan: "basic"}, {Name: "a2", Plan: "basic"}}}}
+	if diff := cmp.Diff(want, product.Status.Usage.Accounts); diff != "" {
+		t.Errorf("accounts of the usage report (-want +got):\n%s", diff)
+	}
 	if got := planStates(ns); got["basic"] != "hidden" {
 		t.Errorf("plan of a Deprecated product is %s, want hidden", got["basic"])
 	}
@@ -89,61 +100,371 @@ func TestDeprecatedProductKeepsItsApplicationsAndReportsThem(t *testing.T) {
 	create(t, newcomer)
 	waitReason(t, newcomer, v1alpha1.ConditionInvalid, ReasonProductDeprecated)
 	waitState(t, v1alpha1.ConditionSynced, apps...)
+	if got := sim.Count(ns, simulator.KindApplications); got != 3 {
+		t.Errorf("%d applications in 3scale, want the 3 that existed before the product was deprecated", got)
+	}
 	for _, a := range sim.Objects(ns, simulator.KindApplications) {
 		if a["state"] != "live" {
 			t.Errorf("application %v is %v, want live", a["name"], a["state"])
 		}
 	}
-	// At most one list of the product's applications per period (2s in the tests).
-	sim.ResetStats()
-	time.Sleep(5 * time.Second)
-	lists := 0
-	for _, c := range sim.Stats().Calls {
-		if c.Tenant == ns && c.Endpoint == "/admin/api/applications.json" {
-			lists += c.Count
-		}
-	}
-	if lists < 1 || lists > 3 {
-		t.Errorf("%d usage lists in 5s with a 2s period, want 2 or 3 (at most one per period)", lists)
-	}
 }
 
-// TestRetiredProductSuspendsItsApplications: Retired suspends every application in 3scale, deletes their
-// credentials Secrets, and leaves each Application Invalid (Stalled) saying when the product was
-// retired; the Product counts them; nothing leaves Retired.
-func TestRetiredProductSuspendsItsApplications(t *testing.T) {
-	ns := newNamespace(t)
-	acc, pw := devAccount(ns, "acme")
-	backend, product, plan := petsBackend(ns), petstoreProduct(ns, "pets"), basicPlan(ns, "basic", "petstore")
-	apps := []syncedObject{application(ns, "a1", "acme", "basic"), application(ns, "a2", "acme", "basic")}
-	create(t, defaultSecret(ns), acc, pw, backend, product, plan, apps[0], apps[1])
-	waitState(t, v1alpha1.ConditionSynced, append(apps, product)...)
-	update(t, product, func() { product.Spec.Lifecycle = v1alpha1.LifecycleDeprecated })
-	update(t, product, func() { product.Spec.Lifecycle = v1alpha1.LifecycleRetired })
-	for _, a := range apps {
-		waitReason(t, a, v1alpha1.ConditionInvalid, ReasonProductRetired)
-		if _, _, msg := lifecycle(t, a); !strings.Contains(msg, "product petstore was retired on "+time.Now().UTC().Format(time.DateOnly)) {
-			t.Errorf("%s: %q", a.GetName(), msg)
-		}
-		var secret corev1.Secret
-		err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: a.GetName() + "-credentials"}, &secret)
-		if !apierrors.IsNotFound(err) {
-			t.Errorf("the credentials Secret of %s is still there (%v)", a.GetName(), err)
+// signUpByHand makes a developer account in 3scale behind apimsync's back, as a developer-portal
+// sign-up would, with one application per name on the plan: no DeveloperAccount or Application object
+// manages them. It returns the account's id.
+func signUpByHand(t *testing.T, ns, org string, planID int64, apps ...string) int64 {
+	t.Helper()
+	c, ctx := byHand(t, ns), context.Background()
+	login := strings.ToLower(strings.ReplaceAll(org, " ", "-"))
+	acc, err := c.Signup(ctx, tsclient.SignupParams{OrgName: org, Username: login, Email: login + "@example.com", Password: "s3cret-long-enough"})
+	if err != nil {
+		t.Fatalf("sign-up of %s: %v", org, err)
+	}
+	for _, name := range apps {
+		if _, err := c.CreateApplication(ctx, acc.ID, tsclient.ApplicationParams{PlanID: planID, Name: name}); err != nil {
+			t.Fatalf("application %s of %s: %v", name, org, err)
 		}
 	}
-	for _, a := range sim.Objects(ns, simulator.KindApplications) {
-		if a["state"] != "suspended" {
-			t.Errorf("application %v is %v, want suspended", a["name"], a["state"])
+	return acc.ID
+}
+
+// listCalls counts the tenant's lists of a product's applications (the usage report's call) since the
+// simulator's statistics were reset.
+func listCalls(ns string) int {
+	n := 0
+	for _, c := range sim.Stats().Calls {
+		if c.Tenant == ns && c.Method == "GET" && c.Endpoint == "/admin/api/applications.json" {
+			n += c.Count
 		}
 	}
+	return n
+}
+
+// usageOf reads the product again and returns its usage report.
+func usageOf(t *testing.T, product *v1alpha1.Product) *v1alpha1.ProductUsage {
+	t.Helper()
+	if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(product), product); err != nil {
+		t.Fatal(err)
+	}
+	return product.Status.Usage
+}
+
+// moveTo moves the product to a lifecycle stage and waits until the controller has acted upon it.
+func moveTo(t *testing.T, product *v1alpha1.Product, stage v1alpha1.ProductLifecycle) {
+	t.Helper()
+	update(t, product, func() { product.Spec.Lifecycle = stage })
 	eventually(t, waitTimeout, func() string {
-		if _, _, msg := lifecycle(t, product); !strings.Contains(msg, "2 applications suspended") {
-			return "product message: " + msg
+		if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(product), product); err != nil {
+			return err.Error()
+		}
+		if product.Status.Lifecycle != stage {
+			return fmt.Sprintf("status.lifecycle is %q, want %q", product.Status.Lifecycle, stage)
 		}
 		return ""
 	})
+}
+
+// describedEvents lists an object's Events the way `kubectl describe` shows them, oldest first:
+// "Type  Reason  From  Message".
+func describedEvents(t *testing.T, obj client.Object) []string {
+	t.Helper()
+	var list eventsv1.EventList
+	if err := k8s.List(context.Background(), &list, client.InNamespace(obj.GetNamespace())); err != nil {
+		t.Fatal(err)
+	}
+	kind := fmt.Sprintf("%T", obj)[len("*v1alpha1."):]
+	var evs []eventsv1.Event
+	for _, e := range list.Items {
+		if e.Regarding.Name == obj.GetName() && e.Regarding.Kind == kind {
+			evs = append(evs, e)
+		}
+	}
+	slices.SortStableFunc(evs, func(a, b eventsv1.Event) int { return a.EventTime.Compare(b.EventTime.Time) })
+	out := make([]string, 0, len(evs))
+	for _, e := range evs {
+		line := fmt.Sprintf("%s  %s  %s  %s", e.Type, e.Reason, e.ReportingController, e.Note)
+		if e.Series != nil && e.Series.Count > 1 {
+			line += fmt.Sprintf(" (x%d)", e.Series.Count)
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// condition returns the status and message of one condition of an object, read again.
+func condition(t *testing.T, obj syncedObject, kind string) (metav1.ConditionStatus, string) {
+	t.Helper()
+	if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(obj), obj); err != nil {
+		t.Fatal(err)
+	}
+	c := meta.FindStatusCondition(obj.GetSyncStatus().Conditions, kind)
+	if c == nil {
+		return "", ""
+	}
+	return c.Status, c.Message
+}
+
+// TestUsageReportNamesAccountsApplicationsAndPlans: a Deprecated product's report counts every live
+// application on it (with or without an Application object), lists the default top 10 of 13 accounts
+// (most applications first, then by account id) with their applications and plans, and lists the
+// product's applications at most once per period however often the product is reconciled.
+func TestUsageReportNamesAccountsApplicationsAndPlans(t *testing.T) {
+	ns := newNamespace(t)
+	acme, pw1 := devAccount(ns, "acme")
+	other, pw2 := devAccount(ns, "other")
+	backend, product := petsBackend(ns), petstoreProduct(ns, "pets")
+	basic, gold := basicPlan(ns, "basic", "petstore"), basicPlan(ns, "gold", "petstore")
+	apps := []syncedObject{application(ns, "a1", "acme", "basic"), application(ns, "a2", "acme", "gold"), application(ns, "o1", "other", "gold")}
+	create(t, defaultSecret(ns), acme, pw1, other, pw2, backend, product, basic, gold, apps[0], apps[1], apps[2])
+	waitState(t, v1alpha1.ConditionSynced, append(apps, product, basic, gold, acme, other)...)
+	// 11 developer-portal sign-ups, one application each, made after the two accounts above (higher ids).
+	want := []v1alpha1.AccountUsage{
+		{Account: "Org acme", AccountID: acme.Status.AccountID, Applications: []v1alpha1.ApplicationUsage{{Name: "a1", Plan: "basic"}, {Name: "a2", Plan: "gold"}}},
+		{Account: "Org other", AccountID: other.Status.AccountID, Applications: []v1alpha1.ApplicationUsage{{Name: "o1", Plan: "gold"}}},
+	}
+	for i := range 11 {
+		org := fmt.Sprintf("Portal %02d", i)
+		id := signUpByHand(t, ns, org, basic.Status.PlanID, fmt.Sprintf("portal-app-%02d", i))
+		if len(want) < 10 {
+			want = append(want, v1alpha1.AccountUsage{Account: org, AccountID: id,
+				Applications: []v1alpha1.ApplicationUsage{{Name: fmt.Sprintf("portal-app-%02d", i), Plan: "basic"}}})
+		}
+	}
+	moveTo(t, product, v1alpha1.LifecycleDeprecated)
+	eventually(t, waitTimeout, func() string {
+		if u := usageOf(t, product); u == nil || u.LiveApplications != 14 {
+			return fmt.Sprintf("usage report %+v, want 14 live applications", u)
+		}
+		return ""
+	})
+	if diff := cmp.Diff(want, product.Status.Usage.Accounts); diff != "" {
+		t.Errorf("accounts of the usage report (-want +got):\n%s", diff)
+	}
+	if _, _, msg := lifecycle(t, product); !strings.Contains(msg, "deprecated since "+time.Now().UTC().Format(time.DateOnly)+": 14 live applications in 10 accounts still use it") {
+		t.Errorf("the Deprecated product's message: %q", msg)
+	}
+
+	// Reconciled every 200ms for 5s (each bump of sync-now re-reads the product from 3scale): with a 2s
+	// period, at most 3 lists.
+	sim.ResetStats()
+	deadline := time.Now().Add(5 * time.Second)
+	bumps := 0
+	for ; time.Now().Before(deadline); bumps++ {
+		update(t, product, func() {
+			product.Annotations = map[string]string{v1alpha1.SyncNowAnnotation: fmt.Sprint(bumps)}
+		})
+		time.Sleep(200 * time.Millisecond)
+	}
+	lists := listCalls(ns)
+	reads := 0
+	for _, c := range sim.Stats().Calls {
+		if c.Tenant == ns && c.Method == "GET" && c.Endpoint == "/admin/api/services/{service_id}/proxy.json" {
+			reads += c.Count
+		}
+	}
+	if reads < bumps/2 {
+		t.Fatalf("the product was read %d times for %d sync-now bumps: the reconciles this test forces did not happen", reads, bumps)
+	}
+	if lists < 1 || lists > 3 {
+		t.Errorf("%d lists of the product's applications in 5s of %d reconciles with a 2s period, want 1 to 3 (at most one per period)", lists, reads)
+	}
+}
+
+// TestLifecycleMovesAreEventsAndDrivePlans: each move (Draft → Published → Deprecated → Published →
+// Deprecated → Retired) is an Event, in order, as `kubectl describe` shows; a plan with published: false
+// stays hidden on a Published product, and un-deprecating re-publishes the plans that want to be.
+func TestLifecycleMovesAreEventsAndDrivePlans(t *testing.T) {
+	ns := newNamespace(t)
+	backend, product := petsBackend(ns), petstoreProduct(ns, "pets")
+	product.Spec.Lifecycle = v1alpha1.LifecycleDraft
+	open, closed := basicPlan(ns, "open", "petstore"), basicPlan(ns, "closed", "petstore")
+	unpublished := false
+	closed.Spec.Published = &unpublished
+	create(t, defaultSecret(ns), backend, product, open, closed)
+	waitState(t, v1alpha1.ConditionSynced, product, open, closed)
+	plansAre := func(stage v1alpha1.ProductLifecycle, wantOpen string) {
+		t.Helper()
+		eventually(t, waitTimeout, func() string {
+			if got := planStates(ns); got["open"] != wantOpen || got["closed"] != "hidden" {
+				return fmt.Sprintf("plans of a %s product: %v, want open %s and closed hidden", stage, got, wantOpen)
+			}
+			return ""
+		})
+	}
+	plansAre(v1alpha1.LifecycleDraft, "hidden")
+	moves := []struct {
+		to       v1alpha1.ProductLifecycle
+		wantOpen string
+	}{
+		{v1alpha1.LifecyclePublished, "published"},
+		{v1alpha1.LifecycleDeprecated, "hidden"},
+		{v1alpha1.LifecyclePublished, "published"}, // un-deprecate
+		{v1alpha1.LifecycleDeprecated, "hidden"},
+		{v1alpha1.LifecycleRetired, "hidden"},
+	}
+	for _, m := range moves {
+		moveTo(t, product, m.to)
+		plansAre(m.to, m.wantOpen)
+	}
+	// One Event per move, in order (each regards another resourceVersion of the product, so the second
+	// Published → Deprecated is an Event of its own, not a series).
+	var want []string
+	from := v1alpha1.LifecycleDraft
+	for _, m := range moves {
+		want = append(want, fmt.Sprintf("Normal  %s  apimsync-product  the product moved from %s to %s", ReasonLifecycleChanged, from, m.to))
+		from = m.to
+	}
+	eventually(t, waitTimeout, func() string {
+		var got []string
+		for _, e := range describedEvents(t, product) {
+			if strings.Contains(e, ReasonLifecycleChanged) {
+				got = append(got, e)
+			}
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			return "lifecycle events (-want +got):\n" + diff
+		}
+		return ""
+	})
+	eventually(t, waitTimeout, func() string {
+		if _, _, msg := lifecycle(t, product); !strings.Contains(msg, "retired on "+time.Now().UTC().Format(time.DateOnly)+": 0 applications suspended, 0 still live") {
+			return "the Retired product's message: " + msg
+		}
+		return ""
+	})
+}
+
+// TestRetiredProductSuspendsEveryApplicationOnIt: retiring a product suspends every application on it in
+// 3scale, also those no Application object manages (developer-portal sign-ups), and nothing on another
+// product; the first report in Retired already counts them; each Application is Stalled saying when
+// the product was retired, and its credentials Secret (custom name or not) is deleted; nothing leaves
+// Retired.
+func TestRetiredProductSuspendsEveryApplicationOnIt(t *testing.T) {
+	ns, ctx := newNamespace(t), context.Background()
+	acc, pw := devAccount(ns, "acme")
+	backend, product, plan := petsBackend(ns), petstoreProduct(ns, "pets"), basicPlan(ns, "basic", "petstore")
+	a1, a2 := application(ns, "a1", "acme", "basic"), application(ns, "a2", "acme", "basic")
+	a1.Spec.CredentialsSecretName = "a1-keys"
+	create(t, defaultSecret(ns), acc, pw, backend, product, plan, a1, a2)
+	waitState(t, v1alpha1.ConditionSynced, a1, a2, product, plan)
+	secrets := []string{"a1-keys", "a2-credentials"}
+	for _, name := range secrets {
+		if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &corev1.Secret{}); err != nil {
+			t.Fatalf("credentials Secret %s before retiring: %v", name, err)
+		}
+	}
+	// Behind apimsync's back: a portal sign-up with two applications on the product, and a product
+	// apimsync does not manage, with a live application of the same account.
+	portal := signUpByHand(t, ns, "Portal dev", plan.Status.PlanID, "signup-1", "signup-2")
+	c := byHand(t, ns)
+	stranger, err := c.CreateProduct(ctx, tsclient.ProductParams{Name: "Stranger", SystemName: "stranger"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	strangerPlan, err := c.CreatePlan(ctx, stranger.ID, tsclient.PlanParams{Name: "free", SystemName: "free"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CreateApplication(ctx, portal, tsclient.ApplicationParams{PlanID: strangerPlan.ID, Name: "elsewhere"}); err != nil {
+		t.Fatal(err)
+	}
+
+	moveTo(t, product, v1alpha1.LifecycleDeprecated)
+	moveTo(t, product, v1alpha1.LifecycleRetired)
+	// The first report taken in Retired counts the suspensions already (no wait for the next period).
+	var first v1alpha1.ProductUsage
+	eventually(t, waitTimeout, func() string {
+		u := usageOf(t, product)
+		if u == nil || u.Lifecycle != v1alpha1.LifecycleRetired {
+			return fmt.Sprintf("no usage report taken in Retired: %+v", u)
+		}
+		first = *u
+		return ""
+	})
+	if first.SuspendedApplications != 4 || first.LiveApplications != 0 {
+		t.Errorf("first report of the Retired product: %d suspended, %d live; want 4 and 0", first.SuspendedApplications, first.LiveApplications)
+	}
+	today := time.Now().UTC().Format(time.DateOnly)
+	if _, _, msg := lifecycle(t, product); !strings.Contains(msg, "retired on "+today+": 4 applications suspended, 0 still live") {
+		t.Errorf("the Retired product's message: %q", msg)
+	}
+	eventually(t, waitTimeout, func() string {
+		ev := strings.Join(describedEvents(t, product), "\n")
+		if !strings.Contains(ev, "Normal  "+ReasonApplicationsSuspended+"  apimsync-product  the product is retired: 4 applications suspended in 3scale") {
+			return "no event with the count of suspended applications:\n" + ev
+		}
+		return ""
+	})
+	for _, a := range sim.Objects(ns, simulator.KindApplications) {
+		want := "suspended"
+		if fmt.Sprint(a["service_id"]) == fmt.Sprint(stranger.ID) {
+			want = "live" // not ours
+		}
+		if a["state"] != want {
+			t.Errorf("application %v (service %v) is %v, want %s", a["name"], a["service_id"], a["state"], want)
+		}
+	}
+	if got := sim.Count(ns, simulator.KindApplications); got != 5 {
+		t.Errorf("%d applications in 3scale, want 5", got)
+	}
+	for _, a := range []syncedObject{a1, a2} {
+		waitReason(t, a, v1alpha1.ConditionInvalid, ReasonProductRetired)
+		if status, msg := condition(t, a, v1alpha1.ConditionStalled); status != metav1.ConditionTrue || !strings.Contains(msg, "product petstore was retired on "+today) {
+			t.Errorf("%s: Stalled is %q (%q), want True saying when the product was retired", a.GetName(), status, msg)
+		}
+	}
+	for _, name := range secrets {
+		err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &corev1.Secret{})
+		if !apierrors.IsNotFound(err) {
+			t.Errorf("the credentials Secret %s is still there (%v)", name, err)
+		}
+	}
 	product.Spec.Lifecycle = v1alpha1.LifecyclePublished
-	if err := k8s.Update(context.Background(), product); err == nil || !strings.Contains(err.Error(), "stays Retired") {
+	if err := k8s.Update(ctx, product); err == nil || !strings.Contains(err.Error(), "stays Retired") {
 		t.Errorf("leaving Retired: %v, want refused", err)
+	}
+}
+
+// TestRetiredProductTakesNoApplicationAndIsDeletedByTheCascade: a Draft product retired at once
+// suspends its preview application; the one that waited for publication and a new one are refused
+// (ProductRetired) and never created in 3scale; deleting the Retired product deletes its plans and
+// their Applications first, then the service, as for any product.
+func TestRetiredProductTakesNoApplicationAndIsDeletedByTheCascade(t *testing.T) {
+	ns := newNamespace(t)
+	acc, pw := devAccount(ns, "acme")
+	backend, product := petsBackend(ns), petstoreProduct(ns, "pets")
+	product.Spec.Lifecycle = v1alpha1.LifecycleDraft
+	basic, internal := basicPlan(ns, "basic", "petstore"), basicPlan(ns, "internal", "petstore")
+	internal.Spec.AllowInDraft = true
+	waiting, tester := application(ns, "early", "acme", "basic"), application(ns, "tester", "acme", "internal")
+	create(t, defaultSecret(ns), acc, pw, backend, product, basic, internal, waiting, tester)
+	waitState(t, v1alpha1.ConditionSynced, tester, basic, internal)
+	waitReason(t, waiting, v1alpha1.ConditionOrphan, ReasonProductDraft)
+
+	moveTo(t, product, v1alpha1.LifecycleRetired)
+	waitReason(t, tester, v1alpha1.ConditionInvalid, ReasonProductRetired)
+	newcomer := application(ns, "late", "acme", "basic")
+	create(t, newcomer)
+	for _, a := range []syncedObject{waiting, newcomer} {
+		waitReason(t, a, v1alpha1.ConditionInvalid, ReasonProductRetired)
+		if _, _, msg := lifecycle(t, a); !strings.Contains(msg, "is Retired: it takes no application") {
+			t.Errorf("%s: %q", a.GetName(), msg)
+		}
+	}
+	remote := sim.Objects(ns, simulator.KindApplications)
+	if len(remote) != 1 || remote[0]["state"] != "suspended" {
+		t.Errorf("applications in 3scale: %v, want only the tester's, suspended", remote)
+	}
+
+	deleteObjects(t, product)
+	waitGone(t, product, basic, internal, tester, waiting, newcomer)
+	for _, kind := range []string{simulator.KindServices, simulator.KindPlans, simulator.KindApplications} {
+		if got := sim.Count(ns, kind); got != 0 {
+			t.Errorf("%d %s left in 3scale, want 0", got, kind)
+		}
+	}
+	if ev := strings.Join(eventsOf(t, product), "\n"); !strings.Contains(ev, "RemoteDeleted") {
+		t.Errorf("the product has no RemoteDeleted event: %s", ev)
 	}
 }

@@ -30,6 +30,9 @@ type productSnapshot struct {
 	Policies []tsclient.Policy
 	Usages   []tsclient.BackendUsage
 	Children *childrenSnapshot
+	// Retiring, set by Observe only (never cached), holds the applications of a retired product whose
+	// live ones Update suspends (productLifecycle.suspendAll).
+	Retiring []tsclient.Application
 }
 
 // productDesired is what Resolve learnt from the Product's dependencies.
@@ -286,12 +289,17 @@ func (s *ProductSyncer) Observe(ctx context.Context, p *v1alpha1.Product, sess *
 	}
 	p.Status.MetricsHash = snap.Children.metricsHash()
 	if sess.PeriodicDue && p.Status.ProductID != 0 {
-		if err := s.Lifecycle.refreshUsage(ctx, sess.Remote, p); err != nil {
+		retiring, err := s.Lifecycle.refreshUsage(ctx, sess.Remote, p)
+		if err != nil {
 			return engine.Observation{}, err
+		}
+		if retiring != nil {
+			snap = snap.clone()
+			snap.Retiring = retiring
 		}
 		sess.Note = usageNote(p)
 	}
-	return engine.Observation{Exists: true, UpToDate: s.upToDate(p, sess, snap), Diff: snap}, nil
+	return engine.Observation{Exists: true, UpToDate: snap.Retiring == nil && s.upToDate(p, sess, snap), Diff: snap}, nil
 }
 
 func (s *ProductSyncer) upToDate(p *v1alpha1.Product, sess *engine.Session, snap *productSnapshot) bool {
@@ -405,13 +413,22 @@ func (s *ProductSyncer) Create(ctx context.Context, p *v1alpha1.Product, sess *e
 	return s.Update(ctx, p, sess, engine.Observation{Exists: true, Diff: snap})
 }
 
-// Update implements engine.Syncer: writes what differs, then deploys the proxy configuration to staging
+// Update implements engine.Syncer: suspends the live applications of a product just retired, writes
+// what differs, then deploys the proxy configuration to staging
 // when anything the gateway uses changed.
 func (s *ProductSyncer) Update(ctx context.Context, p *v1alpha1.Product, sess *engine.Session, o engine.Observation) error {
 	snap := o.Diff.(*productSnapshot).clone()
 	d := sess.Desired.(*productDesired)
 	c, id := sess.Remote, snap.Product.ID
 	s.Snapshots.Forget(sess.Tenant, snapshotKindProduct, id)
+	if snap.Retiring != nil {
+		forget := func(appID int64) { s.Snapshots.Forget(sess.Tenant, snapshotKindApplication, appID) }
+		if err := s.Lifecycle.suspendAll(ctx, c, p, snap.Retiring, forget); err != nil {
+			return err
+		}
+		snap.Retiring = nil
+		sess.Note = usageNote(p)
+	}
 	if !serviceMatches(snap.Product, p) {
 		updated, err := c.UpdateProduct(ctx, id, productParams(p, ""))
 		if err != nil {

@@ -360,6 +360,10 @@ type ProductUsage struct {
 	Accounts []AccountUsage `json:"accounts,omitempty"`
 	// RefreshedAt is when the report was read from 3scale.
 	RefreshedAt metav1.Time `json:"refreshedAt"`
+	// Lifecycle is the stage the report was taken in. A Retired product's first report in that stage is
+	// taken as it suspends every live application on the product.
+	// +optional
+	Lifecycle ProductLifecycle `json:"lifecycle,omitempty"`
 }
 
 // AccountUsage is one account's live applications on a product.
