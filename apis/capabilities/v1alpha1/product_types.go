@@ -163,7 +163,8 @@ type GatewayOptions struct {
 	// +optional
 	Security *SecuritySpec `json:"security,omitempty"`
 
-	// GatewayResponse: status codes, headers and bodies the gateway answers with on errors.
+	// GatewayResponse: status codes, headers and bodies the gateway answers with on errors. A response
+	// removed from the spec goes back to porta's default (403/403/404/429, text/plain, porta's texts).
 	// +optional
 	GatewayResponse *GatewayResponseSpec `json:"gatewayResponse,omitempty"`
 }
@@ -246,13 +247,14 @@ type OIDCAuthenticationFlowSpec struct {
 
 // SecuritySpec holds the gateway's upstream security settings.
 type SecuritySpec struct {
-	// HostHeader overrides the Host header sent upstream.
+	// HostHeader overrides the Host header sent upstream. Removing it empties it in 3scale.
 	// +kubebuilder:validation:MaxLength=255
 	// +optional
 	HostHeader string `json:"hostHeader,omitempty"`
 
 	// SecretToken is sent upstream in X-3scale-proxy-secret-token so the backend can refuse calls that
-	// bypass the gateway.
+	// bypass the gateway. Removing it keeps the token 3scale has (porta generates a random one and has
+	// no default to go back to); set another value to change it.
 	// +kubebuilder:validation:MaxLength=255
 	// +optional
 	SecretToken string `json:"secretToken,omitempty"`
