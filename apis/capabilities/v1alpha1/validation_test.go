@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	. "github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
@@ -16,10 +17,13 @@ import (
 )
 
 // These tests run the CRDs' OpenAPI and CEL validation on a real kube-apiserver.
-var k8s client.Client
+var (
+	k8s     client.Client
+	restCfg *rest.Config
+)
 
 func TestMain(m *testing.M) {
-	os.Exit(testenv.Main(m, func(env *testenv.Env) { k8s = env.Client }))
+	os.Exit(testenv.Main(m, func(env *testenv.Env) { k8s, restCfg = env.Client, env.Config }))
 }
 
 func namespace(t *testing.T) string {
