@@ -58,8 +58,11 @@ type applicationDesired struct {
 	// AppIDMode is true for products whose applications are identified by app id and keys (and OIDC).
 	AppIDMode bool
 	// UserKey, AppID and AppKeys are the credentials the spec asks for; empty: 3scale generates them.
+	// When AppKeys names keys, they are the application's keys: others are deleted.
 	UserKey, AppID string
 	AppKeys        []string
+	// KeysLimit is how many keys 3scale lets the application hold.
+	KeysLimit int
 	// Retire: the product was retired; the application is to be suspended and its credentials Secret
 	// deleted.
 	Retire bool
@@ -136,7 +139,7 @@ func (s *ApplicationSyncer) Resolve(ctx context.Context, a *v1alpha1.Application
 	}
 	_, backendVersion := serviceAttrs(&product)
 	desired := &applicationDesired{AccountID: acc.Status.AccountID, PlanID: plan.Status.PlanID, ProductID: plan.Status.ProductID,
-		AppIDMode: backendVersion != "1"}
+		AppIDMode: backendVersion != "1", KeysLimit: appKeysLimit(backendVersion)}
 	if err := lifecycleAllows(a, &plan, &product, desired); err != nil {
 		return err
 	}
@@ -208,7 +211,17 @@ func (s *ApplicationSyncer) dependency(ctx context.Context, ns, name string, obj
 	return nil
 }
 
-// resolveCredentials reads the credentials the spec names, if any.
+// appKeysLimit is porta's Cinstance#keys_limit: one key for an OIDC application, ApplicationKey::KEYS_LIMIT
+// (5) for the others (porta's app/models/cinstance.rb:219-226, app/models/application_key.rb:4).
+func appKeysLimit(backendVersion string) int {
+	if backendVersion == "oidc" {
+		return 1
+	}
+	return 5
+}
+
+// resolveCredentials reads the credentials the spec names, if any. In app id mode the Secret's keys, when
+// it lists any, are all the keys the application is to have (at most the product's limit).
 func (s *ApplicationSyncer) resolveCredentials(ctx context.Context, a *v1alpha1.Application, d *applicationDesired) error {
 	ref := a.Spec.CredentialsRef
 	if ref == nil {
@@ -231,6 +244,10 @@ func (s *ApplicationSyncer) resolveCredentials(ctx context.Context, a *v1alpha1.
 		}
 		if d.AppID == "" {
 			return engine.Invalid(ReasonInvalidSpec, "Secret %q (spec.credentialsRef) has no %s: the plan's product identifies applications by app id and key", ref.Name, credentialAppID)
+		}
+		if len(d.AppKeys) > d.KeysLimit {
+			return engine.Invalid(ReasonInvalidSpec, "Secret %q (spec.credentialsRef) lists %d app keys: 3scale keeps at most %d per application of this product",
+				ref.Name, len(d.AppKeys), d.KeysLimit)
 		}
 		return nil
 	}
@@ -309,8 +326,25 @@ func appMatches(snap *applicationSnapshot, a *v1alpha1.Application, d *applicati
 	if !appAttrsMatch(r, a, d) || r.PlanID != d.PlanID || (r.State != appState(a) && r.State != "pending") {
 		return false
 	}
+	return appIDMatches(r, d) && keysMatch(snap.Keys, d)
+}
+
+// appIDMatches reports whether the application has the app id the credentials Secret names, if any.
+func appIDMatches(r tsclient.Application, d *applicationDesired) bool {
+	return !d.AppIDMode || d.AppID == "" || r.ApplicationID == d.AppID
+}
+
+// keysMatch reports whether the application's keys are those the credentials Secret lists, if it lists
+// any (none listed: the keys are 3scale's, whatever they are).
+func keysMatch(keys []string, d *applicationDesired) bool {
+	if len(d.AppKeys) == 0 {
+		return true
+	}
+	if len(keys) != len(d.AppKeys) {
+		return false
+	}
 	for _, k := range d.AppKeys {
-		if !slices.Contains(snap.Keys, k) {
+		if !slices.Contains(keys, k) {
 			return false
 		}
 	}
@@ -381,6 +415,11 @@ func (s *ApplicationSyncer) Update(ctx context.Context, a *v1alpha1.Application,
 	if d.Retire {
 		return s.retire(ctx, a, sess, snap)
 	}
+	if !appIDMatches(snap.App, d) {
+		// porta's application_id is read-only (attr_readonly, app/lib/backend/model_extensions/cinstance.rb:17).
+		return engine.Invalid(ReasonInvalidSpec, "Secret %q (spec.credentialsRef) names another %s than the application's in 3scale, which cannot change: "+
+			"restore it, or create a new Application with the new one", a.Spec.CredentialsRef.Name, credentialAppID)
+	}
 	var err error
 	if !appAttrsMatch(snap.App, a, d) {
 		if snap.App, err = deref(c.UpdateApplication(ctx, d.AccountID, id, tsclient.ApplicationParams{Name: a.Spec.Name,
@@ -403,19 +442,61 @@ func (s *ApplicationSyncer) Update(ctx context.Context, a *v1alpha1.Application,
 	if err != nil {
 		return fmt.Errorf("cannot change the state of application %q: %w", a.Spec.Name, err)
 	}
-	for _, k := range d.AppKeys {
-		if !slices.Contains(snap.Keys, k) {
-			if err := c.CreateApplicationKey(ctx, d.AccountID, id, k); err != nil {
-				return fmt.Errorf("cannot add a key to application %q: %w", a.Spec.Name, err)
-			}
-			snap.Keys = append(snap.Keys, k)
-		}
+	if err := syncKeys(ctx, c, a, d, snap); err != nil {
+		return err
 	}
 	a.Status.PlanID = snap.App.PlanID
 	if err := s.writeCredentials(ctx, a, snap); err != nil {
 		return err
 	}
 	s.Snapshots.Put(sess.Tenant, snapshotKindApplication, id, snap)
+	return nil
+}
+
+// syncKeys makes the application's keys those the credentials Secret lists, when it lists any: the keys
+// it adds are added before the ones it no longer lists are deleted, so that a rotated key (old removed,
+// new added) never leaves the application without a valid key. Only when the product's key limit leaves
+// no room for a new key is a removed one deleted first. porta's admin API deletes any key, the last one
+// too (application_key.rb:49-54, buyer_application_keys_controller.rb:20): a Secret that lists no key
+// keeps 3scale's. Errors never name a key.
+func syncKeys(ctx context.Context, c *tsclient.Client, a *v1alpha1.Application, d *applicationDesired, snap *applicationSnapshot) error {
+	if len(d.AppKeys) == 0 {
+		return nil
+	}
+	id := snap.App.ID
+	var stale []string
+	for _, k := range snap.Keys {
+		if !slices.Contains(d.AppKeys, k) {
+			stale = append(stale, k)
+		}
+	}
+	remove := func(k string) error {
+		if err := ignoreNotFound(c.DeleteApplicationKey(ctx, d.AccountID, id, k)); err != nil {
+			return fmt.Errorf("cannot delete a key of application %q: %w", a.Spec.Name, err)
+		}
+		snap.Keys = slices.DeleteFunc(snap.Keys, func(v string) bool { return v == k })
+		return nil
+	}
+	for _, k := range d.AppKeys {
+		if slices.Contains(snap.Keys, k) {
+			continue
+		}
+		if len(snap.Keys) >= d.KeysLimit && len(stale) > 0 {
+			if err := remove(stale[0]); err != nil {
+				return err
+			}
+			stale = stale[1:]
+		}
+		if err := c.CreateApplicationKey(ctx, d.AccountID, id, k); err != nil {
+			return fmt.Errorf("cannot add a key to application %q: %w", a.Spec.Name, err)
+		}
+		snap.Keys = append(snap.Keys, k)
+	}
+	for _, k := range stale {
+		if err := remove(k); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

@@ -150,8 +150,10 @@ func applicationRoutes() []route {
 			})
 		}),
 		handle("POST", "/admin/api/accounts/{account_id}/applications/{application_id}/keys.json", createApplicationKey),
-		// remove! finds the key by value (404 when absent) and deletes it; unlike the developer portal it
-		// does not keep the last key of a service with mandatory app keys (application_key.rb:49-54).
+		// remove! (buyer_application_keys_controller.rb:20) finds the key by value (404 when absent) and
+		// deletes it; unlike the portals' remove (application_key.rb:45-47,66-68, used by
+		// provider/admin/keys_controller.rb:48 and the developer portal's keys_controller.rb:36) it does not
+		// keep the last key of a service with mandatory app keys (application_key.rb:49-54).
 		handle("DELETE", "/admin/api/accounts/{account_id}/applications/{application_id}/keys/{key}.json", func(r *request) answer {
 			return withApp(r, "application_id", func(a *application) answer {
 				i := slices.IndexFunc(a.keys, func(k appKey) bool { return k.value == r.key })

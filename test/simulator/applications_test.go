@@ -92,6 +92,14 @@ func TestApplicationCredentialsAndStates(t *testing.T) {
 	h.check("generate a key", "POST", keysPath+".json", nil, 201, "")
 	h.check("remove a key", "DELETE", keysPath+"/secret-1.json", nil, 200, "")
 	h.check("remove an unknown key", "DELETE", keysPath+"/secret-1.json", nil, 404, `{"status":"Not found"}`)
+	// The admin API removes the last key of an app id/key application too: remove! has no can_remove?
+	// check (application_key.rb:49-54; only the portals' remove keeps the last one, :45-47,66-68).
+	for _, k := range listedKeys(h.check("keys left", "GET", keysPath+".json", nil, 200, "").body) {
+		h.check("remove key "+k, "DELETE", keysPath+"/"+k+".json", nil, 200, "")
+	}
+	if left := listedKeys(h.check("no key left", "GET", keysPath+".json", nil, 200, "").body); len(left) != 0 {
+		t.Errorf("keys %v left after removing them all", left)
+	}
 
 	// An OIDC application shows client_id and client_secret and may hold one key only.
 	res = h.check("oidc application", "POST", apps+".json", url.Values{"plan_id": {itoa(oidcPlan)}}, 201, "")

@@ -1,0 +1,475 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	"github.com/apimsync/apimsync/controllers/engine"
+	"github.com/apimsync/apimsync/test/simulator"
+)
+
+// Tests of Applications on their own: suspension, credentials (generated, brought, rotated, written),
+// their dependencies (Orphan, Invalid and back) and lost create answers.
+
+// ordersProduct is a product whose applications are identified by app id and keys.
+func ordersProduct(ns string) *v1alpha1.Product {
+	p := petstoreProduct(ns, "pets")
+	p.Name, p.Spec.Name = "orders", "Orders"
+	p.Spec.Authentication = &v1alpha1.AuthenticationSpec{AppKeyAppID: &v1alpha1.AppKeyAppIDAuthSpec{}}
+	return p
+}
+
+// credentialsSecret is a Secret an Application's spec.credentialsRef names.
+func credentialsSecret(ns, name string, data map[string]string) *corev1.Secret {
+	return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, StringData: data}
+}
+
+// withCredentials sets an Application's spec.credentialsRef.
+func withCredentials(a *v1alpha1.Application, secret string) *v1alpha1.Application {
+	a.Spec.CredentialsRef = &v1alpha1.ProviderAccountRef{Name: secret}
+	return a
+}
+
+// remoteApp returns the 3scale application of a synced Application, as 3scale renders it.
+func remoteApp(t *testing.T, ns string, a *v1alpha1.Application) map[string]any {
+	t.Helper()
+	if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(a), a); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range sim.Objects(ns, simulator.KindApplications) {
+		if fmt.Sprint(r["id"]) == fmt.Sprint(a.Status.ApplicationID) {
+			return r
+		}
+	}
+	t.Fatalf("application %s (id %d) is not in 3scale", a.Name, a.Status.ApplicationID)
+	return nil
+}
+
+// remoteKeys lists the keys of a synced Application's 3scale application, sorted.
+func remoteKeys(t *testing.T, ns string, a *v1alpha1.Application) []string {
+	t.Helper()
+	if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(a), a); err != nil {
+		t.Fatal(err)
+	}
+	keys, err := byHand(t, ns).ListApplicationKeys(context.Background(), a.Status.AccountID, a.Status.ApplicationID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, k := range keys {
+		out = append(out, k.Value)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// credentialsOf reads a credentials Secret's data as strings.
+func credentialsOf(t *testing.T, ns, name string) (map[string]string, *corev1.Secret) {
+	t.Helper()
+	var secret corev1.Secret
+	if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, &secret); err != nil {
+		t.Fatalf("credentials Secret %s: %v", name, err)
+	}
+	out := map[string]string{}
+	for k, v := range secret.Data {
+		out[k] = string(v)
+	}
+	return out, &secret
+}
+
+// keyWrites lists a tenant's writes to application keys from the from-th write on, as "METHOD code".
+func keyWrites(ns string, from int) []string {
+	var out []string
+	for _, w := range sim.Writes(ns)[from:] {
+		if strings.Contains(w.Endpoint, "/keys") {
+			out = append(out, fmt.Sprintf("%s %d", w.Method, w.Code))
+		}
+	}
+	return out
+}
+
+// assertNoSecretsShown fails if a credential value is in an Application's events, status or conditions.
+func assertNoSecretsShown(t *testing.T, secrets []string, apps ...*v1alpha1.Application) {
+	t.Helper()
+	for _, a := range apps {
+		if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(a), a); err != nil {
+			t.Fatal(err)
+		}
+		shown := strings.Join(eventsOf(t, a), "\n") + "\n" + fmt.Sprintf("%+v", a.Status)
+		for _, s := range secrets {
+			if strings.Contains(shown, s) {
+				t.Errorf("credential %q of %s is in its events or status:\n%s", s, a.Name, shown)
+			}
+		}
+	}
+}
+
+// TestApplicationSuspendAndResume: suspended: true suspends the application in 3scale, false makes it live
+// again, each with one call.
+func TestApplicationSuspendAndResume(t *testing.T) {
+	ns := newNamespace(t)
+	acc, pw := devAccount(ns, "acme")
+	app := application(ns, "app", "acme", "basic")
+	create(t, defaultSecret(ns), acc, pw, petsBackend(ns), petstoreProduct(ns, "pets"), basicPlan(ns, "basic", "petstore"), app)
+	waitState(t, v1alpha1.ConditionSynced, app)
+	if got := remoteApp(t, ns, app)["state"]; got != "live" {
+		t.Fatalf("the application is %v in 3scale, want live", got)
+	}
+	for _, step := range []struct {
+		suspended bool
+		state     string
+		call      string
+	}{{true, "suspended", "/suspend.json"}, {false, "live", "/resume.json"}} {
+		mark := len(sim.Writes(ns))
+		update(t, app, func() { app.Spec.Suspended = step.suspended })
+		waitState(t, v1alpha1.ConditionSynced, app)
+		if got := remoteApp(t, ns, app)["state"]; got != step.state {
+			t.Errorf("suspended: %v: the application is %v in 3scale, want %s", step.suspended, got, step.state)
+		}
+		var writes []string
+		for _, w := range sim.Writes(ns)[mark:] {
+			writes = append(writes, fmt.Sprintf("%s %s %d", w.Method, w.Endpoint[strings.LastIndex(w.Endpoint, "/"):], w.Code))
+		}
+		if want := []string{"PUT " + step.call + " 200"}; !slices.Equal(writes, want) {
+			t.Errorf("suspended: %v: writes %v, want %v", step.suspended, writes, want)
+		}
+	}
+}
+
+// TestApplicationBringYourOwnCredentials: credentials from spec.credentialsRef reach 3scale and the
+// credentials Secret, in user key mode and in app id and keys mode; a Secret without what the product needs,
+// with too many keys or with a key 3scale refuses makes the Application Invalid, saying why, and a fixed
+// Secret syncs it; no credential shows in events or status.
+func TestApplicationBringYourOwnCredentials(t *testing.T) {
+	ns := newNamespace(t)
+	acc, pw := devAccount(ns, "acme")
+	create(t, defaultSecret(ns), acc, pw, petsBackend(ns), petstoreProduct(ns, "pets"), ordersProduct(ns),
+		basicPlan(ns, "basic", "petstore"), basicPlan(ns, "orders-basic", "orders"))
+
+	const userKey, appID, key1, key2 = "byo-user-key-0001", "byo-app-id-01", "byo-key-one-1", "byo-key-two-2"
+	ukApp := withCredentials(application(ns, "uk-app", "acme", "basic"), "uk-creds")
+	idApp := withCredentials(application(ns, "id-app", "acme", "orders-basic"), "id-creds")
+	create(t, credentialsSecret(ns, "uk-creds", map[string]string{"user_key": userKey}),
+		credentialsSecret(ns, "id-creds", map[string]string{"app_id": appID, "app_keys": key1 + ", " + key2}), ukApp, idApp)
+	waitState(t, v1alpha1.ConditionSynced, ukApp, idApp)
+
+	if got := remoteApp(t, ns, ukApp)["user_key"]; got != userKey {
+		t.Errorf("user key in 3scale %v, want the Secret's", got)
+	}
+	if got, _ := credentialsOf(t, ns, "uk-app-credentials"); got["user_key"] != userKey || len(got) != 1 {
+		t.Errorf("credentials Secret of uk-app holds %v, want only the Secret's user key", sortedKeys(got))
+	}
+	if got := remoteApp(t, ns, idApp)["application_id"]; got != appID {
+		t.Errorf("app id in 3scale %v, want the Secret's", got)
+	}
+	if got, want := remoteKeys(t, ns, idApp), []string{key1, key2}; !slices.Equal(got, want) {
+		t.Errorf("keys in 3scale are not the Secret's (%d keys, want %d)", len(got), len(want))
+	}
+	got, _ := credentialsOf(t, ns, "id-app-credentials")
+	if got["app_id"] != appID || got["app_key"] != key1 || got["app_keys"] != key1+","+key2 || len(got) != 3 {
+		t.Errorf("credentials Secret of id-app: app_id ok %v, app_key ok %v, app_keys ok %v, fields %v", got["app_id"] == appID,
+			got["app_key"] == key1, got["app_keys"] == key1+","+key2, sortedKeys(got))
+	}
+
+	// Invalid Secrets, each saying what is wrong.
+	sixKeys := "k-one-1,k-two-2,k-three-3,k-four-4,k-five-5,k-six-6"
+	cases := []struct {
+		app, plan, reason, message string
+		data                       map[string]string
+	}{
+		{"uk-missing", "basic", ReasonInvalidSpec, `Secret "uk-missing-creds" (spec.credentialsRef) has no user_key: the plan's product identifies applications by user key`,
+			map[string]string{"app_id": "not-what-it-needs"}},
+		{"id-missing", "orders-basic", ReasonInvalidSpec, `Secret "id-missing-creds" (spec.credentialsRef) has no app_id: the plan's product identifies applications by app id and key`,
+			map[string]string{"user_key": "not-what-it-needs-either"}},
+		{"too-many-keys", "orders-basic", ReasonInvalidSpec, `Secret "too-many-keys-creds" (spec.credentialsRef) lists 6 app keys: 3scale keeps at most 5 per application of this product`,
+			map[string]string{"app_id": "too-many-01", "app_keys": sixKeys}},
+		{"refused-key", "orders-basic", engine.ReasonRemoteRejected, "application_keys is invalid",
+			map[string]string{"app_id": "refused-01", "app_key": "tiny"}},
+		{"taken-key", "basic", engine.ReasonRemoteRejected, "user_key has already been taken",
+			map[string]string{"user_key": userKey}},
+	}
+	var invalid []*v1alpha1.Application
+	for _, c := range cases {
+		a := withCredentials(application(ns, c.app, "acme", c.plan), c.app+"-creds")
+		create(t, credentialsSecret(ns, c.app+"-creds", c.data), a)
+		invalid = append(invalid, a)
+	}
+	for i, c := range cases {
+		waitReason(t, invalid[i], v1alpha1.ConditionInvalid, c.reason)
+		if _, _, msg := lifecycle(t, invalid[i]); !strings.Contains(msg, c.message) {
+			t.Errorf("%s: message %q, want it to contain %q", c.app, msg, c.message)
+		}
+	}
+	if n := sim.Count(ns, simulator.KindApplications); n != 2 {
+		t.Errorf("%d applications in 3scale, want the 2 valid ones", n)
+	}
+
+	// A fixed Secret syncs its Application (the Secret is watched).
+	fixed := &corev1.Secret{}
+	if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "uk-missing-creds"}, fixed); err != nil {
+		t.Fatal(err)
+	}
+	update(t, fixed, func() { fixed.StringData = map[string]string{"user_key": "byo-user-key-0002"} })
+	waitState(t, v1alpha1.ConditionSynced, invalid[0])
+	if got := remoteApp(t, ns, invalid[0])["user_key"]; got != "byo-user-key-0002" {
+		t.Errorf("user key in 3scale after the fix %v, want the Secret's", got)
+	}
+
+	secrets := append([]string{userKey, appID, key1, key2, "byo-user-key-0002"}, strings.Split(sixKeys, ",")...)
+	for _, c := range cases {
+		for _, v := range c.data {
+			secrets = append(secrets, v)
+		}
+	}
+	assertNoSecretsShown(t, secrets, append(invalid, ukApp, idApp)...)
+}
+
+// TestApplicationKeyRotation: keys removed from the credentialsRef Secret are deleted in 3scale, after the
+// new ones are added, so that the application always has a valid key; at the product's limit of 5 keys a
+// removed key is deleted first to make room. A changed app_id, which 3scale cannot change, is Invalid.
+func TestApplicationKeyRotation(t *testing.T) {
+	ns := newNamespace(t)
+	acc, pw := devAccount(ns, "acme")
+	app := withCredentials(application(ns, "app", "acme", "orders-basic"), "creds")
+	creds := credentialsSecret(ns, "creds", map[string]string{"app_id": "rotating-app", "app_keys": "old-key-1,kept-key-2"})
+	create(t, defaultSecret(ns), acc, pw, petsBackend(ns), petstoreProduct(ns, "pets"), ordersProduct(ns), basicPlan(ns, "orders-basic", "orders"), creds, app)
+	waitState(t, v1alpha1.ConditionSynced, app)
+
+	rotate := func(keys string, wantWrites []string) {
+		t.Helper()
+		mark := len(sim.Writes(ns))
+		update(t, creds, func() { creds.StringData = map[string]string{"app_keys": keys} })
+		want := strings.Split(keys, ",")
+		sort.Strings(want)
+		eventually(t, waitTimeout, func() string {
+			if got := remoteKeys(t, ns, app); !slices.Equal(got, want) {
+				return fmt.Sprintf("keys in 3scale %v, want %v", got, want)
+			}
+			if got, _ := credentialsOf(t, ns, "app-credentials"); got["app_keys"] != keys {
+				return fmt.Sprintf("credentials Secret app_keys %q, want %q", got["app_keys"], keys)
+			}
+			return ""
+		})
+		waitState(t, v1alpha1.ConditionSynced, app)
+		if got := keyWrites(ns, mark); !slices.Equal(got, wantWrites) {
+			t.Errorf("rotation to %s: key writes %v, want %v", keys, got, wantWrites)
+		}
+	}
+	// One key rotated: the new one is added, then the old one deleted.
+	rotate("kept-key-2,new-key-3", []string{"POST 201", "DELETE 200"})
+	// Both keys replaced by one.
+	rotate("only-key-4", []string{"POST 201", "DELETE 200", "DELETE 200"})
+	// Up to the limit, then one rotated at the limit: a removed key makes room first.
+	rotate("only-key-4,key-5,key-6,key-7,key-8", []string{"POST 201", "POST 201", "POST 201", "POST 201"})
+	rotate("key-5,key-6,key-7,key-8,key-9", []string{"DELETE 200", "POST 201"})
+
+	if got, _ := credentialsOf(t, ns, "app-credentials"); got["app_key"] != "key-5" {
+		t.Errorf("credentials Secret app_key %q, want the first key key-5", got["app_key"])
+	}
+	update(t, creds, func() { creds.StringData = map[string]string{"app_id": "another-app-id"} })
+	waitReason(t, app, v1alpha1.ConditionInvalid, ReasonInvalidSpec)
+	if _, _, msg := lifecycle(t, app); !strings.Contains(msg, "names another app_id than the application's in 3scale, which cannot change") {
+		t.Errorf("changed app_id: message %q", msg)
+	}
+	assertNoSecretsShown(t, []string{"old-key-1", "kept-key-2", "new-key-3", "only-key-4", "key-9", "another-app-id", "rotating-app"}, app)
+}
+
+// TestApplicationCredentialsSecretName: spec.credentialsSecretName names the Secret the credentials go to;
+// a Secret of that name the Application does not control is refused, never overwritten.
+func TestApplicationCredentialsSecretName(t *testing.T) {
+	ns := newNamespace(t)
+	acc, pw := devAccount(ns, "acme")
+	app := application(ns, "app", "acme", "basic")
+	app.Spec.CredentialsSecretName = "consumer-api-key"
+	foreign := credentialsSecret(ns, "someone-elses", map[string]string{"password": "do-not-touch"})
+	squatter := application(ns, "squatter", "acme", "basic")
+	squatter.Spec.CredentialsSecretName = foreign.Name
+	create(t, defaultSecret(ns), acc, pw, petsBackend(ns), petstoreProduct(ns, "pets"), basicPlan(ns, "basic", "petstore"), foreign, app, squatter)
+	waitState(t, v1alpha1.ConditionSynced, app)
+
+	got, secret := credentialsOf(t, ns, "consumer-api-key")
+	userKey := got["user_key"]
+	if userKey == "" || userKey != remoteApp(t, ns, app)["user_key"] || !metav1.IsControlledBy(secret, app) {
+		t.Errorf("Secret consumer-api-key: fields %v, same key as 3scale %v, owners %v", sortedKeys(got), userKey == remoteApp(t, ns, app)["user_key"], secret.OwnerReferences)
+	}
+	if app.Status.CredentialsSecret != "consumer-api-key" {
+		t.Errorf("status.credentialsSecret %q", app.Status.CredentialsSecret)
+	}
+	var dflt corev1.Secret
+	if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "app-credentials"}, &dflt); err == nil {
+		t.Errorf("the default-named Secret app-credentials was written too")
+	}
+
+	waitReason(t, squatter, v1alpha1.ConditionInvalid, ReasonInvalidSpec)
+	if _, _, msg := lifecycle(t, squatter); !strings.Contains(msg, `secret "someone-elses" exists and is not this Application's: choose another spec.credentialsSecretName`) {
+		t.Errorf("refused Secret: message %q", msg)
+	}
+	got, secret = credentialsOf(t, ns, foreign.Name)
+	if len(got) != 1 || got["password"] != "do-not-touch" || len(secret.OwnerReferences) != 0 || len(secret.Labels) != 0 {
+		t.Errorf("the foreign Secret was changed: fields %v, owners %v, labels %v", sortedKeys(got), secret.OwnerReferences, secret.Labels)
+	}
+	// Another name works.
+	update(t, squatter, func() { squatter.Spec.CredentialsSecretName = "squatter-own" })
+	waitState(t, v1alpha1.ConditionSynced, squatter)
+	assertNoSecretsShown(t, []string{userKey, fmt.Sprint(remoteApp(t, ns, squatter)["user_key"])}, app, squatter)
+}
+
+// TestApplicationInvalidDependenciesCascadeAndRecover: an Application whose account or plan is Invalid is
+// Invalid too, naming it and why, and syncs once they are fixed; moving to a plan of another product is
+// Invalid, saying 3scale cannot, and moving back syncs.
+func TestApplicationInvalidDependenciesCascadeAndRecover(t *testing.T) {
+	ns := newNamespace(t)
+	acc, pw := devAccount(ns, "acme")
+	pw.StringData["alice"] = "short" // porta wants 15 characters at least
+	plan := basicPlan(ns, "gold", "petstore")
+	plan.Spec.Limits[0].MetricMethodRef.SystemName = "no_such_metric"
+	okAcc, okPw := devAccount(ns, "okcorp")
+	onBadAccount, onBadPlan := application(ns, "on-bad-account", "acme", "basic"), application(ns, "on-bad-plan", "okcorp", "gold")
+	create(t, defaultSecret(ns), acc, pw, okAcc, okPw, petsBackend(ns), petstoreProduct(ns, "pets"), ordersProduct(ns),
+		basicPlan(ns, "basic", "petstore"), basicPlan(ns, "foreign", "orders"), plan, onBadAccount, onBadPlan)
+
+	waitReason(t, acc, v1alpha1.ConditionInvalid, engine.ReasonRemoteRejected)
+	waitReason(t, onBadAccount, v1alpha1.ConditionInvalid, ReasonAccountInvalid)
+	if _, _, msg := lifecycle(t, onBadAccount); !strings.Contains(msg, `DeveloperAccount "acme" is invalid: `) || !strings.Contains(msg, "password is too short") {
+		t.Errorf("account cascade: message %q", msg)
+	}
+	waitReason(t, plan, v1alpha1.ConditionInvalid, ReasonInvalidSpec)
+	waitReason(t, onBadPlan, v1alpha1.ConditionInvalid, ReasonPlanInvalid)
+	if _, _, msg := lifecycle(t, onBadPlan); !strings.Contains(msg, `ApplicationPlan "gold" is invalid: metric or method "no_such_metric" is not defined`) {
+		t.Errorf("plan cascade: message %q", msg)
+	}
+	if n := sim.Count(ns, simulator.KindApplications); n != 0 {
+		t.Errorf("%d applications in 3scale while their account or plan is invalid", n)
+	}
+
+	update(t, pw, func() { pw.StringData = map[string]string{"alice": "a-long-enough-password"} })
+	update(t, plan, func() { plan.Spec.Limits[0].MetricMethodRef.SystemName = "search" })
+	waitState(t, v1alpha1.ConditionSynced, acc, plan, onBadAccount, onBadPlan)
+
+	update(t, onBadAccount, func() { onBadAccount.Spec.PlanRef = "foreign" })
+	waitReason(t, onBadAccount, v1alpha1.ConditionInvalid, ReasonPlanOfAnotherProduct)
+	if _, _, msg := lifecycle(t, onBadAccount); !strings.Contains(msg, `ApplicationPlan "foreign" belongs to another product`) ||
+		!strings.Contains(msg, "3scale cannot move an application between products") {
+		t.Errorf("move to another product: message %q", msg)
+	}
+	update(t, onBadAccount, func() { onBadAccount.Spec.PlanRef = "basic" })
+	waitState(t, v1alpha1.ConditionSynced, onBadAccount)
+	if n := sim.Count(ns, simulator.KindApplications); n != 2 {
+		t.Errorf("%d applications in 3scale, want 2", n)
+	}
+}
+
+// TestOrphanApplicationIsWokenByItsDependencies: an Application waits, saying for what, for its account to
+// be created and for its plan to be synced, and a watch wakes it when they are. Its orphan backoff is let
+// grow to its maximum (5s in the suite), then an edit of the Application makes it retry at a known time:
+// its next retry on backoff is 5s (±10%) later. The dependency is created 0.5s after that retry, so the
+// Application syncs within a second of it only if the dependency's change woke it.
+func TestOrphanApplicationIsWokenByItsDependencies(t *testing.T) {
+	ns := newNamespace(t)
+	acc, pw := devAccount(ns, "acme")
+	late, latePw := devAccount(ns, "late")
+	waitsForPlan := application(ns, "waits-for-plan", "acme", "basic")
+	waitsForAccount := application(ns, "waits-for-account", "late", "basic")
+	// The plan exists but cannot sync: its product is missing.
+	plan := basicPlan(ns, "basic", "petstore")
+	create(t, defaultSecret(ns), acc, pw, petsBackend(ns), plan, waitsForPlan, waitsForAccount)
+	waitReason(t, waitsForPlan, v1alpha1.ConditionOrphan, ReasonPlanNotSynced)
+	if _, _, msg := lifecycle(t, waitsForPlan); msg != `waiting for ApplicationPlan "basic" to be Synced` {
+		t.Errorf("plan not synced: message %q", msg)
+	}
+	waitReason(t, waitsForAccount, v1alpha1.ConditionOrphan, ReasonAccountNotFound)
+	if _, _, msg := lifecycle(t, waitsForAccount); msg != `waiting for DeveloperAccount "late" (spec.accountRef) to be created` {
+		t.Errorf("account not found: message %q", msg)
+	}
+	// 0.2+0.4+0.8+1.6+3.2 s of backoff: the retries are 5s apart from now on.
+	time.Sleep(7 * time.Second)
+
+	// wakeUp makes app retry now (an edit), creates objs 0.5s later and returns how long after dep was
+	// seen Synced app was seen Synced.
+	wakeUp := func(dep, app syncedObject, objs ...client.Object) time.Duration {
+		t.Helper()
+		update(t, app, func() { app.SetLabels(map[string]string{"retry": "now"}) })
+		time.Sleep(500 * time.Millisecond)
+		create(t, objs...)
+		var depAt time.Time
+		eventually(t, waitTimeout, func() string {
+			if s, _, _ := lifecycle(t, dep); s == v1alpha1.ConditionSynced && depAt.IsZero() {
+				depAt = time.Now()
+			}
+			if s, r, m := lifecycle(t, app); s != v1alpha1.ConditionSynced {
+				return fmt.Sprintf("%s is %s (%s: %s)", app.GetName(), s, r, m)
+			}
+			return ""
+		})
+		return time.Since(depAt)
+	}
+	if d := wakeUp(plan, waitsForPlan, petstoreProduct(ns, "pets")); d > time.Second {
+		t.Errorf("the application synced %s after its plan: not woken by the plan's change", d.Round(time.Millisecond))
+	} else {
+		t.Logf("synced %s after its plan", d.Round(time.Millisecond))
+	}
+	// The other one waited for its account only now.
+	if d := wakeUp(late, waitsForAccount, late, latePw); d > time.Second {
+		t.Errorf("the application synced %s after its account: not woken by the account's change", d.Round(time.Millisecond))
+	} else {
+		t.Logf("synced %s after its account", d.Round(time.Millisecond))
+	}
+}
+
+// TestLostApplicationCreateAnswersMakeNoDuplicates: with half of the write answers lost, Applications are
+// created until at least one POST of an application lost its answer (the application was made, the
+// answer never came); every application is in 3scale once.
+func TestLostApplicationCreateAnswersMakeNoDuplicates(t *testing.T) {
+	ns := newNamespace(t)
+	acc, pw := devAccount(ns, "acme")
+	plan := basicPlan(ns, "basic", "petstore")
+	create(t, defaultSecret(ns), acc, pw, petsBackend(ns), petstoreProduct(ns, "pets"), plan)
+	waitState(t, v1alpha1.ConditionSynced, acc, plan)
+
+	lostCreates := func() int {
+		n := 0
+		for _, c := range sim.Stats().Calls {
+			if c.Tenant == ns && c.Method == http.MethodPost && c.Endpoint == "/admin/api/accounts/{account_id}/applications.json" && c.Code == 0 {
+				n += c.Count
+			}
+		}
+		return n
+	}
+	sim.SetFaults(simulator.Faults{LostResponseRate: 0.5})
+	defer sim.SetFaults(simulator.Faults{})
+	var apps []syncedObject
+	for i := 0; lostCreates() == 0 || len(apps) < 3; i++ {
+		if i == 20 {
+			t.Fatalf("20 applications and no lost create answer: the test exercised nothing")
+		}
+		a := application(ns, fmt.Sprintf("app-%d", i), "acme", "basic")
+		create(t, a)
+		apps = append(apps, a)
+		waitState(t, v1alpha1.ConditionSynced, a)
+	}
+	sim.SetFaults(simulator.Faults{})
+	names := map[string]int{}
+	for _, r := range sim.Objects(ns, simulator.KindApplications) {
+		names[fmt.Sprint(r["name"])]++
+	}
+	for _, a := range apps {
+		if n := names[a.GetName()]; n != 1 {
+			t.Errorf("application %s is %d times in 3scale, want once", a.GetName(), n)
+		}
+	}
+	if len(names) != len(apps) {
+		t.Errorf("3scale has applications %v, want %d", names, len(apps))
+	}
+	t.Logf("%d applications, %d lost create answers, %d lost answers in all", len(apps), lostCreates(), lostAnswers(ns))
+}
