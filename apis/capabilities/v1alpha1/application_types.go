@@ -37,7 +37,10 @@ type ApplicationSpec struct {
 
 	// CredentialsRef names a Secret in this namespace with the credentials to use: key `user_key` (user
 	// key products), or `app_id` and optionally `app_keys` (comma-separated) for app id/key products.
-	// Without it 3scale generates them.
+	// Without it 3scale generates them. The listed app_keys are the application's complete set: keys
+	// added are created in 3scale, keys removed are deleted there (a new key is added before an old one
+	// goes, so a rotation never leaves the application without a key); an empty list keeps 3scale's keys.
+	// app_id cannot change once the application exists.
 	// +optional
 	CredentialsRef *ProviderAccountRef `json:"credentialsRef,omitempty"`
 
