@@ -81,20 +81,28 @@ func TestAccountsAndApplicationsConvergeInTheWorstOrder(t *testing.T) {
 
 func keys(m map[string][]byte) []string { return sortedKeys(m) }
 
-// TestDeletingAPlanDeletesItsApplicationsFirst: a plan with 3 applications goes last, after its
-// applications are deleted in Kubernetes and in 3scale; its condition counts them meanwhile.
-func TestDeletingAPlanDeletesItsApplicationsFirst(t *testing.T) {
-	ns := newNamespace(t)
+// planWithApplications makes an account, a product with its backend and a plan "basic" with n
+// applications app-0...app-(n-1), each with the given finalizers, and waits until they are all Synced.
+func planWithApplications(t *testing.T, ns string, n int, finalizers ...string) (acc *v1alpha1.DeveloperAccount, product *v1alpha1.Product, plan *v1alpha1.ApplicationPlan, apps []syncedObject) {
+	t.Helper()
 	acc, pw := devAccount(ns, "acme")
-	backend, product, plan := petsBackend(ns), petstoreProduct(ns, "pets"), basicPlan(ns, "basic", "petstore")
-	create(t, defaultSecret(ns), acc, pw, backend, product, plan)
-	var apps []syncedObject
-	for i := range 3 {
+	product, plan = petstoreProduct(ns, "pets"), basicPlan(ns, "basic", "petstore")
+	create(t, defaultSecret(ns), acc, pw, petsBackend(ns), product, plan)
+	for i := range n {
 		a := application(ns, fmt.Sprintf("app-%d", i), "acme", "basic")
+		a.Finalizers = finalizers
 		create(t, a)
 		apps = append(apps, a)
 	}
 	waitState(t, v1alpha1.ConditionSynced, append(apps, plan, acc)...)
+	return acc, product, plan, apps
+}
+
+// TestDeletingAPlanDeletesItsApplicationsFirst: a plan with 3 applications goes last, after its
+// applications are deleted in Kubernetes and in 3scale; its condition counts them meanwhile.
+func TestDeletingAPlanDeletesItsApplicationsFirst(t *testing.T) {
+	ns := newNamespace(t)
+	acc, product, plan, apps := planWithApplications(t, ns, 3)
 	before, mark := remoteCalls(ns), len(sim.Writes(ns))
 	deleteObjects(t, plan)
 	waitGone(t, plan)

@@ -139,17 +139,7 @@ func assertRemoteEmpty(t *testing.T, ns string, kinds ...string) {
 // then the plan, remotely in that order.
 func TestPlanWaitingForItsApplicationsCountsAndNamesThem(t *testing.T) {
 	ns := newNamespace(t)
-	acc, pw := devAccount(ns, "acme")
-	backend, product, plan := petsBackend(ns), petstoreProduct(ns, "pets"), basicPlan(ns, "basic", "petstore")
-	create(t, defaultSecret(ns), acc, pw, backend, product, plan)
-	var apps []syncedObject
-	for i := range 3 {
-		a := application(ns, fmt.Sprintf("app-%d", i), "acme", "basic")
-		a.Finalizers = []string{holdFinalizer}
-		create(t, a)
-		apps = append(apps, a)
-	}
-	waitState(t, v1alpha1.ConditionSynced, append(apps, plan, acc)...)
+	_, _, plan, apps := planWithApplications(t, ns, 3, holdFinalizer)
 	journal := watchDeletions(t, ns)
 	before, mark := remoteCalls(ns), len(sim.Writes(ns))
 

@@ -32,20 +32,34 @@ func planStates(ns string) map[string]string {
 	return out
 }
 
+// draftProduct is a Draft product with a plan "basic", a plan "internal" that allows drafts, and an
+// Application on each: "early" waits (ProductDraft), "tester" is Synced.
+type draftProduct struct {
+	product         *v1alpha1.Product
+	basic, internal *v1alpha1.ApplicationPlan
+	waiting, tester *v1alpha1.Application
+}
+
+func newDraftProduct(t *testing.T, ns string) draftProduct {
+	t.Helper()
+	acc, pw := devAccount(ns, "acme")
+	d := draftProduct{product: petstoreProduct(ns, "pets"), basic: basicPlan(ns, "basic", "petstore"), internal: basicPlan(ns, "internal", "petstore"),
+		waiting: application(ns, "early", "acme", "basic"), tester: application(ns, "tester", "acme", "internal")}
+	d.product.Spec.Lifecycle = v1alpha1.LifecycleDraft
+	d.internal.Spec.AllowInDraft = true
+	create(t, defaultSecret(ns), acc, pw, petsBackend(ns), d.product, d.basic, d.internal, d.waiting, d.tester)
+	waitState(t, v1alpha1.ConditionSynced, d.basic, d.internal, d.tester)
+	waitReason(t, d.waiting, v1alpha1.ConditionOrphan, ReasonProductDraft)
+	return d
+}
+
 // TestDraftProductHidesPlansAndHoldsApplications: in Draft every plan is hidden in 3scale (but one with
 // allowInDraft), a new Application waits (ProductDraft) unless its plan allows drafts; publishing the
 // product publishes its plans and lets the application through.
 func TestDraftProductHidesPlansAndHoldsApplications(t *testing.T) {
 	ns := newNamespace(t)
-	acc, pw := devAccount(ns, "acme")
-	backend, product := petsBackend(ns), petstoreProduct(ns, "pets")
-	product.Spec.Lifecycle = v1alpha1.LifecycleDraft
-	basic, internal := basicPlan(ns, "basic", "petstore"), basicPlan(ns, "internal", "petstore")
-	internal.Spec.AllowInDraft = true
-	waiting, tester := application(ns, "early", "acme", "basic"), application(ns, "tester", "acme", "internal")
-	create(t, defaultSecret(ns), acc, pw, backend, product, basic, internal, waiting, tester)
-	waitState(t, v1alpha1.ConditionSynced, basic, internal, tester)
-	waitReason(t, waiting, v1alpha1.ConditionOrphan, ReasonProductDraft)
+	d := newDraftProduct(t, ns)
+	product, waiting := d.product, d.waiting
 	if got := planStates(ns); got["basic"] != "hidden" || got["internal"] != "published" {
 		t.Errorf("plans in Draft: %v, want basic hidden and internal published", got)
 	}
@@ -432,15 +446,8 @@ func TestRetiredProductSuspendsEveryApplicationOnIt(t *testing.T) {
 // their Applications first, then the service, as for any product.
 func TestRetiredProductTakesNoApplicationAndIsDeletedByTheCascade(t *testing.T) {
 	ns := newNamespace(t)
-	acc, pw := devAccount(ns, "acme")
-	backend, product := petsBackend(ns), petstoreProduct(ns, "pets")
-	product.Spec.Lifecycle = v1alpha1.LifecycleDraft
-	basic, internal := basicPlan(ns, "basic", "petstore"), basicPlan(ns, "internal", "petstore")
-	internal.Spec.AllowInDraft = true
-	waiting, tester := application(ns, "early", "acme", "basic"), application(ns, "tester", "acme", "internal")
-	create(t, defaultSecret(ns), acc, pw, backend, product, basic, internal, waiting, tester)
-	waitState(t, v1alpha1.ConditionSynced, tester, basic, internal)
-	waitReason(t, waiting, v1alpha1.ConditionOrphan, ReasonProductDraft)
+	d := newDraftProduct(t, ns)
+	product, basic, internal, waiting, tester := d.product, d.basic, d.internal, d.waiting, d.tester
 
 	moveTo(t, product, v1alpha1.LifecycleRetired)
 	waitReason(t, tester, v1alpha1.ConditionInvalid, ReasonProductRetired)

@@ -81,10 +81,7 @@ func TestInvalidObjectsAreRejected(t *testing.T) {
 		}
 		return out
 	}
-	cases := map[string]struct {
-		obj  client.Object
-		want string
-	}{
+	cases := map[string]rejection{
 		"backend: ftp privateBaseURL": {obj: with(validBackend(), func(b *Backend) { b.Spec.PrivateBaseURL = "ftp://pets" }),
 			want: "privateBaseURL must be an absolute http, https, ws or wss URL"},
 		"backend: no name": {obj: with(validBackend(), func(b *Backend) { b.Spec.Name = "" }), want: "spec.name"},
@@ -161,6 +158,18 @@ func TestInvalidObjectsAreRejected(t *testing.T) {
 			want: "should be greater than or equal to 0"},
 		"plan: no productRef": {obj: with(validPlan(), func(a *ApplicationPlan) { a.Spec.ProductRef = "" }), want: "spec.productRef"},
 	}
+	checkRejected(t, ns, cases)
+}
+
+// rejection is an object the schema must refuse, and what the refusal must say.
+type rejection struct {
+	obj  client.Object
+	want string
+}
+
+// checkRejected creates each object in ns and expects a refusal mentioning its want.
+func checkRejected(t *testing.T, ns string, cases map[string]rejection) {
+	t.Helper()
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			tc.obj.SetNamespace(ns)
@@ -170,6 +179,30 @@ func TestInvalidObjectsAreRejected(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("rejected with %q; want it to mention %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// refusedChange is an update the CEL transition rules must refuse, and what the refusal must say.
+type refusedChange struct {
+	obj    client.Object
+	change func()
+	want   string
+}
+
+// checkUpdatesRefused applies each change to a fresh copy of its object and expects the update refused.
+func checkUpdatesRefused(t *testing.T, cases map[string]refusedChange) {
+	t.Helper()
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(tc.obj), tc.obj); err != nil {
+				t.Fatal(err)
+			}
+			tc.change()
+			err := k8s.Update(context.Background(), tc.obj)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("update error = %v; want one mentioning %q", err, tc.want)
 			}
 		})
 	}
@@ -191,28 +224,13 @@ func TestImmutableFields(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cases := map[string]struct {
-		obj    client.Object
-		change func()
-		want   string
-	}{
+	cases := map[string]refusedChange{
 		"changing systemName":     {obj: named, change: func() { named.Spec.SystemName = "pets_v2" }, want: "systemName is immutable"},
 		"removing systemName":     {obj: named, change: func() { named.Spec.SystemName = "" }, want: "systemName cannot be added or removed"},
 		"adding systemName later": {obj: unnamed, change: func() { unnamed.Spec.SystemName = "late" }, want: "systemName cannot be added or removed"},
 		"changing productRef":     {obj: plan, change: func() { plan.Spec.ProductRef = "other" }, want: "productRef is immutable"},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			if err := k8s.Get(ctx, client.ObjectKeyFromObject(tc.obj), tc.obj); err != nil {
-				t.Fatal(err)
-			}
-			tc.change()
-			err := k8s.Update(ctx, tc.obj)
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("update error = %v; want one mentioning %q", err, tc.want)
-			}
-		})
-	}
+	checkUpdatesRefused(t, cases)
 	// Other fields stay editable.
 	if err := k8s.Get(ctx, client.ObjectKeyFromObject(named), named); err != nil {
 		t.Fatal(err)
