@@ -296,10 +296,11 @@ func TestRefusedTokenShowsAtOnce(t *testing.T) {
 	for _, o := range objs {
 		waitReason(t, o, v1alpha1.ConditionInvalid, engine.ReasonUnauthorized)
 	}
-	// One probe with the new token answers for the 4 objects; the other calls (none expected) would be
-	// the good token's, from reconciles that started before the change.
-	if got := refusedCalls(ns) - refusedBefore; got != 1 {
-		t.Errorf("%d calls with the refused token, want 1 for the tenant, not one per object", got)
+	// One probe with the new token answers for the 4 objects. A reconcile already past its credentials
+	// check when the Secret changed may make one call of its own with the new token (seen once in CI), so
+	// 2 is tolerated; a check per object makes 4 or more (11 when the shared check is bypassed).
+	if got := refusedCalls(ns) - refusedBefore; got < 1 || got > 2 {
+		t.Errorf("%d calls with the refused token, want 1 (2 at most) for the tenant, not one per object", got)
 	}
 	if got := remoteCalls(ns) - before; got > 1+1 {
 		t.Errorf("%d calls reached the tenant meanwhile, want the probe and at most 1 more", got)
