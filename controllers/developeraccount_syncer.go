@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
@@ -42,6 +43,13 @@ func (s *accountSnapshot) clone() *accountSnapshot {
 type accountDesired struct {
 	Passwords map[string]string
 	Digests   map[string]string
+}
+
+// passwordDigest fingerprints a user's password keyed with its Secret's UID: stable while the password
+// is (a new provider token or an edit of another key changes nothing), and useless for testing guesses
+// to whoever can read the resource but not the Secret.
+func passwordDigest(secretUID types.UID, username, password string) string {
+	return engine.KeyedHash([]byte("apimsync password\x00"+string(secretUID)), username, password)
 }
 
 // passwordsSet reports whether 3scale has every password the spec's Secrets hold, as far as the digests
@@ -98,12 +106,12 @@ func (s *DeveloperAccountSyncer) Resolve(ctx context.Context, d *v1alpha1.Develo
 		if u.PasswordRef == nil {
 			continue
 		}
-		v, err := secretValue(ctx, s.Reader, d.Namespace, u.PasswordRef, fmt.Sprintf("password of user %q", u.Username))
+		v, uid, err := secretKey(ctx, s.Reader, d.Namespace, u.PasswordRef, fmt.Sprintf("password of user %q", u.Username))
 		if err != nil {
 			return err
 		}
 		desired.Passwords[u.Username] = v
-		desired.Digests[u.Username] = sess.HashOf("password", u.Username, v)
+		desired.Digests[u.Username] = passwordDigest(uid, u.Username, v)
 	}
 	if err := checkSoleOwner(ctx, s.Reader, s.Claims, d, &v1alpha1.DeveloperAccountList{}, ownerKey(sess.Tenant, "", sess.SystemName)); err != nil {
 		return err
@@ -212,7 +220,8 @@ func (s *DeveloperAccountSyncer) Create(ctx context.Context, d *v1alpha1.Develop
 		return err
 	}
 	d.Status.AccountID = created.ID
-	if fresh && desired.Digests[admin.Username] != "" { // the signup set it; an adopted admin's is unknown
+	d.Status.PasswordDigests = nil                      // an adopted account's passwords are unknown: set them all
+	if fresh && desired.Digests[admin.Username] != "" { // the signup set the admin's
 		d.Status.PasswordDigests = map[string]string{admin.Username: desired.Digests[admin.Username]}
 	}
 	snap, err := s.readUsers(ctx, sess, *created)
@@ -279,6 +288,7 @@ func (s *DeveloperAccountSyncer) syncUsers(ctx context.Context, d *v1alpha1.Deve
 			set[user] = digest
 		}
 	}
+	defer func() { d.Status.PasswordDigests = set }() // what was sent, whatever fails later
 	want := map[string]bool{}
 	for _, promote := range []bool{true, false} {
 		for _, u := range d.Spec.Users {
@@ -314,7 +324,6 @@ func (s *DeveloperAccountSyncer) syncUsers(ctx context.Context, d *v1alpha1.Deve
 				r, err = deref(c.SetUserRole(ctx, id, r.ID, userRole(u)))
 			}
 			if err != nil {
-				d.Status.PasswordDigests = set
 				return fmt.Errorf("cannot sync user %q of account %q: %w", u.Username, sess.SystemName, err)
 			}
 			snap.Users[u.Username] = r
@@ -328,10 +337,6 @@ func (s *DeveloperAccountSyncer) syncUsers(ctx context.Context, d *v1alpha1.Deve
 			return fmt.Errorf("cannot delete user %q of account %q: %w", name, sess.SystemName, err)
 		}
 		delete(snap.Users, name)
-	}
-	d.Status.PasswordDigests = set
-	if len(set) == 0 {
-		d.Status.PasswordDigests = nil
 	}
 	return nil
 }

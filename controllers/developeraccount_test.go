@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
@@ -59,6 +60,16 @@ func TestChangedPasswordSecretSetsThePassword(t *testing.T) {
 			t.Errorf("a password is in the status or the events")
 		}
 	}
+	// A new provider token (the same tenant) re-sends no password: the digests are keyed with the
+	// password Secret's UID, not with the token.
+	adminURL, _ := tenantOf(ns)
+	rotatedToken := "rotated-" + ns
+	sim.AddTenant(ns, rotatedToken)
+	provider := &corev1.Secret{}
+	if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: v1alpha1.DefaultProviderAccountSecret}, provider); err != nil {
+		t.Fatal(err)
+	}
+	update(t, provider, func() { provider.StringData = map[string]string{"adminURL": adminURL, "token": rotatedToken} })
 	before := writesTo(ns)
 	update(t, acc, func() { acc.SetAnnotations(map[string]string{v1alpha1.SyncNowAnnotation: "1"}) })
 	eventually(t, waitTimeout, func() string {
@@ -71,7 +82,55 @@ func TestChangedPasswordSecretSetsThePassword(t *testing.T) {
 		return ""
 	})
 	if got := writesTo(ns) - before; got != 0 {
-		t.Errorf("a drift check after the password change wrote %d times, want 0", got)
+		t.Errorf("a drift check after the password change and a new provider token wrote %d times, want 0", got)
+	}
+}
+
+// TestAdoptedAccountGetsItsPasswords: an account deleted in 3scale by hand and signed up again by hand
+// with the same admin is adopted by its first admin's username; the passwords someone chose there are
+// not the Secrets', whatever digests the status still holds from before, so they are set again.
+func TestAdoptedAccountGetsItsPasswords(t *testing.T) {
+	ns := newNamespace(t)
+	acc, pw := devAccount(ns, "acme")
+	alice := pw.StringData["alice"]
+	create(t, defaultSecret(ns), pw, acc)
+	waitState(t, v1alpha1.ConditionSynced, acc)
+	adminURL, token := tenantOf(ns)
+	send(t, http.MethodDelete, fmt.Sprintf("%s/admin/api/accounts/%d.json", adminURL, acc.Status.AccountID), token)
+	byHand := "chosen-by-hand-password-1234"
+	send(t, http.MethodPost, adminURL+"/admin/api/signup.json?org_name=Org+acme&username=acme-alice&email=acme-alice%40example.com&password="+byHand, token)
+	if got, _ := sim.PasswordOf(ns, "acme-alice"); got != byHand {
+		t.Fatalf("alice's password after the signup by hand: %q", got)
+	}
+	update(t, acc, func() { acc.SetAnnotations(map[string]string{v1alpha1.SyncNowAnnotation: "1"}) })
+	eventually(t, waitTimeout, func() string {
+		if got, _ := sim.PasswordOf(ns, "acme-alice"); got != alice {
+			return fmt.Sprintf("alice's password after adoption: %q, want the Secret's", got)
+		}
+		return ""
+	})
+	waitState(t, v1alpha1.ConditionSynced, acc)
+	if ev := strings.Join(eventsOf(t, acc), "\n"); !strings.Contains(ev, "AdoptedExisting") {
+		t.Errorf("no AdoptedExisting event: %s", ev)
+	}
+}
+
+// send sends an authenticated request to the simulator, as a person in 3scale's admin portal would act,
+// and wants a 2xx answer.
+func send(t *testing.T, method, url, token string) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.SetBasicAuth("", token)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = res.Body.Close()
+	if res.StatusCode/100 != 2 {
+		t.Fatalf("%s %s: %s", method, url, res.Status)
 	}
 }
 
@@ -112,20 +171,7 @@ func TestSuspendedUserIsUnsuspended(t *testing.T) {
 	create(t, defaultSecret(ns), pw, acc)
 	waitState(t, v1alpha1.ConditionSynced, acc)
 	adminURL, token := tenantOf(ns)
-	bob := acc.Status.UserIDs["acme-bob"]
-	req, err := http.NewRequest(http.MethodPut, fmt.Sprintf("%s/admin/api/accounts/%d/users/%d/suspend.json", adminURL, acc.Status.AccountID, bob), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.SetBasicAuth("", token)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_ = res.Body.Close()
-	if res.StatusCode != http.StatusOK {
-		t.Fatalf("suspending bob in 3scale: %s", res.Status)
-	}
+	send(t, http.MethodPut, fmt.Sprintf("%s/admin/api/accounts/%d/users/%d/suspend.json", adminURL, acc.Status.AccountID, acc.Status.UserIDs["acme-bob"]), token)
 	update(t, acc, func() { acc.SetAnnotations(map[string]string{v1alpha1.SyncNowAnnotation: "1"}) })
 	eventually(t, waitTimeout, func() string {
 		for _, u := range sim.Objects(ns, "users") {

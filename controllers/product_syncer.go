@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
@@ -144,18 +145,24 @@ func usable(obj client.Object, st v1alpha1.CommonStatus, remoteID int64) bool {
 
 // secretValue reads one key of a Secret in the namespace; a missing Secret or key makes the object wait.
 func secretValue(ctx context.Context, reader client.Reader, namespace string, ref *v1alpha1.LocalSecretKeyRef, usedFor string) (string, error) {
+	v, _, err := secretKey(ctx, reader, namespace, ref, usedFor)
+	return v, err
+}
+
+// secretKey is secretValue with the Secret's UID.
+func secretKey(ctx context.Context, reader client.Reader, namespace string, ref *v1alpha1.LocalSecretKeyRef, usedFor string) (string, types.UID, error) {
 	var secret corev1.Secret
 	if err := reader.Get(ctx, client.ObjectKey{Namespace: namespace, Name: ref.Name}, &secret); err != nil {
 		if apierrors.IsNotFound(err) {
-			return "", engine.Waiting(ReasonSecretNotFound, "waiting for Secret %q (%s) to be created", ref.Name, usedFor)
+			return "", "", engine.Waiting(ReasonSecretNotFound, "waiting for Secret %q (%s) to be created", ref.Name, usedFor)
 		}
-		return "", err
+		return "", "", err
 	}
 	v, ok := secret.Data[ref.Key]
 	if !ok {
-		return "", engine.Waiting(ReasonSecretNotFound, "Secret %q has no key %q (%s)", ref.Name, ref.Key, usedFor)
+		return "", "", engine.Waiting(ReasonSecretNotFound, "Secret %q has no key %q (%s)", ref.Name, ref.Key, usedFor)
 	}
-	return string(v), nil
+	return string(v), secret.UID, nil
 }
 
 func (s *ProductSyncer) resolvePolicies(ctx context.Context, p *v1alpha1.Product) ([]tsclient.Policy, error) {

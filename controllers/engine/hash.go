@@ -11,6 +11,10 @@ import (
 // remote object derives from. Map keys are encoded in sorted order, so equal inputs give equal hashes.
 func HashOf(values ...any) string { return keyedHash(nil, values...) }
 
+// KeyedHash is HashOf keyed with key (HMAC-SHA256): without the key, the hash cannot be used to test
+// guesses of the values it covers.
+func KeyedHash(key []byte, values ...any) string { return keyedHash(key, values...) }
+
 // keyedHash is HashOf keyed with HMAC-SHA256 when key is not empty: without the key, the hash cannot be
 // used to test guesses of the values it covers.
 func keyedHash(key []byte, values ...any) string {

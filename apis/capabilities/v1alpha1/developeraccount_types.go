@@ -80,9 +80,9 @@ type DeveloperAccountStatus struct {
 	// +optional
 	CreditCardStored bool `json:"creditCardStored,omitempty"`
 
-	// PasswordDigests are keyed digests (HMAC, keyed from the provider account's token) of the passwords
-	// last set in 3scale, by username: a changed password Secret sets the new password, and the digests
-	// reveal nothing of the passwords.
+	// PasswordDigests are keyed digests (HMAC, keyed with the password Secret's UID) of the passwords
+	// last set in 3scale, by username: a changed password sets the new one in 3scale, and the digests
+	// reveal nothing of the passwords to whoever cannot read the Secret.
 	// +optional
 	PasswordDigests map[string]string `json:"passwordDigests,omitempty"`
 }
