@@ -90,10 +90,12 @@ func (l *productLifecycle) track(p *v1alpha1.Product, sess *engine.Session) {
 }
 
 // retirementSweepDue reports whether the product is Retired and has no report taken in that stage yet:
-// its next report is taken as it suspends every live application on it.
+// its next report is taken as it suspends every live application on it. A report without a stage comes
+// from a version before the sweep existed: that product was retired then, and its applications were
+// dealt with as that version did; applications resumed by hand since then stay as they are.
 func retirementSweepDue(p *v1alpha1.Product) bool {
 	u := p.Status.Usage
-	return p.Spec.EffectiveLifecycle() == v1alpha1.LifecycleRetired && (u == nil || u.Lifecycle != v1alpha1.LifecycleRetired)
+	return p.Spec.EffectiveLifecycle() == v1alpha1.LifecycleRetired && (u == nil || (u.Lifecycle != v1alpha1.LifecycleRetired && u.Lifecycle != ""))
 }
 
 // refreshUsage reads the product's applications (one paginated list) into its usage report. When a
@@ -119,9 +121,13 @@ func (l *productLifecycle) refreshUsage(ctx context.Context, c *tsclient.Client,
 // applications as they now are (no second list) and emits an Event with the count.
 func (l *productLifecycle) suspendAll(ctx context.Context, c *tsclient.Client, p *v1alpha1.Product, apps []tsclient.Application, forget func(id int64)) error {
 	now := make([]tsclient.Application, 0, len(apps))
+	suspended := 0
 	for _, a := range apps {
 		if a.State == appLive {
 			_, err := c.SuspendApplication(ctx, a.AccountID, a.ID)
+			if err == nil {
+				suspended++
+			}
 			switch {
 			case tsclient.IsNotFound(err): // deleted meanwhile
 				forget(a.ID)
@@ -140,8 +146,8 @@ func (l *productLifecycle) suspendAll(ctx context.Context, c *tsclient.Client, p
 	l.storeUsage(p, now)
 	if l.Recorder != nil {
 		l.Recorder.Eventf(p, nil, "Normal", ReasonApplicationsSuspended, "Retire",
-			"the product is retired: %d applications suspended in 3scale (every live one on it, with or without an Application object), %d still live",
-			p.Status.Usage.SuspendedApplications, p.Status.Usage.LiveApplications)
+			"the product is retired: %d applications suspended in 3scale now (every live one on it, with or without an Application object); %d suspended in all, %d still live (pending ones, which porta cannot suspend)",
+			suspended, p.Status.Usage.SuspendedApplications, p.Status.Usage.LiveApplications)
 	}
 	return nil
 }

@@ -405,7 +405,9 @@ func TestRetiredProductSuspendsEveryApplicationOnIt(t *testing.T) {
 	}
 	eventually(t, waitTimeout, func() string {
 		ev := strings.Join(describedEvents(t, product), "\n")
-		if !strings.Contains(ev, "Normal  "+ReasonApplicationsSuspended+"  apimsync-product  the product is retired: 4 applications suspended in 3scale") {
+		// The sweep suspends what is still live; the Application objects may have suspended theirs first.
+		if !strings.Contains(ev, "Normal  "+ReasonApplicationsSuspended+"  apimsync-product  the product is retired: ") ||
+			!strings.Contains(ev, "; 4 suspended in all, 0 still live") {
 			return "no event with the count of suspended applications:\n" + ev
 		}
 		return ""
@@ -473,5 +475,34 @@ func TestRetiredProductTakesNoApplicationAndIsDeletedByTheCascade(t *testing.T) 
 	}
 	if ev := strings.Join(eventsOf(t, product), "\n"); !strings.Contains(ev, "RemoteDeleted") {
 		t.Errorf("the product has no RemoteDeleted event: %s", ev)
+	}
+}
+
+// TestRetirementSweepIsDueOnceAfterTheMove: a Retired product sweeps its applications when its report
+// was taken in another stage or there is none, not once it has a Retired report, and not after an
+// upgrade from a version whose reports had no stage (those products were retired before the sweep).
+func TestRetirementSweepIsDueOnceAfterTheMove(t *testing.T) {
+	retired := func(u *v1alpha1.ProductUsage) *v1alpha1.Product {
+		p := petstoreProduct("ns", "pets")
+		p.Spec.Lifecycle = v1alpha1.LifecycleRetired
+		p.Status.Usage = u
+		return p
+	}
+	deprecated := petstoreProduct("ns", "pets")
+	deprecated.Spec.Lifecycle = v1alpha1.LifecycleDeprecated
+	cases := map[string]struct {
+		p    *v1alpha1.Product
+		want bool
+	}{
+		"just retired from Published (no report)": {retired(nil), true},
+		"just retired from Deprecated":            {retired(&v1alpha1.ProductUsage{Lifecycle: v1alpha1.LifecycleDeprecated}), true},
+		"swept":                                   {retired(&v1alpha1.ProductUsage{Lifecycle: v1alpha1.LifecycleRetired}), false},
+		"retired before the sweep existed":        {retired(&v1alpha1.ProductUsage{}), false},
+		"deprecated":                              {deprecated, false},
+	}
+	for name, c := range cases {
+		if got := retirementSweepDue(c.p); got != c.want {
+			t.Errorf("%s: sweep due %v, want %v", name, got, c.want)
+		}
 	}
 }
