@@ -194,6 +194,8 @@ func TestApplicationBringYourOwnCredentials(t *testing.T) {
 			map[string]string{"user_key": "not-what-it-needs-either"}},
 		{"too-many-keys", "orders-basic", ReasonInvalidSpec, `Secret "too-many-keys-creds" (spec.credentialsRef) lists 6 app keys: 3scale keeps at most 5 per application of this product`,
 			map[string]string{"app_id": "too-many-01", "app_keys": sixKeys}},
+		{"dotted-key", "orders-basic", ReasonInvalidSpec, `Secret "dotted-key-creds" (spec.credentialsRef) lists an app key with '.', '/' or '?': 3scale's API cannot address such a key to delete it later`,
+			map[string]string{"app_id": "dotted-01", "app_keys": "key.with.dots"}},
 		{"refused-key", "orders-basic", engine.ReasonRemoteRejected, "application_keys is invalid",
 			map[string]string{"app_id": "refused-01", "app_key": "tiny"}},
 		{"taken-key", "basic", engine.ReasonRemoteRejected, "user_key has already been taken",
