@@ -538,12 +538,24 @@ func dependantsMessage(kinds []string, names map[string][]string) string {
 		parts = append(parts, countOf(len(names[k]), k))
 	}
 	if len(kinds) == 1 {
-		return fmt.Sprintf("deleting %s first: %s", parts[0], strings.Join(names[kinds[0]], ", "))
+		return fmt.Sprintf("deleting %s first: %s", parts[0], listNames(names[kinds[0]]))
 	}
 	for i, k := range kinds {
-		parts[i] += " (" + strings.Join(names[k], ", ") + ")"
+		parts[i] += " (" + listNames(names[k]) + ")"
 	}
 	return "deleting " + strings.Join(parts, " and ") + " first"
+}
+
+// maxNamedDependants bounds the names a DeletingDependants message lists per kind, so that an owner of
+// thousands of objects keeps its condition within the API's message size.
+const maxNamedDependants = 10
+
+// listNames joins names, the first maxNamedDependants of them and how many more.
+func listNames(names []string) string {
+	if len(names) <= maxNamedDependants {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:maxNamedDependants], ", "), len(names)-maxNamedDependants)
 }
 
 // countOf counts objects of a kind in words: "1 application plan", "3 applications".

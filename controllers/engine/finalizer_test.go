@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -40,5 +41,19 @@ func TestFinalizerRemovalNeverDropsAForeignOne(t *testing.T) {
 	}
 	if h.syncer.calls["Delete"] != 1 {
 		t.Errorf("Delete called %d times, want 1", h.syncer.calls["Delete"])
+	}
+}
+
+// TestDependantsMessageIsBounded: an owner of many dependants names the first ten of each kind and
+// counts the rest, so that its condition stays within the API's message size.
+func TestDependantsMessageIsBounded(t *testing.T) {
+	var names []string
+	for i := range 25 {
+		names = append(names, fmt.Sprintf("app-%02d", i))
+	}
+	got := dependantsMessage([]string{"Application"}, map[string][]string{"Application": names})
+	want := "deleting 25 applications first: app-00, app-01, app-02, app-03, app-04, app-05, app-06, app-07, app-08, app-09 and 15 more"
+	if got != want {
+		t.Errorf("message %q, want %q", got, want)
 	}
 }
