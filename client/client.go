@@ -26,6 +26,12 @@ import (
 // DefaultMaxInFlight is the default cap on requests in flight to one tenant.
 const DefaultMaxInFlight = 32
 
+// Defaults of Config.MaxResponseBytes and Config.MaxPages.
+const (
+	DefaultMaxResponseBytes = 8 << 20
+	DefaultMaxPages         = 200
+)
+
 // Config configures a Client: the tenant's admin URL and access token, TLS, and the request budget.
 type Config struct {
 	// AdminURL is the tenant's admin portal, e.g. https://acme-admin.3scale.net. A path prefix is kept.
@@ -60,7 +66,7 @@ type Config struct {
 	ReadRetries int
 	// RetryInitialInterval is the first wait before a retry (default 200ms), growing exponentially.
 	RetryInitialInterval time.Duration
-	// MaxResponseBytes caps the size of one answer (default 8 MiB): a larger one is an error, never read
+	// MaxResponseBytes caps the size of one answer (default DefaultMaxResponseBytes, 8 MiB): a larger one is an error, never read
 	// into memory whole.
 	MaxResponseBytes int
 	// MaxPages caps the pages of one list (default 200, i.e. 100,000 items at 500 a page): a server that
@@ -119,10 +125,10 @@ func New(cfg Config) (*Client, error) {
 		cfg.Timeout = 30 * time.Second
 	}
 	if cfg.MaxResponseBytes <= 0 {
-		cfg.MaxResponseBytes = 8 << 20
+		cfg.MaxResponseBytes = DefaultMaxResponseBytes
 	}
 	if cfg.MaxPages <= 0 {
-		cfg.MaxPages = 200
+		cfg.MaxPages = DefaultMaxPages
 	}
 	switch {
 	case cfg.ReadRetries == 0:

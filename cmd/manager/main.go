@@ -23,6 +23,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers"
 )
 
@@ -72,8 +73,8 @@ func parseFlags(args []string) (*flags, error) {
 	fs.DurationVar(&f.opts.UsageReportPeriod, "usage-report-period", 10*time.Minute, "How often the usage report of a Deprecated or Retired product is refreshed (one list of its applications per period).")
 	fs.BoolVar(&f.opts.AllowPrivateAdminURLs, "allow-private-admin-urls", false, "Allow provider accounts whose adminURL is on a loopback, link-local, private or cluster-internal address (demos, tests, an in-cluster 3scale).")
 	fs.DurationVar(&f.opts.InvalidRetryPeriod, "invalid-retry-period", 10*time.Minute, "Objects made Invalid by an answer of 3scale are tried again after this period (a safety net); negative turns it off.")
-	fs.StringVar(&f.maxResponseSize, "max-response-size", "8Mi", "Largest answer read from 3scale (a quantity: 512Ki, 8Mi...); a larger one fails the call, never read into memory whole.")
-	fs.IntVar(&f.opts.MaxListPages, "max-list-pages", 200, "Most pages of 500 items read for one list from 3scale; a list that goes on fails loudly instead of looping.")
+	fs.StringVar(&f.maxResponseSize, "max-response-size", resource.NewQuantity(tsclient.DefaultMaxResponseBytes, resource.BinarySI).String(), "Largest answer read from 3scale (a quantity: 512Ki, 8Mi...); a larger one fails the call, never read into memory whole.")
+	fs.IntVar(&f.opts.MaxListPages, "max-list-pages", tsclient.DefaultMaxPages, "Most pages of 500 items read for one list from 3scale; a list that goes on fails loudly instead of looping.")
 	fs.DurationVar(&f.opts.RetryBackoffMax, "retry-backoff-max", time.Minute, "Longest wait before retrying an object after a passing failure (5xx, timeout).")
 	// --kubeconfig is registered on the default flag set by controller-runtime; carry it over.
 	if kf := flag.CommandLine.Lookup("kubeconfig"); kf != nil {
