@@ -319,7 +319,7 @@ func (s *ApplicationSyncer) finder(ctx context.Context, sess *engine.Session, ac
 
 func appState(a *v1alpha1.Application) string {
 	if a.Spec.Suspended {
-		return "suspended"
+		return appSuspended
 	}
 	return "live"
 }
@@ -441,9 +441,9 @@ func (s *ApplicationSyncer) Update(ctx context.Context, a *v1alpha1.Application,
 		snap.App.PlanID = d.PlanID
 	}
 	switch {
-	case a.Spec.Suspended && snap.App.State != "suspended":
+	case a.Spec.Suspended && snap.App.State != appSuspended:
 		snap.App, err = deref(c.SuspendApplication(ctx, d.AccountID, id))
-	case !a.Spec.Suspended && snap.App.State == "suspended":
+	case !a.Spec.Suspended && snap.App.State == appSuspended:
 		snap.App, err = deref(c.ResumeApplication(ctx, d.AccountID, id))
 	}
 	if err != nil {
@@ -510,7 +510,7 @@ func syncKeys(ctx context.Context, c *tsclient.Client, a *v1alpha1.Application, 
 // retire suspends the application of a retired product, deletes its credentials Secret and records when.
 func (s *ApplicationSyncer) retire(ctx context.Context, a *v1alpha1.Application, sess *engine.Session, snap *applicationSnapshot) error {
 	d := sess.Desired.(*applicationDesired)
-	if snap.App.State != "suspended" {
+	if snap.App.State != appSuspended {
 		suspended, err := deref(sess.Remote.SuspendApplication(ctx, d.AccountID, snap.App.ID))
 		if tsclient.IsInvalid(err) {
 			// porta suspends only a live application (app/models/contract/states.rb:31-33): the retired

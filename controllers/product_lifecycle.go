@@ -25,8 +25,11 @@ const (
 	ReasonApplicationsSuspended = "ApplicationsSuspended"
 )
 
-// appLive is the state of an application that works (porta's Contract::States).
-const appLive = "live"
+// Application states of porta (app/models/contract/states.rb).
+const (
+	appLive      = "live"
+	appSuspended = "suspended"
+)
 
 // defaultUsageReportTop is how many accounts a usage report lists unless spec.usageReport.top says.
 const defaultUsageReportTop = 10
@@ -116,30 +119,30 @@ func (l *productLifecycle) refreshUsage(ctx context.Context, c *tsclient.Client,
 // suspendAll suspends the live ones of a retired product's applications: every application on the
 // product, whether an Application object manages it or not (a developer-portal sign-up, one made by
 // hand), since retiring a product cuts every key to it. Nothing outside the product is touched: apps
-// is the product's own list. forget drops the cached snapshot of each application it suspended, so
-// that its Application object, if any, reads it again. It then stores the usage report of the
+// is the product's own list. suspended is told of each application it suspended (or found gone), for
+// the snapshot cache. It then stores the usage report of the
 // applications as they now are (no second list) and emits an Event with the count.
-func (l *productLifecycle) suspendAll(ctx context.Context, c *tsclient.Client, p *v1alpha1.Product, apps []tsclient.Application, forget func(id int64)) error {
+func (l *productLifecycle) suspendAll(ctx context.Context, c *tsclient.Client, p *v1alpha1.Product, apps []tsclient.Application, suspended func(id int64, gone bool)) error {
 	now := make([]tsclient.Application, 0, len(apps))
-	suspended := 0
+	count := 0
 	for _, a := range apps {
 		if a.State == appLive {
 			_, err := c.SuspendApplication(ctx, a.AccountID, a.ID)
 			if err == nil {
-				suspended++
+				count++
 			}
 			switch {
 			case tsclient.IsNotFound(err): // deleted meanwhile
-				forget(a.ID)
+				suspended(a.ID, true)
 				continue
 			case err == nil, tsclient.IsInvalid(err):
 				// porta suspends only a live application (app/models/contract/states.rb:31-33): a
 				// refusal means someone, its own Application object most likely, suspended it first.
-				a.State = "suspended"
+				a.State = appSuspended
 			default:
 				return fmt.Errorf("cannot suspend application %d (account %d) of retired product %d: %w", a.ID, a.AccountID, p.Status.ProductID, err)
 			}
-			forget(a.ID)
+			suspended(a.ID, false)
 		}
 		now = append(now, a)
 	}
@@ -147,7 +150,7 @@ func (l *productLifecycle) suspendAll(ctx context.Context, c *tsclient.Client, p
 	if l.Recorder != nil {
 		l.Recorder.Eventf(p, nil, "Normal", ReasonApplicationsSuspended, "Retire",
 			"the product is retired: %d applications suspended in 3scale now (every live one on it, with or without an Application object); %d suspended in all, %d still live (pending ones, which porta cannot suspend)",
-			suspended, p.Status.Usage.SuspendedApplications, p.Status.Usage.LiveApplications)
+			count, p.Status.Usage.SuspendedApplications, p.Status.Usage.LiveApplications)
 	}
 	return nil
 }
@@ -172,7 +175,7 @@ func usageReport(apps []tsclient.Application, top int, now time.Time) *v1alpha1.
 	u := &v1alpha1.ProductUsage{RefreshedAt: metav1.Time{Time: now}}
 	byAccount := map[int64]*v1alpha1.AccountUsage{}
 	for _, a := range apps {
-		if a.State == "suspended" {
+		if a.State == appSuspended {
 			u.SuspendedApplications++
 			continue
 		}

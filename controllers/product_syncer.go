@@ -429,8 +429,19 @@ func (s *ProductSyncer) Update(ctx context.Context, p *v1alpha1.Product, sess *e
 	c, id := sess.Remote, snap.Product.ID
 	s.Snapshots.Forget(sess.Tenant, snapshotKindProduct, id)
 	if snap.Retiring != nil {
-		forget := func(appID int64) { s.Snapshots.Forget(sess.Tenant, snapshotKindApplication, appID) }
-		if err := s.Lifecycle.suspendAll(ctx, c, p, snap.Retiring, forget); err != nil {
+		// The cached snapshot of an application it suspends says so, so that its Application object, if
+		// any, does not read it again; one that is gone is forgotten.
+		suspended := func(appID int64, gone bool) {
+			app, ok := cache.Get[*applicationSnapshot](s.Snapshots, sess.Tenant, snapshotKindApplication, appID)
+			if gone || !ok {
+				s.Snapshots.Forget(sess.Tenant, snapshotKindApplication, appID)
+				return
+			}
+			next := *app // copy on write: snapshots handed out are never changed in place
+			next.App.State = appSuspended
+			s.Snapshots.Put(sess.Tenant, snapshotKindApplication, appID, &next)
+		}
+		if err := s.Lifecycle.suspendAll(ctx, c, p, snap.Retiring, suspended); err != nil {
 			return err
 		}
 		snap.Retiring = nil
