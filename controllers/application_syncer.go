@@ -321,7 +321,7 @@ func appState(a *v1alpha1.Application) string {
 	if a.Spec.Suspended {
 		return appSuspended
 	}
-	return "live"
+	return appLive
 }
 
 func appAttrsMatch(r tsclient.Application, a *v1alpha1.Application, d *applicationDesired) bool {
