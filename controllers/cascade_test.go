@@ -322,10 +322,13 @@ func TestDeletingAnAccountTakesItsApplicationsOnTwoPlans(t *testing.T) {
 	deleteObjects(t, acc)
 	// While app-2 is held, the account waits, in Kubernetes and in 3scale.
 	waitGone(t, apps[0])
-	waitReason(t, acc, v1alpha1.ConditionOrphan, engine.ReasonDeletingDependants)
-	if _, _, msg := lifecycle(t, acc); msg != "deleting 1 application first: app-2 (waiting for finalizer "+holdFinalizer+")" {
-		t.Errorf("the account says %q", msg)
-	}
+	want := "deleting 1 application first: app-2 (waiting for finalizer " + holdFinalizer + ")"
+	eventually(t, waitTimeout, func() string { // it says so once it has seen app-1 go
+		if state, reason, msg := lifecycle(t, acc); state != v1alpha1.ConditionOrphan || reason != engine.ReasonDeletingDependants || msg != want {
+			return fmt.Sprintf("the account is %s (%s): %q", state, reason, msg)
+		}
+		return ""
+	})
 	if n := sim.Count(ns, "accounts"); n != 1 {
 		t.Errorf("the account left 3scale before its applications left Kubernetes: %d accounts", n)
 	}
