@@ -372,16 +372,16 @@ func TestApplicationInvalidDependenciesCascadeAndRecover(t *testing.T) {
 	}
 }
 
-// TestOrphanApplicationIsWokenByItsDependencies: an Application waits, saying for what, for its account to
-// be created and for its plan to be synced, and a watch wakes it when they are. Its orphan backoff is let
-// grow to its maximum (5s in the suite), then an edit of the Application makes it retry at a known time:
-// its next retry on backoff is 5s (±10%) later. The dependency is created 0.5s after that retry, so the
-// Application syncs within a second of it only if the dependency's change woke it.
 // wokenWithin is how soon after its dependency an orphan woken by a watch syncs: about 0.1 s when the
 // machine is idle, with room for a loaded CI machine; the backoff alone (the next retry 4.5 s after the
 // dependency) takes longer.
 const wokenWithin = 2500 * time.Millisecond
 
+// TestOrphanApplicationIsWokenByItsDependencies: an Application waits, saying for what, for its account to
+// be created and for its plan to be synced, and a watch wakes it when they are. Its orphan backoff is let
+// grow to its maximum (5s in the suite), then an edit of the Application makes it retry at a known time:
+// its next retry on backoff is 5s (±10%) later. The dependency is created 0.5s after that retry, so the
+// Application syncs within wokenWithin of it only if the dependency's change woke it.
 func TestOrphanApplicationIsWokenByItsDependencies(t *testing.T) {
 	ns := newNamespace(t)
 	acc, pw := devAccount(ns, "acme")
