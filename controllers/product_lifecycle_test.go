@@ -277,7 +277,7 @@ func TestUsageReportNamesAccountsApplicationsAndPlans(t *testing.T) {
 			reads += c.Count
 		}
 	}
-	if reads < bumps/2 {
+	if reads < bumps/4 { // the workqueue may merge bumps that come while a reconcile runs
 		t.Fatalf("the product was read %d times for %d sync-now bumps: the reconciles this test forces did not happen", reads, bumps)
 	}
 	if lists < 1 || lists > 3 {
