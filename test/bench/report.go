@@ -29,6 +29,8 @@ func (r *Result) Table() string {
 	row("cold: calls (writes)", fmt.Sprintf("%d (%d)", cold.Calls.Total(), cold.Calls.Writes), fmt.Sprintf("%d minimal", cold.Minimal.Total()), fmt.Sprintf("%.2f", cold.CallsMin))
 	row("cold: time to all Synced", fmt.Sprintf("%.1f s", cold.Seconds), fmt.Sprintf("%.1f s", cold.Bound), ratioText(cold.TimeBnd))
 	row("cold: Kubernetes API writes (per object)", fmt.Sprintf("%d (%.1f)", cold.Kube.Writes, perObject(cold.Kube.Writes, c.Objects)), "", "")
+	row("cold: API server writes, all clients (top)", cold.APIServer.top(6), "", "")
+	row("cold: CPU", cold.CPU.String(), "", "")
 	row("cold: 429 answers / Retry-After ignored / refused", fmt.Sprintf("%d / %d / %d", cold.TooMany, cold.Ignored, cold.Refused), "", "")
 	row("cold: peak RSS / heap", fmt.Sprintf("%.0f MiB / %.0f MiB", r.ColdPeak.RSSMiB, r.ColdPeak.HeapMiB), "", "")
 	row("steady: calls in "+c.Steady+" (warm, drift checks off)", fmt.Sprint(r.SteadyWarm.Total()), "0", "")
@@ -51,9 +53,28 @@ func (r *Result) Table() string {
 	del := r.Deletion
 	row("deletion: calls (refused / 404)", fmt.Sprintf("%d (%d / %d)", del.Calls.Total(), del.Refused, del.NotFound), fmt.Sprintf("%d minimal", del.Minimal.Total()), fmt.Sprintf("%.2f", del.CallsMin))
 	row("deletion: Kubernetes API writes (per object)", fmt.Sprintf("%d (%.1f)", del.Kube.Writes, perObject(del.Kube.Writes, c.Objects)), "", "")
+	row("deletion: API server writes, all clients (top)", del.APIServer.top(6), "", "")
+	row("deletion: CPU", del.CPU.String(), "", "")
 	row("deletion: time until gone", fmt.Sprintf("%.1f s", del.Seconds), fmt.Sprintf("%.1f s", del.Bound), ratioText(del.TimeBnd))
 	row("deletion: remote objects left", fmt.Sprint(r.LeftAfterDeletion), "0", "")
 	return b.String()
+}
+
+// top names the n most frequent writes with their counts: "PATCH products/status 2000, ...".
+func (w APIServerWrites) top(n int) string {
+	keys := make([]string, 0, len(w))
+	for k := range w {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return w[keys[i]] > w[keys[j]] || w[keys[i]] == w[keys[j]] && keys[i] < keys[j] })
+	var parts []string
+	for i, k := range keys {
+		if i == n {
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s %d", k, w[k]))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // MemoryPerObjectKiB is the heap growth per object between the smallest and the largest size measured.

@@ -70,9 +70,14 @@ type Phase struct {
 	ByEndpoint map[string]int `json:"byEndpoint"`
 	Bound      float64        `json:"boundSeconds"`
 	// Kube counts the manager's requests to the Kubernetes API server in the phase.
-	Kube     KubeRequests `json:"kubeRequests"`
-	CallsMin float64      `json:"callsPerMinimal"`
-	TimeBnd  float64      `json:"timePerBound"`
+	Kube KubeRequests `json:"kubeRequests"`
+	// APIServer counts the write requests the API server served in the phase, from every client (the
+	// bench's own creates or deletes included), by verb and resource.
+	APIServer APIServerWrites `json:"apiServerWrites"`
+	// CPU is what each process used in the phase.
+	CPU      CPU     `json:"cpu"`
+	CallsMin float64 `json:"callsPerMinimal"`
+	TimeBnd  float64 `json:"timePerBound"`
 }
 
 // Point is one sample of the cold run: objects Synced after some seconds.
@@ -403,6 +408,7 @@ func (b *bench) cold(ctx context.Context) error {
 	sampling, stopSampling := context.WithCancel(ctx)
 	defer stopSampling()
 	go b.sampleMemory(sampling)
+	cpuBefore, apiBefore := b.sampleCPU(), b.apiServerWrites(ctx)
 	start := time.Now()
 	objs := b.allObjects()
 	if err := b.apply(ctx, objs, func(ctx context.Context, o client.Object) error { return b.k8s.Create(ctx, o) }); err != nil {
@@ -442,6 +448,7 @@ func (b *bench) cold(ctx context.Context) error {
 	ph, err := b.phase(elapsed, minimal)
 	// The manager started with the run: its requests so far are the cold run's (and its start's).
 	ph.Kube, _ = readKubeRequests(b.metrics)
+	ph.CPU, ph.APIServer = b.cpuSince(cpuBefore, elapsed.Seconds()), b.apiServerWrites(ctx).minus(apiBefore)
 	b.res.Cold = ph
 	b.logf("cold: %d objects in %.1fs, %d calls (%d writes), minimal %d, bound %.1fs; %d Kubernetes API writes",
 		len(objs), ph.Seconds, ph.Calls.Total(), ph.Calls.Writes, ph.Minimal.Total(), ph.Bound, ph.Kube.Writes)
@@ -656,6 +663,7 @@ func (b *bench) deletion(ctx context.Context) error {
 		return err
 	}
 	kubeBefore, _ := readKubeRequests(b.metrics)
+	cpuBefore, apiBefore := b.sampleCPU(), b.apiServerWrites(ctx)
 	start := time.Now()
 	objs := b.allObjects()
 	del := func(ctx context.Context, o client.Object) error { return client.IgnoreNotFound(b.k8s.Delete(ctx, o)) }
@@ -688,6 +696,7 @@ func (b *bench) deletion(ctx context.Context) error {
 	if kube, err := readKubeRequests(b.metrics); err == nil {
 		ph.Kube = kube.minus(kubeBefore)
 	}
+	ph.CPU, ph.APIServer = b.cpuSince(cpuBefore, elapsed.Seconds()), b.apiServerWrites(ctx).minus(apiBefore)
 	b.res.Deletion = ph
 	left := 0
 	for _, ns := range b.work.Namespaces {
@@ -702,6 +711,16 @@ func (b *bench) deletion(ctx context.Context) error {
 	b.res.LeftAfterDeletion = left
 	b.logf("deletion: %.1fs, %d calls (minimal %d), %d remote objects left", ph.Seconds, ph.Calls.Total(), ph.Minimal.Total(), left)
 	return nil
+}
+
+// apiServerWrites reads the API server's write counters; none when they cannot be read (the table then
+// shows none, and the log says why).
+func (b *bench) apiServerWrites(ctx context.Context) APIServerWrites {
+	w, err := readAPIServerWrites(ctx, b.env.Config)
+	if err != nil {
+		b.logf("cannot read the API server's metrics: %v", err)
+	}
+	return w
 }
 
 // remoteCount counts the objects of a tenant's list (first page: the bench's tenants are small enough
