@@ -94,6 +94,7 @@ type ActiveDoc struct {
 	// +required
 	Spec ActiveDocSpec `json:"spec"`
 	// +optional
+	// +kubebuilder:default={observedGeneration: 0}
 	Status ActiveDocStatus `json:"status,omitempty"`
 }
 

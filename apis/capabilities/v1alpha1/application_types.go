@@ -105,6 +105,7 @@ type Application struct {
 	// +required
 	Spec ApplicationSpec `json:"spec"`
 	// +optional
+	// +kubebuilder:default={observedGeneration: 0}
 	Status ApplicationStatus `json:"status,omitempty"`
 }
 

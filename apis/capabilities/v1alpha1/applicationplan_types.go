@@ -162,6 +162,7 @@ type ApplicationPlan struct {
 	// +required
 	Spec ApplicationPlanSpec `json:"spec"`
 	// +optional
+	// +kubebuilder:default={observedGeneration: 0}
 	Status ApplicationPlanStatus `json:"status,omitempty"`
 }
 

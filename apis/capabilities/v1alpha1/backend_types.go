@@ -85,6 +85,7 @@ type Backend struct {
 	// +required
 	Spec BackendSpec `json:"spec"`
 	// +optional
+	// +kubebuilder:default={observedGeneration: 0}
 	Status BackendStatus `json:"status,omitempty"`
 }
 

@@ -103,6 +103,7 @@ type DeveloperAccount struct {
 	// +required
 	Spec DeveloperAccountSpec `json:"spec"`
 	// +optional
+	// +kubebuilder:default={observedGeneration: 0}
 	Status DeveloperAccountStatus `json:"status,omitempty"`
 }
 

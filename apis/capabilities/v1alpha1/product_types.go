@@ -422,6 +422,7 @@ type Product struct {
 	// +required
 	Spec ProductSpec `json:"spec"`
 	// +optional
+	// +kubebuilder:default={observedGeneration: 0}
 	Status ProductStatus `json:"status,omitempty"`
 }
 

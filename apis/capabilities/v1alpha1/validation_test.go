@@ -9,7 +9,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
+	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	. "github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
@@ -251,6 +253,32 @@ func TestDefaults(t *testing.T) {
 	}
 	if b.Spec.DeletionPolicy != DeletionPolicyDelete || b.Spec.MappingRules[0].Increment != 1 {
 		t.Errorf("defaults: deletionPolicy %q, increment %d; want Delete and 1", b.Spec.DeletionPolicy, b.Spec.MappingRules[0].Increment)
+	}
+}
+
+// TestNewObjectsAreNotYetObserved: before the controller writes anything, a new object of every kind reads
+// as not yet observed (status.observedGeneration 0, a CRD default), so that kstatus (Flux, kubectl
+// wait --for=jsonpath, cli-utils) sees it InProgress rather than Current. The engine may leave a new
+// object's status unwritten for a while (a quiet wait on a dependency being synced).
+func TestNewObjectsAreNotYetObserved(t *testing.T) {
+	ns := namespace(t)
+	for _, obj := range []client.Object{validBackend(), validProduct(), validPlan()} {
+		obj.SetNamespace(ns)
+		if err := k8s.Create(context.Background(), obj); err != nil {
+			t.Fatal(err)
+		}
+		var u unstructured.Unstructured
+		u.SetGroupVersionKind(GroupVersion.WithKind(fmt.Sprintf("%T", obj)[len("*v1alpha1."):]))
+		if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(obj), &u); err != nil {
+			t.Fatal(err)
+		}
+		res, err := status.Compute(&u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Status != status.InProgressStatus {
+			t.Errorf("%s: kstatus %s (%s), want InProgress; status %v", u.GetKind(), res.Status, res.Message, u.Object["status"])
+		}
 	}
 }
 
