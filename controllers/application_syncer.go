@@ -200,13 +200,16 @@ func (s *ApplicationSyncer) dependency(ctx context.Context, ns, name string, obj
 		return err
 	}
 	if !obj.GetDeletionTimestamp().IsZero() {
+		if owner, ok := obj.(engine.Object); ok {
+			return ownerGoing(owner, reasons[1], "%s %q is being deleted", kind, name)
+		}
 		return engine.Waiting(reasons[1], "%s %q is being deleted", kind, name)
 	}
 	if c := meta.FindStatusCondition(st.Conditions, v1alpha1.ConditionInvalid); c != nil && c.Status == metav1.ConditionTrue {
 		return engine.Invalid(reasons[2], "%s %q is invalid: %s", kind, name, c.Message)
 	}
 	if !usable(obj, *st, id()) {
-		return engine.Waiting(reasons[3], "waiting for %s %q to be Synced", kind, name)
+		return notSyncedYet(*st, reasons[3], "waiting for %s %q to be Synced", kind, name)
 	}
 	return nil
 }

@@ -92,13 +92,13 @@ func (s *PlanSyncer) Resolve(ctx context.Context, a *v1alpha1.ApplicationPlan, s
 		return err
 	}
 	if !p.DeletionTimestamp.IsZero() {
-		return engine.Waiting(ReasonProductDeleting, "Product %q is being deleted", p.Name)
+		return ownerGoing(&p, ReasonProductDeleting, "Product %q is being deleted", p.Name)
 	}
 	if c := meta.FindStatusCondition(p.Status.Conditions, v1alpha1.ConditionInvalid); c != nil && c.Status == "True" {
 		return engine.Invalid(ReasonProductInvalid, "Product %q is invalid: %s", p.Name, c.Message)
 	}
 	if !usable(&p, p.Status.CommonStatus, p.Status.ProductID) {
-		return engine.Waiting(ReasonProductNotSynced, "waiting for Product %q to be Synced", p.Name)
+		return notSyncedYet(p.Status.CommonStatus, ReasonProductNotSynced, "waiting for Product %q to be Synced", p.Name)
 	}
 	a.Status.ProductID = p.Status.ProductID
 	desired := &planDesired{ProductID: p.Status.ProductID, Backends: map[string]int64{}, Lifecycle: p.Spec.EffectiveLifecycle()}
@@ -133,8 +133,14 @@ func (s *PlanSyncer) Resolve(ctx context.Context, a *v1alpha1.ApplicationPlan, s
 			}
 			return err
 		}
+		if !b.DeletionTimestamp.IsZero() {
+			// Its metrics go with it in 3scale, and their limits and pricing rules with them: wait (quietly
+			// for a while: mostly it goes with the rest) until it is gone or back.
+			return engine.GoingAway(b.DeletionTimestamp.Time, ReasonBackendDeleting,
+				"Backend %q is being deleted; remove it from the limits and pricing rules, or delete this plan too", ref.Backend)
+		}
 		if !usable(&b, b.Status.CommonStatus, b.Status.BackendID) {
-			return engine.Waiting(ReasonBackendNotSynced, "waiting for Backend %q to be Synced", ref.Backend)
+			return notSyncedYet(b.Status.CommonStatus, ReasonBackendNotSynced, "waiting for Backend %q to be Synced", ref.Backend)
 		}
 		desired.Backends[ref.Backend] = b.Status.BackendID
 		deps[ref.Backend] = [2]any{b.Spec.Metrics, b.Spec.Methods}

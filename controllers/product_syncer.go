@@ -122,7 +122,7 @@ func (s *ProductSyncer) resolveBackends(ctx context.Context, p *v1alpha1.Product
 			return nil, engine.Invalid(ReasonBackendInvalid, "Backend %q is invalid: %s", name, c.Message)
 		}
 		if !usable(&b, b.Status.CommonStatus, b.Status.BackendID) {
-			return nil, engine.Waiting(ReasonBackendNotSynced, "waiting for Backend %q to be Synced", name)
+			return nil, notSyncedYet(b.Status.CommonStatus, ReasonBackendNotSynced, "waiting for Backend %q to be Synced", name)
 		}
 		if b.Status.TenantHost != tenant {
 			return nil, engine.Invalid(ReasonInvalidSpec, "Backend %q is synced to tenant %s, but this Product to %s; a product can only use backends of its own tenant",
@@ -141,6 +141,26 @@ func usable(obj client.Object, st v1alpha1.CommonStatus, remoteID int64) bool {
 		return false
 	}
 	return meta.IsStatusConditionTrue(st.Conditions, v1alpha1.ConditionSynced) || meta.IsStatusConditionTrue(st.Conditions, v1alpha1.ConditionInSync)
+}
+
+// notSyncedYet is the waiting error for a dependency that exists but cannot be built upon yet: Pending
+// (a new object waits quietly) while the dependency is itself being synced, Orphan at once when it is
+// stuck waiting on something of its own.
+func notSyncedYet(st v1alpha1.CommonStatus, reason, format string, args ...any) error {
+	if engine.Lifecycle(&st) == v1alpha1.ConditionOrphan {
+		return engine.Waiting(reason, format, args...)
+	}
+	return engine.Pending(reason, format, args...)
+}
+
+// ownerGoing is the waiting error for an object whose owner is being deleted: with the Delete policy the
+// owner deletes it first (engine: Dependants), so it waits quietly for that (GoingAway); with Retain it
+// is Orphan at once, for someone to act upon.
+func ownerGoing(owner engine.Object, reason, format string, args ...any) error {
+	if owner.GetDeletionPolicy() == v1alpha1.DeletionPolicyDelete {
+		return engine.GoingAway(owner.GetDeletionTimestamp().Time, reason, format, args...)
+	}
+	return engine.Waiting(reason, format, args...)
 }
 
 // secretValue reads one key of a Secret in the namespace; a missing Secret or key makes the object wait.

@@ -55,6 +55,9 @@ type Options struct {
 	// InvalidRetryPeriod is the safety net for objects made Invalid by an answer of 3scale: they are tried
 	// again after it (default 10 minutes; negative disables it).
 	InvalidRetryPeriod time.Duration
+	// QuietWait is how long a new object waiting on a dependency that is itself being synced waits
+	// without being marked Orphan (default 30 s; negative: marked at once). See engine.Pending.
+	QuietWait time.Duration
 	// WatchLabelSelector, when set, makes this manager one shard: it syncs only the apimsync objects the
 	// selector matches (the manager must be built with ManagerOptions and the same selector).
 	WatchLabelSelector labels.Selector
@@ -100,6 +103,9 @@ func (o Options) withDefaults() Options {
 	if o.InvalidRetryPeriod == 0 {
 		o.InvalidRetryPeriod = 10 * time.Minute
 	}
+	if o.QuietWait == 0 {
+		o.QuietWait = 30 * time.Second
+	}
 	if o.RetryBackoffMax <= 0 {
 		o.RetryBackoffMax = time.Minute
 	}
@@ -132,9 +138,9 @@ func kindController[T engine.Object](sh shared, kind string, newObj func() T, sy
 		Recorder:         sh.mgr.GetEventRecorder("apimsync-" + strings.ToLower(kind)),
 		Backoff:          engine.NewOrphanBackoff(sh.opts.OrphanBackoffInitial, sh.opts.OrphanBackoffMax),
 		DriftCheckPeriod: sh.opts.DriftCheckPeriod, States: sh.states, Credentials: sh.creds,
-		InvalidRetryPeriod: max(sh.opts.InvalidRetryPeriod, 0),
-		Dependants:         ownedDependants(sh.reader, referenceGraph, kind),
-		Users:              blockingUsers(sh.reader, referenceGraph, kind),
+		InvalidRetryPeriod: max(sh.opts.InvalidRetryPeriod, 0), QuietWait: max(sh.opts.QuietWait, 0),
+		Dependants: ownedDependants(sh.reader, referenceGraph, kind),
+		Users:      blockingUsers(sh.reader, referenceGraph, kind),
 	}
 	b := ctrl.NewControllerManagedBy(sh.mgr).For(newObj()).Named(strings.ToLower(kind)).WithOptions(sh.ctrlOpts()).
 		WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(referencing(sh.reader, list, indexSecretRefs)))

@@ -75,6 +75,7 @@ func parseFlags(args []string) (*flags, error) {
 	fs.DurationVar(&f.opts.InvalidRetryPeriod, "invalid-retry-period", 10*time.Minute, "Objects made Invalid by an answer of 3scale are tried again after this period (a safety net); negative turns it off.")
 	fs.StringVar(&f.maxResponseSize, "max-response-size", resource.NewQuantity(tsclient.DefaultMaxResponseBytes, resource.BinarySI).String(), "Largest answer read from 3scale (a quantity: 512Ki, 8Mi...); a larger one fails the call, never read into memory whole.")
 	fs.IntVar(&f.opts.MaxListPages, "max-list-pages", tsclient.DefaultMaxPages, "Most pages of 500 items read for one list from 3scale; a list that goes on fails loudly instead of looping.")
+	fs.DurationVar(&f.opts.QuietWait, "quiet-wait", 30*time.Second, "How long a new object waiting on a dependency that is itself being synced waits before it is marked Orphan (saves a status write and an event per object in a burst); negative marks it at once.")
 	fs.DurationVar(&f.opts.RetryBackoffMax, "retry-backoff-max", time.Minute, "Longest wait before retrying an object after a passing failure (5xx, timeout).")
 	// --kubeconfig is registered on the default flag set by controller-runtime; carry it over.
 	if kf := flag.CommandLine.Lookup("kubeconfig"); kf != nil {

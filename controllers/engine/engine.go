@@ -141,6 +141,10 @@ type Reconciler[T Object] struct {
 	States *StateTracker
 	// Credentials checks a changed provider account once per tenant; nil checks nothing.
 	Credentials CredentialsChecker
+	// QuietWait is how long a new object (no lifecycle condition yet) waiting on a dependency that is
+	// itself being synced (Pending) waits without writing Orphan; 0 writes Orphan at once. The watch on
+	// the dependency wakes it; kstatus reads its status as not yet observed (InProgress) meanwhile.
+	QuietWait time.Duration
 	// InvalidRetryPeriod is the safety net for objects made Invalid by an answer of 3scale (which may
 	// have been misclassified or may pass): they are tried again after it. 0 disables it.
 	InvalidRetryPeriod time.Duration
@@ -156,6 +160,10 @@ type Reconciler[T Object] struct {
 	// rejected remembers, per object, the attempt 3scale refused (types.NamespacedName → rejection):
 	// the same attempt is not sent again before InvalidRetryPeriod, whatever wakes the object.
 	rejected sync.Map
+	// deleting remembers, per owner being deleted (types.NamespacedName → map[string]time.Time), when
+	// this reconciler asked for the deletion of each of its dependants, so that a stale cache does not
+	// make it ask again and again; forgotten with the owner.
+	deleting sync.Map
 	// written remembers our last write of each object (types.NamespacedName → lastWrite), so that a
 	// reconcile woken by that write's event does not act on an older cached copy.
 	written sync.Map
@@ -201,7 +209,7 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	var res ctrl.Result
 	var err error
 	if !obj.GetDeletionTimestamp().IsZero() {
-		res, err = r.finalize(ctx, obj)
+		res, err = r.finalize(ctx, obj, st)
 	} else {
 		res, err = r.sync(ctx, obj, st)
 	}
@@ -224,6 +232,9 @@ func (r *Reconciler[T]) sync(ctx context.Context, obj T, w *statusWriter[T]) (ct
 			return ctrl.Result{}, client.IgnoreNotFound(err)
 		}
 		r.wrote(obj)
+		// Status patches diff against the object as stored now: against the copy from before the update
+		// they would carry its metadata (finalizers, managedFields, the old resourceVersion) too.
+		w.before = obj.DeepCopyObject().(T)
 		*obj.GetSyncStatus() = *saved
 		st = obj.GetSyncStatus()
 	}
@@ -232,13 +243,13 @@ func (r *Reconciler[T]) sync(ctx context.Context, obj T, w *statusWriter[T]) (ct
 	if err != nil {
 		return r.fail(ctx, obj, err)
 	}
-	r.rebindTenant(obj, s)
+	rebound := r.rebindTenant(obj, s)
 	st.TenantHost, st.ProviderAccountSecret = s.Tenant, s.SecretName
 	if err := r.checkCredentials(ctx, st, s); err != nil {
 		return r.fail(ctx, obj, err)
 	}
 	if err := r.Syncer.Resolve(ctx, obj, s); err != nil {
-		return r.fail(ctx, obj, err)
+		return r.failQuietly(ctx, obj, w, err)
 	}
 	st.SystemName = s.SystemName
 	s.CreatePending = st.CreatePending != "" && st.CreatePending == s.Tenant
@@ -271,6 +282,10 @@ func (r *Reconciler[T]) sync(ctx context.Context, obj T, w *statusWriter[T]) (ct
 	// worker to other tenants' objects; this one comes back shortly.
 	leave, admitted := admit(s, background)
 	if !admitted {
+		// Nothing was done: what this pass filled in (the tenant, the system name) is written when the
+		// object is admitted, not in a write of its own now (one API server write per deferral, for
+		// nothing, when a burst makes a tenant busy); a tenant change is recorded at once.
+		w.done = !rebound
 		if background { // the budget is spent: later, spread out
 			return ctrl.Result{RequeueAfter: 5 * admissionRetry()}, nil
 		}
@@ -321,6 +336,40 @@ func (r *Reconciler[T]) sync(ctx context.Context, obj T, w *statusWriter[T]) (ct
 	r.transition(obj, v1alpha1.ConditionSynced, ReasonSynced, message)
 	r.Backoff.Reset(client.ObjectKeyFromObject(obj))
 	return ctrl.Result{RequeueAfter: r.nextCheck(obj, st, s, now)}, nil
+}
+
+// quietWait tells whether err is a quiet wait still within its QuietWait (a Pending wait of a new
+// object, or a GoingAway one), and how long is left of it (the object is looked at again then, if a
+// watch has not woken it before).
+func (r *Reconciler[T]) quietWait(obj T, err error) (time.Duration, bool) {
+	var re *ReasonedError
+	if r.QuietWait <= 0 || !errors.As(err, &re) {
+		return 0, false
+	}
+	var since time.Time
+	switch re.quiet {
+	case quietNew:
+		if Lifecycle(obj.GetSyncStatus()) != "" {
+			return 0, false
+		}
+		since = obj.GetCreationTimestamp().Time
+	case quietGoing:
+		since = re.since
+	default:
+		return 0, false
+	}
+	left := since.Add(r.QuietWait).Sub(r.now())
+	return left, left > 0
+}
+
+// failQuietly is fail, except for a quiet wait within its QuietWait: then nothing is written (w) and the
+// object is looked at again when the wait ends.
+func (r *Reconciler[T]) failQuietly(ctx context.Context, obj T, w *statusWriter[T], err error) (ctrl.Result, error) {
+	if wait, ok := r.quietWait(obj, err); ok {
+		w.done = true // nothing worth a write: the status stays as it was
+		return ctrl.Result{RequeueAfter: wait}, nil
+	}
+	return r.fail(ctx, obj, err)
 }
 
 // admit admits one reconcile to the session's tenant (its client's pacer), as background work (a drift
@@ -393,20 +442,22 @@ func (r *Reconciler[T]) create(ctx context.Context, obj T, s *Session, w *status
 // rebindTenant forgets a remote id recorded on another tenant than the one the provider account now
 // points at: an id is bound to its tenant and never used against another. The object is then resolved
 // by system name on the new tenant; the old remote object is left as it is.
-func (r *Reconciler[T]) rebindTenant(obj T, s *Session) {
+func (r *Reconciler[T]) rebindTenant(obj T, s *Session) (rebound bool) {
 	st := obj.GetSyncStatus()
 	if st.CreatePending != "" && st.CreatePending != s.Tenant {
 		st.CreatePending = ""
+		rebound = true
 	}
 	id := obj.GetRemoteID()
 	if id == 0 || st.TenantHost == "" || st.TenantHost == s.Tenant {
-		return
+		return rebound
 	}
 	r.event(obj, "Warning", ReasonTenantChanged, "Rebind",
 		"the provider account now points at tenant %s: %s %d on tenant %s is left there untouched, and the %s is looked up by system name on %s",
 		s.Tenant, r.Kind, id, st.TenantHost, r.Kind, s.Tenant)
 	obj.SetRemoteID(0)
 	st.SyncedHash = ""
+	return true
 }
 
 // checkCredentials checks the provider account once per tenant when its Secret changed since the
@@ -426,7 +477,7 @@ func (r *Reconciler[T]) checkCredentials(ctx context.Context, st *v1alpha1.Commo
 // right after its own create whose answer was lost (create-pending marker), and only on the tenant the
 // id belongs to. A resource that never held one (it lost an ownership conflict, was Orphan or Invalid
 // all along) deletes nothing remotely.
-func (r *Reconciler[T]) finalize(ctx context.Context, obj T) (ctrl.Result, error) {
+func (r *Reconciler[T]) finalize(ctx context.Context, obj T, w *statusWriter[T]) (ctrl.Result, error) {
 	if !controllerutil.ContainsFinalizer(obj, Finalizer) {
 		return ctrl.Result{}, nil
 	}
@@ -439,7 +490,7 @@ func (r *Reconciler[T]) finalize(ctx context.Context, obj T) (ctrl.Result, error
 	id := obj.GetRemoteID()
 	if obj.GetDeletionPolicy() == v1alpha1.DeletionPolicyDelete && (id != 0 || st.CreatePending != "") {
 		if err := r.waitForUsers(ctx, obj); err != nil {
-			return r.fail(ctx, obj, err)
+			return r.failQuietly(ctx, obj, w, err)
 		}
 		s, err := r.Syncer.Connect(ctx, obj)
 		if err != nil {
@@ -475,6 +526,8 @@ func (r *Reconciler[T]) finalize(ctx context.Context, obj T) (ctrl.Result, error
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
+	// The API server deletes the object now: a status write would only be answered 404.
+	w.done = true
 	r.forget(client.ObjectKeyFromObject(obj))
 	// Until the cache sees the object gone, a reconcile may still get the copy from before this patch,
 	// with the finalizer and the remote id: remembering it is gone makes it wait instead of deleting
@@ -497,7 +550,7 @@ func (r *Reconciler[T]) deleteDependants(ctx context.Context, obj T) error {
 	for _, d := range deps {
 		name := d.GetName()
 		if d.GetDeletionTimestamp().IsZero() {
-			if err := r.Client.Delete(ctx, d); client.IgnoreNotFound(err) != nil {
+			if err := r.deleteDependant(ctx, obj, d); err != nil {
 				return fmt.Errorf("cannot delete %s: %w", nameOf(d), err)
 			}
 		} else if !controllerutil.ContainsFinalizer(d, Finalizer) {
@@ -527,6 +580,28 @@ func (r *Reconciler[T]) deleteDependants(ctx context.Context, obj T) error {
 	return &ReasonedError{class: ClassWaiting, Reason: ReasonDeletingDependants, RetryAfter: 5 * time.Second,
 		Message: dependantsMessage(kinds, names)}
 }
+
+// deleteDependant deletes a dependant, unless this reconciler asked for it in the last few seconds: the
+// cache may not show its deletion yet, and every change of the owner's dependants wakes the owner again
+// (in a mass deletion, several DELETEs of each for one that is needed).
+func (r *Reconciler[T]) deleteDependant(ctx context.Context, owner T, d client.Object) error {
+	now := r.now()
+	// One owner is reconciled by one worker at a time: its map needs no lock of its own.
+	v, _ := r.deleting.LoadOrStore(client.ObjectKeyFromObject(owner), map[string]time.Time{})
+	asked := v.(map[string]time.Time)
+	key := KindOf(d) + "/" + d.GetName() + "/" + string(d.GetUID())
+	if at, ok := asked[key]; ok && now.Sub(at) < dependantDeleteMemory {
+		return nil
+	}
+	if err := r.Client.Delete(ctx, d); client.IgnoreNotFound(err) != nil {
+		return err
+	}
+	asked[key] = now
+	return nil
+}
+
+// dependantDeleteMemory is how long a dependant's deletion, once asked for, is not asked for again.
+const dependantDeleteMemory = 10 * time.Second
 
 // dependantsMessage counts and names the dependants an owner waits for, by kind, each kind's names
 // sorted: "deleting 3 applications first: a, b, c", or with several kinds "deleting 2 applications (a,
@@ -583,12 +658,19 @@ func (r *Reconciler[T]) waitForUsers(ctx context.Context, obj T) error {
 		return err
 	}
 	names := make([]string, 0, len(users))
+	allGoing := true
 	for _, u := range users {
 		names = append(names, nameOf(u))
+		allGoing = allGoing && !u.GetDeletionTimestamp().IsZero()
 	}
-	return &ReasonedError{class: ClassWaiting, Reason: ReasonDeletionBlocked, RetryAfter: 30 * time.Second,
-		Message: fmt.Sprintf("3scale refuses to delete this %s while it is used: waiting for %s to stop using it (change their spec) or to be deleted",
-			r.Kind, strings.Join(names, ", "))}
+	message := fmt.Sprintf("3scale refuses to delete this %s while it is used: waiting for %s to stop using it (change their spec) or to be deleted",
+		r.Kind, strings.Join(names, ", "))
+	if allGoing { // they are all being deleted (a namespace or a whole app going): a moment's wait
+		err := GoingAway(obj.GetDeletionTimestamp().Time, ReasonDeletionBlocked, "%s", message).(*ReasonedError)
+		err.RetryAfter = 30 * time.Second
+		return err
+	}
+	return &ReasonedError{class: ClassWaiting, Reason: ReasonDeletionBlocked, RetryAfter: 30 * time.Second, Message: message}
 }
 
 // related lists the objects list finds for obj (Dependants, Users); none when list is nil.
@@ -674,10 +756,13 @@ func (r *Reconciler[T]) event(obj T, eventType, reason, action, format string, a
 type statusWriter[T Object] struct {
 	r      *Reconciler[T]
 	before T
+	// done: nothing more is written in this pass (the object is gone, or the pass did nothing worth
+	// recording).
+	done bool
 }
 
 func (w *statusWriter[T]) write(ctx context.Context, obj T) error {
-	if equality.Semantic.DeepEqual(statusOf(w.before), statusOf(obj)) {
+	if w.done || equality.Semantic.DeepEqual(statusOf(w.before), statusOf(obj)) {
 		return nil
 	}
 	if err := w.r.Client.Status().Patch(ctx, obj, client.MergeFrom(w.before)); err != nil {
@@ -788,6 +873,7 @@ func (r *Reconciler[T]) track(id types.NamespacedName, obj T) {
 
 func (r *Reconciler[T]) forget(id types.NamespacedName) {
 	r.Backoff.Reset(id)
+	r.deleting.Delete(id)
 	r.rejected.Delete(id)
 	r.written.Delete(id)
 	if r.States != nil {

@@ -736,3 +736,194 @@ func TestDeletingDependantsCountsAndNamesThem(t *testing.T) {
 		})
 	}
 }
+
+// TestPendingDependencyIsWaitedForQuietly: a new object whose dependency is itself being synced (Pending)
+// writes nothing and emits nothing during its QuietWait, and is looked at again when that ends; past
+// it, or once the object has a lifecycle condition, the same wait is an Orphan like any other. A plain
+// Waiting error (a dependency missing or stuck) is an Orphan at once.
+func TestPendingDependencyIsWaitedForQuietly(t *testing.T) {
+	newObj := func(h *harness) {
+		b := h.get()
+		b.CreationTimestamp = metav1.NewTime(h.now.Add(-10 * time.Second))
+		if err := h.client.Update(context.Background(), b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Run("pending within the quiet wait", func(t *testing.T) {
+		h := newHarness(t, newBackend())
+		h.rec.QuietWait = 30 * time.Second
+		newObj(h)
+		h.syncer.resolve = func() error { return Pending("ProductNotSynced", "waiting for Product %q to be Synced", "p") }
+		before := h.get().ResourceVersion
+		res, err := h.reconcile()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.RequeueAfter != 20*time.Second {
+			t.Errorf("requeue after %v, want the 20s left of the quiet wait", res.RequeueAfter)
+		}
+		b := h.get()
+		if got := state(b); len(got) != 0 {
+			t.Errorf("conditions %v, want none while waiting quietly", got)
+		}
+		if b.Status.TenantHost != "" {
+			t.Errorf("status written (tenantHost %q) during a quiet wait", b.Status.TenantHost)
+		}
+		if ev := drainEvents(h.events); len(ev) != 0 {
+			t.Errorf("events %q during a quiet wait", ev)
+		}
+		// Only the finalizer was written.
+		if !controllerutil.ContainsFinalizer(b, Finalizer) || b.ResourceVersion == before {
+			t.Errorf("finalizer not added")
+		}
+
+		h.now = h.now.Add(25 * time.Second) // 35s after creation: past the quiet wait
+		if _, err := h.reconcile(); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([]string{"Orphan/ProductNotSynced", "Reconciling/Orphan"}, state(h.get())); diff != "" {
+			t.Errorf("past the quiet wait (-want +got):\n%s", diff)
+		}
+		if ev := drainEvents(h.events); len(ev) != 1 {
+			t.Errorf("events %q, want the Orphan one", ev)
+		}
+	})
+	t.Run("a missing or stuck dependency is an Orphan at once", func(t *testing.T) {
+		h := newHarness(t, newBackend())
+		h.rec.QuietWait = 30 * time.Second
+		newObj(h)
+		h.syncer.resolve = func() error { return Waiting("ProductNotFound", "waiting for Product %q to be created", "p") }
+		if _, err := h.reconcile(); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([]string{"Orphan/ProductNotFound", "Reconciling/Orphan"}, state(h.get())); diff != "" {
+			t.Errorf("(-want +got):\n%s", diff)
+		}
+	})
+	t.Run("an object with a lifecycle condition records the wait at once", func(t *testing.T) {
+		h := newHarness(t, newBackend())
+		h.rec.QuietWait = 30 * time.Second
+		newObj(h)
+		if _, err := h.reconcile(); err != nil { // Synced
+			t.Fatal(err)
+		}
+		b := h.get()
+		b.Generation = 2
+		if err := h.client.Update(context.Background(), b); err != nil {
+			t.Fatal(err)
+		}
+		h.syncer.resolve = func() error { return Pending("ProductNotSynced", "waiting for Product %q to be Synced", "p") }
+		if _, err := h.reconcile(); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([]string{"Orphan/ProductNotSynced", "Reconciling/Orphan"}, state(h.get())); diff != "" {
+			t.Errorf("(-want +got):\n%s", diff)
+		}
+	})
+}
+
+// TestStatusPatchCarriesOnlyStatus: the first reconcile adds the finalizer (an update of the object),
+// then writes status with a merge patch computed against the object as that update left it, so that the
+// patch carries no metadata: no resourceVersion (a merge patch without one never conflicts), no
+// finalizers, no managedFields.
+func TestStatusPatchCarriesOnlyStatus(t *testing.T) {
+	h := newHarness(t, newBackend())
+	var patches []string
+	h.rec.Client = interceptor.NewClient(h.client.(client.WithWatch), interceptor.Funcs{
+		SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+			data, err := patch.Data(obj)
+			if err != nil {
+				return err
+			}
+			patches = append(patches, string(data))
+			return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
+		},
+	})
+	if _, err := h.reconcile(); err != nil {
+		t.Fatal(err)
+	}
+	if len(patches) == 0 {
+		t.Fatal("no status patch")
+	}
+	for _, p := range patches {
+		if strings.Contains(p, `"metadata"`) {
+			t.Errorf("status patch carries metadata: %s", p)
+		}
+	}
+}
+
+// TestDependantDeletionIsAskedForOnce: an owner whose cache still shows a dependant undeleted (its
+// deletion not seen yet) does not delete it again on every wake-up within dependantDeleteMemory, but does
+// after it.
+func TestDependantDeletionIsAskedForOnce(t *testing.T) {
+	h := createdThenDeleted(t)
+	app := &v1alpha1.Application{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "a", UID: "u-a"}}
+	h.rec.Dependants = func(context.Context, client.Object) ([]client.Object, error) {
+		return []client.Object{app}, nil // a stale cache: never shows the deletion
+	}
+	deletes := 0
+	h.rec.Client = interceptor.NewClient(h.client.(client.WithWatch), interceptor.Funcs{
+		Delete: func(ctx context.Context, c client.WithWatch, o client.Object, opts ...client.DeleteOption) error {
+			deletes++
+			return nil
+		},
+	})
+	for range 3 {
+		if _, err := h.reconcile(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if deletes != 1 {
+		t.Errorf("%d deletes of the dependant in three wake-ups, want 1", deletes)
+	}
+	h.now = h.now.Add(dependantDeleteMemory + time.Second)
+	if _, err := h.reconcile(); err != nil {
+		t.Fatal(err)
+	}
+	if deletes != 2 {
+		t.Errorf("%d deletes after the memory ran out, want 2", deletes)
+	}
+}
+
+// TestUsersGoingAwayAreWaitedForQuietly: a Backend being deleted whose Products are all being deleted
+// too waits for them without a status write or an event during QuietWait after its own deletion began;
+// past it, or when one of them is not being deleted, it is Orphan (DeletionBlocked), naming them.
+func TestUsersGoingAwayAreWaitedForQuietly(t *testing.T) {
+	product := func(name string, going bool) client.Object {
+		p := &v1alpha1.Product{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: name}}
+		if going {
+			p.DeletionTimestamp = &metav1.Time{Time: time.Now()}
+		}
+		return p
+	}
+	for name, tc := range map[string]struct {
+		users     []client.Object
+		after     time.Duration
+		wantQuiet bool
+	}{
+		"all going, within the quiet wait": {users: []client.Object{product("a", true), product("b", true)}, after: 5 * time.Second, wantQuiet: true},
+		"all going, past the quiet wait":   {users: []client.Object{product("a", true)}, after: time.Minute},
+		"one staying is Orphan at once":    {users: []client.Object{product("a", true), product("b", false)}, after: time.Second},
+	} {
+		t.Run(name, func(t *testing.T) {
+			h := createdThenDeleted(t)
+			h.rec.QuietWait = 30 * time.Second
+			drainEvents(h.events)
+			h.rec.Users = func(context.Context, client.Object) ([]client.Object, error) { return tc.users, nil }
+			h.now = h.get().DeletionTimestamp.Add(tc.after)
+			if _, err := h.reconcile(); err != nil {
+				t.Fatal(err)
+			}
+			got, events := state(h.get()), drainEvents(h.events)
+			if tc.wantQuiet {
+				if !cmp.Equal(got, []string{"Synced/Synced", "Ready/Synced"}) || len(events) != 0 {
+					t.Errorf("conditions %v, events %q; want Synced kept as written, no event", got, events)
+				}
+				return
+			}
+			if !cmp.Equal(got, []string{"Orphan/DeletionBlocked", "Reconciling/Orphan"}) || len(events) != 1 {
+				t.Errorf("conditions %v, events %q; want Orphan/DeletionBlocked and its event", got, events)
+			}
+		})
+	}
+}

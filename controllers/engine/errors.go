@@ -31,7 +31,23 @@ type ReasonedError struct {
 	Message string
 	// RetryAfter, when set on a waiting error, caps the backoff delay (e.g. a backend still in use).
 	RetryAfter time.Duration
+	// quiet marks a waiting error that is expected to pass by itself: an object waits without a status
+	// write or an event of its own for Reconciler.QuietWait (see Pending and GoingAway).
+	quiet quietness
+	// since is when a GoingAway wait began (the deletion it waits for).
+	since time.Time
 }
+
+// quietness says which quiet wait a waiting error is.
+type quietness int
+
+const (
+	_ quietness = iota // not quiet
+	// quietNew: a new object waits for a dependency that is itself being synced.
+	quietNew
+	// quietGoing: the wait ends with deletions already under way.
+	quietGoing
+)
 
 // Error implements error.
 func (e *ReasonedError) Error() string { return e.Reason + ": " + e.Message }
@@ -39,6 +55,25 @@ func (e *ReasonedError) Error() string { return e.Reason + ": " + e.Message }
 // Waiting returns an error that makes the object Orphan with the given reason and message.
 func Waiting(reason, format string, args ...any) error {
 	return &ReasonedError{class: ClassWaiting, Reason: reason, Message: fmt.Sprintf(format, args...)}
+}
+
+// Pending returns a waiting error for a dependency that exists and is itself being synced (not stuck
+// waiting on something of its own). A new object waiting on it is not marked Orphan during its first
+// Reconciler.QuietWait: in a burst (a GitOps sync applying products and their plans at once) the
+// dependency is usually there a moment later, and the Orphan condition and event would be one API server
+// write and one event per object, for nothing. Past that, it is Orphan like any waiting object.
+func Pending(reason, format string, args ...any) error {
+	return &ReasonedError{class: ClassWaiting, Reason: reason, Message: fmt.Sprintf(format, args...), quiet: quietNew}
+}
+
+// GoingAway returns a waiting error that deletions already under way since the given time will end: an
+// object whose owner is being deleted and deletes it too (a plan of a product deleted with the Delete
+// policy), a Backend waiting for Products that are all being deleted. Within Reconciler.QuietWait of
+// since the object waits without a status write or an event (in a mass deletion they would be one
+// each per object, for a state that lasts a moment); past it, it is Orphan like any waiting object, so
+// that a deletion that stalls shows.
+func GoingAway(since time.Time, reason, format string, args ...any) error {
+	return &ReasonedError{class: ClassWaiting, Reason: reason, Message: fmt.Sprintf(format, args...), quiet: quietGoing, since: since}
 }
 
 // Invalid returns an error that makes the object Invalid with the given reason and message.
