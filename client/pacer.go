@@ -61,11 +61,19 @@ type Pacer struct {
 	wake       chan struct{} // closed (and replaced) to wake all waiters when a slot may have freed
 
 	// The rate the tenant accepts, learnt from its 429s: a concurrency limit cannot pace below one request
-	// per round trip, and a SaaS tenant's limit is a rate. nil until the first 429, then 85% of the rate
-	// served; cut by 15% on later 429s (once per second at most) and raised by about one request/s per
-	// second of successes.
+	// per round trip, and a SaaS tenant's limit is a rate. nil until the first 429, then 90% of the rate
+	// served, a first guess that grows by 25% a second until a 429 meets the paced rate; that rate is
+	// remembered (refused) and cut by 10% (once per second at most). Successes then raise it by about
+	// one request/s per second up to 97% of refused, and past that by one request/s per 20 seconds: it
+	// settles just under the tenant's limit and probes it rarely, instead of meeting a 429 (and its
+	// Retry-After pause of the whole tenant, at least a second) every few seconds.
 	learnt   *rate.Limiter
+	refused  float64
 	rateCut  time.Time
+	// rateBound is when a request last had to wait for the learnt rate. A 429 while the learnt rate has
+	// not paced anything for a while is not about that rate (a tenant answering 429 at random, another
+	// client sharing the tenant's budget): the pause is honoured, the rate is not cut, lest it decay.
+	rateBound time.Time
 	finished [64]time.Time // completion times of the last successes (a ring)
 	next     int
 }
@@ -110,6 +118,11 @@ func NewPacer(cfg PacerConfig) *Pacer {
 // A background request (WithBackground) also waits for the background share of the budget.
 func (p *Pacer) Acquire(ctx context.Context) (release func(Outcome), err error) {
 	bg := IsBackground(ctx)
+	// A Retry-After pause is waited out before any token is taken: tokens taken during the pause would
+	// all be spent the moment it ends, a burst the tenant answers with the next 429s and the next pause.
+	if err := p.waitPause(ctx); err != nil {
+		return nil, err
+	}
 	if bg {
 		if err := p.waitBackgroundRate(ctx); err != nil {
 			return nil, err
@@ -124,7 +137,7 @@ func (p *Pacer) Acquire(ctx context.Context) (release func(Outcome), err error) 
 	learnt := p.learnt
 	p.mu.Unlock()
 	if learnt != nil {
-		if err := learnt.Wait(ctx); err != nil {
+		if err := p.waitLearnt(ctx, learnt); err != nil {
 			return nil, err
 		}
 	}
@@ -165,6 +178,52 @@ func (p *Pacer) Acquire(ctx context.Context) (release func(Outcome), err error) 
 	p.mu.Unlock()
 	var once sync.Once
 	return func(o Outcome) { once.Do(func() { p.release(seq, bg, o) }) }, nil
+}
+
+// waitLearnt takes a token of the learnt rate, on the pacer's clock, waiting for it if need be; a wait
+// is recorded in rateBound. It gives up at once, taking nothing, when ctx would end before the token.
+func (p *Pacer) waitLearnt(ctx context.Context, learnt *rate.Limiter) error {
+	now := p.now()
+	r := learnt.ReserveN(now, 1)
+	delay := r.DelayFrom(now)
+	if delay <= 0 {
+		return nil
+	}
+	if deadline, ok := ctx.Deadline(); ok && deadline.Sub(now) < delay {
+		r.CancelAt(now)
+		return context.DeadlineExceeded
+	}
+	p.mu.Lock()
+	p.rateBound = now // this request waits for the learnt rate: it is what paces the tenant now
+	p.mu.Unlock()
+	timer := time.NewTimer(delay)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		r.CancelAt(p.now())
+		return ctx.Err()
+	case <-timer.C:
+		return nil
+	}
+}
+
+// waitPause waits until no Retry-After pause is in force, or ctx ends.
+func (p *Pacer) waitPause(ctx context.Context) error {
+	for {
+		p.mu.Lock()
+		pause := p.pauseUntil.Sub(p.now())
+		p.mu.Unlock()
+		if pause <= 0 {
+			return ctx.Err()
+		}
+		timer := time.NewTimer(pause)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return ctx.Err()
+		case <-timer.C:
+		}
+	}
 }
 
 // backgroundSlots is how many background requests may be in flight: the background share of the limit,
@@ -225,7 +284,14 @@ func (p *Pacer) release(seq uint64, bg bool, o Outcome) {
 		p.next++
 		if p.learnt != nil {
 			r := float64(p.learnt.Limit())
-			p.learnt.SetLimitAt(now, rate.Limit(r+1/r))
+			step := 1 / r // about +1 request/s per second at full pace
+			switch {
+			case p.refused == 0:
+				step = 0.25 // no paced rate refused yet: the first guess may be far too low, grow by 25 % a second
+			case r >= rateProbeShare*p.refused:
+				step /= 20 // near the rate the tenant refused: probe slowly
+			}
+			p.learnt.SetLimitAt(now, rate.Limit(r+step))
 		}
 		if (o.Latency <= 0 || o.Latency <= 2*p.observe(now, o.Latency)) && used {
 			p.limit = math.Min(p.max, p.limit+1/p.limit)
@@ -235,24 +301,34 @@ func (p *Pacer) release(seq uint64, bg bool, o Outcome) {
 	p.wake = make(chan struct{})
 }
 
-// learnRate sets the learnt rate after a 429: the first time to 85% of the rate the tenant served in the
-// last two seconds, later to 85% of the learnt rate; at least one request per second, and at most one cut
-// a second: the 429s of one burst are one signal.
+// rateProbeShare is the share of the rate last refused up to which the learnt rate grows fast.
+const rateProbeShare = 0.97
+
+// learnRate sets the learnt rate after a 429: the first time to 90% of the rate the tenant served in the
+// last two seconds, later to 90% of the learnt rate; at least one request per second, and at most one cut
+// a second: the 429s of one burst are one signal. The rate cut from is remembered as refused.
 func (p *Pacer) learnRate(now time.Time) {
 	if now.Sub(p.rateCut) < time.Second {
 		return
 	}
 	p.rateCut = now
 	if p.learnt == nil {
-		r := math.Max(0.85*p.servedRate(now), 1)
+		// What was served is only a first guess (a lower bound, the rate of the burst that met the 429
+		// unknown): the learnt rate grows fast from it until the next 429 says where the limit is.
+		r := math.Max(0.9*p.servedRate(now), 1)
 		p.learnt = rate.NewLimiter(rate.Limit(r), max(1, int(r/4)))
 		return
 	}
 	// Later cuts start from the learnt rate, not from what was served: what was served is less than the
 	// tenant allows whenever work waited (on dependencies, on Retry-After pauses), and cutting from it
 	// would compound down to nothing on a tenant that answers 429 now and then.
-	r := math.Max(0.85*float64(p.learnt.Limit()), 1)
+	if now.Sub(p.rateBound) > 2*time.Second {
+		return
+	}
+	p.refused = float64(p.learnt.Limit())
+	r := math.Max(0.9*p.refused, 1)
 	p.learnt.SetLimitAt(now, rate.Limit(r))
+	p.learnt.SetBurstAt(now, max(1, int(r/4)))
 }
 
 // servedRate is the rate of successes over the last two seconds (the ring of completion times), 0 when
@@ -270,10 +346,12 @@ func (p *Pacer) servedRate(now time.Time) float64 {
 			}
 		}
 	}
-	if count < 2 || !now.After(oldest) {
+	if count < 2 {
 		return 0
 	}
-	return float64(count) / now.Sub(oldest).Seconds()
+	// Over a second at least: a tenant's burst allowance answers a few requests at once, which over the
+	// few milliseconds they took would read as a rate of hundreds a second.
+	return float64(count) / max(now.Sub(oldest).Seconds(), 1)
 }
 
 // LearntRate returns the rate (requests per second) learnt from the tenant's 429s, 0 when none was.

@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"errors"
+	"math"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -332,9 +333,11 @@ func TestPacerQPSCap(t *testing.T) {
 	}
 }
 
-// TestPacerLearnsTheTenantRate: a 429 sets a rate near what the tenant served (a concurrency limit cannot
-// pace below one request per round trip), successes raise it slowly, and further 429s within a second
-// are one signal.
+// TestPacerLearnsTheTenantRate: a 429 sets a first guess near what the tenant served (a concurrency
+// limit cannot pace below one request per round trip), over a second at least (a burst allowance answered
+// at once is no rate); further 429s within a second are one signal. The guess grows fast (25% a second)
+// until a 429 meets the paced rate; that rate is remembered, the rate is cut by 10%, grows back fast to
+// 97% of it, then only probes (a twentieth of the pace).
 func TestPacerLearnsTheTenantRate(t *testing.T) {
 	clock := &pacerClock{}
 	clock.advance(time.Hour)
@@ -348,23 +351,58 @@ func TestPacerLearnsTheTenantRate(t *testing.T) {
 	}
 	pacerDo(t, p, Outcome{Code: 429, Latency: time.Millisecond})
 	first := p.LearntRate()
-	if first < 15 || first > 19 {
-		t.Errorf("learnt rate %v after a 429 at 20/s served, want 85%% of it", first)
+	if first < 17 || first > 19 {
+		t.Errorf("learnt rate %v after a 429 at 20/s served, want 90%% of it", first)
 	}
 	pacerDo(t, p, Outcome{Code: 429, Latency: time.Millisecond})
 	if got := p.LearntRate(); got != first {
 		t.Errorf("a second 429 within a second cut the rate again: %v, want %v", got, first)
 	}
-	for range 20 { // paced by the learnt rate: about a second
+	for range 20 { // a second at 20/s: no request waits for the learnt rate
+		clock.advance(50 * time.Millisecond)
 		pacerDo(t, p, Outcome{Code: 200, Latency: time.Millisecond})
 	}
-	if got := p.LearntRate(); got <= first || got > first+2 { // about +1/r per success: +1 per second served
-		t.Errorf("learnt rate %v after 20 successes, want slowly above %v", got, first)
+	if want := first + 20*0.25; math.Abs(p.LearntRate()-want) > 0.01 {
+		t.Errorf("learnt rate %v after 20 successes, want %v (a quarter per success before a paced rate was refused)", p.LearntRate(), want)
+	}
+	clock.advance(3 * time.Second)
+	before := p.LearntRate()
+	pacerDo(t, p, Outcome{Code: 429, Latency: time.Millisecond})
+	if got := p.LearntRate(); got != before {
+		t.Errorf("a 429 while the learnt rate paced nothing cut it: %v, want %v (a random 429 is no rate)", got, before)
 	}
 	clock.advance(2 * time.Second)
+	// Without the clock moving, the burst goes, then a request waits for the learnt rate.
+	for i := 0; !p.rateBound.Equal(clock.now()); i++ {
+		if i == 50 {
+			t.Fatal("no request waited for the learnt rate")
+		}
+		pacerDo(t, p, Outcome{Code: 200, Latency: time.Millisecond})
+	}
+	paced := p.LearntRate()
 	pacerDo(t, p, Outcome{Code: 429, Latency: time.Millisecond})
-	if got := p.LearntRate(); got >= first {
-		t.Errorf("a later 429 left the rate at %v, want it cut below %v", got, first)
+	cut := p.LearntRate()
+	if want := 0.9 * paced; math.Abs(cut-want) > 0.01 {
+		t.Errorf("a 429 at the paced rate %v left %v, want %v", paced, cut, want)
+	}
+	for range 200 {
+		clock.advance(100 * time.Millisecond)
+		pacerDo(t, p, Outcome{Code: 200, Latency: time.Millisecond})
+	}
+	// Back fast to 97% of the refused rate (1/r per success), then slowly (a twentieth of that): 200
+	// successes add about 4 requests/s fast, and well under one after.
+	if got := p.LearntRate(); got < 0.97*paced || got > paced {
+		t.Errorf("learnt rate %v after 200 successes, want between 97%% of the refused %v and it", got, paced)
+	}
+	clock.advance(2 * time.Second)
+	small := NewPacer(PacerConfig{Now: clock.now})
+	for range 10 { // a burst allowance answered at once: 10 in 10ms
+		clock.advance(time.Millisecond)
+		pacerDo(t, small, Outcome{Code: 200, Latency: time.Millisecond})
+	}
+	pacerDo(t, small, Outcome{Code: 429, Latency: time.Millisecond})
+	if got := small.LearntRate(); got > 10 {
+		t.Errorf("learnt rate %v from a burst of 10 answered in 10ms, want at most 10 a second", got)
 	}
 }
 
