@@ -67,15 +67,15 @@ type Pacer struct {
 	// one request/s per second up to 97% of refused, and past that by one request/s per 20 seconds: it
 	// settles just under the tenant's limit and probes it rarely, instead of meeting a 429 (and its
 	// Retry-After pause of the whole tenant, at least a second) every few seconds.
-	learnt   *rate.Limiter
-	refused  float64
-	rateCut  time.Time
+	learnt  *rate.Limiter
+	refused float64
+	rateCut time.Time
 	// rateBound is when a request last had to wait for the learnt rate. A 429 while the learnt rate has
 	// not paced anything for a while is not about that rate (a tenant answering 429 at random, another
 	// client sharing the tenant's budget): the pause is honoured, the rate is not cut, lest it decay.
 	rateBound time.Time
-	finished [64]time.Time // completion times of the last successes (a ring)
-	next     int
+	finished  [64]time.Time // completion times of the last successes (a ring)
+	next      int
 }
 
 // NewPacer returns a Pacer for cfg.
