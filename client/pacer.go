@@ -282,7 +282,9 @@ func (p *Pacer) release(seq uint64, bg bool, o Outcome) {
 	case c >= 200 && c < 300 || c >= 400 && c < 500: // 4xx are answers about the request, not overload
 		p.finished[p.next%len(p.finished)] = now
 		p.next++
-		if p.learnt != nil {
+		if p.learnt != nil && now.Sub(p.rateBound) <= rateBoundWindow {
+			// Only a rate that paces requests learns from their success: one that paces nothing would
+			// drift up unchecked, and come down only through many 429s.
 			r := float64(p.learnt.Limit())
 			step := 1 / r // about +1 request/s per second at full pace
 			switch {
@@ -301,6 +303,10 @@ func (p *Pacer) release(seq uint64, bg bool, o Outcome) {
 	p.wake = make(chan struct{})
 }
 
+// rateBoundWindow is how long after a request waited for the learnt rate that rate counts as what paces
+// the tenant: successes raise it, 429s cut it.
+const rateBoundWindow = 2 * time.Second
+
 // rateProbeShare is the share of the rate last refused up to which the learnt rate grows fast.
 const rateProbeShare = 0.97
 
@@ -311,8 +317,8 @@ func (p *Pacer) learnRate(now time.Time) {
 	if now.Sub(p.rateCut) < time.Second {
 		return
 	}
-	p.rateCut = now
 	if p.learnt == nil {
+		p.rateCut = now
 		// What was served is only a first guess (a lower bound, the rate of the burst that met the 429
 		// unknown): the learnt rate grows fast from it until the next 429 says where the limit is.
 		r := math.Max(0.9*p.servedRate(now), 1)
@@ -322,9 +328,10 @@ func (p *Pacer) learnRate(now time.Time) {
 	// Later cuts start from the learnt rate, not from what was served: what was served is less than the
 	// tenant allows whenever work waited (on dependencies, on Retry-After pauses), and cutting from it
 	// would compound down to nothing on a tenant that answers 429 now and then.
-	if now.Sub(p.rateBound) > 2*time.Second {
+	if now.Sub(p.rateBound) > rateBoundWindow {
 		return
 	}
+	p.rateCut = now
 	p.refused = float64(p.learnt.Limit())
 	r := math.Max(0.9*p.refused, 1)
 	p.learnt.SetLimitAt(now, rate.Limit(r))

@@ -358,18 +358,17 @@ func TestPacerLearnsTheTenantRate(t *testing.T) {
 	if got := p.LearntRate(); got != first {
 		t.Errorf("a second 429 within a second cut the rate again: %v, want %v", got, first)
 	}
-	for range 20 { // a second at 20/s: no request waits for the learnt rate
+	for range 20 { // a second at 20/s: no request waits for the learnt rate, which learns nothing
 		clock.advance(50 * time.Millisecond)
 		pacerDo(t, p, Outcome{Code: 200, Latency: time.Millisecond})
 	}
-	if want := first + 20*0.25; math.Abs(p.LearntRate()-want) > 0.01 {
-		t.Errorf("learnt rate %v after 20 successes, want %v (a quarter per success before a paced rate was refused)", p.LearntRate(), want)
+	if got := p.LearntRate(); got != first {
+		t.Errorf("learnt rate %v after 20 successes it did not pace, want %v", got, first)
 	}
 	clock.advance(3 * time.Second)
-	before := p.LearntRate()
 	pacerDo(t, p, Outcome{Code: 429, Latency: time.Millisecond})
-	if got := p.LearntRate(); got != before {
-		t.Errorf("a 429 while the learnt rate paced nothing cut it: %v, want %v (a random 429 is no rate)", got, before)
+	if got := p.LearntRate(); got != first {
+		t.Errorf("a 429 while the learnt rate paced nothing cut it: %v, want %v (a random 429 is no rate)", got, first)
 	}
 	clock.advance(2 * time.Second)
 	// Without the clock moving, the burst goes, then a request waits for the learnt rate.
@@ -379,15 +378,29 @@ func TestPacerLearnsTheTenantRate(t *testing.T) {
 		}
 		pacerDo(t, p, Outcome{Code: 200, Latency: time.Millisecond})
 	}
+	// pacedSuccess is a success at the learnt rate while it paces the tenant (requests wait for it).
+	pacedSuccess := func() {
+		clock.advance(time.Duration(float64(time.Second) / p.LearntRate()))
+		p.mu.Lock()
+		p.rateBound = clock.now()
+		p.mu.Unlock()
+		pacerDo(t, p, Outcome{Code: 200, Latency: time.Millisecond})
+	}
+	clock.advance(time.Second) // the waiting request's debt paid: no more real waits below
+	for range 20 {             // paced: each success grows it by a quarter until a paced rate is refused
+		pacedSuccess()
+	}
 	paced := p.LearntRate()
+	if want := first + 21*0.25; math.Abs(paced-want) > 0.01 {
+		t.Errorf("learnt rate %v after 21 paced successes, want %v", paced, want)
+	}
 	pacerDo(t, p, Outcome{Code: 429, Latency: time.Millisecond})
 	cut := p.LearntRate()
 	if want := 0.9 * paced; math.Abs(cut-want) > 0.01 {
 		t.Errorf("a 429 at the paced rate %v left %v, want %v", paced, cut, want)
 	}
 	for range 200 {
-		clock.advance(100 * time.Millisecond)
-		pacerDo(t, p, Outcome{Code: 200, Latency: time.Millisecond})
+		pacedSuccess()
 	}
 	// Back fast to 97% of the refused rate (1/r per success), then slowly (a twentieth of that): 200
 	// successes add about 4 requests/s fast, and well under one after.

@@ -77,7 +77,7 @@ func (s *ActiveDocSyncer) Resolve(ctx context.Context, d *v1alpha1.ActiveDoc, se
 			return engine.Invalid(ReasonProductInvalid, "Product %q is invalid: %s", ref, c.Message)
 		}
 		if !usable(&p, p.Status.CommonStatus, p.Status.ProductID) {
-			return notSyncedYet(p.Status.CommonStatus, ReasonProductNotSynced, "waiting for Product %q to be Synced", ref)
+			return notSyncedYet(&p, p.Status.CommonStatus, ReasonProductNotSynced, "waiting for Product %q to be Synced", ref)
 		}
 		if p.Status.TenantHost != sess.Tenant {
 			return engine.Invalid(ReasonInvalidSpec, "Product %q is synced to tenant %s, but this ActiveDoc to %s: an ActiveDoc can only be bound to a product of its own tenant",

@@ -209,7 +209,7 @@ func (s *ApplicationSyncer) dependency(ctx context.Context, ns, name string, obj
 		return engine.Invalid(reasons[2], "%s %q is invalid: %s", kind, name, c.Message)
 	}
 	if !usable(obj, *st, id()) {
-		return notSyncedYet(*st, reasons[3], "waiting for %s %q to be Synced", kind, name)
+		return notSyncedYet(obj, *st, reasons[3], "waiting for %s %q to be Synced", kind, name)
 	}
 	return nil
 }

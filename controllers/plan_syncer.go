@@ -98,7 +98,7 @@ func (s *PlanSyncer) Resolve(ctx context.Context, a *v1alpha1.ApplicationPlan, s
 		return engine.Invalid(ReasonProductInvalid, "Product %q is invalid: %s", p.Name, c.Message)
 	}
 	if !usable(&p, p.Status.CommonStatus, p.Status.ProductID) {
-		return notSyncedYet(p.Status.CommonStatus, ReasonProductNotSynced, "waiting for Product %q to be Synced", p.Name)
+		return notSyncedYet(&p, p.Status.CommonStatus, ReasonProductNotSynced, "waiting for Product %q to be Synced", p.Name)
 	}
 	a.Status.ProductID = p.Status.ProductID
 	desired := &planDesired{ProductID: p.Status.ProductID, Backends: map[string]int64{}, Lifecycle: p.Spec.EffectiveLifecycle()}
@@ -140,7 +140,7 @@ func (s *PlanSyncer) Resolve(ctx context.Context, a *v1alpha1.ApplicationPlan, s
 				"Backend %q is being deleted; remove it from the limits and pricing rules, or delete this plan too", ref.Backend)
 		}
 		if !usable(&b, b.Status.CommonStatus, b.Status.BackendID) {
-			return notSyncedYet(b.Status.CommonStatus, ReasonBackendNotSynced, "waiting for Backend %q to be Synced", ref.Backend)
+			return notSyncedYet(&b, b.Status.CommonStatus, ReasonBackendNotSynced, "waiting for Backend %q to be Synced", ref.Backend)
 		}
 		desired.Backends[ref.Backend] = b.Status.BackendID
 		deps[ref.Backend] = [2]any{b.Spec.Metrics, b.Spec.Methods}

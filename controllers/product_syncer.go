@@ -122,7 +122,7 @@ func (s *ProductSyncer) resolveBackends(ctx context.Context, p *v1alpha1.Product
 			return nil, engine.Invalid(ReasonBackendInvalid, "Backend %q is invalid: %s", name, c.Message)
 		}
 		if !usable(&b, b.Status.CommonStatus, b.Status.BackendID) {
-			return nil, notSyncedYet(b.Status.CommonStatus, ReasonBackendNotSynced, "waiting for Backend %q to be Synced", name)
+			return nil, notSyncedYet(&b, b.Status.CommonStatus, ReasonBackendNotSynced, "waiting for Backend %q to be Synced", name)
 		}
 		if b.Status.TenantHost != tenant {
 			return nil, engine.Invalid(ReasonInvalidSpec, "Backend %q is synced to tenant %s, but this Product to %s; a product can only use backends of its own tenant",
@@ -145,9 +145,9 @@ func usable(obj client.Object, st v1alpha1.CommonStatus, remoteID int64) bool {
 
 // notSyncedYet is the waiting error for a dependency that exists but cannot be built upon yet: Pending
 // (a new object waits quietly) while the dependency is itself being synced, Orphan at once when it is
-// stuck waiting on something of its own.
-func notSyncedYet(st v1alpha1.CommonStatus, reason, format string, args ...any) error {
-	if engine.Lifecycle(&st) == v1alpha1.ConditionOrphan {
+// stuck (waiting on something of its own, Invalid) or being deleted.
+func notSyncedYet(dep client.Object, st v1alpha1.CommonStatus, reason, format string, args ...any) error {
+	if state := engine.Lifecycle(&st); state == v1alpha1.ConditionOrphan || state == v1alpha1.ConditionInvalid || !dep.GetDeletionTimestamp().IsZero() {
 		return engine.Waiting(reason, format, args...)
 	}
 	return engine.Pending(reason, format, args...)

@@ -249,6 +249,9 @@ func (r *Reconciler[T]) sync(ctx context.Context, obj T, w *statusWriter[T]) (ct
 		return r.fail(ctx, obj, err)
 	}
 	if err := r.Syncer.Resolve(ctx, obj, s); err != nil {
+		if rebound { // the tenant change is recorded (and announced) once, now
+			return r.fail(ctx, obj, err)
+		}
 		return r.failQuietly(ctx, obj, w, err)
 	}
 	st.SystemName = s.SystemName

@@ -911,13 +911,17 @@ func TestUsersGoingAwayAreWaitedForQuietly(t *testing.T) {
 			drainEvents(h.events)
 			h.rec.Users = func(context.Context, client.Object) ([]client.Object, error) { return tc.users, nil }
 			h.now = h.get().DeletionTimestamp.Add(tc.after)
-			if _, err := h.reconcile(); err != nil {
+			res, err := h.reconcile()
+			if err != nil {
 				t.Fatal(err)
 			}
 			got, events := state(h.get()), drainEvents(h.events)
 			if tc.wantQuiet {
 				if !cmp.Equal(got, []string{"Synced/Synced", "Ready/Synced"}) || len(events) != 0 {
 					t.Errorf("conditions %v, events %q; want Synced kept as written, no event", got, events)
+				}
+				if want := h.rec.QuietWait - tc.after; res.RequeueAfter != want {
+					t.Errorf("requeue after %v, want %v (the end of the quiet wait)", res.RequeueAfter, want)
 				}
 				return
 			}

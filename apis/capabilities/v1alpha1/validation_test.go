@@ -262,7 +262,12 @@ func TestDefaults(t *testing.T) {
 // object's status unwritten for a while (a quiet wait on a dependency being synced).
 func TestNewObjectsAreNotYetObserved(t *testing.T) {
 	ns := namespace(t)
-	for _, obj := range []client.Object{validBackend(), validProduct(), validPlan()} {
+	account := &DeveloperAccount{ObjectMeta: metav1.ObjectMeta{Name: "acme"}, Spec: DeveloperAccountSpec{OrgName: "Acme",
+		Users: []DeveloperUserSpec{{Username: "alice", Email: "alice@example.com", Role: "admin"}}}}
+	app := &Application{ObjectMeta: metav1.ObjectMeta{Name: "app"}, Spec: ApplicationSpec{AccountRef: "acme", PlanRef: "basic", Name: "App"}}
+	doc := &ActiveDoc{ObjectMeta: metav1.ObjectMeta{Name: "doc"}, Spec: ActiveDocSpec{Name: "Doc",
+		DocumentRef: &DocumentRef{SecretKeyRef: &LocalSecretKeyRef{Name: "doc", Key: "openapi.json"}}}}
+	for _, obj := range []client.Object{validBackend(), validProduct(), validPlan(), account, app, doc} {
 		obj.SetNamespace(ns)
 		if err := k8s.Create(context.Background(), obj); err != nil {
 			t.Fatal(err)
