@@ -53,6 +53,20 @@ func startProcess(bin string, args []string, logPath string) (*process, error) {
 	return p, nil
 }
 
+// ended reports whether the process has ended.
+func (p *process) ended() bool {
+	if p == nil {
+		return false
+	}
+	select {
+	case err := <-p.done:
+		p.done <- err
+		return true
+	default:
+		return false
+	}
+}
+
 // stop asks the process to end (SIGTERM) and kills it after 30s.
 func (p *process) stop() {
 	if p == nil {

@@ -268,8 +268,20 @@ func (b *bench) start(ctx context.Context) error {
 }
 
 // startManager starts the manager binary, watching the given namespaces (nil: all), and waits until it
-// is ready.
+// is ready. A manager that ends before it is ready is started again on other ports, twice at most: a port
+// found free may be taken by another process before the manager binds it.
 func (b *bench) startManager(ctx context.Context, namespaces []string) error {
+	var err error
+	for range 3 {
+		if err = b.startManagerOnce(ctx, namespaces); err == nil || ctx.Err() != nil || !b.mgr.ended() {
+			return err
+		}
+		b.logf("the manager did not start (%v); trying other ports", err)
+	}
+	return err
+}
+
+func (b *bench) startManagerOnce(ctx context.Context, namespaces []string) error {
 	mport, err := freePort()
 	if err != nil {
 		return err
