@@ -160,6 +160,9 @@ type Reconciler[T Object] struct {
 	// rejected remembers, per object, the attempt 3scale refused (types.NamespacedName → rejection):
 	// the same attempt is not sent again before InvalidRetryPeriod, whatever wakes the object.
 	rejected sync.Map
+	// quietSince remembers when this reconciler first waited quietly for each object (its
+	// types.NamespacedName → time.Time); forgotten when the object syncs or goes.
+	quietSince sync.Map
 	// deleting remembers, per owner being deleted (types.NamespacedName → map[string]time.Time), when
 	// this reconciler asked for the deletion of each of its dependants, so that a stale cache does not
 	// make it ask again and again; forgotten with the owner.
@@ -338,6 +341,7 @@ func (r *Reconciler[T]) sync(ctx context.Context, obj T, w *statusWriter[T]) (ct
 	}
 	r.transition(obj, v1alpha1.ConditionSynced, ReasonSynced, message)
 	r.Backoff.Reset(client.ObjectKeyFromObject(obj))
+	r.quietSince.Delete(client.ObjectKeyFromObject(obj))
 	return ctrl.Result{RequeueAfter: r.nextCheck(obj, st, s, now)}, nil
 }
 
@@ -361,7 +365,13 @@ func (r *Reconciler[T]) quietWait(obj T, err error) (time.Duration, bool) {
 	default:
 		return 0, false
 	}
-	left := since.Add(r.QuietWait).Sub(r.now())
+	now := r.now()
+	left := since.Add(r.QuietWait).Sub(now)
+	// The timestamps are the API server's and now is ours: should its clock be ahead, the wait would
+	// last longer by as much. It also ends QuietWait after this reconciler first waited quietly for the
+	// object.
+	first, _ := r.quietSince.LoadOrStore(client.ObjectKeyFromObject(obj), now)
+	left = min(left, first.(time.Time).Add(r.QuietWait).Sub(now))
 	return left, left > 0
 }
 
@@ -876,6 +886,7 @@ func (r *Reconciler[T]) track(id types.NamespacedName, obj T) {
 
 func (r *Reconciler[T]) forget(id types.NamespacedName) {
 	r.Backoff.Reset(id)
+	r.quietSince.Delete(id)
 	r.deleting.Delete(id)
 	r.rejected.Delete(id)
 	r.written.Delete(id)

@@ -788,6 +788,30 @@ func TestPendingDependencyIsWaitedForQuietly(t *testing.T) {
 			t.Errorf("events %q, want the Orphan one", ev)
 		}
 	})
+	t.Run("an API server clock ahead of ours does not lengthen it", func(t *testing.T) {
+		h := newHarness(t, newBackend())
+		h.rec.QuietWait = 30 * time.Second
+		b := h.get()
+		b.CreationTimestamp = metav1.NewTime(h.now.Add(time.Hour)) // its clock is an hour ahead
+		if err := h.client.Update(context.Background(), b); err != nil {
+			t.Fatal(err)
+		}
+		h.syncer.resolve = func() error { return Pending("ProductNotSynced", "waiting for Product %q to be Synced", "p") }
+		res, err := h.reconcile()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.RequeueAfter != 30*time.Second || len(state(h.get())) != 0 {
+			t.Errorf("first pass: requeue after %v, conditions %v; want 30s and none", res.RequeueAfter, state(h.get()))
+		}
+		h.now = h.now.Add(31 * time.Second)
+		if _, err := h.reconcile(); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([]string{"Orphan/ProductNotSynced", "Reconciling/Orphan"}, state(h.get())); diff != "" {
+			t.Errorf("30s after it first waited (-want +got):\n%s", diff)
+		}
+	})
 	t.Run("a missing or stuck dependency is an Orphan at once", func(t *testing.T) {
 		h := newHarness(t, newBackend())
 		h.rec.QuietWait = 30 * time.Second
