@@ -141,9 +141,10 @@ type Reconciler[T Object] struct {
 	States *StateTracker
 	// Credentials checks a changed provider account once per tenant; nil checks nothing.
 	Credentials CredentialsChecker
-	// QuietWait is how long a new object (no lifecycle condition yet) waiting on a dependency that is
-	// itself being synced (Pending) waits without writing Orphan; 0 writes Orphan at once. The watch on
-	// the dependency wakes it; kstatus reads its status as not yet observed (InProgress) meanwhile.
+	// QuietWait is how long an expected wait goes without a status write or an event: a new object (no
+	// lifecycle condition yet) waiting on a dependency that is itself being synced (Pending), an object
+	// waiting on deletions under way (GoingAway). 0 writes Orphan at once. A watch wakes the object;
+	// kstatus reads a new object's status as not yet observed (InProgress) meanwhile.
 	QuietWait time.Duration
 	// InvalidRetryPeriod is the safety net for objects made Invalid by an answer of 3scale (which may
 	// have been misclassified or may pass): they are tried again after it. 0 disables it.
@@ -676,14 +677,13 @@ func (r *Reconciler[T]) waitForUsers(ctx context.Context, obj T) error {
 		names = append(names, nameOf(u))
 		allGoing = allGoing && !u.GetDeletionTimestamp().IsZero()
 	}
-	message := fmt.Sprintf("3scale refuses to delete this %s while it is used: waiting for %s to stop using it (change their spec) or to be deleted",
-		r.Kind, strings.Join(names, ", "))
-	if allGoing { // they are all being deleted (a namespace or a whole app going): a moment's wait
-		err := GoingAway(obj.GetDeletionTimestamp().Time, ReasonDeletionBlocked, "%s", message).(*ReasonedError)
-		err.RetryAfter = 30 * time.Second
-		return err
+	re := &ReasonedError{class: ClassWaiting, Reason: ReasonDeletionBlocked, RetryAfter: 30 * time.Second,
+		Message: fmt.Sprintf("3scale refuses to delete this %s while it is used: waiting for %s to stop using it (change their spec) or to be deleted",
+			r.Kind, strings.Join(names, ", "))}
+	if allGoing { // they are all being deleted (a namespace or a whole app going): a moment's wait (GoingAway)
+		re.quiet, re.since = quietGoing, obj.GetDeletionTimestamp().Time
 	}
-	return &ReasonedError{class: ClassWaiting, Reason: ReasonDeletionBlocked, RetryAfter: 30 * time.Second, Message: message}
+	return re
 }
 
 // related lists the objects list finds for obj (Dependants, Users); none when list is nil.

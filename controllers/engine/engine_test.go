@@ -778,12 +778,7 @@ func TestPendingDependencyIsWaitedForQuietly(t *testing.T) {
 		}
 
 		h.now = h.now.Add(25 * time.Second) // 35s after creation: past the quiet wait
-		if _, err := h.reconcile(); err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff([]string{"Orphan/ProductNotSynced", "Reconciling/Orphan"}, state(h.get())); diff != "" {
-			t.Errorf("past the quiet wait (-want +got):\n%s", diff)
-		}
+		reconcileToState(t, h, "past the quiet wait", "Orphan/ProductNotSynced", "Reconciling/Orphan")
 		if ev := drainEvents(h.events); len(ev) != 1 {
 			t.Errorf("events %q, want the Orphan one", ev)
 		}
@@ -805,24 +800,14 @@ func TestPendingDependencyIsWaitedForQuietly(t *testing.T) {
 			t.Errorf("first pass: requeue after %v, conditions %v; want 30s and none", res.RequeueAfter, state(h.get()))
 		}
 		h.now = h.now.Add(31 * time.Second)
-		if _, err := h.reconcile(); err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff([]string{"Orphan/ProductNotSynced", "Reconciling/Orphan"}, state(h.get())); diff != "" {
-			t.Errorf("30s after it first waited (-want +got):\n%s", diff)
-		}
+		reconcileToState(t, h, "30s after it first waited", "Orphan/ProductNotSynced", "Reconciling/Orphan")
 	})
 	t.Run("a missing or stuck dependency is an Orphan at once", func(t *testing.T) {
 		h := newHarness(t, newBackend())
 		h.rec.QuietWait = 30 * time.Second
 		newObj(h)
 		h.syncer.resolve = func() error { return Waiting("ProductNotFound", "waiting for Product %q to be created", "p") }
-		if _, err := h.reconcile(); err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff([]string{"Orphan/ProductNotFound", "Reconciling/Orphan"}, state(h.get())); diff != "" {
-			t.Errorf("(-want +got):\n%s", diff)
-		}
+		reconcileToState(t, h, "a missing dependency", "Orphan/ProductNotFound", "Reconciling/Orphan")
 	})
 	t.Run("an object with a lifecycle condition records the wait at once", func(t *testing.T) {
 		h := newHarness(t, newBackend())
@@ -837,12 +822,7 @@ func TestPendingDependencyIsWaitedForQuietly(t *testing.T) {
 			t.Fatal(err)
 		}
 		h.syncer.resolve = func() error { return Pending("ProductNotSynced", "waiting for Product %q to be Synced", "p") }
-		if _, err := h.reconcile(); err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff([]string{"Orphan/ProductNotSynced", "Reconciling/Orphan"}, state(h.get())); diff != "" {
-			t.Errorf("(-want +got):\n%s", diff)
-		}
+		reconcileToState(t, h, "a synced object waiting", "Orphan/ProductNotSynced", "Reconciling/Orphan")
 	})
 }
 
@@ -953,5 +933,17 @@ func TestUsersGoingAwayAreWaitedForQuietly(t *testing.T) {
 				t.Errorf("conditions %v, events %q; want Orphan/DeletionBlocked and its event", got, events)
 			}
 		})
+	}
+}
+
+// reconcileToState reconciles once and checks the True conditions that result (what names the step in
+// a failure message).
+func reconcileToState(t *testing.T, h *harness, what string, want ...string) {
+	t.Helper()
+	if _, err := h.reconcile(); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, state(h.get())); diff != "" {
+		t.Errorf("%s (-want +got):\n%s", what, diff)
 	}
 }
