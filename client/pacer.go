@@ -59,23 +59,31 @@ type Pacer struct {
 	prevMin    time.Duration // best latency in the previous half window (0 = none)
 	winStart   time.Time     // start of the current half window
 	wake       chan struct{} // closed (and replaced) to wake all waiters when a slot may have freed
+	waiting    int           // requests waiting for a slot
 
 	// The rate the tenant accepts, learnt from its 429s: a concurrency limit cannot pace below one request
 	// per round trip, and a SaaS tenant's limit is a rate. nil until the first 429, then 90% of the rate
-	// served, a first guess that grows by 25% a second until a 429 meets the paced rate; that rate is
-	// remembered (refused) and cut by 10% (once per second at most). Successes then raise it by about
-	// one request/s per second up to 97% of refused, and past that by one request/s per 20 seconds: it
-	// settles just under the tenant's limit and probes it rarely, instead of meeting a 429 (and its
-	// Retry-After pause of the whole tenant, at least a second) every few seconds.
+	// served, a first guess that grows by 25% a second until a 429 meets the paced rate. That 429 comes
+	// late, once the tenant's burst allowance is spent, so the rate it refuses (refused) is estimated
+	// from the rate before it and the rate served (learnRate), and the learnt rate goes to 90% of it
+	// (once per second at most). Successes then raise it by 5% a second (at least one request/s per
+	// second) up to 97% of refused, and past that ten times slower: it settles just under the tenant's
+	// limit and probes it rarely, instead of meeting a 429 (and its Retry-After pause of the whole
+	// tenant, at least a second) every few seconds. A probe 10% past refused that met no 429 for
+	// rateRetryAfter finds a limit raised since (or refused too low): growth is fast again.
 	learnt  *rate.Limiter
 	refused float64
 	rateCut time.Time
+	// rateCutSeq is seq when the learnt rate was last cut: a 429 to a request sent before then (already
+	// on its way when the cut and the pause came) says nothing of the new rate.
+	rateCutSeq uint64
+	history    [8]rateSample // the learnt rate at least rateSampleEvery apart, a ring
+	sampled    int
 	// rateBound is when a request last had to wait for the learnt rate. A 429 while the learnt rate has
 	// not paced anything for a while is not about that rate (a tenant answering 429 at random, another
 	// client sharing the tenant's budget): the pause is honoured, the rate is not cut, lest it decay.
 	rateBound time.Time
-	finished  [64]time.Time // completion times of the last successes (a ring)
-	next      int
+	served    servedCounter
 }
 
 // NewPacer returns a Pacer for cfg.
@@ -118,6 +126,28 @@ func NewPacer(cfg PacerConfig) *Pacer {
 // A background request (WithBackground) also waits for the background share of the budget.
 func (p *Pacer) Acquire(ctx context.Context) (release func(Outcome), err error) {
 	bg := IsBackground(ctx)
+	for {
+		learnt, err := p.takeTokens(ctx, bg)
+		if err != nil {
+			return nil, err
+		}
+		seq, err := p.takeSlot(ctx, bg, learnt)
+		if err != nil {
+			return nil, err
+		}
+		if seq != 0 {
+			var once sync.Once
+			return func(o Outcome) { once.Do(func() { p.release(seq, bg, o) }) }, nil
+		}
+		// A Retry-After pause began, or a rate was learnt, while this request waited for its slot: the
+		// tokens it holds are from before. Sent the moment the pause ends, all such requests would be a
+		// burst the tenant answers with the next 429: take tokens again, after the pause.
+	}
+}
+
+// takeTokens waits out any Retry-After pause, then takes the request's tokens: of the background share
+// (bg), of the QPS cap and of the learnt rate, which it returns (nil while none is learnt).
+func (p *Pacer) takeTokens(ctx context.Context, bg bool) (*rate.Limiter, error) {
 	// A Retry-After pause is waited out before any token is taken: tokens taken during the pause would
 	// all be spent the moment it ends, a burst the tenant answers with the next 429s and the next pause.
 	if err := p.waitPause(ctx); err != nil {
@@ -141,43 +171,47 @@ func (p *Pacer) Acquire(ctx context.Context) (release func(Outcome), err error) 
 			return nil, err
 		}
 	}
+	return learnt, nil
+}
+
+// takeSlot waits for a slot under the concurrency limit and takes it, returning the request's number.
+// It gives up (0) when a Retry-After pause is in force or the learnt rate is no longer the one its tokens
+// are from (learnt); it returns ctx.Err() if ctx ends first.
+func (p *Pacer) takeSlot(ctx context.Context, bg bool, learnt *rate.Limiter) (uint64, error) {
 	p.mu.Lock()
+	defer p.mu.Unlock()
 	for {
 		if err := ctx.Err(); err != nil {
-			p.mu.Unlock()
-			return nil, err
+			return 0, err
 		}
-		pause := p.pauseUntil.Sub(p.now())
-		if pause <= 0 && float64(p.inFlight) < math.Floor(p.limit) && (!bg || p.bgInFlight < p.backgroundSlots()) {
-			break
+		if p.pauseUntil.After(p.now()) || p.learnt != learnt {
+			return 0, nil
+		}
+		if float64(p.inFlight) < math.Floor(p.limit) && (!bg || p.bgInFlight < p.backgroundSlots()) {
+			p.inFlight++
+			if bg {
+				p.bgInFlight++
+			}
+			p.seq++
+			return p.seq, nil
 		}
 		wake := p.wake
+		p.waiting++
 		p.mu.Unlock()
-		var timer *time.Timer
-		var timeout <-chan time.Time
-		if pause > 0 { // the pause's end frees no slot and closes no channel: wait for it ourselves
-			timer = time.NewTimer(pause)
-			timeout = timer.C
-		}
 		select {
 		case <-ctx.Done():
 		case <-wake:
-		case <-timeout:
-		}
-		if timer != nil {
-			timer.Stop()
 		}
 		p.mu.Lock()
+		p.waiting--
 	}
-	p.inFlight++
-	if bg {
-		p.bgInFlight++
-	}
-	p.seq++
-	seq := p.seq
-	p.mu.Unlock()
-	var once sync.Once
-	return func(o Outcome) { once.Do(func() { p.release(seq, bg, o) }) }, nil
+}
+
+// queued returns the requests waiting for a slot (for tests).
+func (p *Pacer) queued() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.waiting
 }
 
 // waitLearnt takes a token of the learnt rate, on the pacer's clock, waiting for it if need be; a wait
@@ -269,7 +303,7 @@ func (p *Pacer) release(seq uint64, bg bool, o Outcome) {
 		p.pauseUntil = until
 	}
 	if o.Code == 429 {
-		p.learnRate(now)
+		p.learnRate(now, seq)
 	}
 	switch c := o.Code; {
 	case c == 0 || c == 429 || c == 502 || c == 503 || c == 504:
@@ -280,20 +314,25 @@ func (p *Pacer) release(seq uint64, bg bool, o Outcome) {
 			p.cutSeq = p.seq
 		}
 	case c >= 200 && c < 300 || c >= 400 && c < 500: // 4xx are answers about the request, not overload
-		p.finished[p.next%len(p.finished)] = now
-		p.next++
+		p.served.add(now)
 		if p.learnt != nil && now.Sub(p.rateBound) <= rateBoundWindow {
 			// Only a rate that paces requests learns from their success: one that paces nothing would
 			// drift up unchecked, and come down only through many 429s.
 			r := float64(p.learnt.Limit())
-			step := 1 / r // about +1 request/s per second at full pace
+			// Each success adds step/r of the rate, at r successes a second: step of it a second.
+			step := max(1/r, 0.05) // 5 % a second, at least one request/s per second
 			switch {
 			case p.refused == 0:
 				step = 0.25 // no paced rate refused yet: the first guess may be far too low, grow by 25 % a second
+			case r >= rateRetryShare*p.refused && now.Sub(p.rateCut) >= rateRetryAfter:
+				// Well past the rate refused, and no 429 for long (the tenant's burst allowance hides an
+				// excess for a while): the limit is higher now; grow fast again.
+				p.refused = 1.5 * r
 			case r >= rateProbeShare*p.refused:
-				step /= 20 // near the rate the tenant refused: probe slowly
+				step /= 10 // near the rate the tenant refused: probe slowly
 			}
 			p.learnt.SetLimitAt(now, rate.Limit(r+step))
+			p.sample(now, r+step)
 		}
 		if (o.Latency <= 0 || o.Latency <= 2*p.observe(now, o.Latency)) && used {
 			p.limit = math.Min(p.max, p.limit+1/p.limit)
@@ -307,22 +346,79 @@ func (p *Pacer) release(seq uint64, bg bool, o Outcome) {
 // the tenant: successes raise it, 429s cut it.
 const rateBoundWindow = 2 * time.Second
 
-// rateProbeShare is the share of the rate last refused up to which the learnt rate grows fast.
-const rateProbeShare = 0.97
+// rateProbeShare is the share of the rate last refused up to which the learnt rate grows fast;
+// rateRetryShare the share past which a probe that met no 429 for rateRetryAfter forgets it.
+const (
+	rateProbeShare = 0.97
+	rateRetryShare = 1.1
+	rateRetryAfter = 30 * time.Second
+)
 
-// learnRate sets the learnt rate after a 429: the first time to 90% of the rate the tenant served in the
-// last two seconds, later to 90% of the learnt rate; at least one request per second, and at most one cut
-// a second: the 429s of one burst are one signal. The rate cut from is remembered as refused.
-func (p *Pacer) learnRate(now time.Time) {
-	if now.Sub(p.rateCut) < time.Second {
+// rateSample is the learnt rate at a time.
+type rateSample struct {
+	at time.Time
+	r  float64
+}
+
+// learntBurst is the burst of the learnt rate: small, for the tenant's own burst allowance is unknown
+// and may be small; what it hides is spent after every Retry-After pause.
+const learntBurst = 2
+
+// rateLongWindow is the window of the rate served that bounds a rate refused again soon after a cut.
+const rateLongWindow = 4 * time.Second
+
+// rateLookback is how long before a 429 the rate it refuses is taken from.
+const rateLookback = 1500 * time.Millisecond
+
+// rateSampleEvery is how far apart the samples of the learnt rate are kept.
+const rateSampleEvery = 250 * time.Millisecond
+
+// sample records the learnt rate r at now, unless the last sample is more recent than rateSampleEvery.
+// Called with p.mu held.
+func (p *Pacer) sample(now time.Time, r float64) {
+	if p.sampled > 0 && now.Sub(p.history[(p.sampled-1)%len(p.history)].at) < rateSampleEvery {
+		return
+	}
+	p.history[p.sampled%len(p.history)] = rateSample{at: now, r: r}
+	p.sampled++
+}
+
+// rateAgo returns the learnt rate as it was d before now: the newest sample at least that old, or the
+// oldest kept; r when there is none. Called with p.mu held.
+func (p *Pacer) rateAgo(now time.Time, d time.Duration, r float64) float64 {
+	n := min(p.sampled, len(p.history))
+	best, oldest := time.Time{}, time.Time{}
+	out, fallback := r, r
+	for i := range n {
+		s := p.history[i]
+		if !s.at.After(now.Add(-d)) && s.at.After(best) {
+			best, out = s.at, s.r
+		}
+		if oldest.IsZero() || s.at.Before(oldest) {
+			oldest, fallback = s.at, s.r
+		}
+	}
+	if best.IsZero() {
+		return fallback
+	}
+	return out
+}
+
+// learnRate sets the learnt rate after a 429 to request seq: the first time to 90% of the rate the tenant
+// served in the last two seconds, later to 90% of the rate refused; at least one request per second. At
+// most one cut a second, and only by a request sent after the last cut: the 429s of one burst are one
+// signal.
+func (p *Pacer) learnRate(now time.Time, seq uint64) {
+	if now.Sub(p.rateCut) < time.Second || seq <= p.rateCutSeq {
 		return
 	}
 	if p.learnt == nil {
 		p.rateCut = now
 		// What was served is only a first guess (a lower bound, the rate of the burst that met the 429
 		// unknown): the learnt rate grows fast from it until the next 429 says where the limit is.
-		r := math.Max(0.9*p.servedRate(now), 1)
-		p.learnt = rate.NewLimiter(rate.Limit(r), max(1, int(r/4)))
+		r := math.Max(0.9*p.served.rate(now, 2*time.Second), 1)
+		p.learnt = rate.NewLimiter(rate.Limit(r), learntBurst)
+		p.sample(now, r)
 		return
 	}
 	// Later cuts start from the learnt rate, not from what was served: what was served is less than the
@@ -331,34 +427,64 @@ func (p *Pacer) learnRate(now time.Time) {
 	if now.Sub(p.rateBound) > rateBoundWindow {
 		return
 	}
-	p.rateCut = now
-	p.refused = float64(p.learnt.Limit())
+	// The tenant's burst allowance hides an excess for a while, so a 429 comes late: a rate that grows
+	// (25% a second at first) is refused well past the limit. The rate refused is taken as the lower of
+	// the rate now and the higher of the rate rateLookback ago and the rate served over the last two
+	// seconds (all that was sent went through until the allowance ran out). Refused again soon after a
+	// cut, it is also at most the rate served over rateLongWindow, pauses included: that rate is what
+	// gets through.
+	cur := float64(p.learnt.Limit())
+	recent := math.Max(p.rateAgo(now, rateLookback, cur), p.served.rate(now, 2*time.Second))
+	repeated := p.refused > 0 && now.Sub(p.rateCut) < 2*rateLongWindow
+	p.refused = math.Min(cur, recent)
+	if long := p.served.rate(now, rateLongWindow); repeated && long > 0 {
+		p.refused = math.Min(p.refused, long)
+	}
+	p.rateCut, p.rateCutSeq = now, p.seq
 	r := math.Max(0.9*p.refused, 1)
 	p.learnt.SetLimitAt(now, rate.Limit(r))
-	p.learnt.SetBurstAt(now, max(1, int(r/4)))
+	p.sample(now, r)
 }
 
-// servedRate is the rate of successes over the last two seconds (the ring of completion times), 0 when
-// too few to tell.
-func (p *Pacer) servedRate(now time.Time) float64 {
-	n := min(p.next, len(p.finished))
-	oldest := now
-	count := 0
-	for i := range n {
-		t := p.finished[i]
-		if now.Sub(t) <= 2*time.Second {
-			count++
-			if t.Before(oldest) {
-				oldest = t
-			}
+// servedCounter counts successes in slots of servedSlot, the last len(count) slots.
+type servedCounter struct {
+	slot  [16]int64 // the slot number (time / servedSlot) of each count
+	count [16]int
+	first time.Time // the first success counted
+}
+
+const servedSlot = 250 * time.Millisecond
+
+func (c *servedCounter) add(now time.Time) {
+	n := now.UnixNano() / int64(servedSlot)
+	i := n % int64(len(c.count))
+	if c.slot[i] != n {
+		c.slot[i], c.count[i] = n, 0
+	}
+	c.count[i]++
+	if c.first.IsZero() {
+		c.first = now
+	}
+}
+
+// rate is the rate of successes over the last window (at most len(count) slots), over a second at least:
+// a tenant's burst allowance answers a few requests at once, which over the few milliseconds they took
+// would read as a rate of hundreds a second. 0 when fewer than two.
+func (c *servedCounter) rate(now time.Time, window time.Duration) float64 {
+	n := now.UnixNano() / int64(servedSlot)
+	k := min(int64(window/servedSlot), int64(len(c.count)))
+	sum := 0
+	for i := range c.count {
+		if c.slot[i] > n-k && c.slot[i] <= n {
+			sum += c.count[i]
 		}
 	}
-	if count < 2 {
+	if sum < 2 {
 		return 0
 	}
-	// Over a second at least: a tenant's burst allowance answers a few requests at once, which over the
-	// few milliseconds they took would read as a rate of hundreds a second.
-	return float64(count) / max(now.Sub(oldest).Seconds(), 1)
+	// The time the counted slots cover: from the start of the oldest to now, or from the first success.
+	span := min(now.Sub(time.Unix(0, (n-k+1)*int64(servedSlot))), now.Sub(c.first))
+	return float64(sum) / max(span.Seconds(), 1)
 }
 
 // LearntRate returns the rate (requests per second) learnt from the tenant's 429s, 0 when none was.

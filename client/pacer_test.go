@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -335,9 +336,12 @@ func TestPacerQPSCap(t *testing.T) {
 
 // TestPacerLearnsTheTenantRate: a 429 sets a first guess near what the tenant served (a concurrency
 // limit cannot pace below one request per round trip), over a second at least (a burst allowance answered
-// at once is no rate); further 429s within a second are one signal. The guess grows fast (25% a second)
-// until a 429 meets the paced rate; that rate is remembered, the rate is cut by 10%, grows back fast to
-// 97% of it, then only probes (a twentieth of the pace).
+// at once is no rate); further 429s within a second are one signal, and a 429 while the rate paced nothing
+// cuts nothing. The guess grows fast (25% a second) until a 429 meets the paced rate. That 429 comes late
+// (the tenant's burst allowance hid the excess), so the rate refused is taken from the rate before it,
+// and the rate goes to 90% of that, grows back fast to 97% of it, then only probes (a tenth of the pace).
+// Refused again soon after, while little got through, the rate served bounds it. A probe well past the
+// rate refused that met no 429 for long grows fast again.
 func TestPacerLearnsTheTenantRate(t *testing.T) {
 	clock := &pacerClock{}
 	clock.advance(time.Hour)
@@ -358,12 +362,12 @@ func TestPacerLearnsTheTenantRate(t *testing.T) {
 	if got := p.LearntRate(); got != first {
 		t.Errorf("a second 429 within a second cut the rate again: %v, want %v", got, first)
 	}
-	for range 20 { // a second at 20/s: no request waits for the learnt rate, which learns nothing
-		clock.advance(50 * time.Millisecond)
+	for range 10 { // a second at 10/s: no request waits for the learnt rate, which learns nothing
+		clock.advance(100 * time.Millisecond)
 		pacerDo(t, p, Outcome{Code: 200, Latency: time.Millisecond})
 	}
 	if got := p.LearntRate(); got != first {
-		t.Errorf("learnt rate %v after 20 successes it did not pace, want %v", got, first)
+		t.Errorf("learnt rate %v after 10 successes it did not pace, want %v", got, first)
 	}
 	clock.advance(3 * time.Second)
 	pacerDo(t, p, Outcome{Code: 429, Latency: time.Millisecond})
@@ -378,34 +382,93 @@ func TestPacerLearnsTheTenantRate(t *testing.T) {
 		}
 		pacerDo(t, p, Outcome{Code: 200, Latency: time.Millisecond})
 	}
-	// pacedSuccess is a success at the learnt rate while it paces the tenant (requests wait for it).
+	// pacedSuccess is a success at the learnt rate while it paces the tenant (requests wait for it); the
+	// rate after it is recorded with its time.
+	type point struct {
+		at time.Time
+		r  float64
+	}
+	var seen []point
+	rateAt := func(at time.Time) float64 { // the rate the test saw last at or before at
+		r := 0.0
+		for _, pt := range seen {
+			if !pt.at.After(at) {
+				r = pt.r
+			}
+		}
+		return r
+	}
 	pacedSuccess := func() {
 		clock.advance(time.Duration(float64(time.Second) / p.LearntRate()))
 		p.mu.Lock()
 		p.rateBound = clock.now()
 		p.mu.Unlock()
 		pacerDo(t, p, Outcome{Code: 200, Latency: time.Millisecond})
+		seen = append(seen, point{clock.now(), p.LearntRate()})
 	}
 	clock.advance(time.Second) // the waiting request's debt paid: no more real waits below
-	for range 20 {             // paced: each success grows it by a quarter until a paced rate is refused
+	start := p.LearntRate()
+	for range 60 { // paced: each success grows it by a quarter until a paced rate is refused
 		pacedSuccess()
 	}
-	paced := p.LearntRate()
-	if want := first + 21*0.25; math.Abs(paced-want) > 0.01 {
-		t.Errorf("learnt rate %v after 21 paced successes, want %v", paced, want)
+	grown := p.LearntRate()
+	if want := start + 60*0.25; math.Abs(grown-want) > 0.01 {
+		t.Errorf("learnt rate %v after 60 paced successes from %v, want %v", grown, start, want)
 	}
+	now := clock.now()
 	pacerDo(t, p, Outcome{Code: 429, Latency: time.Millisecond})
 	cut := p.LearntRate()
-	if want := 0.9 * paced; math.Abs(cut-want) > 0.01 {
-		t.Errorf("a 429 at the paced rate %v left %v, want %v", paced, cut, want)
+	// The 429 came late: the rate refused is the rate of 1.5s before (or what was served), not the rate
+	// now. Samples are 250ms apart at most.
+	before := rateAt(now.Add(-rateLookback))
+	// served: over the last 2s, counted in slots of 250ms, so over 1.75s at least
+	served := float64(len(slices.DeleteFunc(slices.Clone(seen), func(pt point) bool { return now.Sub(pt.at) >= 2*time.Second }))) / 1.75
+	if low, high := 0.9*rateAt(now.Add(-rateLookback-rateSampleEvery)), 0.9*max(before, served); cut < low-0.01 || cut > high+0.01 {
+		t.Errorf("a 429 at the paced rate %v left %v, want 90%% of the rate 1.5s before or of the rate served, in [%v, %v]", grown, cut, low, high)
 	}
-	for range 200 {
+	if cut > 0.9*grown-1 {
+		t.Errorf("a 429 after a fast growth left %v, want well under 90%% of the rate then (%v)", cut, grown)
+	}
+	refused := cut / 0.9
+	for range 60 {
 		pacedSuccess()
 	}
-	// Back fast to 97% of the refused rate (1/r per success), then slowly (a twentieth of that): 200
-	// successes add about 4 requests/s fast, and well under one after.
-	if got := p.LearntRate(); got < 0.97*paced || got > paced {
-		t.Errorf("learnt rate %v after 200 successes, want between 97%% of the refused %v and it", got, paced)
+	// Back fast to 97% of the refused rate (5% a second, at least 1/s per second: some 40 successes
+	// here), then slowly.
+	probing := p.LearntRate()
+	if high := 0.97*refused + 60*max(1/probing, 0.05)/10; probing < 0.97*refused || probing > high {
+		t.Errorf("learnt rate %v after 60 successes, want just over 97%% of the refused %v, at most %v", probing, refused, high)
+	}
+	for range 100 {
+		pacedSuccess()
+	}
+	if got, most := p.LearntRate(), probing+100*max(1/probing, 0.05)/10; got > most+0.01 {
+		t.Errorf("learnt rate %v after 100 probing successes from %v, want at most %v (a tenth of the pace)", got, probing, most)
+	}
+	// Refused again soon after, while little got through (a pause of three seconds): the rate served
+	// over the last four seconds bounds what was refused.
+	pacerDo(t, p, Outcome{Code: 429, Latency: time.Millisecond})
+	clock.advance(3 * time.Second)
+	pacedSuccess()
+	pacedSuccess()
+	got := p.LearntRate()
+	pacerDo(t, p, Outcome{Code: 429, Latency: time.Millisecond})
+	if cut, most := p.LearntRate(), 0.9*got/2; cut > most {
+		t.Errorf("a 429 soon after a cut, with 3s of 4 paused, left %v, want at most %v", cut, most)
+	}
+	// Probing past the rate refused with no 429 for long: the limit went up, growth is fast again.
+	refused = p.refused
+	for i := 0; p.LearntRate() < rateRetryShare*refused || clock.now().Sub(p.rateCut) < rateRetryAfter; i++ {
+		if i == 20000 {
+			t.Fatalf("learnt rate %v after %d probing successes, refused %v", p.LearntRate(), i, refused)
+		}
+		pacedSuccess()
+	}
+	pacedSuccess()
+	from := p.LearntRate()
+	pacedSuccess()
+	if step := p.LearntRate() - from; step < max(1/from, 0.05)-1e-9 {
+		t.Errorf("growth %v per success past 110%% of the rate refused, want fast again (%v)", step, max(1/from, 0.05))
 	}
 	clock.advance(2 * time.Second)
 	small := NewPacer(PacerConfig{Now: clock.now})
@@ -503,5 +566,52 @@ func TestPacerTryAdmitBackground(t *testing.T) {
 	p.LeaveBackground()
 	if !p.TryAdmitBackground() {
 		t.Fatal("TryAdmitBackground after a LeaveBackground = false, want true")
+	}
+}
+
+// TestPacerRetakesTokensAfterAPause: requests that waited for a slot while a 429 set a pause and a
+// first learnt rate hold tokens from before: after the pause they take tokens of the learnt rate again,
+// instead of all going at once (a burst the tenant would answer with the next 429).
+func TestPacerRetakesTokensAfterAPause(t *testing.T) {
+	t.Parallel()
+	p := NewPacer(PacerConfig{Min: 1, Max: 1, Initial: 1})
+	first, err := p.Acquire(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const waiters = 4
+	sent := make(chan time.Time, waiters)
+	for range waiters {
+		go func() {
+			release, err := p.Acquire(context.Background())
+			if err != nil {
+				t.Error(err)
+				sent <- time.Time{}
+				return
+			}
+			sent <- time.Now()
+			release(Outcome{Code: 200, Latency: time.Millisecond})
+		}()
+	}
+	// Let the waiters queue for the only slot, having taken their tokens (no rate was learnt yet).
+	for p.queued() < waiters {
+		time.Sleep(time.Millisecond)
+	}
+	pauseEnd := time.Now().Add(100 * time.Millisecond)
+	first(Outcome{Code: 429, Latency: time.Millisecond, RetryAfter: 100 * time.Millisecond})
+	if got := p.LearntRate(); got != 1 {
+		t.Fatalf("learnt rate %v after a 429 with nothing served, want the floor of 1/s", got)
+	}
+	var times []time.Time
+	for range waiters {
+		times = append(times, <-sent)
+	}
+	slices.SortFunc(times, func(a, b time.Time) int { return a.Compare(b) })
+	if times[0].Before(pauseEnd) {
+		t.Errorf("a request went %v before the pause ended", pauseEnd.Sub(times[0]))
+	}
+	// At 1/s with a burst of learntBurst, the requests past the burst wait a second each.
+	if gap := times[learntBurst].Sub(pauseEnd); gap < 800*time.Millisecond {
+		t.Errorf("request %d went %v after the pause, want about a second later (the learnt rate)", learntBurst+1, gap)
 	}
 }
