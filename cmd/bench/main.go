@@ -8,7 +8,8 @@
 // BENCH_RATE_BURST (10), BENCH_MAX_IN_FLIGHT (the manager's default), BENCH_STEADY (5m),
 // BENCH_DRIFT_PERIOD (10m; the drift phase's --drift-check-period, 0 skips the phase), BENCH_DRIFT_WINDOW
 // (the drift period: how long the drift phase counts calls), BENCH_TIMEOUT (30m), BENCH_RESULTS (test/bench/results/latest),
-// BENCH_MANAGER_ARGS (extra manager flags, space-separated), BENCH_BIN (bin).
+// BENCH_MANAGER_ARGS (extra manager flags, space-separated), BENCH_BIN (bin), BENCH_FLOOR (1; 0 skips
+// measuring the control plane's floor at the end).
 package main
 
 import (
@@ -81,6 +82,7 @@ func config() (bench.Config, string, error) {
 		Latency: dur("BENCH_LATENCY", 20*time.Millisecond), RateLimit: float("BENCH_RATE_LIMIT", 0), RateBurst: num("BENCH_RATE_BURST", 10),
 		MaxInFlight: num("BENCH_MAX_IN_FLIGHT", 0), Steady: dur("BENCH_STEADY", 5*time.Minute),
 		DriftCheckPeriod: dur("BENCH_DRIFT_PERIOD", 10*time.Minute), Timeout: dur("BENCH_TIMEOUT", 30*time.Minute),
+		Floor:      text("BENCH_FLOOR", "1") != "0",
 		ManagerBin: filepath.Join(binDir, "manager"), SimBin: filepath.Join(binDir, "apimsync-sim"),
 		ManagerArgs: strings.Fields(os.Getenv("BENCH_MANAGER_ARGS")), Dir: filepath.Join(out, "logs"), Log: os.Stderr,
 	}

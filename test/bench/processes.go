@@ -73,12 +73,14 @@ func (p *process) stop() {
 		return
 	}
 	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	var err error
 	select {
-	case <-p.done:
+	case err = <-p.done:
 	case <-time.After(30 * time.Second):
 		_ = p.cmd.Process.Kill()
-		<-p.done
+		err = <-p.done
 	}
+	p.done <- err // for ended, and for a second stop
 }
 
 // waitHTTP waits until url answers 200, or the process ends, or ctx does.

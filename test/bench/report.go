@@ -28,6 +28,7 @@ func (r *Result) Table() string {
 	cold := r.Cold
 	row("cold: calls (writes)", fmt.Sprintf("%d (%d)", cold.Calls.Total(), cold.Calls.Writes), fmt.Sprintf("%d minimal", cold.Minimal.Total()), fmt.Sprintf("%.2f", cold.CallsMin))
 	row("cold: time to all Synced", fmt.Sprintf("%.1f s", cold.Seconds), fmt.Sprintf("%.1f s", cold.Bound), ratioText(cold.TimeBnd))
+	r.floorRow(row, "cold", cold.Seconds, r.Floor.ColdSeconds, "create, finalizer, Synced status")
 	row("cold: Kubernetes API writes (per object)", fmt.Sprintf("%d (%.1f)", cold.Kube.Writes, perObject(cold.Kube.Writes, c.Objects)), "", "")
 	row("cold: API server writes, all clients (top)", cold.APIServer.top(6), "", "")
 	row("cold: CPU", cold.CPU.String(), "", "")
@@ -56,8 +57,18 @@ func (r *Result) Table() string {
 	row("deletion: API server writes, all clients (top)", del.APIServer.top(6), "", "")
 	row("deletion: CPU", del.CPU.String(), "", "")
 	row("deletion: time until gone", fmt.Sprintf("%.1f s", del.Seconds), fmt.Sprintf("%.1f s", del.Bound), ratioText(del.TimeBnd))
+	r.floorRow(row, "deletion", del.Seconds, r.Floor.DeletionSeconds, "delete, finalizer removed")
 	row("deletion: remote objects left", fmt.Sprint(r.LeftAfterDeletion), "0", "")
 	return b.String()
+}
+
+// floorRow adds the row of a phase's time against the control plane's floor, when it was measured.
+func (r *Result) floorRow(row func(name, value, bound, ratio string), phase string, seconds, floor float64, writes string) {
+	if floor <= 0 {
+		return
+	}
+	row(fmt.Sprintf("%s: time against the control plane's floor (manager stopped, per object: %s)", phase, writes),
+		fmt.Sprintf("%.1f s", seconds), fmt.Sprintf("%.1f s", floor), ratioText(seconds/floor))
 }
 
 // top names the n most frequent writes with their counts: "PATCH products/status 2000, ...".
@@ -145,7 +156,8 @@ func (r *Result) Write(dir string) error {
 	return r.Drift.chart(filepath.Join(dir, "drift.svg"))
 }
 
-// chart draws the cold run: objects Synced over time, with the time bound as a vertical line.
+// chart draws the cold run: objects Synced over time, with the time bound and the control plane's floor
+// as vertical lines.
 func (r *Result) chart(path string) error {
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("Cold sync of %d objects over %d tenants", r.Config.Objects, r.Config.Tenants)
@@ -160,15 +172,25 @@ func (r *Result) chart(path string) error {
 			return err
 		}
 	}
-	if r.Cold.Bound > 0 {
-		bound := plotter.XYs{{X: r.Cold.Bound, Y: 0}, {X: r.Cold.Bound, Y: float64(r.Config.Objects)}}
-		line, err := plotter.NewLine(bound)
+	marks := []struct {
+		at     float64
+		label  string
+		dashes []vg.Length
+	}{
+		{r.Cold.Bound, fmt.Sprintf("time bound (%.1f s)", r.Cold.Bound), []vg.Length{vg.Points(4), vg.Points(4)}},
+		{r.Floor.ColdSeconds, fmt.Sprintf("control plane's floor (%.1f s)", r.Floor.ColdSeconds), []vg.Length{vg.Points(1), vg.Points(3)}},
+	}
+	for _, m := range marks {
+		if m.at <= 0 {
+			continue
+		}
+		line, err := plotter.NewLine(plotter.XYs{{X: m.at, Y: 0}, {X: m.at, Y: float64(r.Config.Objects)}})
 		if err != nil {
 			return err
 		}
-		line.Dashes = []vg.Length{vg.Points(4), vg.Points(4)}
+		line.Dashes = m.dashes
 		p.Add(line)
-		p.Legend.Add(fmt.Sprintf("time bound (%.1f s)", r.Cold.Bound), line)
+		p.Legend.Add(m.label, line)
 	}
 	p.Legend.Top, p.Legend.Left = true, true
 	return p.Save(16*vg.Centimeter, 10*vg.Centimeter, path)

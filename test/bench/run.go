@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -21,6 +22,7 @@ import (
 	crcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	"github.com/apimsync/apimsync/test/simulator"
@@ -46,6 +48,8 @@ type Config struct {
 	DriftCheckPeriod, DriftWindow time.Duration
 	// Timeout bounds the cold run and the deletion each.
 	Timeout time.Duration
+	// Floor measures the control plane's floor at the end (BENCH_FLOOR, default on): see Floor.
+	Floor bool
 	// ManagerBin and SimBin are the binaries to run (make build); ManagerArgs are added to the manager's.
 	ManagerBin, SimBin string
 	ManagerArgs        []string
@@ -112,6 +116,7 @@ type Result struct {
 	Drift               Drift            `json:"drift"`
 	Deletion            Phase            `json:"deletion"`
 	LeftAfterDeletion   int              `json:"remoteObjectsLeftAfterDeletion"`
+	Floor               Floor            `json:"controlPlaneFloor"`
 	ObjectsPerNamespace []int            `json:"objectsPerNamespace"`
 }
 
@@ -146,9 +151,12 @@ func (b *bench) logf(format string, args ...any) {
 }
 
 // Run runs the whole bench: cold sync, steady state warm and after a restart, one edit per kind warm
-// and after a restart, memory at rest at three sizes, drift checks over a window, and deletion of
-// everything.
+// and after a restart, memory at rest at three sizes, drift checks over a window, deletion of
+// everything, and the control plane's floor.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
+	// The bench's own informers (its census) log nothing worth reading; without a logger controller-runtime
+	// prints a stack trace to say so.
+	ctrllog.SetLogger(logr.Discard())
 	if cfg.Dir == "" {
 		cfg.Dir = os.TempDir()
 	}
@@ -182,6 +190,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}},
 		{"drift", b.drift},
 		{"deletion", b.deletion},
+		{"floor", b.floor},
 	}
 	for _, s := range steps {
 		b.logf("== %s", s.name)
@@ -682,19 +691,8 @@ func (b *bench) deletion(ctx context.Context) error {
 	if err := b.apply(ctx, objs, del); err != nil {
 		return err
 	}
-	deadline := time.Now().Add(b.cfg.Timeout)
-	for {
-		exist, _, err := b.census(ctx)
-		if err != nil {
-			return err
-		}
-		if exist == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%d objects left after %s: %w", exist, b.cfg.Timeout, errTimeout)
-		}
-		time.Sleep(200 * time.Millisecond)
+	if err := b.waitCensus(ctx, func(exist, _ int) bool { return exist == 0 }); err != nil {
+		return err
 	}
 	elapsed := time.Since(start)
 	var minimal []Calls
