@@ -70,7 +70,7 @@ func (s *BackendSyncer) Observe(ctx context.Context, b *v1alpha1.Backend, sess *
 		return engine.Observation{}, err
 	}
 	upToDate := backendAttrsMatch(snap.Backend, b) && childrenUpToDate(snap.Children, backendChildren(b))
-	b.Status.MetricsHash = snap.Children.metricsHash()
+	recordMetrics(&b.Status.CommonStatus, snap.Children)
 	return engine.Observation{Exists: true, UpToDate: upToDate, Diff: snap}, nil
 }
 
@@ -159,7 +159,7 @@ func (s *BackendSyncer) Update(ctx context.Context, b *v1alpha1.Backend, sess *e
 	if err := syncChildren(ctx, sess.Remote, tsclient.BackendScope(id), snap.Children, backendChildren(b)); err != nil {
 		return err
 	}
-	b.Status.MetricsHash = snap.Children.metricsHash()
+	recordMetrics(&b.Status.CommonStatus, snap.Children)
 	s.Snapshots.Put(sess.Tenant, snapshotKindBackend, id, snap)
 	return nil
 }

@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"math/rand"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -162,6 +163,60 @@ func TestSteadyStateCostsNoRemoteCall(t *testing.T) {
 	if s, _, _ := lifecycle(t, plan); s != v1alpha1.ConditionSynced {
 		t.Errorf("plan is %s after the product edit", s)
 	}
+}
+
+// TestPlanResolvesMetricIDsFromStatus: Products and Backends record their metrics' and methods' ids in
+// status; a plan edited right after a restart (nothing cached) takes the ids from there and reads no
+// metric, method or mapping rule of its product or backend: the edit costs the plan's own reads and the
+// write.
+func TestPlanResolvesMetricIDsFromStatus(t *testing.T) {
+	ns := newNamespace(t)
+	backend, product, plan := petsBackend(ns), petstoreProduct(ns, "pets"), basicPlan(ns, "basic", "petstore")
+	create(t, defaultSecret(ns), backend, product, plan)
+	waitState(t, v1alpha1.ConditionSynced, backend, product, plan)
+	for o, names := range map[syncedObject][]string{backend: {"hits", "photos_mb", "list_pets", "get_pet"}, product: {"hits", "search"}} {
+		if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(o), o); err != nil {
+			t.Fatal(err)
+		}
+		ids := o.GetSyncStatus().MetricIDs
+		for _, name := range names {
+			if ids[name] == 0 {
+				t.Errorf("%T %s records metric ids %v, want one for %q", o, o.GetName(), ids, name)
+			}
+		}
+	}
+
+	stopManager()
+	if err := startManager(); err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, v1alpha1.ConditionSynced, backend, product, plan)
+	base, reads := remoteCalls(ns), metricReads(ns)
+	if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(plan), plan); err != nil {
+		t.Fatal(err)
+	}
+	plan.Spec.Limits[0].Value = 20
+	if err := k8s.Update(context.Background(), plan); err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, v1alpha1.ConditionSynced, plan)
+	time.Sleep(time.Second)
+	if got := metricReads(ns) - reads; got != 0 {
+		t.Errorf("a plan edited after a restart read the metrics, methods or mapping rules of its product or backend %d times, want 0", got)
+	}
+	t.Logf("one edited limit after a restart: %d remote calls", remoteCalls(ns)-base)
+}
+
+// metricReads counts a tenant's reads of the metrics, methods and mapping rules of products and backends.
+func metricReads(tenant string) int {
+	n := 0
+	for _, c := range sim.Stats().Calls {
+		if c.Tenant == tenant && c.Method == http.MethodGet &&
+			(strings.HasSuffix(c.Endpoint, "/metrics.json") || strings.HasSuffix(c.Endpoint, "/methods.json") || strings.HasSuffix(c.Endpoint, "/mapping_rules.json")) {
+			n += c.Count
+		}
+	}
+	return n
 }
 
 // TestInvalidCascadesAndRecovers: a Backend made Invalid makes its Product and the Product's plans

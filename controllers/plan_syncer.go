@@ -42,6 +42,9 @@ type planDesired struct {
 	// DepsMetrics fingerprints the remote ids of the product's and backends' metrics (their
 	// status.metricsHash).
 	DepsMetrics string
+	// RecordedIDs are the metric ids the Product ("") and the Backends (by name) recorded in their status
+	// (status.metricIDs), for when their snapshots are not cached. Not hashed: DepsMetrics covers them.
+	RecordedIDs map[string]map[string]int64 `json:"-"`
 }
 
 // PlanSyncer syncs ApplicationPlans to the application plans of their product, with limits and pricing
@@ -101,7 +104,8 @@ func (s *PlanSyncer) Resolve(ctx context.Context, a *v1alpha1.ApplicationPlan, s
 		return notSyncedYet(&p, p.Status.CommonStatus, ReasonProductNotSynced, "waiting for Product %q to be Synced", p.Name)
 	}
 	a.Status.ProductID = p.Status.ProductID
-	desired := &planDesired{ProductID: p.Status.ProductID, Backends: map[string]int64{}, Lifecycle: p.Spec.EffectiveLifecycle()}
+	desired := &planDesired{ProductID: p.Status.ProductID, Backends: map[string]int64{}, Lifecycle: p.Spec.EffectiveLifecycle(),
+		RecordedIDs: map[string]map[string]int64{"": p.Status.MetricIDs}}
 	// Dependencies' metrics go into the hash, specs and remote ids (desired.DepsMetrics): a metric
 	// re-created with a new id there (a repair) means limits to re-create here.
 	deps := map[string]any{"": [2]any{p.Spec.Metrics, p.Spec.Methods}}
@@ -145,6 +149,7 @@ func (s *PlanSyncer) Resolve(ctx context.Context, a *v1alpha1.ApplicationPlan, s
 		desired.Backends[ref.Backend] = b.Status.BackendID
 		deps[ref.Backend] = [2]any{b.Spec.Metrics, b.Spec.Methods}
 		metricsHashes[ref.Backend] = b.Status.MetricsHash
+		desired.RecordedIDs[ref.Backend] = b.Status.MetricIDs
 	}
 	for _, ref := range refs {
 		if ref.Backend == "" {
@@ -243,26 +248,32 @@ func (s *PlanSyncer) readAll(ctx context.Context, a *v1alpha1.ApplicationPlan, s
 	return snap, nil
 }
 
-// metricIDs maps the metrics and methods of the product and of the backends the plan names to their ids,
-// from cached snapshots of the Product and Backend syncers when they are there. A forced read (sync-now)
-// reads them again; a drift check (background work) does not: the product's and backends' own drift
-// checks read their metrics, and a repair that re-creates one re-syncs the plans that use it.
+// metricIDs maps the metrics and methods of the product and of the backends the plan names to their ids:
+// from cached snapshots of the Product and Backend syncers when they are there, else from the ids those
+// recorded in their status (status.metricIDs), else read. A forced read (sync-now) reads them again; a
+// drift check (background work) does not: the product's and backends' own drift checks read their
+// metrics, and a repair that re-creates one re-syncs the plans that use it.
 func (s *PlanSyncer) metricIDs(ctx context.Context, sess *engine.Session) (map[string]int64, error) {
 	d := sess.Desired.(*planDesired)
 	ids := map[string]int64{}
 	add := func(prefix string, scope tsclient.Scope, cached *childrenSnapshot) error {
-		children := cached
-		if children == nil || (sess.ForceRead && !tsclient.IsBackground(ctx)) {
-			var err error
-			if children, err = readChildren(ctx, sess.Remote, scope); err != nil {
+		var known map[string]int64
+		switch {
+		case sess.ForceRead && !tsclient.IsBackground(ctx):
+		case cached != nil:
+			known = cached.metricIDs()
+		default:
+			known = d.RecordedIDs[prefix]
+		}
+		if known == nil {
+			children, err := readChildren(ctx, sess.Remote, scope)
+			if err != nil {
 				return err
 			}
+			known = children.metricIDs()
 		}
-		for name, m := range children.Metrics {
-			ids[prefix+"/"+name] = m.ID
-		}
-		for name, m := range children.Methods {
-			ids[prefix+"/"+name] = m.ID
+		for name, id := range known {
+			ids[prefix+"/"+name] = id
 		}
 		return nil
 	}

@@ -314,7 +314,7 @@ func (s *ProductSyncer) Observe(ctx context.Context, p *v1alpha1.Product, sess *
 	if err != nil || snap == nil {
 		return engine.Observation{}, err
 	}
-	p.Status.MetricsHash = snap.Children.metricsHash()
+	recordMetrics(&p.Status.CommonStatus, snap.Children)
 	if sess.PeriodicDue && p.Status.ProductID != 0 {
 		retiring, err := s.Lifecycle.refreshUsage(ctx, sess.Remote, p)
 		if err != nil {
@@ -514,7 +514,7 @@ func (s *ProductSyncer) Update(ctx context.Context, p *v1alpha1.Product, sess *e
 			return fmt.Errorf("cannot deploy the proxy configuration of product %q: %w", sess.SystemName, err)
 		}
 	}
-	p.Status.MetricsHash = snap.Children.metricsHash()
+	recordMetrics(&p.Status.CommonStatus, snap.Children)
 	s.Snapshots.Put(sess.Tenant, snapshotKindProduct, id, snap)
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	"github.com/apimsync/apimsync/controllers/engine"
 )
 
@@ -30,6 +31,25 @@ func (s *childrenSnapshot) metricsHash() string {
 		ids["method:"+name] = m.ID
 	}
 	return engine.HashOf(ids)
+}
+
+// metricIDs maps the system names of the metrics and methods to their remote ids (they share one
+// namespace in a service or backend).
+func (s *childrenSnapshot) metricIDs() map[string]int64 {
+	ids := make(map[string]int64, len(s.Metrics)+len(s.Methods))
+	for name, m := range s.Metrics {
+		ids[name] = m.ID
+	}
+	for name, m := range s.Methods {
+		ids[name] = m.ID
+	}
+	return ids
+}
+
+// recordMetrics records the remote ids of a Product's or Backend's metrics and methods in its status,
+// with their hash.
+func recordMetrics(st *v1alpha1.CommonStatus, children *childrenSnapshot) {
+	st.MetricsHash, st.MetricIDs = children.metricsHash(), children.metricIDs()
 }
 
 func (s *backendSnapshot) clone() *backendSnapshot {

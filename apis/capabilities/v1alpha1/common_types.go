@@ -140,6 +140,11 @@ type CommonStatus struct {
 	// was re-created with a new id.
 	// +optional
 	MetricsHash string `json:"metricsHash,omitempty"`
+	// MetricIDs are the remote ids of a Product's or Backend's metrics and methods, by system name: the
+	// plans that use them resolve the ids their limits and pricing rules need from here, with no call of
+	// their own, after a restart too.
+	// +optional
+	MetricIDs map[string]int64 `json:"metricIDs,omitempty"`
 }
 
 // MetricSpec is a 3scale metric: something a limit or pricing rule counts. The map key is its system name.
