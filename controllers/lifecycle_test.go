@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"math/rand"
 	"net/http"
 	"strings"
@@ -127,8 +128,13 @@ func TestSteadyStateCostsNoRemoteCall(t *testing.T) {
 		t.Errorf("a manager restart made %d remote calls, want 0", got)
 	}
 
-	// One edited mapping rule.
-	base = remoteCalls(ns)
+	// One edited mapping rule. The product's plan waits quietly while it syncs, and stays Synced as it
+	// is: its product's metrics did not change, so it costs no call.
+	base, planBase := remoteCalls(ns), planCalls(ns)
+	if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(plan), plan); err != nil {
+		t.Fatal(err)
+	}
+	planSynced := meta.FindStatusCondition(plan.Status.Conditions, v1alpha1.ConditionSynced).LastTransitionTime
 	if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(product), product); err != nil {
 		t.Fatal(err)
 	}
@@ -140,6 +146,14 @@ func TestSteadyStateCostsNoRemoteCall(t *testing.T) {
 	time.Sleep(time.Second)
 	edit := remoteCalls(ns) - base
 	t.Logf("one edited mapping rule after a restart: %d remote calls", edit)
+	if got := planCalls(ns) - planBase; got != 0 {
+		t.Errorf("the product's plan made %d remote calls while the product was edited, want 0", got)
+	}
+	waitState(t, v1alpha1.ConditionSynced, plan)
+	if c := meta.FindStatusCondition(plan.Status.Conditions, v1alpha1.ConditionSynced); !c.LastTransitionTime.Equal(&planSynced) {
+		t.Errorf("the product's plan left Synced while the product was edited (Synced again at %v, before at %v)", c.LastTransitionTime, planSynced)
+	}
+
 	// After a restart the snapshot cache is empty, so the edit reads the product once; edit again now
 	// that it is warm.
 	base = remoteCalls(ns)
@@ -205,6 +219,18 @@ func TestPlanResolvesMetricIDsFromStatus(t *testing.T) {
 		t.Errorf("a plan edited after a restart read the metrics, methods or mapping rules of its product or backend %d times, want 0", got)
 	}
 	t.Logf("one edited limit after a restart: %d remote calls", remoteCalls(ns)-base)
+}
+
+// planCalls counts a tenant's calls to application plans' endpoints (the plans, their limits and pricing
+// rules).
+func planCalls(tenant string) int {
+	n := 0
+	for _, c := range sim.Stats().Calls {
+		if c.Tenant == tenant && strings.Contains(c.Endpoint, "application_plan") {
+			n += c.Count
+		}
+	}
+	return n
 }
 
 // metricReads counts a tenant's reads of the metrics, methods and mapping rules of products and backends.

@@ -271,6 +271,7 @@ func (r *Reconciler[T]) sync(ctx context.Context, obj T, w *statusWriter[T]) (ct
 	if inSync && !driftDue && syncNow == st.SyncNow && !s.PeriodicDue {
 		// Nothing that the remote state derives from has changed: no remote call.
 		r.Backoff.Reset(client.ObjectKeyFromObject(obj))
+		r.quietSince.Delete(client.ObjectKeyFromObject(obj)) // a quiet wait for a dependency ended here
 		return ctrl.Result{RequeueAfter: r.nextCheck(obj, st, s, now)}, nil
 	}
 	// Past the return above, an object in sync with no sync-now and no periodic work is here only for
@@ -346,8 +347,8 @@ func (r *Reconciler[T]) sync(ctx context.Context, obj T, w *statusWriter[T]) (ct
 	return ctrl.Result{RequeueAfter: r.nextCheck(obj, st, s, now)}, nil
 }
 
-// quietWait tells whether err is a quiet wait still within its QuietWait (a Pending wait of a new
-// object, or a GoingAway one), and how long is left of it (the object is looked at again then, if a
+// quietWait tells whether err is a quiet wait still within its QuietWait (a Pending wait of a new or a
+// Synced object, or a GoingAway one), and how long is left of it (the object is looked at again then, if a
 // watch has not woken it before).
 func (r *Reconciler[T]) quietWait(obj T, err error) (time.Duration, bool) {
 	var re *ReasonedError
@@ -357,10 +358,14 @@ func (r *Reconciler[T]) quietWait(obj T, err error) (time.Duration, bool) {
 	var since time.Time
 	switch re.quiet {
 	case quietNew:
-		if Lifecycle(obj.GetSyncStatus()) != "" {
+		switch Lifecycle(obj.GetSyncStatus()) {
+		case "": // a new object: since its creation
+			since = obj.GetCreationTimestamp().Time
+		case v1alpha1.ConditionSynced: // a dependency synced again: since this reconciler first met the wait (below)
+			since = r.now()
+		default:
 			return 0, false
 		}
-		since = obj.GetCreationTimestamp().Time
 	case quietGoing:
 		since = re.since
 	default:

@@ -809,20 +809,36 @@ func TestPendingDependencyIsWaitedForQuietly(t *testing.T) {
 		h.syncer.resolve = func() error { return Waiting("ProductNotFound", "waiting for Product %q to be created", "p") }
 		reconcileToState(t, h, "a missing dependency", "Orphan/ProductNotFound", "Reconciling/Orphan")
 	})
-	t.Run("an object with a lifecycle condition records the wait at once", func(t *testing.T) {
+	t.Run("a synced object waits quietly too, from when the wait was first met", func(t *testing.T) {
 		h := newHarness(t, newBackend())
 		h.rec.QuietWait = 30 * time.Second
 		newObj(h)
 		if _, err := h.reconcile(); err != nil { // Synced
 			t.Fatal(err)
 		}
+		drainEvents(h.events)
 		b := h.get()
 		b.Generation = 2
 		if err := h.client.Update(context.Background(), b); err != nil {
 			t.Fatal(err)
 		}
+		h.now = h.now.Add(time.Minute) // long after its creation: the wait counts from now
 		h.syncer.resolve = func() error { return Pending("ProductNotSynced", "waiting for Product %q to be Synced", "p") }
-		reconcileToState(t, h, "a synced object waiting", "Orphan/ProductNotSynced", "Reconciling/Orphan")
+		reconcileToState(t, h, "a synced object waiting quietly", "Synced/Synced", "Ready/Synced")
+		if ev := drainEvents(h.events); len(ev) != 0 {
+			t.Errorf("events %q during a quiet wait", ev)
+		}
+		h.now = h.now.Add(31 * time.Second)
+		reconcileToState(t, h, "past the quiet wait", "Orphan/ProductNotSynced", "Reconciling/Orphan")
+	})
+	t.Run("an Orphan object records the wait at once", func(t *testing.T) {
+		h := newHarness(t, newBackend())
+		h.rec.QuietWait = 30 * time.Second
+		newObj(h)
+		h.syncer.resolve = func() error { return Waiting("ProductNotFound", "waiting for Product %q to be created", "p") }
+		reconcileToState(t, h, "a missing dependency", "Orphan/ProductNotFound", "Reconciling/Orphan")
+		h.syncer.resolve = func() error { return Pending("ProductNotSynced", "waiting for Product %q to be Synced", "p") }
+		reconcileToState(t, h, "an Orphan object waiting", "Orphan/ProductNotSynced", "Reconciling/Orphan")
 	})
 }
 

@@ -43,7 +43,7 @@ type quietness int
 
 const (
 	_ quietness = iota // not quiet
-	// quietNew: a new object waits for a dependency that is itself being synced.
+	// quietNew: a new object, or a Synced one, waits for a dependency that is itself being synced.
 	quietNew
 	// quietGoing: the wait ends with deletions already under way.
 	quietGoing
@@ -61,7 +61,10 @@ func Waiting(reason, format string, args ...any) error {
 // waiting on something of its own). A new object waiting on it is not marked Orphan during its first
 // Reconciler.QuietWait: in a burst (a GitOps sync applying products and their plans at once) the
 // dependency is usually there a moment later, and the Orphan condition and event would be one API server
-// write and one event per object, for nothing. Past that, it is Orphan like any waiting object.
+// write and one event per object, for nothing. Nor is a Synced object whose dependency is synced again
+// (an edit of a Product, for its plans): it stays Synced, as it is, during QuietWait from when this
+// reconciler first met the wait, and is looked at again when the dependency is done; if what it derives
+// from did not change, that costs no remote call. Past QuietWait, it is Orphan like any waiting object.
 func Pending(reason, format string, args ...any) error {
 	return &ReasonedError{class: ClassWaiting, Reason: reason, Message: fmt.Sprintf(format, args...), quiet: quietNew}
 }
