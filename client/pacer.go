@@ -364,9 +364,6 @@ type rateSample struct {
 // and may be small; what it hides is spent after every Retry-After pause.
 const learntBurst = 2
 
-// rateLongWindow is the window of the rate served that bounds a rate refused again soon after a cut.
-const rateLongWindow = 4 * time.Second
-
 // rateLookback is how long before a 429 the rate it refuses is taken from.
 const rateLookback = 1500 * time.Millisecond
 
@@ -430,16 +427,11 @@ func (p *Pacer) learnRate(now time.Time, seq uint64) {
 	// The tenant's burst allowance hides an excess for a while, so a 429 comes late: a rate that grows
 	// (25% a second at first) is refused well past the limit. The rate refused is taken as the lower of
 	// the rate now and the higher of the rate rateLookback ago and the rate served over the last two
-	// seconds (all that was sent went through until the allowance ran out). Refused again soon after a
-	// cut, it is also at most the rate served over rateLongWindow, pauses included: that rate is what
-	// gets through.
+	// seconds (all that was sent went through until the allowance ran out). What was served is never a
+	// bound on its own: it is less than the tenant allows whenever work waited (on dependencies, on
+	// Retry-After pauses), and a tenant answering 429 at random would cut the rate down to nothing.
 	cur := float64(p.learnt.Limit())
-	recent := math.Max(p.rateAgo(now, rateLookback, cur), p.served.rate(now, 2*time.Second))
-	repeated := p.refused > 0 && now.Sub(p.rateCut) < 2*rateLongWindow
-	p.refused = math.Min(cur, recent)
-	if long := p.served.rate(now, rateLongWindow); repeated && long > 0 {
-		p.refused = math.Min(p.refused, long)
-	}
+	p.refused = math.Min(cur, math.Max(p.rateAgo(now, rateLookback, cur), p.served.rate(now, 2*time.Second)))
 	p.rateCut, p.rateCutSeq = now, p.seq
 	r := math.Max(0.9*p.refused, 1)
 	p.learnt.SetLimitAt(now, rate.Limit(r))
