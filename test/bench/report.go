@@ -53,6 +53,7 @@ func (r *Result) Table() string {
 	r.Drift.rows(row)
 	del := r.Deletion
 	row("deletion: calls (refused / 404)", fmt.Sprintf("%d (%d / %d)", del.Calls.Total(), del.Refused, del.NotFound), fmt.Sprintf("%d minimal", del.Minimal.Total()), fmt.Sprintf("%.2f", del.CallsMin))
+	row("deletion: 429 answers / Retry-After ignored", fmt.Sprintf("%d / %d", del.TooMany, del.Ignored), "", "")
 	row("deletion: Kubernetes API writes (per object)", fmt.Sprintf("%d (%.1f)", del.Kube.Writes, perObject(del.Kube.Writes, c.Objects)), "", "")
 	row("deletion: API server writes, all clients (top)", del.APIServer.top(6), "", "")
 	row("deletion: CPU", del.CPU.String(), "", "")
