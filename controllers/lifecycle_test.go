@@ -135,15 +135,7 @@ func TestSteadyStateCostsNoRemoteCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	planSynced := meta.FindStatusCondition(plan.Status.Conditions, v1alpha1.ConditionSynced).LastTransitionTime
-	if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(product), product); err != nil {
-		t.Fatal(err)
-	}
-	product.Spec.MappingRules[0].Increment = 3
-	if err := k8s.Update(context.Background(), product); err != nil {
-		t.Fatal(err)
-	}
-	waitState(t, v1alpha1.ConditionSynced, product)
-	time.Sleep(time.Second)
+	editAndWait(t, product, func() { product.Spec.MappingRules[0].Increment = 3 })
 	edit := remoteCalls(ns) - base
 	t.Logf("one edited mapping rule after a restart: %d remote calls", edit)
 	if got := planCalls(ns) - planBase; got != 0 {
@@ -206,19 +198,26 @@ func TestPlanResolvesMetricIDsFromStatus(t *testing.T) {
 	}
 	waitState(t, v1alpha1.ConditionSynced, backend, product, plan)
 	base, reads := remoteCalls(ns), metricReads(ns)
-	if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(plan), plan); err != nil {
-		t.Fatal(err)
-	}
-	plan.Spec.Limits[0].Value = 20
-	if err := k8s.Update(context.Background(), plan); err != nil {
-		t.Fatal(err)
-	}
-	waitState(t, v1alpha1.ConditionSynced, plan)
-	time.Sleep(time.Second)
+	editAndWait(t, plan, func() { plan.Spec.Limits[0].Value = 20 })
 	if got := metricReads(ns) - reads; got != 0 {
 		t.Errorf("a plan edited after a restart read the metrics, methods or mapping rules of its product or backend %d times, want 0", got)
 	}
 	t.Logf("one edited limit after a restart: %d remote calls", remoteCalls(ns)-base)
+}
+
+// editAndWait reads obj, changes it, updates it, waits until it is Synced at its new generation, and a
+// second more for any call that follows.
+func editAndWait(t *testing.T, obj syncedObject, change func()) {
+	t.Helper()
+	if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(obj), obj); err != nil {
+		t.Fatal(err)
+	}
+	change()
+	if err := k8s.Update(context.Background(), obj); err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, v1alpha1.ConditionSynced, obj)
+	time.Sleep(time.Second)
 }
 
 // planCalls counts a tenant's calls to application plans' endpoints (the plans, their limits and pricing

@@ -802,12 +802,14 @@ func TestPendingDependencyIsWaitedForQuietly(t *testing.T) {
 		h.now = h.now.Add(31 * time.Second)
 		reconcileToState(t, h, "30s after it first waited", "Orphan/ProductNotSynced", "Reconciling/Orphan")
 	})
-	t.Run("a missing or stuck dependency is an Orphan at once", func(t *testing.T) {
+	t.Run("a missing or stuck dependency is an Orphan at once, and an Orphan records any wait", func(t *testing.T) {
 		h := newHarness(t, newBackend())
 		h.rec.QuietWait = 30 * time.Second
 		newObj(h)
 		h.syncer.resolve = func() error { return Waiting("ProductNotFound", "waiting for Product %q to be created", "p") }
 		reconcileToState(t, h, "a missing dependency", "Orphan/ProductNotFound", "Reconciling/Orphan")
+		h.syncer.resolve = func() error { return Pending("ProductNotSynced", "waiting for Product %q to be Synced", "p") }
+		reconcileToState(t, h, "an Orphan object waiting", "Orphan/ProductNotSynced", "Reconciling/Orphan")
 	})
 	t.Run("a synced object waits quietly too, from when the wait was first met", func(t *testing.T) {
 		h := newHarness(t, newBackend())
@@ -830,15 +832,6 @@ func TestPendingDependencyIsWaitedForQuietly(t *testing.T) {
 		}
 		h.now = h.now.Add(31 * time.Second)
 		reconcileToState(t, h, "past the quiet wait", "Orphan/ProductNotSynced", "Reconciling/Orphan")
-	})
-	t.Run("an Orphan object records the wait at once", func(t *testing.T) {
-		h := newHarness(t, newBackend())
-		h.rec.QuietWait = 30 * time.Second
-		newObj(h)
-		h.syncer.resolve = func() error { return Waiting("ProductNotFound", "waiting for Product %q to be created", "p") }
-		reconcileToState(t, h, "a missing dependency", "Orphan/ProductNotFound", "Reconciling/Orphan")
-		h.syncer.resolve = func() error { return Pending("ProductNotSynced", "waiting for Product %q to be Synced", "p") }
-		reconcileToState(t, h, "an Orphan object waiting", "Orphan/ProductNotSynced", "Reconciling/Orphan")
 	})
 }
 
