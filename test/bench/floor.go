@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -36,7 +35,7 @@ func (b *bench) floor(ctx context.Context) error {
 	if err := b.apply(ctx, b.allObjects(), floorCreate(b.k8s)); err != nil {
 		return err
 	}
-	if err := b.waitCensus(ctx, func(exist, synced int) bool { return synced == b.work.Size() }); err != nil {
+	if err := b.waitCensus(ctx, 200*time.Millisecond, func(_, synced int) bool { return synced == b.work.Size() }); err != nil {
 		return err
 	}
 	b.res.Floor.ColdSeconds = time.Since(start).Seconds()
@@ -44,7 +43,7 @@ func (b *bench) floor(ctx context.Context) error {
 	if err := b.apply(ctx, b.allObjects(), floorDelete(b.k8s)); err != nil {
 		return err
 	}
-	if err := b.waitCensus(ctx, func(exist, _ int) bool { return exist == 0 }); err != nil {
+	if err := b.waitCensus(ctx, 200*time.Millisecond, func(exist, _ int) bool { return exist == 0 }); err != nil {
 		return err
 	}
 	b.res.Floor.DeletionSeconds = time.Since(start).Seconds()
@@ -99,21 +98,3 @@ func floorDelete(c client.Client) func(context.Context, client.Object) error {
 
 // floorFinalizer is the finalizer of the floor's objects (not the manager's: it is stopped).
 const floorFinalizer = "bench.apimsync.io/floor"
-
-// waitCensus waits until done says the census is as wanted, within the run's timeout.
-func (b *bench) waitCensus(ctx context.Context, done func(exist, synced int) bool) error {
-	deadline := time.Now().Add(b.cfg.Timeout)
-	for {
-		exist, synced, err := b.census(ctx)
-		if err != nil {
-			return err
-		}
-		if done(exist, synced) {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%d objects, %d Synced after %s: %w", exist, synced, b.cfg.Timeout, errTimeout)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-}

@@ -422,6 +422,24 @@ func (b *bench) census(ctx context.Context) (exist, synced int, err error) {
 	return exist, synced, nil
 }
 
+// waitCensus takes the census every interval until done says it is as wanted, within the run's timeout.
+func (b *bench) waitCensus(ctx context.Context, interval time.Duration, done func(exist, synced int) bool) error {
+	deadline := time.Now().Add(b.cfg.Timeout)
+	for {
+		exist, synced, err := b.census(ctx)
+		if err != nil {
+			return err
+		}
+		if done(exist, synced) {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%d objects, %d Synced after %s: %w", exist, synced, b.cfg.Timeout, errTimeout)
+		}
+		time.Sleep(interval)
+	}
+}
+
 // cold applies the whole workload at once and waits until every object is Synced.
 func (b *bench) cold(ctx context.Context) error {
 	if err := resetSimStats(b.simURL); err != nil {
@@ -437,26 +455,18 @@ func (b *bench) cold(ctx context.Context) error {
 		return err
 	}
 	b.logf("applied %d objects in %.1fs", len(objs), time.Since(start).Seconds())
-	deadline := time.Now().Add(b.cfg.Timeout)
 	lastLog := time.Now()
-	for {
-		_, synced, err := b.census(ctx)
-		if err != nil {
-			return err
-		}
+	err := b.waitCensus(ctx, 500*time.Millisecond, func(_, synced int) bool {
 		secs := time.Since(start).Seconds()
 		b.res.ColdSeries = append(b.res.ColdSeries, Point{secs, synced})
 		if time.Since(lastLog) > 10*time.Second {
 			b.logf("%d/%d Synced after %.0fs", synced, len(objs), secs)
 			lastLog = time.Now()
 		}
-		if synced == len(objs) {
-			break
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%d of %d objects Synced after %s: %w", synced, len(objs), b.cfg.Timeout, errTimeout)
-		}
-		time.Sleep(500 * time.Millisecond)
+		return synced == len(objs)
+	})
+	if err != nil {
+		return err
 	}
 	elapsed := time.Since(start)
 	stopSampling()
@@ -692,7 +702,7 @@ func (b *bench) deletion(ctx context.Context) error {
 	if err := b.apply(ctx, objs, del); err != nil {
 		return err
 	}
-	if err := b.waitCensus(ctx, func(exist, _ int) bool { return exist == 0 }); err != nil {
+	if err := b.waitCensus(ctx, 200*time.Millisecond, func(exist, _ int) bool { return exist == 0 }); err != nil {
 		return err
 	}
 	elapsed := time.Since(start)
