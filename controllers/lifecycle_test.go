@@ -5,6 +5,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"math/rand"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -115,6 +116,26 @@ func TestSteadyStateCostsNoRemoteCall(t *testing.T) {
 	time.Sleep(2 * time.Second)
 	if got := remoteCalls(ns) - base; got != 0 {
 		t.Errorf("15 resyncs made %d remote calls, want 0", got)
+	}
+
+	// A metadata-only change of the provider-account Secret (a GitOps tool's label) is no new content:
+	// no credentials check, and no object writes its status again.
+	versions := resourceVersions(t, backend, product, plan)
+	secret := defaultSecret(ns)
+	if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(secret), secret); err != nil {
+		t.Fatal(err)
+	}
+	patch := client.MergeFrom(secret.DeepCopy())
+	secret.SetLabels(map[string]string{"argocd.argoproj.io/instance": "pets"})
+	if err := k8s.Patch(context.Background(), secret, patch); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Second)
+	if got := remoteCalls(ns) - base; got != 0 {
+		t.Errorf("a label on the provider-account Secret made %d remote calls, want 0", got)
+	}
+	if got := resourceVersions(t, backend, product, plan); !slices.Equal(got, versions) {
+		t.Errorf("a label on the provider-account Secret made objects write their status: resourceVersions %v, before %v", got, versions)
 	}
 
 	// A manager restart: fresh caches, every object reconciled again.
@@ -307,4 +328,17 @@ func assertHealth(t *testing.T, wantArgo string, wantKstatus status.Status, objs
 			t.Errorf("kstatus of %s = %s (%s), want %s", o.GetName(), res.Status, res.Message, wantKstatus)
 		}
 	}
+}
+
+// resourceVersions reads the objects' resourceVersions as they are stored now.
+func resourceVersions(t *testing.T, objs ...client.Object) []string {
+	t.Helper()
+	out := make([]string, 0, len(objs))
+	for _, o := range objs {
+		if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(o), o); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, o.GetResourceVersion())
+	}
+	return out
 }

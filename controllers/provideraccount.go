@@ -87,8 +87,17 @@ func (p *ProviderAccounts) Connect(ctx context.Context, namespace, name string) 
 	if err != nil {
 		return nil, engine.Invalid(engine.ReasonProviderAccountInvalid, "the provider-account Secret %q cannot be used: %v", name, err)
 	}
-	return &engine.Session{Remote: remote, Tenant: tenant, SecretName: name, AccountVersion: string(secret.UID) + "/" + secret.ResourceVersion,
-		HashKey: hashKeyOf(token)}, nil
+	s := &engine.Session{Remote: remote, Tenant: tenant, SecretName: name, HashKey: hashKeyOf(token)}
+	s.AccountVersion = accountVersion(&secret, s)
+	return s, nil
+}
+
+// accountVersion identifies the provider-account Secret's content: its UID and a keyed hash of its data.
+// Not its resourceVersion: that changes with every metadata write too (our own in-use finalizer, a GitOps
+// tool's labels and annotations), and a new version makes every object of the Secret check its
+// credentials and record the version, one status write each, for nothing.
+func accountVersion(secret *corev1.Secret, s *engine.Session) string {
+	return string(secret.UID) + "/" + s.HashOf(secret.Data)
 }
 
 // checkAdminURL applies the admin URL policy and returns the URL's tenant key (tsclient.NormalizeTenant),

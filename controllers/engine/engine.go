@@ -59,8 +59,8 @@ type Session struct {
 	Desired any
 	// ForceRead tells Observe to read 3scale rather than trust cached snapshots (drift check, sync-now).
 	ForceRead bool
-	// AccountVersion identifies the provider-account Secret's content (its resourceVersion), never its
-	// values: when it changes, the credentials are checked once per tenant (CredentialsChecker).
+	// AccountVersion identifies the provider-account Secret's content (a keyed hash of its data), never
+	// its values: when it changes, the credentials are checked once per tenant (CredentialsChecker).
 	AccountVersion string
 	// HashKey keys Hash, so that a hash in status reveals nothing of the values it covers (policy
 	// configurations, issuer URLs with client secrets) to whoever can read the resource. Connect derives it

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	eventsv1 "k8s.io/api/events/v1"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -78,6 +79,9 @@ type Phase struct {
 	// APIServer counts the write requests the API server served in the phase, from every client (the
 	// bench's own creates or deletes included), by verb and resource.
 	APIServer APIServerWrites `json:"apiServerWrites"`
+	// Events counts the events the manager recorded in the phase, by regarded kind and reason (an
+	// aggregated series counts once per occurrence).
+	Events APIServerWrites `json:"events"`
 	// CPU is what each process used in the phase.
 	CPU      CPU     `json:"cpu"`
 	CallsMin float64 `json:"callsPerMinimal"`
@@ -448,7 +452,7 @@ func (b *bench) cold(ctx context.Context) error {
 	sampling, stopSampling := context.WithCancel(ctx)
 	defer stopSampling()
 	go b.sampleMemory(sampling)
-	cpuBefore, apiBefore := b.sampleCPU(), b.apiServerWrites(ctx)
+	cpuBefore, apiBefore, eventsBefore := b.sampleCPU(), b.apiServerWrites(ctx), b.events(ctx)
 	start := time.Now()
 	objs := b.allObjects()
 	if err := b.apply(ctx, objs, func(ctx context.Context, o client.Object) error { return b.k8s.Create(ctx, o) }); err != nil {
@@ -481,6 +485,7 @@ func (b *bench) cold(ctx context.Context) error {
 	// The manager started with the run: its requests so far are the cold run's (and its start's).
 	ph.Kube, _ = readKubeRequests(b.metrics)
 	ph.CPU, ph.APIServer = b.cpuSince(cpuBefore, elapsed.Seconds()), b.apiServerWrites(ctx).minus(apiBefore)
+	ph.Events = b.events(ctx).minus(eventsBefore)
 	b.res.Cold = ph
 	b.logf("cold: %d objects in %.1fs, %d calls (%d writes), minimal %d, bound %.1fs; %d Kubernetes API writes",
 		len(objs), ph.Seconds, ph.Calls.Total(), ph.Calls.Writes, ph.Minimal.Total(), ph.Bound, ph.Kube.Writes)
@@ -695,7 +700,7 @@ func (b *bench) deletion(ctx context.Context) error {
 		return err
 	}
 	kubeBefore, _ := readKubeRequests(b.metrics)
-	cpuBefore, apiBefore := b.sampleCPU(), b.apiServerWrites(ctx)
+	cpuBefore, apiBefore, eventsBefore := b.sampleCPU(), b.apiServerWrites(ctx), b.events(ctx)
 	start := time.Now()
 	objs := b.allObjects()
 	del := func(ctx context.Context, o client.Object) error { return client.IgnoreNotFound(b.k8s.Delete(ctx, o)) }
@@ -718,6 +723,7 @@ func (b *bench) deletion(ctx context.Context) error {
 		ph.Kube = kube.minus(kubeBefore)
 	}
 	ph.CPU, ph.APIServer = b.cpuSince(cpuBefore, elapsed.Seconds()), b.apiServerWrites(ctx).minus(apiBefore)
+	ph.Events = b.events(ctx).minus(eventsBefore)
 	b.res.Deletion = ph
 	left := 0
 	for _, ns := range b.work.Namespaces {
@@ -742,6 +748,27 @@ func (b *bench) apiServerWrites(ctx context.Context) APIServerWrites {
 		b.logf("cannot read the API server's metrics: %v", err)
 	}
 	return w
+}
+
+// events counts the events of the bench's namespaces so far, by regarded kind and reason; none when they
+// cannot be listed (the log says why).
+func (b *bench) events(ctx context.Context) APIServerWrites {
+	out := APIServerWrites{}
+	for _, ns := range b.work.Namespaces {
+		var list eventsv1.EventList
+		if err := b.k8s.List(ctx, &list, client.InNamespace(ns.Name)); err != nil {
+			b.logf("cannot list the events of %s: %v", ns.Name, err)
+			return nil
+		}
+		for _, e := range list.Items {
+			n := 1
+			if e.Series != nil {
+				n = int(e.Series.Count)
+			}
+			out[e.Regarding.Kind+" "+e.Reason] += n
+		}
+	}
+	return out
 }
 
 // remoteCount counts the objects of a tenant's list (first page: the bench's tenants are small enough

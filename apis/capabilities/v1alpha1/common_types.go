@@ -126,8 +126,9 @@ type CommonStatus struct {
 	// needs it to clean up in 3scale when it is deleted.
 	// +optional
 	ProviderAccountSecret string `json:"providerAccountSecret,omitempty"`
-	// ProviderAccountVersion is the resourceVersion of the provider-account Secret last synced with: when
-	// the Secret changes, its credentials are checked once per tenant before anything else.
+	// ProviderAccountVersion identifies the content of the provider-account Secret last synced with (its
+	// UID and a keyed hash of its data; metadata changes leave it as it is): when the content changes,
+	// the credentials are checked once per tenant before anything else.
 	// +optional
 	ProviderAccountVersion string `json:"providerAccountVersion,omitempty"`
 	// CreatePending is the tenant on which a create of the remote object was sent and its answer not yet
