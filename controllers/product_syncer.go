@@ -115,7 +115,9 @@ func (s *ProductSyncer) resolveBackends(ctx context.Context, p *v1alpha1.Product
 			return nil, err
 		}
 		if !b.DeletionTimestamp.IsZero() {
-			return nil, engine.Waiting(ReasonBackendDeleting,
+			// Pending: in a mass deletion this Product is deleted a moment later, and a Synced one stays
+			// Synced meanwhile (the Backend waits for it, in 3scale too); past the quiet wait it is Orphan.
+			return nil, engine.Pending(ReasonBackendDeleting,
 				"Backend %q is being deleted; remove it from spec.backendUsages to let it go", name)
 		}
 		if c := meta.FindStatusCondition(b.Status.Conditions, v1alpha1.ConditionInvalid); c != nil && c.Status == "True" {

@@ -85,6 +85,10 @@ func startManager() error {
 		RemoteQPS: 200, RemoteBurst: 200, SkipNameValidation: true, AllowPrivateAdminURLs: true, UsageReportPeriod: 2 * time.Second,
 		// Every test namespace is a tenant of its own: past the default 100, metrics would say "other".
 		MetricsMaxTenants: 1 << 20,
+		// Waits that usually pass by themselves (a dependency being synced, deletions under way) are
+		// quiet for 5s, not the default 30s: long enough for a product edit (its plans stay Synced), short
+		// enough for the tests that wait for a deletion to say what it waits for.
+		QuietWait: 5 * time.Second,
 	})
 	if err != nil {
 		cancel()

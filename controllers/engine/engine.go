@@ -502,7 +502,7 @@ func (r *Reconciler[T]) finalize(ctx context.Context, obj T, w *statusWriter[T])
 	}
 	if obj.GetDeletionPolicy() == v1alpha1.DeletionPolicyDelete {
 		if err := r.deleteDependants(ctx, obj); err != nil {
-			return r.fail(ctx, obj, err)
+			return r.failQuietly(ctx, obj, w, err)
 		}
 	}
 	st := obj.GetSyncStatus()
@@ -558,7 +558,10 @@ func (r *Reconciler[T]) finalize(ctx context.Context, obj T, w *statusWriter[T])
 // deleteDependants deletes the objects that cannot exist without obj and, while any is left, returns a
 // waiting error that counts and names them by kind ("deleting 3 applications first: a, b, c"), and says
 // why those whose deletion fails are stuck, what those waiting for their own dependants wait for, and
-// which other finalizers keep those apimsync is done with.
+// which other finalizers keep those apimsync is done with. The wait is a quiet one (GoingAway) from
+// obj's own deletion: the deletions it waits for are under way, and usually done in a moment; in a
+// mass deletion a condition and an event per owner, each time the count changes, would be API server
+// writes for nothing. Past QuietWait the owner says what it waits for, so that a stuck one shows.
 func (r *Reconciler[T]) deleteDependants(ctx context.Context, obj T) error {
 	deps, err := related(ctx, r.Dependants, obj)
 	if err != nil || len(deps) == 0 {
@@ -597,7 +600,7 @@ func (r *Reconciler[T]) deleteDependants(ctx context.Context, obj T) error {
 		names[kind] = append(names[kind], name)
 	}
 	return &ReasonedError{class: ClassWaiting, Reason: ReasonDeletingDependants, RetryAfter: 5 * time.Second,
-		Message: dependantsMessage(kinds, names)}
+		Message: dependantsMessage(kinds, names), quiet: quietGoing, since: obj.GetDeletionTimestamp().Time}
 }
 
 // deleteDependant deletes a dependant, unless this reconciler asked for it in the last few seconds: the
@@ -670,25 +673,24 @@ func countOf(n int, kind string) string {
 	return fmt.Sprintf("%d %s", n, b.String())
 }
 
-// waitForUsers returns a waiting error naming the objects that still use obj (Users), if any.
+// waitForUsers returns a waiting error naming the objects that still use obj (Users), if any. The wait
+// is a quiet one (GoingAway) from obj's own deletion, whether its users are being deleted already or not
+// yet: in a mass deletion (a namespace, a whole application pruned) they usually are a moment later, and
+// the condition and event would be one write each per object for nothing; past QuietWait it is Orphan,
+// naming them, for someone to act upon.
 func (r *Reconciler[T]) waitForUsers(ctx context.Context, obj T) error {
 	users, err := related(ctx, r.Users, obj)
 	if err != nil || len(users) == 0 {
 		return err
 	}
 	names := make([]string, 0, len(users))
-	allGoing := true
 	for _, u := range users {
 		names = append(names, nameOf(u))
-		allGoing = allGoing && !u.GetDeletionTimestamp().IsZero()
 	}
-	re := &ReasonedError{class: ClassWaiting, Reason: ReasonDeletionBlocked, RetryAfter: 30 * time.Second,
+	return &ReasonedError{class: ClassWaiting, Reason: ReasonDeletionBlocked, RetryAfter: 30 * time.Second,
 		Message: fmt.Sprintf("3scale refuses to delete this %s while it is used: waiting for %s to stop using it (change their spec) or to be deleted",
-			r.Kind, strings.Join(names, ", "))}
-	if allGoing { // they are all being deleted (a namespace or a whole app going): a moment's wait (GoingAway)
-		re.quiet, re.since = quietGoing, obj.GetDeletionTimestamp().Time
-	}
-	return re
+			r.Kind, strings.Join(names, ", ")),
+		quiet: quietGoing, since: obj.GetDeletionTimestamp().Time}
 }
 
 // related lists the objects list finds for obj (Dependants, Users); none when list is nil.

@@ -898,10 +898,11 @@ func TestDependantDeletionIsAskedForOnce(t *testing.T) {
 	}
 }
 
-// TestUsersGoingAwayAreWaitedForQuietly: a Backend being deleted whose Products are all being deleted
-// too waits for them without a status write or an event during QuietWait after its own deletion began;
-// past it, or when one of them is not being deleted, it is Orphan (DeletionBlocked), naming them.
-func TestUsersGoingAwayAreWaitedForQuietly(t *testing.T) {
+// TestUsersAreWaitedForQuietly: a Backend being deleted whose Products still use it waits for them
+// without a status write or an event during QuietWait after its own deletion began, whether they are
+// being deleted already or not yet (a mass deletion reaches them a moment later); past it, it is Orphan
+// (DeletionBlocked), naming them.
+func TestUsersAreWaitedForQuietly(t *testing.T) {
 	product := func(name string, going bool) client.Object {
 		p := &v1alpha1.Product{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: name}}
 		if going {
@@ -916,7 +917,8 @@ func TestUsersGoingAwayAreWaitedForQuietly(t *testing.T) {
 	}{
 		"all going, within the quiet wait": {users: []client.Object{product("a", true), product("b", true)}, after: 5 * time.Second, wantQuiet: true},
 		"all going, past the quiet wait":   {users: []client.Object{product("a", true)}, after: time.Minute},
-		"one staying is Orphan at once":    {users: []client.Object{product("a", true), product("b", false)}, after: time.Second},
+		"one not going yet, within it":     {users: []client.Object{product("a", true), product("b", false)}, after: time.Second, wantQuiet: true},
+		"one not going yet, past it":       {users: []client.Object{product("a", true), product("b", false)}, after: 31 * time.Second},
 	} {
 		t.Run(name, func(t *testing.T) {
 			h := createdThenDeleted(t)
@@ -940,6 +942,49 @@ func TestUsersGoingAwayAreWaitedForQuietly(t *testing.T) {
 			}
 			if !cmp.Equal(got, []string{"Orphan/DeletionBlocked", "Reconciling/Orphan"}) || len(events) != 1 {
 				t.Errorf("conditions %v, events %q; want Orphan/DeletionBlocked and its event", got, events)
+			}
+		})
+	}
+}
+
+// TestDependantsAreWaitedForQuietly: an owner being deleted that waits for its dependants to go writes
+// nothing and emits nothing during QuietWait after its own deletion began (it stays Synced, as written);
+// past it, it is Orphan (DeletingDependants), counting and naming them.
+func TestDependantsAreWaitedForQuietly(t *testing.T) {
+	for name, tc := range map[string]struct {
+		after     time.Duration
+		wantQuiet bool
+	}{
+		"within the quiet wait": {after: 5 * time.Second, wantQuiet: true},
+		"past it":               {after: 31 * time.Second},
+	} {
+		t.Run(name, func(t *testing.T) {
+			h := createdThenDeleted(t)
+			h.rec.QuietWait = 30 * time.Second
+			drainEvents(h.events)
+			plan := &v1alpha1.ApplicationPlan{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "basic",
+				DeletionTimestamp: &metav1.Time{Time: time.Now()}, Finalizers: []string{Finalizer}}}
+			h.rec.Dependants = func(context.Context, client.Object) ([]client.Object, error) { return []client.Object{plan}, nil }
+			h.now = h.get().DeletionTimestamp.Add(tc.after)
+			res, err := h.reconcile()
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, events := state(h.get()), drainEvents(h.events)
+			if tc.wantQuiet {
+				if !cmp.Equal(got, []string{"Synced/Synced", "Ready/Synced"}) || len(events) != 0 {
+					t.Errorf("conditions %v, events %q; want Synced kept as written, no event", got, events)
+				}
+				if want := h.rec.QuietWait - tc.after; res.RequeueAfter != want {
+					t.Errorf("requeue after %v, want %v (the end of the quiet wait)", res.RequeueAfter, want)
+				}
+				return
+			}
+			if !cmp.Equal(got, []string{"Orphan/DeletingDependants", "Reconciling/Orphan"}) || len(events) != 1 {
+				t.Errorf("conditions %v, events %q; want Orphan/DeletingDependants and its event", got, events)
+			}
+			if h.syncer.calls["Delete"] != 0 {
+				t.Errorf("the owner was deleted remotely before its dependants")
 			}
 		})
 	}

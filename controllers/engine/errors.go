@@ -65,13 +65,15 @@ func Waiting(reason, format string, args ...any) error {
 // (an edit of a Product, for its plans): it stays Synced, as it is, during QuietWait from when this
 // reconciler first met the wait, and is looked at again when the dependency is done; if what it derives
 // from did not change, that costs no remote call. Past QuietWait, it is Orphan like any waiting object.
+// A dependency being deleted that a mass deletion will take this object with is waited for the same way
+// (a Product's Backend).
 func Pending(reason, format string, args ...any) error {
 	return &ReasonedError{class: ClassWaiting, Reason: reason, Message: fmt.Sprintf(format, args...), quiet: quietNew}
 }
 
 // GoingAway returns a waiting error that deletions already under way since the given time will end: an
 // object whose owner is being deleted and deletes it too (a plan of a product deleted with the Delete
-// policy), a Backend waiting for Products that are all being deleted. Within Reconciler.QuietWait of
+// policy); the engine's own waits of an object being deleted, for its dependants or its users, are too. Within Reconciler.QuietWait of
 // since the object waits without a status write or an event (in a mass deletion they would be one
 // each per object, for a state that lasts a moment); past it, it is Orphan like any waiting object, so
 // that a deletion that stalls shows.
