@@ -356,11 +356,15 @@ func (r *Reconciler[T]) quietWait(obj T, err error) (time.Duration, bool) {
 		return 0, false
 	}
 	var since time.Time
+	window := r.QuietWait
 	switch re.quiet {
-	case quietNew:
+	case quietNew, quietQueued:
 		switch Lifecycle(obj.GetSyncStatus()) {
 		case "": // a new object: since its creation
 			since = obj.GetCreationTimestamp().Time
+			if re.quiet == quietQueued {
+				window *= queuedWaitFactor
+			}
 		case v1alpha1.ConditionSynced: // a dependency synced again: since this reconciler first met the wait (below)
 			since = r.now()
 		default:
@@ -372,12 +376,12 @@ func (r *Reconciler[T]) quietWait(obj T, err error) (time.Duration, bool) {
 		return 0, false
 	}
 	now := r.now()
-	left := since.Add(r.QuietWait).Sub(now)
+	left := since.Add(window).Sub(now)
 	// The timestamps are the API server's and now is ours: should its clock be ahead, the wait would
 	// last longer by as much. It also ends QuietWait after this reconciler first waited quietly for the
 	// object.
 	first, _ := r.quietSince.LoadOrStore(client.ObjectKeyFromObject(obj), now)
-	left = min(left, first.(time.Time).Add(r.QuietWait).Sub(now))
+	left = min(left, first.(time.Time).Add(window).Sub(now))
 	return left, left > 0
 }
 

@@ -783,6 +783,25 @@ func TestPendingDependencyIsWaitedForQuietly(t *testing.T) {
 			t.Errorf("events %q, want the Orphan one", ev)
 		}
 	})
+	t.Run("a dependency not yet through a sync of its own is waited for longer", func(t *testing.T) {
+		h := newHarness(t, newBackend())
+		h.rec.QuietWait = 30 * time.Second
+		newObj(h) // created 10s ago
+		h.syncer.resolve = func() error { return Queued("ProductNotSynced", "waiting for Product %q to be Synced", "p") }
+		h.now = h.now.Add(50 * time.Second) // 60s after its creation: past QuietWait, within 10 times it
+		res, err := h.reconcile()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := 10*h.rec.QuietWait - 60*time.Second; res.RequeueAfter != want {
+			t.Errorf("requeue after %v, want the %v left of the longer wait", res.RequeueAfter, want)
+		}
+		if got := state(h.get()); len(got) != 0 || len(drainEvents(h.events)) != 0 {
+			t.Errorf("conditions %v, or events, while waiting quietly", got)
+		}
+		h.now = h.now.Add(res.RequeueAfter + time.Second)
+		reconcileToState(t, h, "past 10 times the quiet wait", "Orphan/ProductNotSynced", "Reconciling/Orphan")
+	})
 	t.Run("an API server clock ahead of ours does not lengthen it", func(t *testing.T) {
 		h := newHarness(t, newBackend())
 		h.rec.QuietWait = 30 * time.Second

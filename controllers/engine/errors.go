@@ -47,7 +47,13 @@ const (
 	quietNew
 	// quietGoing: the wait ends with deletions already under way.
 	quietGoing
+	// quietQueued: quietNew, for a dependency that has not been through a sync of its own yet.
+	quietQueued
 )
+
+// queuedWaitFactor is how many QuietWaits a new object waits quietly for a dependency that has not been
+// through a sync of its own yet (Queued).
+const queuedWaitFactor = 10
 
 // Error implements error.
 func (e *ReasonedError) Error() string { return e.Reason + ": " + e.Message }
@@ -69,6 +75,18 @@ func Waiting(reason, format string, args ...any) error {
 // (a Product's Backend).
 func Pending(reason, format string, args ...any) error {
 	return &ReasonedError{class: ClassWaiting, Reason: reason, Message: fmt.Sprintf(format, args...), quiet: quietNew}
+}
+
+// Queued is Pending for a dependency that has not been through a sync of its own yet (no lifecycle
+// condition: its turn has not come, or it waits quietly itself). In a large burst (thousands of objects
+// applied at once, each tenant serving as fast as its pacer allows) that turn may come later than
+// QuietWait after the object was created, and the Orphan written then would be two more status writes and
+// two more events per object, for a wait that was only a queue. A new object waiting on it stays quiet up to
+// queuedWaitFactor × QuietWait from its creation (5 minutes by default): bounded, so that a dependency no
+// manager ever syncs (another shard's label, a manager down) still shows. The dependency's own condition
+// ends the extension: Synced wakes the object, Orphan or Invalid make it Orphan at once.
+func Queued(reason, format string, args ...any) error {
+	return &ReasonedError{class: ClassWaiting, Reason: reason, Message: fmt.Sprintf(format, args...), quiet: quietQueued}
 }
 
 // GoingAway returns a waiting error that deletions already under way since the given time will end: an
