@@ -69,7 +69,7 @@ func (s *ActiveDocSyncer) Resolve(ctx context.Context, d *v1alpha1.ActiveDoc, se
 		var p v1alpha1.Product
 		if err := s.Reader.Get(ctx, client.ObjectKey{Namespace: d.Namespace, Name: ref}, &p); err != nil {
 			if apierrors.IsNotFound(err) {
-				return engine.Waiting(ReasonProductNotFound, "waiting for Product %q (spec.productRef) to be created", ref)
+				return engine.Missing(ReasonProductNotFound, "waiting for Product %q (spec.productRef) to be created", ref)
 			}
 			return err
 		}

@@ -195,7 +195,7 @@ func (s *ApplicationSyncer) dependency(ctx context.Context, ns, name string, obj
 	st *v1alpha1.CommonStatus, id func() int64) error {
 	if err := s.Reader.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, obj); err != nil {
 		if apierrors.IsNotFound(err) {
-			return engine.Waiting(reasons[0], "waiting for %s %q (%s) to be created", kind, name, field)
+			return engine.Missing(reasons[0], "waiting for %s %q (%s) to be created", kind, name, field)
 		}
 		return err
 	}

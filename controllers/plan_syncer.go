@@ -74,7 +74,7 @@ func (s *PlanSyncer) Connect(ctx context.Context, a *v1alpha1.ApplicationPlan) (
 	var p v1alpha1.Product
 	if err := s.Reader.Get(ctx, client.ObjectKey{Namespace: a.Namespace, Name: a.Spec.ProductRef}, &p); err != nil {
 		if apierrors.IsNotFound(err) {
-			return nil, engine.Waiting(ReasonProductNotFound, "waiting for Product %q (spec.productRef) to be created", a.Spec.ProductRef)
+			return nil, engine.Missing(ReasonProductNotFound, "waiting for Product %q (spec.productRef) to be created", a.Spec.ProductRef)
 		}
 		return nil, err
 	}
@@ -90,7 +90,7 @@ func (s *PlanSyncer) Resolve(ctx context.Context, a *v1alpha1.ApplicationPlan, s
 	var p v1alpha1.Product
 	if err := s.Reader.Get(ctx, client.ObjectKey{Namespace: a.Namespace, Name: a.Spec.ProductRef}, &p); err != nil {
 		if apierrors.IsNotFound(err) {
-			return engine.Waiting(ReasonProductNotFound, "waiting for Product %q (spec.productRef) to be created", a.Spec.ProductRef)
+			return engine.Missing(ReasonProductNotFound, "waiting for Product %q (spec.productRef) to be created", a.Spec.ProductRef)
 		}
 		return err
 	}
@@ -133,7 +133,7 @@ func (s *PlanSyncer) Resolve(ctx context.Context, a *v1alpha1.ApplicationPlan, s
 		var b v1alpha1.Backend
 		if err := s.Reader.Get(ctx, client.ObjectKey{Namespace: a.Namespace, Name: ref.Backend}, &b); err != nil {
 			if apierrors.IsNotFound(err) {
-				return engine.Waiting(ReasonBackendNotFound, "waiting for Backend %q to be created", ref.Backend)
+				return engine.Missing(ReasonBackendNotFound, "waiting for Backend %q to be created", ref.Backend)
 			}
 			return err
 		}

@@ -110,7 +110,7 @@ func (s *ProductSyncer) resolveBackends(ctx context.Context, p *v1alpha1.Product
 		var b v1alpha1.Backend
 		if err := s.Reader.Get(ctx, client.ObjectKey{Namespace: p.Namespace, Name: name}, &b); err != nil {
 			if apierrors.IsNotFound(err) {
-				return nil, engine.Waiting(ReasonBackendNotFound, "waiting for Backend %q (in spec.backendUsages) to be created", name)
+				return nil, engine.Missing(ReasonBackendNotFound, "waiting for Backend %q (in spec.backendUsages) to be created", name)
 			}
 			return nil, err
 		}

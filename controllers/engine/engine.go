@@ -245,7 +245,7 @@ func (r *Reconciler[T]) sync(ctx context.Context, obj T, w *statusWriter[T]) (ct
 
 	s, err := r.Syncer.Connect(ctx, obj)
 	if err != nil {
-		return r.fail(ctx, obj, err)
+		return r.failQuietly(ctx, obj, w, err)
 	}
 	rebound := r.rebindTenant(obj, s)
 	st.TenantHost, st.ProviderAccountSecret = s.Tenant, s.SecretName
@@ -370,6 +370,11 @@ func (r *Reconciler[T]) quietWait(obj T, err error) (time.Duration, bool) {
 		default:
 			return 0, false
 		}
+	case quietMissing:
+		if Lifecycle(obj.GetSyncStatus()) != "" {
+			return 0, false
+		}
+		since = obj.GetCreationTimestamp().Time
 	case quietGoing:
 		since = re.since
 	default:

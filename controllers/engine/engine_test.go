@@ -739,8 +739,9 @@ func TestDeletingDependantsCountsAndNamesThem(t *testing.T) {
 
 // TestPendingDependencyIsWaitedForQuietly: a new object whose dependency is itself being synced (Pending)
 // writes nothing and emits nothing during its QuietWait, and is looked at again when that ends; past
-// it, or once the object has a lifecycle condition, the same wait is an Orphan like any other. A plain
-// Waiting error (a dependency missing or stuck) is an Orphan at once.
+// it, or once the object has a lifecycle condition, the same wait is an Orphan like any other. A missing
+// dependency (Missing) is waited for quietly by a new object only; a plain Waiting error (a dependency
+// stuck) is an Orphan at once.
 func TestPendingDependencyIsWaitedForQuietly(t *testing.T) {
 	newObj := func(h *harness) {
 		b := h.get()
@@ -802,6 +803,36 @@ func TestPendingDependencyIsWaitedForQuietly(t *testing.T) {
 		h.now = h.now.Add(res.RequeueAfter + time.Second)
 		reconcileToState(t, h, "past 10 times the quiet wait", "Orphan/ProductNotSynced", "Reconciling/Orphan")
 	})
+	t.Run("a missing dependency: quiet for a new object only, within the quiet wait", func(t *testing.T) {
+		h := newHarness(t, newBackend())
+		h.rec.QuietWait = 30 * time.Second
+		newObj(h) // created 10s ago
+		// Found missing in Connect (a plan's Product, whose provider account is the plan's).
+		h.syncer.connect = func() error { return Missing("ProductNotFound", "waiting for Product %q to be created", "p") }
+		res, err := h.reconcile()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := state(h.get()); res.RequeueAfter != 20*time.Second || len(got) != 0 || len(drainEvents(h.events)) != 0 {
+			t.Errorf("requeue after %v, conditions %v; want 20s, none and no event", res.RequeueAfter, got)
+		}
+		h.now = h.now.Add(21 * time.Second)
+		reconcileToState(t, h, "past the quiet wait", "Orphan/ProductNotFound", "Reconciling/Orphan")
+
+		h = newHarness(t, newBackend())
+		h.rec.QuietWait = 30 * time.Second
+		newObj(h)
+		if _, err := h.reconcile(); err != nil { // Synced
+			t.Fatal(err)
+		}
+		h.syncer.resolve = func() error { return Missing("ProductNotFound", "waiting for Product %q to be created", "p") }
+		b := h.get()
+		b.Generation = 2
+		if err := h.client.Update(context.Background(), b); err != nil {
+			t.Fatal(err)
+		}
+		reconcileToState(t, h, "a synced object whose dependency went", "Orphan/ProductNotFound", "Reconciling/Orphan")
+	})
 	t.Run("an API server clock ahead of ours does not lengthen it", func(t *testing.T) {
 		h := newHarness(t, newBackend())
 		h.rec.QuietWait = 30 * time.Second
@@ -821,7 +852,7 @@ func TestPendingDependencyIsWaitedForQuietly(t *testing.T) {
 		h.now = h.now.Add(31 * time.Second)
 		reconcileToState(t, h, "30s after it first waited", "Orphan/ProductNotSynced", "Reconciling/Orphan")
 	})
-	t.Run("a missing or stuck dependency is an Orphan at once, and an Orphan records any wait", func(t *testing.T) {
+	t.Run("a stuck dependency is an Orphan at once, and an Orphan records any wait", func(t *testing.T) {
 		h := newHarness(t, newBackend())
 		h.rec.QuietWait = 30 * time.Second
 		newObj(h)
@@ -917,11 +948,12 @@ func TestDependantDeletionIsAskedForOnce(t *testing.T) {
 	}
 }
 
-// TestUsersAreWaitedForQuietly: a Backend being deleted whose Products still use it waits for them
-// without a status write or an event during QuietWait after its own deletion began, whether they are
-// being deleted already or not yet (a mass deletion reaches them a moment later); past it, it is Orphan
-// (DeletionBlocked), naming them.
-func TestUsersAreWaitedForQuietly(t *testing.T) {
+// TestDeletionWaitsAreQuiet: an object being deleted that waits for the Products using it (a Backend),
+// whether they are being deleted already or not yet (a mass deletion reaches them a moment later), or
+// for its dependants to go (an owner), writes nothing and emits nothing during QuietWait after its own
+// deletion began (it stays Synced, as written); past it, it is Orphan (DeletionBlocked,
+// DeletingDependants), naming them, and makes no remote delete meanwhile.
+func TestDeletionWaitsAreQuiet(t *testing.T) {
 	product := func(name string, going bool) client.Object {
 		p := &v1alpha1.Product{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: name}}
 		if going {
@@ -929,81 +961,46 @@ func TestUsersAreWaitedForQuietly(t *testing.T) {
 		}
 		return p
 	}
+	plan := &v1alpha1.ApplicationPlan{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "basic",
+		DeletionTimestamp: &metav1.Time{Time: time.Now()}, Finalizers: []string{Finalizer}}}
 	for name, tc := range map[string]struct {
-		users     []client.Object
-		after     time.Duration
-		wantQuiet bool
+		users, dependants []client.Object
+		after             time.Duration
+		wantReason        string // "": quiet
 	}{
-		"all going, within the quiet wait": {users: []client.Object{product("a", true), product("b", true)}, after: 5 * time.Second, wantQuiet: true},
-		"all going, past the quiet wait":   {users: []client.Object{product("a", true)}, after: time.Minute},
-		"one not going yet, within it":     {users: []client.Object{product("a", true), product("b", false)}, after: time.Second, wantQuiet: true},
-		"one not going yet, past it":       {users: []client.Object{product("a", true), product("b", false)}, after: 31 * time.Second},
+		"users all going, within the quiet wait":  {users: []client.Object{product("a", true), product("b", true)}, after: 5 * time.Second},
+		"users all going, past it":                {users: []client.Object{product("a", true)}, after: time.Minute, wantReason: ReasonDeletionBlocked},
+		"a user not going yet, within it":         {users: []client.Object{product("a", true), product("b", false)}, after: time.Second},
+		"a user not going yet, past it":           {users: []client.Object{product("a", true), product("b", false)}, after: 31 * time.Second, wantReason: ReasonDeletionBlocked},
+		"dependants going, within the quiet wait": {dependants: []client.Object{plan}, after: 5 * time.Second},
+		"dependants going, past it":               {dependants: []client.Object{plan}, after: 31 * time.Second, wantReason: ReasonDeletingDependants},
 	} {
 		t.Run(name, func(t *testing.T) {
 			h := createdThenDeleted(t)
 			h.rec.QuietWait = 30 * time.Second
 			drainEvents(h.events)
 			h.rec.Users = func(context.Context, client.Object) ([]client.Object, error) { return tc.users, nil }
+			h.rec.Dependants = func(context.Context, client.Object) ([]client.Object, error) { return tc.dependants, nil }
 			h.now = h.get().DeletionTimestamp.Add(tc.after)
 			res, err := h.reconcile()
 			if err != nil {
 				t.Fatal(err)
 			}
 			got, events := state(h.get()), drainEvents(h.events)
-			if tc.wantQuiet {
-				if !cmp.Equal(got, []string{"Synced/Synced", "Ready/Synced"}) || len(events) != 0 {
-					t.Errorf("conditions %v, events %q; want Synced kept as written, no event", got, events)
-				}
-				if want := h.rec.QuietWait - tc.after; res.RequeueAfter != want {
-					t.Errorf("requeue after %v, want %v (the end of the quiet wait)", res.RequeueAfter, want)
-				}
-				return
-			}
-			if !cmp.Equal(got, []string{"Orphan/DeletionBlocked", "Reconciling/Orphan"}) || len(events) != 1 {
-				t.Errorf("conditions %v, events %q; want Orphan/DeletionBlocked and its event", got, events)
-			}
-		})
-	}
-}
-
-// TestDependantsAreWaitedForQuietly: an owner being deleted that waits for its dependants to go writes
-// nothing and emits nothing during QuietWait after its own deletion began (it stays Synced, as written);
-// past it, it is Orphan (DeletingDependants), counting and naming them.
-func TestDependantsAreWaitedForQuietly(t *testing.T) {
-	for name, tc := range map[string]struct {
-		after     time.Duration
-		wantQuiet bool
-	}{
-		"within the quiet wait": {after: 5 * time.Second, wantQuiet: true},
-		"past it":               {after: 31 * time.Second},
-	} {
-		t.Run(name, func(t *testing.T) {
-			h := createdThenDeleted(t)
-			h.rec.QuietWait = 30 * time.Second
-			drainEvents(h.events)
-			plan := &v1alpha1.ApplicationPlan{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "basic",
-				DeletionTimestamp: &metav1.Time{Time: time.Now()}, Finalizers: []string{Finalizer}}}
-			h.rec.Dependants = func(context.Context, client.Object) ([]client.Object, error) { return []client.Object{plan}, nil }
-			h.now = h.get().DeletionTimestamp.Add(tc.after)
-			res, err := h.reconcile()
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, events := state(h.get()), drainEvents(h.events)
-			if tc.wantQuiet {
-				if !cmp.Equal(got, []string{"Synced/Synced", "Ready/Synced"}) || len(events) != 0 {
-					t.Errorf("conditions %v, events %q; want Synced kept as written, no event", got, events)
-				}
-				if want := h.rec.QuietWait - tc.after; res.RequeueAfter != want {
-					t.Errorf("requeue after %v, want %v (the end of the quiet wait)", res.RequeueAfter, want)
-				}
-				return
-			}
-			if !cmp.Equal(got, []string{"Orphan/DeletingDependants", "Reconciling/Orphan"}) || len(events) != 1 {
-				t.Errorf("conditions %v, events %q; want Orphan/DeletingDependants and its event", got, events)
-			}
 			if h.syncer.calls["Delete"] != 0 {
-				t.Errorf("the owner was deleted remotely before its dependants")
+				t.Errorf("deleted remotely while waiting")
+			}
+			if tc.wantReason == "" {
+				if !cmp.Equal(got, []string{"Synced/Synced", "Ready/Synced"}) || len(events) != 0 {
+					t.Errorf("conditions %v, events %q; want Synced kept as written, no event", got, events)
+				}
+				if want := h.rec.QuietWait - tc.after; res.RequeueAfter != want {
+					t.Errorf("requeue after %v, want %v (the end of the quiet wait)", res.RequeueAfter, want)
+				}
+				return
+			}
+			if !cmp.Equal(got, []string{"Orphan/" + tc.wantReason, "Reconciling/Orphan"}) || len(events) != 1 {
+				t.Errorf("conditions %v, events %q; want Orphan/%s and its event", got, events, tc.wantReason)
 			}
 		})
 	}

@@ -49,6 +49,8 @@ const (
 	quietGoing
 	// quietQueued: quietNew, for a dependency that has not been through a sync of its own yet.
 	quietQueued
+	// quietMissing: a new object waits for a dependency that does not exist yet.
+	quietMissing
 )
 
 // queuedWaitFactor is how many QuietWaits a new object waits quietly for a dependency that has not been
@@ -87,6 +89,15 @@ func Pending(reason, format string, args ...any) error {
 // ends the extension: Synced wakes the object, Orphan or Invalid make it Orphan at once.
 func Queued(reason, format string, args ...any) error {
 	return &ReasonedError{class: ClassWaiting, Reason: reason, Message: fmt.Sprintf(format, args...), quiet: quietQueued}
+}
+
+// Missing returns a waiting error for a dependency that does not exist (yet). A new object waiting on it
+// is not marked Orphan during its first Reconciler.QuietWait: a GitOps sync applies an application's
+// objects in an order of its own (Argo CD applies the custom resources of one sync wave sorted by name),
+// so a plan often comes a moment before its Product, and the dependency's watch wakes it. Past QuietWait, and for an
+// object that has been through a sync (its dependency went away), it is Orphan at once, as with Waiting.
+func Missing(reason, format string, args ...any) error {
+	return &ReasonedError{class: ClassWaiting, Reason: reason, Message: fmt.Sprintf(format, args...), quiet: quietMissing}
 }
 
 // GoingAway returns a waiting error that deletions already under way since the given time will end: an
