@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -105,9 +106,11 @@ func TestDeletingAPlanDeletesItsApplicationsFirst(t *testing.T) {
 	ns := newNamespace(t)
 	acc, product, plan, apps := planWithApplications(t, ns, 3)
 	before, mark := remoteCalls(ns), len(sim.Writes(ns))
+	start := time.Now()
 	deleteObjects(t, plan)
 	waitGone(t, plan)
 	waitGone(t, toClientObjects(apps)...)
+	took := time.Since(start)
 	// The applications go first (porta refuses to delete a plan that has some), each once, then the plan.
 	order := remoteDeletions(ns, mark)
 	t.Logf("remote deletion order: %v", order)
@@ -122,8 +125,9 @@ func TestDeletingAPlanDeletesItsApplicationsFirst(t *testing.T) {
 		t.Errorf("%d plans left in 3scale", got)
 	}
 	t.Logf("deleting a plan with 3 applications took %d calls", remoteCalls(ns)-before)
-	if ev := strings.Join(eventsOf(t, plan), "\n"); strings.Contains(ev, engine.ReasonDeletingDependants) {
-		t.Errorf("the plan announced a wait of a moment for its applications: %s", ev)
+	// Past the suite's quiet wait (a loaded machine), saying what it waits for is right.
+	if ev := strings.Join(eventsOf(t, plan), "\n"); strings.Contains(ev, engine.ReasonDeletingDependants) && took < quietWait {
+		t.Errorf("the plan announced a wait of %v for its applications: %s", took, ev)
 	}
 	waitState(t, v1alpha1.ConditionSynced, acc, product)
 }

@@ -103,7 +103,7 @@ func (s *ApplicationSyncer) Connect(ctx context.Context, a *v1alpha1.Application
 	var acc v1alpha1.DeveloperAccount
 	if err := s.Reader.Get(ctx, client.ObjectKey{Namespace: a.Namespace, Name: a.Spec.AccountRef}, &acc); err != nil {
 		if apierrors.IsNotFound(err) {
-			return nil, engine.Waiting(ReasonAccountNotFound, "waiting for DeveloperAccount %q (spec.accountRef) to be created", a.Spec.AccountRef)
+			return nil, engine.Missing(ReasonAccountNotFound, "waiting for DeveloperAccount %q (spec.accountRef) to be created", a.Spec.AccountRef)
 		}
 		return nil, err
 	}

@@ -147,14 +147,14 @@ func usable(obj client.Object, st v1alpha1.CommonStatus, remoteID int64) bool {
 
 // notSyncedYet is the waiting error for a dependency that exists but cannot be built upon yet: Pending
 // (a new object waits quietly) while the dependency is itself being synced, Queued (longer) while it has
-// not been through a sync of its own yet, Orphan at once when it is stuck (waiting on something of its
-// own, Invalid) or being deleted.
+// never synced yet, Orphan at once when it is stuck (waiting on something of its own, Invalid) or being
+// deleted.
 func notSyncedYet(dep client.Object, st v1alpha1.CommonStatus, reason, format string, args ...any) error {
 	state := engine.Lifecycle(&st)
 	switch {
 	case state == v1alpha1.ConditionOrphan || state == v1alpha1.ConditionInvalid || !dep.GetDeletionTimestamp().IsZero():
 		return engine.Waiting(reason, format, args...)
-	case state == "": // not through a sync of its own yet: its turn has not come
+	case st.LastSyncTime == nil: // not through a sync of its own yet: its turn has not come, or was put off (a 429)
 		return engine.Queued(reason, format, args...)
 	}
 	return engine.Pending(reason, format, args...)

@@ -40,6 +40,8 @@ const (
 	tenantName  = "acme"
 	tenantToken = "acme-token"
 	waitTimeout = 60 * time.Second
+	// quietWait is the test manager's --quiet-wait.
+	quietWait = 5 * time.Second
 )
 
 func TestMain(m *testing.M) {
@@ -88,7 +90,7 @@ func startManager() error {
 		// Waits that usually pass by themselves (a dependency being synced, deletions under way) are
 		// quiet for 5s, not the default 30s: long enough for a product edit (its plans stay Synced), short
 		// enough for the tests that wait for a deletion to say what it waits for.
-		QuietWait: 5 * time.Second,
+		QuietWait: quietWait,
 	})
 	if err != nil {
 		cancel()

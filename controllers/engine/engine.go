@@ -62,6 +62,10 @@ type Session struct {
 	// AccountVersion identifies the provider-account Secret's content (a keyed hash of its data), never
 	// its values: when it changes, the credentials are checked once per tenant (CredentialsChecker).
 	AccountVersion string
+	// LegacyAccountVersion is the same Secret as earlier apimsync versions recorded it
+	// (UID/resourceVersion): a status holding it was synced with this very Secret, unchanged since, so an
+	// upgrade checks nothing and rewrites no status; the next change of the Secret records AccountVersion.
+	LegacyAccountVersion string
 	// HashKey keys Hash, so that a hash in status reveals nothing of the values it covers (policy
 	// configurations, issuer URLs with client secrets) to whoever can read the resource. Connect derives it
 	// from the provider account's token.
@@ -142,8 +146,10 @@ type Reconciler[T Object] struct {
 	// Credentials checks a changed provider account once per tenant; nil checks nothing.
 	Credentials CredentialsChecker
 	// QuietWait is how long an expected wait goes without a status write or an event: a new object (no
-	// lifecycle condition yet) waiting on a dependency that is itself being synced (Pending), an object
-	// waiting on deletions under way (GoingAway). 0 writes Orphan at once. A watch wakes the object;
+	// lifecycle condition yet) waiting on a dependency that is itself being synced (Pending; 10 times as
+	// long for one not through a sync of its own yet, Queued) or not created yet (Missing), a Synced
+	// object whose dependency is synced again, an object being deleted waiting for its dependants, its
+	// users or deletions under way (GoingAway). 0 writes Orphan at once. A watch wakes the object;
 	// kstatus reads a new object's status as not yet observed (InProgress) meanwhile.
 	QuietWait time.Duration
 	// InvalidRetryPeriod is the safety net for objects made Invalid by an answer of 3scale (which may
@@ -397,6 +403,8 @@ func (r *Reconciler[T]) failQuietly(ctx context.Context, obj T, w *statusWriter[
 		w.done = true // nothing worth a write: the status stays as it was
 		return ctrl.Result{RequeueAfter: wait}, nil
 	}
+	// A quiet wait that ran out ends here: a later one (its deletion, after an Orphan) counts afresh.
+	r.quietSince.Delete(client.ObjectKeyFromObject(obj))
 	return r.fail(ctx, obj, err)
 }
 
@@ -491,6 +499,9 @@ func (r *Reconciler[T]) rebindTenant(obj T, s *Session) (rebound bool) {
 // checkCredentials checks the provider account once per tenant when its Secret changed since the
 // object last synced, so that a refused token shows at once on every object using it.
 func (r *Reconciler[T]) checkCredentials(ctx context.Context, st *v1alpha1.CommonStatus, s *Session) error {
+	if st.ProviderAccountVersion != "" && st.ProviderAccountVersion == s.LegacyAccountVersion {
+		return nil
+	}
 	if st.ProviderAccountVersion != s.AccountVersion && st.ProviderAccountVersion != "" && r.Credentials != nil {
 		if err := r.Credentials.Check(ctx, s); err != nil {
 			return err

@@ -43,6 +43,7 @@ type fakeSyncer struct {
 	lastObj        *v1alpha1.Backend
 	tenant         string // default acme-admin.example.com
 	version        string // the provider account's version
+	legacyVersion  string // and as earlier apimsync versions recorded it
 }
 
 func (f *fakeSyncer) count(name string) {
@@ -63,7 +64,7 @@ func (f *fakeSyncer) Connect(_ context.Context, _ *v1alpha1.Backend) (*Session, 
 	if tenant == "" {
 		tenant = "acme-admin.example.com"
 	}
-	return &Session{Tenant: tenant, SecretName: "threescale-provider-account", AccountVersion: f.version}, nil
+	return &Session{Tenant: tenant, SecretName: "threescale-provider-account", AccountVersion: f.version, LegacyAccountVersion: f.legacyVersion}, nil
 }
 
 func (f *fakeSyncer) Resolve(_ context.Context, _ *v1alpha1.Backend, s *Session) error {

@@ -79,14 +79,14 @@ func Pending(reason, format string, args ...any) error {
 	return &ReasonedError{class: ClassWaiting, Reason: reason, Message: fmt.Sprintf(format, args...), quiet: quietNew}
 }
 
-// Queued is Pending for a dependency that has not been through a sync of its own yet (no lifecycle
-// condition: its turn has not come, or it waits quietly itself). In a large burst (thousands of objects
+// Queued is Pending for a dependency that has never synced yet (its turn has not come, it waits quietly
+// itself, or a passing failure such as a 429 put it off). In a large burst (thousands of objects
 // applied at once, each tenant serving as fast as its pacer allows) that turn may come later than
 // QuietWait after the object was created, and the Orphan written then would be two more status writes and
 // two more events per object, for a wait that was only a queue. A new object waiting on it stays quiet up to
 // queuedWaitFactor × QuietWait from its creation (5 minutes by default): bounded, so that a dependency no
 // manager ever syncs (another shard's label, a manager down) still shows. The dependency's own condition
-// ends the extension: Synced wakes the object, Orphan or Invalid make it Orphan at once.
+// ends the extension: Synced wakes the object; Orphan makes it Orphan at once, Invalid Invalid.
 func Queued(reason, format string, args ...any) error {
 	return &ReasonedError{class: ClassWaiting, Reason: reason, Message: fmt.Sprintf(format, args...), quiet: quietQueued}
 }

@@ -161,6 +161,34 @@ func TestChangedProviderAccountIsCheckedOnce(t *testing.T) {
 	}
 }
 
+// TestLegacyProviderAccountVersionIsKept: a status an earlier apimsync wrote with the Secret's
+// UID/resourceVersion, from the Secret as it still is, costs no credentials check and no status write on
+// upgrade; once the Secret changes, the check is made and the new version recorded.
+func TestLegacyProviderAccountVersionIsKept(t *testing.T) {
+	h := newHarness(t, newBackend())
+	checks := 0
+	h.rec.Credentials = checkerFunc(func() error { checks++; return nil })
+	h.syncer.version = "legacy"
+	if _, err := h.reconcile(); err != nil { // synced by the earlier version
+		t.Fatal(err)
+	}
+	before := h.get().ResourceVersion
+	h.syncer.version, h.syncer.legacyVersion = "content-1", "legacy"
+	if _, err := h.reconcile(); err != nil {
+		t.Fatal(err)
+	}
+	if b := h.get(); checks != 0 || b.ResourceVersion != before || b.Status.ProviderAccountVersion != "legacy" {
+		t.Errorf("upgrade: %d checks, resourceVersion %s (before %s), version %q; want 0, unchanged, kept", checks, b.ResourceVersion, before, b.Status.ProviderAccountVersion)
+	}
+	h.syncer.version, h.syncer.legacyVersion = "content-2", "legacy-changed"
+	if _, err := h.reconcile(); err != nil {
+		t.Fatal(err)
+	}
+	if b := h.get(); checks != 1 || b.Status.ProviderAccountVersion != "content-2" {
+		t.Errorf("after the Secret changed: %d checks, version %q; want 1 and the new one", checks, b.Status.ProviderAccountVersion)
+	}
+}
+
 type checkerFunc func() error
 
 func (f checkerFunc) Check(context.Context, *Session) error { return f() }
