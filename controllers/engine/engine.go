@@ -364,23 +364,18 @@ func (r *Reconciler[T]) quietWait(obj T, err error) (time.Duration, bool) {
 	var since time.Time
 	window := r.QuietWait
 	switch re.quiet {
-	case quietNew, quietQueued:
-		switch Lifecycle(obj.GetSyncStatus()) {
-		case "": // a new object: since its creation
+	case quietNew, quietQueued, quietMissing:
+		switch state := Lifecycle(obj.GetSyncStatus()); {
+		case state == "": // a new object: since its creation
 			since = obj.GetCreationTimestamp().Time
 			if re.quiet == quietQueued {
 				window *= queuedWaitFactor
 			}
-		case v1alpha1.ConditionSynced: // a dependency synced again: since this reconciler first met the wait (below)
-			since = r.now()
+		case state == v1alpha1.ConditionSynced && re.quiet != quietMissing:
+			since = r.now() // a dependency synced again: since this reconciler first met the wait (below)
 		default:
 			return 0, false
 		}
-	case quietMissing:
-		if Lifecycle(obj.GetSyncStatus()) != "" {
-			return 0, false
-		}
-		since = obj.GetCreationTimestamp().Time
 	case quietGoing:
 		since = re.since
 	default:

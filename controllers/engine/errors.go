@@ -82,9 +82,9 @@ func Pending(reason, format string, args ...any) error {
 // Queued is Pending for a dependency that has never synced yet (its turn has not come, it waits quietly
 // itself, or a passing failure such as a 429 put it off). In a large burst (thousands of objects
 // applied at once, each tenant serving as fast as its pacer allows) that turn may come later than
-// QuietWait after the object was created, and the Orphan written then would be two more status writes and
-// two more events per object, for a wait that was only a queue. A new object waiting on it stays quiet up to
-// queuedWaitFactor × QuietWait from its creation (5 minutes by default): bounded, so that a dependency no
+// QuietWait after the object was created, and the Orphan written then would be two more status writes
+// and two more events per object, for a wait that was only a queue. A new object waiting on it stays
+// quiet up to queuedWaitFactor × QuietWait from its creation (5 minutes by default): bounded, so that a dependency no
 // manager ever syncs (another shard's label, a manager down) still shows. The dependency's own condition
 // ends the extension: Synced wakes the object; Orphan makes it Orphan at once, Invalid Invalid.
 func Queued(reason, format string, args ...any) error {
@@ -94,18 +94,19 @@ func Queued(reason, format string, args ...any) error {
 // Missing returns a waiting error for a dependency that does not exist (yet). A new object waiting on it
 // is not marked Orphan during its first Reconciler.QuietWait: a GitOps sync applies an application's
 // objects in an order of its own (Argo CD applies the custom resources of one sync wave sorted by name),
-// so a plan often comes a moment before its Product, and the dependency's watch wakes it. Past QuietWait, and for an
-// object that has been through a sync (its dependency went away), it is Orphan at once, as with Waiting.
+// so a plan often comes a moment before its Product, and the dependency's watch wakes it. Past
+// QuietWait, and for an object that has been through a sync (its dependency went away), it is Orphan at
+// once, as with Waiting.
 func Missing(reason, format string, args ...any) error {
 	return &ReasonedError{class: ClassWaiting, Reason: reason, Message: fmt.Sprintf(format, args...), quiet: quietMissing}
 }
 
 // GoingAway returns a waiting error that deletions already under way since the given time will end: an
 // object whose owner is being deleted and deletes it too (a plan of a product deleted with the Delete
-// policy); the engine's own waits of an object being deleted, for its dependants or its users, are too. Within Reconciler.QuietWait of
-// since the object waits without a status write or an event (in a mass deletion they would be one
-// each per object, for a state that lasts a moment); past it, it is Orphan like any waiting object, so
-// that a deletion that stalls shows.
+// policy); the engine's own waits of an object being deleted, for its dependants or its users, are too.
+// Within Reconciler.QuietWait of since the object waits without a status write or an event (in a mass
+// deletion they would be one each per object, for a state that lasts a moment); past it, it is Orphan
+// like any waiting object, so that a deletion that stalls shows.
 func GoingAway(since time.Time, reason, format string, args ...any) error {
 	return &ReasonedError{class: ClassWaiting, Reason: reason, Message: fmt.Sprintf(format, args...), quiet: quietGoing, since: since}
 }
