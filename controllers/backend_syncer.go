@@ -48,13 +48,15 @@ func (s *BackendSyncer) Connect(ctx context.Context, b *v1alpha1.Backend) (*engi
 	return s.Accounts.Connect(ctx, b.Namespace, secretForSession(b, b.Spec.ProviderAccountSecretName()))
 }
 
-// Resolve implements engine.Syncer: validation, sole ownership and the hash of the desired state.
+// Validate implements engine.Validator: every mapping rule names a metric or method of the backend.
+func (s *BackendSyncer) Validate(b *v1alpha1.Backend) error {
+	return invalidChildren(backendChildren(b))
+}
+
+// Resolve implements engine.Syncer: sole ownership and the hash of the desired state.
 func (s *BackendSyncer) Resolve(ctx context.Context, b *v1alpha1.Backend, sess *engine.Session) error {
 	sess.SystemName = systemNameOf(b.Spec.SystemName, b.Name)
 	want := backendChildren(b)
-	if err := validateChildren(want); err != nil {
-		return engine.Invalid(ReasonInvalidSpec, "%v", err)
-	}
 	if err := checkSoleOwner(ctx, s.Reader, s.Claims, b, &v1alpha1.BackendList{}, ownerKey(sess.Tenant, "", sess.SystemName)); err != nil {
 		return err
 	}

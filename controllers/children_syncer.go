@@ -9,6 +9,7 @@ import (
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
+	"github.com/apimsync/apimsync/controllers/engine"
 )
 
 // hitsMetric is the system name of the metric 3scale creates with every product and backend.
@@ -314,13 +315,13 @@ func containsRule(rules []tsclient.MappingRule, id int64) bool {
 	return false
 }
 
-// validateChildren checks what the schema may not have: every rule names a known metric or method.
-func validateChildren(want childrenSpec) error {
+// invalidChildren checks what the schema may not have: every rule names a known metric or method.
+func invalidChildren(want childrenSpec) error {
 	for _, r := range want.Rules {
 		_, isMetric := want.Metrics[r.MetricMethodRef]
 		_, isMethod := want.Methods[r.MetricMethodRef]
 		if r.MetricMethodRef != hitsMetric && !isMetric && !isMethod {
-			return fmt.Errorf("mapping rule %s %s counts %q, which is neither a metric nor a method of this object", r.HTTPMethod, r.Pattern, r.MetricMethodRef)
+			return engine.Invalid(ReasonInvalidSpec, "mapping rule %s %s counts %q, which is neither a metric nor a method of this object", r.HTTPMethod, r.Pattern, r.MetricMethodRef)
 		}
 	}
 	return nil

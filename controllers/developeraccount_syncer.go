@@ -94,12 +94,17 @@ func (s *DeveloperAccountSyncer) Connect(ctx context.Context, d *v1alpha1.Develo
 	return s.Accounts.Connect(ctx, d.Namespace, secretForSession(d, d.Spec.ProviderAccountSecretName()))
 }
 
-// Resolve implements engine.Syncer: the users' password Secrets must exist; no other resource may own
-// the account (same tenant, same first admin).
-func (s *DeveloperAccountSyncer) Resolve(ctx context.Context, d *v1alpha1.DeveloperAccount, sess *engine.Session) error {
+// Validate implements engine.Validator: an account needs a user (its first admin).
+func (s *DeveloperAccountSyncer) Validate(d *v1alpha1.DeveloperAccount) error {
 	if len(d.Spec.Users) == 0 {
 		return engine.Invalid(ReasonInvalidSpec, "an account needs at least one user")
 	}
+	return nil
+}
+
+// Resolve implements engine.Syncer: the users' password Secrets must exist; no other resource may own
+// the account (same tenant, same first admin).
+func (s *DeveloperAccountSyncer) Resolve(ctx context.Context, d *v1alpha1.DeveloperAccount, sess *engine.Session) error {
 	sess.SystemName = firstAdmin(d).Username
 	desired := &accountDesired{Passwords: map[string]string{}, Digests: map[string]string{}}
 	for _, u := range d.Spec.Users {

@@ -75,7 +75,7 @@ func locateWith[R any](obj syncedObject, sess *engine.Session, f remoteFinder[R]
 		}
 		if !sess.CreatePending {
 			if obj.GetAdoptionPolicy() == v1alpha1.AdoptionNever {
-				return nil, engine.Invalid(engine.ReasonAdoptionRefused,
+				return nil, engine.Refused(engine.ReasonAdoptionRefused,
 					"a %s with system name %q already exists in 3scale (id %d) and this resource did not create it; spec.adoption is Never: "+
 						"give this resource another systemName, delete that %s in 3scale, or set spec.adoption to IfExists to take it over",
 					f.kind, name, id, f.kind)
@@ -100,10 +100,16 @@ func createOrAdopt[R any](systemName string, create func() (*R, error), obj sync
 	if field == "" {
 		field = "system_name"
 	}
-	if tsclient.HasAlreadyBeenTaken(err, field) {
+	if taken := err; tsclient.HasAlreadyBeenTaken(taken, field) {
 		created, err = locateWith(obj, sess, f, true)
 		if err == nil && created == nil {
+			// A resource deleted meanwhile locates nothing by name: what is there is not its own.
 			err = fmt.Errorf("3scale says system name %q is taken but lists no such %s", systemName, f.kind)
+		}
+		if err != nil {
+			// The refused create made nothing, whatever failed after it: the engine drops its
+			// create-pending marker.
+			err = engine.NothingMade(err)
 		}
 	}
 	if err != nil {

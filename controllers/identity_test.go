@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	eventsv1 "k8s.io/api/events/v1"
@@ -333,5 +334,39 @@ func TestTwoSpellingsOfOneAdminURLAreOneTenant(t *testing.T) {
 	waitReason(t, intruder, v1alpha1.ConditionInvalid, engine.ReasonRemoteOwnedByOtherResource)
 	if intruder.Status.TenantHost != owner.Status.TenantHost {
 		t.Errorf("tenant %q and %q: one tenant spelled twice", intruder.Status.TenantHost, owner.Status.TenantHost)
+	}
+}
+
+// TestRefusedCreateClaimsNothing: 3scale refuses a Backend's create (porta protects localhost); someone
+// then makes a backend with its system name by hand. Fixed, the resource does not take that backend as
+// its own (spec.adoption: Never refuses it, once), and deleting the resource leaves it in 3scale.
+func TestRefusedCreateClaimsNothing(t *testing.T) {
+	ns := newNamespace(t)
+	backend := petsBackend(ns)
+	backend.Spec.PrivateBaseURL = "https://localhost:8443"
+	backend.Spec.Adoption = v1alpha1.AdoptionNever
+	create(t, defaultSecret(ns), backend)
+	waitReason(t, backend, v1alpha1.ConditionInvalid, engine.ReasonRemoteRejected)
+	if backend.Status.CreatePending != "" {
+		t.Errorf("status.createPending = %q after 3scale refused the create", backend.Status.CreatePending)
+	}
+
+	stranger, err := byHand(t, ns).CreateBackend(context.Background(), tsclient.BackendParams{Name: "Theirs", SystemName: "pets", PrivateEndpoint: "https://theirs.internal"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	update(t, backend, func() { backend.Spec.PrivateBaseURL = "https://pets.internal:8443" })
+	waitReason(t, backend, v1alpha1.ConditionInvalid, engine.ReasonAdoptionRefused)
+	// Refused on what 3scale holds, the same attempt is not made again at every wake-up (each made a
+	// create-pending write, a create refused as taken, and woke the object again).
+	writes := len(sim.Writes(ns))
+	time.Sleep(time.Second)
+	if got := sim.Writes(ns)[writes:]; len(got) != 0 {
+		t.Errorf("writes after the refused adoption, with nothing changed: %v", got)
+	}
+	deleteObjects(t, backend)
+	waitGone(t, backend)
+	if got, err := byHand(t, ns).GetBackend(context.Background(), stranger.ID); err != nil || got.Name != "Theirs" {
+		t.Errorf("the backend made by hand after the refused create: %+v, %v; want it untouched", got, err)
 	}
 }

@@ -294,6 +294,46 @@ func TestInvalidCascadesAndRecovers(t *testing.T) {
 	assertHealth(t, "Healthy", status.CurrentStatus, backend, product, plan)
 }
 
+// TestPlanSpecErrorsShowWhileItsProductWaits: a plan's own mistakes show at once, whatever its Product is
+// waiting for (here a Backend not created yet) or whether it exists: a mistyped metric of the product or
+// of a backend, a backend the product does not use, overlapping pricing ranges. Once fixed, the plan
+// syncs.
+func TestPlanSpecErrorsShowWhileItsProductWaits(t *testing.T) {
+	ns := newNamespace(t)
+	product := petstoreProduct(ns, "pets", "later")
+	typo, unused, overlap := basicPlan(ns, "typo", "petstore"), basicPlan(ns, "unused", "petstore"), basicPlan(ns, "overlap", "not-yet")
+	backendTypo := basicPlan(ns, "backend-typo", "petstore")
+	typo.Spec.Limits[0].MetricMethodRef.SystemName = "serach"
+	unused.Spec.Limits[1].MetricMethodRef.Backend = "users"
+	overlap.Spec.PricingRules[1].From = 50 // CEL cannot afford this check; the controller does it
+	backendTypo.Spec.PricingRules[0].MetricMethodRef.SystemName = "list_petz"
+	create(t, defaultSecret(ns), petsBackend(ns), product, typo, unused, overlap, backendTypo)
+	for _, tc := range []struct {
+		plan          *v1alpha1.ApplicationPlan
+		state, reason string
+		want          string
+	}{
+		{typo, v1alpha1.ConditionInvalid, ReasonInvalidSpec, `metric or method "serach" is not defined in Product "petstore"`},
+		{unused, v1alpha1.ConditionInvalid, ReasonInvalidSpec, `names Backend "users", which Product "petstore" does not use`},
+		{overlap, v1alpha1.ConditionInvalid, ReasonInvalidSpec, `pricingRules[1] (50-1000) overlaps pricingRules[0] (1-100)`},
+		{backendTypo, v1alpha1.ConditionOrphan, ReasonMetricNotFound, `waiting for metric "list_petz" to be defined in Backend "pets"`},
+	} {
+		waitReason(t, tc.plan, tc.state, tc.reason)
+		if _, _, msg := lifecycle(t, tc.plan); !strings.Contains(msg, tc.want) {
+			t.Errorf("plan %s: message %q, want it to say %q", tc.plan.Name, msg, tc.want)
+		}
+	}
+	if state, reason, _ := lifecycle(t, product); state == v1alpha1.ConditionSynced {
+		t.Fatalf("the Product is %s/%s: the plans were not checked while it waited", state, reason)
+	}
+
+	later := petsBackend(ns)
+	later.Name = "later"
+	create(t, later)
+	update(t, typo, func() { typo.Spec.Limits[0].MetricMethodRef.SystemName = "search" })
+	waitState(t, v1alpha1.ConditionSynced, product, typo)
+}
+
 // assertHealth checks what Argo CD (the shipped Lua health check) and Flux (kstatus) say of live objects.
 func assertHealth(t *testing.T, wantArgo string, wantKstatus status.Status, objs ...syncedObject) {
 	t.Helper()

@@ -100,6 +100,28 @@ func (s *PlanSyncer) Resolve(ctx context.Context, a *v1alpha1.ApplicationPlan, s
 	if c := meta.FindStatusCondition(p.Status.Conditions, v1alpha1.ConditionInvalid); c != nil && c.Status == "True" {
 		return engine.Invalid(ReasonProductInvalid, "Product %q is invalid: %s", p.Name, c.Message)
 	}
+	// What the plan says of the Product's metrics and backends is checked against their specs before
+	// waiting for them to sync: a mistyped metric shows at once, not after that wait.
+	refs := make([]v1alpha1.MetricMethodRef, 0, len(a.Spec.Limits)+len(a.Spec.PricingRules))
+	for _, l := range a.Spec.Limits {
+		refs = append(refs, l.MetricMethodRef)
+	}
+	for _, r := range a.Spec.PricingRules {
+		refs = append(refs, r.MetricMethodRef)
+	}
+	for _, ref := range refs {
+		if ref.Backend == "" && !hasMetric(p.Spec.Metrics, p.Spec.Methods, ref.SystemName) {
+			return engine.Invalid(ReasonInvalidSpec, "metric or method %q is not defined in Product %q (set metricMethodRef.backend for a backend's metric)", ref.SystemName, p.Name)
+		}
+		if _, used := p.Spec.BackendUsages[ref.Backend]; ref.Backend != "" && !used {
+			return engine.Invalid(ReasonInvalidSpec, "metric %q names Backend %q, which Product %q does not use (spec.backendUsages)", ref.SystemName, ref.Backend, p.Name)
+		}
+		var b v1alpha1.Backend
+		if ref.Backend != "" && s.Reader.Get(ctx, client.ObjectKey{Namespace: a.Namespace, Name: ref.Backend}, &b) == nil &&
+			!hasMetric(b.Spec.Metrics, b.Spec.Methods, ref.SystemName) {
+			return engine.Waiting(ReasonMetricNotFound, "waiting for metric %q to be defined in Backend %q", ref.SystemName, ref.Backend)
+		}
+	}
 	if !usable(&p, p.Status.CommonStatus, p.Status.ProductID) {
 		return notSyncedYet(&p, p.Status.CommonStatus, ReasonProductNotSynced, "waiting for Product %q to be Synced", p.Name)
 	}
@@ -110,24 +132,8 @@ func (s *PlanSyncer) Resolve(ctx context.Context, a *v1alpha1.ApplicationPlan, s
 	// re-created with a new id there (a repair) means limits to re-create here.
 	deps := map[string]any{"": [2]any{p.Spec.Metrics, p.Spec.Methods}}
 	metricsHashes := map[string]string{"": p.Status.MetricsHash}
-	refs := make([]v1alpha1.MetricMethodRef, 0, len(a.Spec.Limits)+len(a.Spec.PricingRules))
-	for _, l := range a.Spec.Limits {
-		refs = append(refs, l.MetricMethodRef)
-	}
-	for _, r := range a.Spec.PricingRules {
-		refs = append(refs, r.MetricMethodRef)
-	}
 	for _, ref := range refs {
-		if ref.Backend == "" {
-			if !hasMetric(p.Spec.Metrics, p.Spec.Methods, ref.SystemName) {
-				return engine.Invalid(ReasonInvalidSpec, "metric or method %q is not defined in Product %q (set metricMethodRef.backend for a backend's metric)", ref.SystemName, p.Name)
-			}
-			continue
-		}
-		if _, used := p.Spec.BackendUsages[ref.Backend]; !used {
-			return engine.Invalid(ReasonInvalidSpec, "metric %q names Backend %q, which Product %q does not use (spec.backendUsages)", ref.SystemName, ref.Backend, p.Name)
-		}
-		if _, done := desired.Backends[ref.Backend]; done {
+		if _, done := desired.Backends[ref.Backend]; ref.Backend == "" || done {
 			continue
 		}
 		var b v1alpha1.Backend
@@ -151,19 +157,6 @@ func (s *PlanSyncer) Resolve(ctx context.Context, a *v1alpha1.ApplicationPlan, s
 		metricsHashes[ref.Backend] = b.Status.MetricsHash
 		desired.RecordedIDs[ref.Backend] = b.Status.MetricIDs
 	}
-	for _, ref := range refs {
-		if ref.Backend == "" {
-			continue
-		}
-		var b v1alpha1.Backend
-		_ = s.Reader.Get(ctx, client.ObjectKey{Namespace: a.Namespace, Name: ref.Backend}, &b)
-		if !hasMetric(b.Spec.Metrics, b.Spec.Methods, ref.SystemName) {
-			return engine.Waiting(ReasonMetricNotFound, "waiting for metric %q to be defined in Backend %q", ref.SystemName, ref.Backend)
-		}
-	}
-	if err := validatePlan(a); err != nil {
-		return engine.Invalid(ReasonInvalidSpec, "%v", err)
-	}
 	if err := checkSoleOwner(ctx, s.Reader, s.Claims, a, &v1alpha1.ApplicationPlanList{}, ownerKey(sess.Tenant, strconv.FormatInt(p.Status.ProductID, 10), sess.SystemName)); err != nil {
 		return err
 	}
@@ -172,6 +165,14 @@ func (s *PlanSyncer) Resolve(ctx context.Context, a *v1alpha1.ApplicationPlan, s
 	specForHash := a.Spec
 	specForHash.DeletionPolicy, specForHash.Adoption = "", ""
 	sess.Hash = sess.HashOf(sess.Tenant, sess.SystemName, specForHash, desired, deps)
+	return nil
+}
+
+// Validate implements engine.Validator: one limit per metric and period, no overlapping pricing ranges.
+func (s *PlanSyncer) Validate(a *v1alpha1.ApplicationPlan) error {
+	if err := validatePlan(a); err != nil {
+		return engine.Invalid(ReasonInvalidSpec, "%v", err)
+	}
 	return nil
 }
 

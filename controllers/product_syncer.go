@@ -79,8 +79,10 @@ func (s *ProductSyncer) Resolve(ctx context.Context, p *v1alpha1.Product, sess *
 	sess.SystemName = systemNameOf(p.Spec.SystemName, p.Name)
 	s.Lifecycle.track(p, sess)
 	children := productChildren(p)
-	if err := validateChildren(children); err != nil {
-		return engine.Invalid(ReasonInvalidSpec, "%v", err)
+	// Checked here, not in a Validate before everything: the lifecycle is tracked first (an edit
+	// that retires the product is dated when it is seen). The schema checks this at admission anyway.
+	if err := invalidChildren(children); err != nil {
+		return err
 	}
 	backendIDs, err := s.resolveBackends(ctx, p, sess.Tenant)
 	if err != nil {

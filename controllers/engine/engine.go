@@ -109,8 +109,8 @@ type Syncer[T Object] interface {
 	// Connect finds obj's provider account and returns a session with a client for its tenant. It makes
 	// no remote call. On deletion it must work from status alone when the spec's references are gone.
 	Connect(ctx context.Context, obj T) (*Session, error)
-	// Resolve reads what obj depends on, validates what the schema cannot, and fills in s.SystemName,
-	// s.Hash and s.Desired. It makes no remote call.
+	// Resolve reads what obj depends on, validates what the schema cannot (what the spec alone tells may
+	// be a Validator's), and fills in s.SystemName, s.Hash and s.Desired. It makes no remote call.
 	Resolve(ctx context.Context, obj T, s *Session) error
 	// Observe reads the remote object.
 	Observe(ctx context.Context, obj T, s *Session) (Observation, error)
@@ -121,6 +121,15 @@ type Syncer[T Object] interface {
 	Update(ctx context.Context, obj T, s *Session, o Observation) error
 	// Delete deletes the remote object; 404 is success.
 	Delete(ctx context.Context, obj T, s *Session) error
+}
+
+// Validator is an optional part of a Syncer: it checks what the object's spec alone can tell (what the
+// schema cannot), reading nothing, and returns an Invalid error when the spec cannot work. The engine
+// asks it before anything else, so such a spec is Invalid at once, not after a wait for a dependency or
+// the provider account that would end in the same refusal (a plan with two limits on one metric and
+// period, while its Product is still being synced).
+type Validator[T Object] interface {
+	Validate(obj T) error
 }
 
 // Reconciler is the generic reconciler of one kind.
@@ -232,6 +241,11 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 
 // sync handles an object that is not being deleted.
 func (r *Reconciler[T]) sync(ctx context.Context, obj T, w *statusWriter[T]) (ctrl.Result, error) {
+	if v, ok := r.Syncer.(Validator[T]); ok {
+		if err := v.Validate(obj); err != nil {
+			return r.fail(ctx, obj, err)
+		}
+	}
 	st := obj.GetSyncStatus()
 	if !controllerutil.ContainsFinalizer(obj, Finalizer) {
 		// The finalizer goes on first, before anything can be created remotely; the status written so far
@@ -458,16 +472,27 @@ func (r *Reconciler[T]) nextCheck(obj T, st *v1alpha1.CommonStatus, s *Session, 
 
 // create creates the remote object. Unless a create is already pending, a create-pending marker is
 // written to status first: if the answer is lost, the next reconcile finds the object by system name as
-// its own instead of adopting a stranger's.
+// its own instead of adopting a stranger's. The marker lasts only as long as that doubt: it goes when the
+// create succeeds, when its id is recorded, and when the create surely made nothing (3scale refused it).
+// Left after a refusal, it would make a stranger's object given the same system name later look like
+// this resource's own: taken without an adoption, and deleted with the resource. The refusal speaks for
+// this try only: should an earlier one whose answer was lost have made the object after all (its
+// request still under way in porta when this one looked), the object is later seen as a stranger's,
+// adopted with an Event or refused; that is the safe side of the doubt.
 func (r *Reconciler[T]) create(ctx context.Context, obj T, s *Session, w *statusWriter[T]) error {
 	st := obj.GetSyncStatus()
 	if !s.CreatePending {
 		st.CreatePending = s.Tenant
 		if err := w.write(ctx, obj); err != nil {
+			st.CreatePending = "" // nothing was sent: the status written at the end must not claim it
 			return fmt.Errorf("cannot record the create-pending marker: %w", err)
 		}
 	}
-	return r.Syncer.Create(ctx, obj, s)
+	err := r.Syncer.Create(ctx, obj, s)
+	if err != nil && (obj.GetRemoteID() != 0 || madeNothing(err)) {
+		st.CreatePending = ""
+	}
+	return err
 }
 
 // rebindTenant forgets a remote id recorded on another tenant than the one the provider account now

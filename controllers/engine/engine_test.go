@@ -1018,3 +1018,55 @@ func reconcileToState(t *testing.T, h *harness, what string, want ...string) {
 		t.Errorf("%s (-want +got):\n%s", what, diff)
 	}
 }
+
+// validatingSyncer is fakeSyncer with a Validator.
+type validatingSyncer struct {
+	*fakeSyncer
+	validate func(b *v1alpha1.Backend) error
+}
+
+func (v validatingSyncer) Validate(b *v1alpha1.Backend) error { return v.validate(b) }
+
+// TestSpecErrorsShowBeforeAnyWait: what the spec alone says cannot work is Invalid at once, even while the
+// object would wait quietly for a dependency (a new object whose provider account or owner is not there
+// yet); nothing else is asked, no finalizer is added; the fixed spec goes on to the wait.
+func TestSpecErrorsShowBeforeAnyWait(t *testing.T) {
+	h := newHarness(t, newBackend())
+	h.rec.QuietWait = 30 * time.Second
+	h.syncer.connect = func() error { return Missing("ProductNotFound", "waiting for Product %q", "petstore") }
+	h.rec.Syncer = validatingSyncer{fakeSyncer: h.syncer, validate: func(b *v1alpha1.Backend) error {
+		if b.Spec.PrivateBaseURL == "" {
+			return Invalid("InvalidSpec", "no private base URL")
+		}
+		return nil
+	}}
+	b := h.get()
+	b.Spec.PrivateBaseURL = ""
+	if err := h.client.Update(context.Background(), b); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := h.reconcile(); err != nil || res.RequeueAfter != 0 {
+		t.Fatalf("reconcile = %v, %v; want no error and no requeue (Invalid is terminal)", res, err)
+	}
+	b = h.get()
+	if diff := cmp.Diff([]string{"Invalid/InvalidSpec", "Stalled/Invalid"}, state(b)); diff != "" {
+		t.Errorf("conditions (-want +got):\n%s", diff)
+	}
+	if h.syncer.calls["Connect"] != 0 || len(b.Finalizers) != 0 {
+		t.Errorf("Connect calls %d, finalizers %v: an invalid spec goes no further", h.syncer.calls["Connect"], b.Finalizers)
+	}
+	if ev := drainEvents(h.events); len(ev) != 1 || !strings.Contains(ev[0], "no private base URL") {
+		t.Errorf("events = %q, want the Invalid one", ev)
+	}
+
+	b.Spec.PrivateBaseURL = "https://pets.internal"
+	if err := h.client.Update(context.Background(), b); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.reconcile(); err != nil {
+		t.Fatal(err)
+	}
+	if b = h.get(); h.syncer.calls["Connect"] != 1 || !slices.Contains(b.Finalizers, Finalizer) {
+		t.Errorf("Connect calls %d, finalizers %v: a valid spec goes on", h.syncer.calls["Connect"], b.Finalizers)
+	}
+}

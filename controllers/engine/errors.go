@@ -36,6 +36,8 @@ type ReasonedError struct {
 	quiet quietness
 	// since is when a GoingAway wait began (the deletion it waits for).
 	since time.Time
+	// remote marks an Invalid decision on what 3scale holds (see Refused).
+	remote bool
 }
 
 // quietness says which quiet wait a waiting error is.
@@ -116,6 +118,13 @@ func Invalid(reason, format string, args ...any) error {
 	return &ReasonedError{class: ClassInvalid, Reason: reason, Message: fmt.Sprintf(format, args...)}
 }
 
+// Refused is Invalid for a decision taken on what 3scale holds rather than on the spec, such as an
+// adoption the spec refuses: like a refusal 3scale answers, the same attempt is not made again before
+// Reconciler.InvalidRetryPeriod (whatever wakes the object), then is, in case 3scale changed.
+func Refused(reason, format string, args ...any) error {
+	return &ReasonedError{class: ClassInvalid, Reason: reason, Message: fmt.Sprintf(format, args...), remote: true}
+}
+
 // Condition reasons the engine itself uses. Syncers add their own.
 const (
 	ReasonSyncing                    = "Syncing"
@@ -181,8 +190,32 @@ func isDeletionRefusal(err error) bool {
 	return tsclient.IsInUse(err) || e.StatusCode == http.StatusUnprocessableEntity || bodyless403
 }
 
-// fromRemote reports whether err is (or wraps) an answer of 3scale, as opposed to a check of the spec.
+// fromRemote reports whether err is (or wraps) an answer of 3scale or a decision on what it holds
+// (Refused), as opposed to a check of the spec.
 func fromRemote(err error) bool {
 	var e *tsclient.APIError
-	return errors.As(err, &e)
+	var re *ReasonedError
+	return errors.As(err, &e) || errors.As(err, &re) && re.remote
+}
+
+// NothingMade marks the error of a create that surely made nothing, though what followed failed (3scale
+// said the system name was taken, and the lookup of what holds it failed or refused an adoption): the
+// engine drops the create-pending marker.
+func NothingMade(err error) error { return nothingMade{err} }
+
+type nothingMade struct{ error }
+
+func (e nothingMade) Unwrap() error { return e.error }
+
+// madeNothing reports whether a failed create surely made nothing in 3scale: 3scale answered 4xx (porta
+// validates before it saves, and answers 429 before doing anything; the client sends a write again only
+// after a 429, so no earlier try of it made anything either), the syncer said so (NothingMade), or it
+// decided against it before any write (a ReasonedError: the syncers record the id as soon as their
+// create is answered, so a decision after that is not asked about). A 5xx, a timeout or a lost answer
+// may have made it.
+func madeNothing(err error) bool {
+	var nm nothingMade
+	var re *ReasonedError
+	var e *tsclient.APIError
+	return errors.As(err, &nm) || errors.As(err, &re) || errors.As(err, &e) && e.StatusCode >= 400 && e.StatusCode < 500
 }

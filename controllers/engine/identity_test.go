@@ -3,9 +3,13 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
@@ -18,10 +22,11 @@ func TestCreatePendingMarkerIsWrittenBeforeTheCreate(t *testing.T) {
 	h := newHarness(t, newBackend())
 	h.syncer.observe = func(*Session) (Observation, error) { return Observation{Exists: false}, nil }
 	lost := errors.New("connection reset after the write")
-	h.syncer.create = func(*v1alpha1.Backend) error {
+	h.syncer.create = func(b *v1alpha1.Backend) error {
 		if got := h.get().Status.CreatePending; got != "acme-admin.example.com" {
 			t.Errorf("stored createPending = %q when the create is sent, want the tenant", got)
 		}
+		b.Status.BackendID = 0 // the answer, and the id in it, were lost
 		return lost
 	}
 	if _, err := h.reconcile(); !errors.Is(err, lost) {
@@ -39,6 +44,85 @@ func TestCreatePendingMarkerIsWrittenBeforeTheCreate(t *testing.T) {
 	}
 	if b := h.get(); b.Status.CreatePending != "" || b.Status.BackendID != 42 {
 		t.Errorf("after the create: createPending %q, id %d", b.Status.CreatePending, b.Status.BackendID)
+	}
+}
+
+// TestCreatePendingMarkerLastsOnlyWhileInDoubt: a create that surely made nothing (3scale refused it, or
+// the syncer refused an adoption) leaves no marker, or a stranger's object given the same system name
+// later would be taken and deleted as this resource's own; one that may have made something (a 5xx, no
+// answer) keeps it; one that recorded an id needs it no more.
+func TestCreatePendingMarkerLastsOnlyWhileInDoubt(t *testing.T) {
+	const tenant = "acme-admin.example.com"
+	cases := map[string]struct {
+		err           error
+		recordedID    bool
+		pendingBefore bool // the marker of an earlier try: the safe side is to drop it on a refusal too
+		want          string
+	}{
+		"422: refused":     {err: &tsclient.APIError{StatusCode: 422, Method: "POST", Errors: map[string][]string{"private_endpoint": {"Sorry, this domain is protected"}}}},
+		"429 given up":     {err: &tsclient.APIError{StatusCode: 429, Method: "POST", RetryAfter: time.Minute}},
+		"adoption refused": {err: Refused(ReasonAdoptionRefused, "a backend with system name %q already exists", "pets")},
+		"taken, and nothing of its own listed (being deleted)": {err: fmt.Errorf("3scale says system name %q is taken but lists no such backend: %w", "pets",
+			&tsclient.APIError{StatusCode: 422, Method: "POST", Errors: map[string][]string{"system_name": {"has already been taken"}}})},
+		"503: may have made":            {err: &tsclient.APIError{StatusCode: 503, Method: "POST"}, want: tenant},
+		"no answer":                     {err: &tsclient.APIError{Method: "POST", Cause: errors.New("connection reset")}, want: tenant},
+		"taken, then the lookup failed": {err: NothingMade(&tsclient.APIError{StatusCode: 503, Method: "GET", Endpoint: "/admin/api/backend_apis.json"})},
+		"a marker from an earlier try whose answer was lost, then a 429": {pendingBefore: true, err: &tsclient.APIError{StatusCode: 429, Method: "POST"}},
+		"a marker from an earlier try, then no answer again":             {pendingBefore: true, err: &tsclient.APIError{Method: "POST", Cause: errors.New("EOF")}, want: tenant},
+		"id recorded, then a child refused": {err: &tsclient.APIError{StatusCode: 422, Method: "POST", Endpoint: "/admin/api/backend_apis/{backend_api_id}/metrics.json"},
+			recordedID: true},
+		"id recorded, then no answer": {err: errors.New("timeout"), recordedID: true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			b := newBackend()
+			if tc.pendingBefore {
+				b.Status.CreatePending = tenant
+			}
+			h := newHarness(t, b)
+			h.syncer.observe = func(s *Session) (Observation, error) {
+				if s.CreatePending != tc.pendingBefore {
+					t.Errorf("session.CreatePending = %v", s.CreatePending)
+				}
+				return Observation{Exists: false}, nil
+			}
+			h.syncer.create = func(b *v1alpha1.Backend) error {
+				if !tc.recordedID {
+					b.Status.BackendID = 0
+				}
+				return tc.err
+			}
+			_, _ = h.reconcile()
+			if got := h.get().Status.CreatePending; got != tc.want {
+				t.Errorf("createPending = %q after the failed create, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestFailedMarkerWriteClaimsNothing: when the create-pending marker cannot be written, no create is
+// sent, and the status written at the end of the reconcile does not claim one either.
+func TestFailedMarkerWriteClaimsNothing(t *testing.T) {
+	h := newHarness(t, newBackend())
+	h.syncer.observe = func(*Session) (Observation, error) { return Observation{Exists: false}, nil }
+	failed := false
+	h.rec.Client = interceptor.NewClient(h.client.(client.WithWatch), interceptor.Funcs{
+		SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+			if !failed && obj.(*v1alpha1.Backend).Status.CreatePending != "" {
+				failed = true
+				return errors.New("etcdserver: request timed out")
+			}
+			return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
+		},
+	})
+	if _, err := h.reconcile(); err == nil {
+		t.Fatal("the reconcile succeeded")
+	}
+	if !failed || h.syncer.calls["Create"] != 0 {
+		t.Fatalf("marker write failed: %v; creates sent: %d", failed, h.syncer.calls["Create"])
+	}
+	if got := h.get().Status.CreatePending; got != "" {
+		t.Errorf("createPending = %q stored although no create was sent", got)
 	}
 }
 
@@ -98,28 +182,33 @@ func TestTenantChangeForgetsTheOldID(t *testing.T) {
 // TestInvalidFromARemoteAnswerIsRetriedSlowly: an Invalid caused by 3scale's answer is tried again after
 // the safety-net period; one caused by the spec is not.
 func TestInvalidFromARemoteAnswerIsRetriedSlowly(t *testing.T) {
-	h := newHarness(t, newBackend())
-	h.rec.InvalidRetryPeriod = 10 * time.Minute
-	observed := 0
-	h.syncer.observe = func(*Session) (Observation, error) {
-		observed++
-		return Observation{}, &tsclient.APIError{StatusCode: 422, Method: "POST", Errors: map[string][]string{"name": {"is invalid"}}}
-	}
-	res, err := h.reconcile()
-	if err != nil || res.RequeueAfter != 10*time.Minute {
-		t.Errorf("remote Invalid: result %+v, %v; want a retry after 10m", res, err)
-	}
-	// Woken again with nothing changed (a watch event): the refused attempt is not sent again.
-	h.get()
-	res, err = h.reconcile()
-	if err != nil || res.RequeueAfter <= 0 || res.RequeueAfter > 10*time.Minute || observed != 1 {
-		t.Errorf("unchanged after a remote Invalid: result %+v, %v, %d observations; want no call and a retry within 10m", res, err, observed)
+	for name, refusal := range map[string]error{
+		"3scale's 422":                &tsclient.APIError{StatusCode: 422, Method: "POST", Errors: map[string][]string{"name": {"is invalid"}}},
+		"a decision on what it holds": Refused(ReasonAdoptionRefused, "a backend %q exists", "pets"),
+	} {
+		h := newHarness(t, newBackend())
+		h.rec.InvalidRetryPeriod = 10 * time.Minute
+		observed := 0
+		h.syncer.observe = func(*Session) (Observation, error) {
+			observed++
+			return Observation{}, refusal
+		}
+		res, err := h.reconcile()
+		if err != nil || res.RequeueAfter != 10*time.Minute {
+			t.Errorf("%s: result %+v, %v; want a retry after 10m", name, res, err)
+		}
+		// Woken again with nothing changed (a watch event): the refused attempt is not sent again.
+		h.get()
+		res, err = h.reconcile()
+		if err != nil || res.RequeueAfter <= 0 || res.RequeueAfter > 10*time.Minute || observed != 1 {
+			t.Errorf("%s, unchanged: result %+v, %v, %d observations; want no call and a retry within 10m", name, res, err, observed)
+		}
 	}
 
-	h = newHarness(t, newBackend())
+	h := newHarness(t, newBackend())
 	h.rec.InvalidRetryPeriod = 10 * time.Minute
 	h.syncer.observe = func(*Session) (Observation, error) { return Observation{}, Invalid("InvalidSpec", "bad") }
-	res, err = h.reconcile()
+	res, err := h.reconcile()
 	if err != nil || res.RequeueAfter != 0 {
 		t.Errorf("spec Invalid: result %+v, %v; want no retry", res, err)
 	}
