@@ -49,6 +49,7 @@ func TestMain(m *testing.M) {
 }
 
 func runSuite(m *testing.M) int {
+	testenv.ParseTestFlags()
 	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
 		fmt.Fprintln(os.Stderr, "KUBEBUILDER_ASSETS is not set: run `make test`, which builds the control plane")
 		return 1

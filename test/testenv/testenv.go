@@ -4,6 +4,7 @@ package testenv
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -104,6 +105,7 @@ func (e *Env) Stop() error { return e.Environment.Stop() }
 // Main is a TestMain for packages whose tests only need the control plane: it starts it, hands the Env
 // to use, runs the tests and stops it. It returns the exit code.
 func Main(m interface{ Run() int }, use func(*Env)) int {
+	ParseTestFlags()
 	env, err := Start()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -112,4 +114,13 @@ func Main(m interface{ Run() int }, use func(*Env)) int {
 	defer func() { _ = env.Stop() }()
 	use(env)
 	return m.Run()
+}
+
+// ParseTestFlags parses the test binary's flags before the control plane starts: testing.M.Run would
+// parse them after, and a bad flag would then exit the process without stopping it (an etcd and a
+// kube-apiserver left running).
+func ParseTestFlags() {
+	if !flag.Parsed() {
+		flag.Parse()
+	}
 }
