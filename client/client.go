@@ -288,7 +288,7 @@ func (c *Client) retryDelay(r call, err error, attempt int, policy *backoff.Expo
 func (c *Client) attempt(ctx context.Context, r call, out any) (err error) {
 	release, werr := c.pacer.Acquire(ctx)
 	if werr != nil {
-		return &APIError{Method: r.method, Endpoint: r.endpoint, Message: "waiting for the tenant's pacing: " + werr.Error(), Cause: werr}
+		return &APIError{Method: r.method, Endpoint: r.endpoint, Message: "waiting for the tenant's pacing: " + werr.Error(), Cause: werr, NotSent: true}
 	}
 	start := time.Now()
 	defer func() {

@@ -373,3 +373,51 @@ func TestNewValidatesConfig(t *testing.T) {
 		t.Errorf("base URL %q: the path prefix must be kept", got)
 	}
 }
+
+// TestNotSent: a request whose wait for the tenant's pacing ended, or whose connection the admin URL
+// policy refused, never reached 3scale, and says so; a failure after the request may have left does not.
+func TestNotSent(t *testing.T) {
+	c := mockClient(t, Config{MaxInFlight: 1})
+	var calls atomic.Int32
+	release := make(chan struct{})
+	httpmock.RegisterResponder("POST", "https://acme-admin.example.com/admin/api/backend_apis.json", func(*http.Request) (*http.Response, error) {
+		calls.Add(1)
+		<-release
+		return httpmock.NewStringResponse(201, `{"backend_api":{"id":1}}`), nil
+	})
+	httpmock.RegisterResponder("GET", "https://acme-admin.example.com/admin/api/services/1.json", respond(500, `{}`))
+	go func() {
+		_, _ = c.CreateBackend(context.Background(), BackendParams{Name: "a", PrivateEndpoint: "https://a.internal"})
+	}()
+	for calls.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	_, err := c.CreateBackend(ctx, BackendParams{Name: "b", PrivateEndpoint: "https://b.internal"})
+	close(release)
+	if !NotSent(err) || calls.Load() != 1 {
+		t.Errorf("a create that waited for its slot past its deadline: %v (not sent: %v), %d requests sent; want not sent, 1 request", err, NotSent(err), calls.Load())
+	}
+	if _, err := c.GetProduct(context.Background(), 1); err == nil || NotSent(err) {
+		t.Errorf("a request answered 500 says it was not sent: %v", err)
+	}
+
+	srv := httptest.NewServer(http.NotFoundHandler())
+	defer srv.Close()
+	refused, err := New(Config{AdminURL: srv.URL, Token: testToken, Policy: &AdminURLPolicy{AllowInsecureHTTP: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := refused.GetProduct(context.Background(), 1); !NotSent(err) {
+		t.Errorf("a connection the policy refused says it was sent: %v", err)
+	}
+	srv.Close()
+	gone, err := New(Config{AdminURL: srv.URL, Token: testToken, Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := gone.GetProduct(context.Background(), 1); err == nil || NotSent(err) {
+		t.Errorf("a connection error says the request was not sent: %v", err)
+	}
+}

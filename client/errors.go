@@ -25,6 +25,9 @@ type APIError struct {
 	RetryAfter time.Duration
 	// Cause is the transport error when no answer came.
 	Cause error
+	// NotSent: the request never left, because the wait for the tenant's pacing ended first (the
+	// context's deadline or cancellation). See NotSent.
+	NotSent bool
 }
 
 // Error implements error, e.g. `3scale: POST /admin/api/services.json: 422 Unprocessable Entity:
@@ -110,6 +113,14 @@ func IsInUse(err error) bool {
 		return true
 	}
 	return false
+}
+
+// NotSent reports a request that never reached 3scale: its wait for the tenant's pacing ended first, or
+// the admin URL policy refused the connection at dial time. It changed nothing there. (Any other failure
+// without an answer may have reached it.)
+func NotSent(err error) bool {
+	e, ok := asAPIError(err)
+	return ok && (e.NotSent || errors.Is(err, errAddressRefused))
 }
 
 // IsConflict reports a 409.

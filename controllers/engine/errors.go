@@ -209,7 +209,8 @@ func (e nothingMade) Unwrap() error { return e.error }
 
 // madeNothing reports whether a failed create surely made nothing in 3scale: 3scale answered 4xx (porta
 // validates before it saves, and answers 429 before doing anything; the client sends a write again only
-// after a 429, so no earlier try of it made anything either), the syncer said so (NothingMade), or it
+// after a 429, so no earlier try of it made anything either), the request never left (its pacing wait
+// ended, or the admin URL policy refused the connection), the syncer said so (NothingMade), or it
 // decided against it before any write (a ReasonedError: the syncers record the id as soon as their
 // create is answered, so a decision after that is not asked about). A 5xx, a timeout or a lost answer
 // may have made it.
@@ -217,5 +218,5 @@ func madeNothing(err error) bool {
 	var nm nothingMade
 	var re *ReasonedError
 	var e *tsclient.APIError
-	return errors.As(err, &nm) || errors.As(err, &re) || errors.As(err, &e) && e.StatusCode >= 400 && e.StatusCode < 500
+	return errors.As(err, &nm) || errors.As(err, &re) || tsclient.NotSent(err) || errors.As(err, &e) && e.StatusCode >= 400 && e.StatusCode < 500
 }
