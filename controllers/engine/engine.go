@@ -115,7 +115,11 @@ type Syncer[T Object] interface {
 	// Observe reads the remote object.
 	Observe(ctx context.Context, obj T, s *Session) (Observation, error)
 	// Create creates the remote object, adopting one with the same system name rather than making a
-	// duplicate, and records its id in obj's status.
+	// duplicate, and records its id in obj's status as soon as 3scale answers the create. The engine keeps
+	// its create-pending marker after a failure only while the create may have made something (see
+	// create): an error is taken to mean nothing was made when no id is recorded and it is a
+	// ReasonedError, NothingMade, a 4xx, or a request never sent; so a decision returned as a
+	// ReasonedError must come before any write that may have made the object.
 	Create(ctx context.Context, obj T, s *Session) error
 	// Update makes the remote object match the spec, writing only what differs.
 	Update(ctx context.Context, obj T, s *Session, o Observation) error
