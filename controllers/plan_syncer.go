@@ -109,16 +109,28 @@ func (s *PlanSyncer) Resolve(ctx context.Context, a *v1alpha1.ApplicationPlan, s
 	for _, r := range a.Spec.PricingRules {
 		refs = append(refs, r.MetricMethodRef)
 	}
-	for _, ref := range refs {
-		if ref.Backend == "" && !hasMetric(p.Spec.Metrics, p.Spec.Methods, ref.SystemName) {
-			return engine.Invalid(ReasonInvalidSpec, "metric or method %q is not defined in Product %q (set metricMethodRef.backend for a backend's metric)", ref.SystemName, p.Name)
+	// Each Backend named is read from the cache once, for both loops below.
+	backends, backendErrs := map[string]*v1alpha1.Backend{}, map[string]error{}
+	backend := func(name string) (*v1alpha1.Backend, error) {
+		if b, read := backends[name]; read {
+			return b, backendErrs[name]
 		}
-		if _, used := p.Spec.BackendUsages[ref.Backend]; ref.Backend != "" && !used {
+		b := &v1alpha1.Backend{}
+		err := s.Reader.Get(ctx, client.ObjectKey{Namespace: a.Namespace, Name: name}, b)
+		backends[name], backendErrs[name] = b, err
+		return b, err
+	}
+	for _, ref := range refs {
+		if ref.Backend == "" {
+			if !hasMetric(p.Spec.Metrics, p.Spec.Methods, ref.SystemName) {
+				return engine.Invalid(ReasonInvalidSpec, "metric or method %q is not defined in Product %q (set metricMethodRef.backend for a backend's metric)", ref.SystemName, p.Name)
+			}
+			continue
+		}
+		if _, used := p.Spec.BackendUsages[ref.Backend]; !used {
 			return engine.Invalid(ReasonInvalidSpec, "metric %q names Backend %q, which Product %q does not use (spec.backendUsages)", ref.SystemName, ref.Backend, p.Name)
 		}
-		var b v1alpha1.Backend
-		if ref.Backend != "" && s.Reader.Get(ctx, client.ObjectKey{Namespace: a.Namespace, Name: ref.Backend}, &b) == nil &&
-			!hasMetric(b.Spec.Metrics, b.Spec.Methods, ref.SystemName) {
+		if b, err := backend(ref.Backend); err == nil && !hasMetric(b.Spec.Metrics, b.Spec.Methods, ref.SystemName) {
 			return engine.Waiting(ReasonMetricNotFound, "waiting for metric %q to be defined in Backend %q", ref.SystemName, ref.Backend)
 		}
 	}
@@ -136,8 +148,8 @@ func (s *PlanSyncer) Resolve(ctx context.Context, a *v1alpha1.ApplicationPlan, s
 		if _, done := desired.Backends[ref.Backend]; ref.Backend == "" || done {
 			continue
 		}
-		var b v1alpha1.Backend
-		if err := s.Reader.Get(ctx, client.ObjectKey{Namespace: a.Namespace, Name: ref.Backend}, &b); err != nil {
+		b, err := backend(ref.Backend)
+		if err != nil {
 			if apierrors.IsNotFound(err) {
 				return engine.Missing(ReasonBackendNotFound, "waiting for Backend %q to be created", ref.Backend)
 			}
@@ -149,8 +161,8 @@ func (s *PlanSyncer) Resolve(ctx context.Context, a *v1alpha1.ApplicationPlan, s
 			return engine.GoingAway(b.DeletionTimestamp.Time, ReasonBackendDeleting,
 				"Backend %q is being deleted; remove it from the limits and pricing rules, or delete this plan too", ref.Backend)
 		}
-		if !usable(&b, b.Status.CommonStatus, b.Status.BackendID) {
-			return notSyncedYet(&b, b.Status.CommonStatus, ReasonBackendNotSynced, "waiting for Backend %q to be Synced", ref.Backend)
+		if !usable(b, b.Status.CommonStatus, b.Status.BackendID) {
+			return notSyncedYet(b, b.Status.CommonStatus, ReasonBackendNotSynced, "waiting for Backend %q to be Synced", ref.Backend)
 		}
 		desired.Backends[ref.Backend] = b.Status.BackendID
 		deps[ref.Backend] = [2]any{b.Spec.Metrics, b.Spec.Methods}
