@@ -347,8 +347,9 @@ func TestRefusedCreateClaimsNothing(t *testing.T) {
 	backend.Spec.Adoption = v1alpha1.AdoptionNever
 	create(t, defaultSecret(ns), backend)
 	waitReason(t, backend, v1alpha1.ConditionInvalid, engine.ReasonRemoteRejected)
-	if backend.Status.CreatePending != "" {
-		t.Errorf("status.createPending = %q after 3scale refused the create", backend.Status.CreatePending)
+	if got := engine.PendingCreate(backend); got != "" {
+		t.Errorf("create-pending marker on %q after 3scale refused the create (annotation %q, settled %q)", got,
+			backend.Annotations[v1alpha1.CreatePendingAnnotation], backend.Status.CreateSettled)
 	}
 
 	stranger, err := byHand(t, ns).CreateBackend(context.Background(), tsclient.BackendParams{Name: "Theirs", SystemName: "pets", PrivateEndpoint: "https://theirs.internal"})

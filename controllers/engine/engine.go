@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -251,20 +252,13 @@ func (r *Reconciler[T]) sync(ctx context.Context, obj T, w *statusWriter[T]) (ct
 		}
 	}
 	st := obj.GetSyncStatus()
-	if !controllerutil.ContainsFinalizer(obj, Finalizer) {
-		// The finalizer goes on first, before anything can be created remotely; the status written so far
-		// is kept across the update.
-		saved := st.DeepCopy()
-		controllerutil.AddFinalizer(obj, Finalizer)
-		if err := r.Client.Update(ctx, obj); err != nil {
+	if !controllerutil.ContainsFinalizer(obj, Finalizer) && (obj.GetRemoteID() != 0 || PendingCreate(obj) != "") {
+		// The object holds a remote one, or may: its finalizer must be there (an object from before the
+		// finalizer went on with the first create, or one whose finalizer was removed by hand). A new
+		// object gets it with its create-pending marker, in the one update made before its first create.
+		if err := r.updateMetadata(ctx, obj, w, addFinalizer); err != nil {
 			return ctrl.Result{}, client.IgnoreNotFound(err)
 		}
-		r.wrote(obj)
-		// Status patches diff against the object as stored now: against the copy from before the update
-		// they would carry its metadata (finalizers, managedFields, the old resourceVersion) too.
-		w.before = obj.DeepCopyObject().(T)
-		*obj.GetSyncStatus() = *saved
-		st = obj.GetSyncStatus()
 	}
 
 	s, err := r.Syncer.Connect(ctx, obj)
@@ -283,7 +277,7 @@ func (r *Reconciler[T]) sync(ctx context.Context, obj T, w *statusWriter[T]) (ct
 		return r.failQuietly(ctx, obj, w, err)
 	}
 	st.SystemName = s.SystemName
-	s.CreatePending = st.CreatePending != "" && st.CreatePending == s.Tenant
+	s.CreatePending = PendingCreate(obj) == s.Tenant
 
 	now := r.now()
 	syncNow := obj.GetAnnotations()[v1alpha1.SyncNowAnnotation]
@@ -334,6 +328,12 @@ func (r *Reconciler[T]) sync(ctx context.Context, obj T, w *statusWriter[T]) (ct
 		switch {
 		case !obs.Exists:
 			err = r.create(ctx, obj, s, w)
+		case !controllerutil.ContainsFinalizer(obj, Finalizer):
+			// Observe adopted an existing object: the finalizer goes on before the object is written to
+			// or its id recorded.
+			if err = r.updateMetadata(ctx, obj, w, addFinalizer); err == nil && !obs.UpToDate {
+				err = r.Syncer.Update(ctx, obj, s, obs)
+			}
 		case !obs.UpToDate:
 			err = r.Syncer.Update(ctx, obj, s, obs)
 		}
@@ -344,7 +344,7 @@ func (r *Reconciler[T]) sync(ctx context.Context, obj T, w *statusWriter[T]) (ct
 		}
 		return r.fail(ctx, obj, err)
 	}
-	st.CreatePending = ""
+	settleCreate(obj)
 	if inSync && (!obs.Exists || !obs.UpToDate) {
 		// Nothing changed on our side, yet 3scale differed: a drift check (periodic or on demand)
 		// repaired it.
@@ -475,28 +475,98 @@ func (r *Reconciler[T]) nextCheck(obj T, st *v1alpha1.CommonStatus, s *Session, 
 }
 
 // create creates the remote object. Unless a create is already pending, a create-pending marker is
-// written to status first: if the answer is lost, the next reconcile finds the object by system name as
-// its own instead of adopting a stranger's. The marker lasts only as long as that doubt: it goes when the
-// create succeeds, when its id is recorded, and when the create surely made nothing (3scale refused it).
-// Left after a refusal, it would make a stranger's object given the same system name later look like
-// this resource's own: taken without an adoption, and deleted with the resource. The refusal speaks for
-// this try only: should an earlier one whose answer was lost have made the object after all (its
-// request still under way in porta when this one looked), the object is later seen as a stranger's,
+// written first, with the finalizer in the same update of the object's metadata (one API server write
+// for both): if the answer is lost, the next reconcile finds the object by system name as its own
+// instead of adopting a stranger's. The marker lasts only as long as that doubt: it is settled (status)
+// when the create succeeds, when its id is recorded, and when the create surely made nothing (3scale
+// refused it). Left after a refusal, it would make a stranger's object given the same system name later
+// look like this resource's own: taken without an adoption, and deleted with the resource. The refusal
+// speaks for this try only: should an earlier one whose answer was lost have made the object after all
+// (its request still under way in porta when this one looked), the object is later seen as a stranger's,
 // adopted with an Event or refused; that is the safe side of the doubt.
 func (r *Reconciler[T]) create(ctx context.Context, obj T, s *Session, w *statusWriter[T]) error {
-	st := obj.GetSyncStatus()
 	if !s.CreatePending {
-		st.CreatePending = s.Tenant
-		if err := w.write(ctx, obj); err != nil {
-			st.CreatePending = "" // nothing was sent: the status written at the end must not claim it
+		err := r.updateMetadata(ctx, obj, w, func(o client.Object) bool {
+			markCreatePending(o, s.Tenant)
+			return true
+		})
+		if err != nil {
 			return fmt.Errorf("cannot record the create-pending marker: %w", err)
 		}
 	}
 	err := r.Syncer.Create(ctx, obj, s)
 	if err != nil && (obj.GetRemoteID() != 0 || madeNothing(err)) {
-		st.CreatePending = ""
+		settleCreate(obj)
 	}
 	return err
+}
+
+// updateMetadata applies change to obj's metadata and, when it changed anything, writes it (an update
+// with optimistic locking: a conflict is returned). The status obj carries, set so far by this
+// reconcile, is kept for the status write at its end, and that write then diffs against the object as
+// stored now. On failure obj's metadata is as it was.
+func (r *Reconciler[T]) updateMetadata(ctx context.Context, obj T, w *statusWriter[T], change func(client.Object) bool) error {
+	stored := obj.DeepCopyObject().(T)
+	if !change(stored) {
+		return nil
+	}
+	if err := r.Client.Update(ctx, stored); err != nil {
+		return err
+	}
+	r.wrote(stored)
+	obj.SetAnnotations(stored.GetAnnotations())
+	obj.SetFinalizers(stored.GetFinalizers())
+	obj.SetResourceVersion(stored.GetResourceVersion())
+	obj.SetManagedFields(stored.GetManagedFields())
+	// Status patches diff against the object as stored now: against the copy from before the update
+	// they would carry its metadata (finalizers, managedFields, the old resourceVersion) too.
+	w.before = stored
+	return nil
+}
+
+// addFinalizer adds the remote-cleanup finalizer to obj, telling whether it was missing.
+func addFinalizer(obj client.Object) bool { return controllerutil.AddFinalizer(obj, Finalizer) }
+
+// markCreatePending sets obj's create-pending marker for a create on tenant (a marker not yet settled,
+// see PendingCreate) and its finalizer.
+func markCreatePending(obj client.Object, tenant string) {
+	n := 0
+	if prev, ok := obj.GetAnnotations()[v1alpha1.CreatePendingAnnotation]; ok {
+		_, count, _ := strings.Cut(prev, "#")
+		n, _ = strconv.Atoi(count)
+	}
+	annotations := maps.Clone(obj.GetAnnotations())
+	if annotations == nil {
+		annotations = map[string]string{}
+	}
+	annotations[v1alpha1.CreatePendingAnnotation] = tenant + "#" + strconv.Itoa(n+1)
+	obj.SetAnnotations(annotations)
+	controllerutil.AddFinalizer(obj, Finalizer)
+}
+
+// PendingCreate is the tenant on which a create of obj's remote object was sent and its answer not seen
+// (it may have made the object): the create-pending annotation while status does not record that create
+// settled, or the marker earlier versions kept in status. "" when no create is in doubt.
+func PendingCreate(obj Object) string {
+	st := obj.GetSyncStatus()
+	if st.CreatePending != "" {
+		return st.CreatePending
+	}
+	mark := obj.GetAnnotations()[v1alpha1.CreatePendingAnnotation]
+	if mark == "" || mark == st.CreateSettled {
+		return ""
+	}
+	tenant, _, _ := strings.Cut(mark, "#")
+	return tenant
+}
+
+// settleCreate records in obj's status that no create of its remote object is in doubt any more.
+func settleCreate(obj Object) {
+	st := obj.GetSyncStatus()
+	st.CreatePending = ""
+	if mark := obj.GetAnnotations()[v1alpha1.CreatePendingAnnotation]; mark != "" {
+		st.CreateSettled = mark
+	}
 }
 
 // rebindTenant forgets a remote id recorded on another tenant than the one the provider account now
@@ -504,8 +574,8 @@ func (r *Reconciler[T]) create(ctx context.Context, obj T, s *Session, w *status
 // by system name on the new tenant; the old remote object is left as it is.
 func (r *Reconciler[T]) rebindTenant(obj T, s *Session) (rebound bool) {
 	st := obj.GetSyncStatus()
-	if st.CreatePending != "" && st.CreatePending != s.Tenant {
-		st.CreatePending = ""
+	if pending := PendingCreate(obj); pending != "" && pending != s.Tenant {
+		settleCreate(obj)
 		rebound = true
 	}
 	id := obj.GetRemoteID()
@@ -551,7 +621,8 @@ func (r *Reconciler[T]) finalize(ctx context.Context, obj T, w *statusWriter[T])
 	}
 	st := obj.GetSyncStatus()
 	id := obj.GetRemoteID()
-	if obj.GetDeletionPolicy() == v1alpha1.DeletionPolicyDelete && (id != 0 || st.CreatePending != "") {
+	pending := PendingCreate(obj)
+	if obj.GetDeletionPolicy() == v1alpha1.DeletionPolicyDelete && (id != 0 || pending != "") {
 		if err := r.waitForUsers(ctx, obj); err != nil {
 			return r.failQuietly(ctx, obj, w, err)
 		}
@@ -561,7 +632,7 @@ func (r *Reconciler[T]) finalize(ctx context.Context, obj T, w *statusWriter[T])
 		}
 		bound := st.TenantHost
 		if id == 0 {
-			bound = st.CreatePending
+			bound = pending
 		}
 		if bound == s.Tenant {
 			s.CreatePending = id == 0
@@ -571,7 +642,7 @@ func (r *Reconciler[T]) finalize(ctx context.Context, obj T, w *statusWriter[T])
 			// The object no longer holds a remote one: should the finalizer patch below fail, the status
 			// written at the end of this reconcile says so, and the next try does not delete again.
 			obj.SetRemoteID(0)
-			st.CreatePending = ""
+			settleCreate(obj)
 			if !s.WentWithOwner {
 				r.event(obj, "Normal", "RemoteDeleted", "Delete", "deleted the %s from tenant %s", r.Kind, s.Tenant)
 			}

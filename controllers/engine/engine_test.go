@@ -202,7 +202,7 @@ func TestFirstSyncCreatesThenSteadyStateMakesNoRemoteCall(t *testing.T) {
 		}
 	}
 	want := v1alpha1.CommonStatus{ObservedGeneration: 1, TenantHost: "acme-admin.example.com", SystemName: "pets", SyncedHash: "h1",
-		ProviderAccountSecret: "threescale-provider-account", LastSyncTime: &metav1.Time{Time: h.now}}
+		ProviderAccountSecret: "threescale-provider-account", LastSyncTime: &metav1.Time{Time: h.now}, CreateSettled: "acme-admin.example.com#1"}
 	got := b.Status.CommonStatus
 	got.Conditions = nil
 	if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b metav1.Time) bool { return a.Equal(&b) })); diff != "" {
@@ -774,9 +774,9 @@ func TestPendingDependencyIsWaitedForQuietly(t *testing.T) {
 		if ev := drainEvents(h.events); len(ev) != 0 {
 			t.Errorf("events %q during a quiet wait", ev)
 		}
-		// Only the finalizer was written.
-		if !controllerutil.ContainsFinalizer(b, Finalizer) || b.ResourceVersion == before {
-			t.Errorf("finalizer not added")
+		// Nothing was written: the finalizer goes on with the first create.
+		if b.ResourceVersion != before || len(b.Finalizers) != 0 {
+			t.Errorf("object written (finalizers %v) while waiting quietly", b.Finalizers)
 		}
 
 		h.now = h.now.Add(25 * time.Second) // 35s after creation: past the quiet wait
@@ -1029,7 +1029,7 @@ func (v validatingSyncer) Validate(b *v1alpha1.Backend) error { return v.validat
 
 // TestSpecErrorsShowBeforeAnyWait: what the spec alone says cannot work is Invalid at once, even while the
 // object would wait quietly for a dependency (a new object whose provider account or owner is not there
-// yet); nothing else is asked, no finalizer is added; the fixed spec goes on to the wait.
+// yet); nothing else is asked, nothing is written but the condition; the fixed spec goes on to the wait.
 func TestSpecErrorsShowBeforeAnyWait(t *testing.T) {
 	h := newHarness(t, newBackend())
 	h.rec.QuietWait = 30 * time.Second
@@ -1066,7 +1066,8 @@ func TestSpecErrorsShowBeforeAnyWait(t *testing.T) {
 	if _, err := h.reconcile(); err != nil {
 		t.Fatal(err)
 	}
-	if b = h.get(); h.syncer.calls["Connect"] != 1 || !slices.Contains(b.Finalizers, Finalizer) {
-		t.Errorf("Connect calls %d, finalizers %v: a valid spec goes on", h.syncer.calls["Connect"], b.Finalizers)
+	// It goes on to the wait, and holds nothing yet: no finalizer until its first create.
+	if b = h.get(); h.syncer.calls["Connect"] != 1 || len(b.Finalizers) != 0 {
+		t.Errorf("Connect calls %d, finalizers %v: a valid spec goes on to the wait", h.syncer.calls["Connect"], b.Finalizers)
 	}
 }

@@ -11,20 +11,29 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
+	"github.com/google/go-cmp/cmp"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
 )
 
-// TestCreatePendingMarkerIsWrittenBeforeTheCreate: the marker is in the API server when the create call
-// is made, so a lost answer is recognised as our own create on the next reconcile, and it is cleared once
-// the id is recorded.
+// TestCreatePendingMarkerIsWrittenBeforeTheCreate: the marker and the finalizer are in the API server
+// when the create call is made, written in one update, so a lost answer is recognised as our own create
+// on the next reconcile; the marker is settled once the id is recorded, and a later create (the remote
+// object deleted behind our back) writes a new one.
 func TestCreatePendingMarkerIsWrittenBeforeTheCreate(t *testing.T) {
 	h := newHarness(t, newBackend())
+	writes := countWrites(h)
 	h.syncer.observe = func(*Session) (Observation, error) { return Observation{Exists: false}, nil }
 	lost := errors.New("connection reset after the write")
 	h.syncer.create = func(b *v1alpha1.Backend) error {
-		if got := h.get().Status.CreatePending; got != "acme-admin.example.com" {
-			t.Errorf("stored createPending = %q when the create is sent, want the tenant", got)
+		stored := h.get()
+		if got := PendingCreate(stored); got != "acme-admin.example.com" {
+			t.Errorf("stored marker %q (annotation %q) when the create is sent, want the tenant", got, stored.Annotations[v1alpha1.CreatePendingAnnotation])
+		}
+		if !controllerutil.ContainsFinalizer(stored, Finalizer) {
+			t.Errorf("no finalizer when the create is sent")
 		}
 		b.Status.BackendID = 0 // the answer, and the id in it, were lost
 		return lost
@@ -35,6 +44,9 @@ func TestCreatePendingMarkerIsWrittenBeforeTheCreate(t *testing.T) {
 	if h.syncer.lastS.CreatePending {
 		t.Errorf("the first attempt was told a create was pending")
 	}
+	if diff := cmp.Diff(map[string]int{"update": 1, "status": 1}, writes); diff != "" {
+		t.Errorf("writes of a create whose answer was lost (-want +got):\n%s", diff)
+	}
 	h.syncer.create = nil
 	if _, err := h.reconcile(); err != nil {
 		t.Fatal(err)
@@ -42,9 +54,64 @@ func TestCreatePendingMarkerIsWrittenBeforeTheCreate(t *testing.T) {
 	if !h.syncer.lastS.CreatePending {
 		t.Errorf("the retry after a lost create was not told that the create is pending (it would adopt, not recover)")
 	}
-	if b := h.get(); b.Status.CreatePending != "" || b.Status.BackendID != 42 {
-		t.Errorf("after the create: createPending %q, id %d", b.Status.CreatePending, b.Status.BackendID)
+	b := h.get()
+	if got := PendingCreate(b); got != "" || b.Status.BackendID != 42 {
+		t.Errorf("after the create: marker %q, id %d", got, b.Status.BackendID)
 	}
+	if writes["update"] != 1 {
+		t.Errorf("%d metadata updates, want the one before the first create", writes["update"])
+	}
+
+	// Deleted in 3scale behind our back: created again, under a new marker.
+	h.syncer.create = func(*v1alpha1.Backend) error {
+		if got := h.get().Annotations[v1alpha1.CreatePendingAnnotation]; got != "acme-admin.example.com#2" {
+			t.Errorf("marker %q when the second create is sent, want a new one", got)
+		}
+		return nil
+	}
+	h.now = h.now.Add(2 * time.Hour) // a drift check is due: the engine observes
+	if _, err := h.reconcile(); err != nil {
+		t.Fatal(err)
+	}
+	if h.syncer.lastS.CreatePending || h.syncer.calls["Create"] != 3 {
+		t.Errorf("second create: told pending %v, creates %d", h.syncer.lastS.CreatePending, h.syncer.calls["Create"])
+	}
+	if got := PendingCreate(h.get()); got != "" {
+		t.Errorf("marker %q left after the second create", got)
+	}
+}
+
+// TestFirstSyncWritesTheObjectTwice: a new object that syncs at once costs the API server one metadata
+// update (finalizer and create-pending marker together) and one status write.
+func TestFirstSyncWritesTheObjectTwice(t *testing.T) {
+	h := newHarness(t, newBackend())
+	writes := countWrites(h)
+	h.syncer.observe = func(*Session) (Observation, error) { return Observation{Exists: false}, nil }
+	reconcileToState(t, h, "first sync", "Synced/Synced", "Ready/Synced")
+	if diff := cmp.Diff(map[string]int{"update": 1, "status": 1}, writes); diff != "" {
+		t.Errorf("writes (-want +got):\n%s", diff)
+	}
+}
+
+// countWrites counts the harness' writes of the object from now on: metadata updates and patches
+// ("update") and status patches ("status").
+func countWrites(h *harness) map[string]int {
+	writes := map[string]int{}
+	h.rec.Client = interceptor.NewClient(h.client.(client.WithWatch), interceptor.Funcs{
+		Update: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
+			writes["update"]++
+			return c.Update(ctx, obj, opts...)
+		},
+		Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+			writes["update"]++
+			return c.Patch(ctx, obj, patch, opts...)
+		},
+		SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+			writes[sub]++
+			return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
+		},
+	})
+	return writes
 }
 
 // TestCreatePendingMarkerLastsOnlyWhileInDoubt: a create that surely made nothing (3scale refused it, or
@@ -57,6 +124,7 @@ func TestCreatePendingMarkerLastsOnlyWhileInDoubt(t *testing.T) {
 		err           error
 		recordedID    bool
 		pendingBefore bool // the marker of an earlier try: the safe side is to drop it on a refusal too
+		legacy        bool // that marker as earlier apimsync versions wrote it (status.createPending)
 		want          string
 	}{
 		"422: refused":     {err: &tsclient.APIError{StatusCode: 422, Method: "POST", Errors: map[string][]string{"private_endpoint": {"Sorry, this domain is protected"}}}},
@@ -70,6 +138,8 @@ func TestCreatePendingMarkerLastsOnlyWhileInDoubt(t *testing.T) {
 		"taken, then the lookup failed":  {err: NothingMade(&tsclient.APIError{StatusCode: 503, Method: "GET", Endpoint: "/admin/api/backend_apis.json"})},
 		"a marker from an earlier try whose answer was lost, then a 429": {pendingBefore: true, err: &tsclient.APIError{StatusCode: 429, Method: "POST"}},
 		"a marker from an earlier try, then no answer again":             {pendingBefore: true, err: &tsclient.APIError{Method: "POST", Cause: errors.New("EOF")}, want: tenant},
+		"an earlier version's marker, then a 422":                        {pendingBefore: true, legacy: true, err: &tsclient.APIError{StatusCode: 422, Method: "POST"}},
+		"an earlier version's marker, then no answer again":              {pendingBefore: true, legacy: true, err: &tsclient.APIError{Method: "POST", Cause: errors.New("EOF")}, want: tenant},
 		"id recorded, then a child refused": {err: &tsclient.APIError{StatusCode: 422, Method: "POST", Endpoint: "/admin/api/backend_apis/{backend_api_id}/metrics.json"},
 			recordedID: true},
 		"id recorded, then no answer": {err: errors.New("timeout"), recordedID: true},
@@ -77,8 +147,12 @@ func TestCreatePendingMarkerLastsOnlyWhileInDoubt(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			b := newBackend()
-			if tc.pendingBefore {
+			switch {
+			case tc.legacy:
 				b.Status.CreatePending = tenant
+			case tc.pendingBefore:
+				b.Annotations = map[string]string{v1alpha1.CreatePendingAnnotation: tenant + "#1"}
+				b.Finalizers = []string{Finalizer}
 			}
 			h := newHarness(t, b)
 			h.syncer.observe = func(s *Session) (Observation, error) {
@@ -94,8 +168,12 @@ func TestCreatePendingMarkerLastsOnlyWhileInDoubt(t *testing.T) {
 				return tc.err
 			}
 			_, _ = h.reconcile()
-			if got := h.get().Status.CreatePending; got != tc.want {
-				t.Errorf("createPending = %q after the failed create, want %q", got, tc.want)
+			stored := h.get()
+			if got := PendingCreate(stored); got != tc.want {
+				t.Errorf("marker %q after the failed create, want %q", got, tc.want)
+			}
+			if !controllerutil.ContainsFinalizer(stored, Finalizer) {
+				t.Errorf("no finalizer after a create was sent")
 			}
 		})
 	}
@@ -108,12 +186,12 @@ func TestFailedMarkerWriteClaimsNothing(t *testing.T) {
 	h.syncer.observe = func(*Session) (Observation, error) { return Observation{Exists: false}, nil }
 	failed := false
 	h.rec.Client = interceptor.NewClient(h.client.(client.WithWatch), interceptor.Funcs{
-		SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
-			if !failed && obj.(*v1alpha1.Backend).Status.CreatePending != "" {
+		Update: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
+			if !failed && obj.GetAnnotations()[v1alpha1.CreatePendingAnnotation] != "" {
 				failed = true
 				return errors.New("etcdserver: request timed out")
 			}
-			return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
+			return c.Update(ctx, obj, opts...)
 		},
 	})
 	if _, err := h.reconcile(); err == nil {
@@ -122,9 +200,44 @@ func TestFailedMarkerWriteClaimsNothing(t *testing.T) {
 	if !failed || h.syncer.calls["Create"] != 0 {
 		t.Fatalf("marker write failed: %v; creates sent: %d", failed, h.syncer.calls["Create"])
 	}
-	if got := h.get().Status.CreatePending; got != "" {
-		t.Errorf("createPending = %q stored although no create was sent", got)
+	if b := h.get(); PendingCreate(b) != "" || b.Status.CreateSettled != "" || len(b.Finalizers) != 0 {
+		t.Errorf("stored: marker %q, settled %q, finalizers %v, although no create was sent", PendingCreate(b), b.Status.CreateSettled, b.Finalizers)
 	}
+}
+
+// TestFinalizerGoesOnBeforeAnythingIsHeld: an object that holds a remote id without the finalizer (from
+// an earlier version, or the finalizer removed by hand) gets it back at once; one that adopts an
+// existing object gets it before the adoption is recorded or the object written to.
+func TestFinalizerGoesOnBeforeAnythingIsHeld(t *testing.T) {
+	t.Run("an id held", func(t *testing.T) {
+		b := newBackend()
+		b.Status.BackendID = 42
+		h := newHarness(t, b)
+		if _, err := h.reconcile(); err != nil {
+			t.Fatal(err)
+		}
+		if got := h.get(); !controllerutil.ContainsFinalizer(got, Finalizer) || got.Status.BackendID != 42 {
+			t.Errorf("finalizers %v, id %d", got.Finalizers, got.Status.BackendID)
+		}
+	})
+	t.Run("an adoption", func(t *testing.T) {
+		h := newHarness(t, newBackend())
+		h.syncer.observe = func(s *Session) (Observation, error) {
+			s.Adopted = 7
+			h.syncer.lastObj.Status.BackendID = 7
+			return Observation{Exists: true, UpToDate: false}, nil
+		}
+		h.syncer.update = func() error {
+			if !controllerutil.ContainsFinalizer(h.get(), Finalizer) {
+				t.Errorf("no finalizer when the adopted object is written to")
+			}
+			return nil
+		}
+		reconcileToState(t, h, "adopted", "Synced/Synced", "Ready/Synced")
+		if got := h.get(); !controllerutil.ContainsFinalizer(got, Finalizer) || got.Status.BackendID != 7 || PendingCreate(got) != "" {
+			t.Errorf("finalizers %v, id %d, marker %q", got.Finalizers, got.Status.BackendID, PendingCreate(got))
+		}
+	})
 }
 
 // TestAdoptionIsAnnounced: a syncer that adopted an existing object makes an Event and says so in the

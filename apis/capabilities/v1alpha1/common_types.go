@@ -57,6 +57,14 @@ var LifecycleConditions = []string{ConditionInSync, ConditionOrphan, ConditionSy
 // SyncNowAnnotation forces a re-read of the remote state (drift check) whenever its value changes.
 const SyncNowAnnotation = "apimsync.io/sync-now"
 
+// CreatePendingAnnotation is the create-pending marker: apimsync writes it, with its remote-cleanup
+// finalizer and in the same update, just before it sends a create of the remote object; its value is
+// "<tenant>#<n>", n counting the creates of this resource. While status.createSettled differs from it,
+// the answer to that create has not been seen: the object found by system name on that tenant is this
+// resource's own. A resource finds by system name only what it created itself (this marker) or what it
+// adopts on purpose.
+const CreatePendingAnnotation = "apimsync.io/create-pending"
+
 // ProviderAccountRef names the Secret, in the resource's own namespace, that holds the 3scale tenant's
 // admin URL (key `adminURL`) and access token (key `token`); optional keys: `caBundle` (PEM) and
 // `insecureSkipVerify` ("true" turns TLS verification off; only for test tenants).
@@ -131,11 +139,16 @@ type CommonStatus struct {
 	// the credentials are checked once per tenant before anything else.
 	// +optional
 	ProviderAccountVersion string `json:"providerAccountVersion,omitempty"`
-	// CreatePending is the tenant on which a create of the remote object was sent and its answer not yet
-	// seen. It is written before the create call: a resource finds by system name only what it created
-	// itself (this marker) or what it adopts on purpose.
+	// CreatePending is the create-pending marker as apimsync versions before the apimsync.io/create-pending
+	// annotation wrote it: the tenant on which a create was sent and its answer not yet seen. It is still
+	// honoured, and cleared once that create is settled; it is no longer written.
 	// +optional
 	CreatePending string `json:"createPending,omitempty"`
+	// CreateSettled is the value of the apimsync.io/create-pending annotation whose create is settled: its
+	// answer was seen (the remote id is recorded), or it surely made nothing (3scale refused it, or it was
+	// never sent). The annotation marks a create in doubt only while it differs from this.
+	// +optional
+	CreateSettled string `json:"createSettled,omitempty"`
 	// MetricsHash is the hash of the remote ids of the object's metrics and methods: objects that refer to
 	// them (plans' limits and pricing rules) re-sync when it changes, e.g. after a metric deleted in 3scale
 	// was re-created with a new id.
