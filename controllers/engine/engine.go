@@ -257,7 +257,7 @@ func (r *Reconciler[T]) sync(ctx context.Context, obj T, w *statusWriter[T]) (ct
 		// finalizer went on with the first create, or one whose finalizer was removed by hand). A new
 		// object gets it with its create-pending marker, in the one update made before its first create.
 		if err := r.updateMetadata(ctx, obj, w, addFinalizer); err != nil {
-			return ctrl.Result{}, client.IgnoreNotFound(err)
+			return r.metadataNotWritten(w, err)
 		}
 	}
 
@@ -337,6 +337,14 @@ func (r *Reconciler[T]) sync(ctx context.Context, obj T, w *statusWriter[T]) (ct
 		case !obs.UpToDate:
 			err = r.Syncer.Update(ctx, obj, s, obs)
 		}
+	}
+	if errors.Is(err, errObjectChanged) {
+		return r.metadataNotWritten(w, err)
+	}
+	if obj.GetRemoteID() != 0 {
+		// Its id is recorded: no create is in doubt any more, whatever failed after (a create's
+		// children, an update of the object found under the marker).
+		settleCreate(obj)
 	}
 	if err != nil {
 		if class, _, _ := Classify(err); class == ClassInvalid && fromRemote(err) {
@@ -486,8 +494,15 @@ func (r *Reconciler[T]) nextCheck(obj T, st *v1alpha1.CommonStatus, s *Session, 
 // adopted with an Event or refused; that is the safe side of the doubt.
 func (r *Reconciler[T]) create(ctx context.Context, obj T, s *Session, w *statusWriter[T]) error {
 	if !s.CreatePending {
+		mark := nextCreateMark(obj, s.Tenant)
 		err := r.updateMetadata(ctx, obj, w, func(o client.Object) bool {
-			markCreatePending(o, s.Tenant)
+			annotations := maps.Clone(o.GetAnnotations())
+			if annotations == nil {
+				annotations = map[string]string{}
+			}
+			annotations[v1alpha1.CreatePendingAnnotation] = mark
+			o.SetAnnotations(annotations)
+			controllerutil.AddFinalizer(o, Finalizer)
 			return true
 		})
 		if err != nil {
@@ -495,22 +510,41 @@ func (r *Reconciler[T]) create(ctx context.Context, obj T, s *Session, w *status
 		}
 	}
 	err := r.Syncer.Create(ctx, obj, s)
-	if err != nil && (obj.GetRemoteID() != 0 || madeNothing(err)) {
+	if err != nil && madeNothing(err) {
 		settleCreate(obj)
 	}
 	return err
 }
 
+// metadataNotWritten ends a reconcile whose metadata update failed: nothing was sent to 3scale. A
+// conflict (the object changed since it was read: a spec edit, another controller's metadata) is looked
+// at again shortly, with no condition and no event (the change's own watch event brings it back too);
+// any other error is retried by the workqueue. Nothing is recorded either way.
+func (r *Reconciler[T]) metadataNotWritten(w *statusWriter[T], err error) (ctrl.Result, error) {
+	w.done = true
+	if errors.Is(err, errObjectChanged) {
+		return ctrl.Result{RequeueAfter: time.Second}, nil
+	}
+	return ctrl.Result{}, client.IgnoreNotFound(err)
+}
+
 // updateMetadata applies change to obj's metadata and, when it changed anything, writes it (an update
 // with optimistic locking: a conflict is returned). The status obj carries, set so far by this
 // reconcile, is kept for the status write at its end, and that write then diffs against the object as
-// stored now. On failure obj's metadata is as it was.
+// stored now. On failure obj's metadata is as it was; a conflict is errObjectChanged.
 func (r *Reconciler[T]) updateMetadata(ctx context.Context, obj T, w *statusWriter[T], change func(client.Object) bool) error {
-	stored := obj.DeepCopyObject().(T)
+	// The update is made from the object as last read or written (w.before), not from obj: its answer is
+	// decoded into the copy sent without clearing it first, so status obj holds and the API server does
+	// not (an id just recorded) would stay in the copy, and the status write that diffs against it would
+	// leave it out.
+	stored := w.before.DeepCopyObject().(T)
 	if !change(stored) {
 		return nil
 	}
 	if err := r.Client.Update(ctx, stored); err != nil {
+		if apierrors.IsConflict(err) {
+			return fmt.Errorf("%w: %w", errObjectChanged, err)
+		}
 		return err
 	}
 	r.wrote(stored)
@@ -524,29 +558,36 @@ func (r *Reconciler[T]) updateMetadata(ctx context.Context, obj T, w *statusWrit
 	return nil
 }
 
+// errObjectChanged is updateMetadata's conflict: the object changed since this reconcile read it.
+var errObjectChanged = errors.New("the object changed since it was read")
+
 // addFinalizer adds the remote-cleanup finalizer to obj, telling whether it was missing.
 func addFinalizer(obj client.Object) bool { return controllerutil.AddFinalizer(obj, Finalizer) }
 
-// markCreatePending sets obj's create-pending marker for a create on tenant (a marker not yet settled,
-// see PendingCreate) and its finalizer.
-func markCreatePending(obj client.Object, tenant string) {
-	n := 0
-	if prev, ok := obj.GetAnnotations()[v1alpha1.CreatePendingAnnotation]; ok {
-		_, count, _ := strings.Cut(prev, "#")
-		n, _ = strconv.Atoi(count)
+// nextCreateMark is the create-pending marker of obj's next create on tenant: "<tenant>#<n>#<uid>",
+// n one more than any marker obj carries or settled (so that a marker is never written twice, even if
+// the annotation was removed meanwhile), uid obj's own (so that the annotation, copied with the object
+// into a new one — an export applied again, a restore — means nothing there).
+func nextCreateMark(obj Object, tenant string) string {
+	_, n, _ := parseCreateMark(obj.GetAnnotations()[v1alpha1.CreatePendingAnnotation])
+	_, settled, _ := parseCreateMark(obj.GetSyncStatus().CreateSettled)
+	return fmt.Sprintf("%s#%d#%s", tenant, max(n, settled)+1, obj.GetUID())
+}
+
+// parseCreateMark splits a create-pending marker into its tenant, count and UID.
+func parseCreateMark(mark string) (tenant string, n int, uid types.UID) {
+	parts := strings.SplitN(mark, "#", 3)
+	if len(parts) != 3 {
+		return "", 0, ""
 	}
-	annotations := maps.Clone(obj.GetAnnotations())
-	if annotations == nil {
-		annotations = map[string]string{}
-	}
-	annotations[v1alpha1.CreatePendingAnnotation] = tenant + "#" + strconv.Itoa(n+1)
-	obj.SetAnnotations(annotations)
-	controllerutil.AddFinalizer(obj, Finalizer)
+	n, _ = strconv.Atoi(parts[1])
+	return parts[0], n, types.UID(parts[2])
 }
 
 // PendingCreate is the tenant on which a create of obj's remote object was sent and its answer not seen
-// (it may have made the object): the create-pending annotation while status does not record that create
-// settled, or the marker earlier versions kept in status. "" when no create is in doubt.
+// (it may have made the object): the create-pending annotation written for this very object (its UID)
+// while status does not record that create settled, or the marker earlier versions kept in status. ""
+// when no create is in doubt.
 func PendingCreate(obj Object) string {
 	st := obj.GetSyncStatus()
 	if st.CreatePending != "" {
@@ -556,8 +597,10 @@ func PendingCreate(obj Object) string {
 	if mark == "" || mark == st.CreateSettled {
 		return ""
 	}
-	tenant, _, _ := strings.Cut(mark, "#")
-	return tenant
+	if tenant, _, uid := parseCreateMark(mark); uid == obj.GetUID() {
+		return tenant
+	}
+	return ""
 }
 
 // settleCreate records in obj's status that no create of its remote object is in doubt any more.

@@ -102,8 +102,9 @@ func (f *fakeSyncer) Update(context.Context, *v1alpha1.Backend, *Session, Observ
 	return nil
 }
 
-func (f *fakeSyncer) Delete(context.Context, *v1alpha1.Backend, *Session) error {
+func (f *fakeSyncer) Delete(_ context.Context, _ *v1alpha1.Backend, s *Session) error {
 	f.count("Delete")
+	f.lastS = s
 	if f.delete != nil {
 		return f.delete()
 	}
@@ -202,7 +203,7 @@ func TestFirstSyncCreatesThenSteadyStateMakesNoRemoteCall(t *testing.T) {
 		}
 	}
 	want := v1alpha1.CommonStatus{ObservedGeneration: 1, TenantHost: "acme-admin.example.com", SystemName: "pets", SyncedHash: "h1",
-		ProviderAccountSecret: "threescale-provider-account", LastSyncTime: &metav1.Time{Time: h.now}, CreateSettled: "acme-admin.example.com#1"}
+		ProviderAccountSecret: "threescale-provider-account", LastSyncTime: &metav1.Time{Time: h.now}, CreateSettled: "acme-admin.example.com#1#"}
 	got := b.Status.CommonStatus
 	got.Conditions = nil
 	if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b metav1.Time) bool { return a.Equal(&b) })); diff != "" {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -12,6 +13,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/google/go-cmp/cmp"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
@@ -64,8 +67,9 @@ func TestCreatePendingMarkerIsWrittenBeforeTheCreate(t *testing.T) {
 
 	// Deleted in 3scale behind our back: created again, under a new marker.
 	h.syncer.create = func(*v1alpha1.Backend) error {
-		if got := h.get().Annotations[v1alpha1.CreatePendingAnnotation]; got != "acme-admin.example.com#2" {
-			t.Errorf("marker %q when the second create is sent, want a new one", got)
+		stored := h.get()
+		if tenant, n, _ := parseCreateMark(stored.Annotations[v1alpha1.CreatePendingAnnotation]); tenant != "acme-admin.example.com" || n != 2 || PendingCreate(stored) == "" {
+			t.Errorf("marker %q when the second create is sent, want a new one", stored.Annotations[v1alpha1.CreatePendingAnnotation])
 		}
 		return nil
 	}
@@ -147,11 +151,12 @@ func TestCreatePendingMarkerLastsOnlyWhileInDoubt(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			b := newBackend()
+			b.UID = "uid-1"
 			switch {
 			case tc.legacy:
 				b.Status.CreatePending = tenant
 			case tc.pendingBefore:
-				b.Annotations = map[string]string{v1alpha1.CreatePendingAnnotation: tenant + "#1"}
+				b.Annotations = map[string]string{v1alpha1.CreatePendingAnnotation: tenant + "#1#uid-1"}
 				b.Finalizers = []string{Finalizer}
 			}
 			h := newHarness(t, b)
@@ -205,6 +210,37 @@ func TestFailedMarkerWriteClaimsNothing(t *testing.T) {
 	}
 }
 
+// TestChangedObjectIsReadAgainQuietly: when the object changed between its read and the metadata update
+// before its create (a spec edit applied meanwhile), nothing is sent to 3scale and nothing is written:
+// no condition, no event; the object is looked at again.
+func TestChangedObjectIsReadAgainQuietly(t *testing.T) {
+	h := newHarness(t, newBackend())
+	h.syncer.observe = func(*Session) (Observation, error) { return Observation{Exists: false}, nil }
+	conflicts := 0
+	h.rec.Client = interceptor.NewClient(h.client.(client.WithWatch), interceptor.Funcs{
+		Update: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
+			if conflicts == 0 {
+				conflicts++
+				return apierrors.NewConflict(schema.GroupResource{Group: "capabilities.apimsync.io", Resource: "backends"}, obj.GetName(),
+					errors.New("the object has been modified; please apply your changes to the latest version and try again"))
+			}
+			return c.Update(ctx, obj, opts...)
+		},
+	})
+	before := h.get().ResourceVersion
+	res, err := h.reconcile()
+	if err != nil || res.RequeueAfter <= 0 {
+		t.Errorf("result %+v, %v: want a quiet requeue", res, err)
+	}
+	if b := h.get(); b.ResourceVersion != before || h.syncer.calls["Create"] != 0 {
+		t.Errorf("after the conflict: stored %q (was %q), conditions %v, creates %d", b.ResourceVersion, before, state(b), h.syncer.calls["Create"])
+	}
+	if ev := drainEvents(h.events); len(ev) != 0 {
+		t.Errorf("events %q after a conflict", ev)
+	}
+	reconcileToState(t, h, "next pass", "Synced/Synced", "Ready/Synced")
+}
+
 // TestFinalizerGoesOnBeforeAnythingIsHeld: an object that holds a remote id without the finalizer (from
 // an earlier version, or the finalizer removed by hand) gets it back at once; one that adopts an
 // existing object gets it before the adoption is recorded or the object written to.
@@ -213,6 +249,12 @@ func TestFinalizerGoesOnBeforeAnythingIsHeld(t *testing.T) {
 		b := newBackend()
 		b.Status.BackendID = 42
 		h := newHarness(t, b)
+		h.syncer.connect = func() error {
+			if !controllerutil.ContainsFinalizer(h.get(), Finalizer) {
+				t.Errorf("no finalizer before anything else")
+			}
+			return nil
+		}
 		if _, err := h.reconcile(); err != nil {
 			t.Fatal(err)
 		}
@@ -433,4 +475,122 @@ func TestAddressRefusedAtDialTimeIsInvalid(t *testing.T) {
 	if class, reason, _ := Classify(callErr); class != ClassInvalid || reason != ReasonProviderAccountInvalid {
 		t.Errorf("a refused address (%v) is %v/%s, want Invalid/%s", callErr, class, reason, ReasonProviderAccountInvalid)
 	}
+}
+
+// TestStatusRecordedBeforeTheMetadataUpdateIsWritten: the API server's answer to the metadata update is
+// decoded into the object sent without clearing it first; what this reconcile recorded before it (an
+// adopted object's id) is still written to status afterwards.
+func TestStatusRecordedBeforeTheMetadataUpdateIsWritten(t *testing.T) {
+	h := newHarness(t, newBackend())
+	h.rec.Client = interceptor.NewClient(h.client.(client.WithWatch), interceptor.Funcs{
+		Update: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
+			// What a real API server client does: the answer is unmarshalled over the object sent.
+			answer := obj.DeepCopyObject().(client.Object)
+			if err := c.Update(ctx, answer, opts...); err != nil {
+				return err
+			}
+			data, err := json.Marshal(answer)
+			if err != nil {
+				return err
+			}
+			return json.Unmarshal(data, obj)
+		},
+	})
+	h.syncer.observe = func(s *Session) (Observation, error) {
+		s.Adopted = 7
+		h.syncer.lastObj.Status.BackendID = 7
+		return Observation{Exists: true, UpToDate: true}, nil
+	}
+	reconcileToState(t, h, "adopted", "Synced/Synced", "Ready/Synced")
+	if got := h.get(); got.Status.BackendID != 7 || got.Status.TenantHost == "" {
+		t.Errorf("stored id %d, tenant %q: want what the reconcile recorded", got.Status.BackendID, got.Status.TenantHost)
+	}
+}
+
+// TestCreateMarkerBelongsToItsObject: a marker copied with the object into a new one (an export applied
+// again, a restore: a new UID) claims nothing; a new marker never repeats one settled before, even when
+// the annotation was removed meanwhile (kubectl replace).
+func TestCreateMarkerBelongsToItsObject(t *testing.T) {
+	const tenant = "acme-admin.example.com"
+	t.Run("copied into a new object", func(t *testing.T) {
+		b := newBackend()
+		b.UID = "uid-new"
+		b.Annotations = map[string]string{v1alpha1.CreatePendingAnnotation: tenant + "#1#uid-old"}
+		h := newHarness(t, b)
+		h.syncer.observe = func(s *Session) (Observation, error) {
+			if s.CreatePending {
+				t.Errorf("a copied marker made the create pending: a same-named object would be taken as its own")
+			}
+			return Observation{Exists: false}, nil
+		}
+		reconcileToState(t, h, "created", "Synced/Synced", "Ready/Synced")
+		if got := h.get().Annotations[v1alpha1.CreatePendingAnnotation]; got != tenant+"#2#uid-new" {
+			t.Errorf("marker %q, want this object's own", got)
+		}
+	})
+	t.Run("annotation removed after a settled create", func(t *testing.T) {
+		b := newBackend()
+		b.UID = "uid-1"
+		b.Finalizers = []string{Finalizer}
+		b.Status.CreateSettled = tenant + "#3#uid-1"
+		h := newHarness(t, b)
+		h.syncer.observe = func(s *Session) (Observation, error) { return Observation{Exists: false}, nil }
+		h.syncer.create = func(*v1alpha1.Backend) error {
+			if got := h.get().Annotations[v1alpha1.CreatePendingAnnotation]; got != tenant+"#4#uid-1" {
+				t.Errorf("marker %q when the create is sent, want a new one", got)
+			}
+			return nil
+		}
+		reconcileToState(t, h, "created", "Synced/Synced", "Ready/Synced")
+	})
+}
+
+// TestPendingCreateOnDeletionAndTenantChange: a resource deleted while its create is in doubt deletes by
+// system name on the marker's tenant (its own create); one whose provider account moved to another
+// tenant forgets the marker and creates there under a new one.
+func TestPendingCreateOnDeletionAndTenantChange(t *testing.T) {
+	const tenant = "acme-admin.example.com"
+	pending := func() *v1alpha1.Backend {
+		b := newBackend()
+		b.UID = "uid-1"
+		b.Spec.DeletionPolicy = v1alpha1.DeletionPolicyDelete
+		b.Finalizers = []string{Finalizer}
+		b.Annotations = map[string]string{v1alpha1.CreatePendingAnnotation: tenant + "#1#uid-1"}
+		return b
+	}
+	t.Run("deletion", func(t *testing.T) {
+		h := newHarness(t, pending())
+		if err := h.client.Delete(context.Background(), h.get()); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := h.reconcile(); err != nil {
+			t.Fatal(err)
+		}
+		if h.syncer.calls["Delete"] != 1 || !h.syncer.lastS.CreatePending {
+			t.Errorf("deletes %d: want one, by system name (told the create is pending)", h.syncer.calls["Delete"])
+		}
+		if _, err := h.reconcile(); err != nil {
+			t.Fatal(err)
+		}
+		if h.syncer.calls["Delete"] != 1 {
+			t.Errorf("deleted again")
+		}
+	})
+	t.Run("tenant change", func(t *testing.T) {
+		h := newHarness(t, pending())
+		h.syncer.tenant = "other-admin.example.com"
+		h.syncer.observe = func(s *Session) (Observation, error) {
+			if s.CreatePending {
+				t.Errorf("the old tenant's marker made a create pending on the new one")
+			}
+			return Observation{Exists: false}, nil
+		}
+		h.syncer.create = func(*v1alpha1.Backend) error {
+			if got := h.get().Annotations[v1alpha1.CreatePendingAnnotation]; got != "other-admin.example.com#2#uid-1" {
+				t.Errorf("marker %q when the create is sent on the new tenant", got)
+			}
+			return nil
+		}
+		reconcileToState(t, h, "created on the new tenant", "Synced/Synced", "Ready/Synced")
+	})
 }

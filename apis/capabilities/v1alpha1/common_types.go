@@ -59,10 +59,10 @@ const SyncNowAnnotation = "apimsync.io/sync-now"
 
 // CreatePendingAnnotation is the create-pending marker: apimsync writes it, with its remote-cleanup
 // finalizer and in the same update, just before it sends a create of the remote object; its value is
-// "<tenant>#<n>", n counting the creates of this resource. While status.createSettled differs from it,
-// the answer to that create has not been seen: the object found by system name on that tenant is this
-// resource's own. A resource finds by system name only what it created itself (this marker) or what it
-// adopts on purpose.
+// "<tenant>#<n>#<uid>", n counting the creates of this resource, uid the resource's own (a copy of the
+// annotation in another object means nothing). While status.createSettled differs from it, the answer to
+// that create has not been seen: the object found by system name on that tenant is this resource's own.
+// A resource finds by system name only what it created itself (this marker) or what it adopts on purpose.
 const CreatePendingAnnotation = "apimsync.io/create-pending"
 
 // ProviderAccountRef names the Secret, in the resource's own namespace, that holds the 3scale tenant's
