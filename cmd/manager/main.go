@@ -37,6 +37,7 @@ func main() {
 // flags are the manager's command-line settings.
 type flags struct {
 	metricsAddr, probeAddr string
+	pprofAddr              string
 	metricsSecure          bool
 	leaderElect            bool
 	leaderElectionNS       string
@@ -56,6 +57,7 @@ func parseFlags(args []string) (*flags, error) {
 	fs.BoolVar(&f.metricsSecure, "metrics-secure", false, "Serve metrics over HTTPS (self-signed, HTTP/1.1), to clients authenticated and authorized by the cluster (TokenReview and SubjectAccessReview on /metrics); off for local runs and the demo, on in config/default.")
 	fs.IntVar(&f.opts.MetricsMaxTenants, "metrics-max-tenants", 100, "Distinct tenant labels in the metrics at most; calls to further tenants are counted under tenant=\"other\".")
 	fs.StringVar(&f.probeAddr, "health-probe-bind-address", ":8081", "Address of the /healthz and /readyz probes.")
+	fs.StringVar(&f.pprofAddr, "pprof-bind-address", "", "Address of Go's pprof profiles (/debug/pprof/), for diagnosing the manager's CPU and memory; empty (the default) turns them off.")
 	fs.BoolVar(&f.leaderElect, "leader-elect", false, "Elect a leader so that only one replica syncs at a time.")
 	fs.StringVar(&f.leaderElectionNS, "leader-election-namespace", "", "Namespace of the leader-election lease (default: the pod's namespace).")
 	fs.StringVar(&f.watchNamespaces, "watch-namespaces", "", "Comma-separated namespaces to watch; empty watches all.")
@@ -153,6 +155,7 @@ func run(args []string) error {
 		Scheme:                        scheme,
 		Metrics:                       metricsOptions(f),
 		HealthProbeBindAddress:        f.probeAddr,
+		PprofBindAddress:              f.pprofAddr,
 		LeaderElection:                f.leaderElect,
 		LeaderElectionID:              leaderElectionID(f),
 		LeaderElectionNamespace:       f.leaderElectionNS,

@@ -43,6 +43,12 @@ func TestFlags(t *testing.T) {
 			t.Errorf("%v was accepted", bad)
 		}
 	}
+	if f.pprofAddr != "" || f.kubeQPS != 300 || f.kubeBurst != 600 {
+		t.Errorf("default pprof address %q, Kubernetes API pacing %v/%d; want off and 300/600", f.pprofAddr, f.kubeQPS, f.kubeBurst)
+	}
+	if g, err := parseFlags([]string{"--pprof-bind-address", "127.0.0.1:6060"}); err != nil || g.pprofAddr != "127.0.0.1:6060" {
+		t.Errorf("--pprof-bind-address: %v, %v", g, err)
+	}
 	if got := splitNamespaces(""); len(got) != 0 {
 		t.Errorf("empty --watch-namespaces = %v, want all namespaces", got)
 	}
