@@ -12,8 +12,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	"github.com/apimsync/apimsync/controllers/engine"
 )
 
 // kubeRequests records the requests the manager makes to the API server.
@@ -143,5 +145,35 @@ func TestCacheTransformDropsWhatApimsyncNeverReads(t *testing.T) {
 	out, _ = stripForCache(b)
 	if got := out.(*v1alpha1.Backend); got.ManagedFields != nil || got.Annotations[corev1.LastAppliedConfigAnnotation] != "{}" {
 		t.Errorf("a Backend lost %v or kept managedFields %v: only managedFields go", got.Annotations, got.ManagedFields)
+	}
+}
+
+// TestSecretUseChangesOnlyWithFinalizersDeletionOrReferences: the in-use finalizer of a provider-account
+// Secret is looked at again when an object that reads it gains or loses its finalizer, is being deleted,
+// or names another Secret; not at each of its status writes (in a burst, each made the Secret's controller
+// list every object that reads it).
+func TestSecretUseChangesOnlyWithFinalizersDeletionOrReferences(t *testing.T) {
+	base := func() *v1alpha1.Backend {
+		b := &v1alpha1.Backend{ObjectMeta: metav1.ObjectMeta{Name: "pets", Namespace: "team-a"}}
+		b.Status.ProviderAccountSecret = v1alpha1.DefaultProviderAccountSecret
+		return b
+	}
+	cases := map[string]struct {
+		change func(b *v1alpha1.Backend)
+		want   bool
+	}{
+		"a status write":             {change: func(b *v1alpha1.Backend) { b.Status.SyncedHash = "h2"; b.Status.BackendID = 7 }},
+		"a spec edit":                {change: func(b *v1alpha1.Backend) { b.Spec.Name = "Pets v2" }},
+		"the finalizer":              {change: func(b *v1alpha1.Backend) { b.Finalizers = []string{engine.Finalizer} }, want: true},
+		"deletion":                   {change: func(b *v1alpha1.Backend) { b.DeletionTimestamp = &metav1.Time{Time: time.Now()} }, want: true},
+		"another Secret":             {change: func(b *v1alpha1.Backend) { b.Spec.ProviderAccountRef = &v1alpha1.ProviderAccountRef{Name: "other"} }, want: true},
+		"another Secret synced with": {change: func(b *v1alpha1.Backend) { b.Status.ProviderAccountSecret = "other" }, want: true},
+	}
+	for name, tc := range cases {
+		before, after := base(), base()
+		tc.change(after)
+		if got := secretUseChanged.Update(event.UpdateEvent{ObjectOld: before, ObjectNew: after}); got != tc.want {
+			t.Errorf("%s: the Secret's controller is told %v, want %v", name, got, tc.want)
+		}
 	}
 }

@@ -79,7 +79,9 @@ func (r *SecretReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 func (r *SecretReconciler) inUse(ctx context.Context, secret client.Object) (bool, error) {
 	for _, list := range []client.ObjectList{&v1alpha1.BackendList{}, &v1alpha1.ProductList{}, &v1alpha1.ApplicationPlanList{},
 		&v1alpha1.DeveloperAccountList{}, &v1alpha1.ApplicationList{}, &v1alpha1.ActiveDocList{}} {
-		if err := r.Client.List(ctx, list, client.InNamespace(secret.GetNamespace()), client.MatchingFields{indexSecretRefs: secret.GetName()}); err != nil {
+		// Read only: the cache's objects as they are, no copy of each.
+		if err := r.Client.List(ctx, list, client.InNamespace(secret.GetNamespace()), client.MatchingFields{indexSecretRefs: secret.GetName()},
+			client.UnsafeDisableDeepCopy); err != nil {
 			return false, err
 		}
 		found := false

@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -264,10 +266,21 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 	b := ctrl.NewControllerManagedBy(mgr).For(&corev1.Secret{}, builder.OnlyMetadata, builder.WithPredicates(carriesFinalizer)).
 		Named("provideraccount").WithOptions(sh.ctrlOpts())
 	for _, o := range syncedKinds() {
-		b = b.Watches(o, handler.EnqueueRequestsFromMapFunc(secretsOf))
+		b = b.Watches(o, handler.EnqueueRequestsFromMapFunc(secretsOf), builder.WithPredicates(secretUseChanged))
 	}
 	return b.Complete(&SecretReconciler{Client: mgr.GetClient(), Metadata: mgr.GetCache(), Finalizer: finalizer})
 }
+
+// secretUseChanged lets through only the events of an object that may change whether the Secrets it
+// reads are in use: its creation and deletion, and updates of its finalizers, its deletion or the Secrets
+// it names. Its status writes, most of its events, do not (in a burst, each made the Secret's controller
+// list every object of the namespace that reads it).
+var secretUseChanged = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+	before, after := e.ObjectOld, e.ObjectNew
+	return !slices.Equal(before.GetFinalizers(), after.GetFinalizers()) ||
+		before.GetDeletionTimestamp().IsZero() != after.GetDeletionTimestamp().IsZero() ||
+		!slices.Equal(secretRefs(before), secretRefs(after))
+}}
 
 // applicationsOfProduct maps a Product to the Applications on its plans.
 func applicationsOfProduct(reader client.Reader) handler.MapFunc {

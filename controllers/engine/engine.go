@@ -940,7 +940,9 @@ type statusWriter[T Object] struct {
 }
 
 func (w *statusWriter[T]) write(ctx context.Context, obj T) error {
-	if w.done || equality.Semantic.DeepEqual(statusOf(w.before), statusOf(obj)) {
+	// The whole objects first: a reconcile that changed nothing (most of them, in a burst) costs no
+	// conversion; the statuses as unstructured data then, so that only a difference that shows is written.
+	if w.done || equality.Semantic.DeepEqual(w.before, obj) || equality.Semantic.DeepEqual(statusOf(w.before), statusOf(obj)) {
 		return nil
 	}
 	if err := w.r.Client.Status().Patch(ctx, obj, client.MergeFrom(w.before)); err != nil {
