@@ -224,7 +224,7 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	}
 	if r.staleCache(req.NamespacedName, obj) {
 		// The cache has not caught up with our own last write of this object yet (the event of an earlier
-		// write, such as the create-pending marker, woke it): acting on the old status would redo what
+		// write, such as the create-pending marker's update, woke it): acting on the old status would redo what
 		// was just done. Look again in a moment.
 		return ctrl.Result{RequeueAfter: 100 * time.Millisecond}, nil
 	}
@@ -928,9 +928,9 @@ func (r *Reconciler[T]) event(obj T, eventType, reason, action, format string, a
 	}
 }
 
-// statusWriter writes an object's status when it changed since it was last written: at the end of a
-// reconcile, and before a remote create (the create-pending marker). A merge patch (no resourceVersion)
-// never conflicts.
+// statusWriter writes an object's status at the end of a reconcile when it changed since it was last
+// read or written (before is that object; a metadata update, such as the create-pending marker's,
+// moves it on). A merge patch (no resourceVersion) never conflicts.
 type statusWriter[T Object] struct {
 	r      *Reconciler[T]
 	before T

@@ -200,7 +200,7 @@ func fromRemote(err error) bool {
 
 // NothingMade marks the error of a create that surely made nothing, though what followed failed (3scale
 // said the system name was taken, and the lookup of what holds it failed or refused an adoption): the
-// engine drops the create-pending marker.
+// engine settles the create-pending marker.
 func NothingMade(err error) error { return nothingMade{err} }
 
 type nothingMade struct{ error }
