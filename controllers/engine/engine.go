@@ -491,7 +491,9 @@ func (r *Reconciler[T]) nextCheck(obj T, st *v1alpha1.CommonStatus, s *Session, 
 // look like this resource's own: taken without an adoption, and deleted with the resource. The refusal
 // speaks for this try only: should an earlier one whose answer was lost have made the object after all
 // (its request still under way in porta when this one looked), the object is later seen as a stranger's,
-// adopted with an Event or refused; that is the safe side of the doubt.
+// adopted with an Event or refused; that is the safe side of the doubt. The marker is metadata: a
+// replace of the whole object (kubectl replace, Argo CD's Replace=true) while a create is in doubt drops
+// it with the finalizer, and the object created then is later seen as a stranger's too.
 func (r *Reconciler[T]) create(ctx context.Context, obj T, s *Session, w *statusWriter[T]) error {
 	if !s.CreatePending {
 		mark := nextCreateMark(obj, s.Tenant)
