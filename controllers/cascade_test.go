@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"slices"
 	"sort"
 	"strconv"
@@ -301,6 +302,30 @@ func TestDeletingAProductTakesItsPlansAndApplications(t *testing.T) {
 		t.Errorf("%d accounts in 3scale, want the 1 not deleted", got)
 	}
 	waitState(t, v1alpha1.ConditionSynced, acc)
+}
+
+// TestAPruneDeletesEachObjectOnce: a Product and its plans deleted together, the product first (a prune:
+// Argo CD, Flux, kubectl delete -f): the product leaves its plans to the prune (--dependant-deletion-grace)
+// instead of sending a DELETE of its own for each; all go, and 3scale is emptied by the product's deletion.
+func TestAPruneDeletesEachObjectOnce(t *testing.T) {
+	ns := newNamespace(t)
+	backend, product := petsBackend(ns), petstoreProduct(ns, "pets")
+	plans := []syncedObject{basicPlan(ns, "basic", "petstore"), basicPlan(ns, "gold", "petstore"), basicPlan(ns, "silver", "petstore")}
+	create(t, defaultSecret(ns), backend, product)
+	for _, p := range plans {
+		create(t, p)
+	}
+	waitState(t, v1alpha1.ConditionSynced, append(plans, product, backend)...)
+
+	deleteObjects(t, append([]client.Object{product}, toClientObjects(plans)...)...)
+	waitGone(t, append(toClientObjects(plans), product)...)
+	deletes := kubeRequests.matching(func(r kubeRequest) bool {
+		return r.method == http.MethodDelete && strings.Contains(r.path, "/namespaces/"+ns+"/")
+	})
+	if len(deletes) != 0 {
+		t.Errorf("the manager deleted what the prune deletes: %v", deletes)
+	}
+	assertRemoteEmpty(t, ns, "services", simulator.KindPlans)
 }
 
 // TestDeletingAnAccountTakesItsApplicationsOnTwoPlans: an account with an application on each of two

@@ -60,6 +60,9 @@ type Options struct {
 	// QuietWait is how long a new object waiting on a dependency that is itself being synced waits
 	// without being marked Orphan (default 30 s; negative: marked at once). See engine.Pending.
 	QuietWait time.Duration
+	// DependantGrace is how long an owner being deleted leaves its dependants to whoever deleted it before
+	// deleting them itself (default 2 s; negative: at once). See engine.Reconciler.DependantGrace.
+	DependantGrace time.Duration
 	// WatchLabelSelector, when set, makes this manager one shard: it syncs only the apimsync objects the
 	// selector matches (the manager must be built with ManagerOptions and the same selector).
 	WatchLabelSelector labels.Selector
@@ -108,6 +111,9 @@ func (o Options) withDefaults() Options {
 	if o.QuietWait == 0 {
 		o.QuietWait = 30 * time.Second
 	}
+	if o.DependantGrace == 0 {
+		o.DependantGrace = 2 * time.Second
+	}
 	if o.RetryBackoffMax <= 0 {
 		o.RetryBackoffMax = time.Minute
 	}
@@ -123,12 +129,14 @@ func (o Options) withDefaults() Options {
 
 // shared is what every kind's controller is built with.
 type shared struct {
-	mgr      ctrl.Manager
-	opts     Options
-	reader   client.Reader
-	states   *engine.StateTracker
-	creds    *CredentialChecks
-	ctrlOpts func() controller.Options
+	mgr    ctrl.Manager
+	opts   Options
+	reader client.Reader
+	states *engine.StateTracker
+	creds  *CredentialChecks
+	// deletions records the deletions under way per namespace, of all kinds.
+	deletions *engine.Deletions
+	ctrlOpts  func() controller.Options
 }
 
 // kindController builds the generic reconciler of one kind, its controller and its watches: Secrets it
@@ -141,11 +149,14 @@ func kindController[T engine.Object](sh shared, kind string, newObj func() T, sy
 		Backoff:          engine.NewOrphanBackoff(sh.opts.OrphanBackoffInitial, sh.opts.OrphanBackoffMax),
 		DriftCheckPeriod: sh.opts.DriftCheckPeriod, States: sh.states, Credentials: sh.creds,
 		InvalidRetryPeriod: max(sh.opts.InvalidRetryPeriod, 0), QuietWait: max(sh.opts.QuietWait, 0),
-		Dependants: ownedDependants(sh.reader, referenceGraph, kind),
-		Users:      blockingUsers(sh.reader, referenceGraph, kind),
+		DependantGrace: max(sh.opts.DependantGrace, 0),
+		Deletions:      sh.deletions,
+		Dependants:     ownedDependants(sh.reader, referenceGraph, kind),
+		Users:          blockingUsers(sh.reader, referenceGraph, kind),
 	}
 	b := ctrl.NewControllerManagedBy(sh.mgr).For(newObj()).Named(strings.ToLower(kind)).WithOptions(sh.ctrlOpts()).
-		WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(referencing(sh.reader, list, indexSecretRefs)))
+		WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(referencing(sh.reader, list, indexSecretRefs))).
+		Watches(newObj(), sh.deletions.Handler()) // records its deletions: a prune under way (DependantGrace)
 	for _, ref := range referenceGraph {
 		switch kind {
 		case ref.From: // wake it when what it references changes
@@ -222,7 +233,7 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 		MaxResponseBytes: opts.MaxResponseBytes, MaxListPages: opts.MaxListPages}
 	snapshots := cache.NewSnapshots(opts.SnapshotCacheSize)
 	lists := &BurstLists{}
-	sh := shared{mgr: mgr, opts: opts, reader: reader, states: engine.NewStateTracker(), creds: &CredentialChecks{},
+	sh := shared{mgr: mgr, opts: opts, reader: reader, states: engine.NewStateTracker(), creds: &CredentialChecks{}, deletions: engine.NewDeletions(),
 		// Each controller has its own workqueue rate limiter: passing failures back off exponentially,
 		// but never longer than RetryBackoffMax.
 		ctrlOpts: func() controller.Options {

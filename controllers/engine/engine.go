@@ -177,6 +177,15 @@ type Reconciler[T Object] struct {
 	// Products using a Backend). On deletion the engine waits until none is left (a watch on them should
 	// wake this object) before the remote delete, instead of calling to be refused.
 	Users func(ctx context.Context, obj client.Object) ([]client.Object, error)
+	// DependantGrace is how long an owner being deleted leaves those of its dependants not being deleted
+	// yet to whoever deleted the owner: a prune (Argo CD, Flux, kubectl delete -f) deletes them a moment
+	// later, and a DELETE of ours as well would be an API server write for nothing. The grace lasts from
+	// the owner's deletion and, while Deletions records more in its namespace (a prune under way), from
+	// the last of them, up to dependantGraceCap of it in all; then the owner deletes those left itself. 0
+	// deletes them at once.
+	DependantGrace time.Duration
+	// Deletions, when set, records the deletions under way per namespace (all kinds' informers feed it).
+	Deletions *Deletions
 
 	// rejected remembers, per object, the attempt 3scale refused (types.NamespacedName → rejection):
 	// the same attempt is not sent again before InvalidRetryPeriod, whatever wakes the object.
@@ -188,6 +197,9 @@ type Reconciler[T Object] struct {
 	// this reconciler asked for the deletion of each of its dependants, so that a stale cache does not
 	// make it ask again and again; forgotten with the owner.
 	deleting sync.Map
+	// goingSince remembers when this reconciler first saw each owner being deleted
+	// (types.NamespacedName → time.Time), for DependantGrace; forgotten with the owner.
+	goingSince sync.Map
 	// written remembers our last write of each object (types.NamespacedName → lastWrite), so that a
 	// reconcile woken by that write's event does not act on an older cached copy.
 	written sync.Map
@@ -422,6 +434,10 @@ func (r *Reconciler[T]) quietWait(obj T, err error) (time.Duration, bool) {
 func (r *Reconciler[T]) failQuietly(ctx context.Context, obj T, w *statusWriter[T], err error) (ctrl.Result, error) {
 	if wait, ok := r.quietWait(obj, err); ok {
 		w.done = true // nothing worth a write: the status stays as it was
+		var re *ReasonedError
+		if errors.As(err, &re) && re.recheck > 0 {
+			wait = min(wait, re.recheck)
+		}
 		return ctrl.Result{RequeueAfter: wait}, nil
 	}
 	// A quiet wait that ran out ends here: a later one (its deletion, after an Orphan) counts afresh.
@@ -721,7 +737,9 @@ func (r *Reconciler[T]) finalize(ctx context.Context, obj T, w *statusWriter[T])
 // which other finalizers keep those apimsync is done with. The wait is a quiet one (GoingAway) from
 // obj's own deletion: the deletions it waits for are under way, and usually done in a moment; in a
 // mass deletion a condition and an event per owner, each time the count changes, would be API server
-// writes for nothing. Past QuietWait the owner says what it waits for, so that a stuck one shows.
+// writes for nothing. Past QuietWait the owner says what it waits for, so that a stuck one shows. For
+// DependantGrace from its deletion, the owner leaves the dependants not being deleted yet to whoever
+// deleted it (a prune deletes them a moment later), and looks again when the grace ends.
 func (r *Reconciler[T]) deleteDependants(ctx context.Context, obj T) error {
 	deps, err := related(ctx, r.Dependants, obj)
 	if err != nil || len(deps) == 0 {
@@ -729,11 +747,15 @@ func (r *Reconciler[T]) deleteDependants(ctx context.Context, obj T) error {
 	}
 	var kinds []string
 	names := map[string][]string{}
+	grace := r.dependantGraceLeft(obj)
 	for _, d := range deps {
 		name := d.GetName()
 		if d.GetDeletionTimestamp().IsZero() {
-			if err := r.deleteDependant(ctx, obj, d); err != nil {
-				return fmt.Errorf("cannot delete %s: %w", nameOf(d), err)
+			// Within the grace, whoever deleted obj may be deleting d too: its deletion wakes obj (a watch).
+			if grace == 0 {
+				if err := r.deleteDependant(ctx, obj, d); err != nil {
+					return fmt.Errorf("cannot delete %s: %w", nameOf(d), err)
+				}
 			}
 		} else if !controllerutil.ContainsFinalizer(d, Finalizer) {
 			// Done here: what keeps it is another controller's finalizer.
@@ -759,9 +781,43 @@ func (r *Reconciler[T]) deleteDependants(ctx context.Context, obj T) error {
 		}
 		names[kind] = append(names[kind], name)
 	}
-	return &ReasonedError{class: ClassWaiting, Reason: ReasonDeletingDependants, RetryAfter: 5 * time.Second,
-		Message: dependantsMessage(kinds, names), quiet: quietGoing, since: obj.GetDeletionTimestamp().Time}
+	retry := 5 * time.Second
+	if grace > 0 {
+		retry = min(retry, grace) // then the owner deletes those left
+	}
+	return &ReasonedError{class: ClassWaiting, Reason: ReasonDeletingDependants, RetryAfter: retry,
+		Message: dependantsMessage(kinds, names), quiet: quietGoing, since: obj.GetDeletionTimestamp().Time, recheck: grace}
 }
+
+// dependantGraceLeft is how much is left of DependantGrace for an owner being deleted. It begins at the
+// earlier of its deletion timestamp (an old deletion met after a restart is not waited for again) and
+// when this reconciler first saw it going (the timestamp is the API server's clock, whole seconds only);
+// it lasts DependantGrace from then, or from the last deletion seen in its namespace since, and never
+// more than dependantGraceCap times DependantGrace from its beginning.
+func (r *Reconciler[T]) dependantGraceLeft(obj T) time.Duration {
+	if r.DependantGrace <= 0 {
+		return 0
+	}
+	now := r.now()
+	first, _ := r.goingSince.LoadOrStore(client.ObjectKeyFromObject(obj), now)
+	began := first.(time.Time)
+	if deleted := obj.GetDeletionTimestamp().Time; deleted.Before(began) {
+		began = deleted
+	}
+	end := began.Add(r.DependantGrace)
+	if last := r.Deletions.Last(obj.GetNamespace()); last.After(began) {
+		end = last.Add(r.DependantGrace)
+	}
+	if limit := began.Add(dependantGraceCap * r.DependantGrace); end.After(limit) {
+		end = limit
+	}
+	return max(end.Sub(now), 0)
+}
+
+// dependantGraceCap bounds an owner's DependantGrace while deletions go on in its namespace, in
+// DependantGraces: a namespace where objects are deleted all the time does not hold its owners back
+// for long.
+const dependantGraceCap = 10
 
 // deleteDependant deletes a dependant, unless this reconciler asked for it in the last few seconds: the
 // cache may not show its deletion yet, and every change of the owner's dependants wakes the owner again
@@ -1057,6 +1113,7 @@ func (r *Reconciler[T]) forget(id types.NamespacedName) {
 	r.Backoff.Reset(id)
 	r.quietSince.Delete(id)
 	r.deleting.Delete(id)
+	r.goingSince.Delete(id)
 	r.rejected.Delete(id)
 	r.written.Delete(id)
 	if r.States != nil {

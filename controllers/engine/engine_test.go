@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
@@ -950,6 +951,78 @@ func TestDependantDeletionIsAskedForOnce(t *testing.T) {
 	}
 }
 
+// TestDependantsAreLeftToTheirDeleterForTheGrace: an owner being deleted does not delete its dependants
+// for DependantGrace (whoever deleted it deletes them a moment later: a prune), looks again when the grace
+// ends, and deletes those still there then. The grace counts from the deletion timestamp (an old deletion
+// met after a restart deletes them at once) and from when this reconciler first saw the owner going (an
+// API server clock ahead of ours does not make it longer); deletions seen in the owner's namespace since
+// (a prune under way) extend it, up to dependantGraceCap graces; other namespaces' do not.
+func TestDependantsAreLeftToTheirDeleterForTheGrace(t *testing.T) {
+	const g = 2 * time.Second
+	type step struct {
+		at        time.Duration // after the owner's deletion timestamp
+		deletedIn string        // "": a reconcile of the owner; else a deletion seen in that namespace
+	}
+	reconcileAt := func(at time.Duration) step { return step{at: at} }
+	for name, tc := range map[string]struct {
+		steps       []step
+		deletes     []time.Duration // when the owner deleted the dependant
+		wantRequeue time.Duration   // of the first reconcile, when it deletes nothing
+	}{
+		"a prune deletes them":       {steps: []step{reconcileAt(g / 4), reconcileAt(3 * g / 4)}, wantRequeue: 3 * g / 4},
+		"left by the grace's end":    {steps: []step{reconcileAt(g / 4), reconcileAt(g + g/4)}, deletes: []time.Duration{g + g/4}, wantRequeue: 3 * g / 4},
+		"an old deletion, a restart": {steps: []step{reconcileAt(time.Hour)}, deletes: []time.Duration{time.Hour}},
+		"the API server's clock ahead": {steps: []step{reconcileAt(-time.Hour), reconcileAt(-time.Hour + g)},
+			deletes: []time.Duration{-time.Hour + g}, wantRequeue: g},
+		"a prune under way in the namespace": {
+			steps:   []step{reconcileAt(g / 4), {at: g / 2, deletedIn: "team-a"}, reconcileAt(g + g/4), reconcileAt(g + g/2)},
+			deletes: []time.Duration{g + g/2}, wantRequeue: 3 * g / 4},
+		"deletions in another namespace": {
+			steps:   []step{reconcileAt(g / 4), {at: g / 2, deletedIn: "team-b"}, reconcileAt(g + g/4)},
+			deletes: []time.Duration{g + g/4}, wantRequeue: 3 * g / 4},
+		"deletions all the time, up to the cap": {
+			steps: []step{reconcileAt(g / 4), {at: dependantGraceCap*g - g/2, deletedIn: "team-a"}, reconcileAt(dependantGraceCap*g - g/4),
+				reconcileAt(dependantGraceCap * g)},
+			deletes: []time.Duration{dependantGraceCap * g}, wantRequeue: 3 * g / 4},
+	} {
+		t.Run(name, func(t *testing.T) {
+			h := createdThenDeleted(t)
+			deleted := h.get().DeletionTimestamp.Time
+			h.rec.QuietWait, h.rec.DependantGrace, h.rec.Deletions = time.Minute, g, NewDeletions()
+			h.rec.Deletions.now = func() time.Time { return h.now }
+			plan := &v1alpha1.ApplicationPlan{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "basic", UID: "u-basic"}}
+			h.rec.Dependants = func(context.Context, client.Object) ([]client.Object, error) { return []client.Object{plan}, nil }
+			var deletedAt []time.Duration
+			h.rec.Client = interceptor.NewClient(h.client.(client.WithWatch), interceptor.Funcs{
+				Delete: func(ctx context.Context, c client.WithWatch, o client.Object, opts ...client.DeleteOption) error {
+					deletedAt = append(deletedAt, h.now.Sub(deleted))
+					return nil
+				},
+			})
+			for i, st := range tc.steps {
+				h.now = deleted.Add(st.at)
+				if st.deletedIn != "" {
+					h.rec.Deletions.Saw(st.deletedIn)
+					continue
+				}
+				res, err := h.reconcile()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if i == 0 && len(deletedAt) == 0 && res.RequeueAfter != tc.wantRequeue {
+					t.Errorf("requeue after %v, want %v (the grace's end)", res.RequeueAfter, tc.wantRequeue)
+				}
+			}
+			if !cmp.Equal(deletedAt, tc.deletes) {
+				t.Errorf("deleted the dependant at %v after the owner's deletion, want %v", deletedAt, tc.deletes)
+			}
+			if h.syncer.calls["Delete"] != 0 {
+				t.Errorf("deleted remotely with a dependant left")
+			}
+		})
+	}
+}
+
 // TestDeletionWaitsAreQuiet: an object being deleted that waits for the Products using it (a Backend),
 // whether they are being deleted already or not yet (a mass deletion reaches them a moment later), or
 // for its dependants to go (an owner), writes nothing and emits nothing during QuietWait after its own
@@ -1070,5 +1143,39 @@ func TestSpecErrorsShowBeforeAnyWait(t *testing.T) {
 	// It goes on to the wait, and holds nothing yet: no finalizer until its first create.
 	if b = h.get(); h.syncer.calls["Connect"] != 1 || len(b.Finalizers) != 0 {
 		t.Errorf("Connect calls %d, finalizers %v: a valid spec goes on to the wait", h.syncer.calls["Connect"], b.Finalizers)
+	}
+}
+
+// TestDeletionsRecordsWhatBeginsToGo: the informer handler records a namespace's deletion when an
+// object's deletion timestamp is set or the object goes, and nothing for other changes.
+func TestDeletionsRecordsWhatBeginsToGo(t *testing.T) {
+	at := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	d := NewDeletions()
+	d.now = func() time.Time { return at }
+	h := d.Handler()
+	ctx := context.Background()
+	plan := func(ns string, going bool) client.Object {
+		p := &v1alpha1.ApplicationPlan{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "basic"}}
+		if going {
+			p.DeletionTimestamp = &metav1.Time{Time: at}
+		}
+		return p
+	}
+	h.Update(ctx, event.UpdateEvent{ObjectOld: plan("a", false), ObjectNew: plan("a", false)}, nil)
+	h.Update(ctx, event.UpdateEvent{ObjectOld: plan("b", true), ObjectNew: plan("b", true)}, nil)
+	if !d.Last("a").IsZero() || !d.Last("b").IsZero() {
+		t.Errorf("recorded a deletion for an update that began none")
+	}
+	h.Update(ctx, event.UpdateEvent{ObjectOld: plan("a", false), ObjectNew: plan("a", true)}, nil)
+	at = at.Add(time.Second)
+	h.Delete(ctx, event.DeleteEvent{Object: plan("c", false)}, nil)
+	if got := d.Last("a"); !got.Equal(at.Add(-time.Second)) {
+		t.Errorf("namespace a: last deletion %v, want %v", got, at.Add(-time.Second))
+	}
+	if got := d.Last("c"); !got.Equal(at) {
+		t.Errorf("namespace c: last deletion %v, want %v", got, at)
+	}
+	if got := (*Deletions)(nil).Last("a"); !got.IsZero() {
+		t.Errorf("no record: %v, want none", got)
 	}
 }

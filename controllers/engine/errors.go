@@ -36,6 +36,9 @@ type ReasonedError struct {
 	quiet quietness
 	// since is when a GoingAway wait began (the deletion it waits for).
 	since time.Time
+	// recheck, when set on a quiet wait, is when the object is looked at again even within QuietWait
+	// (an owner's DependantGrace ends).
+	recheck time.Duration
 	// remote marks an Invalid decision on what 3scale holds (see Refused).
 	remote bool
 }
