@@ -29,6 +29,7 @@ func (r *Result) Table() string {
 	row("cold: calls (writes)", fmt.Sprintf("%d (%d)", cold.Calls.Total(), cold.Calls.Writes), fmt.Sprintf("%d minimal", cold.Minimal.Total()), fmt.Sprintf("%.2f", cold.CallsMin))
 	row("cold: time to all Synced", fmt.Sprintf("%.1f s", cold.Seconds), fmt.Sprintf("%.1f s", cold.Bound), ratioText(cold.TimeBnd))
 	r.floorRow(row, "cold", cold.Seconds, r.Floor.ColdSeconds, "create, finalizer, Synced status")
+	row("cold: the bench's own creates sent in (16 at a time)", fmt.Sprintf("%.1f s", cold.Sent), "", "")
 	row("cold: Kubernetes API writes (per object)", fmt.Sprintf("%d (%.1f)", cold.Kube.Writes, perObject(cold.Kube.Writes, c.Objects)), "", "")
 	row("cold: API server writes, all clients (top)", cold.APIServer.top(6), "", "")
 	row("cold: events, by kind and reason (top)", cold.Events.top(6), "", "")
@@ -61,6 +62,7 @@ func (r *Result) Table() string {
 	row("deletion: CPU", del.CPU.String(), "", "")
 	row("deletion: time until gone", fmt.Sprintf("%.1f s", del.Seconds), fmt.Sprintf("%.1f s", del.Bound), ratioText(del.TimeBnd))
 	r.floorRow(row, "deletion", del.Seconds, r.Floor.DeletionSeconds, "delete, finalizer removed")
+	row("deletion: the bench's own deletes sent in (16 at a time)", fmt.Sprintf("%.1f s", del.Sent), "", "")
 	row("deletion: remote objects left", fmt.Sprint(r.LeftAfterDeletion), "0", "")
 	return b.String()
 }

@@ -64,7 +64,10 @@ type Config struct {
 
 // Phase is the outcome of one measured phase.
 type Phase struct {
-	Seconds  float64 `json:"seconds"`
+	Seconds float64 `json:"seconds"`
+	// Sent is how long the bench took to send its own creates (deletes) of the phase, 16 at a time:
+	// the part of Seconds the manager's work shares the control plane with.
+	Sent     float64 `json:"sentSeconds"`
 	Calls    Calls   `json:"calls"`
 	TooMany  int     `json:"tooManyRequests"`
 	Refused  int     `json:"refused"`
@@ -119,6 +122,7 @@ type Result struct {
 	Memory              []SizedMemory    `json:"memoryAtRest"`
 	Drift               Drift            `json:"drift"`
 	Deletion            Phase            `json:"deletion"`
+	DeletionSeries      []Point          `json:"deletionSeries"` // objects left over time
 	LeftAfterDeletion   int              `json:"remoteObjectsLeftAfterDeletion"`
 	Floor               Floor            `json:"controlPlaneFloor"`
 	ObjectsPerNamespace []int            `json:"objectsPerNamespace"`
@@ -458,7 +462,8 @@ func (b *bench) cold(ctx context.Context) error {
 	if err := b.apply(ctx, objs, func(ctx context.Context, o client.Object) error { return b.k8s.Create(ctx, o) }); err != nil {
 		return err
 	}
-	b.logf("applied %d objects in %.1fs", len(objs), time.Since(start).Seconds())
+	sent := time.Since(start)
+	b.logf("applied %d objects in %.1fs", len(objs), sent.Seconds())
 	lastLog := time.Now()
 	err := b.waitCensus(ctx, 500*time.Millisecond, func(_, synced int) bool {
 		secs := time.Since(start).Seconds()
@@ -486,6 +491,7 @@ func (b *bench) cold(ctx context.Context) error {
 	ph.Kube, _ = readKubeRequests(b.metrics)
 	ph.CPU, ph.APIServer = b.cpuSince(cpuBefore, elapsed.Seconds()), b.apiServerWrites(ctx).minus(apiBefore)
 	ph.Events = b.events(ctx).minus(eventsBefore)
+	ph.Sent = sent.Seconds()
 	b.res.Cold = ph
 	b.logf("cold: %d objects in %.1fs, %d calls (%d writes), minimal %d, bound %.1fs; %d Kubernetes API writes",
 		len(objs), ph.Seconds, ph.Calls.Total(), ph.Calls.Writes, ph.Minimal.Total(), ph.Bound, ph.Kube.Writes)
@@ -707,7 +713,12 @@ func (b *bench) deletion(ctx context.Context) error {
 	if err := b.apply(ctx, objs, del); err != nil {
 		return err
 	}
-	if err := b.waitCensus(ctx, 200*time.Millisecond, func(exist, _ int) bool { return exist == 0 }); err != nil {
+	sent := time.Since(start)
+	b.logf("deleted %d objects in %.1fs", len(objs), sent.Seconds())
+	if err := b.waitCensus(ctx, 200*time.Millisecond, func(exist, _ int) bool {
+		b.res.DeletionSeries = append(b.res.DeletionSeries, Point{time.Since(start).Seconds(), exist})
+		return exist == 0
+	}); err != nil {
 		return err
 	}
 	elapsed := time.Since(start)
@@ -724,6 +735,7 @@ func (b *bench) deletion(ctx context.Context) error {
 	}
 	ph.CPU, ph.APIServer = b.cpuSince(cpuBefore, elapsed.Seconds()), b.apiServerWrites(ctx).minus(apiBefore)
 	ph.Events = b.events(ctx).minus(eventsBefore)
+	ph.Sent = sent.Seconds()
 	b.res.Deletion = ph
 	left := 0
 	for _, ns := range b.work.Namespaces {
