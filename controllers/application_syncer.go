@@ -555,19 +555,24 @@ func (s *ApplicationSyncer) writeCredentials(ctx context.Context, a *v1alpha1.Ap
 }
 
 // Delete implements engine.Syncer. An application whose account or product is being deleted with it, or
-// is gone from 3scale already, goes with them: no call.
+// is gone from 3scale already, goes with them: no call; while either may still be deleted in a moment (a
+// prune, within the deletion grace), it waits for them.
 func (s *ApplicationSyncer) Delete(ctx context.Context, a *v1alpha1.Application, sess *engine.Session) error {
 	sess.SystemName = a.Spec.Name
 	id, accountID := a.Status.ApplicationID, a.Status.AccountID
-	if accountID == 0 || goesWithOwner(ctx, s.Reader, a.Namespace, a.Spec.AccountRef, &v1alpha1.DeveloperAccount{}) {
-		sess.WentWithOwner = accountID != 0 // the account's deletion in 3scale takes its applications with it
-		return nil
+	if accountID == 0 {
+		return nil // on no account in 3scale: nothing to delete
 	}
+	// The account's deletion in 3scale takes its applications with it, the product's its plans'.
+	account := owner{kind: "DeveloperAccount", name: a.Spec.AccountRef, fate: fateOf(ctx, s.Reader, a.Namespace, a.Spec.AccountRef, &v1alpha1.DeveloperAccount{})}
+	product := owner{kind: "Product"}
 	var plan v1alpha1.ApplicationPlan
-	if s.Reader.Get(ctx, client.ObjectKey{Namespace: a.Namespace, Name: a.Spec.PlanRef}, &plan) == nil &&
-		goesWithOwner(ctx, s.Reader, a.Namespace, plan.Spec.ProductRef, &v1alpha1.Product{}) {
-		sess.WentWithOwner = true // the product's deletion in 3scale takes its plans' applications with it
-		return nil
+	if s.Reader.Get(ctx, client.ObjectKey{Namespace: a.Namespace, Name: a.Spec.PlanRef}, &plan) == nil {
+		product.name = plan.Spec.ProductRef
+		product.fate = fateOf(ctx, s.Reader, a.Namespace, plan.Spec.ProductRef, &v1alpha1.Product{})
+	}
+	if left, err := leftToOwners(a, sess, account, product); left {
+		return err
 	}
 	if id == 0 {
 		remote, err := locate(a, sess, s.finder(ctx, sess, accountID))

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	apiwatch "k8s.io/apimachinery/pkg/watch"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -328,6 +329,36 @@ func TestAPruneDeletesEachObjectOnce(t *testing.T) {
 	assertRemoteEmpty(t, ns, "services", simulator.KindPlans)
 }
 
+// TestAPruneOfPlansFirstLeavesThemToTheProduct: plans deleted a moment before their Product (a prune in
+// the other order) wait for it (the deletion grace) and go with its deletion in 3scale: one call, the
+// service's; a plan deleted alone, its product staying, deletes its own once the grace has passed.
+func TestAPruneOfPlansFirstLeavesThemToTheProduct(t *testing.T) {
+	ns := newNamespace(t)
+	backend, product := petsBackend(ns), petstoreProduct(ns, "pets")
+	alone := basicPlan(ns, "alone", "petstore")
+	plans := []syncedObject{basicPlan(ns, "basic", "petstore"), basicPlan(ns, "gold", "petstore")}
+	create(t, defaultSecret(ns), backend, product, alone)
+	for _, p := range plans {
+		create(t, p)
+	}
+	waitState(t, v1alpha1.ConditionSynced, append(plans, alone, product, backend)...)
+
+	mark := len(sim.Writes(ns))
+	deleteObjects(t, alone)
+	waitGone(t, alone)
+	if got := remoteDeletions(ns, mark); !slices.Equal(got, []string{"application_plans 200"}) {
+		t.Errorf("deleting a plan alone: remote deletions %v, want its own", got)
+	}
+
+	mark = len(sim.Writes(ns))
+	deleteObjects(t, append(toClientObjects(plans), product)...)
+	waitGone(t, append(toClientObjects(plans), product)...)
+	if got := remoteDeletions(ns, mark); !slices.Equal(got, []string{"services 200"}) {
+		t.Errorf("a prune of plans, then their product: remote deletions %v, want the service's only", got)
+	}
+	assertRemoteEmpty(t, ns, "services", simulator.KindPlans)
+}
+
 // TestDeletingAnAccountTakesItsApplicationsOnTwoPlans: an account with an application on each of two
 // plans: the applications go, then the account (which waits while one is held by another finalizer); in
 // 3scale the account's deletion takes its users and applications with it; the plans stay.
@@ -391,5 +422,45 @@ func TestSetupRefusesACyclicGraph(t *testing.T) {
 	want := "the reference graph has a cycle: ApplicationPlan → Product → ApplicationPlan: no deletion order exists"
 	if err == nil || err.Error() != want {
 		t.Errorf("SetupWithManager with a cyclic graph: %v, want %q", err, want)
+	}
+}
+
+// TestLeftToOwners: a dependant being deleted makes no call when an owner goes with its remote object,
+// waits quietly for one that may go while its deletion grace lasts, and deletes its own otherwise.
+func TestLeftToOwners(t *testing.T) {
+	plan := &v1alpha1.ApplicationPlan{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "basic", DeletionTimestamp: &metav1.Time{Time: time.Now()}}}
+	account, product := owner{kind: "DeveloperAccount", name: "acme"}, owner{kind: "Product", name: "petstore"}
+	with := func(o owner, f ownerFate) owner { o.fate = f; return o }
+	for name, tc := range map[string]struct {
+		owners             []owner
+		grace              time.Duration
+		wantLeft, wantWent bool
+		wantWait           string // the waiting error's message, "" for none
+	}{
+		"an owner goes": {owners: []owner{with(account, ownerMayGo), with(product, ownerGoes)}, grace: time.Second, wantLeft: true, wantWent: true},
+		"an owner may go, within grace": {owners: []owner{with(account, ownerMayGo), with(product, ownerStays)}, grace: 1500 * time.Millisecond, wantLeft: true,
+			wantWait: "waiting up to 1.5s for DeveloperAccount acme to be deleted too, whose deletion in 3scale would take this one along"},
+		"both may go, within grace": {owners: []owner{with(account, ownerMayGo), with(product, ownerMayGo)}, grace: time.Second, wantLeft: true,
+			wantWait: "waiting up to 1s for DeveloperAccount acme or Product petstore to be deleted too, whose deletion in 3scale would take this one along"},
+		"an owner may go, past grace": {owners: []owner{with(product, ownerMayGo)}},
+		"owners stay":                 {owners: []owner{with(account, ownerStays), with(product, ownerStays)}, grace: time.Second},
+	} {
+		t.Run(name, func(t *testing.T) {
+			sess := &engine.Session{DeletionGrace: tc.grace}
+			left, err := leftToOwners(plan, sess, tc.owners...)
+			if left != tc.wantLeft || sess.WentWithOwner != tc.wantWent {
+				t.Errorf("left %v, went with owner %v; want %v, %v", left, sess.WentWithOwner, tc.wantLeft, tc.wantWent)
+			}
+			switch {
+			case err == nil && tc.wantWait != "":
+				t.Errorf("no error, want waiting/%s %q", engine.ReasonWaitingForOwner, tc.wantWait)
+			case err != nil && tc.wantWait == "":
+				t.Errorf("error %v, want none", err)
+			case err != nil:
+				if class, reason, message := engine.Classify(err); class != engine.ClassWaiting || reason != engine.ReasonWaitingForOwner || message != tc.wantWait {
+					t.Errorf("error %v/%s %q, want waiting/%s %q", class, reason, message, engine.ReasonWaitingForOwner, tc.wantWait)
+				}
+			}
+		})
 	}
 }

@@ -594,12 +594,13 @@ func (s *PlanSyncer) syncPricing(ctx context.Context, a *v1alpha1.ApplicationPla
 
 // Delete implements engine.Syncer: deletes the plan this ApplicationPlan holds (by id, or by system name
 // after its own lost create). A plan whose product is being deleted with it, or is gone from 3scale
-// already (404), goes with the product: no call.
+// already (404), goes with the product: no call; while its product may still be deleted in a moment (a
+// prune, within the deletion grace), it waits for it.
 func (s *PlanSyncer) Delete(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session) error {
 	sess.SystemName = systemNameOf(a.Spec.SystemName, a.Name)
-	if goesWithOwner(ctx, s.Reader, a.Namespace, a.Spec.ProductRef, &v1alpha1.Product{}) {
-		sess.WentWithOwner = true // the product's deletion in 3scale takes the plan with it
-		return nil
+	product := owner{kind: "Product", name: a.Spec.ProductRef, fate: fateOf(ctx, s.Reader, a.Namespace, a.Spec.ProductRef, &v1alpha1.Product{})}
+	if left, err := leftToOwners(a, sess, product); left { // the product's deletion in 3scale takes the plan with it
+		return err
 	}
 	productID := a.Status.ProductID
 	return deleteHeld(a, sess, s.finder(ctx, sess, productID), func(id int64) error { return sess.Remote.DeletePlan(ctx, productID, id) })

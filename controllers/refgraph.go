@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	"github.com/apimsync/apimsync/controllers/engine"
 )
 
 // reference is one edge of the reference graph: objects of kind From name objects of kind To through a
@@ -159,12 +161,59 @@ func referrers(reader client.Reader, graph []reference, kind string, pick func(r
 	}
 }
 
-// goesWithOwner reports whether the named owner object is being deleted with its remote object (Delete
-// policy, holds its id): 3scale then deletes what the owner contains along with it (a service's plans and
-// their applications, an account's applications), so a dependant need not call for its own.
-func goesWithOwner(ctx context.Context, reader client.Reader, namespace, name string, owner syncedObject) bool {
-	if name == "" || reader.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, owner) != nil {
-		return false
+// ownerFate is what becomes of an owner's remote object, for a dependant whose remote object 3scale
+// deletes along with it (a service's plans and their applications, an account's applications).
+type ownerFate int
+
+const (
+	// ownerStays: the owner is gone from the cache, retained (Retain policy) or holds no remote object:
+	// the dependant deletes its own.
+	ownerStays ownerFate = iota
+	// ownerGoes: the owner is being deleted with its remote object (Delete policy, holds its id): its
+	// deletion in 3scale takes the dependant's along, which needs no call of its own.
+	ownerGoes
+	// ownerMayGo: the owner would go that way but is not being deleted (yet): a prune that deletes
+	// dependants before their owners may reach it in a moment.
+	ownerMayGo
+)
+
+// fateOf reads the named owner object into owner and tells its ownerFate.
+func fateOf(ctx context.Context, reader client.Reader, namespace, name string, owner syncedObject) ownerFate {
+	if name == "" || reader.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, owner) != nil ||
+		owner.GetDeletionPolicy() != v1alpha1.DeletionPolicyDelete || owner.GetRemoteID() == 0 {
+		return ownerStays
 	}
-	return !owner.GetDeletionTimestamp().IsZero() && owner.GetDeletionPolicy() == v1alpha1.DeletionPolicyDelete && owner.GetRemoteID() != 0
+	if owner.GetDeletionTimestamp().IsZero() {
+		return ownerMayGo
+	}
+	return ownerGoes
+}
+
+// owner is one owner of a dependant being deleted: its kind and name, for messages, and its fate.
+type owner struct {
+	kind, name string
+	fate       ownerFate
+}
+
+// leftToOwners tells a dependant's Delete whether to leave its remote object to its owners' deletion:
+// true when one of them goes (sess.WentWithOwner is set); true with a quiet wait (engine.OwnerMayFollow)
+// while one may still go within sess.DeletionGrace (a prune under way); false otherwise, when the
+// dependant deletes its own remote object.
+func leftToOwners(obj client.Object, sess *engine.Session, owners ...owner) (bool, error) {
+	var may []string
+	for _, o := range owners {
+		switch o.fate {
+		case ownerGoes:
+			sess.WentWithOwner = true
+			return true, nil
+		case ownerMayGo:
+			may = append(may, fmt.Sprintf("%s %s", o.kind, o.name))
+		}
+	}
+	if len(may) == 0 || sess.DeletionGrace <= 0 {
+		return false, nil
+	}
+	return true, engine.OwnerMayFollow(obj.GetDeletionTimestamp().Time, sess.DeletionGrace,
+		"waiting up to %s for %s to be deleted too, whose deletion in 3scale would take this one along",
+		sess.DeletionGrace.Round(100*time.Millisecond), strings.Join(may, " or "))
 }

@@ -9,7 +9,8 @@
 // BENCH_DRIFT_PERIOD (10m; the drift phase's --drift-check-period, 0 skips the phase), BENCH_DRIFT_WINDOW
 // (the drift period: how long the drift phase counts calls), BENCH_TIMEOUT (30m), BENCH_RESULTS (test/bench/results/latest),
 // BENCH_MANAGER_ARGS (extra manager flags, space-separated), BENCH_BIN (bin), BENCH_FLOOR (1; 0 skips
-// measuring the control plane's floor at the end).
+// measuring the control plane's floor at the end), BENCH_DELETE_ORDER (applied: owners first, as
+// applied; dependants-first: the reverse, plans before their products).
 package main
 
 import (
@@ -82,11 +83,15 @@ func config() (bench.Config, string, error) {
 		Latency: dur("BENCH_LATENCY", 20*time.Millisecond), RateLimit: float("BENCH_RATE_LIMIT", 0), RateBurst: num("BENCH_RATE_BURST", 10),
 		MaxInFlight: num("BENCH_MAX_IN_FLIGHT", 0), Steady: dur("BENCH_STEADY", 5*time.Minute),
 		DriftCheckPeriod: dur("BENCH_DRIFT_PERIOD", 10*time.Minute), Timeout: dur("BENCH_TIMEOUT", 30*time.Minute),
-		Floor:      text("BENCH_FLOOR", "1") != "0",
-		ManagerBin: filepath.Join(binDir, "manager"), SimBin: filepath.Join(binDir, "apimsync-sim"),
+		Floor:           text("BENCH_FLOOR", "1") != "0",
+		DependantsFirst: text("BENCH_DELETE_ORDER", "applied") == "dependants-first",
+		ManagerBin:      filepath.Join(binDir, "manager"), SimBin: filepath.Join(binDir, "apimsync-sim"),
 		ManagerArgs: strings.Fields(os.Getenv("BENCH_MANAGER_ARGS")), Dir: filepath.Join(out, "logs"), Log: os.Stderr,
 	}
 	cfg.DriftWindow = dur("BENCH_DRIFT_WINDOW", cfg.DriftCheckPeriod)
+	if o := text("BENCH_DELETE_ORDER", "applied"); o != "applied" && o != "dependants-first" {
+		errs = append(errs, fmt.Sprintf("BENCH_DELETE_ORDER=%q: applied or dependants-first", o))
+	}
 	if cfg.Objects == 0 || cfg.Tenants == 0 {
 		errs = append(errs, "BENCH_OBJECTS and BENCH_TENANTS must be positive")
 	}

@@ -78,6 +78,11 @@ type Session struct {
 	// its owner's (a plan with its product, an application with its account): the owner's deletion is
 	// the remote deletion, and says so.
 	WentWithOwner bool
+	// DeletionGrace, set by the engine before a syncer's Delete, is what is left of the object's
+	// deletion grace (Reconciler.DependantGrace, extended by the deletions under way in its namespace): a
+	// syncer whose remote object would go with an owner that is not being deleted yet may wait that long
+	// for a prune to reach the owner too (OwnerMayFollow), instead of a call of its own.
+	DeletionGrace time.Duration
 	// Adopted is set by a syncer that took over an existing remote object it did not create (found by
 	// system name); the engine announces it in an Event and the Synced condition.
 	Adopted int64
@@ -696,9 +701,9 @@ func (r *Reconciler[T]) finalize(ctx context.Context, obj T, w *statusWriter[T])
 			bound = pending
 		}
 		if bound == s.Tenant {
-			s.CreatePending = id == 0
+			s.CreatePending, s.DeletionGrace = id == 0, r.deletionGraceLeft(obj)
 			if err := r.Syncer.Delete(ctx, obj, s); err != nil {
-				return r.fail(ctx, obj, err)
+				return r.failQuietly(ctx, obj, w, err)
 			}
 			// The object no longer holds a remote one: should the finalizer patch below fail, the status
 			// written at the end of this reconcile says so, and the next try does not delete again.
@@ -747,7 +752,7 @@ func (r *Reconciler[T]) deleteDependants(ctx context.Context, obj T) error {
 	}
 	var kinds []string
 	names := map[string][]string{}
-	grace := r.dependantGraceLeft(obj)
+	grace := r.deletionGraceLeft(obj)
 	for _, d := range deps {
 		name := d.GetName()
 		if d.GetDeletionTimestamp().IsZero() {
@@ -789,12 +794,13 @@ func (r *Reconciler[T]) deleteDependants(ctx context.Context, obj T) error {
 		Message: dependantsMessage(kinds, names), quiet: quietGoing, since: obj.GetDeletionTimestamp().Time, recheck: grace}
 }
 
-// dependantGraceLeft is how much is left of DependantGrace for an owner being deleted. It begins at the
+// deletionGraceLeft is how much is left of DependantGrace for an object being deleted: an owner leaves
+// its dependants to whoever deleted it meanwhile, a dependant waits for its owner. It begins at the
 // earlier of its deletion timestamp (an old deletion met after a restart is not waited for again) and
 // when this reconciler first saw it going (the timestamp is the API server's clock, whole seconds only);
 // it lasts DependantGrace from then, or from the last deletion seen in its namespace since, and never
 // more than dependantGraceCap times DependantGrace from its beginning.
-func (r *Reconciler[T]) dependantGraceLeft(obj T) time.Duration {
+func (r *Reconciler[T]) deletionGraceLeft(obj T) time.Duration {
 	if r.DependantGrace <= 0 {
 		return 0
 	}

@@ -116,6 +116,15 @@ func GoingAway(since time.Time, reason, format string, args ...any) error {
 	return &ReasonedError{class: ClassWaiting, Reason: reason, Message: fmt.Sprintf(format, args...), quiet: quietGoing, since: since}
 }
 
+// OwnerMayFollow returns a quiet wait, for an object being deleted since the given time, of an owner
+// whose deletion in 3scale would take its remote object along and which may be deleted in a moment too
+// (a prune deletes dependants and owners in any order): the object is looked at again when grace
+// (Session.DeletionGrace) ends, or when the owner changes, and makes no call meanwhile.
+func OwnerMayFollow(since time.Time, grace time.Duration, format string, args ...any) error {
+	return &ReasonedError{class: ClassWaiting, Reason: ReasonWaitingForOwner, Message: fmt.Sprintf(format, args...),
+		RetryAfter: grace, quiet: quietGoing, since: since, recheck: grace}
+}
+
 // Invalid returns an error that makes the object Invalid with the given reason and message.
 func Invalid(reason, format string, args ...any) error {
 	return &ReasonedError{class: ClassInvalid, Reason: reason, Message: fmt.Sprintf(format, args...)}
@@ -146,6 +155,7 @@ const (
 	ReasonAdoptionRefused            = "AdoptionRefused"
 	ReasonTenantChanged              = "TenantChanged"
 	ReasonDeletingDependants         = "DeletingDependants"
+	ReasonWaitingForOwner            = "WaitingForOwner"
 )
 
 // Classify maps any error to its class, a condition reason and a message. Client errors are classified

@@ -18,8 +18,8 @@ import (
 func (r *Result) Table() string {
 	var b strings.Builder
 	c := r.Config
-	fmt.Fprintf(&b, "apimsync bench: %d objects over %d tenants (seed %d), latency %s, tenant rate limit %s, in-flight cap %d, drift period %s\n\n",
-		c.Objects, c.Tenants, c.Seed, c.Latency, rateText(c.RateLimit), c.MaxInFlight, c.DriftPeriod)
+	fmt.Fprintf(&b, "apimsync bench: %d objects over %d tenants (seed %d), latency %s, tenant rate limit %s, in-flight cap %d, drift period %s, deletion order %s\n\n",
+		c.Objects, c.Tenants, c.Seed, c.Latency, rateText(c.RateLimit), c.MaxInFlight, c.DriftPeriod, c.DeleteOrder)
 	fmt.Fprintln(&b, "| measure | value | bound | ratio |")
 	fmt.Fprintln(&b, "|---|---|---|---|")
 	row := func(name, value, bound, ratio string) {

@@ -51,6 +51,11 @@ type Config struct {
 	Timeout time.Duration
 	// Floor measures the control plane's floor at the end (BENCH_FLOOR, default on): see Floor.
 	Floor bool
+	// DependantsFirst deletes each namespace's objects in the reverse of the order they were applied
+	// (BENCH_DELETE_ORDER=dependants-first: plans, then products, then backends), as a prune that deletes
+	// dependants before their owners does; by default they are deleted in the order applied (backends,
+	// products, plans: owners before their dependants).
+	DependantsFirst bool
 	// ManagerBin and SimBin are the binaries to run (make build); ManagerArgs are added to the manager's.
 	ManagerBin, SimBin string
 	ManagerArgs        []string
@@ -112,6 +117,7 @@ type Result struct {
 		RateLimit           float64
 		MaxInFlight         int
 		Steady, DriftPeriod string
+		DeleteOrder         string
 	} `json:"config"`
 	Cold                Phase            `json:"cold"`
 	ColdSeries          []Point          `json:"coldSeries"`
@@ -176,6 +182,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	r.Config.Objects, r.Config.Tenants, r.Config.Seed = b.work.Size(), len(b.work.Namespaces), cfg.Seed
 	r.Config.Latency, r.Config.RateLimit, r.Config.MaxInFlight = cfg.Latency.String(), cfg.RateLimit, cfg.MaxInFlight
 	r.Config.Steady, r.Config.DriftPeriod = cfg.Steady.String(), cfg.DriftCheckPeriod.String()
+	r.Config.DeleteOrder = "applied"
+	if cfg.DependantsFirst {
+		r.Config.DeleteOrder = "dependants-first"
+	}
 	for _, ns := range b.work.Namespaces {
 		r.ObjectsPerNamespace = append(r.ObjectsPerNamespace, len(ns.Objects()))
 	}
@@ -709,6 +719,9 @@ func (b *bench) deletion(ctx context.Context) error {
 	cpuBefore, apiBefore, eventsBefore := b.sampleCPU(), b.apiServerWrites(ctx), b.events(ctx)
 	start := time.Now()
 	objs := b.allObjects()
+	if b.cfg.DependantsFirst {
+		slices.Reverse(objs) // the last namespace first too: the order does not matter between namespaces
+	}
 	del := func(ctx context.Context, o client.Object) error { return client.IgnoreNotFound(b.k8s.Delete(ctx, o)) }
 	if err := b.apply(ctx, objs, del); err != nil {
 		return err
