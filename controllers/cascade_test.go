@@ -16,6 +16,7 @@ import (
 	apiwatch "k8s.io/apimachinery/pkg/watch"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
@@ -439,9 +440,9 @@ func TestLeftToOwners(t *testing.T) {
 	}{
 		"an owner goes": {owners: []owner{with(account, ownerMayGo), with(product, ownerGoes)}, grace: time.Second, wantLeft: true, wantWent: true},
 		"an owner may go, within grace": {owners: []owner{with(account, ownerMayGo), with(product, ownerStays)}, grace: 1500 * time.Millisecond, wantLeft: true,
-			wantWait: "waiting up to 1.5s for DeveloperAccount acme to be deleted too, whose deletion in 3scale would take this one along"},
+			wantWait: "waiting a moment for DeveloperAccount acme to be deleted too (a prune), whose deletion in 3scale would take this one along"},
 		"both may go, within grace": {owners: []owner{with(account, ownerMayGo), with(product, ownerMayGo)}, grace: time.Second, wantLeft: true,
-			wantWait: "waiting up to 1s for DeveloperAccount acme or Product petstore to be deleted too, whose deletion in 3scale would take this one along"},
+			wantWait: "waiting a moment for DeveloperAccount acme or Product petstore to be deleted too (a prune), whose deletion in 3scale would take this one along"},
 		"an owner may go, past grace": {owners: []owner{with(product, ownerMayGo)}},
 		"owners stay":                 {owners: []owner{with(account, ownerStays), with(product, ownerStays)}, grace: time.Second},
 	} {
@@ -460,6 +461,45 @@ func TestLeftToOwners(t *testing.T) {
 				if class, reason, message := engine.Classify(err); class != engine.ClassWaiting || reason != engine.ReasonWaitingForOwner || message != tc.wantWait {
 					t.Errorf("error %v/%s %q, want waiting/%s %q", class, reason, message, engine.ReasonWaitingForOwner, tc.wantWait)
 				}
+			}
+		})
+	}
+}
+
+// TestFateOfAnOwner: an owner's deletion takes a dependant's remote object along only when it is being
+// deleted with the Delete policy, holds its remote object on the dependant's tenant and carries
+// apimsync's finalizer (its finalize makes the remote delete); one that would, not being deleted yet,
+// may go; any other stays, and the dependant deletes its own.
+func TestFateOfAnOwner(t *testing.T) {
+	product := func(change func(p *v1alpha1.Product)) *v1alpha1.Product {
+		p := &v1alpha1.Product{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "petstore", Finalizers: []string{engine.Finalizer}}}
+		p.Spec.DeletionPolicy = v1alpha1.DeletionPolicyDelete
+		p.Status.ProductID, p.Status.TenantHost = 7, "tenant.example.com"
+		if change != nil {
+			change(p)
+		}
+		return p
+	}
+	going := func(p *v1alpha1.Product) { p.DeletionTimestamp = &metav1.Time{Time: time.Now()} }
+	for name, tc := range map[string]struct {
+		owner *v1alpha1.Product // nil: none
+		want  ownerFate
+	}{
+		"being deleted":         {owner: product(going), want: ownerGoes},
+		"not being deleted yet": {owner: product(nil), want: ownerMayGo},
+		"retained":              {owner: product(func(p *v1alpha1.Product) { going(p); p.Spec.DeletionPolicy = v1alpha1.DeletionPolicyRetain }), want: ownerStays},
+		"holding no remote one": {owner: product(func(p *v1alpha1.Product) { going(p); p.Status.ProductID = 0 }), want: ownerStays},
+		"on another tenant":     {owner: product(func(p *v1alpha1.Product) { going(p); p.Status.TenantHost = "other.example.com" }), want: ownerStays},
+		"without the finalizer": {owner: product(func(p *v1alpha1.Product) { p.Finalizers = []string{"someone.else/keep"}; going(p) }), want: ownerStays},
+		"gone":                  {want: ownerStays},
+	} {
+		t.Run(name, func(t *testing.T) {
+			b := fake.NewClientBuilder().WithScheme(k8s.Scheme())
+			if tc.owner != nil {
+				b = b.WithObjects(tc.owner)
+			}
+			if got := fateOf(context.Background(), b.Build(), "ns", "petstore", "tenant.example.com", &v1alpha1.Product{}); got != tc.want {
+				t.Errorf("fate %v, want %v", got, tc.want)
 			}
 		})
 	}

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	"github.com/apimsync/apimsync/controllers/engine"
@@ -166,7 +166,8 @@ func referrers(reader client.Reader, graph []reference, kind string, pick func(r
 type ownerFate int
 
 const (
-	// ownerStays: the owner is gone from the cache, retained (Retain policy) or holds no remote object:
+	// ownerStays: the owner is gone from the cache, retained (Retain policy), holds no remote object or
+	// holds it on another tenant, or has no apimsync finalizer (its deletion deletes nothing remotely):
 	// the dependant deletes its own.
 	ownerStays ownerFate = iota
 	// ownerGoes: the owner is being deleted with its remote object (Delete policy, holds its id): its
@@ -177,10 +178,11 @@ const (
 	ownerMayGo
 )
 
-// fateOf reads the named owner object into owner and tells its ownerFate.
-func fateOf(ctx context.Context, reader client.Reader, namespace, name string, owner syncedObject) ownerFate {
+// fateOf reads the named owner object into owner and tells its ownerFate for a dependant on tenant.
+func fateOf(ctx context.Context, reader client.Reader, namespace, name, tenant string, owner syncedObject) ownerFate {
 	if name == "" || reader.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, owner) != nil ||
-		owner.GetDeletionPolicy() != v1alpha1.DeletionPolicyDelete || owner.GetRemoteID() == 0 {
+		owner.GetDeletionPolicy() != v1alpha1.DeletionPolicyDelete || owner.GetRemoteID() == 0 ||
+		owner.GetSyncStatus().TenantHost != tenant || !controllerutil.ContainsFinalizer(owner, engine.Finalizer) {
 		return ownerStays
 	}
 	if owner.GetDeletionTimestamp().IsZero() {
@@ -214,6 +216,6 @@ func leftToOwners(obj client.Object, sess *engine.Session, owners ...owner) (boo
 		return false, nil
 	}
 	return true, engine.OwnerMayFollow(obj.GetDeletionTimestamp().Time, sess.DeletionGrace,
-		"waiting up to %s for %s to be deleted too, whose deletion in 3scale would take this one along",
-		sess.DeletionGrace.Round(100*time.Millisecond), strings.Join(may, " or "))
+		"waiting a moment for %s to be deleted too (a prune), whose deletion in 3scale would take this one along",
+		strings.Join(may, " or "))
 }

@@ -772,6 +772,7 @@ func (r *Reconciler[T]) deleteDependants(ctx context.Context, obj T) error {
 				for _, c := range so.GetSyncStatus().Conditions {
 					switch {
 					case c.Type != state || c.Status != metav1.ConditionTrue:
+					case c.Reason == ReasonWaitingForOwner: // not stuck: waiting a moment for its owner (this one)
 					case c.Reason == ReasonDeletingDependants: // not stuck: waiting for its own dependants
 						name += fmt.Sprintf(" (%s)", c.Message)
 					case strings.HasPrefix(c.Message, deletingPrefix): // its deletion failed, not its sync before
@@ -795,19 +796,21 @@ func (r *Reconciler[T]) deleteDependants(ctx context.Context, obj T) error {
 }
 
 // deletionGraceLeft is how much is left of DependantGrace for an object being deleted: an owner leaves
-// its dependants to whoever deleted it meanwhile, a dependant waits for its owner. It begins at the
-// earlier of its deletion timestamp (an old deletion met after a restart is not waited for again) and
-// when this reconciler first saw it going (the timestamp is the API server's clock, whole seconds only);
+// its dependants to whoever deleted it meanwhile, a dependant waits for its owner; none for an object
+// apimsync deleted itself (Deletions.Ours). It begins at the earlier of its deletion timestamp (an old
+// deletion met after a restart is not waited for again) and when this reconciler first saw it going
+// (the timestamp is the API server's clock);
 // it lasts DependantGrace from then, or from the last deletion seen in its namespace since, and never
 // more than dependantGraceCap times DependantGrace from its beginning.
 func (r *Reconciler[T]) deletionGraceLeft(obj T) time.Duration {
-	if r.DependantGrace <= 0 {
-		return 0
+	if r.DependantGrace <= 0 || r.Deletions.IsOurs(obj.GetUID()) {
+		return 0 // deleted by its owner's cascade: no prune to wait for, and its owner is going
 	}
 	now := r.now()
 	first, _ := r.goingSince.LoadOrStore(client.ObjectKeyFromObject(obj), now)
 	began := first.(time.Time)
-	if deleted := obj.GetDeletionTimestamp().Time; deleted.Before(began) {
+	// The timestamp has whole seconds: the deletion was up to a second after it.
+	if deleted := obj.GetDeletionTimestamp().Add(time.Second); deleted.Before(began) {
 		began = deleted
 	}
 	end := began.Add(r.DependantGrace)
@@ -837,6 +840,7 @@ func (r *Reconciler[T]) deleteDependant(ctx context.Context, owner T, d client.O
 	if at, ok := asked[key]; ok && now.Sub(at) < dependantDeleteMemory {
 		return nil
 	}
+	r.Deletions.Ours(d.GetUID()) // before the DELETE: its informer event may come before the answer
 	if err := r.Client.Delete(ctx, d); client.IgnoreNotFound(err) != nil {
 		return err
 	}

@@ -953,10 +953,11 @@ func TestDependantDeletionIsAskedForOnce(t *testing.T) {
 
 // TestDependantsAreLeftToTheirDeleterForTheGrace: an owner being deleted does not delete its dependants
 // for DependantGrace (whoever deleted it deletes them a moment later: a prune), looks again when the grace
-// ends, and deletes those still there then. The grace counts from the deletion timestamp (an old deletion
-// met after a restart deletes them at once) and from when this reconciler first saw the owner going (an
-// API server clock ahead of ours does not make it longer); deletions seen in the owner's namespace since
-// (a prune under way) extend it, up to dependantGraceCap graces; other namespaces' do not.
+// ends, and deletes those still there then. The grace counts from the earlier of the deletion timestamp
+// (whole seconds: plus one; an old deletion met after a restart deletes them at once) and when this
+// reconciler first saw the owner going (an API server clock ahead of ours does not make it longer);
+// deletions seen in the owner's namespace since (a prune under way) extend it, up to dependantGraceCap
+// graces; other namespaces' do not. An owner apimsync deleted itself (a cascade) has no grace.
 func TestDependantsAreLeftToTheirDeleterForTheGrace(t *testing.T) {
 	const g = 2 * time.Second
 	type step struct {
@@ -966,30 +967,42 @@ func TestDependantsAreLeftToTheirDeleterForTheGrace(t *testing.T) {
 	reconcileAt := func(at time.Duration) step { return step{at: at} }
 	for name, tc := range map[string]struct {
 		steps       []step
+		ours        bool            // apimsync deleted the owner (its own owner's cascade)
 		deletes     []time.Duration // when the owner deleted the dependant
 		wantRequeue time.Duration   // of the first reconcile, when it deletes nothing
 	}{
-		"a prune deletes them":       {steps: []step{reconcileAt(g / 4), reconcileAt(3 * g / 4)}, wantRequeue: 3 * g / 4},
-		"left by the grace's end":    {steps: []step{reconcileAt(g / 4), reconcileAt(g + g/4)}, deletes: []time.Duration{g + g/4}, wantRequeue: 3 * g / 4},
-		"an old deletion, a restart": {steps: []step{reconcileAt(time.Hour)}, deletes: []time.Duration{time.Hour}},
+		"deleted by apimsync's cascade": {steps: []step{reconcileAt(g / 4)}, ours: true, deletes: []time.Duration{g / 4}},
+		"a prune deletes them":          {steps: []step{reconcileAt(g / 4), reconcileAt(3 * g / 4)}, wantRequeue: g},
+		"left by the grace's end":       {steps: []step{reconcileAt(g / 4), reconcileAt(g + g/4)}, deletes: []time.Duration{g + g/4}, wantRequeue: g},
+		"an old deletion, a restart":    {steps: []step{reconcileAt(time.Hour)}, deletes: []time.Duration{time.Hour}},
 		"the API server's clock ahead": {steps: []step{reconcileAt(-time.Hour), reconcileAt(-time.Hour + g)},
 			deletes: []time.Duration{-time.Hour + g}, wantRequeue: g},
 		"a prune under way in the namespace": {
 			steps:   []step{reconcileAt(g / 4), {at: g / 2, deletedIn: "team-a"}, reconcileAt(g + g/4), reconcileAt(g + g/2)},
-			deletes: []time.Duration{g + g/2}, wantRequeue: 3 * g / 4},
+			deletes: []time.Duration{g + g/2}, wantRequeue: g},
 		"deletions in another namespace": {
 			steps:   []step{reconcileAt(g / 4), {at: g / 2, deletedIn: "team-b"}, reconcileAt(g + g/4)},
-			deletes: []time.Duration{g + g/4}, wantRequeue: 3 * g / 4},
+			deletes: []time.Duration{g + g/4}, wantRequeue: g},
 		"deletions all the time, up to the cap": {
 			steps: []step{reconcileAt(g / 4), {at: dependantGraceCap*g - g/2, deletedIn: "team-a"}, reconcileAt(dependantGraceCap*g - g/4),
-				reconcileAt(dependantGraceCap * g)},
-			deletes: []time.Duration{dependantGraceCap * g}, wantRequeue: 3 * g / 4},
+				reconcileAt(dependantGraceCap*g + g/4)},
+			deletes: []time.Duration{dependantGraceCap*g + g/4}, wantRequeue: g},
 	} {
 		t.Run(name, func(t *testing.T) {
 			h := createdThenDeleted(t)
 			deleted := h.get().DeletionTimestamp.Time
 			h.rec.QuietWait, h.rec.DependantGrace, h.rec.Deletions = time.Minute, g, NewDeletions()
 			h.rec.Deletions.now = func() time.Time { return h.now }
+			if tc.ours {
+				owner := h.get()
+				if owner.UID == "" { // the fake client sets none
+					owner.UID = "u-owner"
+					if err := h.client.Update(context.Background(), owner); err != nil {
+						t.Fatal(err)
+					}
+				}
+				h.rec.Deletions.Ours(h.get().UID)
+			}
 			plan := &v1alpha1.ApplicationPlan{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "basic", UID: "u-basic"}}
 			h.rec.Dependants = func(context.Context, client.Object) ([]client.Object, error) { return []client.Object{plan}, nil }
 			var deletedAt []time.Duration
@@ -1147,28 +1160,35 @@ func TestSpecErrorsShowBeforeAnyWait(t *testing.T) {
 }
 
 // TestDeletionsRecordsWhatBeginsToGo: the informer handler records a namespace's deletion when an
-// object's deletion timestamp is set or the object goes, and nothing for other changes.
+// object's deletion timestamp is set or the object goes without one, and nothing for other changes, for
+// the end of a deletion already counted, or for what apimsync deleted itself.
 func TestDeletionsRecordsWhatBeginsToGo(t *testing.T) {
 	at := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
 	d := NewDeletions()
 	d.now = func() time.Time { return at }
 	h := d.Handler()
 	ctx := context.Background()
-	plan := func(ns string, going bool) client.Object {
-		p := &v1alpha1.ApplicationPlan{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "basic"}}
+	plan := func(ns, uid string, going bool) client.Object {
+		p := &v1alpha1.ApplicationPlan{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "basic", UID: types.UID(uid)}}
 		if going {
 			p.DeletionTimestamp = &metav1.Time{Time: at}
 		}
 		return p
 	}
-	h.Update(ctx, event.UpdateEvent{ObjectOld: plan("a", false), ObjectNew: plan("a", false)}, nil)
-	h.Update(ctx, event.UpdateEvent{ObjectOld: plan("b", true), ObjectNew: plan("b", true)}, nil)
-	if !d.Last("a").IsZero() || !d.Last("b").IsZero() {
-		t.Errorf("recorded a deletion for an update that began none")
+	d.Ours("ours")
+	h.Update(ctx, event.UpdateEvent{ObjectOld: plan("a", "1", false), ObjectNew: plan("a", "1", false)}, nil)
+	h.Update(ctx, event.UpdateEvent{ObjectOld: plan("b", "2", true), ObjectNew: plan("b", "2", true)}, nil)
+	h.Delete(ctx, event.DeleteEvent{Object: plan("b", "2", true)}, nil)
+	h.Update(ctx, event.UpdateEvent{ObjectOld: plan("d", "ours", false), ObjectNew: plan("d", "ours", true)}, nil)
+	h.Delete(ctx, event.DeleteEvent{Object: plan("d", "ours", false)}, nil)
+	for _, ns := range []string{"a", "b", "d"} {
+		if !d.Last(ns).IsZero() {
+			t.Errorf("namespace %s: recorded a deletion for an event that began none", ns)
+		}
 	}
-	h.Update(ctx, event.UpdateEvent{ObjectOld: plan("a", false), ObjectNew: plan("a", true)}, nil)
+	h.Update(ctx, event.UpdateEvent{ObjectOld: plan("a", "1", false), ObjectNew: plan("a", "1", true)}, nil)
 	at = at.Add(time.Second)
-	h.Delete(ctx, event.DeleteEvent{Object: plan("c", false)}, nil)
+	h.Delete(ctx, event.DeleteEvent{Object: plan("c", "3", false)}, nil)
 	if got := d.Last("a"); !got.Equal(at.Add(-time.Second)) {
 		t.Errorf("namespace a: last deletion %v, want %v", got, at.Add(-time.Second))
 	}
@@ -1177,5 +1197,25 @@ func TestDeletionsRecordsWhatBeginsToGo(t *testing.T) {
 	}
 	if got := (*Deletions)(nil).Last("a"); !got.IsZero() {
 		t.Errorf("no record: %v, want none", got)
+	}
+}
+
+// TestDeletionsForgetsTheOldOnceGrown: the record keeps the namespaces and objects of the last
+// deletionsMemory once it has grown, not every namespace that ever saw a deletion.
+func TestDeletionsForgetsTheOldOnceGrown(t *testing.T) {
+	at := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	d := NewDeletions()
+	d.now = func() time.Time { return at }
+	for i := range 2000 {
+		d.Saw(fmt.Sprintf("ns-%d", i))
+		d.Ours(types.UID(fmt.Sprintf("uid-%d", i)))
+	}
+	at = at.Add(deletionsMemory + time.Minute)
+	d.Saw("recent")
+	if n := len(d.last) + len(d.ours); n != 1 {
+		t.Errorf("%d entries kept, want the 1 recent", n)
+	}
+	if d.IsOurs("uid-1") || d.Last("ns-1") != (time.Time{}) {
+		t.Errorf("old entries still answered")
 	}
 }
