@@ -799,9 +799,9 @@ func (r *Reconciler[T]) deleteDependants(ctx context.Context, obj T) error {
 // its dependants to whoever deleted it meanwhile, a dependant waits for its owner; none for an object
 // apimsync deleted itself (Deletions.Ours). It begins at the earlier of its deletion timestamp (an old
 // deletion met after a restart is not waited for again) and when this reconciler first saw it going
-// (the timestamp is the API server's clock);
-// it lasts DependantGrace from then, or from the last deletion seen in its namespace since, and never
-// more than dependantGraceCap times DependantGrace from its beginning.
+// (the timestamp is the API server's clock); it lasts DependantGrace from then, or from the last
+// deletion seen in its namespace since, and never more than dependantGraceCap times DependantGrace from
+// its beginning.
 func (r *Reconciler[T]) deletionGraceLeft(obj T) time.Duration {
 	if r.DependantGrace <= 0 || r.Deletions.IsOurs(obj.GetUID()) {
 		return 0 // deleted by its owner's cascade: no prune to wait for, and its owner is going
