@@ -1052,7 +1052,10 @@ func (r *Reconciler[T]) staleCache(key types.NamespacedName, obj T) bool {
 	}
 	last := v.(lastWrite)
 	if last.gone {
-		return obj.GetUID() == last.uid
+		// A copy of that object that still holds our finalizer is from before its removal; one without it
+		// is current: another finalizer keeps the object, and there is nothing left for us to do (no
+		// requeue: its own changes wake it).
+		return obj.GetUID() == last.uid && controllerutil.ContainsFinalizer(obj, Finalizer)
 	}
 	rv, err := strconv.ParseUint(obj.GetResourceVersion(), 10, 64)
 	return err == nil && rv < last.rv

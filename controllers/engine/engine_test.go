@@ -535,6 +535,31 @@ func TestStaleCopyAfterTheFinalizerGoesDeletesNothing(t *testing.T) {
 	}
 }
 
+// TestObjectHeldByAnotherFinalizerIsNotRequeued: once apimsync's finalizer is gone, an object that another
+// finalizer keeps (Argo CD's foreground prune, another controller) is not looked at again and again: the
+// current copy (without our finalizer) needs nothing more, and only its own changes wake it.
+func TestObjectHeldByAnotherFinalizerIsNotRequeued(t *testing.T) {
+	h := createdThenDeleted(t, "example.com/keep")
+	if _, err := h.reconcile(); err != nil { // deletes remotely, removes our finalizer
+		t.Fatal(err)
+	}
+	if b := h.get(); controllerutil.ContainsFinalizer(b, Finalizer) || len(b.Finalizers) != 1 {
+		t.Fatalf("finalizers after the deletion: %v", b.Finalizers)
+	}
+	for i := range 3 {
+		res, err := h.reconcile()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.RequeueAfter != 0 {
+			t.Fatalf("reconcile %d of an object held only by another finalizer requeued after %s", i+1, res.RequeueAfter)
+		}
+	}
+	if h.syncer.calls["Delete"] != 1 || h.syncer.calls["Connect"] != 2 { // the create's and the deletion's
+		t.Errorf("calls after the deletion: %v", h.syncer.calls)
+	}
+}
+
 func TestNeverSyncedObjectIsDeletedWithoutRemoteCall(t *testing.T) {
 	h := newHarness(t, newBackend())
 	h.syncer.connect = func() error { return Waiting(ReasonProviderAccountNotFound, "no secret") }
