@@ -337,7 +337,8 @@ func (c *Client) attempt(ctx context.Context, r call, out any) (err error) {
 		return &APIError{Method: r.method, Endpoint: r.endpoint, Message: refused.Error(), Cause: refused}
 	}
 	if err != nil {
-		return &APIError{Method: r.method, Endpoint: r.endpoint, Message: scrub(err.Error(), c.token), Cause: errors.New(scrub(err.Error(), c.token))}
+		cause := r.transportError(err, c.token)
+		return &APIError{Method: r.method, Endpoint: r.endpoint, Message: cause.Error(), Cause: cause}
 	}
 	if code < 200 || code > 299 {
 		return parseError(r, resp).scrubbed(c.token)
@@ -350,6 +351,46 @@ func (c *Client) attempt(ctx context.Context, r call, out any) (err error) {
 	}
 	return nil
 }
+
+// transportError is a failure without an answer (timeout, lost connection, refused TLS) told without the
+// request's URL: net/http's *url.Error quotes the whole URL, whose path or query may carry a credential
+// (an application key in DELETE .../keys/{key}.json, a user_key in a find). The text keeps the operation
+// and the underlying error only, with the token and every value the call filled into its path or query
+// removed should that error quote them too; errors.Is and errors.As still reach the underlying error.
+func (r call) transportError(err error, token string) error {
+	inner := err
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		inner = ue.Err
+	}
+	text := "transport error"
+	if inner != nil {
+		text = inner.Error()
+	}
+	text = scrub(text, token)
+	for _, a := range r.args {
+		if v, ok := a.(string); ok && v != "" {
+			text = strings.ReplaceAll(strings.ReplaceAll(text, url.PathEscape(v), "[redacted]"), v, "[redacted]")
+		}
+	}
+	for _, vs := range r.query {
+		for _, v := range vs {
+			if v != "" {
+				text = strings.ReplaceAll(strings.ReplaceAll(text, url.QueryEscape(v), "[redacted]"), v, "[redacted]")
+			}
+		}
+	}
+	return &redactedError{text: text, inner: inner}
+}
+
+// redactedError is a transport error whose text was made safe to show (transportError).
+type redactedError struct {
+	text  string
+	inner error
+}
+
+func (e *redactedError) Error() string { return e.text }
+func (e *redactedError) Unwrap() error { return e.inner }
 
 // scrub removes the token from a text, should a transport error ever quote it.
 func scrub(s, token string) string {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -419,5 +420,42 @@ func TestNotSent(t *testing.T) {
 	}
 	if _, err := gone.GetProduct(context.Background(), 1); err == nil || NotSent(err) {
 		t.Errorf("a connection error says the request was not sent: %v", err)
+	}
+}
+
+// TestTransportErrorsNeverQuoteTheURL: a lost answer to a call with a credential in its path (an
+// application key) or query is told from the method and the endpoint template; neither the error, nor
+// its cause, nor anything it wraps quotes the URL or the key.
+func TestTransportErrorsNeverQuoteTheURL(t *testing.T) {
+	const key = "rotated.key-ab12cd34"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The answer is lost: the connection closes before any byte of it.
+		conn, _, err := w.(http.Hijacker).Hijack()
+		if err == nil {
+			_ = conn.Close()
+		}
+	}))
+	defer srv.Close()
+	c, err := New(Config{AdminURL: srv.URL, Token: testToken, Timeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = c.DeleteApplicationKey(context.Background(), 7, 9, key)
+	if !IsUnavailable(err) {
+		t.Fatalf("a lost answer: %v, want Unavailable", err)
+	}
+	texts := []string{err.Error(), fmt.Sprintf("%+v", err), fmt.Sprintf("%#v", err)}
+	for e := errors.Unwrap(err); e != nil; e = errors.Unwrap(e) {
+		texts = append(texts, e.Error())
+	}
+	for _, text := range texts {
+		for _, secret := range []string{key, url.PathEscape(key), testToken, srv.URL + "/admin"} {
+			if strings.Contains(text, secret) {
+				t.Errorf("the error quotes %q: %s", secret, text)
+			}
+		}
+	}
+	if want := "DELETE /admin/api/accounts/{account_id}/applications/{application_id}/keys/{key}.json"; !strings.Contains(err.Error(), want) {
+		t.Errorf("error %q does not name the endpoint template %q", err, want)
 	}
 }

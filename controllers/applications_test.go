@@ -287,6 +287,46 @@ func TestApplicationKeyRotation(t *testing.T) {
 	assertNoSecretsShown(t, []string{"old-key-1", "kept-key-2", "new-key-3", "only-key-4", "key-9", "another-app-id", "rotating-app"}, app)
 }
 
+// TestLostAnswersWhileRotatingKeysShowNoKey: while every answer of 3scale to a write is lost, a key
+// rotation fails for a passing reason (InSync, retried); the message in status, the events and the
+// manager's logs name the endpoint template, never a key from a request's path. Once the answers come
+// back, the rotation completes.
+func TestLostAnswersWhileRotatingKeysShowNoKey(t *testing.T) {
+	ns := newNamespace(t)
+	acc, pw := devAccount(ns, "acme")
+	app := withCredentials(application(ns, "app", "acme", "orders-basic"), "creds")
+	creds := credentialsSecret(ns, "creds", map[string]string{"app_id": "lost-answers-app", "app_keys": "first-lost-key-1,second-lost-key-2"})
+	create(t, defaultSecret(ns), acc, pw, petsBackend(ns), petstoreProduct(ns, "pets"), ordersProduct(ns), basicPlan(ns, "orders-basic", "orders"), creds, app)
+	waitState(t, v1alpha1.ConditionSynced, app)
+
+	sim.SetFaults(simulator.Faults{LostResponseRate: 1})
+	defer sim.SetFaults(simulator.Faults{})
+	update(t, creds, func() { creds.StringData = map[string]string{"app_keys": "third-lost-key-3"} })
+	// Each lost answer is a failed reconcile, logged and, the first time, a condition and an event.
+	eventually(t, waitTimeout, func() string {
+		if !strings.Contains(managerLogs.String(), "keys/{key}.json: no answer") {
+			return "no failed key deletion logged yet"
+		}
+		return ""
+	})
+	sim.SetFaults(simulator.Faults{})
+	eventually(t, waitTimeout, func() string {
+		if got := remoteKeys(t, ns, app); !slices.Equal(got, []string{"third-lost-key-3"}) {
+			return fmt.Sprintf("keys in 3scale %v, want the rotated one", got)
+		}
+		return ""
+	})
+	waitState(t, v1alpha1.ConditionSynced, app)
+	keys := []string{"first-lost-key-1", "second-lost-key-2", "third-lost-key-3", "lost-answers-app"}
+	assertNoSecretsShown(t, keys, app)
+	logs := managerLogs.String()
+	for _, k := range keys {
+		if strings.Contains(logs, k) {
+			t.Errorf("credential %q is in the manager's logs", k)
+		}
+	}
+}
+
 // TestApplicationCredentialsSecretName: spec.credentialsSecretName names the Secret the credentials go to;
 // a Secret of that name the Application does not control is refused, never overwritten.
 func TestApplicationCredentialsSecretName(t *testing.T) {

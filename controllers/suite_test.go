@@ -1,15 +1,18 @@
 package controllers
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	uberzap "go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -54,7 +57,11 @@ func runSuite(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "KUBEBUILDER_ASSETS is not set: run `make test`, which builds the control plane")
 		return 1
 	}
-	ctrl.SetLogger(zap.New(zap.UseDevMode(true), zap.Level(zapLevel())))
+	// Everything the manager logs at Info and above is also kept in managerLogs, for the tests that check
+	// that no credential is ever logged.
+	capture := zapcore.NewCore(zapcore.NewJSONEncoder(uberzap.NewDevelopmentEncoderConfig()), zapcore.AddSync(&managerLogs), zapcore.InfoLevel)
+	ctrl.SetLogger(zap.New(zap.UseDevMode(true), zap.Level(zapLevel()),
+		zap.RawZapOpts(uberzap.WrapCore(func(c zapcore.Core) zapcore.Core { return zapcore.NewTee(c, capture) }))))
 	var err error
 	if env, err = testenv.Start(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -107,6 +114,28 @@ func stopManager() {
 	stopMgr()
 	<-mgrDone
 }
+
+// logBuffer keeps what the manager logs; safe for concurrent use.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *logBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+// String returns everything logged so far.
+func (b *logBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// managerLogs is what the test manager logged, at Info and above.
+var managerLogs logBuffer
 
 func zapLevel() zapcore.Level {
 	if os.Getenv("TEST_VERBOSE") != "" {
