@@ -143,6 +143,9 @@ func (s *ApplicationSyncer) Resolve(ctx context.Context, a *v1alpha1.Application
 	if err := lifecycleAllows(a, &plan, &product, desired); err != nil {
 		return err
 	}
+	if err := credentialsSecretAllowed(a, sess); err != nil {
+		return err
+	}
 	if err := s.resolveCredentials(ctx, a, desired); err != nil {
 		return err
 	}
@@ -154,6 +157,20 @@ func (s *ApplicationSyncer) Resolve(ctx context.Context, a *v1alpha1.Application
 	spec := a.Spec
 	spec.DeletionPolicy, spec.Adoption = "", ""
 	sess.Hash = sess.HashOf(sess.Tenant, spec, desired)
+	return nil
+}
+
+// credentialsSecretAllowed refuses a credentials Secret that is another Secret's role: the provider
+// account's (the default name and the one this application's account uses) or the credentialsRef Secret
+// the user brought. The Application writes, and on retirement deletes, the Secret it names.
+func credentialsSecretAllowed(a *v1alpha1.Application, sess *engine.Session) error {
+	name := credentialsSecretName(a)
+	switch {
+	case name == v1alpha1.DefaultProviderAccountSecret || name == sess.SecretName:
+		return engine.Invalid(ReasonInvalidSpec, "the credentials Secret %q is the provider-account Secret: name another one in spec.credentialsSecretName", name)
+	case a.Spec.CredentialsRef != nil && name == a.Spec.CredentialsRef.Name:
+		return engine.Invalid(ReasonInvalidSpec, "the credentials Secret %q is the spec.credentialsRef Secret, which is yours: name another one in spec.credentialsSecretName", name)
+	}
 	return nil
 }
 
@@ -525,13 +542,31 @@ func (s *ApplicationSyncer) retire(ctx context.Context, a *v1alpha1.Application,
 		}
 		snap.App = suspended
 	}
-	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: a.Namespace, Name: credentialsSecretName(a)}}
-	if err := s.Writer.Delete(ctx, secret); client.IgnoreNotFound(err) != nil {
-		return fmt.Errorf("cannot delete the credentials Secret %q: %w", secret.Name, err)
+	if err := s.deleteCredentials(ctx, a); err != nil {
+		return err
 	}
 	a.Status.CredentialsSecret = ""
 	a.Status.RetiredAt = &metav1.Time{Time: time.Now()}
 	s.Snapshots.Put(sess.Tenant, snapshotKindApplication, snap.App.ID, snap)
+	return nil
+}
+
+// deleteCredentials deletes the credentials Secret, only if this Application controls it (it created it):
+// a Secret of that name made by anyone else (the user's own, the provider account's) is never touched. The
+// deletion is bound to the UID read, so a Secret recreated meanwhile by someone else is not deleted either.
+func (s *ApplicationSyncer) deleteCredentials(ctx context.Context, a *v1alpha1.Application) error {
+	var secret metav1.PartialObjectMetadata
+	secret.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Secret"))
+	if err := s.Writer.Get(ctx, client.ObjectKey{Namespace: a.Namespace, Name: credentialsSecretName(a)}, &secret); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	if !metav1.IsControlledBy(&secret, a) {
+		return nil
+	}
+	uid := secret.GetUID()
+	if err := s.Writer.Delete(ctx, &secret, client.Preconditions{UID: &uid}); client.IgnoreNotFound(err) != nil && !apierrors.IsConflict(err) {
+		return fmt.Errorf("cannot delete the credentials Secret %q: %w", secret.Name, err)
+	}
 	return nil
 }
 

@@ -506,3 +506,60 @@ func TestRetirementSweepIsDueOnceAfterTheMove(t *testing.T) {
 		}
 	}
 }
+
+// TestRetiringDeletesOnlyCredentialsSecretsTheApplicationControls: a credentials Secret name that is
+// another Secret's role is refused (at admission for the provider-account Secret's default name, by the
+// controller for the account's own provider-account Secret), and retiring the product deletes only the
+// credentials Secrets the Applications created: a user's Secret named by credentialsSecretName (the
+// Application Invalid for it) survives, and so does the provider-account Secret.
+func TestRetiringDeletesOnlyCredentialsSecretsTheApplicationControls(t *testing.T) {
+	ns, ctx := newNamespace(t), context.Background()
+	acc, pw := devAccount(ns, "acme")
+	backend, product, plan := petsBackend(ns), petstoreProduct(ns, "pets"), basicPlan(ns, "basic", "petstore")
+	ours := application(ns, "ours", "acme", "basic")
+	theirs := application(ns, "theirs", "acme", "basic")
+	theirs.Spec.CredentialsSecretName = "users-own"
+	usersOwn := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "users-own"}, StringData: map[string]string{"note": "mine"}}
+	create(t, defaultSecret(ns), usersOwn, acc, pw, backend, product, plan, ours, theirs)
+
+	refused := application(ns, "refused", "acme", "basic")
+	refused.Spec.CredentialsSecretName = v1alpha1.DefaultProviderAccountSecret
+	if err := k8s.Create(ctx, refused); err == nil || !strings.Contains(err.Error(), "must not name the provider-account Secret") {
+		t.Errorf("credentialsSecretName naming the provider-account Secret: %v, want refused at admission", err)
+	}
+	byo := withCredentials(application(ns, "byo", "acme", "basic"), "byo-creds")
+	byo.Spec.CredentialsSecretName = "byo-creds"
+	if err := k8s.Create(ctx, byo); err == nil || !strings.Contains(err.Error(), "must not name the credentialsRef Secret") {
+		t.Errorf("credentialsSecretName naming the credentialsRef Secret: %v, want refused at admission", err)
+	}
+	// The account's provider account under another name: only the controller knows it.
+	other := providerSecret(ns, "team-tenant", "", "")
+	adminURL, token := tenantOf(ns)
+	other.StringData["adminURL"], other.StringData["token"] = adminURL, token
+	acc2, pw2 := devAccount(ns, "beta")
+	acc2.Spec.ProviderAccountRef = &v1alpha1.ProviderAccountRef{Name: "team-tenant"}
+	onTenant := application(ns, "on-tenant", "beta", "basic")
+	onTenant.Spec.CredentialsSecretName = "team-tenant"
+	create(t, other, acc2, pw2, onTenant)
+	waitReason(t, onTenant, v1alpha1.ConditionInvalid, ReasonInvalidSpec)
+	if _, _, msg := lifecycle(t, onTenant); !strings.Contains(msg, `the credentials Secret "team-tenant" is the provider-account Secret`) {
+		t.Errorf("credentials Secret named after the account's provider-account Secret: %q", msg)
+	}
+
+	waitState(t, v1alpha1.ConditionSynced, ours, product, plan)
+	waitReason(t, theirs, v1alpha1.ConditionInvalid, ReasonInvalidSpec)
+	moveTo(t, product, v1alpha1.LifecycleDeprecated)
+	moveTo(t, product, v1alpha1.LifecycleRetired)
+	for _, a := range []syncedObject{ours, theirs} {
+		waitReason(t, a, v1alpha1.ConditionInvalid, ReasonProductRetired)
+	}
+	if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "ours-credentials"}, &corev1.Secret{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the retired application's own credentials Secret is still there (%v)", err)
+	}
+	for _, name := range []string{"users-own", "team-tenant", v1alpha1.DefaultProviderAccountSecret} {
+		var s corev1.Secret
+		if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &s); err != nil || !s.DeletionTimestamp.IsZero() {
+			t.Errorf("Secret %s, which no Application controls, was deleted by the retirement (%v)", name, err)
+		}
+	}
+}

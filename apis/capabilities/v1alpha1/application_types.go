@@ -7,6 +7,8 @@ import (
 // ApplicationSpec is the desired state of a 3scale application: one developer account's subscription to
 // one application plan, with its credentials. It has two owners: the account and the plan; it goes when
 // either goes.
+// +kubebuilder:validation:XValidation:rule="!has(self.credentialsSecretName) || self.credentialsSecretName != 'threescale-provider-account'",message="credentialsSecretName must not name the provider-account Secret threescale-provider-account: the Application owns and rewrites the Secret it names"
+// +kubebuilder:validation:XValidation:rule="!has(self.credentialsSecretName) || !has(self.credentialsRef) || self.credentialsSecretName != self.credentialsRef.name",message="credentialsSecretName must not name the credentialsRef Secret: that Secret is yours, the one named by credentialsSecretName is written by the Application"
 type ApplicationSpec struct {
 	// AccountRef is the name of the DeveloperAccount (in this namespace) that holds the application.
 	// Immutable: 3scale cannot move an application between accounts.
@@ -45,7 +47,9 @@ type ApplicationSpec struct {
 	CredentialsRef *ProviderAccountRef `json:"credentialsRef,omitempty"`
 
 	// CredentialsSecretName is the Secret the effective credentials are written to, owned by this
-	// Application so that a workload can mount it. Default: <metadata.name>-credentials.
+	// Application so that a workload can mount it. Default: <metadata.name>-credentials. It must be a
+	// Secret of its own: not the provider-account Secret, not the credentialsRef Secret, and not one
+	// that anything else created (the Application writes and deletes only a Secret it controls).
 	// +kubebuilder:validation:MaxLength=253
 	// +optional
 	CredentialsSecretName string `json:"credentialsSecretName,omitempty"`
