@@ -599,12 +599,12 @@ func (s *ApplicationSyncer) Delete(ctx context.Context, a *v1alpha1.Application,
 		return nil // on no account in 3scale: nothing to delete
 	}
 	// The account's deletion in 3scale takes its applications with it, the product's its plans'.
-	account := owner{kind: "DeveloperAccount", name: a.Spec.AccountRef, fate: fateOf(ctx, s.Reader, a.Namespace, a.Spec.AccountRef, sess.Tenant, &v1alpha1.DeveloperAccount{})}
+	account := owner{kind: "DeveloperAccount", name: a.Spec.AccountRef, fate: fateOf(ctx, s.Reader, a.Namespace, a.Spec.AccountRef, sess.Tenant, accountID, &v1alpha1.DeveloperAccount{})}
 	product := owner{kind: "Product"}
 	var plan v1alpha1.ApplicationPlan
 	if s.Reader.Get(ctx, client.ObjectKey{Namespace: a.Namespace, Name: a.Spec.PlanRef}, &plan) == nil {
 		product.name = plan.Spec.ProductRef
-		product.fate = fateOf(ctx, s.Reader, a.Namespace, plan.Spec.ProductRef, sess.Tenant, &v1alpha1.Product{})
+		product.fate = fateOf(ctx, s.Reader, a.Namespace, plan.Spec.ProductRef, sess.Tenant, a.Status.ProductID, &v1alpha1.Product{})
 	}
 	if left, err := leftToOwners(a, sess, account, product); left {
 		return err

@@ -483,9 +483,11 @@ func TestFateOfAnOwner(t *testing.T) {
 	going := func(p *v1alpha1.Product) { p.DeletionTimestamp = &metav1.Time{Time: time.Now()} }
 	for name, tc := range map[string]struct {
 		owner *v1alpha1.Product // nil: none
+		held  int64             // the owner's id the dependant records; 0: 7
 		want  ownerFate
 	}{
 		"being deleted":         {owner: product(going), want: ownerGoes},
+		"holding another remote one than the dependant's": {owner: product(going), held: 8, want: ownerStays},
 		"not being deleted yet": {owner: product(nil), want: ownerMayGo},
 		"retained":              {owner: product(func(p *v1alpha1.Product) { going(p); p.Spec.DeletionPolicy = v1alpha1.DeletionPolicyRetain }), want: ownerStays},
 		"holding no remote one": {owner: product(func(p *v1alpha1.Product) { going(p); p.Status.ProductID = 0 }), want: ownerStays},
@@ -498,9 +500,36 @@ func TestFateOfAnOwner(t *testing.T) {
 			if tc.owner != nil {
 				b = b.WithObjects(tc.owner)
 			}
-			if got := fateOf(context.Background(), b.Build(), "ns", "petstore", "tenant.example.com", &v1alpha1.Product{}); got != tc.want {
+			held := tc.held
+			if held == 0 {
+				held = 7
+			}
+			if got := fateOf(context.Background(), b.Build(), "ns", "petstore", "tenant.example.com", held, &v1alpha1.Product{}); got != tc.want {
 				t.Errorf("fate %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestApplicationMovedToAnotherProductIsDeletedWithItsPlan: an Application moved (Invalid) to a plan of
+// another product still lives on its first product in 3scale; deleting the new product deletes the
+// Application resource with its plan, and the application in 3scale too: the new product's deletion does
+// not take it along, so it is no shortcut to leave it there.
+func TestApplicationMovedToAnotherProductIsDeletedWithItsPlan(t *testing.T) {
+	ns := newNamespace(t)
+	acc, pw := devAccount(ns, "acme")
+	backend, product, orders := petsBackend(ns), petstoreProduct(ns, "pets"), ordersProduct(ns)
+	basic, ordersBasic := basicPlan(ns, "basic", "petstore"), basicPlan(ns, "orders-basic", "orders")
+	app := application(ns, "app", "acme", "basic")
+	create(t, defaultSecret(ns), acc, pw, backend, product, orders, basic, ordersBasic, app)
+	waitState(t, v1alpha1.ConditionSynced, app, ordersBasic)
+	update(t, app, func() { app.Spec.PlanRef = "orders-basic" })
+	waitReason(t, app, v1alpha1.ConditionInvalid, ReasonPlanOfAnotherProduct)
+
+	deleteObjects(t, orders)
+	waitGone(t, orders, ordersBasic, app)
+	assertRemoteEmpty(t, ns, simulator.KindApplications)
+	if got := sim.Count(ns, "services"); got != 1 {
+		t.Errorf("%d services in 3scale, want the 1 not deleted", got)
 	}
 }

@@ -598,7 +598,7 @@ func (s *PlanSyncer) syncPricing(ctx context.Context, a *v1alpha1.ApplicationPla
 // prune, within the deletion grace), it waits for it.
 func (s *PlanSyncer) Delete(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session) error {
 	sess.SystemName = systemNameOf(a.Spec.SystemName, a.Name)
-	product := owner{kind: "Product", name: a.Spec.ProductRef, fate: fateOf(ctx, s.Reader, a.Namespace, a.Spec.ProductRef, sess.Tenant, &v1alpha1.Product{})}
+	product := owner{kind: "Product", name: a.Spec.ProductRef, fate: fateOf(ctx, s.Reader, a.Namespace, a.Spec.ProductRef, sess.Tenant, a.Status.ProductID, &v1alpha1.Product{})}
 	if left, err := leftToOwners(a, sess, product); left { // the product's deletion in 3scale takes the plan with it
 		return err
 	}

@@ -166,8 +166,8 @@ func referrers(reader client.Reader, graph []reference, kind string, pick func(r
 type ownerFate int
 
 const (
-	// ownerStays: the owner is gone from the cache, retained (Retain policy), holds no remote object or
-	// holds it on another tenant, or has no apimsync finalizer (its deletion deletes nothing remotely):
+	// ownerStays: the owner is gone from the cache, retained (Retain policy), holds no remote object,
+	// another one than the dependant lives under, or one on another tenant, or has no apimsync finalizer (its deletion deletes nothing remotely):
 	// the dependant deletes its own.
 	ownerStays ownerFate = iota
 	// ownerGoes: the owner is being deleted with its remote object (Delete policy, holds its id): its
@@ -178,10 +178,13 @@ const (
 	ownerMayGo
 )
 
-// fateOf reads the named owner object into owner and tells its ownerFate for a dependant on tenant.
-func fateOf(ctx context.Context, reader client.Reader, namespace, name, tenant string, owner syncedObject) ownerFate {
-	if name == "" || reader.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, owner) != nil ||
-		owner.GetDeletionPolicy() != v1alpha1.DeletionPolicyDelete || owner.GetRemoteID() == 0 ||
+// fateOf reads the named owner object into owner and tells its ownerFate for a dependant on tenant that
+// lives under the owner's remote object held (the id the dependant's status records for it). An owner
+// whose remote object is another one (the dependant was moved to it, Invalid, and still lives under the
+// old one; the owner re-created since) is no owner of the dependant's remote object: ownerStays.
+func fateOf(ctx context.Context, reader client.Reader, namespace, name, tenant string, held int64, owner syncedObject) ownerFate {
+	if name == "" || held == 0 || reader.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, owner) != nil ||
+		owner.GetDeletionPolicy() != v1alpha1.DeletionPolicyDelete || owner.GetRemoteID() != held ||
 		owner.GetSyncStatus().TenantHost != tenant || !controllerutil.ContainsFinalizer(owner, engine.Finalizer) {
 		return ownerStays
 	}
