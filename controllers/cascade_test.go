@@ -486,14 +486,14 @@ func TestFateOfAnOwner(t *testing.T) {
 		held  int64             // the owner's id the dependant records; 0: 7
 		want  ownerFate
 	}{
-		"being deleted":         {owner: product(going), want: ownerGoes},
+		"being deleted": {owner: product(going), want: ownerGoes},
 		"holding another remote one than the dependant's": {owner: product(going), held: 8, want: ownerStays},
-		"not being deleted yet": {owner: product(nil), want: ownerMayGo},
-		"retained":              {owner: product(func(p *v1alpha1.Product) { going(p); p.Spec.DeletionPolicy = v1alpha1.DeletionPolicyRetain }), want: ownerStays},
-		"holding no remote one": {owner: product(func(p *v1alpha1.Product) { going(p); p.Status.ProductID = 0 }), want: ownerStays},
-		"on another tenant":     {owner: product(func(p *v1alpha1.Product) { going(p); p.Status.TenantHost = "other.example.com" }), want: ownerStays},
-		"without the finalizer": {owner: product(func(p *v1alpha1.Product) { p.Finalizers = []string{"someone.else/keep"}; going(p) }), want: ownerStays},
-		"gone":                  {want: ownerStays},
+		"not being deleted yet":                           {owner: product(nil), want: ownerMayGo},
+		"retained":                                        {owner: product(func(p *v1alpha1.Product) { going(p); p.Spec.DeletionPolicy = v1alpha1.DeletionPolicyRetain }), want: ownerStays},
+		"holding no remote one":                           {owner: product(func(p *v1alpha1.Product) { going(p); p.Status.ProductID = 0 }), want: ownerStays},
+		"on another tenant":                               {owner: product(func(p *v1alpha1.Product) { going(p); p.Status.TenantHost = "other.example.com" }), want: ownerStays},
+		"without the finalizer":                           {owner: product(func(p *v1alpha1.Product) { p.Finalizers = []string{"someone.else/keep"}; going(p) }), want: ownerStays},
+		"gone":                                            {want: ownerStays},
 	} {
 		t.Run(name, func(t *testing.T) {
 			b := fake.NewClientBuilder().WithScheme(k8s.Scheme())
