@@ -8,6 +8,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
@@ -177,20 +178,41 @@ func holdsBefore(a, b syncedObject) bool {
 
 // checkSoleOwner makes obj Invalid when another resource of the same kind, in any namespace, owns the
 // remote object obj resolves to: one that holds its remote id (status) while obj does not, or else the
-// one that claimed it first in this manager. list is an empty list of the kind; key is obj's owner key. It
+// one that claimed it first in this manager. While a resource being deleted still holds it (a GitOps
+// rename or namespace move: the new one applied, the old one pruned), obj holding none waits (Orphan)
+// for that deletion to finish: the old one's deletion may delete the remote object. The watch
+// sameRemoteObject wakes obj when the other one changes or goes. list is an empty list of the kind; key is obj's owner key. It
 // reads the manager's cache only. The message names the owner only when it is in obj's namespace, so
 // that nobody learns of objects in namespaces they may not read.
 func checkSoleOwner(ctx context.Context, reader client.Reader, claims *Claims, obj syncedObject, list client.ObjectList, key string) error {
 	if err := reader.List(ctx, list, client.MatchingFields{indexOwnerKey: key}); err != nil {
 		return err
 	}
-	var owner client.Object
+	var owner, going client.Object
 	_ = forEachItem(list, func(o client.Object) {
 		other, ok := o.(syncedObject)
-		if ok && owner == nil && other.GetUID() != obj.GetUID() && other.GetDeletionTimestamp().IsZero() && holdsBefore(other, obj) {
-			owner = other
+		switch {
+		case !ok || other.GetUID() == obj.GetUID():
+		case other.GetDeletionTimestamp().IsZero():
+			if owner == nil && holdsBefore(other, obj) {
+				owner = other
+			}
+		case going == nil && obj.GetRemoteID() == 0 && controllerutil.ContainsFinalizer(other, engine.Finalizer) &&
+			(other.GetRemoteID() != 0 || engine.PendingCreate(other) != ""):
+			// Being deleted while it holds the remote object (or may: its create in doubt): its deletion
+			// may delete it in a moment. Adopting it now would hold a dead id.
+			going = other
 		}
 	})
+	if owner == nil && going != nil {
+		who := "a resource in another namespace"
+		if going.GetNamespace() == obj.GetNamespace() {
+			who = fmt.Sprintf("%q in this namespace", going.GetName())
+		}
+		return engine.Waiting(engine.ReasonRemoteBeingDeleted,
+			"the same 3scale object (tenant, system name) is held by %s, which is being deleted: waiting for its deletion to finish before creating or adopting it",
+			who)
+	}
 	if owner == nil && claims != nil {
 		if holder, ok := claims.claim(ctx, obj, key); !ok {
 			owner = &v1alpha1.Backend{}

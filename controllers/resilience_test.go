@@ -126,6 +126,61 @@ func TestOneRemoteObjectHasOneOwner(t *testing.T) {
 	}
 }
 
+// TestRenameWaitsForTheOldResourcesDeletion: a GitOps rename (the new resource applied, the old one
+// pruned, one system name): while the old one is being deleted and still holds the remote object (here
+// held back by a Product that uses it), the new one neither adopts nor creates it (Orphan, saying why);
+// once the old one's deletion has deleted it, the new one creates its own, unannounced. And the loser of an
+// ownership conflict (Invalid) is woken when the owner goes.
+func TestRenameWaitsForTheOldResourcesDeletion(t *testing.T) {
+	ns, ctx := newNamespace(t), context.Background()
+	old := petsBackend(ns)
+	product := petstoreProduct(ns, "pets")
+	create(t, defaultSecret(ns), old, product)
+	waitState(t, v1alpha1.ConditionSynced, old, product)
+	if err := k8s.Get(ctx, client.ObjectKeyFromObject(old), old); err != nil {
+		t.Fatal(err)
+	}
+	oldID := old.Status.BackendID
+
+	deleteObjects(t, old) // waits for the product that uses it, holding the backend
+	renamed := petsBackend(ns)
+	renamed.Name, renamed.Spec.SystemName = "pets-renamed", old.Status.SystemName
+	create(t, renamed)
+	waitReason(t, renamed, v1alpha1.ConditionOrphan, engine.ReasonRemoteBeingDeleted)
+	if _, _, msg := lifecycle(t, renamed); !strings.Contains(msg, `held by "pets" in this namespace, which is being deleted`) {
+		t.Errorf("message of the renamed resource: %q", msg)
+	}
+	update(t, product, func() { product.Spec.BackendUsages = nil })
+	waitGone(t, old)
+	waitState(t, v1alpha1.ConditionSynced, renamed)
+	if err := k8s.Get(ctx, client.ObjectKeyFromObject(renamed), renamed); err != nil {
+		t.Fatal(err)
+	}
+	if renamed.Status.BackendID == 0 || renamed.Status.BackendID == oldID {
+		t.Errorf("the renamed resource holds backend %d; the old one held %d, deleted since", renamed.Status.BackendID, oldID)
+	}
+	if got := sim.Count(ns, "backend_apis"); got != 1 {
+		t.Errorf("%d backends in 3scale, want 1", got)
+	}
+	for _, e := range eventsOf(t, renamed) {
+		if strings.Contains(e, engine.ReasonAdopted) {
+			t.Errorf("the renamed resource adopted: %s", e)
+		}
+	}
+
+	// Applied while the owner is alive: Invalid; the owner deleted: woken, it creates its own.
+	twin := petsBackend(ns)
+	twin.Name, twin.Spec.SystemName = "pets-twin", renamed.Status.SystemName
+	create(t, twin)
+	waitReason(t, twin, v1alpha1.ConditionInvalid, engine.ReasonRemoteOwnedByOtherResource)
+	deleteObjects(t, renamed)
+	waitGone(t, renamed)
+	waitState(t, v1alpha1.ConditionSynced, twin)
+	if got := sim.Count(ns, "backend_apis"); got != 1 {
+		t.Errorf("%d backends in 3scale, want 1", got)
+	}
+}
+
 // TestSyncNowRepairsDrift: a change made in 3scale behind apimsync's back is repaired when the
 // apimsync.io/sync-now annotation changes.
 func TestSyncNowRepairsDrift(t *testing.T) {

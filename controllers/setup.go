@@ -156,7 +156,8 @@ func kindController[T engine.Object](sh shared, kind string, newObj func() T, sy
 	}
 	b := ctrl.NewControllerManagedBy(sh.mgr).For(newObj()).Named(strings.ToLower(kind)).WithOptions(sh.ctrlOpts()).
 		WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(referencing(sh.reader, list, indexSecretRefs))).
-		Watches(newObj(), sh.deletions.Handler()) // records its deletions: a prune under way (DependantGrace)
+		Watches(newObj(), sh.deletions.Handler()). // records its deletions: a prune under way (DependantGrace)
+		Watches(newObj(), handler.EnqueueRequestsFromMapFunc(sameRemoteObject(sh.reader, list))) // wakes the loser of an ownership conflict
 	for _, ref := range referenceGraph {
 		switch kind {
 		case ref.From: // wake it when what it references changes
@@ -173,6 +174,29 @@ func kindController[T engine.Object](sh shared, kind string, newObj func() T, sy
 		}
 	}
 	return b.Complete(r)
+}
+
+// sameRemoteObject maps an object to the other objects of its kind that resolve to the same remote object
+// (the owner key index): when the one that holds it changes or goes, the ones waiting for it (Invalid as
+// losers of the conflict, Orphan while it is being deleted) look again.
+func sameRemoteObject(reader client.Reader, list client.ObjectList) handler.MapFunc {
+	return func(ctx context.Context, obj client.Object) []reconcile.Request {
+		keys := ownerKeyOf(obj)
+		if len(keys) == 0 {
+			return nil
+		}
+		l := list.DeepCopyObject().(client.ObjectList)
+		if err := reader.List(ctx, l, client.MatchingFields{indexOwnerKey: keys[0]}); err != nil {
+			return nil
+		}
+		var out []reconcile.Request
+		_ = forEachItem(l, func(o client.Object) {
+			if o.GetUID() != obj.GetUID() {
+				out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(o)})
+			}
+		})
+		return out
+	}
 }
 
 // watch is an extra watch of one controller.

@@ -288,6 +288,11 @@ func (r *Reconciler[T]) sync(ctx context.Context, obj T, w *statusWriter[T]) (ct
 		return r.fail(ctx, obj, err)
 	}
 	if err := r.Syncer.Resolve(ctx, obj, s); err != nil {
+		if s.SystemName != "" {
+			// Recorded even when the sync cannot go on: the owner-key index finds a waiting object by it
+			// (the loser of an ownership conflict, woken when the holder goes).
+			st.SystemName = s.SystemName
+		}
 		if rebound { // the tenant change is recorded (and announced) once, now
 			return r.fail(ctx, obj, err)
 		}

@@ -150,6 +150,7 @@ const (
 	ReasonDeleting                   = "Deleting"
 	ReasonDeletionBlocked            = "DeletionBlocked"
 	ReasonRemoteOwnedByOtherResource = "OwnedByAnotherResource"
+	ReasonRemoteBeingDeleted         = "HeldByResourceBeingDeleted"
 	ReasonDriftRepaired              = "DriftRepaired"
 	ReasonAdopted                    = "AdoptedExisting"
 	ReasonAdoptionRefused            = "AdoptionRefused"
