@@ -156,8 +156,10 @@ func kindController[T engine.Object](sh shared, kind string, newObj func() T, sy
 	}
 	b := ctrl.NewControllerManagedBy(sh.mgr).For(newObj()).Named(strings.ToLower(kind)).WithOptions(sh.ctrlOpts()).
 		WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(referencing(sh.reader, list, indexSecretRefs))).
-		Watches(newObj(), sh.deletions.Handler()). // records its deletions: a prune under way (DependantGrace)
-		Watches(newObj(), handler.EnqueueRequestsFromMapFunc(sameRemoteObject(sh.reader, list))) // wakes the loser of an ownership conflict
+		// Its own kind: its deletions are recorded (a prune under way, DependantGrace), and the objects
+		// that resolve to the same remote object are woken when one changes or goes (ownership conflicts).
+		Watches(newObj(), sh.deletions.Handler()).
+		Watches(newObj(), handler.EnqueueRequestsFromMapFunc(sameRemoteObject(sh.reader, list)))
 	for _, ref := range referenceGraph {
 		switch kind {
 		case ref.From: // wake it when what it references changes
