@@ -2,10 +2,11 @@ package controllers
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"maps"
+	"sync"
 
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
@@ -37,30 +38,76 @@ func (s *accountSnapshot) clone() *accountSnapshot {
 	return &c
 }
 
-// accountDesired holds the users' passwords read from their Secrets, by username, and their keyed
-// digests (Session.HashOf): a digest in status tells whether 3scale has the password the Secret holds
-// now, and reveals nothing of it to whoever can read the resource.
+// accountDesired holds the users' passwords read from their Secrets, by username, and the versions of
+// those Secrets (UID/resourceVersion): a version in status tells whether 3scale has the password the
+// Secret held then, and reveals nothing of it to whoever can read the resource.
 type accountDesired struct {
 	Passwords map[string]string
-	Digests   map[string]string
+	Versions  map[string]string
 }
 
-// passwordDigest fingerprints a user's password keyed with its Secret's UID: stable while the password
-// is (a new provider token or an edit of another key changes nothing), and useless for testing guesses
-// to whoever can read the resource but not the Secret.
-func passwordDigest(secretUID types.UID, username, password string) string {
-	return engine.KeyedHash([]byte("apimsync password\x00"+string(secretUID)), username, password)
+// SentPasswords remembers, for this manager process only, a digest of each password it set in 3scale,
+// keyed with a random key made when the process starts and never stored: when a password Secret
+// changes (a new resourceVersion), the passwords in it that did not change are not set again. After a
+// restart the memory is empty, and a changed Secret sets each of its passwords once more. Safe for
+// concurrent use; the zero value is ready.
+type SentPasswords struct {
+	once sync.Once
+	key  []byte
+	sent sync.Map // tenant/account id/username → digest
 }
 
-// passwordsSet reports whether 3scale has every password the spec's Secrets hold, as far as the digests
-// of the passwords last sent (status.passwordDigests) tell.
-func passwordsSet(d *v1alpha1.DeveloperAccount, desired *accountDesired) bool {
-	for user, digest := range desired.Digests {
-		if d.Status.PasswordDigests[user] != digest {
-			return false
-		}
+func (p *SentPasswords) digest(password string) string {
+	p.once.Do(func() {
+		p.key = make([]byte, 32)
+		_, _ = rand.Read(p.key)
+	})
+	return engine.KeyedHash(p.key, password)
+}
+
+// Remember records that password was set for the user key.
+func (p *SentPasswords) Remember(key, password string) {
+	if p != nil {
+		p.sent.Store(key, p.digest(password))
 	}
-	return true
+}
+
+// Same reports whether password is the one this process last set for the user key.
+func (p *SentPasswords) Same(key, password string) bool {
+	if p == nil {
+		return false
+	}
+	d, ok := p.sent.Load(key)
+	return ok && d == p.digest(password)
+}
+
+// userKey identifies a user of a remote account for SentPasswords.
+func userKey(sess *engine.Session, accountID int64, username string) string {
+	return sess.Tenant + "/" + itoa64(accountID) + "/" + username
+}
+
+// knownPasswords returns, by username, the versions of the passwords 3scale has as far as status and
+// this process tell: a version recorded in status that is still the Secret's, or a newer version of a
+// Secret whose password for that user is the one this process last set.
+func (s *DeveloperAccountSyncer) knownPasswords(d *v1alpha1.DeveloperAccount, sess *engine.Session, desired *accountDesired) map[string]string {
+	known := map[string]string{}
+	for user, version := range desired.Versions {
+		switch {
+		case d.Status.PasswordVersions[user] == version:
+		case d.Status.PasswordVersions[user] != "" && d.Status.AccountID != 0 &&
+			s.Sent.Same(userKey(sess, d.Status.AccountID, user), desired.Passwords[user]):
+		default:
+			continue
+		}
+		known[user] = version
+	}
+	return known
+}
+
+// passwordsSet reports whether 3scale has every password the spec's Secrets hold, as far as
+// knownPasswords tells.
+func (s *DeveloperAccountSyncer) passwordsSet(d *v1alpha1.DeveloperAccount, sess *engine.Session, desired *accountDesired) bool {
+	return len(s.knownPasswords(d, sess, desired)) == len(desired.Versions)
 }
 
 // DeveloperAccountSyncer syncs DeveloperAccounts to 3scale developer accounts with their users. An
@@ -75,6 +122,8 @@ type DeveloperAccountSyncer struct {
 	Snapshots *cache.Snapshots
 	// Claims arbitrates resources that resolve to the same account.
 	Claims *Claims
+	// Sent remembers the passwords this process set (nil: none remembered).
+	Sent *SentPasswords
 }
 
 var _ engine.Syncer[*v1alpha1.DeveloperAccount] = &DeveloperAccountSyncer{}
@@ -106,17 +155,17 @@ func (s *DeveloperAccountSyncer) Validate(d *v1alpha1.DeveloperAccount) error {
 // the account (same tenant, same first admin).
 func (s *DeveloperAccountSyncer) Resolve(ctx context.Context, d *v1alpha1.DeveloperAccount, sess *engine.Session) error {
 	sess.SystemName = firstAdmin(d).Username
-	desired := &accountDesired{Passwords: map[string]string{}, Digests: map[string]string{}}
+	desired := &accountDesired{Passwords: map[string]string{}, Versions: map[string]string{}}
 	for _, u := range d.Spec.Users {
 		if u.PasswordRef == nil {
 			continue
 		}
-		v, uid, err := secretKey(ctx, s.Reader, d.Namespace, u.PasswordRef, fmt.Sprintf("password of user %q", u.Username))
+		v, version, err := secretKey(ctx, s.Reader, d.Namespace, u.PasswordRef, fmt.Sprintf("password of user %q", u.Username))
 		if err != nil {
 			return err
 		}
 		desired.Passwords[u.Username] = v
-		desired.Digests[u.Username] = passwordDigest(uid, u.Username, v)
+		desired.Versions[u.Username] = version
 	}
 	if err := checkSoleOwner(ctx, s.Reader, s.Claims, d, &v1alpha1.DeveloperAccountList{}, ownerKey(sess.Tenant, "", sess.SystemName)); err != nil {
 		return err
@@ -134,7 +183,12 @@ func (s *DeveloperAccountSyncer) Observe(ctx context.Context, d *v1alpha1.Develo
 	if err != nil || snap == nil {
 		return engine.Observation{}, err
 	}
-	upToDate := accountMatches(snap, d) && passwordsSet(d, sess.Desired.(*accountDesired))
+	desired := sess.Desired.(*accountDesired)
+	passwords := s.passwordsSet(d, sess, desired)
+	if passwords && !maps.Equal(d.Status.PasswordVersions, desired.Versions) {
+		d.Status.PasswordVersions = maps.Clone(desired.Versions) // a Secret changed, not the passwords
+	}
+	upToDate := accountMatches(snap, d) && passwords
 	noteCreditCard(d, sess, snap.Account)
 	return engine.Observation{Exists: true, UpToDate: upToDate, Diff: snap}, nil
 }
@@ -225,9 +279,10 @@ func (s *DeveloperAccountSyncer) Create(ctx context.Context, d *v1alpha1.Develop
 		return err
 	}
 	d.Status.AccountID = created.ID
-	d.Status.PasswordDigests = nil                      // an adopted account's passwords are unknown: set them all
-	if fresh && desired.Digests[admin.Username] != "" { // the signup set the admin's
-		d.Status.PasswordDigests = map[string]string{admin.Username: desired.Digests[admin.Username]}
+	d.Status.PasswordVersions = nil                      // an adopted account's passwords are unknown: set them all
+	if fresh && desired.Versions[admin.Username] != "" { // the signup set the admin's
+		d.Status.PasswordVersions = map[string]string{admin.Username: desired.Versions[admin.Username]}
+		s.Sent.Remember(userKey(sess, created.ID, admin.Username), desired.Passwords[admin.Username])
 	}
 	snap, err := s.readUsers(ctx, sess, *created)
 	if err != nil {
@@ -287,13 +342,8 @@ func (s *DeveloperAccountSyncer) syncUsers(ctx context.Context, d *v1alpha1.Deve
 	c, id := sess.Remote, snap.Account.ID
 	desired := sess.Desired.(*accountDesired)
 	passwords := desired.Passwords
-	set := map[string]string{} // digests of the passwords 3scale has, by username
-	for user, digest := range d.Status.PasswordDigests {
-		if desired.Digests[user] == digest {
-			set[user] = digest
-		}
-	}
-	defer func() { d.Status.PasswordDigests = set }() // what was sent, whatever fails later
+	set := s.knownPasswords(d, sess, desired)          // versions of the passwords 3scale has, by username
+	defer func() { d.Status.PasswordVersions = set }() // what was sent, whatever fails later
 	want := map[string]bool{}
 	for _, promote := range []bool{true, false} {
 		for _, u := range d.Spec.Users {
@@ -302,8 +352,8 @@ func (s *DeveloperAccountSyncer) syncUsers(ctx context.Context, d *v1alpha1.Deve
 				continue
 			}
 			r, ok := snap.Users[u.Username]
-			digest := desired.Digests[u.Username]
-			newPassword := digest != "" && set[u.Username] != digest
+			version := desired.Versions[u.Username]
+			newPassword := version != "" && set[u.Username] != version
 			var err error
 			switch {
 			case !ok:
@@ -315,8 +365,9 @@ func (s *DeveloperAccountSyncer) syncUsers(ctx context.Context, d *v1alpha1.Deve
 				}
 				r, err = deref(c.UpdateUser(ctx, id, r.ID, params))
 			}
-			if err == nil && digest != "" {
-				set[u.Username] = digest
+			if err == nil && version != "" {
+				set[u.Username] = version
+				s.Sent.Remember(userKey(sess, id, u.Username), passwords[u.Username])
 			}
 			switch {
 			case err != nil || r.State == userActive:

@@ -11,7 +11,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
@@ -178,8 +177,9 @@ func secretValue(ctx context.Context, reader client.Reader, namespace string, re
 	return v, err
 }
 
-// secretKey is secretValue with the Secret's UID.
-func secretKey(ctx context.Context, reader client.Reader, namespace string, ref *v1alpha1.LocalSecretKeyRef, usedFor string) (string, types.UID, error) {
+// secretKey is secretValue with the Secret's version: its UID and resourceVersion, which change with
+// its content and tell nothing of it.
+func secretKey(ctx context.Context, reader client.Reader, namespace string, ref *v1alpha1.LocalSecretKeyRef, usedFor string) (string, string, error) {
 	var secret corev1.Secret
 	if err := reader.Get(ctx, client.ObjectKey{Namespace: namespace, Name: ref.Name}, &secret); err != nil {
 		if apierrors.IsNotFound(err) {
@@ -191,7 +191,7 @@ func secretKey(ctx context.Context, reader client.Reader, namespace string, ref 
 	if !ok {
 		return "", "", engine.Waiting(ReasonSecretNotFound, "Secret %q has no key %q (%s)", ref.Name, ref.Key, usedFor)
 	}
-	return string(v), secret.UID, nil
+	return string(v), string(secret.UID) + "/" + secret.ResourceVersion, nil
 }
 
 func (s *ProductSyncer) resolvePolicies(ctx context.Context, p *v1alpha1.Product) ([]tsclient.Policy, error) {

@@ -281,7 +281,7 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 			// A plan's limits may name a Backend's metrics.
 			watch{&v1alpha1.Backend{}, referencing(reader, &v1alpha1.ApplicationPlanList{}, indexBackendRefs)}),
 		kindController(sh, "DeveloperAccount", func() *v1alpha1.DeveloperAccount { return &v1alpha1.DeveloperAccount{} },
-			&DeveloperAccountSyncer{Reader: reader, Accounts: accounts, Snapshots: snapshots, Claims: claims()}, &v1alpha1.DeveloperAccountList{}),
+			&DeveloperAccountSyncer{Reader: reader, Accounts: accounts, Snapshots: snapshots, Claims: claims(), Sent: &SentPasswords{}}, &v1alpha1.DeveloperAccountList{}),
 		kindController(sh, "Application", func() *v1alpha1.Application { return &v1alpha1.Application{} },
 			&ApplicationSyncer{Reader: reader, Writer: mgr.GetClient(), Accounts: accounts, Snapshots: snapshots, Claims: claims()}, &v1alpha1.ApplicationList{},
 			// The plan's Product decides the kind of credentials.

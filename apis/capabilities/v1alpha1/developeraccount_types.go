@@ -80,11 +80,12 @@ type DeveloperAccountStatus struct {
 	// +optional
 	CreditCardStored bool `json:"creditCardStored,omitempty"`
 
-	// PasswordDigests are keyed digests (HMAC, keyed with the password Secret's UID) of the passwords
-	// last set in 3scale, by username: a changed password sets the new one in 3scale, and the digests
-	// reveal nothing of the passwords to whoever cannot read the Secret.
+	// PasswordVersions are, by username, the version (UID/resourceVersion) of the password Secret whose
+	// password was last set in 3scale: a changed Secret sets the changed passwords in 3scale. They tell
+	// nothing of the passwords (no digest is stored anywhere a reader of this resource could test guesses
+	// against).
 	// +optional
-	PasswordDigests map[string]string `json:"passwordDigests,omitempty"`
+	PasswordVersions map[string]string `json:"passwordVersions,omitempty"`
 }
 
 // DeveloperAccount is a 3scale developer (buyer) account with its users.

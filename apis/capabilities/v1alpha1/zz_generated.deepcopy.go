@@ -737,8 +737,8 @@ func (in *DeveloperAccountStatus) DeepCopyInto(out *DeveloperAccountStatus) {
 			(*out)[key] = val
 		}
 	}
-	if in.PasswordDigests != nil {
-		in, out := &in.PasswordDigests, &out.PasswordDigests
+	if in.PasswordVersions != nil {
+		in, out := &in.PasswordVersions, &out.PasswordVersions
 		*out = make(map[string]string, len(*in))
 		for key, val := range *in {
 			(*out)[key] = val
