@@ -205,6 +205,9 @@ type Reconciler[T Object] struct {
 	// goingSince remembers when this reconciler first saw each owner being deleted
 	// (types.NamespacedName → time.Time), for DependantGrace; forgotten with the owner.
 	goingSince sync.Map
+	// settled remembers, per object (types.NamespacedName → its create-pending marker), the marker this
+	// reconciler last settled, until status records it (settle).
+	settled sync.Map
 	// written remembers our last write of each object (types.NamespacedName → lastWrite), so that a
 	// reconcile woken by that write's event does not act on an older cached copy.
 	written sync.Map
@@ -246,6 +249,7 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		return ctrl.Result{RequeueAfter: 100 * time.Millisecond}, nil
 	}
 	st := &statusWriter[T]{r: r, before: obj.DeepCopyObject().(T)}
+	r.recallSettled(req.NamespacedName, obj)
 
 	var res ctrl.Result
 	var err error
@@ -366,7 +370,7 @@ func (r *Reconciler[T]) sync(ctx context.Context, obj T, w *statusWriter[T]) (ct
 	if obj.GetRemoteID() != 0 {
 		// Its id is recorded: no create is in doubt any more, whatever failed after (a create's
 		// children, an update of the object found under the marker).
-		settleCreate(obj)
+		r.settle(obj)
 	}
 	if err != nil {
 		if class, _, _ := Classify(err); class == ClassInvalid && fromRemote(err) {
@@ -374,7 +378,7 @@ func (r *Reconciler[T]) sync(ctx context.Context, obj T, w *statusWriter[T]) (ct
 		}
 		return r.fail(ctx, obj, err)
 	}
-	settleCreate(obj)
+	r.settle(obj)
 	if inSync && (!obs.Exists || !obs.UpToDate) {
 		// Nothing changed on our side, yet 3scale differed: a drift check (periodic or on demand)
 		// repaired it.
@@ -539,7 +543,7 @@ func (r *Reconciler[T]) create(ctx context.Context, obj T, s *Session, w *status
 	}
 	err := r.Syncer.Create(ctx, obj, s)
 	if err != nil && madeNothing(err) {
-		settleCreate(obj)
+		r.settle(obj)
 	}
 	return err
 }
@@ -631,6 +635,31 @@ func PendingCreate(obj Object) string {
 	return ""
 }
 
+// settle is settleCreate, remembered: should the status write that records it fail, the next reconcile
+// still knows that the create under this marker made nothing or was settled (recallSettled), and never
+// takes a same-named stranger for its own. Forgotten with the object.
+func (r *Reconciler[T]) settle(obj T) {
+	settleCreate(obj)
+	if mark := obj.GetAnnotations()[v1alpha1.CreatePendingAnnotation]; mark != "" {
+		r.settled.Store(client.ObjectKeyFromObject(obj), mark)
+	}
+}
+
+// recallSettled settles again, in obj as read, a create this reconciler settled whose status write may
+// have failed.
+func (r *Reconciler[T]) recallSettled(key types.NamespacedName, obj T) {
+	v, ok := r.settled.Load(key)
+	if !ok {
+		return
+	}
+	switch mark := v.(string); {
+	case obj.GetSyncStatus().CreateSettled == mark:
+		r.settled.Delete(key) // recorded: nothing more to remember
+	case obj.GetAnnotations()[v1alpha1.CreatePendingAnnotation] == mark:
+		settleCreate(obj)
+	}
+}
+
 // settleCreate records in obj's status that no create of its remote object is in doubt any more.
 func settleCreate(obj Object) {
 	st := obj.GetSyncStatus()
@@ -646,7 +675,7 @@ func settleCreate(obj Object) {
 func (r *Reconciler[T]) rebindTenant(obj T, s *Session) (rebound bool) {
 	st := obj.GetSyncStatus()
 	if pending := PendingCreate(obj); pending != "" && pending != s.Tenant {
-		settleCreate(obj)
+		r.settle(obj)
 		rebound = true
 	}
 	id := obj.GetRemoteID()
@@ -713,7 +742,7 @@ func (r *Reconciler[T]) finalize(ctx context.Context, obj T, w *statusWriter[T])
 			// The object no longer holds a remote one: should the finalizer patch below fail, the status
 			// written at the end of this reconcile says so, and the next try does not delete again.
 			obj.SetRemoteID(0)
-			settleCreate(obj)
+			r.settle(obj)
 			if !s.WentWithOwner {
 				r.event(obj, "Normal", "RemoteDeleted", "Delete", "deleted the %s from tenant %s", r.Kind, s.Tenant)
 			}
@@ -1134,6 +1163,7 @@ func (r *Reconciler[T]) forget(id types.NamespacedName) {
 	r.goingSince.Delete(id)
 	r.rejected.Delete(id)
 	r.written.Delete(id)
+	r.settled.Delete(id)
 	if r.States != nil {
 		r.States.Delete(r.Kind, id)
 	}

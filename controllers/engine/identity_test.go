@@ -184,6 +184,48 @@ func TestCreatePendingMarkerLastsOnlyWhileInDoubt(t *testing.T) {
 	}
 }
 
+// TestRefusedCreateWhoseSettlingWriteFailedClaimsNothing: a create refused (it made nothing) settles the
+// marker; when the status write recording that fails, the next reconcile still knows the create is
+// settled: it does not look for the object by system name as its own (a stranger's would be taken
+// silently, bypassing adoption: Never and the adoption Event).
+func TestRefusedCreateWhoseSettlingWriteFailedClaimsNothing(t *testing.T) {
+	b := newBackend()
+	b.UID = "uid-1"
+	h := newHarness(t, b)
+	var pending []bool
+	h.syncer.observe = func(s *Session) (Observation, error) {
+		pending = append(pending, s.CreatePending)
+		return Observation{Exists: false}, nil
+	}
+	h.syncer.create = func(b *v1alpha1.Backend) error {
+		b.Status.BackendID = 0
+		return &tsclient.APIError{StatusCode: 422, Method: "POST", Errors: map[string][]string{"name": {"is invalid"}}}
+	}
+	failing := true
+	h.rec.Client = interceptor.NewClient(h.client.(client.WithWatch), interceptor.Funcs{
+		SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, p client.Patch, opts ...client.SubResourcePatchOption) error {
+			if failing {
+				return errors.New("etcdserver: request timed out")
+			}
+			return c.SubResource(sub).Patch(ctx, obj, p, opts...)
+		},
+	})
+	_, _ = h.reconcile()
+	if stored := h.get(); PendingCreate(stored) == "" {
+		t.Fatalf("the failed status write recorded the settle anyway: the test shows nothing")
+	}
+	failing = false
+	h.rec.InvalidRetryPeriod = 0 // the same attempt is tried again at once
+	h.rec.rejected.Clear()
+	_, _ = h.reconcile()
+	if len(pending) != 2 || pending[1] {
+		t.Errorf("create pending seen by each Observe: %v, want false after the refused create", pending)
+	}
+	if stored := h.get(); PendingCreate(stored) != "" {
+		t.Errorf("marker %q still pending after the settle was written", PendingCreate(stored))
+	}
+}
+
 // TestFailedMarkerWriteClaimsNothing: when the create-pending marker cannot be written, no create is
 // sent, and the status written at the end of the reconcile does not claim one either.
 func TestFailedMarkerWriteClaimsNothing(t *testing.T) {
