@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -153,5 +154,30 @@ func TestConnectAppliesTheResponseCaps(t *testing.T) {
 	}
 	if _, err := s.Remote.ListProducts(context.Background()); err == nil || !strings.Contains(err.Error(), "more than 3 pages") {
 		t.Errorf("an endless list with a 3-page cap: %v; want an error naming the cap", err)
+	}
+}
+
+// TestApplicationsAreWokenByTheirAccountsProviderAccount: a provider-account Secret maps to the
+// Applications of the DeveloperAccounts that use it, so that a fixed token wakes them directly; the
+// Applications of accounts on another Secret are not woken.
+func TestApplicationsAreWokenByTheirAccountsProviderAccount(t *testing.T) {
+	acme := &v1alpha1.DeveloperAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "acme"}}
+	other := &v1alpha1.DeveloperAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "other"}}
+	other.Spec.ProviderAccountRef = &v1alpha1.ProviderAccountRef{Name: "other-tenant"}
+	app := func(name, account string) *v1alpha1.Application {
+		return &v1alpha1.Application{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: name}, Spec: v1alpha1.ApplicationSpec{AccountRef: account}}
+	}
+	reader := fake.NewClientBuilder().WithScheme(k8s.Scheme()).
+		WithIndex(&v1alpha1.DeveloperAccount{}, indexSecretRefs, secretRefs).
+		WithIndex(&v1alpha1.Application{}, indexAccountRef, func(o client.Object) []string { return []string{o.(*v1alpha1.Application).Spec.AccountRef} }).
+		WithObjects(acme, other, app("a1", "acme"), app("a2", "acme"), app("b1", "other")).Build()
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: v1alpha1.DefaultProviderAccountSecret}}
+	var got []string
+	for _, r := range applicationsOfAccountsReading(reader)(context.Background(), secret) {
+		got = append(got, r.Name)
+	}
+	slices.Sort(got)
+	if want := []string{"a1", "a2"}; !slices.Equal(got, want) {
+		t.Errorf("woken %v, want %v", got, want)
 	}
 }

@@ -285,7 +285,9 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 		kindController(sh, "Application", func() *v1alpha1.Application { return &v1alpha1.Application{} },
 			&ApplicationSyncer{Reader: reader, Writer: mgr.GetClient(), Accounts: accounts, Snapshots: snapshots, Claims: claims()}, &v1alpha1.ApplicationList{},
 			// The plan's Product decides the kind of credentials.
-			watch{&v1alpha1.Product{}, applicationsOfProduct(reader)}),
+			watch{&v1alpha1.Product{}, applicationsOfProduct(reader)},
+			// The account's provider-account Secret is the application's: a fixed token wakes it at once.
+			watch{&corev1.Secret{}, applicationsOfAccountsReading(reader)}),
 		kindController(sh, "ActiveDoc", func() *v1alpha1.ActiveDoc { return &v1alpha1.ActiveDoc{} },
 			&ActiveDocSyncer{Reader: reader, Accounts: accounts, Snapshots: snapshots, Claims: claims()}, &v1alpha1.ActiveDocList{},
 			watch{&corev1.ConfigMap{}, referencing(reader, &v1alpha1.ActiveDocList{}, indexConfigMapRefs)}),
@@ -329,6 +331,23 @@ func applicationsOfProduct(reader client.Reader) handler.MapFunc {
 		var reqs []reconcile.Request
 		for _, p := range plans.Items {
 			reqs = append(reqs, referencing(reader, &v1alpha1.ApplicationList{}, indexPlanRef)(ctx, &p)...)
+		}
+		return reqs
+	}
+}
+
+// applicationsOfAccountsReading maps a Secret to the Applications of the DeveloperAccounts that read it
+// (their provider account): an Application talks to 3scale with its account's provider account, so a
+// changed Secret (a fixed token) wakes it directly, not one hop later through its account.
+func applicationsOfAccountsReading(reader client.Reader) handler.MapFunc {
+	return func(ctx context.Context, obj client.Object) []reconcile.Request {
+		var accounts v1alpha1.DeveloperAccountList
+		if err := reader.List(ctx, &accounts, client.InNamespace(obj.GetNamespace()), client.MatchingFields{indexSecretRefs: obj.GetName()}); err != nil {
+			return nil
+		}
+		var reqs []reconcile.Request
+		for i := range accounts.Items {
+			reqs = append(reqs, referencing(reader, &v1alpha1.ApplicationList{}, indexAccountRef)(ctx, &accounts.Items[i])...)
 		}
 		return reqs
 	}
