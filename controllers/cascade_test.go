@@ -266,6 +266,63 @@ func TestRetainedOwnersKeepTheirApplications(t *testing.T) {
 	t.Logf("deleting a retained plan and account: %d calls", remoteCalls(ns)-before)
 }
 
+// TestRetainedDependantsKeepTheirOwnersInThreescale: an owner deleted with deletionPolicy Delete whose
+// dependants include a Retain one holding a remote object is kept in 3scale (3scale would refuse the
+// plan's deletion for the retained application, and deletes a service's plans along with it), says so in
+// a Warning event naming the Retain dependant and what to do, and its other dependants delete their own
+// remote objects; nothing is refused, nothing stays stuck.
+func TestRetainedDependantsKeepTheirOwnersInThreescale(t *testing.T) {
+	ns := newNamespace(t)
+	acc, pw := devAccount(ns, "acme")
+	backend, product := petsBackend(ns), petstoreProduct(ns, "pets")
+	basic, gold := basicPlan(ns, "basic", "petstore"), basicPlan(ns, "gold", "petstore")
+	gold.Spec.DeletionPolicy = v1alpha1.DeletionPolicyRetain
+	keep, drop := application(ns, "keep", "acme", "basic"), application(ns, "drop", "acme", "basic")
+	keep.Spec.DeletionPolicy = v1alpha1.DeletionPolicyRetain
+	create(t, defaultSecret(ns), acc, pw, backend, product, basic, gold, keep, drop)
+	waitState(t, v1alpha1.ConditionSynced, acc, product, basic, gold, keep, drop)
+	mark := len(sim.Writes(ns))
+
+	// A plan with a Retain application: the plan stays in 3scale, the other application is deleted there.
+	deleteObjects(t, basic)
+	waitGone(t, basic, keep, drop)
+	if got := remoteDeletions(ns, mark); !slices.Equal(got, []string{"applications 200"}) {
+		t.Errorf("remote deletions %v, want the Delete application's only", got)
+	}
+	if got := sim.Count(ns, simulator.KindApplications); got != 1 {
+		t.Errorf("%d applications in 3scale, want the retained one", got)
+	}
+	if got := sim.Count(ns, simulator.KindPlans); got != 2 {
+		t.Errorf("%d plans in 3scale, want 2: the plan the retained application uses is kept", got)
+	}
+	wantEvent := func(obj client.Object, names string) {
+		t.Helper()
+		eventually(t, waitTimeout, func() string {
+			ev := strings.Join(eventsOf(t, obj), "\n")
+			if !strings.Contains(ev, engine.ReasonKeptForRetained) || !strings.Contains(ev, names+" with deletionPolicy Retain") {
+				return "no KeptForRetainedDependants event naming " + names + ":\n" + ev
+			}
+			return ""
+		})
+	}
+	wantEvent(basic, "Application keep")
+
+	// A Product with a Retain plan: porta would delete the plan with the service; the service is kept.
+	mark = len(sim.Writes(ns))
+	deleteObjects(t, product)
+	waitGone(t, product, gold)
+	if got := remoteDeletions(ns, mark); len(got) != 0 {
+		t.Errorf("remote deletions %v, want none", got)
+	}
+	if got := sim.Count(ns, "services"); got != 1 {
+		t.Errorf("%d services in 3scale, want the kept one", got)
+	}
+	wantEvent(product, "ApplicationPlan gold")
+	if refused := refusedWrites(ns, 0); len(refused) != 0 {
+		t.Errorf("3scale refused %v", refused)
+	}
+}
+
 // TestDeletingAProductTakesItsPlansAndApplications deletes a Product whose plans have applications,
 // with its Backend: in Kubernetes the applications go, then their plans, then the product, then the
 // backend; in 3scale the product's deletion takes its plans and applications with it (porta's cascade:
@@ -484,10 +541,13 @@ func TestFateOfAnOwner(t *testing.T) {
 	for name, tc := range map[string]struct {
 		owner *v1alpha1.Product // nil: none
 		held  int64             // the owner's id the dependant records; 0: 7
-		want  ownerFate
+		// retainedPlan: a plan with deletionPolicy Retain holds a plan under the owner: it is kept
+		retainedPlan bool
+		want         ownerFate
 	}{
 		"being deleted": {owner: product(going), want: ownerGoes},
 		"holding another remote one than the dependant's": {owner: product(going), held: 8, want: ownerStays},
+		"kept for a Retain plan under it":                 {owner: product(going), retainedPlan: true, want: ownerStays},
 		"not being deleted yet":                           {owner: product(nil), want: ownerMayGo},
 		"retained":                                        {owner: product(func(p *v1alpha1.Product) { going(p); p.Spec.DeletionPolicy = v1alpha1.DeletionPolicyRetain }), want: ownerStays},
 		"holding no remote one":                           {owner: product(func(p *v1alpha1.Product) { going(p); p.Status.ProductID = 0 }), want: ownerStays},
@@ -496,9 +556,17 @@ func TestFateOfAnOwner(t *testing.T) {
 		"gone":                                            {want: ownerStays},
 	} {
 		t.Run(name, func(t *testing.T) {
-			b := fake.NewClientBuilder().WithScheme(k8s.Scheme())
+			b := fake.NewClientBuilder().WithScheme(k8s.Scheme()).
+				WithIndex(&v1alpha1.ApplicationPlan{}, indexProductRef, func(o client.Object) []string { return []string{o.(*v1alpha1.ApplicationPlan).Spec.ProductRef} })
 			if tc.owner != nil {
 				b = b.WithObjects(tc.owner)
+			}
+			if tc.retainedPlan {
+				plan := &v1alpha1.ApplicationPlan{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "gold", Finalizers: []string{engine.Finalizer}},
+					Spec: v1alpha1.ApplicationPlanSpec{ProductRef: "petstore"}}
+				plan.Spec.DeletionPolicy = v1alpha1.DeletionPolicyRetain
+				plan.Status.PlanID = 9
+				b = b.WithObjects(plan)
 			}
 			held := tc.held
 			if held == 0 {

@@ -178,6 +178,90 @@ const (
 	ownerMayGo
 )
 
+// retainedUnder returns a function listing, by kind and name, the objects with deletionPolicy: Retain that
+// hold a remote object living under obj's (its owned dependants, and theirs): 3scale would refuse obj's
+// deletion for them (a plan with applications) or delete them along (a service's plans, an account's
+// applications), so obj is kept in 3scale when it is deleted (engine.Reconciler.RetainedUnder).
+func retainedUnder(reader client.Reader, graph []reference) func(ctx context.Context, obj client.Object) ([]string, error) {
+	var under func(ctx context.Context, obj client.Object, depth int) ([]string, error)
+	under = func(ctx context.Context, obj client.Object, depth int) ([]string, error) {
+		if depth > len(graph) { // the graph is acyclic (deletionOrder): never deeper than its edges
+			return nil, nil
+		}
+		list := ownedDependants(reader, graph, engine.KindOf(obj))
+		if list == nil {
+			return nil, nil // a kind nothing is owned by
+		}
+		deps, err := list(ctx, obj)
+		if err != nil {
+			return nil, err
+		}
+		var out []string
+		for _, d := range deps {
+			so, ok := d.(syncedObject)
+			if !ok || so.GetRemoteID() == 0 || !controllerutil.ContainsFinalizer(d, engine.Finalizer) {
+				continue
+			}
+			if so.GetDeletionPolicy() == v1alpha1.DeletionPolicyRetain {
+				out = append(out, engine.KindOf(d)+" "+d.GetName())
+				continue
+			}
+			more, err := under(ctx, d, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, more...)
+		}
+		slices.Sort(out)
+		return slices.Compact(out), nil
+	}
+	return func(ctx context.Context, obj client.Object) ([]string, error) { return under(ctx, obj, 0) }
+}
+
+// ownersGoing returns a function naming the owners of obj (the objects it is an owned dependant of) that
+// are being deleted while they hold a remote object with apimsync's finalizer: a Retain object waits for
+// them to be gone before it lets go (engine.Reconciler.OwnersGoing), so that they see it and are kept.
+func ownersGoing(reader client.Reader, graph []reference) func(ctx context.Context, obj client.Object) ([]string, error) {
+	return func(ctx context.Context, obj client.Object) ([]string, error) {
+		var out []string
+		var visit func(o client.Object, depth int)
+		visit = func(o client.Object, depth int) {
+			if depth > len(graph) {
+				return
+			}
+			for _, r := range graph {
+				if !r.Owned || r.From != engine.KindOf(o) {
+					continue
+				}
+				owner := newKind(r.To).(syncedObject)
+				if reader.Get(ctx, client.ObjectKey{Namespace: o.GetNamespace(), Name: ownerName(o, r.To)}, owner) != nil {
+					continue
+				}
+				if !owner.GetDeletionTimestamp().IsZero() && owner.GetRemoteID() != 0 && controllerutil.ContainsFinalizer(owner, engine.Finalizer) {
+					out = append(out, r.To+" "+owner.GetName())
+				}
+				visit(owner, depth+1)
+			}
+		}
+		visit(obj, 0)
+		slices.Sort(out)
+		return slices.Compact(out), nil
+	}
+}
+
+// ownerName is the name of the object of kind that o names as its owner ("" when none).
+func ownerName(o client.Object, kind string) string {
+	switch t := o.(type) {
+	case *v1alpha1.Application:
+		return map[string]string{"DeveloperAccount": t.Spec.AccountRef, "ApplicationPlan": t.Spec.PlanRef}[kind]
+	case *v1alpha1.ApplicationPlan:
+		if kind == "Product" {
+			return t.Spec.ProductRef
+		}
+	}
+	return ""
+}
+
 // fateOf reads the named owner object into owner and tells its ownerFate for a dependant on tenant that
 // lives under the owner's remote object held (the id the dependant's status records for it). An owner
 // whose remote object is another one (the dependant was moved to it, Invalid, and still lives under the
@@ -187,6 +271,9 @@ func fateOf(ctx context.Context, reader client.Reader, namespace, name, tenant s
 		owner.GetDeletionPolicy() != v1alpha1.DeletionPolicyDelete || owner.GetRemoteID() != held ||
 		owner.GetSyncStatus().TenantHost != tenant || !controllerutil.ContainsFinalizer(owner, engine.Finalizer) {
 		return ownerStays
+	}
+	if kept, err := retainedUnder(reader, referenceGraph)(ctx, owner); err != nil || len(kept) > 0 {
+		return ownerStays // kept in 3scale for a Retain object under it: its deletion takes nothing along
 	}
 	if owner.GetDeletionTimestamp().IsZero() {
 		return ownerMayGo

@@ -153,6 +153,8 @@ func kindController[T engine.Object](sh shared, kind string, newObj func() T, sy
 		Deletions:      sh.deletions,
 		Dependants:     ownedDependants(sh.reader, referenceGraph, kind),
 		Users:          blockingUsers(sh.reader, referenceGraph, kind),
+		RetainedUnder:  retainedUnder(sh.reader, referenceGraph),
+		OwnersGoing:    ownersGoing(sh.reader, referenceGraph),
 	}
 	b := ctrl.NewControllerManagedBy(sh.mgr).For(newObj()).Named(strings.ToLower(kind)).WithOptions(sh.ctrlOpts()).
 		WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(referencing(sh.reader, list, indexSecretRefs))).

@@ -182,6 +182,16 @@ type Reconciler[T Object] struct {
 	// Products using a Backend). On deletion the engine waits until none is left (a watch on them should
 	// wake this object) before the remote delete, instead of calling to be refused.
 	Users func(ctx context.Context, obj client.Object) ([]client.Object, error)
+	// RetainedUnder, when set, names the objects with deletionPolicy: Retain that hold a remote object
+	// living under this one's (its owned dependants and theirs). Such an object is kept in 3scale when it
+	// is deleted, whatever its own policy: 3scale would refuse its deletion for them (a plan that
+	// applications use) or delete them along (a product's plans, an account's applications). A Warning
+	// event says so, naming them.
+	RetainedUnder func(ctx context.Context, obj client.Object) ([]string, error)
+	// OwnersGoing, when set, names the owners of this object being deleted that hold a remote object: a
+	// Retain object waits for them to be gone before it lets go, so that each sees it (RetainedUnder) and
+	// is kept rather than deleting it along in 3scale.
+	OwnersGoing func(ctx context.Context, obj client.Object) ([]string, error)
 	// DependantGrace is how long an owner being deleted leaves those of its dependants not being deleted
 	// yet to whoever deleted the owner: a prune (Argo CD, Flux, kubectl delete -f) deletes them a moment
 	// later, and a DELETE of ours as well would be an API server write for nothing. The grace lasts from
@@ -714,7 +724,26 @@ func (r *Reconciler[T]) finalize(ctx context.Context, obj T, w *statusWriter[T])
 	if !controllerutil.ContainsFinalizer(obj, Finalizer) {
 		return ctrl.Result{}, nil
 	}
+	if obj.GetDeletionPolicy() == v1alpha1.DeletionPolicyRetain && obj.GetRemoteID() != 0 && r.OwnersGoing != nil {
+		// Its owners being deleted must see it, and be kept in 3scale, before it lets go.
+		going, err := r.OwnersGoing(ctx, obj)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		if len(going) > 0 {
+			return r.failQuietly(ctx, obj, w, &ReasonedError{class: ClassWaiting, Reason: ReasonWaitingForOwner, RetryAfter: 5 * time.Second,
+				Message: fmt.Sprintf("deletionPolicy is Retain: waiting for %s, being deleted, to be kept in 3scale for this %s first", strings.Join(going, " and "), r.Kind),
+				quiet:   quietGoing, since: obj.GetDeletionTimestamp().Time})
+		}
+	}
+	var retained []string
 	if obj.GetDeletionPolicy() == v1alpha1.DeletionPolicyDelete {
+		if r.RetainedUnder != nil && obj.GetRemoteID() != 0 {
+			var err error
+			if retained, err = r.RetainedUnder(ctx, obj); err != nil {
+				return ctrl.Result{}, err
+			}
+		}
 		if err := r.deleteDependants(ctx, obj); err != nil {
 			return r.failQuietly(ctx, obj, w, err)
 		}
@@ -722,7 +751,11 @@ func (r *Reconciler[T]) finalize(ctx context.Context, obj T, w *statusWriter[T])
 	st := obj.GetSyncStatus()
 	id := obj.GetRemoteID()
 	pending := PendingCreate(obj)
-	if obj.GetDeletionPolicy() == v1alpha1.DeletionPolicyDelete && (id != 0 || pending != "") {
+	if len(retained) > 0 {
+		r.event(obj, "Warning", ReasonKeptForRetained, "Delete",
+			"left the %s in 3scale (id %d): %s with deletionPolicy Retain keep remote objects under it, which 3scale would refuse to delete it for or delete along with it; to delete it in 3scale too, set their deletionPolicy to Delete before deleting",
+			r.Kind, id, strings.Join(retained, ", "))
+	} else if obj.GetDeletionPolicy() == v1alpha1.DeletionPolicyDelete && (id != 0 || pending != "") {
 		if err := r.waitForUsers(ctx, obj); err != nil {
 			return r.failQuietly(ctx, obj, w, err)
 		}
@@ -796,6 +829,9 @@ func (r *Reconciler[T]) deleteDependants(ctx context.Context, obj T) error {
 					return fmt.Errorf("cannot delete %s: %w", nameOf(d), err)
 				}
 			}
+		} else if so, ok := d.(v1alpha1.SyncedObject); ok && so.GetDeletionPolicy() == v1alpha1.DeletionPolicyRetain &&
+			so.GetRemoteID() != 0 && controllerutil.ContainsFinalizer(d, Finalizer) && r.OwnersGoing != nil {
+			continue // kept in 3scale, it waits for this owner to go first (OwnersGoing)
 		} else if !controllerutil.ContainsFinalizer(d, Finalizer) {
 			// Done here: what keeps it is another controller's finalizer.
 			if f := d.GetFinalizers(); len(f) > 0 {
@@ -820,6 +856,9 @@ func (r *Reconciler[T]) deleteDependants(ctx context.Context, obj T) error {
 			kinds = append(kinds, kind)
 		}
 		names[kind] = append(names[kind], name)
+	}
+	if len(kinds) == 0 {
+		return nil // only Retain dependants are left, waiting for this owner to go
 	}
 	retry := 5 * time.Second
 	if grace > 0 {

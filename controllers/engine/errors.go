@@ -157,6 +157,7 @@ const (
 	ReasonTenantChanged              = "TenantChanged"
 	ReasonDeletingDependants         = "DeletingDependants"
 	ReasonWaitingForOwner            = "WaitingForOwner"
+	ReasonKeptForRetained            = "KeptForRetainedDependants"
 )
 
 // Classify maps any error to its class, a condition reason and a message. Client errors are classified
