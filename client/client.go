@@ -26,10 +26,11 @@ import (
 // DefaultMaxInFlight is the default cap on requests in flight to one tenant.
 const DefaultMaxInFlight = 32
 
-// Defaults of Config.MaxResponseBytes and Config.MaxPages.
+// Defaults of Config.MaxResponseBytes, Config.MaxPages and Config.MaxRetryAfter.
 const (
 	DefaultMaxResponseBytes = 8 << 20
 	DefaultMaxPages         = 200
+	DefaultMaxRetryAfter    = 5 * time.Minute
 )
 
 // Config configures a Client: the tenant's admin URL and access token, TLS, and the request budget.
@@ -61,14 +62,20 @@ type Config struct {
 	// ReadRetries bounds the retries of one call after its first attempt (default 3, so 4 attempts in
 	// all; negative: none). Reads (GET) are retried when they fail for a passing reason: no answer, a
 	// timeout, 5xx or 429; writes only when answered 429, which porta does before doing anything. A
-	// Retry-After is always honoured; one longer than 30s, or than what is left of the deadline, ends
-	// the call with its error at once, for the caller to requeue.
+	// Retry-After is always honoured (up to MaxRetryAfter); one longer than 30s, or than what is left of
+	// the deadline, ends the call with its error at once, for the caller to requeue.
 	ReadRetries int
 	// RetryInitialInterval is the first wait before a retry (default 200ms), growing exponentially.
 	RetryInitialInterval time.Duration
 	// MaxResponseBytes caps the size of one answer (default DefaultMaxResponseBytes, 8 MiB): a larger one is an error, never read
 	// into memory whole.
 	MaxResponseBytes int
+	// MaxRetryAfter caps the wait a Retry-After (of a 429 or 503) imposes (default DefaultMaxRetryAfter,
+	// 5 minutes; 0 or negative: the default). The tenant's pacer holds every request to the tenant for
+	// as long as the answer asks, so a broken or hostile endpoint asking for hours (or a date years
+	// ahead) would stop the tenant for that long: a longer Retry-After is taken as this cap, the error
+	// says so (APIError.RetryAfterAsked) and the Observer sees it (CallInfo.RetryAfterAsked).
+	MaxRetryAfter time.Duration
 	// MaxPages caps the pages of one list (default 200, i.e. 100,000 items at 500 a page): a server that
 	// never ends a list is an error, not an endless loop.
 	MaxPages int
@@ -87,6 +94,12 @@ type CallInfo struct {
 	Code int
 	// Duration of the attempt.
 	Duration time.Duration
+	// RetryAfter is the pause the answer's Retry-After imposes on the tenant, at most Config.MaxRetryAfter;
+	// 0 without one.
+	RetryAfter time.Duration
+	// RetryAfterAsked is the Retry-After the answer asked for when it was longer than Config.MaxRetryAfter
+	// (RetryAfter is the cap then); 0 otherwise. A metric counts the answers whose wait was capped.
+	RetryAfterAsked time.Duration
 }
 
 // Observer receives one CallInfo per HTTP attempt.
@@ -104,6 +117,7 @@ type Client struct {
 	retryInitial time.Duration
 	maxPages     int
 	maxBody      int
+	maxPause     time.Duration // Config.MaxRetryAfter
 }
 
 // New returns a client for cfg.
@@ -129,6 +143,9 @@ func New(cfg Config) (*Client, error) {
 	}
 	if cfg.MaxPages <= 0 {
 		cfg.MaxPages = DefaultMaxPages
+	}
+	if cfg.MaxRetryAfter <= 0 {
+		cfg.MaxRetryAfter = DefaultMaxRetryAfter
 	}
 	switch {
 	case cfg.ReadRetries == 0:
@@ -181,6 +198,7 @@ func New(cfg Config) (*Client, error) {
 		retryInitial: cfg.RetryInitialInterval,
 		maxPages:     cfg.MaxPages,
 		maxBody:      cfg.MaxResponseBytes,
+		maxPause:     cfg.MaxRetryAfter,
 	}, nil
 }
 
@@ -255,15 +273,16 @@ func (c *Client) do(ctx context.Context, r call, out any) error {
 	}
 }
 
-// maxRetryAfter is the longest Retry-After the client waits for itself; beyond it the error goes to the
-// caller, whose workqueue waits instead of holding a worker.
-const maxRetryAfter = 30 * time.Second
+// maxRetryAfterInCall is the longest Retry-After the client waits for itself; beyond it the error goes to
+// the caller, whose workqueue waits instead of holding a worker. (Config.MaxRetryAfter, longer, caps the
+// pause of the tenant's pacer.)
+const maxRetryAfterInCall = 30 * time.Second
 
 // retryDelay decides whether a failed attempt is tried again, and after how long. Reads (GET, which
 // change nothing) are retried on 5xx, timeouts, lost connections and 429, up to c.attempts attempts,
 // with jittered exponential backoff; writes only on 429 with Retry-After, which porta answers before
 // doing anything. A Retry-After is always honoured: never sooner than it says, and not at all when it is
-// longer than maxRetryAfter. A connection the admin URL policy refused is not retried.
+// longer than maxRetryAfterInCall. A connection the admin URL policy refused is not retried.
 func (c *Client) retryDelay(r call, err error, attempt int, policy *backoff.ExponentialBackOff) (time.Duration, bool) {
 	if err == nil || attempt >= c.attempts || errors.Is(err, errAddressRefused) {
 		return 0, false
@@ -279,7 +298,7 @@ func (c *Client) retryDelay(r call, err error, attempt int, policy *backoff.Expo
 	default:
 		return 0, false
 	}
-	if e.RetryAfter > maxRetryAfter {
+	if e.RetryAfter > maxRetryAfterInCall {
 		return 0, false
 	}
 	return max(policy.NextBackOff(), e.RetryAfter), true
@@ -326,7 +345,13 @@ func (c *Client) attempt(ctx context.Context, r call, out any) (err error) {
 		code = resp.StatusCode()
 	}
 	if c.observer != nil {
-		c.observer(CallInfo{Method: r.method, Endpoint: r.endpoint, Code: code, Duration: time.Since(sent)})
+		info := CallInfo{Method: r.method, Endpoint: r.endpoint, Code: code, Duration: time.Since(sent)}
+		defer func() { // once err, and the Retry-After it carries, is known
+			if e, ok := asAPIError(err); ok {
+				info.RetryAfter, info.RetryAfterAsked = e.RetryAfter, e.RetryAfterAsked
+			}
+			c.observer(info)
+		}()
 	}
 	if errors.Is(err, resty.ErrResponseBodyTooLarge) {
 		// Not a passing failure: retrying would read the same oversized answer again.
@@ -341,7 +366,7 @@ func (c *Client) attempt(ctx context.Context, r call, out any) (err error) {
 		return &APIError{Method: r.method, Endpoint: r.endpoint, Message: cause.Error(), Cause: cause}
 	}
 	if code < 200 || code > 299 {
-		return parseError(r, resp).scrubbed(c.token)
+		return parseError(r, resp).scrubbed(c.token).capRetryAfter(c.maxPause)
 	}
 	if out == nil || len(resp.Body()) == 0 {
 		return nil
@@ -408,6 +433,15 @@ func (e *APIError) scrubbed(token string) *APIError {
 			msgs[i] = scrub(msgs[i], token)
 		}
 		e.Errors[f] = msgs
+	}
+	return e
+}
+
+// capRetryAfter caps e's Retry-After at most, keeping the delay asked for in RetryAfterAsked: the pacer
+// pauses the whole tenant for e.RetryAfter, and the caller requeues after it.
+func (e *APIError) capRetryAfter(most time.Duration) *APIError {
+	if e.RetryAfter > most {
+		e.RetryAfterAsked, e.RetryAfter = e.RetryAfter, most
 	}
 	return e
 }
