@@ -122,16 +122,31 @@ func isInternalHost(host string) bool {
 }
 
 var (
-	thisNetwork = netip.MustParsePrefix("0.0.0.0/8")     // "this network": 0.0.0.0 reaches this machine
-	sharedNAT   = netip.MustParsePrefix("100.64.0.0/10") // carrier-grade NAT, used for cluster networks too
+	thisNetwork  = netip.MustParsePrefix("0.0.0.0/8")      // "this network": 0.0.0.0 reaches this machine
+	sharedNAT    = netip.MustParsePrefix("100.64.0.0/10")  // carrier-grade NAT, used for cluster networks too
+	nat64        = netip.MustParsePrefix("64:ff9b::/96")   // NAT64 well-known prefix (RFC 6052)
+	nat64Private = netip.MustParsePrefix("64:ff9b:1::/48") // NAT64 local-use prefix (RFC 8215)
 )
 
 // isInternalAddr reports loopback, link-local (169.254/16, fe80::/10), unspecified and "this network"
-// (0/8), private (RFC 1918, unique local fc00::/7) and carrier-grade NAT addresses.
+// (0/8), private (RFC 1918, unique local fc00::/7) and carrier-grade NAT addresses, and the NAT64
+// addresses that reach them.
+//
+// A NAT64 gateway turns 64:ff9b::a.b.c.d into the IPv4 address a.b.c.d, so an address of the well-known
+// prefix is internal when the IPv4 address it embeds is (64:ff9b::7f00:1 is 127.0.0.1, 64:ff9b::a9fe:a9fe
+// the metadata service): the NAT64 gateway, inside the cluster's network, would reach it. One embedding a
+// public address is public: in an IPv6-only cluster with DNS64 every IPv4-only host, a SaaS tenant's admin
+// portal among them, resolves to such an address, and refusing the whole prefix would refuse them all.
+// The local-use prefix 64:ff9b:1::/48 is internal whole: the network chooses its prefix length, and so
+// where the IPv4 address sits in it, and it is for translation inside one organisation's network.
 func isInternalAddr(a netip.Addr) bool {
 	a = a.Unmap()
+	if nat64.Contains(a) {
+		b := a.As16()
+		return isInternalAddr(netip.AddrFrom4([4]byte(b[12:])))
+	}
 	return a.IsLoopback() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() || a.IsUnspecified() || a.IsPrivate() ||
-		thisNetwork.Contains(a) || sharedNAT.Contains(a)
+		thisNetwork.Contains(a) || sharedNAT.Contains(a) || nat64Private.Contains(a)
 }
 
 // errAddressRefused marks a connection the policy refused at dial time: not a passing failure, so it is

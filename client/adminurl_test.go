@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestTenantKeyNormalizesSpellings(t *testing.T) {
@@ -166,5 +168,37 @@ func TestProxyOfTheEnvironmentMayBePrivate(t *testing.T) {
 	}
 	if got, _ := proxied.Load().(string); got != "http://acme-admin.example.com/admin/api/services/1.json" {
 		t.Errorf("the proxy got %q", got)
+	}
+}
+
+// TestNAT64AddressesAreCheckedLikeWhatTheyReach: an address of the NAT64 well-known prefix is internal
+// when the IPv4 address it embeds is (the gateway would reach it), public otherwise (DNS64 gives one to
+// every IPv4-only host); the local-use prefix 64:ff9b:1::/48 is internal whole. Both the admin URL check
+// and the dial-time check refuse them.
+func TestNAT64AddressesAreCheckedLikeWhatTheyReach(t *testing.T) {
+	type verdict struct{ Check, Dial bool }
+	cases := map[string]verdict{
+		"64:ff9b::7f00:1":          {true, true}, // 127.0.0.1
+		"64:ff9b::10.1.2.3":        {true, true},
+		"64:ff9b::169.254.169.254": {true, true}, // the metadata service
+		"64:ff9b::100.64.0.1":      {true, true},
+		"64:ff9b::0.0.0.1":         {true, true},
+		"64:ff9b::192.168.1.1":     {true, true},
+		"64:ff9b::8.8.8.8":         {false, false},
+		"64:ff9b:1::8.8.8.8":       {true, true},
+		"64:ff9b:1:ab::1":          {true, true},
+		"2606:4700::1111":          {false, false},
+	}
+	for addr, want := range cases {
+		got := verdict{
+			Check: AdminURLPolicy{}.Check("https://["+addr+"]") != nil,
+			Dial:  AdminURLPolicy{}.dialControl("tcp6", "["+addr+"]:443", nil) != nil,
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s refused (-want +got):\n%s", addr, diff)
+		}
+		if err := (AdminURLPolicy{AllowPrivate: true}).Check("https://[" + addr + "]"); err != nil {
+			t.Errorf("%s with private addresses allowed: %v", addr, err)
+		}
 	}
 }
