@@ -13,11 +13,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/cenkalti/backoff/v4"
 	"github.com/go-resty/resty/v2"
@@ -366,7 +370,7 @@ func (c *Client) attempt(ctx context.Context, r call, out any) (err error) {
 		return &APIError{Method: r.method, Endpoint: r.endpoint, Message: cause.Error(), Cause: cause}
 	}
 	if code < 200 || code > 299 {
-		return parseError(r, resp).scrubbed(c.token).capRetryAfter(c.maxPause)
+		return parseError(r, resp, c.token).scrubbed(c.token).capRetryAfter(c.maxPause)
 	}
 	if out == nil || len(resp.Body()) == 0 {
 		return nil
@@ -447,8 +451,11 @@ func (e *APIError) capRetryAfter(most time.Duration) *APIError {
 }
 
 // parseError turns a non-2xx answer into an APIError, reading porta's bodies: {"errors":{...}},
-// {"error":"..."}, {"status":"Not found"}, or plain text.
-func parseError(r call, resp *resty.Response) *APIError {
+// {"error":"..."}, {"status":"Not found"}, or text. What it takes from the body goes into the object's
+// status, so it is made plain and short (plainMessage): the token removed first (so that a cut never
+// leaves a part of it), each message at most maxMessage characters, and a page of markup (a proxy's or a
+// load balancer's HTML error page) reduced to its title, or its text, of at most maxPageMessage.
+func parseError(r call, resp *resty.Response, token string) *APIError {
 	e := &APIError{StatusCode: resp.StatusCode(), Method: r.method, Endpoint: r.endpoint}
 	if s := resp.Header().Get("Retry-After"); s != "" {
 		if secs, err := strconv.Atoi(strings.TrimSpace(s)); err == nil && secs >= 0 {
@@ -457,23 +464,88 @@ func parseError(r call, resp *resty.Response) *APIError {
 			e.RetryAfter = time.Until(t)
 		}
 	}
+	raw := resp.Body()
 	var body struct {
 		Errors json.RawMessage `json:"errors"`
 		Error  string          `json:"error"`
 		Status string          `json:"status"`
 	}
-	if json.Unmarshal(resp.Body(), &body) == nil {
+	if json.Unmarshal(raw, &body) == nil {
 		e.Errors = parseFieldErrors(body.Errors)
+		for f, msgs := range e.Errors {
+			for i, m := range msgs {
+				msgs[i] = plainMessage(scrub(m, token), maxMessage)
+			}
+			e.Errors[f] = msgs
+		}
 		switch {
 		case body.Error != "":
-			e.Message = body.Error
+			e.Message = plainMessage(scrub(body.Error, token), maxMessage)
 		case body.Status != "":
-			e.Message = body.Status
+			e.Message = plainMessage(scrub(body.Status, token), maxMessage)
 		}
-	} else if text := strings.TrimSpace(string(resp.Body())); len(text) > 0 && len(text) < 300 {
-		e.Message = text
+		return e
+	}
+	if len(raw) > maxBodyRead {
+		raw = raw[:maxBodyRead]
+	}
+	text := scrub(strings.ToValidUTF8(string(raw), ""), token)
+	if isMarkup(resp.Header().Get("Content-Type"), text) {
+		e.Message = plainMessage(markupText(text), maxPageMessage)
+	} else {
+		e.Message = plainMessage(text, maxMessage)
 	}
 	return e
+}
+
+// Caps of the messages parseError takes from a body: maxMessage for porta's messages (each field error
+// apart) and plain text, maxPageMessage for the text of an HTML (or XML) page; maxBodyRead is how much of
+// a body that is not JSON is read for it.
+const (
+	maxMessage     = 512
+	maxPageMessage = 200
+	maxBodyRead    = 64 << 10
+)
+
+// isMarkup reports an HTML or XML body: by its Content-Type, or by its first character, for proxies that
+// send their error pages as text/plain or with none.
+func isMarkup(contentType, text string) bool {
+	ct := strings.ToLower(contentType)
+	return strings.Contains(ct, "html") || strings.Contains(ct, "xml") || strings.HasPrefix(strings.TrimSpace(text), "<")
+}
+
+var (
+	markupComment = regexp.MustCompile(`(?s)<!--.*?-->`)
+	markupScript  = regexp.MustCompile(`(?is)<script\b.*?(</script\s*>|\z)`)
+	markupStyle   = regexp.MustCompile(`(?is)<style\b.*?(</style\s*>|\z)`)
+	markupTitle   = regexp.MustCompile(`(?is)<title\b[^>]*>(.*?)</title\s*>`)
+	markupTag     = regexp.MustCompile(`(?s)<[^>]*(>|\z)`)
+)
+
+// markupText is the text of an HTML or XML page: its title when it has one (an error page's title says
+// it all, "502 Bad Gateway"), else its text without comments, scripts, styles and tags; entities
+// decoded. (Go's regexp runs in linear time, whatever the page.)
+func markupText(page string) string {
+	page = markupComment.ReplaceAllString(page, " ")
+	if m := markupTitle.FindStringSubmatch(page); m != nil {
+		if title := strings.TrimSpace(html.UnescapeString(markupTag.ReplaceAllString(m[1], " "))); title != "" {
+			return title
+		}
+	}
+	page = markupScript.ReplaceAllString(page, " ")
+	page = markupStyle.ReplaceAllString(page, " ")
+	return html.UnescapeString(markupTag.ReplaceAllString(page, " "))
+}
+
+// plainMessage makes s one line of at most most characters: control characters and runs of white space
+// become one space, and a longer text is cut at a character's end, "…" marking the cut.
+func plainMessage(s string, most int) string {
+	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
+	if utf8.RuneCountInString(s) <= most {
+		return s
+	}
+	runes := []rune(s)
+	return strings.TrimSpace(string(runes[:most-1])) + "…"
 }
 
 // parseFieldErrors reads {"field":["msg"]} or ["msg"] (under "base").

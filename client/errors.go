@@ -90,8 +90,13 @@ func (e *APIError) detail() string {
 			}
 		}
 	}
-	return strings.Join(parts, "; ")
+	// Each message is capped already (parseError); many of them are capped together, for they all go
+	// into the object's status.
+	return plainMessage(strings.Join(parts, "; "), maxDetail)
 }
+
+// maxDetail caps the field errors of one answer together, in Error().
+const maxDetail = 2 * maxMessage
 
 // Unwrap returns the transport error, if any.
 func (e *APIError) Unwrap() error { return e.Cause }
