@@ -84,7 +84,9 @@ type Config struct {
 	// never ends a list is an error, not an endless loop.
 	MaxPages int
 	// Policy, when set, says which addresses the client may connect to; it is enforced when dialing, so
-	// that a name resolving to an internal address is refused too. The controllers always set it.
+	// that a name resolving to an internal address is refused too, and, for a request sent through a proxy
+	// of the environment (HTTPS_PROXY), on the addresses the admin host resolves to before the request is
+	// handed to the proxy (see AdminURLPolicy.proxy). The controllers always set it.
 	Policy *AdminURLPolicy
 }
 
@@ -176,7 +178,7 @@ func New(cfg Config) (*Client, error) {
 	transport.TLSClientConfig = tlsConfig
 	if cfg.Policy != nil {
 		proxies := &proxyAddrs{}
-		transport.Proxy = proxies.wrap(transport.Proxy)
+		transport.Proxy = cfg.Policy.proxy(transport.Proxy, proxies)
 		transport.DialContext = cfg.Policy.dialer(proxies)
 	}
 	transport.MaxIdleConnsPerHost = cfg.MaxInFlight
