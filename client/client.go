@@ -387,7 +387,8 @@ func (c *Client) attempt(ctx context.Context, r call, out any) (err error) {
 // request's URL: net/http's *url.Error quotes the whole URL, whose path or query may carry a credential
 // (an application key in DELETE .../keys/{key}.json, a user_key in a find). The text keeps the operation
 // and the underlying error only, with the token and every value the call filled into its path or query
-// removed should that error quote them too; errors.Is and errors.As still reach the underlying error.
+// removed should that error quote them too; errors.Is and errors.As still reach the underlying error
+// (redactedError).
 func (r call) transportError(err error, token string) error {
 	inner := err
 	var ue *url.Error
@@ -421,7 +422,12 @@ type redactedError struct {
 }
 
 func (e *redactedError) Error() string { return e.text }
-func (e *redactedError) Unwrap() error { return e.inner }
+
+// Is and As reach the underlying error (a timeout, a refused connection) for errors.Is and errors.As.
+// There is no Unwrap: whoever walks the chain with errors.Unwrap and prints each link would print the
+// underlying error's own text, which may quote what e.text removed (a proxy's error quoting the token).
+func (e *redactedError) Is(target error) bool { return errors.Is(e.inner, target) }
+func (e *redactedError) As(target any) bool   { return errors.As(e.inner, target) }
 
 // scrub removes the token from a text, should a transport error ever quote it.
 func scrub(s, token string) string {
