@@ -122,23 +122,39 @@ func isInternalHost(host string) bool {
 }
 
 var (
-	thisNetwork = netip.MustParsePrefix("0.0.0.0/8")     // "this network": 0.0.0.0 reaches this machine
-	sharedNAT   = netip.MustParsePrefix("100.64.0.0/10") // carrier-grade NAT, used for cluster networks too
+	thisNetwork  = netip.MustParsePrefix("0.0.0.0/8")      // "this network": 0.0.0.0 reaches this machine
+	sharedNAT    = netip.MustParsePrefix("100.64.0.0/10")  // carrier-grade NAT, used for cluster networks too
+	nat64        = netip.MustParsePrefix("64:ff9b::/96")   // NAT64 well-known prefix (RFC 6052)
+	nat64Private = netip.MustParsePrefix("64:ff9b:1::/48") // NAT64 local-use prefix (RFC 8215)
 )
 
 // isInternalAddr reports loopback, link-local (169.254/16, fe80::/10), unspecified and "this network"
-// (0/8), private (RFC 1918, unique local fc00::/7) and carrier-grade NAT addresses.
+// (0/8), private (RFC 1918, unique local fc00::/7) and carrier-grade NAT addresses, and the NAT64
+// addresses that reach them.
+//
+// A NAT64 gateway turns 64:ff9b::a.b.c.d into the IPv4 address a.b.c.d, so an address of the well-known
+// prefix is internal when the IPv4 address it embeds is (64:ff9b::7f00:1 is 127.0.0.1, 64:ff9b::a9fe:a9fe
+// the metadata service): the NAT64 gateway, inside the cluster's network, would reach it. One embedding a
+// public address is public: in an IPv6-only cluster with DNS64 every IPv4-only host, a SaaS tenant's admin
+// portal among them, resolves to such an address, and refusing the whole prefix would refuse them all.
+// The local-use prefix 64:ff9b:1::/48 is internal whole: the network chooses its prefix length, and so
+// where the IPv4 address sits in it, and it is for translation inside one organisation's network.
 func isInternalAddr(a netip.Addr) bool {
 	a = a.Unmap()
+	if nat64.Contains(a) {
+		b := a.As16()
+		return isInternalAddr(netip.AddrFrom4([4]byte(b[12:])))
+	}
 	return a.IsLoopback() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() || a.IsUnspecified() || a.IsPrivate() ||
-		thisNetwork.Contains(a) || sharedNAT.Contains(a)
+		thisNetwork.Contains(a) || sharedNAT.Contains(a) || nat64Private.Contains(a)
 }
 
 // errAddressRefused marks a connection the policy refused at dial time: not a passing failure, so it is
 // not retried inside the client.
 var errAddressRefused = errors.New("address refused by the admin URL policy")
 
-// addressRefused is the error of a refused dial; it says which address and how to allow it.
+// addressRefused is the error of a refused dial, or of a request the policy kept from a proxy; it says
+// which address and how to allow it.
 type addressRefused struct{ host string }
 
 func (e *addressRefused) Error() string {
@@ -165,8 +181,9 @@ func (p AdminURLPolicy) dialControl(_, address string, _ syscall.RawConn) error 
 
 // dialer returns the dialer of a client under the policy, with the timeouts of http.DefaultTransport.
 // Connections to an HTTP(S) proxy the manager's environment names (proxies.has) are not checked: the
-// operator chose that proxy, it is often on a private address, and the proxy, not this process, resolves
-// and reaches the admin host (whose name Check has refused already if it is internal).
+// operator chose that proxy, and it is often on a private address. The proxy, not this process, resolves
+// and reaches the admin host, so the dial-time check cannot see where it goes: proxy checks the admin
+// host before a request is handed to the proxy.
 func (p AdminURLPolicy) dialer(proxies *proxyAddrs) func(ctx context.Context, network, address string) (net.Conn, error) {
 	checked := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second, Control: p.dialControl}
 	plain := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
@@ -178,22 +195,86 @@ func (p AdminURLPolicy) dialer(proxies *proxyAddrs) func(ctx context.Context, ne
 	}
 }
 
-// proxyAddrs remembers the addresses of the proxies a transport's Proxy function chose.
-type proxyAddrs struct{ seen sync.Map }
-
-// wrap returns proxy, remembering the address of every proxy it names.
-func (s *proxyAddrs) wrap(proxy func(*http.Request) (*url.URL, error)) func(*http.Request) (*url.URL, error) {
+// proxy returns a transport's Proxy function under the policy: the environment's (HTTPS_PROXY,
+// HTTP_PROXY, NO_PROXY: proxy), remembering in proxies the address of every proxy it names, so that the
+// dialer lets it through; and, for a request it sends through a proxy, applying the policy to the admin
+// host first.
+//
+// Through a proxy, the proxy resolves the admin host's name and connects to it: the dial-time check sees
+// only the proxy's address, and a name resolving to an internal address (DNS rebinding, or a tenant's
+// admin URL pointed at the cluster's inside) would be reached through the proxy. So before a request goes
+// to a proxy, the admin host is resolved here and refused if any of its addresses is internal, as a
+// direct connection to it would be. (The alternative, refusing a proxy unless an explicit opt-in lifts
+// the policy, would turn away every cluster whose egress goes through a proxy.) The verdict on a host is
+// kept for proxyCheckTTL, so that not every request costs a DNS query. This closes the gap as far as this
+// process can: the proxy resolves the name again, and in a split-horizon DNS it may get another answer;
+// a name that does not resolve here (a cluster whose only way to external DNS is its proxy) is not sent,
+// the error says why. AllowPrivate lifts the check, as it lifts the dial-time check.
+func (p AdminURLPolicy) proxy(proxy func(*http.Request) (*url.URL, error), proxies *proxyAddrs) func(*http.Request) (*url.URL, error) {
 	if proxy == nil {
 		return nil
 	}
+	checks := &hostChecks{}
 	return func(r *http.Request) (*url.URL, error) {
 		u, err := proxy(r)
-		if err == nil && u != nil {
-			s.seen.Store(proxyAddr(u), true)
+		if err != nil || u == nil {
+			return u, err
 		}
-		return u, err
+		if !p.AllowPrivate {
+			if err := checks.check(r.Context(), r.URL.Hostname()); err != nil {
+				return nil, err
+			}
+		}
+		proxies.seen.Store(proxyAddr(u), true)
+		return u, nil
 	}
 }
+
+// lookupIP resolves a host name for the check of a request sent through a proxy; tests replace it.
+var lookupIP = net.DefaultResolver.LookupNetIP
+
+// proxyCheckTTL is how long a host found public is not resolved again for the check of proxied requests.
+const proxyCheckTTL = 30 * time.Second
+
+// hostChecks checks hosts before requests to them go through a proxy, keeping the hosts found public for
+// proxyCheckTTL.
+type hostChecks struct {
+	mu     sync.Mutex
+	public map[string]time.Time // host: when its check expires
+}
+
+// check refuses (an *addressRefused) a host that is internal by its name or by any address it resolves
+// to; it fails with the resolver's error when the host does not resolve.
+func (c *hostChecks) check(ctx context.Context, host string) error {
+	c.mu.Lock()
+	until, ok := c.public[host]
+	c.mu.Unlock()
+	if ok && time.Now().Before(until) {
+		return nil
+	}
+	if isInternalHost(host) {
+		return &addressRefused{host: host}
+	}
+	addrs, err := lookupIP(ctx, "ip", host)
+	if err != nil {
+		return fmt.Errorf("cannot check the addresses of %s before sending a request to it through the proxy: %w", host, err)
+	}
+	for _, a := range addrs {
+		if isInternalAddr(a) {
+			return &addressRefused{host: fmt.Sprintf("%s (%s) through the proxy", host, a)}
+		}
+	}
+	c.mu.Lock()
+	if c.public == nil {
+		c.public = map[string]time.Time{}
+	}
+	c.public[host] = time.Now().Add(proxyCheckTTL)
+	c.mu.Unlock()
+	return nil
+}
+
+// proxyAddrs remembers the addresses of the proxies a transport's Proxy function chose.
+type proxyAddrs struct{ seen sync.Map }
 
 func (s *proxyAddrs) has(address string) bool {
 	if s == nil {

@@ -13,11 +13,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/cenkalti/backoff/v4"
 	"github.com/go-resty/resty/v2"
@@ -26,10 +30,11 @@ import (
 // DefaultMaxInFlight is the default cap on requests in flight to one tenant.
 const DefaultMaxInFlight = 32
 
-// Defaults of Config.MaxResponseBytes and Config.MaxPages.
+// Defaults of Config.MaxResponseBytes, Config.MaxPages and Config.MaxRetryAfter.
 const (
 	DefaultMaxResponseBytes = 8 << 20
 	DefaultMaxPages         = 200
+	DefaultMaxRetryAfter    = 5 * time.Minute
 )
 
 // Config configures a Client: the tenant's admin URL and access token, TLS, and the request budget.
@@ -61,19 +66,27 @@ type Config struct {
 	// ReadRetries bounds the retries of one call after its first attempt (default 3, so 4 attempts in
 	// all; negative: none). Reads (GET) are retried when they fail for a passing reason: no answer, a
 	// timeout, 5xx or 429; writes only when answered 429, which porta does before doing anything. A
-	// Retry-After is always honoured; one longer than 30s, or than what is left of the deadline, ends
-	// the call with its error at once, for the caller to requeue.
+	// Retry-After is always honoured (up to MaxRetryAfter); one longer than 30s, or than what is left of
+	// the deadline, ends the call with its error at once, for the caller to requeue.
 	ReadRetries int
 	// RetryInitialInterval is the first wait before a retry (default 200ms), growing exponentially.
 	RetryInitialInterval time.Duration
 	// MaxResponseBytes caps the size of one answer (default DefaultMaxResponseBytes, 8 MiB): a larger one is an error, never read
 	// into memory whole.
 	MaxResponseBytes int
+	// MaxRetryAfter caps the wait a Retry-After (of a 429 or 503) imposes (default DefaultMaxRetryAfter,
+	// 5 minutes; 0 or negative: the default). The tenant's pacer holds every request to the tenant for
+	// as long as the answer asks, so a broken or hostile endpoint asking for hours (or a date years
+	// ahead) would stop the tenant for that long: a longer Retry-After is taken as this cap, the error
+	// says so (APIError.RetryAfterAsked) and the Observer sees it (CallInfo.RetryAfterAsked).
+	MaxRetryAfter time.Duration
 	// MaxPages caps the pages of one list (default 200, i.e. 100,000 items at 500 a page): a server that
 	// never ends a list is an error, not an endless loop.
 	MaxPages int
 	// Policy, when set, says which addresses the client may connect to; it is enforced when dialing, so
-	// that a name resolving to an internal address is refused too. The controllers always set it.
+	// that a name resolving to an internal address is refused too, and, for a request sent through a proxy
+	// of the environment (HTTPS_PROXY), on the addresses the admin host resolves to before the request is
+	// handed to the proxy (see AdminURLPolicy.proxy). The controllers always set it.
 	Policy *AdminURLPolicy
 }
 
@@ -87,6 +100,12 @@ type CallInfo struct {
 	Code int
 	// Duration of the attempt.
 	Duration time.Duration
+	// RetryAfter is the pause the answer's Retry-After imposes on the tenant, at most Config.MaxRetryAfter;
+	// 0 without one.
+	RetryAfter time.Duration
+	// RetryAfterAsked is the Retry-After the answer asked for when it was longer than Config.MaxRetryAfter
+	// (RetryAfter is the cap then); 0 otherwise. A metric counts the answers whose wait was capped.
+	RetryAfterAsked time.Duration
 }
 
 // Observer receives one CallInfo per HTTP attempt.
@@ -104,6 +123,7 @@ type Client struct {
 	retryInitial time.Duration
 	maxPages     int
 	maxBody      int
+	maxPause     time.Duration // Config.MaxRetryAfter
 }
 
 // New returns a client for cfg.
@@ -130,6 +150,9 @@ func New(cfg Config) (*Client, error) {
 	if cfg.MaxPages <= 0 {
 		cfg.MaxPages = DefaultMaxPages
 	}
+	if cfg.MaxRetryAfter <= 0 {
+		cfg.MaxRetryAfter = DefaultMaxRetryAfter
+	}
 	switch {
 	case cfg.ReadRetries == 0:
 		cfg.ReadRetries = 3
@@ -155,7 +178,7 @@ func New(cfg Config) (*Client, error) {
 	transport.TLSClientConfig = tlsConfig
 	if cfg.Policy != nil {
 		proxies := &proxyAddrs{}
-		transport.Proxy = proxies.wrap(transport.Proxy)
+		transport.Proxy = cfg.Policy.proxy(transport.Proxy, proxies)
 		transport.DialContext = cfg.Policy.dialer(proxies)
 	}
 	transport.MaxIdleConnsPerHost = cfg.MaxInFlight
@@ -181,6 +204,7 @@ func New(cfg Config) (*Client, error) {
 		retryInitial: cfg.RetryInitialInterval,
 		maxPages:     cfg.MaxPages,
 		maxBody:      cfg.MaxResponseBytes,
+		maxPause:     cfg.MaxRetryAfter,
 	}, nil
 }
 
@@ -255,15 +279,16 @@ func (c *Client) do(ctx context.Context, r call, out any) error {
 	}
 }
 
-// maxRetryAfter is the longest Retry-After the client waits for itself; beyond it the error goes to the
-// caller, whose workqueue waits instead of holding a worker.
-const maxRetryAfter = 30 * time.Second
+// maxRetryAfterInCall is the longest Retry-After the client waits for itself; beyond it the error goes to
+// the caller, whose workqueue waits instead of holding a worker. (Config.MaxRetryAfter, longer, caps the
+// pause of the tenant's pacer.)
+const maxRetryAfterInCall = 30 * time.Second
 
 // retryDelay decides whether a failed attempt is tried again, and after how long. Reads (GET, which
 // change nothing) are retried on 5xx, timeouts, lost connections and 429, up to c.attempts attempts,
 // with jittered exponential backoff; writes only on 429 with Retry-After, which porta answers before
 // doing anything. A Retry-After is always honoured: never sooner than it says, and not at all when it is
-// longer than maxRetryAfter. A connection the admin URL policy refused is not retried.
+// longer than maxRetryAfterInCall. A connection the admin URL policy refused is not retried.
 func (c *Client) retryDelay(r call, err error, attempt int, policy *backoff.ExponentialBackOff) (time.Duration, bool) {
 	if err == nil || attempt >= c.attempts || errors.Is(err, errAddressRefused) {
 		return 0, false
@@ -279,7 +304,7 @@ func (c *Client) retryDelay(r call, err error, attempt int, policy *backoff.Expo
 	default:
 		return 0, false
 	}
-	if e.RetryAfter > maxRetryAfter {
+	if e.RetryAfter > maxRetryAfterInCall {
 		return 0, false
 	}
 	return max(policy.NextBackOff(), e.RetryAfter), true
@@ -326,7 +351,13 @@ func (c *Client) attempt(ctx context.Context, r call, out any) (err error) {
 		code = resp.StatusCode()
 	}
 	if c.observer != nil {
-		c.observer(CallInfo{Method: r.method, Endpoint: r.endpoint, Code: code, Duration: time.Since(sent)})
+		info := CallInfo{Method: r.method, Endpoint: r.endpoint, Code: code, Duration: time.Since(sent)}
+		defer func() { // once err, and the Retry-After it carries, is known
+			if e, ok := asAPIError(err); ok {
+				info.RetryAfter, info.RetryAfterAsked = e.RetryAfter, e.RetryAfterAsked
+			}
+			c.observer(info)
+		}()
 	}
 	if errors.Is(err, resty.ErrResponseBodyTooLarge) {
 		// Not a passing failure: retrying would read the same oversized answer again.
@@ -341,7 +372,7 @@ func (c *Client) attempt(ctx context.Context, r call, out any) (err error) {
 		return &APIError{Method: r.method, Endpoint: r.endpoint, Message: cause.Error(), Cause: cause}
 	}
 	if code < 200 || code > 299 {
-		return parseError(r, resp).scrubbed(c.token)
+		return parseError(r, resp, c.token).scrubbed(c.token).capRetryAfter(c.maxPause)
 	}
 	if out == nil || len(resp.Body()) == 0 {
 		return nil
@@ -356,7 +387,8 @@ func (c *Client) attempt(ctx context.Context, r call, out any) (err error) {
 // request's URL: net/http's *url.Error quotes the whole URL, whose path or query may carry a credential
 // (an application key in DELETE .../keys/{key}.json, a user_key in a find). The text keeps the operation
 // and the underlying error only, with the token and every value the call filled into its path or query
-// removed should that error quote them too; errors.Is and errors.As still reach the underlying error.
+// removed should that error quote them too; errors.Is and errors.As still reach the underlying error
+// (redactedError).
 func (r call) transportError(err error, token string) error {
 	inner := err
 	var ue *url.Error
@@ -390,7 +422,12 @@ type redactedError struct {
 }
 
 func (e *redactedError) Error() string { return e.text }
-func (e *redactedError) Unwrap() error { return e.inner }
+
+// Is and As reach the underlying error (a timeout, a refused connection) for errors.Is and errors.As.
+// There is no Unwrap: whoever walks the chain with errors.Unwrap and prints each link would print the
+// underlying error's own text, which may quote what e.text removed (a proxy's error quoting the token).
+func (e *redactedError) Is(target error) bool { return errors.Is(e.inner, target) }
+func (e *redactedError) As(target any) bool   { return errors.As(e.inner, target) }
 
 // scrub removes the token from a text, should a transport error ever quote it.
 func scrub(s, token string) string {
@@ -412,9 +449,21 @@ func (e *APIError) scrubbed(token string) *APIError {
 	return e
 }
 
+// capRetryAfter caps e's Retry-After at most, keeping the delay asked for in RetryAfterAsked: the pacer
+// pauses the whole tenant for e.RetryAfter, and the caller requeues after it.
+func (e *APIError) capRetryAfter(most time.Duration) *APIError {
+	if e.RetryAfter > most {
+		e.RetryAfterAsked, e.RetryAfter = e.RetryAfter, most
+	}
+	return e
+}
+
 // parseError turns a non-2xx answer into an APIError, reading porta's bodies: {"errors":{...}},
-// {"error":"..."}, {"status":"Not found"}, or plain text.
-func parseError(r call, resp *resty.Response) *APIError {
+// {"error":"..."}, {"status":"Not found"}, or text. What it takes from the body goes into the object's
+// status, so it is made plain and short (plainMessage): the token removed first (so that a cut never
+// leaves a part of it), each message at most maxMessage characters, and a page of markup (a proxy's or a
+// load balancer's HTML error page) reduced to its title, or its text, of at most maxPageMessage.
+func parseError(r call, resp *resty.Response, token string) *APIError {
 	e := &APIError{StatusCode: resp.StatusCode(), Method: r.method, Endpoint: r.endpoint}
 	if s := resp.Header().Get("Retry-After"); s != "" {
 		if secs, err := strconv.Atoi(strings.TrimSpace(s)); err == nil && secs >= 0 {
@@ -423,23 +472,88 @@ func parseError(r call, resp *resty.Response) *APIError {
 			e.RetryAfter = time.Until(t)
 		}
 	}
+	raw := resp.Body()
 	var body struct {
 		Errors json.RawMessage `json:"errors"`
 		Error  string          `json:"error"`
 		Status string          `json:"status"`
 	}
-	if json.Unmarshal(resp.Body(), &body) == nil {
+	if json.Unmarshal(raw, &body) == nil {
 		e.Errors = parseFieldErrors(body.Errors)
+		for f, msgs := range e.Errors {
+			for i, m := range msgs {
+				msgs[i] = plainMessage(scrub(m, token), maxMessage)
+			}
+			e.Errors[f] = msgs
+		}
 		switch {
 		case body.Error != "":
-			e.Message = body.Error
+			e.Message = plainMessage(scrub(body.Error, token), maxMessage)
 		case body.Status != "":
-			e.Message = body.Status
+			e.Message = plainMessage(scrub(body.Status, token), maxMessage)
 		}
-	} else if text := strings.TrimSpace(string(resp.Body())); len(text) > 0 && len(text) < 300 {
-		e.Message = text
+		return e
+	}
+	if len(raw) > maxBodyRead {
+		raw = raw[:maxBodyRead]
+	}
+	text := scrub(strings.ToValidUTF8(string(raw), ""), token)
+	if isMarkup(resp.Header().Get("Content-Type"), text) {
+		e.Message = plainMessage(markupText(text), maxPageMessage)
+	} else {
+		e.Message = plainMessage(text, maxMessage)
 	}
 	return e
+}
+
+// Caps of the messages parseError takes from a body: maxMessage for porta's messages (each field error
+// apart) and plain text, maxPageMessage for the text of an HTML (or XML) page; maxBodyRead is how much of
+// a body that is not JSON is read for it.
+const (
+	maxMessage     = 512
+	maxPageMessage = 200
+	maxBodyRead    = 64 << 10
+)
+
+// isMarkup reports an HTML or XML body: by its Content-Type, or by its first character, for proxies that
+// send their error pages as text/plain or with none.
+func isMarkup(contentType, text string) bool {
+	ct := strings.ToLower(contentType)
+	return strings.Contains(ct, "html") || strings.Contains(ct, "xml") || strings.HasPrefix(strings.TrimSpace(text), "<")
+}
+
+var (
+	markupComment = regexp.MustCompile(`(?s)<!--.*?-->`)
+	markupScript  = regexp.MustCompile(`(?is)<script\b.*?(</script\s*>|\z)`)
+	markupStyle   = regexp.MustCompile(`(?is)<style\b.*?(</style\s*>|\z)`)
+	markupTitle   = regexp.MustCompile(`(?is)<title\b[^>]*>(.*?)</title\s*>`)
+	markupTag     = regexp.MustCompile(`(?s)<[^>]*(>|\z)`)
+)
+
+// markupText is the text of an HTML or XML page: its title when it has one (an error page's title says
+// it all, "502 Bad Gateway"), else its text without comments, scripts, styles and tags; entities
+// decoded. (Go's regexp runs in linear time, whatever the page.)
+func markupText(page string) string {
+	page = markupComment.ReplaceAllString(page, " ")
+	if m := markupTitle.FindStringSubmatch(page); m != nil {
+		if title := strings.TrimSpace(html.UnescapeString(markupTag.ReplaceAllString(m[1], " "))); title != "" {
+			return title
+		}
+	}
+	page = markupScript.ReplaceAllString(page, " ")
+	page = markupStyle.ReplaceAllString(page, " ")
+	return html.UnescapeString(markupTag.ReplaceAllString(page, " "))
+}
+
+// plainMessage makes s one line of at most most characters: control characters and runs of white space
+// become one space, and a longer text is cut at a character's end, "…" marking the cut.
+func plainMessage(s string, most int) string {
+	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
+	if utf8.RuneCountInString(s) <= most {
+		return s
+	}
+	runes := []rune(s)
+	return strings.TrimSpace(string(runes[:most-1])) + "…"
 }
 
 // parseFieldErrors reads {"field":["msg"]} or ["msg"] (under "base").

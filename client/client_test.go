@@ -459,3 +459,75 @@ func TestTransportErrorsNeverQuoteTheURL(t *testing.T) {
 		t.Errorf("error %q does not name the endpoint template %q", err, want)
 	}
 }
+
+// TestErrorBodiesArePlainAndShort: what an error answer's body puts in the error (and so in the object's
+// status) is plain text of one line: an HTML or XML page (a proxy's 502 page, whatever its Content-Type)
+// gives its title or its text, without tags, scripts or entities; porta's messages, field errors and
+// plain text are cut at 512 characters with "…", the token removed before the cut; many field errors are
+// cut together at 1024.
+func TestErrorBodiesArePlainAndShort(t *testing.T) {
+	nginx := `<html>` + "\r\n" + `<head><title>502 Bad Gateway</title></head>` + "\r\n" + `<body>` + "\r\n" +
+		`<center><h1>502 Bad Gateway</h1></center>` + "\r\n" + `<hr><center>nginx</center>` + "\r\n" + `</body>` + "\r\n" + `</html>` + "\r\n" +
+		strings.Repeat("<!-- a padding to disable MSIE and Chrome friendly error page -->\r\n", 6)
+	long := strings.Repeat("x", 5000)
+	type got struct {
+		Message string
+		Errors  map[string][]string
+	}
+	cases := map[string]struct {
+		code        int
+		contentType string
+		body        string
+		want        got
+	}{
+		"nginx 502 page": {code: 502, contentType: "text/html", body: nginx, want: got{Message: "502 Bad Gateway"}},
+		"HTML without a title": {code: 503, contentType: "text/html; charset=utf-8",
+			body: `<html><body><h1>Service Unavailable</h1><p>Try again &amp; again</p></body></html>`, want: got{Message: "Service Unavailable Try again & again"}},
+		"HTML sent as text/plain": {code: 502, contentType: "text/plain",
+			body: "<!DOCTYPE html><html><head><style>p{color:red}</style><script>var s = \"<b>\";</script></head><body><p>Bad <b>gateway</b></p>\n<p>retry</p></body></html>",
+			want: got{Message: "Bad gateway retry"}},
+		"a long page without a title": {code: 502, contentType: "text/html", body: "<p>" + long + "</p>",
+			want: got{Message: strings.Repeat("x", 199) + "…"}},
+		"XML":                     {code: 403, contentType: "application/xml", body: `<?xml version="1.0" encoding="UTF-8"?><error>Access denied</error>`, want: got{Message: "Access denied"}},
+		"huge error of porta":     {code: 403, contentType: "application/json", body: `{"error":"` + long + `"}`, want: got{Message: strings.Repeat("x", 511) + "…"}},
+		"huge status":             {code: 404, contentType: "application/json", body: `{"status":"` + long + `"}`, want: got{Message: strings.Repeat("x", 511) + "…"}},
+		"huge field error":        {code: 422, contentType: "application/json", body: `{"errors":{"name":["` + long + `"]}}`, want: got{Errors: map[string][]string{"name": {strings.Repeat("x", 511) + "…"}}}},
+		"long plain text":         {code: 500, contentType: "text/plain", body: long, want: got{Message: strings.Repeat("x", 511) + "…"}},
+		"plain text of two lines": {code: 500, contentType: "text/plain", body: "Internal error\n\tat line 3\x00\r\n", want: got{Message: "Internal error at line 3"}},
+		"token cut in two": {code: 403, contentType: "application/json", body: `{"error":"` + strings.Repeat("a", 500) + testToken + strings.Repeat("b", 100) + `"}`,
+			want: got{Message: strings.Repeat("a", 500) + "[token]bbbb…"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := mockClient(t, Config{ReadRetries: -1})
+			httpmock.RegisterResponder("GET", "https://acme-admin.example.com/admin/api/services/1.json", func(*http.Request) (*http.Response, error) {
+				resp := httpmock.NewStringResponse(tc.code, tc.body)
+				resp.Header.Set("Content-Type", tc.contentType)
+				return resp, nil
+			})
+			_, err := c.GetProduct(context.Background(), 1)
+			e, ok := asAPIError(err)
+			if !ok {
+				t.Fatalf("not an APIError: %v", err)
+			}
+			if diff := cmp.Diff(tc.want, got{Message: e.Message, Errors: e.Errors}); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+			if strings.Contains(err.Error(), testToken[:6]) {
+				t.Errorf("a part of the token is in %q", err)
+			}
+		})
+	}
+	t.Run("many field errors", func(t *testing.T) {
+		c := mockClient(t, Config{})
+		fields := make([]string, 0, 20)
+		for i := range 20 {
+			fields = append(fields, fmt.Sprintf(`"field_%d":["%s"]`, i, strings.Repeat("y", 400)))
+		}
+		httpmock.RegisterResponder("POST", "https://acme-admin.example.com/admin/api/services.json", respond(422, `{"errors":{`+strings.Join(fields, ",")+`}}`))
+		_, err := c.CreateProduct(context.Background(), ProductParams{Name: "p"})
+		if n := len([]rune(err.Error())); !IsInvalid(err) || n > 1100 || !strings.HasSuffix(err.Error(), "…") {
+			t.Errorf("422 with 20 field errors of 400 characters: %d characters, %q...; want at most 1024 for the errors, cut with …", n, err.Error()[:100])
+		}
+	})
+}

@@ -1426,7 +1426,7 @@ func TestObserverSeesEveryAttempt(t *testing.T) {
 		{Method: "GET", Endpoint: "/admin/api/services/{id}.json", Code: 200},
 		{Method: "GET", Endpoint: "/admin/api/services/{service_id}/proxy/mapping_rules.json", Code: 200},
 		{Method: "DELETE", Endpoint: "/admin/api/backend_apis/{id}.json", Code: 403},
-		{Method: "POST", Endpoint: "/admin/api/services/{service_id}/metrics.json", Code: 429},
+		{Method: "POST", Endpoint: "/admin/api/services/{service_id}/metrics.json", Code: 429, RetryAfter: time.Second},
 		{Method: "POST", Endpoint: "/admin/api/services/{service_id}/metrics.json", Code: 201},
 		// A read that gets no answer is tried 4 times in all.
 		{Method: "GET", Endpoint: "/admin/api/backend_apis/{backend_api_id}/metrics.json", Code: 0},

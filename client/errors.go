@@ -21,8 +21,11 @@ type APIError struct {
 	Message string
 	// Errors are the field errors of a 422 answer: {"errors":{"field":["msg"]}}.
 	Errors map[string][]string
-	// RetryAfter is the delay a 429 answer asked for.
+	// RetryAfter is the delay a 429 (or 503) answer asked for, at most Config.MaxRetryAfter.
 	RetryAfter time.Duration
+	// RetryAfterAsked is the delay the answer asked for when it was longer than Config.MaxRetryAfter, which
+	// RetryAfter is then; 0 otherwise. Error() says so.
+	RetryAfterAsked time.Duration
 	// Cause is the transport error when no answer came.
 	Cause error
 	// NotSent: the request never left, because the wait for the tenant's pacing ended first (the
@@ -40,10 +43,32 @@ func (e *APIError) Error() string {
 	} else {
 		fmt.Fprintf(&b, "%d %s", e.StatusCode, http.StatusText(e.StatusCode))
 	}
-	if detail := e.detail(); detail != "" {
+	detail := e.detail()
+	if e.RetryAfterAsked > 0 {
+		if detail != "" {
+			detail += "; "
+		}
+		detail += fmt.Sprintf("3scale asked to wait %s; waiting %s at most", shortDuration(e.RetryAfterAsked), shortDuration(e.RetryAfter))
+	}
+	if detail != "" {
 		b.WriteString(": " + detail)
 	}
 	return b.String()
+}
+
+// shortDuration writes d to the second without zero units at its end: "2h", "5m", "1h30m", "90ms".
+func shortDuration(d time.Duration) string {
+	if d >= time.Second {
+		d = d.Round(time.Second)
+	}
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }
 
 func (e *APIError) detail() string {
@@ -65,8 +90,13 @@ func (e *APIError) detail() string {
 			}
 		}
 	}
-	return strings.Join(parts, "; ")
+	// Each message is capped already (parseError); many of them are capped together, for they all go
+	// into the object's status.
+	return plainMessage(strings.Join(parts, "; "), maxDetail)
 }
+
+// maxDetail caps the field errors of one answer together, in Error().
+const maxDetail = 2 * maxMessage
 
 // Unwrap returns the transport error, if any.
 func (e *APIError) Unwrap() error { return e.Cause }

@@ -4,9 +4,13 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestReadsAreRetriedWritesAreNot: a GET answered 503 twice then 200 succeeds in one call; a POST
@@ -178,5 +182,92 @@ func TestWriteIsRetriedOnlyOn429WithRetryAfter(t *testing.T) {
 	n.Store(0)
 	if _, err := c.GetProduct(context.Background(), 1); !IsRateLimited(err) || n.Load() != 4 {
 		t.Errorf("GET answered 429 without Retry-After: %v after %d attempts; want 4", err, n.Load())
+	}
+}
+
+// TestRetryAfterIsCapped: a Retry-After longer than Config.MaxRetryAfter (in seconds or as a date) pauses
+// the tenant's pacer for the cap only; the error reports the cap and what 3scale asked for, and so does
+// the observer (for the metric of capped waits). One under the cap is honoured as it is.
+func TestRetryAfterIsCapped(t *testing.T) {
+	type result struct {
+		RetryAfter, Asked, ObservedAfter, ObservedAsked time.Duration
+	}
+	cases := map[string]struct {
+		max        time.Duration
+		retryAfter string
+		want       result
+		note       string // a regexp the error must match; empty: no note
+	}{
+		"2h, default cap": {retryAfter: "7200",
+			want: result{RetryAfter: 5 * time.Minute, Asked: 2 * time.Hour, ObservedAfter: 5 * time.Minute, ObservedAsked: 2 * time.Hour},
+			note: `: 429 Too Many Requests: Too many requests; 3scale asked to wait 2h; waiting 5m at most$`},
+		"a date a year ahead, cap 90s": {max: 90 * time.Second, retryAfter: time.Now().Add(365 * 24 * time.Hour).UTC().Format(http.TimeFormat),
+			want: result{RetryAfter: 90 * time.Second, Asked: 365 * 24 * time.Hour, ObservedAfter: 90 * time.Second, ObservedAsked: 365 * 24 * time.Hour},
+			note: `; 3scale asked to wait 87(59h59m\d+s|60h); waiting 1m30s at most$`},
+		"under the cap": {retryAfter: "240", want: result{RetryAfter: 4 * time.Minute, ObservedAfter: 4 * time.Minute}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			srv, _ := countingServer(t, func(_ int32, w http.ResponseWriter, _ *http.Request) {
+				w.Header().Set("Retry-After", tc.retryAfter)
+				w.WriteHeader(http.StatusTooManyRequests)
+				_, _ = w.Write([]byte(`{"error":"Too many requests"}`))
+			})
+			var observed CallInfo
+			c, err := New(Config{AdminURL: srv.URL, Token: "tok-retry-1234", MaxRetryAfter: tc.max, Observer: func(ci CallInfo) { observed = ci }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = c.CreateProduct(context.Background(), ProductParams{Name: "p"})
+			e, ok := asAPIError(err)
+			if !ok {
+				t.Fatalf("not an APIError: %v", err)
+			}
+			got := result{RetryAfter: e.RetryAfter.Round(time.Second), Asked: e.RetryAfterAsked.Round(time.Hour), ObservedAfter: observed.RetryAfter.Round(time.Second),
+				ObservedAsked: observed.RetryAfterAsked.Round(time.Hour)}
+			if tc.want.Asked == 0 {
+				got.Asked, got.ObservedAsked = e.RetryAfterAsked, observed.RetryAfterAsked
+			}
+			if tc.note == "" && strings.Contains(err.Error(), "asked to wait") || tc.note != "" && !regexp.MustCompile(tc.note).MatchString(err.Error()) {
+				t.Errorf("error %q; want it to match %q", err, tc.note)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%v (-want +got):\n%s", err, diff)
+			}
+			if d, _ := RetryAfter(err); d != e.RetryAfter {
+				t.Errorf("RetryAfter(err) = %v, want %v", d, e.RetryAfter)
+			}
+			c.pacer.mu.Lock()
+			pause := time.Until(c.pacer.pauseUntil)
+			c.pacer.mu.Unlock()
+			if pause > tc.want.RetryAfter || pause < tc.want.RetryAfter-time.Minute {
+				t.Errorf("the tenant is paused for %s, want %s", pause.Round(time.Second), tc.want.RetryAfter)
+			}
+		})
+	}
+}
+
+// TestCappedRetryAfterIsWaitedInTheCall: a read answered 429 with Retry-After of an hour, under a cap
+// of one second, is tried again after that second and succeeds within the call.
+func TestCappedRetryAfterIsWaitedInTheCall(t *testing.T) {
+	srv, n := countingServer(t, func(n int32, w http.ResponseWriter, _ *http.Request) {
+		if n == 1 {
+			w.Header().Set("Retry-After", "3600")
+			w.WriteHeader(http.StatusTooManyRequests)
+			return
+		}
+		_, _ = w.Write([]byte(`{"service":{"id":7}}`))
+	})
+	c, err := New(Config{AdminURL: srv.URL, Token: "tok-retry-1234", MaxRetryAfter: time.Second, RetryInitialInterval: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	start := time.Now()
+	p, err := c.GetProduct(ctx, 7)
+	if elapsed := time.Since(start); err != nil || p.ID != 7 || n.Load() != 2 || elapsed < 950*time.Millisecond || elapsed > 5*time.Second {
+		t.Errorf("GET after Retry-After 3600 capped at 1s: %+v, %v after %d attempts in %s; want product 7 after 2 attempts, about 1s",
+			p, err, n.Load(), elapsed)
 	}
 }
