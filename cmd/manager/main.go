@@ -161,18 +161,7 @@ func run(args []string) error {
 		return fmt.Errorf("cannot find a cluster (set --kubeconfig or KUBECONFIG): %w", err)
 	}
 	cfg.QPS, cfg.Burst = float32(f.kubeQPS), f.kubeBurst
-	shutdown := 30 * time.Second
-	mgr, err := ctrl.NewManager(cfg, controllers.ManagerOptions(ctrl.Options{
-		Scheme:                        scheme,
-		Metrics:                       metricsOptions(f),
-		HealthProbeBindAddress:        f.probeAddr,
-		PprofBindAddress:              f.pprofAddr,
-		LeaderElection:                f.leaderElect,
-		LeaderElectionID:              leaderElectionID(f),
-		LeaderElectionNamespace:       f.leaderElectionNS,
-		LeaderElectionReleaseOnCancel: true,
-		GracefulShutdownTimeout:       &shutdown,
-	}, splitNamespaces(f.watchNamespaces), f.opts.WatchLabelSelector))
+	mgr, err := ctrl.NewManager(cfg, managerOptions(f, scheme))
 	if err != nil {
 		return fmt.Errorf("cannot create the manager: %w", err)
 	}
@@ -189,6 +178,25 @@ func run(args []string) error {
 	ctrl.Log.WithName("setup").Info("starting apimsync", "version", build.Version, "revision", build.Revision, "modified", build.Modified,
 		"go", build.GoVersion, "watchNamespaces", f.watchNamespaces, "driftCheckPeriod", f.opts.DriftCheckPeriod)
 	return mgr.Start(ctx)
+}
+
+// managerOptions are the manager's options. Every cache it starts, the metadata-only caches of Secrets
+// and ConfigMaps included, holds only the --watch-namespaces (all when empty), and the synced kinds only
+// what --watch-label-selector selects: the namespaced install (config/namespaced) grants no right
+// beyond those namespaces, so a cluster-wide watch would be refused.
+func managerOptions(f *flags, scheme *runtime.Scheme) ctrl.Options {
+	shutdown := 30 * time.Second
+	return controllers.ManagerOptions(ctrl.Options{
+		Scheme:                        scheme,
+		Metrics:                       metricsOptions(f),
+		HealthProbeBindAddress:        f.probeAddr,
+		PprofBindAddress:              f.pprofAddr,
+		LeaderElection:                f.leaderElect,
+		LeaderElectionID:              leaderElectionID(f),
+		LeaderElectionNamespace:       f.leaderElectionNS,
+		LeaderElectionReleaseOnCancel: true,
+		GracefulShutdownTimeout:       &shutdown,
+	}, splitNamespaces(f.watchNamespaces), f.opts.WatchLabelSelector)
 }
 
 func splitNamespaces(s string) []string {
