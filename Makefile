@@ -41,9 +41,10 @@ generate: $(CONTROLLER_GEN) ## Generate deepcopy code for the API types.
 	$(CONTROLLER_GEN) object paths=./apis/...
 
 .PHONY: manifests
-manifests: $(CONTROLLER_GEN) ## Generate CRDs (config/crd/bases) and the manager's RBAC role (config/rbac).
+manifests: $(CONTROLLER_GEN) ## Generate CRDs (config/crd/bases, copied into charts/apimsync/crds) and the manager's RBAC role (config/rbac).
 	$(CONTROLLER_GEN) crd rbac:roleName=apimsync-manager paths=./apis/... paths=./controllers/... \
 		output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
+	rm -f charts/apimsync/crds/*.yaml && cp config/crd/bases/*.yaml charts/apimsync/crds/
 
 .PHONY: fmt
 fmt: ## Format the Go code.
@@ -73,7 +74,7 @@ cover: envtest-assets ## Run the tests with a coverage report per package.
 
 .PHONY: verify
 verify: generate manifests ## Regenerate code and manifests; fail if that changed anything tracked by git.
-	@git diff --exit-code -- apis config || { echo "generated files are out of date: run 'make generate manifests' and commit"; exit 1; }
+	@git diff --exit-code -- apis config charts || { echo "generated files are out of date: run 'make generate manifests' and commit"; exit 1; }
 
 ##@ Build and run
 
