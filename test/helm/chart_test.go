@@ -208,4 +208,3 @@ func TestChartLints(t *testing.T) {
 		}
 	}
 }
-

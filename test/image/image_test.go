@@ -59,8 +59,9 @@ const (
 )
 
 var (
-	env     *testenv.Env
-	workDir string
+	env      *testenv.Env
+	workDir  string
+	cleanups []func()
 
 	buildOnce sync.Once
 	built     struct {
@@ -78,6 +79,9 @@ func TestMain(m *testing.M) {
 	}
 	workDir = dir
 	code := testenv.Main(m, func(e *testenv.Env) { env = e })
+	for _, c := range cleanups {
+		c()
+	}
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
@@ -120,15 +124,30 @@ func archive(t *testing.T) (path, revision string) {
 	return built.archive, built.revision
 }
 
-// hostImage reads the archive's image index and returns it with its image for this machine.
+var (
+	readOnce sync.Mutex
+	read     struct {
+		idx     v1.ImageIndex
+		img     v1.Image
+		root    string
+		entries map[string]entry
+	}
+)
+
+// hostImage reads the archive's image index (once) and returns it with its image for this machine.
 func hostImage(t *testing.T) (v1.ImageIndex, v1.Image) {
 	t.Helper()
 	path, _ := archive(t)
+	readOnce.Lock()
+	defer readOnce.Unlock()
+	if read.img != nil {
+		return read.idx, read.img
+	}
 	idx, cleanup, err := ociimage.ReadArchive(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(cleanup)
+	cleanups = append(cleanups, cleanup)
 	im, err := idx.IndexManifest()
 	if err != nil {
 		t.Fatal(err)
@@ -139,11 +158,26 @@ func hostImage(t *testing.T) (v1.ImageIndex, v1.Image) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			read.idx, read.img = idx, img
 			return idx, img
 		}
 	}
 	t.Fatalf("the image index has no linux/%s image: %+v", runtime.GOARCH, im.Manifests)
 	return nil, nil
+}
+
+// unpacked returns the image's unpacked filesystem (made once) and its entries.
+func unpacked(t *testing.T) (string, map[string]entry) {
+	t.Helper()
+	_, img := hostImage(t)
+	readOnce.Lock()
+	defer readOnce.Unlock()
+	if read.root == "" {
+		dir := filepath.Join(workDir, "rootfs")
+		read.entries = unpack(t, img, dir)
+		read.root = dir
+	}
+	return read.root, read.entries
 }
 
 // entry is a file of the unpacked image.
@@ -153,10 +187,9 @@ type entry struct {
 	typ      byte
 }
 
-// unpack writes the image's flattened filesystem into a new folder and returns it with its entries.
-func unpack(t *testing.T, img v1.Image) (string, map[string]entry) {
+// unpack writes the image's flattened filesystem into root and returns its entries.
+func unpack(t *testing.T, img v1.Image, root string) map[string]entry {
 	t.Helper()
-	root := t.TempDir()
 	entries := map[string]entry{}
 	rc := mutate.Extract(img)
 	defer rc.Close()
@@ -195,7 +228,7 @@ func unpack(t *testing.T, img v1.Image) (string, map[string]entry) {
 			t.Errorf("the image has %q of tar type %q: want only folders and regular files", h.Name, h.Typeflag)
 		}
 	}
-	return root, entries
+	return entries
 }
 
 // TestImageConfig checks the image's index, configuration and files, and that the binary in it reports
@@ -243,7 +276,7 @@ func TestImageConfig(t *testing.T) {
 		t.Errorf("the index's version annotation %q differs from the image's label %q", im.Annotations[ociimage.LabelVersion], labels[ociimage.LabelVersion])
 	}
 
-	root, entries := unpack(t, img)
+	root, entries := unpacked(t)
 	bin, ok := entries["manager"]
 	if !ok || bin.typ != tar.TypeReg || bin.mode.Perm()&0o111 == 0 {
 		t.Fatalf("/manager is not an executable file: %+v", bin)
@@ -356,8 +389,7 @@ func TestArchiveLoads(t *testing.T) {
 // so a cache or a read of anything cluster-wide (Secrets' and ConfigMaps' metadata included) would be
 // forbidden and keep it from syncing.
 func TestImageRunsNamespaced(t *testing.T) {
-	_, img := hostImage(t)
-	root, _ := unpack(t, img)
+	root, _ := unpacked(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	k8s := env.Client
