@@ -14,6 +14,17 @@ CONTROLLER_GEN ?= $(BIN)/controller-gen
 STATICCHECK ?= $(BIN)/staticcheck
 KUSTOMIZE ?= $(BIN)/kustomize
 
+# The manager's image (make image, image-push, deploy). IMG names it; VERSION and REVISION go into the
+# manager's --version and the image's OCI labels; the commit's time makes the build reproducible.
+IMG ?= ghcr.io/apimsync/apimsync:latest
+PLATFORMS ?= linux/amd64,linux/arm64
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+IMAGE_ARCHIVE ?= $(BIN)/image/apimsync.tar
+# The kustomization make deploy applies: default (cluster-wide) or namespaced (see docs/install.md).
+DEPLOY_CONFIG ?= default
+
 # go test flags; CI and `make test` run every package with the race detector (the controllers share
 # caches across goroutines). TEST_PKGS narrows it, e.g. TEST_PKGS=./client/...
 TEST_PKGS ?= ./...
@@ -30,9 +41,10 @@ generate: $(CONTROLLER_GEN) ## Generate deepcopy code for the API types.
 	$(CONTROLLER_GEN) object paths=./apis/...
 
 .PHONY: manifests
-manifests: $(CONTROLLER_GEN) ## Generate CRDs (config/crd/bases) and the manager's RBAC role (config/rbac).
+manifests: $(CONTROLLER_GEN) ## Generate CRDs (config/crd/bases, copied into charts/apimsync/crds) and the manager's RBAC role (config/rbac).
 	$(CONTROLLER_GEN) crd rbac:roleName=apimsync-manager paths=./apis/... paths=./controllers/... \
 		output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
+	rm -f charts/apimsync/crds/*.yaml && cp config/crd/bases/*.yaml charts/apimsync/crds/
 
 .PHONY: fmt
 fmt: ## Format the Go code.
@@ -62,7 +74,7 @@ cover: envtest-assets ## Run the tests with a coverage report per package.
 
 .PHONY: verify
 verify: generate manifests ## Regenerate code and manifests; fail if that changed anything tracked by git.
-	@git diff --exit-code -- apis config || { echo "generated files are out of date: run 'make generate manifests' and commit"; exit 1; }
+	@git diff --exit-code -- apis config charts || { echo "generated files are out of date: run 'make generate manifests' and commit"; exit 1; }
 
 ##@ Build and run
 
@@ -70,6 +82,15 @@ verify: generate manifests ## Regenerate code and manifests; fail if that change
 build: ## Build the manager and the 3scale simulator into bin/.
 	go build -o $(BIN)/manager ./cmd/manager
 	go build -o $(BIN)/apimsync-sim ./cmd/apimsync-sim
+
+.PHONY: image
+image: ## Build the manager's image for PLATFORMS into IMAGE_ARCHIVE (an OCI layout tar; docker/podman load it), no daemon needed.
+	go run ./cmd/image build --tag $(IMG) --out $(IMAGE_ARCHIVE) --platforms $(PLATFORMS) \
+		--version $(VERSION) --revision "$(REVISION)" --created $(SOURCE_DATE_EPOCH)
+
+.PHONY: image-push
+image-push: image ## Build the image and push it as IMG (credentials of docker login / podman login).
+	go run ./cmd/image push --archive $(IMAGE_ARCHIVE) $(IMG)
 
 .PHONY: run
 run: ## Run the manager against the cluster of the current kubeconfig.
@@ -93,13 +114,24 @@ install: $(KUSTOMIZE) ## Install the CRDs into the cluster of the current kubeco
 uninstall: $(KUSTOMIZE) ## Remove the CRDs.
 	$(KUSTOMIZE) build config/crd | kubectl delete --ignore-not-found -f -
 
+# deploy renders config/$(DEPLOY_CONFIG) through a kustomization in bin/deploy that sets the image to IMG
+# (kustomize edit set image), so that no tracked file changes.
+DEPLOY_DIR := $(BIN)/deploy
+
+.PHONY: deploy-manifests
+deploy-manifests: $(KUSTOMIZE) ## Render config/$(DEPLOY_CONFIG) with image IMG into bin/deploy/apimsync.yaml.
+	rm -rf $(DEPLOY_DIR) && mkdir -p $(DEPLOY_DIR)
+	printf 'resources:\n  - %s\n' "$$(realpath --relative-to=$(DEPLOY_DIR) config/$(DEPLOY_CONFIG))" > $(DEPLOY_DIR)/kustomization.yaml
+	cd $(DEPLOY_DIR) && $(KUSTOMIZE) edit set image ghcr.io/apimsync/apimsync=$(IMG)
+	$(KUSTOMIZE) build $(DEPLOY_DIR) > $(DEPLOY_DIR)/apimsync.yaml
+
 .PHONY: deploy
-deploy: $(KUSTOMIZE) ## Deploy CRDs, RBAC and the manager (config/default).
-	$(KUSTOMIZE) build config/default | kubectl apply --server-side -f -
+deploy: deploy-manifests ## Deploy CRDs, RBAC and the manager with image IMG (config/$(DEPLOY_CONFIG): default or namespaced).
+	kubectl apply --server-side -f $(DEPLOY_DIR)/apimsync.yaml
 
 .PHONY: undeploy
-undeploy: $(KUSTOMIZE) ## Remove everything deploy created.
-	$(KUSTOMIZE) build config/default | kubectl delete --ignore-not-found -f -
+undeploy: deploy-manifests ## Remove everything deploy created.
+	kubectl delete --ignore-not-found -f $(DEPLOY_DIR)/apimsync.yaml
 
 ##@ Tools (pinned, built with go install into bin/)
 

@@ -48,11 +48,13 @@ type flags struct {
 	maxResponseSize        string
 	opts                   controllers.Options
 	zap                    zap.Options
+	version                bool
 }
 
 func parseFlags(args []string) (*flags, error) {
 	f := &flags{}
 	fs := flag.NewFlagSet("manager", flag.ContinueOnError)
+	fs.BoolVar(&f.version, "version", false, "Print the version and the VCS revision the manager was built from, and exit.")
 	fs.StringVar(&f.metricsAddr, "metrics-bind-address", ":8080", "Address of the Prometheus metrics endpoint; 0 turns it off.")
 	fs.BoolVar(&f.metricsSecure, "metrics-secure", false, "Serve metrics over HTTPS (self-signed, HTTP/1.1), to clients authenticated and authorized by the cluster (TokenReview and SubjectAccessReview on /metrics); off for local runs and the demo, on in config/default.")
 	fs.IntVar(&f.opts.MetricsMaxTenants, "metrics-max-tenants", 100, "Distinct tenant labels in the metrics at most; calls to further tenants are counted under tenant=\"other\".")
@@ -88,6 +90,9 @@ func parseFlags(args []string) (*flags, error) {
 	f.zap.BindFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
+	}
+	if f.version {
+		return f, nil
 	}
 	if f.watchLabelSelector != "" {
 		sel, err := labels.Parse(f.watchLabelSelector)
@@ -140,6 +145,11 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
+	build := readBuildInfo()
+	if f.version {
+		fmt.Println(build)
+		return nil
+	}
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&f.zap)))
 
 	scheme := runtime.NewScheme()
@@ -151,18 +161,7 @@ func run(args []string) error {
 		return fmt.Errorf("cannot find a cluster (set --kubeconfig or KUBECONFIG): %w", err)
 	}
 	cfg.QPS, cfg.Burst = float32(f.kubeQPS), f.kubeBurst
-	shutdown := 30 * time.Second
-	mgr, err := ctrl.NewManager(cfg, controllers.ManagerOptions(ctrl.Options{
-		Scheme:                        scheme,
-		Metrics:                       metricsOptions(f),
-		HealthProbeBindAddress:        f.probeAddr,
-		PprofBindAddress:              f.pprofAddr,
-		LeaderElection:                f.leaderElect,
-		LeaderElectionID:              leaderElectionID(f),
-		LeaderElectionNamespace:       f.leaderElectionNS,
-		LeaderElectionReleaseOnCancel: true,
-		GracefulShutdownTimeout:       &shutdown,
-	}, splitNamespaces(f.watchNamespaces), f.opts.WatchLabelSelector))
+	mgr, err := ctrl.NewManager(cfg, managerOptions(f, scheme))
 	if err != nil {
 		return fmt.Errorf("cannot create the manager: %w", err)
 	}
@@ -176,8 +175,28 @@ func run(args []string) error {
 	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
 		return err
 	}
-	ctrl.Log.WithName("setup").Info("starting apimsync", "watchNamespaces", f.watchNamespaces, "driftCheckPeriod", f.opts.DriftCheckPeriod)
+	ctrl.Log.WithName("setup").Info("starting apimsync", "version", build.Version, "revision", build.Revision, "modified", build.Modified,
+		"go", build.GoVersion, "watchNamespaces", f.watchNamespaces, "driftCheckPeriod", f.opts.DriftCheckPeriod)
 	return mgr.Start(ctx)
+}
+
+// managerOptions are the manager's options. Every cache it starts, the metadata-only caches of Secrets
+// and ConfigMaps included, holds only the --watch-namespaces (all when empty), and the synced kinds only
+// what --watch-label-selector selects: the namespaced install (config/namespaced) grants no right
+// beyond those namespaces, so a cluster-wide watch would be refused.
+func managerOptions(f *flags, scheme *runtime.Scheme) ctrl.Options {
+	shutdown := 30 * time.Second
+	return controllers.ManagerOptions(ctrl.Options{
+		Scheme:                        scheme,
+		Metrics:                       metricsOptions(f),
+		HealthProbeBindAddress:        f.probeAddr,
+		PprofBindAddress:              f.pprofAddr,
+		LeaderElection:                f.leaderElect,
+		LeaderElectionID:              leaderElectionID(f),
+		LeaderElectionNamespace:       f.leaderElectionNS,
+		LeaderElectionReleaseOnCancel: true,
+		GracefulShutdownTimeout:       &shutdown,
+	}, splitNamespaces(f.watchNamespaces), f.opts.WatchLabelSelector)
 }
 
 func splitNamespaces(s string) []string {

@@ -2,10 +2,15 @@ package main
 
 import (
 	"crypto/tls"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 func TestFlags(t *testing.T) {
@@ -94,5 +99,58 @@ func TestWatchLabelSelector(t *testing.T) {
 	}
 	if _, err := parseFlags([]string{"--watch-label-selector=a in ("}); err == nil {
 		t.Errorf("a bad selector was accepted")
+	}
+}
+
+// TestCachesAreNamespaced: with --watch-namespaces every cache of the manager holds those namespaces
+// only: the default of all kinds, and no kind (Secrets' and ConfigMaps' metadata included) widened
+// past it; the synced kinds also carry the shard's label selector. test/image shows it against an API
+// server with a ServiceAccount whose Roles stop at the watched namespace.
+func TestCachesAreNamespaced(t *testing.T) {
+	f, err := parseFlags([]string{"--watch-namespaces=team-a, team-b", "--watch-label-selector=apimsync.io/shard=a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := managerOptions(f, runtime.NewScheme())
+	if got := slices.Sorted(maps.Keys(o.Cache.DefaultNamespaces)); !slices.Equal(got, []string{"team-a", "team-b"}) {
+		t.Errorf("default namespaces of the cache %v, want [team-a team-b]", got)
+	}
+	labelled := 0
+	for obj, by := range o.Cache.ByObject {
+		for ns := range by.Namespaces {
+			if ns != "team-a" && ns != "team-b" {
+				t.Errorf("the cache of %T reaches namespace %q", obj, ns)
+			}
+		}
+		if by.Label != nil && by.Label.String() == "apimsync.io/shard=a" {
+			labelled++
+		}
+	}
+	if labelled == 0 {
+		t.Errorf("no kind of the cache carries the label selector")
+	}
+	disabled := map[string]bool{}
+	for _, obj := range o.Client.Cache.DisableFor {
+		disabled[fmt.Sprintf("%T", obj)] = true
+	}
+	if !disabled["*v1.Secret"] || !disabled["*v1.ConfigMap"] {
+		t.Errorf("the client may read Secrets or ConfigMaps through a full cache: DisableFor %v", disabled)
+	}
+
+	all, _ := parseFlags(nil)
+	if o := managerOptions(all, runtime.NewScheme()); len(o.Cache.DefaultNamespaces) != 0 {
+		t.Errorf("without --watch-namespaces the cache holds %v, want every namespace", o.Cache.DefaultNamespaces)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	f, err := parseFlags([]string{"--version"})
+	if err != nil || !f.version {
+		t.Fatalf("--version: %v %v", f, err)
+	}
+	version, revision = "v1.2.3", "0123abcd"
+	defer func() { version, revision = "", "" }()
+	if got := readBuildInfo().String(); !strings.HasPrefix(got, "apimsync v1.2.3, revision 0123abcd") {
+		t.Errorf("--version says %q", got)
 	}
 }
