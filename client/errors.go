@@ -48,7 +48,7 @@ func (e *APIError) Error() string {
 		if detail != "" {
 			detail += "; "
 		}
-		detail += fmt.Sprintf("3scale asked to wait %s; waiting %s at most", shortDuration(e.RetryAfterAsked), shortDuration(e.RetryAfter))
+		detail += fmt.Sprintf("3scale asked to wait %s; waiting %s at most (--max-retry-after)", shortDuration(e.RetryAfterAsked), shortDuration(e.RetryAfter))
 	}
 	if detail != "" {
 		b.WriteString(": " + detail)

@@ -200,10 +200,10 @@ func TestRetryAfterIsCapped(t *testing.T) {
 	}{
 		"2h, default cap": {retryAfter: "7200",
 			want: result{RetryAfter: 5 * time.Minute, Asked: 2 * time.Hour, ObservedAfter: 5 * time.Minute, ObservedAsked: 2 * time.Hour},
-			note: `: 429 Too Many Requests: Too many requests; 3scale asked to wait 2h; waiting 5m at most$`},
+			note: `: 429 Too Many Requests: Too many requests; 3scale asked to wait 2h; waiting 5m at most \(--max-retry-after\)$`},
 		"a date a year ahead, cap 90s": {max: 90 * time.Second, retryAfter: time.Now().Add(365 * 24 * time.Hour).UTC().Format(http.TimeFormat),
 			want: result{RetryAfter: 90 * time.Second, Asked: 365 * 24 * time.Hour, ObservedAfter: 90 * time.Second, ObservedAsked: 365 * 24 * time.Hour},
-			note: `; 3scale asked to wait 87(59h59m\d+s|60h); waiting 1m30s at most$`},
+			note: `; 3scale asked to wait 87(59h59m\d+s|60h); waiting 1m30s at most \(--max-retry-after\)$`},
 		"under the cap": {retryAfter: "240", want: result{RetryAfter: 4 * time.Minute, ObservedAfter: 4 * time.Minute}},
 	}
 	for name, tc := range cases {

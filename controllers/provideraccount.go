@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -42,6 +43,8 @@ type ProviderAccounts struct {
 	// defaults, 8 MiB and 200 pages): a hostile or broken endpoint cannot exhaust the manager's memory.
 	MaxResponseBytes int
 	MaxListPages     int
+	// MaxRetryAfter caps the pause a Retry-After imposes (0: the client's default, 5 minutes).
+	MaxRetryAfter time.Duration
 }
 
 // Connect returns a session for the provider-account Secret name in namespace. A missing Secret makes the
@@ -83,6 +86,7 @@ func (p *ProviderAccounts) Connect(ctx context.Context, namespace, name string) 
 		UserAgent:          "apimsync",
 		MaxResponseBytes:   p.MaxResponseBytes,
 		MaxPages:           p.MaxListPages,
+		MaxRetryAfter:      p.MaxRetryAfter,
 	})
 	if err != nil {
 		return nil, engine.Invalid(engine.ReasonProviderAccountInvalid, "the provider-account Secret %q cannot be used: %v", name, err)

@@ -80,6 +80,8 @@ type Options struct {
 	// with the reason, and nothing is read into memory past the cap.
 	MaxResponseBytes int
 	MaxListPages     int
+	// MaxRetryAfter caps the pause a Retry-After of 3scale imposes on its tenant (default 5 minutes).
+	MaxRetryAfter time.Duration
 	// RetryBackoffMax caps the workqueue's backoff after passing failures (5xx, timeouts), so that an
 	// object converges soon after a flaky tenant recovers (default one minute).
 	RetryBackoffMax time.Duration
@@ -258,7 +260,7 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 	pool.Observer = remoteCallObserver(&tenantLabels{max: opts.MetricsMaxTenants})
 	reader := newDataReader(mgr.GetClient(), mgr.GetCache(), mgr.GetAPIReader(), opts.DataCacheSize)
 	accounts := &ProviderAccounts{Reader: reader, Pool: pool, AllowPrivate: opts.AllowPrivateAdminURLs,
-		MaxResponseBytes: opts.MaxResponseBytes, MaxListPages: opts.MaxListPages}
+		MaxResponseBytes: opts.MaxResponseBytes, MaxListPages: opts.MaxListPages, MaxRetryAfter: opts.MaxRetryAfter}
 	snapshots := cache.NewSnapshots(opts.SnapshotCacheSize)
 	lists := &BurstLists{}
 	sh := shared{mgr: mgr, opts: opts, reader: reader, states: engine.NewStateTracker(), creds: &CredentialChecks{}, deletions: engine.NewDeletions(),
@@ -392,6 +394,9 @@ func remoteCallObserver(labels *tenantLabels) func(tenant string) tsclient.Obser
 		return func(c tsclient.CallInfo) {
 			engine.RemoteCalls.WithLabelValues(label, c.Method, c.Endpoint, itoa(c.Code)).Inc()
 			engine.RemoteCallSeconds.WithLabelValues(label, c.Method).Observe(c.Duration.Seconds())
+			if c.RetryAfterAsked > 0 {
+				engine.RetryAfterCapped.WithLabelValues(label).Inc()
+			}
 		}
 	}
 }

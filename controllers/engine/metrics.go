@@ -24,6 +24,13 @@ var (
 		Help: "Calls to the 3scale Account Management API by tenant, verb, endpoint template and status code (0: no answer).",
 	}, []string{"tenant", "verb", "endpoint", "code"})
 
+	// RetryAfterCapped counts the answers of 3scale whose Retry-After was longer than --max-retry-after:
+	// the tenant was paused for the cap only.
+	RetryAfterCapped = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "apimsync_remote_retry_after_capped_total",
+		Help: "Answers of 3scale (429/503) whose Retry-After was longer than --max-retry-after, by tenant: the tenant was paused for the cap only.",
+	}, []string{"tenant"})
+
 	// DeprecatedProductApplications counts the live applications of each Deprecated product, from its
 	// usage report.
 	DeprecatedProductApplications = prometheus.NewGaugeVec(prometheus.GaugeOpts{
@@ -50,5 +57,5 @@ const (
 )
 
 func init() {
-	metrics.Registry.MustRegister(ObjectsByState, DriftRepairs, RemoteCalls, RemoteCallSeconds, DeprecatedProductApplications, ProductLifecycleChanged)
+	metrics.Registry.MustRegister(ObjectsByState, DriftRepairs, RemoteCalls, RemoteCallSeconds, RetryAfterCapped, DeprecatedProductApplications, ProductLifecycleChanged)
 }
