@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -56,5 +57,40 @@ func TestDocumentThatIsNotOpenAPIIsInvalid(t *testing.T) {
 	}
 	if got := sim.Count(ns, "api_docs"); got != 0 {
 		t.Errorf("%d ActiveDocs in 3scale, want none", got)
+	}
+}
+
+// TestActiveDocGoesWithItsProduct: porta destroys a service's ActiveDocs with the service, so an ActiveDoc
+// bound to a Product deleted together with it (a prune) makes no call of its own: no DELETE answered 404.
+// One deleted alone, its product staying, is deleted in 3scale (after the deletion grace).
+func TestActiveDocGoesWithItsProduct(t *testing.T) {
+	ns := newNamespace(t)
+	product := petstoreProduct(ns, "pets")
+	doc := func(name string) *v1alpha1.ActiveDoc {
+		return &v1alpha1.ActiveDoc{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+			Spec: v1alpha1.ActiveDocSpec{Name: name, ProductRef: product.Name,
+				Document: `{"openapi":"3.0.3","info":{"title":"` + name + `","version":"1"},"paths":{}}`}}
+	}
+	alone, along := doc("alone"), doc("along")
+	create(t, defaultSecret(ns), petsBackend(ns), product, alone, along)
+	waitState(t, v1alpha1.ConditionSynced, product, alone, along)
+
+	mark := len(sim.Writes(ns))
+	deleteObjects(t, alone)
+	waitGone(t, alone)
+	if got := remoteDeletions(ns, mark); !slices.Equal(got, []string{"active_docs 200"}) {
+		t.Errorf("remote deletions of an ActiveDoc deleted alone: %v, want its own", got)
+	}
+	mark = len(sim.Writes(ns))
+	deleteObjects(t, along, product)
+	waitGone(t, along, product)
+	if got := remoteDeletions(ns, mark); !slices.Equal(got, []string{"services 200"}) {
+		t.Errorf("remote deletions %v, want the service's only", got)
+	}
+	if refused := refusedWrites(ns, mark); len(refused) != 0 {
+		t.Errorf("3scale refused %v", refused)
+	}
+	if got := sim.Count(ns, "api_docs"); got != 0 {
+		t.Errorf("%d ActiveDocs left in 3scale", got)
 	}
 }

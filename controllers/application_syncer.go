@@ -527,27 +527,17 @@ func syncKeys(ctx context.Context, c *tsclient.Client, a *v1alpha1.Application, 
 	return nil
 }
 
-// retire suspends the application of a retired product, deletes its credentials Secret and records when.
+// retire retires the application of a retired product: deletes its credentials Secret and records when.
+// It makes no call: the product's retirement sweep suspends every live application on the product, this
+// one included, once (productLifecycle.suspendAll); a suspend of its own, woken by the product from a
+// snapshot that still said live, raced that sweep and was refused (7 suspends for 4 applications).
 func (s *ApplicationSyncer) retire(ctx context.Context, a *v1alpha1.Application, sess *engine.Session, snap *applicationSnapshot) error {
-	d := sess.Desired.(*applicationDesired)
-	if snap.App.State != appSuspended {
-		suspended, err := deref(sess.Remote.SuspendApplication(ctx, d.AccountID, snap.App.ID))
-		if tsclient.IsInvalid(err) {
-			// porta suspends only a live application (app/models/contract/states.rb:31-33): the retired
-			// product, which suspends every application on it, got there first. Read what it is now.
-			suspended, err = deref(sess.Remote.GetApplication(ctx, d.AccountID, snap.App.ID))
-		}
-		if err != nil {
-			return fmt.Errorf("cannot suspend application %q of a retired product: %w", a.Spec.Name, err)
-		}
-		snap.App = suspended
-	}
 	if err := s.deleteCredentials(ctx, a); err != nil {
 		return err
 	}
 	a.Status.CredentialsSecret = ""
 	a.Status.RetiredAt = &metav1.Time{Time: time.Now()}
-	s.Snapshots.Put(sess.Tenant, snapshotKindApplication, snap.App.ID, snap)
+	s.Snapshots.Forget(sess.Tenant, snapshotKindApplication, snap.App.ID) // the sweep changes its state
 	return nil
 }
 

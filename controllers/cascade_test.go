@@ -557,7 +557,8 @@ func TestFateOfAnOwner(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			b := fake.NewClientBuilder().WithScheme(k8s.Scheme()).
-				WithIndex(&v1alpha1.ApplicationPlan{}, indexProductRef, func(o client.Object) []string { return []string{o.(*v1alpha1.ApplicationPlan).Spec.ProductRef} })
+				WithIndex(&v1alpha1.ApplicationPlan{}, indexProductRef, func(o client.Object) []string { return []string{o.(*v1alpha1.ApplicationPlan).Spec.ProductRef} }).
+				WithIndex(&v1alpha1.ActiveDoc{}, indexProductRef, func(o client.Object) []string { return []string{o.(*v1alpha1.ActiveDoc).Spec.ProductRef} })
 			if tc.owner != nil {
 				b = b.WithObjects(tc.owner)
 			}

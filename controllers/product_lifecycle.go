@@ -60,6 +60,8 @@ func (l *productLifecycle) track(p *v1alpha1.Product, sess *engine.Session) {
 	if p.Status.Lifecycle != stage {
 		from := p.Status.Lifecycle
 		p.Status.Lifecycle, p.Status.LifecycleChangedAt = stage, &metav1.Time{Time: l.now()}
+		// The sweep is due on a move apimsync saw, never on a status it has no past of.
+		p.Status.RetirementSweepPending = stage == v1alpha1.LifecycleRetired && from != ""
 		if from != "" && l.Recorder != nil {
 			l.Recorder.Eventf(p, nil, "Normal", ReasonLifecycleChanged, "Lifecycle", "the product moved from %s to %s", from, stage)
 		}
@@ -92,13 +94,10 @@ func (l *productLifecycle) track(p *v1alpha1.Product, sess *engine.Session) {
 	sess.Note = usageNote(p)
 }
 
-// retirementSweepDue reports whether the product is Retired and has no report taken in that stage yet:
-// its next report is taken as it suspends every live application on it. A report without a stage comes
-// from a version before the sweep existed: that product was retired then, and its applications were
-// dealt with as that version did; applications resumed by hand since then stay as they are.
+// retirementSweepDue reports whether the product is Retired and its retirement sweep, due once per
+// move to Retired that apimsync saw (status.retirementSweepPending), has not been made yet.
 func retirementSweepDue(p *v1alpha1.Product) bool {
-	u := p.Status.Usage
-	return p.Spec.EffectiveLifecycle() == v1alpha1.LifecycleRetired && (u == nil || (u.Lifecycle != v1alpha1.LifecycleRetired && u.Lifecycle != ""))
+	return p.Spec.EffectiveLifecycle() == v1alpha1.LifecycleRetired && p.Status.RetirementSweepPending
 }
 
 // refreshUsage reads the product's applications (one paginated list) into its usage report. When a
@@ -112,6 +111,7 @@ func (l *productLifecycle) refreshUsage(ctx context.Context, c *tsclient.Client,
 	if retirementSweepDue(p) && slices.ContainsFunc(apps, func(a tsclient.Application) bool { return a.State == appLive }) {
 		return apps, nil
 	}
+	p.Status.RetirementSweepPending = false // nothing live to suspend: the sweep is done
 	l.storeUsage(p, apps)
 	return nil, nil
 }
@@ -126,6 +126,9 @@ func (l *productLifecycle) suspendAll(ctx context.Context, c *tsclient.Client, p
 	now := make([]tsclient.Application, 0, len(apps))
 	count := 0
 	for _, a := range apps {
+		if a.ServiceID != p.Status.ProductID {
+			continue // porta's service filter is not trusted blindly: another product's application is never touched
+		}
 		if a.State == appLive {
 			_, err := c.SuspendApplication(ctx, a.AccountID, a.ID)
 			if err == nil {
@@ -137,7 +140,7 @@ func (l *productLifecycle) suspendAll(ctx context.Context, c *tsclient.Client, p
 				continue
 			case err == nil, tsclient.IsInvalid(err):
 				// porta suspends only a live application (app/models/contract/states.rb:31-33): a
-				// refusal means someone, its own Application object most likely, suspended it first.
+				// refusal means someone suspended it first.
 				a.State = appSuspended
 			default:
 				return fmt.Errorf("cannot suspend application %d (account %d) of retired product %d: %w", a.ID, a.AccountID, p.Status.ProductID, err)
@@ -146,6 +149,7 @@ func (l *productLifecycle) suspendAll(ctx context.Context, c *tsclient.Client, p
 		}
 		now = append(now, a)
 	}
+	p.Status.RetirementSweepPending = false
 	l.storeUsage(p, now)
 	if l.Recorder != nil {
 		l.Recorder.Eventf(p, nil, "Normal", ReasonApplicationsSuspended, "Retire",

@@ -385,6 +385,7 @@ func TestRetiredProductSuspendsEveryApplicationOnIt(t *testing.T) {
 	}
 
 	moveTo(t, product, v1alpha1.LifecycleDeprecated)
+	mark := len(sim.Writes(ns))
 	moveTo(t, product, v1alpha1.LifecycleRetired)
 	// The first report taken in Retired counts the suspensions already (no wait for the next period).
 	var first v1alpha1.ProductUsage
@@ -426,6 +427,17 @@ func TestRetiredProductSuspendsEveryApplicationOnIt(t *testing.T) {
 	}
 	for _, a := range []syncedObject{a1, a2} {
 		waitReason(t, a, v1alpha1.ConditionInvalid, ReasonProductRetired)
+	}
+	var suspends []string
+	for _, w := range sim.Writes(ns)[mark:] {
+		if strings.HasSuffix(w.Endpoint, "/suspend.json") {
+			suspends = append(suspends, fmt.Sprint(w.Code))
+		}
+	}
+	if want := []string{"200", "200", "200", "200"}; !slices.Equal(suspends, want) {
+		t.Errorf("suspend calls while retiring %v, want one per live application: %v", suspends, want)
+	}
+	for _, a := range []syncedObject{a1, a2} {
 		if status, msg := condition(t, a, v1alpha1.ConditionStalled); status != metav1.ConditionTrue || !strings.Contains(msg, "product petstore was retired on "+today) {
 			t.Errorf("%s: Stalled is %q (%q), want True saying when the product was retired", a.GetName(), status, msg)
 		}
@@ -482,27 +494,34 @@ func TestRetiredProductTakesNoApplicationAndIsDeletedByTheCascade(t *testing.T) 
 // was taken in another stage or there is none, not once it has a Retired report, and not after an
 // upgrade from a version whose reports had no stage (those products were retired before the sweep).
 func TestRetirementSweepIsDueOnceAfterTheMove(t *testing.T) {
-	retired := func(u *v1alpha1.ProductUsage) *v1alpha1.Product {
+	product := func(stage, seen v1alpha1.ProductLifecycle) *v1alpha1.Product {
 		p := petstoreProduct("ns", "pets")
-		p.Spec.Lifecycle = v1alpha1.LifecycleRetired
-		p.Status.Usage = u
+		p.Spec.Lifecycle, p.Status.Lifecycle = stage, seen
 		return p
 	}
-	deprecated := petstoreProduct("ns", "pets")
-	deprecated.Spec.Lifecycle = v1alpha1.LifecycleDeprecated
 	cases := map[string]struct {
 		p    *v1alpha1.Product
 		want bool
 	}{
-		"just retired from Published (no report)": {retired(nil), true},
-		"just retired from Deprecated":            {retired(&v1alpha1.ProductUsage{Lifecycle: v1alpha1.LifecycleDeprecated}), true},
-		"swept":                                   {retired(&v1alpha1.ProductUsage{Lifecycle: v1alpha1.LifecycleRetired}), false},
-		"retired before the sweep existed":        {retired(&v1alpha1.ProductUsage{}), false},
-		"deprecated":                              {deprecated, false},
+		"just retired from Published":                  {product(v1alpha1.LifecycleRetired, v1alpha1.LifecyclePublished), true},
+		"just retired from Deprecated":                 {product(v1alpha1.LifecycleRetired, v1alpha1.LifecycleDeprecated), true},
+		"created Retired, restored or re-applied bare": {product(v1alpha1.LifecycleRetired, ""), false},
+		"retired earlier (swept or not, as recorded)":  {product(v1alpha1.LifecycleRetired, v1alpha1.LifecycleRetired), false},
+		"deprecated":                                   {product(v1alpha1.LifecycleDeprecated, v1alpha1.LifecyclePublished), false},
 	}
+	l := &productLifecycle{}
 	for name, c := range cases {
+		l.track(c.p, &engine.Session{})
 		if got := retirementSweepDue(c.p); got != c.want {
 			t.Errorf("%s: sweep due %v, want %v", name, got, c.want)
+		}
+		if c.want { // once swept (suspendAll, or nothing live), it is not due again
+			l.storeUsage(c.p, nil)
+			c.p.Status.RetirementSweepPending = false
+			l.track(c.p, &engine.Session{})
+			if retirementSweepDue(c.p) {
+				t.Errorf("%s: sweep due again after it was made", name)
+			}
 		}
 	}
 }
@@ -561,5 +580,53 @@ func TestRetiringDeletesOnlyCredentialsSecretsTheApplicationControls(t *testing.
 		if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &s); err != nil || !s.DeletionTimestamp.IsZero() {
 			t.Errorf("Secret %s, which no Application controls, was deleted by the retirement (%v)", name, err)
 		}
+	}
+}
+
+// TestRetirementSweepHappensOncePerRetirement: a retired product's sweep suspends its live applications
+// once; an application a person resumed afterwards stays live when the product is re-applied without its
+// status (deleted with Retain and applied again, as a restore or a GitOps move does): the re-applied
+// product adopts its service, Retired, and sweeps nothing.
+func TestRetirementSweepHappensOncePerRetirement(t *testing.T) {
+	ns, ctx := newNamespace(t), context.Background()
+	acc, pw := devAccount(ns, "acme")
+	backend, product, plan := petsBackend(ns), petstoreProduct(ns, "pets"), basicPlan(ns, "basic", "petstore")
+	product.Spec.DeletionPolicy = v1alpha1.DeletionPolicyRetain
+	app := application(ns, "app", "acme", "basic")
+	create(t, defaultSecret(ns), acc, pw, backend, product, plan, app)
+	waitState(t, v1alpha1.ConditionSynced, app, product, plan)
+	moveTo(t, product, v1alpha1.LifecycleDeprecated)
+	moveTo(t, product, v1alpha1.LifecycleRetired)
+	waitReason(t, app, v1alpha1.ConditionInvalid, ReasonProductRetired)
+	eventually(t, waitTimeout, func() string {
+		if got := remoteApp(t, ns, app)["state"]; got != "suspended" {
+			return fmt.Sprintf("the application is %v in 3scale, want suspended by the sweep", got)
+		}
+		return ""
+	})
+	// A person resumes it (a grace period for one consumer).
+	if _, err := byHand(t, ns).ResumeApplication(ctx, app.Status.AccountID, app.Status.ApplicationID); err != nil {
+		t.Fatal(err)
+	}
+	deleteObjects(t, product)
+	waitGone(t, product)
+	mark := len(sim.Writes(ns))
+	again := petstoreProduct(ns, "pets")
+	again.Spec.Lifecycle = v1alpha1.LifecycleRetired
+	create(t, again)
+	waitState(t, v1alpha1.ConditionSynced, again)
+	eventually(t, waitTimeout, func() string {
+		if u := usageOf(t, again); u == nil || u.LiveApplications != 1 {
+			return fmt.Sprintf("usage report of the re-applied product: %+v, want 1 live application", u)
+		}
+		return ""
+	})
+	for _, w := range sim.Writes(ns)[mark:] {
+		if strings.HasSuffix(w.Endpoint, "/suspend.json") {
+			t.Errorf("the re-applied product swept again: %s %s %d", w.Method, w.Endpoint, w.Code)
+		}
+	}
+	if got := remoteApp(t, ns, app)["state"]; got != "live" {
+		t.Errorf("the resumed application is %v in 3scale, want live", got)
 	}
 }

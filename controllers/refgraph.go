@@ -30,7 +30,15 @@ type reference struct {
 	// Blocks: 3scale refuses to delete the To object while a From object uses it, so its deletion waits
 	// for them here, woken by a watch, instead of calling 3scale to be refused.
 	Blocks bool
+	// Along: 3scale deletes the From object's remote object along with the To object's (always so for
+	// Owned references; also a service's ActiveDocs, which porta destroys with the service): a From
+	// object deleted with its To object makes no call of its own, and a Retain one keeps the To object in
+	// 3scale (retainedUnder).
+	Along bool
 }
+
+// goesAlong reports whether 3scale deletes r's From objects along with its To object.
+func (r reference) goesAlong() bool { return r.Owned || r.Along }
 
 // referenceGraph is every reference between apimsync's kinds. Deletion order derives from it; nothing
 // is ordered per kind pair anywhere else.
@@ -43,7 +51,7 @@ var referenceGraph = []reference{
 		List: func() client.ObjectList { return &v1alpha1.ApplicationPlanList{} }},
 	{From: "Product", To: "Backend", Field: "spec.backendUsages", Index: indexBackendRefs, Blocks: true,
 		List: func() client.ObjectList { return &v1alpha1.ProductList{} }},
-	{From: "ActiveDoc", To: "Product", Field: "spec.productRef", Index: indexProductRef,
+	{From: "ActiveDoc", To: "Product", Field: "spec.productRef", Index: indexProductRef, Along: true,
 		List: func() client.ObjectList { return &v1alpha1.ActiveDocList{} }},
 }
 
@@ -188,9 +196,9 @@ func retainedUnder(reader client.Reader, graph []reference) func(ctx context.Con
 		if depth > len(graph) { // the graph is acyclic (deletionOrder): never deeper than its edges
 			return nil, nil
 		}
-		list := ownedDependants(reader, graph, engine.KindOf(obj))
+		list := referrers(reader, graph, engine.KindOf(obj), reference.goesAlong)
 		if list == nil {
-			return nil, nil // a kind nothing is owned by
+			return nil, nil // a kind nothing goes along with
 		}
 		deps, err := list(ctx, obj)
 		if err != nil {
@@ -230,7 +238,7 @@ func ownersGoing(reader client.Reader, graph []reference) func(ctx context.Conte
 				return
 			}
 			for _, r := range graph {
-				if !r.Owned || r.From != engine.KindOf(o) {
+				if !r.goesAlong() || r.From != engine.KindOf(o) {
 					continue
 				}
 				owner := newKind(r.To).(syncedObject)
@@ -255,6 +263,10 @@ func ownerName(o client.Object, kind string) string {
 	case *v1alpha1.Application:
 		return map[string]string{"DeveloperAccount": t.Spec.AccountRef, "ApplicationPlan": t.Spec.PlanRef}[kind]
 	case *v1alpha1.ApplicationPlan:
+		if kind == "Product" {
+			return t.Spec.ProductRef
+		}
+	case *v1alpha1.ActiveDoc:
 		if kind == "Product" {
 			return t.Spec.ProductRef
 		}

@@ -87,7 +87,8 @@ type ApplicationStatus struct {
 	// +optional
 	CredentialsSecret string `json:"credentialsSecret,omitempty"`
 
-	// RetiredAt is when the application was suspended because its product was retired.
+	// RetiredAt is when the application was retired with its product: its credentials Secret deleted;
+	// the product's retirement sweep suspends it in 3scale.
 	// +optional
 	RetiredAt *metav1.Time `json:"retiredAt,omitempty"`
 }

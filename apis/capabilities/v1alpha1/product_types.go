@@ -400,6 +400,13 @@ type ProductStatus struct {
 	// +optional
 	LifecycleChangedAt *metav1.Time `json:"lifecycleChangedAt,omitempty"`
 
+	// RetirementSweepPending is true from the move to Retired that apimsync saw (from an earlier stage
+	// in this status) until it has suspended every live application on the product, once: a product
+	// created Retired, restored or re-applied without status, or adopted, is not swept, and applications
+	// a person resumed after the sweep are never suspended again.
+	// +optional
+	RetirementSweepPending bool `json:"retirementSweepPending,omitempty"`
+
 	// Usage reports who still uses the product while it is Deprecated or Retired.
 	// +optional
 	Usage *ProductUsage `json:"usage,omitempty"`
