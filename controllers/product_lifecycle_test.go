@@ -507,7 +507,7 @@ func TestRetirementSweepIsDueOnceAfterTheMove(t *testing.T) {
 		"just retired from Deprecated":                 {product(v1alpha1.LifecycleRetired, v1alpha1.LifecycleDeprecated), true},
 		"created Retired, restored or re-applied bare": {product(v1alpha1.LifecycleRetired, ""), false},
 		"retired earlier (swept or not, as recorded)":  {product(v1alpha1.LifecycleRetired, v1alpha1.LifecycleRetired), false},
-		"deprecated":                                   {product(v1alpha1.LifecycleDeprecated, v1alpha1.LifecyclePublished), false},
+		"deprecated": {product(v1alpha1.LifecycleDeprecated, v1alpha1.LifecyclePublished), false},
 	}
 	l := &productLifecycle{}
 	for name, c := range cases {
