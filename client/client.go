@@ -374,6 +374,9 @@ func (c *Client) attempt(ctx context.Context, r call, out any) (err error) {
 	if code < 200 || code > 299 {
 		return parseError(r, resp, c.token).scrubbed(c.token).capRetryAfter(c.maxPause)
 	}
+	if r.method != http.MethodGet {
+		noteProgress(ctx)
+	}
 	if out == nil || len(resp.Body()) == 0 {
 		return nil
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -567,6 +568,23 @@ func (p *Pacer) leave(background bool) {
 }
 
 type backgroundKey struct{}
+
+// progressKey is the context key of a write counter (WithProgress).
+type progressKey struct{}
+
+// WithProgress returns a context whose calls count the writes 3scale accepted (2xx answers to anything
+// but GET), and that counter: a sync that failed after some of its writes were accepted got somewhere.
+func WithProgress(ctx context.Context) (context.Context, *atomic.Int64) {
+	n := &atomic.Int64{}
+	return context.WithValue(ctx, progressKey{}, n), n
+}
+
+// noteProgress counts an accepted write in ctx's counter, if it has one.
+func noteProgress(ctx context.Context) {
+	if n, ok := ctx.Value(progressKey{}).(*atomic.Int64); ok {
+		n.Add(1)
+	}
+}
 
 // WithBackground marks the requests made with ctx as background work (drift checks): the pacer serves
 // them within its background share of the tenant's budget (PacerConfig.BackgroundShare).

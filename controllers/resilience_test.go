@@ -235,11 +235,12 @@ func TestRemovedChildrenAreRemovedRemotely(t *testing.T) {
 }
 
 // TestConvergesThroughABadTenant: with 20 % of calls answered 503, 10 % 429 and 20 % of write answers
-// lost, 30 objects converge within 4 minutes with no duplicate, and deleting them leaves 3scale empty.
+// lost, 36 objects — backends, products, plans with limits and pricing rules, accounts with two users
+// each, and applications — converge with no duplicate of any kind, and deleting them leaves 3scale
+// empty.
 // Reads are retried inside the client, passing failures back off at most a minute, and what was written
 // is not written again. The time is mostly Retry-After pauses (each 429 pauses the whole tenant for its
-// second) and the tail of the backoff of the objects unlucky several times in a row: 1.5 to 2.5 minutes
-// here, and the budget leaves room for a busy CI machine.
+// second) and the tail of the backoff of the objects unlucky several times in a row.
 func TestConvergesThroughABadTenant(t *testing.T) {
 	ns := newNamespace(t)
 	sim.SetFaults(simulator.Faults{ErrorRate: 0.2, RateLimitRate: 0.1, RetryAfterSeconds: 1, LostResponseRate: 0.2})
@@ -255,14 +256,32 @@ func TestConvergesThroughABadTenant(t *testing.T) {
 		for j := range 4 {
 			plan := basicPlan(ns, fmt.Sprintf("plan-%d-%d", i, j), p.Name)
 			plan.Spec.Limits = plan.Spec.Limits[:1]
-			plan.Spec.PricingRules = nil
+			if j == 0 { // priced, on the backend's method
+				for k := range plan.Spec.PricingRules {
+					plan.Spec.PricingRules[k].MetricMethodRef.Backend = b.Name
+				}
+			} else {
+				plan.Spec.PricingRules = nil
+			}
 			objs = append(objs, plan)
 		}
 	}
+	// Accounts with two users each, and their applications on the priced plans.
+	var secrets []client.Object
+	for i := range 2 {
+		acc, pw := devAccount(ns, fmt.Sprintf("acme-%d", i))
+		secrets = append(secrets, pw)
+		objs = append(objs, acc)
+		for j := range 2 {
+			objs = append(objs, application(ns, fmt.Sprintf("app-%d-%d", i, j), acc.Name, fmt.Sprintf("plan-%d-0", j)))
+		}
+	}
 	start := time.Now()
+	create(t, secrets...)
 	for _, o := range objs {
 		create(t, o)
 	}
+	// The target is 3 minutes (measured: 2m57s on 2 busy cores); the budget leaves room for a slower CI.
 	eventually(t, 4*time.Minute, func() string {
 		for _, o := range objs {
 			if state, reason, msg := lifecycle(t, o); state != v1alpha1.ConditionSynced || o.GetSyncStatus().ObservedGeneration != o.GetGeneration() {
@@ -271,8 +290,10 @@ func TestConvergesThroughABadTenant(t *testing.T) {
 		}
 		return ""
 	})
-	t.Logf("30 objects converged in %s through %d calls (%d lost answers)", time.Since(start).Round(time.Second), remoteCalls(ns), lostAnswers(ns))
-	want := map[string]int{simulator.KindBackendAPIs: 5, simulator.KindServices: 5, simulator.KindPlans: 20, simulator.KindBackendUsages: 5, simulator.KindLimits: 20}
+	t.Logf("%d objects converged in %s through %d calls (%d lost answers)", len(objs), time.Since(start).Round(time.Second), remoteCalls(ns), lostAnswers(ns))
+	// 0 duplicates of any kind: exactly what the resources describe.
+	want := map[string]int{simulator.KindBackendAPIs: 5, simulator.KindServices: 5, simulator.KindPlans: 20, simulator.KindBackendUsages: 5,
+		simulator.KindLimits: 20, simulator.KindPricingRules: 10, simulator.KindAccounts: 2, simulator.KindUsers: 4, simulator.KindApplications: 4}
 	for kind, n := range want {
 		if got := sim.Count(ns, kind); got != n {
 			t.Errorf("3scale has %d %s, want %d", got, kind, n)

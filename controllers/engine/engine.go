@@ -359,6 +359,7 @@ func (r *Reconciler[T]) sync(ctx context.Context, obj T, w *statusWriter[T]) (ct
 	}
 
 	s.ForceRead = driftDue || syncNow != st.SyncNow
+	ctx, progress := tsclient.WithProgress(ctx)
 	obs, err := r.Syncer.Observe(ctx, obj, s)
 	if err == nil {
 		switch {
@@ -386,7 +387,15 @@ func (r *Reconciler[T]) sync(ctx context.Context, obj T, w *statusWriter[T]) (ct
 		if class, _, _ := Classify(err); class == ClassInvalid && fromRemote(err) {
 			r.rejected.Store(key, attempt)
 		}
-		return r.fail(ctx, obj, err)
+		res, ferr := r.fail(ctx, obj, err)
+		if ferr != nil && progress.Load() > 0 {
+			// A passing failure after 3scale accepted some of this sync's writes: it got somewhere, and
+			// writes are diffs, so the next try has less to do. Try again soon with the workqueue's
+			// backoff reset, rather than backing off as if nothing had worked: on a flaky tenant each
+			// failure would otherwise double the wait of an object that is nearly there.
+			return ctrl.Result{RequeueAfter: progressRetry}, nil
+		}
+		return res, ferr
 	}
 	r.settle(obj)
 	if inSync && (!obs.Exists || !obs.UpToDate) {
@@ -920,6 +929,9 @@ func (r *Reconciler[T]) deleteDependant(ctx context.Context, owner T, d client.O
 	asked[key] = now
 	return nil
 }
+
+// progressRetry is how soon a sync that failed after some accepted writes is tried again.
+const progressRetry = time.Second
 
 // dependantDeleteMemory is how long a dependant's deletion, once asked for, is not asked for again.
 const dependantDeleteMemory = 10 * time.Second
