@@ -373,6 +373,10 @@ func TestClientFlowAgainstSimulator(t *testing.T) {
 	}
 	app = outcome(c.UpdateApplication(ctx, acc.ID, app.ID, ApplicationParams{Name: "Shop app 2", Description: ptrTo("")})).must(t, "update application")
 	checkSame(t, "read application", app, outcome(c.GetApplication(ctx, acc.ID, app.ID)).must(t, "get application"))
+	checkSame(t, "application found by its app_id", app, outcome(c.FindApplication(ctx, app.ServiceID, "", "a1b2c3d4")).must(t, "find application"))
+	if _, err := c.FindApplication(ctx, app.ServiceID, "", "nobody-has-it"); !IsNotFound(err) {
+		t.Errorf("finding an application by an unknown app_id: %v, want 404", err)
+	}
 	app = outcome(c.SuspendApplication(ctx, acc.ID, app.ID)).must(t, "suspend application")
 	if app.State != "suspended" || app.Enabled {
 		t.Errorf("suspended application %+v", app)

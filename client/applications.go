@@ -52,6 +52,19 @@ func (c *Client) ListApplications(ctx context.Context, accountID int64) ([]Appli
 	return list[Application](ctx, c, "/admin/api/accounts/{account_id}/applications.json", false, accountID)
 }
 
+// FindApplication finds the application holding a credential (GET /admin/api/applications/find.json):
+// by user_key (user-key products) or else app_id, within service serviceID; a NotFound error when none
+// does. The credential travels in the query: errors quote only the endpoint template.
+func (c *Client) FindApplication(ctx context.Context, serviceID int64, userKey, appID string) (*Application, error) {
+	q := url.Values{"service_id": {strconv.FormatInt(serviceID, 10)}}
+	if userKey != "" {
+		q.Set("user_key", userKey)
+	} else {
+		q.Set("app_id", appID)
+	}
+	return one[Application](ctx, c, call{method: "GET", endpoint: "/admin/api/applications/find.json", query: q})
+}
+
 // GetApplication reads one application (GET /admin/api/accounts/{account_id}/applications/{id}.json).
 func (c *Client) GetApplication(ctx context.Context, accountID, id int64) (*Application, error) {
 	return one[Application](ctx, c, call{method: "GET", endpoint: "/admin/api/accounts/{account_id}/applications/{id}.json", args: []any{accountID, id}})

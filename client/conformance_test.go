@@ -151,6 +151,7 @@ var clientCalls = map[string]func(ctx context.Context, c *Client) error{
 	"UnsuspendUser": everyCall["UnsuspendUser"],
 	"SetUserRole":   everyCall["SetUserRole"], "DeleteUser": everyCall["DeleteUser"], "ListApplications": everyCall["ListApplications"],
 	"ListProductApplications": everyCall["ListProductApplications"],
+	"FindApplication":         everyCall["FindApplication"],
 	"GetApplication":          everyCall["GetApplication"], "CreateApplication": everyCall["CreateApplication"],
 	"UpdateApplication": everyCall["UpdateApplication"], "DeleteApplication": everyCall["DeleteApplication"],
 	"SuspendApplication": everyCall["SuspendApplication"], "ResumeApplication": everyCall["ResumeApplication"],

@@ -649,6 +649,18 @@ func TestEveryCallContract(t *testing.T) {
 				"service_id": {"42"}}},
 			wantResult: []Application{*wantApplication},
 		},
+		"FindApplication/user key": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.FindApplication(ctx, 42, "k3y", "") },
+			code: 200, body: `{"application":` + portaApplication + `}`,
+			want:       seenRequest{Method: "GET", Path: "/admin/api/applications/find.json", Query: url.Values{"service_id": {"42"}, "user_key": {"k3y"}}},
+			wantResult: wantApplication,
+		},
+		"FindApplication/app id": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.FindApplication(ctx, 42, "", "a1b2c3d4") },
+			code: 200, body: `{"application":` + portaApplication + `}`,
+			want:       seenRequest{Method: "GET", Path: "/admin/api/applications/find.json", Query: url.Values{"service_id": {"42"}, "app_id": {"a1b2c3d4"}}},
+			wantResult: wantApplication,
+		},
 		"GetApplication": {
 			call: func(ctx context.Context, c *Client) (any, error) { return c.GetApplication(ctx, 81, 83) },
 			code: 200, body: `{"application":` + portaApplication + `}`,

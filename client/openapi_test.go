@@ -184,7 +184,8 @@ var everyCall = map[string]func(ctx context.Context, c *Client) error{
 		_, err := c.ListProductApplications(ctx, 1)
 		return err
 	},
-	"GetApplication": func(ctx context.Context, c *Client) error { _, err := c.GetApplication(ctx, 11, 13); return err },
+	"GetApplication":  func(ctx context.Context, c *Client) error { _, err := c.GetApplication(ctx, 11, 13); return err },
+	"FindApplication": func(ctx context.Context, c *Client) error { _, err := c.FindApplication(ctx, 7, "k3y", ""); return err },
 	"CreateApplication": func(ctx context.Context, c *Client) error {
 		_, err := c.CreateApplication(ctx, 11, ApplicationParams{PlanID: 7, Name: "a", Description: strp("d"), ApplicationID: "id", ApplicationKey: "k"})
 		return err

@@ -418,7 +418,11 @@ func (s *ApplicationSyncer) Create(ctx context.Context, a *v1alpha1.Application,
 		p.ApplicationKey = d.AppKeys[0]
 	}
 	created, _, err := createOrAdopt(sess.SystemName, func() (*tsclient.Application, error) {
-		return sess.Remote.CreateApplication(ctx, d.AccountID, p)
+		app, err := sess.Remote.CreateApplication(ctx, d.AccountID, p)
+		if err == nil || !(tsclient.HasAlreadyBeenTaken(err, "user_key") || tsclient.HasAlreadyBeenTaken(err, "application_id")) {
+			return app, err
+		}
+		return s.holderOfCredentials(ctx, a, sess, d, err)
 	}, a, sess, s.finder(ctx, sess, d.AccountID))
 	if err != nil {
 		return err
@@ -429,6 +433,30 @@ func (s *ApplicationSyncer) Create(ctx context.Context, a *v1alpha1.Application,
 		return err
 	}
 	return s.Update(ctx, a, sess, engine.Observation{Exists: true, Diff: snap})
+}
+
+// holderOfCredentials deals with a create refused because the credentials it brings are taken: porta
+// does not make application names unique, so an earlier create of ours that timed out but committed
+// shows as its credentials taken, not its name. The application holding them (porta's find by user_key
+// or app_id on the product) is this resource's own when it is on this account with this name and a create
+// of ours is in doubt (the create-pending marker), or is adopted as any existing application is (announced,
+// refused by adoption: Never). Anything else keeps the refusal (taken): a credential of someone else's.
+func (s *ApplicationSyncer) holderOfCredentials(ctx context.Context, a *v1alpha1.Application, sess *engine.Session, d *applicationDesired, taken error) (*tsclient.Application, error) {
+	holder, err := sess.Remote.FindApplication(ctx, d.ProductID, d.UserKey, d.AppID)
+	switch {
+	case tsclient.IsNotFound(err):
+		return nil, taken
+	case err != nil:
+		return nil, engine.NothingMade(fmt.Errorf("cannot look up the application holding the credentials: %w", err))
+	case holder.AccountID != d.AccountID || holder.Name != a.Spec.Name:
+		return nil, taken
+	case !sess.CreatePending && a.GetAdoptionPolicy() == v1alpha1.AdoptionNever:
+		return nil, engine.Refused(engine.ReasonAdoptionRefused,
+			"an application %q with these credentials already exists on the account in 3scale (id %d) and this resource did not create it; spec.adoption is Never", holder.Name, holder.ID)
+	case !sess.CreatePending:
+		sess.Adopted = holder.ID
+	}
+	return holder, nil
 }
 
 // Update implements engine.Syncer: attributes, plan (change_plan within the product), suspension, keys,

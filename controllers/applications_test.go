@@ -12,9 +12,12 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	"github.com/apimsync/apimsync/cache"
+	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/engine"
 	"github.com/apimsync/apimsync/test/simulator"
 )
@@ -519,4 +522,78 @@ func TestLostApplicationCreateAnswersMakeNoDuplicates(t *testing.T) {
 		t.Errorf("3scale has applications %v, want %d", names, len(apps))
 	}
 	t.Logf("%d applications, %d lost create answers, %d lost answers in all", len(apps), lostCreates(), lostAnswers(ns))
+}
+
+// TestCreateInDoubtFindsItsApplicationByItsCredentials: porta does not make application names unique, so
+// a create of ours that timed out but committed shows, when the create is sent again with the same
+// brought credentials, as 422 "user_key has already been taken". The application holding them on this
+// account with this name is then our own (create-pending) or adopted (announced); one on another account
+// keeps the refusal. No duplicate is made either way.
+func TestCreateInDoubtFindsItsApplicationByItsCredentials(t *testing.T) {
+	ns, ctx := newNamespace(t), context.Background()
+	c := byHand(t, ns)
+	svc, err := c.CreateProduct(ctx, tsclient.ProductParams{Name: "Shop", SystemName: "shop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := c.CreatePlan(ctx, svc.ID, tsclient.PlanParams{Name: "basic", SystemName: "basic"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	account := func(name string) int64 {
+		acc, err := c.Signup(ctx, tsclient.SignupParams{OrgName: name, Username: name, Email: name + "@example.com", Password: "s3cret-long-enough"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return acc.ID
+	}
+	ours, theirs := account("ours"), account("theirs")
+	committed, err := c.CreateApplication(ctx, ours, tsclient.ApplicationParams{PlanID: plan.ID, Name: "app", UserKey: "byo-key-0123456789"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stranger, err := c.CreateApplication(ctx, theirs, tsclient.ApplicationParams{PlanID: plan.ID, Name: "app", UserKey: "their-key-0123456789"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	syncer := &ApplicationSyncer{Reader: k8s, Writer: k8s, Snapshots: cache.NewSnapshots(16)}
+	for name, tc := range map[string]struct {
+		pending    bool
+		userKey    string
+		wantID     int64
+		wantAdopt  bool
+		wantRefuse bool
+	}{
+		"our create in doubt":     {pending: true, userKey: "byo-key-0123456789", wantID: committed.ID},
+		"an existing one adopted": {userKey: "byo-key-0123456789", wantID: committed.ID, wantAdopt: true},
+		"another account's key":   {pending: true, userKey: "their-key-0123456789", wantRefuse: true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			a := application(ns, "app", "ours", "basic")
+			a.UID = types.UID("uid-" + strings.ReplaceAll(strings.ReplaceAll(name, " ", "-"), "'", ""))
+			a.Spec.CredentialsSecretName = "creds-" + string(a.UID)
+			sess := &engine.Session{Remote: c, Tenant: "t", SystemName: "app", CreatePending: tc.pending,
+				Desired: &applicationDesired{AccountID: ours, PlanID: plan.ID, ProductID: svc.ID, UserKey: tc.userKey}}
+			before := sim.Count(ns, simulator.KindApplications)
+			err := syncer.Create(ctx, a, sess)
+			if got := sim.Count(ns, simulator.KindApplications); got != before {
+				t.Errorf("%d applications in 3scale after the create, want %d: a duplicate", got, before)
+			}
+			if tc.wantRefuse {
+				if !tsclient.HasAlreadyBeenTaken(err, "user_key") {
+					t.Errorf("create with another account's key: %v, want porta's refusal", err)
+				}
+				if a.Status.ApplicationID == stranger.ID {
+					t.Errorf("took another account's application %d", stranger.ID)
+				}
+				return
+			}
+			if err != nil || a.Status.ApplicationID != tc.wantID {
+				t.Fatalf("create: %v, application %d; want %d", err, a.Status.ApplicationID, tc.wantID)
+			}
+			if adopted := sess.Adopted == tc.wantID; adopted != tc.wantAdopt {
+				t.Errorf("adoption announced: %v (session.Adopted %d), want %v", adopted, sess.Adopted, tc.wantAdopt)
+			}
+		})
+	}
 }
