@@ -266,10 +266,10 @@ func (s *ApplicationSyncer) resolveCredentials(ctx context.Context, a *v1alpha1.
 			return engine.Invalid(ReasonInvalidSpec, "Secret %q (spec.credentialsRef) has no %s: the plan's product identifies applications by app id and key", ref.Name, credentialAppID)
 		}
 		for _, k := range d.AppKeys {
-			// porta's route keys/:id(.:format) cannot address a key with a dot (Rails' segments stop at
-			// dots): such a key could be created but never deleted or rotated away.
-			if strings.ContainsAny(k, "./?") {
-				return engine.Invalid(ReasonInvalidSpec, "Secret %q (spec.credentialsRef) lists an app key with '.', '/' or '?': 3scale's API cannot address such a key to delete it later; use letters, digits, '-' and '_'", ref.Name)
+			// porta's route addresses any key without a slash, dots included (config/routes.rb:603:
+			// ([^/]+?)(?=\.json|\.xml|$|/)): a key with a slash could be created but never deleted.
+			if strings.Contains(k, "/") {
+				return engine.Invalid(ReasonInvalidSpec, "Secret %q (spec.credentialsRef) lists an app key with '/': 3scale's API cannot address such a key to delete it later", ref.Name)
 			}
 		}
 		if len(d.AppKeys) > d.KeysLimit {

@@ -197,8 +197,8 @@ func TestApplicationBringYourOwnCredentials(t *testing.T) {
 			map[string]string{"user_key": "not-what-it-needs-either"}},
 		{"too-many-keys", "orders-basic", ReasonInvalidSpec, `Secret "too-many-keys-creds" (spec.credentialsRef) lists 6 app keys: 3scale keeps at most 5 per application of this product`,
 			map[string]string{"app_id": "too-many-01", "app_keys": sixKeys}},
-		{"dotted-key", "orders-basic", ReasonInvalidSpec, `Secret "dotted-key-creds" (spec.credentialsRef) lists an app key with '.', '/' or '?': 3scale's API cannot address such a key to delete it later`,
-			map[string]string{"app_id": "dotted-01", "app_keys": "key.with.dots"}},
+		{"slashed-key", "orders-basic", ReasonInvalidSpec, `Secret "slashed-key-creds" (spec.credentialsRef) lists an app key with '/': 3scale's API cannot address such a key to delete it later`,
+			map[string]string{"app_id": "slashed-01", "app_keys": "key/with/slash"}},
 		{"refused-key", "orders-basic", engine.ReasonRemoteRejected, "application_keys is invalid",
 			map[string]string{"app_id": "refused-01", "app_key": "tiny"}},
 		{"taken-key", "basic", engine.ReasonRemoteRejected, "user_key has already been taken",
@@ -298,7 +298,7 @@ func TestLostAnswersWhileRotatingKeysShowNoKey(t *testing.T) {
 	ns := newNamespace(t)
 	acc, pw := devAccount(ns, "acme")
 	app := withCredentials(application(ns, "app", "acme", "orders-basic"), "creds")
-	creds := credentialsSecret(ns, "creds", map[string]string{"app_id": "lost-answers-app", "app_keys": "first-lost-key-1,second-lost-key-2"})
+	creds := credentialsSecret(ns, "creds", map[string]string{"app_id": "lost-answers-app", "app_keys": "first.lost.key-1,second-lost-key-2"})
 	create(t, defaultSecret(ns), acc, pw, petsBackend(ns), petstoreProduct(ns, "pets"), ordersProduct(ns), basicPlan(ns, "orders-basic", "orders"), creds, app)
 	waitState(t, v1alpha1.ConditionSynced, app)
 
@@ -320,7 +320,7 @@ func TestLostAnswersWhileRotatingKeysShowNoKey(t *testing.T) {
 		return ""
 	})
 	waitState(t, v1alpha1.ConditionSynced, app)
-	keys := []string{"first-lost-key-1", "second-lost-key-2", "third-lost-key-3", "lost-answers-app"}
+	keys := []string{"first.lost.key-1", "second-lost-key-2", "third-lost-key-3", "lost-answers-app"}
 	assertNoSecretsShown(t, keys, app)
 	logs := managerLogs.String()
 	for _, k := range keys {

@@ -231,12 +231,8 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 		if strings.HasSuffix(rt.template, "/{key}.json") {
 			req.key = strings.TrimSuffix(path[strings.LastIndex(path, "/")+1:], ".json")
 		}
-		if strings.Contains(req.key, ".") {
-			// porta's route keys/:id(.:format) takes no dot in :id (Rails' segments end at dots): a key
-			// with one cannot be addressed, and the request matches no route.
-			a = notFound()
-			break
-		}
+		// A key may hold dots: porta's route constrains the key segment to ([^/]+?)(?=\.json|\.xml|$|/)
+		// (config/routes.rb:603), so only the last extension is the format.
 		s.mu.Lock()
 		a = rt.handle(req)
 		s.mu.Unlock()
