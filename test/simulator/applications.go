@@ -213,10 +213,13 @@ func createApplication(r *request) answer {
 		}
 		a.userKey, a.appID, a.verificationKey = randomHex(16), randomHex(4), randomHex(16)
 		errs := fieldErrors{}
-		if has(r, "user_key") && r.form.Get("user_key") != "" {
+		// Generated only when not given: a blank one is kept, and refused by the validations
+		// (cinstance.rb:27,512-514 `self.user_key ||= generate_key`; backend/model_extensions/
+		// cinstance.rb:82-83 `self.application_id ||= SecureRandom.hex(4)`; "" is not nil in Ruby).
+		if has(r, "user_key") {
 			a.userKey = r.form.Get("user_key")
 		}
-		if has(r, "application_id") && r.form.Get("application_id") != "" {
+		if has(r, "application_id") {
 			a.appID = r.form.Get("application_id")
 		}
 		r.t.checkCredentials(a, errs)

@@ -67,6 +67,12 @@ func TestApplicationCredentialsAndStates(t *testing.T) {
 		t.Errorf("keys %s, want one generated key", keys.raw)
 	}
 
+	// A blank credential is not "generate one": porta keeps it and refuses it.
+	h.check("blank user_key", "POST", apps+".json", url.Values{"plan_id": {itoa(ukPlan)}, "user_key": {""}}, 422,
+		`{"errors":{"user_key":["invalid"]}}`)
+	h.check("blank application_id", "POST", apps+".json", url.Values{"plan_id": {itoa(idPlan)}, "application_id": {""}}, 422,
+		`{"errors":{"application_id":["is too short (minimum is 4 characters)","invalid"]}}`)
+
 	// Given credentials; they are unique in the tenant and well formed.
 	res = h.check("given credentials", "POST", apps+".json", url.Values{"plan_id": {itoa(idPlan)}, "application_id": {"my-app-1"},
 		"application_key": {"secret-1"}}, 201, "")
