@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"sort"
@@ -595,5 +596,32 @@ func TestCreateInDoubtFindsItsApplicationByItsCredentials(t *testing.T) {
 				t.Errorf("adoption announced: %v (session.Adopted %d), want %v", adopted, sess.Adopted, tc.wantAdopt)
 			}
 		})
+	}
+}
+
+// TestAppIDProductWithoutMandatoryAppKey: porta makes a first key for an app id/key application only when
+// its product requires app keys (mandatory_app_key, on by default; switched in the admin portal). Without
+// it, the application has no key: it syncs, and its credentials Secret holds app_id alone.
+func TestAppIDProductWithoutMandatoryAppKey(t *testing.T) {
+	ns := newNamespace(t)
+	acc, pw := devAccount(ns, "acme")
+	orders := ordersProduct(ns)
+	create(t, defaultSecret(ns), acc, pw, petsBackend(ns), orders)
+	waitState(t, v1alpha1.ConditionSynced, orders)
+	if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(orders), orders); err != nil {
+		t.Fatal(err)
+	}
+	if !sim.SetMandatoryAppKey(ns, orders.Status.ProductID, false) {
+		t.Fatal("no such service in the simulator")
+	}
+	app := application(ns, "keyless", "acme", "orders-basic")
+	create(t, basicPlan(ns, "orders-basic", "orders"), app)
+	waitState(t, v1alpha1.ConditionSynced, app)
+	got, _ := credentialsOf(t, ns, "keyless-credentials")
+	if _, hasKey := got["app_key"]; hasKey || got["app_id"] == "" || len(got) != 1 {
+		t.Errorf("credentials of an application without keys: keys %v, want app_id alone", slices.Sorted(maps.Keys(got)))
+	}
+	if keys := remoteKeys(t, ns, app); len(keys) != 0 {
+		t.Errorf("keys in 3scale %v, want none", keys)
 	}
 }

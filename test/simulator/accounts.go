@@ -108,6 +108,20 @@ func (s *Simulator) SetAccountApprovalRequired(tenantName string, required bool)
 	return found
 }
 
+// SetMandatoryAppKey sets a service's mandatory_app_key, as the admin portal does (the Account
+// Management API has no field for it): off, an app id/key application is created without a first key.
+// It reports whether the tenant and the service exist.
+func (s *Simulator) SetMandatoryAppKey(tenantName string, serviceID int64, mandatory bool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, found := s.names[tenantName]
+	if !found || t.services[serviceID] == nil {
+		return false
+	}
+	t.services[serviceID].optionalAppKey = !mandatory
+	return true
+}
+
 func accountRoutes() []route {
 	return []route{
 		handle("POST", "/admin/api/signup.json", signup),

@@ -238,7 +238,9 @@ func createApplication(r *request) answer {
 		if refusal := errs.answer(); refusal.code != 0 {
 			return refusal
 		}
-		if len(a.keys) == 0 && (isOAuth(svc) || svc.backendVersion == "2") {
+		// create_key_after_create? (app/lib/logic/keys.rb:6-12): OAuth/OIDC, or app id/key with
+		// mandatory_app_key.
+		if len(a.keys) == 0 && (isOAuth(svc) || (svc.backendVersion == "2" && !svc.optionalAppKey)) {
 			a.keys = append(a.keys, appKey{value: randomHex(16), stamps: now})
 		}
 		a.id = r.t.id()

@@ -62,6 +62,9 @@ type service struct {
 	id                               int64
 	name, systemName, description    string
 	deploymentOption, backendVersion string
+	// optionalAppKey is porta's mandatory_app_key switched off (it is on by default, db/schema.rb:1212;
+	// the Account Management API cannot change it: the admin portal can, SetMandatoryAppKey here).
+	optionalAppKey bool
 	state                            string
 	proxy                            map[string]any
 	policies                         []any
