@@ -205,13 +205,9 @@ func checkSoleOwner(ctx context.Context, reader client.Reader, claims *Claims, o
 		}
 	})
 	if owner == nil && going != nil {
-		who := "a resource in another namespace"
-		if going.GetNamespace() == obj.GetNamespace() {
-			who = fmt.Sprintf("%q in this namespace", going.GetName())
-		}
 		return engine.Waiting(engine.ReasonRemoteBeingDeleted,
 			"the same 3scale object (tenant, system name) is held by %s, which is being deleted: waiting for its deletion to finish before creating or adopting it",
-			who)
+			seenFrom(obj, going))
 	}
 	if owner == nil && claims != nil {
 		if holder, ok := claims.claim(ctx, obj, key); !ok {
@@ -223,13 +219,18 @@ func checkSoleOwner(ctx context.Context, reader client.Reader, claims *Claims, o
 	if owner == nil {
 		return nil
 	}
-	who := "a resource in another namespace"
-	if owner.GetNamespace() == obj.GetNamespace() {
-		who = fmt.Sprintf("%q in this namespace", owner.GetName())
-	}
 	return engine.Invalid(engine.ReasonRemoteOwnedByOtherResource,
 		"the same 3scale object (tenant, system name) is already managed by %s; give this resource another systemName or remove one of them; deleting this resource leaves that object untouched",
-		who)
+		seenFrom(obj, owner))
+}
+
+// seenFrom names other for a message on obj: by name in obj's own namespace, where its name is no secret,
+// and only as "a resource in another namespace" elsewhere.
+func seenFrom(obj, other client.Object) string {
+	if other.GetNamespace() == obj.GetNamespace() {
+		return fmt.Sprintf("%q in this namespace", other.GetName())
+	}
+	return "a resource in another namespace"
 }
 
 // deleteHeld deletes the remote object obj holds: by the id in its status, or, after its own create whose

@@ -65,10 +65,10 @@ type service struct {
 	// optionalAppKey is porta's mandatory_app_key switched off (it is on by default, db/schema.rb:1212;
 	// the Account Management API cannot change it: the admin portal can, SetMandatoryAppKey here).
 	optionalAppKey bool
-	state                            string
-	proxy                            map[string]any
-	policies                         []any
-	oidc                             map[string]bool
+	state          string
+	proxy          map[string]any
+	policies       []any
+	oidc           map[string]bool
 	stamps
 }
 
