@@ -144,7 +144,7 @@ func blockingUsers(reader client.Reader, graph []reference, kind string) func(ct
 
 // referrers lists the objects of the references to kind that pick selects, in the object's namespace;
 // nil when no reference is selected.
-func referrers(reader client.Reader, graph []reference, kind string, pick func(reference) bool) func(ctx context.Context, obj client.Object) ([]client.Object, error) {
+func referrers(reader client.Reader, graph []reference, kind string, pick func(reference) bool, opts ...client.ListOption) func(ctx context.Context, obj client.Object) ([]client.Object, error) {
 	var edges []reference
 	for _, r := range graph {
 		if r.To == kind && pick(r) {
@@ -158,7 +158,7 @@ func referrers(reader client.Reader, graph []reference, kind string, pick func(r
 		var out []client.Object
 		for _, r := range edges {
 			list := r.List()
-			if err := reader.List(ctx, list, client.InNamespace(obj.GetNamespace()), client.MatchingFields{r.Index: obj.GetName()}); err != nil {
+			if err := reader.List(ctx, list, append([]client.ListOption{client.InNamespace(obj.GetNamespace()), client.MatchingFields{r.Index: obj.GetName()}}, opts...)...); err != nil {
 				return nil, err
 			}
 			if err := forEachItem(list, func(o client.Object) { out = append(out, o) }); err != nil {
@@ -196,7 +196,9 @@ func retainedUnder(reader client.Reader, graph []reference) func(ctx context.Con
 		if depth > len(graph) { // the graph is acyclic (deletionOrder): never deeper than its edges
 			return nil, nil
 		}
-		list := referrers(reader, graph, engine.KindOf(obj), reference.goesAlong)
+		// Read only, and run for every dependant a deletion reaches (fateOf): the cache's objects as they
+		// are, no copy of each.
+		list := referrers(reader, graph, engine.KindOf(obj), reference.goesAlong, client.UnsafeDisableDeepCopy)
 		if list == nil {
 			return nil, nil // a kind nothing goes along with
 		}

@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/time/rate"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
@@ -327,31 +328,25 @@ var secretUseChanged = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) boo
 
 // applicationsOfProduct maps a Product to the Applications on its plans.
 func applicationsOfProduct(reader client.Reader) handler.MapFunc {
-	return func(ctx context.Context, obj client.Object) []reconcile.Request {
-		var plans v1alpha1.ApplicationPlanList
-		if err := reader.List(ctx, &plans, client.InNamespace(obj.GetNamespace()), client.MatchingFields{indexProductRef: obj.GetName()}); err != nil {
-			return nil
-		}
-		var reqs []reconcile.Request
-		for _, p := range plans.Items {
-			reqs = append(reqs, referencing(reader, &v1alpha1.ApplicationList{}, indexPlanRef)(ctx, &p)...)
-		}
-		return reqs
-	}
+	return referencingThrough(reader, &v1alpha1.ApplicationPlanList{}, indexProductRef, &v1alpha1.ApplicationList{}, indexPlanRef)
 }
 
 // applicationsOfAccountsReading maps a Secret to the Applications of the DeveloperAccounts that read it
 // (their provider account): an Application talks to 3scale with its account's provider account, so a
 // changed Secret (a fixed token) wakes it directly, not one hop later through its account.
 func applicationsOfAccountsReading(reader client.Reader) handler.MapFunc {
+	return referencingThrough(reader, &v1alpha1.DeveloperAccountList{}, indexSecretRefs, &v1alpha1.ApplicationList{}, indexAccountRef)
+}
+
+// referencingThrough maps a changed object to the objects of list's kind that reference (index) the
+// objects of via's kind that reference it (viaIndex): two hops of referencing.
+func referencingThrough(reader client.Reader, via client.ObjectList, viaIndex string, list client.ObjectList, index string) handler.MapFunc {
+	first, second := referencing(reader, via, viaIndex), referencing(reader, list, index)
 	return func(ctx context.Context, obj client.Object) []reconcile.Request {
-		var accounts v1alpha1.DeveloperAccountList
-		if err := reader.List(ctx, &accounts, client.InNamespace(obj.GetNamespace()), client.MatchingFields{indexSecretRefs: obj.GetName()}); err != nil {
-			return nil
-		}
 		var reqs []reconcile.Request
-		for i := range accounts.Items {
-			reqs = append(reqs, referencing(reader, &v1alpha1.ApplicationList{}, indexAccountRef)(ctx, &accounts.Items[i])...)
+		for _, r := range first(ctx, obj) {
+			hop := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: r.Namespace, Name: r.Name}}
+			reqs = append(reqs, second(ctx, hop)...)
 		}
 		return reqs
 	}
