@@ -359,6 +359,9 @@ func TestClientFlowAgainstSimulator(t *testing.T) {
 	if users := outcome(c.ListUsers(ctx, acc.ID)).must(t, "list users"); len(users) != 2 {
 		t.Errorf("users %+v, want alice and bob", users)
 	}
+	if users := outcome(c.UsersOfAccount(ctx, acc.ID)).must(t, "users from the account's XML"); len(users) != 2 || users[0] != *alice || users[1] != *bob {
+		t.Errorf("users from the account's XML %+v, want %+v and %+v", users, *alice, *bob)
+	}
 	if err := c.DeleteUser(ctx, acc.ID, alice.ID); !IsInUse(err) || !strings.Contains(err.Error(), "Can't delete last admin") {
 		t.Errorf("deleting the last admin: %v, want porta's refusal", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
+	"encoding/xml"
 	"errors"
 	"fmt"
 	"html"
@@ -230,6 +231,8 @@ type call struct {
 	query    url.Values
 	form     url.Values
 	json     any
+	// xml: the endpoint is porta's XML one (Accept application/xml); out is decoded as XML.
+	xml bool
 }
 
 // path fills the endpoint template's {placeholders} in order with the call's args.
@@ -335,6 +338,9 @@ func (c *Client) attempt(ctx context.Context, r call, out any) (err error) {
 		defer cancel()
 	}
 	req := c.http.R().SetContext(ctx).SetBasicAuth("", c.token)
+	if r.xml {
+		req.SetHeader("Accept", "application/xml")
+	}
 	if r.query != nil {
 		req.SetQueryParamsFromValues(r.query)
 	}
@@ -380,7 +386,11 @@ func (c *Client) attempt(ctx context.Context, r call, out any) (err error) {
 	if out == nil || len(resp.Body()) == 0 {
 		return nil
 	}
-	if err := json.Unmarshal(resp.Body(), out); err != nil {
+	decode := json.Unmarshal
+	if r.xml {
+		decode = xml.Unmarshal
+	}
+	if err := decode(resp.Body(), out); err != nil {
 		return &APIError{StatusCode: code, Method: r.method, Endpoint: r.endpoint, Message: "cannot decode the answer: " + err.Error()}
 	}
 	return nil

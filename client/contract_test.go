@@ -75,8 +75,12 @@ func (l *requestLog) responder(code int, body string, header http.Header) httpmo
 		if strings.Contains(r.URL.String(), contractToken) {
 			problems = append(problems, fmt.Sprintf("%s %s: the token is in the URL %s", r.Method, r.URL.Path, r.URL))
 		}
-		if got := r.Header.Get("Accept"); got != "application/json" {
-			problems = append(problems, fmt.Sprintf("%s %s: Accept %q, want application/json", r.Method, r.URL.Path, got))
+		wantAccept := "application/json"
+		if strings.HasSuffix(r.URL.Path, ".xml") { // porta's one XML read, an account with its users
+			wantAccept = "application/xml"
+		}
+		if got := r.Header.Get("Accept"); got != wantAccept {
+			problems = append(problems, fmt.Sprintf("%s %s: Accept %q, want %s", r.Method, r.URL.Path, got, wantAccept))
 		}
 		if r.Body != nil {
 			raw, _ := io.ReadAll(r.Body)
@@ -591,6 +595,12 @@ func TestEveryCallContract(t *testing.T) {
 			code: 200, body: `{"users":[{"user":` + portaUser + `}]}`,
 			want:       seenRequest{Method: "GET", Path: "/admin/api/accounts/81/users.json"},
 			wantResult: []User{*wantUser},
+		},
+		"UsersOfAccount": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.UsersOfAccount(ctx, 81) },
+			code: 200, body: portaAccountXML,
+			want:       seenRequest{Method: "GET", Path: "/admin/api/accounts/81.xml"},
+			wantResult: []User{*wantUser, {ID: 85, Username: "bob", Email: "bob@acme.example", Role: "member", State: "pending"}},
 		},
 		"CreateUser": {
 			call: func(ctx context.Context, c *Client) (any, error) {
@@ -1607,6 +1617,15 @@ const (
 		`"links":[{"rel":"self","href":"https://acme-admin.example.com/admin/api/accounts/81"}]}`
 	portaUser = `{"id":82,"state":"active","role":"admin","created_at":"2026-11-22T10:00:00Z","updated_at":"2026-11-22T10:00:00Z",` +
 		`"username":"alice","email":"alice@acme.example","links":[]}`
+	// portaAccountXML is Account#to_xml with its bought plans and users (app/models/account.rb:445-491).
+	portaAccountXML = `<?xml version="1.0" encoding="UTF-8"?><account><id>81</id><created_at>2026-11-22T10:00:00Z</created_at>` +
+		`<updated_at>2026-11-22T10:00:00Z</updated_at><state>approved</state><extra_fields></extra_fields><org_name>ACME</org_name>` +
+		`<monthly_billing_enabled>false</monthly_billing_enabled><monthly_charging_enabled>true</monthly_charging_enabled>` +
+		`<credit_card_stored>false</credit_card_stored><plans><plan default="true"><id>7</id><name>Default</name><type>account_plan</type></plan></plans>` +
+		`<users><user><id>82</id><created_at>2026-11-22T10:00:00Z</created_at><updated_at>2026-11-22T10:00:00Z</updated_at>` +
+		`<account_id>81</account_id><state>active</state><role>admin</role><extra_fields></extra_fields><username>alice</username>` +
+		`<email>alice@acme.example</email></user><user><id>85</id><account_id>81</account_id><state>pending</state><role>member</role>` +
+		`<username>bob</username><email>bob@acme.example</email></user></users></account>`
 	portaApplication = `{"id":83,"state":"live","enabled":true,"created_at":"2026-11-22T10:00:00Z","updated_at":"2026-11-22T10:00:00Z",` +
 		`"service_id":42,"service_name":"Shop","plan_id":61,"plan_name":"Gold","account_id":81,"org_name":"ACME",` +
 		`"first_traffic_at":null,"first_daily_traffic_at":null,"application_id":"a1b2c3d4","name":"Shop","description":"d","links":[]}`

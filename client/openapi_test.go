@@ -161,6 +161,7 @@ var everyCall = map[string]func(ctx context.Context, c *Client) error{
 	"ApproveAccount": func(ctx context.Context, c *Client) error { _, err := c.ApproveAccount(ctx, 11); return err },
 	"DeleteAccount":  func(ctx context.Context, c *Client) error { return c.DeleteAccount(ctx, 11) },
 	"ListUsers":      func(ctx context.Context, c *Client) error { _, err := c.ListUsers(ctx, 11); return err },
+	"UsersOfAccount": func(ctx context.Context, c *Client) error { _, err := c.UsersOfAccount(ctx, 11); return err },
 	"CreateUser": func(ctx context.Context, c *Client) error {
 		_, err := c.CreateUser(ctx, 11, UserParams{Username: "u", Email: "u@example.com", Password: "p"})
 		return err
@@ -360,7 +361,7 @@ func templateOf(specPath string) string {
 // matchSpec finds the description's path template for a concrete path; the one with the most literal
 // segments wins (/accounts/find over /accounts/{id}).
 func matchSpec(spec *openAPI, path string) (string, bool) {
-	segs := strings.Split(strings.TrimSuffix(path, ".json"), "/")
+	segs := strings.Split(templateOf(path), "/")
 	best, bestLiterals := "", -1
 	for sp := range spec.Paths {
 		tsegs := strings.Split(templateOf(sp), "/")

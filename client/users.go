@@ -4,11 +4,11 @@ import "context"
 
 // User is a user of a developer account.
 type User struct {
-	ID       int64  `json:"id"`
-	Username string `json:"username"`
-	Email    string `json:"email"`
-	Role     string `json:"role"`  // admin or member
-	State    string `json:"state"` // pending, active, suspended (or email_unverified)
+	ID       int64  `json:"id" xml:"id"`
+	Username string `json:"username" xml:"username"`
+	Email    string `json:"email" xml:"email"`
+	Role     string `json:"role" xml:"role"`   // admin or member
+	State    string `json:"state" xml:"state"` // pending, active, suspended (or email_unverified)
 }
 
 // UserParams are the writable attributes of a user; empty ones are not sent. A Password needs 15
@@ -26,6 +26,19 @@ func (p UserParams) form() form {
 // ListUsers lists the users of an account (GET /admin/api/accounts/{account_id}/users.json).
 func (c *Client) ListUsers(ctx context.Context, accountID int64) ([]User, error) {
 	return list[User](ctx, c, "/admin/api/accounts/{account_id}/users.json", false, accountID)
+}
+
+// UsersOfAccount reads the users of an account from the account's XML (GET /admin/api/accounts/{id}.xml,
+// Account#to_xml lists them; the JSON does not). Porta serves it whatever the tenant's multiple_users
+// switch, which ListUsers needs (403 without).
+func (c *Client) UsersOfAccount(ctx context.Context, accountID int64) ([]User, error) {
+	var doc struct {
+		Users []User `xml:"users>user"`
+	}
+	if err := c.do(ctx, call{method: "GET", endpoint: "/admin/api/accounts/{id}.xml", args: []any{accountID}, xml: true}, &doc); err != nil {
+		return nil, err
+	}
+	return doc.Users, nil
 }
 
 // CreateUser adds a user to an account, as a pending member (POST /admin/api/accounts/{account_id}/users.json).

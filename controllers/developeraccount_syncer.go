@@ -26,10 +26,16 @@ const (
 	roleAdmin       = "admin"
 )
 
+// ReasonMultipleUsersDenied: the account has more than one user in its spec on a tenant whose
+// multiple_users switch is denied.
+const ReasonMultipleUsersDenied = "MultipleUsersDenied"
+
 // accountSnapshot is the remote state of one developer account and its users.
 type accountSnapshot struct {
 	Account tsclient.Account
 	Users   map[string]tsclient.User // by username
+	// ListDenied: porta refused to list the users (the tenant's multiple_users switch is denied).
+	ListDenied bool
 }
 
 func (s *accountSnapshot) clone() *accountSnapshot {
@@ -183,6 +189,9 @@ func (s *DeveloperAccountSyncer) Observe(ctx context.Context, d *v1alpha1.Develo
 	if err != nil || snap == nil {
 		return engine.Observation{}, err
 	}
+	if err := usersAllowed(d, snap); err != nil {
+		return engine.Observation{}, err
+	}
 	desired := sess.Desired.(*accountDesired)
 	passwords := s.passwordsSet(d, sess, desired)
 	if passwords && !maps.Equal(d.Status.PasswordVersions, desired.Versions) {
@@ -206,12 +215,32 @@ func (s *DeveloperAccountSyncer) read(ctx context.Context, d *v1alpha1.Developer
 	return s.readUsers(ctx, sess, *remote)
 }
 
+// usersAllowed refuses an account whose spec has more users than its admin on a tenant that does not
+// offer several users per account (its multiple_users switch is denied), before any user is created:
+// porta would create them, but would not list them. Refused, the account is looked at again after
+// the invalid-retry period, in case the switch was allowed meanwhile.
+func usersAllowed(d *v1alpha1.DeveloperAccount, snap *accountSnapshot) error {
+	if !snap.ListDenied || len(d.Spec.Users) <= 1 {
+		return nil
+	}
+	return engine.Refused(ReasonMultipleUsersDenied,
+		"the tenant's multiple_users switch is denied (3scale refuses to list the users of account %d): a developer account can have only its admin there; list only %q in spec.users, or have the tenant's \"Multiple Users\" feature allowed (its plan's switch)",
+		snap.Account.ID, firstAdmin(d).Username)
+}
+
+// readUsers reads the account's users into a new snapshot. Porta lists an account's users only for a
+// tenant whose multiple_users switch is allowed (403 otherwise): on such a tenant they are read from
+// the account's XML (usersAllowed then refuses more users than the admin).
 func (s *DeveloperAccountSyncer) readUsers(ctx context.Context, sess *engine.Session, remote tsclient.Account) (*accountSnapshot, error) {
 	users, err := sess.Remote.ListUsers(ctx, remote.ID)
-	if err != nil {
-		return nil, fmt.Errorf("cannot list the users of account %d: %w", remote.ID, err)
+	denied := tsclient.IsForbidden(err)
+	if denied {
+		users, err = sess.Remote.UsersOfAccount(ctx, remote.ID)
 	}
-	snap := &accountSnapshot{Account: remote, Users: map[string]tsclient.User{}}
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the users of account %d: %w", remote.ID, err)
+	}
+	snap := &accountSnapshot{Account: remote, Users: map[string]tsclient.User{}, ListDenied: denied}
 	for _, u := range users {
 		snap.Users[u.Username] = u
 	}
@@ -286,6 +315,9 @@ func (s *DeveloperAccountSyncer) Create(ctx context.Context, d *v1alpha1.Develop
 	}
 	snap, err := s.readUsers(ctx, sess, *created)
 	if err != nil {
+		return err
+	}
+	if err := usersAllowed(d, snap); err != nil {
 		return err
 	}
 	return s.Update(ctx, d, sess, engine.Observation{Exists: true, Diff: snap})

@@ -197,3 +197,43 @@ func TestSuspendedUserIsUnsuspended(t *testing.T) {
 		t.Errorf("no DriftRepaired event: %s", ev)
 	}
 }
+
+// TestTenantWithoutMultipleUsers: on a tenant whose multiple_users switch is denied, porta refuses to
+// list an account's users (403). An account with only its admin syncs (its users read from the account's
+// XML) and its edits are applied; one that lists a second user is Invalid, naming the switch, without
+// creating that user; dropping the user makes it Synced again.
+func TestTenantWithoutMultipleUsers(t *testing.T) {
+	ns := newNamespace(t)
+	provider := defaultSecret(ns) // makes the tenant
+	if !sim.SetMultipleUsers(ns, false) {
+		t.Fatalf("no tenant %s in the simulator", ns)
+	}
+	acc, pw := devAccount(ns, "acme")
+	bob := acc.Spec.Users[1]
+	acc.Spec.Users = acc.Spec.Users[:1]
+	create(t, provider, pw, acc)
+	waitState(t, v1alpha1.ConditionSynced, acc)
+	admin := sim.Objects(ns, "users")
+	if len(admin) != 1 || admin[0]["username"] != "acme-alice" || admin[0]["id"] != acc.Status.UserIDs["acme-alice"] {
+		t.Fatalf("users in 3scale %v, status user ids %v: want the admin, recorded", admin, acc.Status.UserIDs)
+	}
+	update(t, acc, func() { acc.Spec.Users[0].Email = "alice-new@example.com" })
+	eventually(t, waitTimeout, func() string {
+		if u := sim.Objects(ns, "users"); len(u) != 1 || u[0]["email"] != "alice-new@example.com" {
+			return fmt.Sprintf("users in 3scale %v, want the admin's new email", u)
+		}
+		return ""
+	})
+	waitState(t, v1alpha1.ConditionSynced, acc)
+
+	update(t, acc, func() { acc.Spec.Users = append(acc.Spec.Users, bob) })
+	waitReason(t, acc, v1alpha1.ConditionInvalid, ReasonMultipleUsersDenied)
+	if _, _, msg := lifecycle(t, acc); !strings.Contains(msg, "multiple_users switch") || !strings.Contains(msg, "Multiple Users") {
+		t.Errorf("Invalid message %q does not name the switch", msg)
+	}
+	if u := sim.Objects(ns, "users"); len(u) != 1 {
+		t.Errorf("users in 3scale %v, want the admin only", u)
+	}
+	update(t, acc, func() { acc.Spec.Users = acc.Spec.Users[:1] })
+	waitState(t, v1alpha1.ConditionSynced, acc)
+}

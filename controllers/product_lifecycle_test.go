@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -141,6 +142,26 @@ func signUpByHand(t *testing.T, ns, org string, planID int64, apps ...string) in
 		}
 	}
 	return acc.ID
+}
+
+// makeDefaultPlanByHand makes a plan its product's default application plan, as a person does in the
+// admin portal (PUT .../application_plans/{id}/default.json): porta's signups then contract it.
+func makeDefaultPlanByHand(t *testing.T, ns string, productID, planID int64) {
+	t.Helper()
+	adminURL, token := tenantOf(ns)
+	req, err := http.NewRequest(http.MethodPut, fmt.Sprintf("%s/admin/api/services/%d/application_plans/%d/default.json", adminURL, productID, planID), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.SetBasicAuth("", token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("making plan %d the default: %s", planID, resp.Status)
+	}
 }
 
 // listCalls counts the tenant's lists of a product's applications (the usage report's call) since the
@@ -368,8 +389,10 @@ func TestRetiredProductSuspendsEveryApplicationOnIt(t *testing.T) {
 			t.Fatalf("credentials Secret %s before retiring: %v", name, err)
 		}
 	}
-	// Behind apimsync's back: a portal sign-up with two applications on the product, and a product
-	// apimsync does not manage, with a live application of the same account.
+	// Behind apimsync's back: the plan made the product's default, so that a sign-up gets an "API
+	// signup" application on it from 3scale itself; a portal sign-up with two more applications on the
+	// product, and a product apimsync does not manage, with a live application of the same account.
+	makeDefaultPlanByHand(t, ns, product.Status.ProductID, plan.Status.PlanID)
 	portal := signUpByHand(t, ns, "Portal dev", plan.Status.PlanID, "signup-1", "signup-2")
 	c := byHand(t, ns)
 	stranger, err := c.CreateProduct(ctx, tsclient.ProductParams{Name: "Stranger", SystemName: "stranger"})
@@ -385,6 +408,18 @@ func TestRetiredProductSuspendsEveryApplicationOnIt(t *testing.T) {
 	}
 
 	moveTo(t, product, v1alpha1.LifecycleDeprecated)
+	eventually(t, waitTimeout, func() string {
+		u := usageOf(t, product)
+		if u == nil || u.Lifecycle != v1alpha1.LifecycleDeprecated || u.LiveApplications != 5 {
+			return fmt.Sprintf("usage report of the Deprecated product %+v, want 5 live applications", u)
+		}
+		for _, a := range u.Accounts {
+			if a.AccountID == portal && slices.Contains(a.Applications, v1alpha1.ApplicationUsage{Name: "API signup", Plan: "basic"}) {
+				return ""
+			}
+		}
+		return fmt.Sprintf("usage report %+v does not list the sign-up's own application", u.Accounts)
+	})
 	mark := len(sim.Writes(ns))
 	moveTo(t, product, v1alpha1.LifecycleRetired)
 	// The first report taken in Retired counts the suspensions already (no wait for the next period).
@@ -397,18 +432,18 @@ func TestRetiredProductSuspendsEveryApplicationOnIt(t *testing.T) {
 		first = *u
 		return ""
 	})
-	if first.SuspendedApplications != 4 || first.LiveApplications != 0 {
-		t.Errorf("first report of the Retired product: %d suspended, %d live; want 4 and 0", first.SuspendedApplications, first.LiveApplications)
+	if first.SuspendedApplications != 5 || first.LiveApplications != 0 {
+		t.Errorf("first report of the Retired product: %d suspended, %d live; want 5 and 0", first.SuspendedApplications, first.LiveApplications)
 	}
 	today := time.Now().UTC().Format(time.DateOnly)
-	if _, _, msg := lifecycle(t, product); !strings.Contains(msg, "retired on "+today+": 4 applications suspended, 0 still live") {
+	if _, _, msg := lifecycle(t, product); !strings.Contains(msg, "retired on "+today+": 5 applications suspended, 0 still live") {
 		t.Errorf("the Retired product's message: %q", msg)
 	}
 	eventually(t, waitTimeout, func() string {
 		ev := strings.Join(describedEvents(t, product), "\n")
 		// The sweep suspends what is still live; the Application objects may have suspended theirs first.
 		if !strings.Contains(ev, "Normal  "+ReasonApplicationsSuspended+"  apimsync-product  the product is retired: ") ||
-			!strings.Contains(ev, "; 4 suspended in all, 0 still live") {
+			!strings.Contains(ev, "; 5 suspended in all, 0 still live") {
 			return "no event with the count of suspended applications:\n" + ev
 		}
 		return ""
@@ -422,8 +457,8 @@ func TestRetiredProductSuspendsEveryApplicationOnIt(t *testing.T) {
 			t.Errorf("application %v (service %v) is %v, want %s", a["name"], a["service_id"], a["state"], want)
 		}
 	}
-	if got := sim.Count(ns, simulator.KindApplications); got != 5 {
-		t.Errorf("%d applications in 3scale, want 5", got)
+	if got := sim.Count(ns, simulator.KindApplications); got != 6 {
+		t.Errorf("%d applications in 3scale, want 6", got)
 	}
 	for _, a := range []syncedObject{a1, a2} {
 		waitReason(t, a, v1alpha1.ConditionInvalid, ReasonProductRetired)
@@ -434,7 +469,7 @@ func TestRetiredProductSuspendsEveryApplicationOnIt(t *testing.T) {
 			suspends = append(suspends, fmt.Sprint(w.Code))
 		}
 	}
-	if want := []string{"200", "200", "200", "200"}; !slices.Equal(suspends, want) {
+	if want := []string{"200", "200", "200", "200", "200"}; !slices.Equal(suspends, want) {
 		t.Errorf("suspend calls while retiring %v, want one per live application: %v", suspends, want)
 	}
 	for _, a := range []syncedObject{a1, a2} {

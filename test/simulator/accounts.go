@@ -3,6 +3,7 @@ package simulator
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/xml"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -47,6 +48,44 @@ func (a *account) json() map[string]any {
 	return map[string]any{"id": a.id, "org_name": a.orgName, "state": a.state, "monthly_billing_enabled": a.monthlyBillingEnabled,
 		"monthly_charging_enabled": a.monthlyChargingEnabled, "credit_card_stored": false, "annotations": map[string]any{},
 		"created_at": a.created, "updated_at": a.updated}
+}
+
+// xml is Account#to_xml (app/models/account.rb:445-491) for a buyer: id, timestamps, state, the
+// defined fields, the billing flags, credit_card_stored and its users (User#to_xml,
+// app/models/user.rb:289-314: id, timestamps, account_id, state, role and the defined fields). The
+// bought plans and annotations are left out.
+func (a *account) xml(t *tenant) xmlDocument {
+	var b strings.Builder
+	field := func(name, value string) {
+		b.WriteString("<" + name + ">")
+		_ = xml.EscapeText(&b, []byte(value))
+		b.WriteString("</" + name + ">")
+	}
+	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?><account>`)
+	field("id", strconv.FormatInt(a.id, 10))
+	field("created_at", a.created)
+	field("updated_at", a.updated)
+	field("state", a.state)
+	field("org_name", a.orgName)
+	field("monthly_billing_enabled", strconv.FormatBool(a.monthlyBillingEnabled))
+	field("monthly_charging_enabled", strconv.FormatBool(a.monthlyChargingEnabled))
+	field("credit_card_stored", "false")
+	b.WriteString("<users>")
+	for _, id := range sortedIDs(t.users, func(u *user) bool { return u.accountID == a.id }) {
+		u := t.users[id]
+		b.WriteString("<user>")
+		field("id", strconv.FormatInt(u.id, 10))
+		field("created_at", u.created)
+		field("updated_at", u.updated)
+		field("account_id", strconv.FormatInt(u.accountID, 10))
+		field("state", u.state)
+		field("role", u.role)
+		field("username", u.username)
+		field("email", u.email)
+		b.WriteString("</user>")
+	}
+	b.WriteString("</users></account>")
+	return xmlDocument(b.String())
 }
 
 // signupMinimal and signupByProvider are User#signup_type of a user made by the signup call
@@ -122,6 +161,21 @@ func (s *Simulator) SetMandatoryAppKey(tenantName string, serviceID int64, manda
 	return true
 }
 
+// SetMultipleUsers allows or denies the tenant's multiple_users switch (allowed by default, as on a
+// self-managed 3scale, where every switch is allowed). Denied, listing an account's users is 403
+// (`authorize! :manage, :multiple_users`, buyers_users_controller.rb:7; the ability is granted only for
+// an allowed switch, config/abilities/switches.rb:20-27); every other user call still works. It reports
+// whether the tenant exists.
+func (s *Simulator) SetMultipleUsers(tenantName string, allowed bool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, found := s.names[tenantName]
+	if found {
+		t.multipleUsersDenied = !allowed
+	}
+	return found
+}
+
 func accountRoutes() []route {
 	return []route{
 		handle("POST", "/admin/api/signup.json", signup),
@@ -134,6 +188,11 @@ func accountRoutes() []route {
 		handle("GET", "/admin/api/accounts/find.json", findAccount),
 		handle("GET", "/admin/api/accounts/{id}.json", func(r *request) answer {
 			return withAccount(r, "id", func(a *account) answer { return ok("account", a.json()) })
+		}),
+		// The XML of an account lists its users (Account#to_xml, app/models/account.rb:445-491): the one way
+		// to read them without the multiple_users switch.
+		handle("GET", "/admin/api/accounts/{id}.xml", func(r *request) answer {
+			return withAccount(r, "id", func(a *account) answer { return answer{http.StatusOK, a.xml(r.t)} })
 		}),
 		handle("PUT", "/admin/api/accounts/{id}.json", updateAccount),
 		// approve, reject and make_pending fire the event without bang (accounts_controller.rb:75-104):
@@ -154,6 +213,9 @@ func accountRoutes() []route {
 		// BuyersUsersController#index (buyers_users_controller.rb:6-10,112-117): filtered by state and
 		// role, not paged, in id order.
 		handle("GET", "/admin/api/accounts/{account_id}/users.json", func(r *request) answer {
+			if r.t.multipleUsersDenied {
+				return forbidden()
+			}
 			return withAccount(r, "account_id", func(a *account) answer {
 				keep := func(u *user) bool {
 					return u.accountID == a.id && (!has(r, "state") || u.state == r.form.Get("state")) && (!has(r, "role") || u.role == r.form.Get("role"))
@@ -232,9 +294,18 @@ const msgLastAdmin = "Can't delete last admin"
 // account's (check_creation_errors, signups_controller.rb:23-32): 422 {"errors":{...}}. The answer is
 // the account alone (AccountRepresenter renders no users): 201.
 //
+// The signup also contracts each service's default application plan (Signup::PlansWithDefaults,
+// plans_with_defaults.rb:14-18,70-83; AccountManager#create_contract_plans_for_account!,
+// account_manager.rb:82-87): an application named and described "API signup" (signups_controller.rb:39-41)
+// on every service that has a default application plan, live unless the plan requires approval. That
+// needs a service plan for the service: the simulator is a tenant as porta makes them, whose services'
+// "Default" service plan is published (Service#create_default_service_plan, app/models/service.rb:528-536,
+// with published_service_plan_signup on, config/examples/rolling_updates.yml:14) and whose service plans
+// are hidden (the service_plans switch), so the first published one is contracted
+// (plans_with_defaults.rb:62-68,81-83).
+//
 // Not modeled: the default account plan is assumed (porta answers 404 without one,
-// signups_controller.rb:27, plans_with_defaults.rb:95-98), and no application is created on signup
-// (porta creates one on each service's default application plan; the simulator has no default plans).
+// signups_controller.rb:27, plans_with_defaults.rb:95-98).
 func signup(r *request) answer {
 	errs := fieldErrors{}
 	orgName := r.form.Get("org_name")
@@ -252,6 +323,12 @@ func signup(r *request) answer {
 	r.t.users[u.id] = u
 	if password != "" && !r.t.accountApprovalRequired {
 		r.t.activateUser(u)
+	}
+	for _, id := range sortedIDs(r.t.plans, func(p *plan) bool { return p.isDefault && r.t.services[p.serviceID] != nil }) {
+		p := r.t.plans[id]
+		app := newApplication(a, p)
+		app.name, app.nameSet, app.description, app.descriptionSet = "API signup", true, "API signup", true
+		r.t.store(app, r.t.services[p.serviceID])
 	}
 	return created("account", a.json())
 }

@@ -2,6 +2,7 @@ package simulator
 
 import (
 	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -209,4 +210,56 @@ func TestUsers(t *testing.T) {
 	if diff := cmp.Diff([]int64{bob}, listed(res.body, "users", "user")); diff != "" {
 		t.Errorf("admins (-want +got):\n%s", diff)
 	}
+}
+
+// TestSignupContractsEachDefaultPlan: a signup makes an "API signup" application on the default
+// application plan of each service that has one, live unless the plan requires approval.
+func TestSignupContractsEachDefaultPlan(t *testing.T) {
+	h := newHarness(t)
+	svcA, basic := h.productWith("alpha", "1", nil)
+	svcB, gated := h.productWith("beta", "2", url.Values{"approval_required": {"true"}})
+	h.productWith("gamma", "1", nil) // no default plan: no application
+	h.check("default of a", "PUT", path("/admin/api/services/%d/application_plans/%d/default.json", svcA, basic), nil, 200, "")
+	res := h.check("default of b", "PUT", path("/admin/api/services/%d/application_plans/%d/default.json", svcB, gated), nil, 200, "")
+	if got := fields(res.body, "application_plan", "default"); got["default"] != true {
+		t.Errorf("plan made default answers %v", got)
+	}
+	acc, _ := h.signup("ACME", "alice", url.Values{"password": {strongPassword}})
+	res = h.check("its applications", "GET", path("/admin/api/accounts/%d/applications.json", acc), nil, 200, "")
+	var got []map[string]any
+	for _, item := range res.body.(map[string]any)["applications"].([]any) {
+		a := item.(map[string]any)["application"].(map[string]any)
+		got = append(got, map[string]any{"service_id": a["service_id"], "plan": a["plan_id"], "name": a["name"],
+			"description": a["description"], "state": a["state"]})
+	}
+	want := []map[string]any{
+		{"service_id": float64(svcA), "plan": float64(basic), "name": "API signup", "description": "API signup", "state": "live"},
+		{"service_id": float64(svcB), "plan": float64(gated), "name": "API signup", "description": "API signup", "state": "pending"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("applications made by the signup (-want +got):\n%s", diff)
+	}
+}
+
+// TestMultipleUsersSwitch: denied, listing an account's users is 403, every other user call works, and
+// the account's XML still lists them.
+func TestMultipleUsersSwitch(t *testing.T) {
+	h := newHarness(t)
+	acc, admin := h.signup("ACME", "alice", url.Values{"password": {strongPassword}})
+	h.sim.SetMultipleUsers("acme", false)
+	h.check("list", "GET", path("/admin/api/accounts/%d/users.json", acc), nil, 403, `{"status":"Forbidden"}`)
+	bob := h.create(path("/admin/api/accounts/%d/users.json", acc), url.Values{"username": {"bob"}, "email": {"bob@example.com"}}, "user")
+	h.check("read", "GET", path("/admin/api/accounts/%d/users/%d.json", acc, bob), nil, 200, "")
+	res := h.check("account as XML", "GET", path("/admin/api/accounts/%d.xml", acc), nil, 200, "")
+	if ct := res.hdr.Get("Content-Type"); ct != "application/xml; charset=utf-8" {
+		t.Errorf("Content-Type %q", ct)
+	}
+	for _, want := range []string{path("<user><id>%d</id>", admin), "<role>admin</role><username>alice</username><email>alice@example.com</email>",
+		path("<user><id>%d</id>", bob), "<state>pending</state><role>member</role><username>bob</username>", "<org_name>ACME</org_name>"} {
+		if !strings.Contains(res.raw, want) {
+			t.Errorf("account XML %s lacks %s", res.raw, want)
+		}
+	}
+	h.sim.SetMultipleUsers("acme", true)
+	h.check("list, allowed again", "GET", path("/admin/api/accounts/%d/users.json", acc), nil, 200, "")
 }

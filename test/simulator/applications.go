@@ -201,17 +201,13 @@ func createApplication(r *request) answer {
 			return notFound()
 		}
 		svc := r.t.services[p.serviceID]
-		a := &application{accountID: acc.id, serviceID: p.serviceID, planID: p.id, state: appLive, stamps: newStamps()}
-		if p.approvalRequired {
-			a.state = appPending
-		}
+		a := newApplication(acc, p)
 		if has(r, "name") {
 			a.name, a.nameSet = r.form.Get("name"), true
 		}
 		if has(r, "description") {
 			a.description, a.descriptionSet = r.form.Get("description"), true
 		}
-		a.userKey, a.appID, a.verificationKey = randomHex(16), randomHex(4), randomHex(16)
 		errs := fieldErrors{}
 		// Generated only when not given: a blank one is kept, and refused by the validations
 		// (cinstance.rb:27,512-514 `self.user_key ||= generate_key`; backend/model_extensions/
@@ -238,15 +234,31 @@ func createApplication(r *request) answer {
 		if refusal := errs.answer(); refusal.code != 0 {
 			return refusal
 		}
-		// create_key_after_create? (app/lib/logic/keys.rb:6-12): OAuth/OIDC, or app id/key with
-		// mandatory_app_key.
-		if len(a.keys) == 0 && (isOAuth(svc) || (svc.backendVersion == "2" && !svc.optionalAppKey)) {
-			a.keys = append(a.keys, appKey{value: randomHex(16), stamps: now})
-		}
-		a.id = r.t.id()
-		r.t.apps[a.id] = a
+		r.t.store(a, svc)
 		return created("application", a.json(r.t))
 	})
+}
+
+// newApplication is an application of the account on the plan with generated credentials: live, or
+// pending when the plan requires approval (Contract#accept_on_create, app/models/contract.rb:333-341).
+func newApplication(acc *account, p *plan) *application {
+	a := &application{accountID: acc.id, serviceID: p.serviceID, planID: p.id, state: appLive, stamps: newStamps()}
+	if p.approvalRequired {
+		a.state = appPending
+	}
+	a.userKey, a.appID, a.verificationKey = randomHex(16), randomHex(4), randomHex(16)
+	return a
+}
+
+// store gives a new application its id, and a first key when it has none and porta makes one:
+// create_key_after_create? (app/lib/logic/keys.rb:6-12), for OAuth/OIDC, or app id/key with
+// mandatory_app_key.
+func (t *tenant) store(a *application, svc *service) {
+	if len(a.keys) == 0 && (isOAuth(svc) || (svc.backendVersion == "2" && !svc.optionalAppKey)) {
+		a.keys = append(a.keys, appKey{value: randomHex(16), stamps: newStamps()})
+	}
+	a.id = t.id()
+	t.apps[a.id] = a
 }
 
 // checkCredentials validates an application's user_key and application_id as Cinstance does

@@ -23,6 +23,18 @@ func planRoutes() []route {
 			return withPlan(r, func(p *plan) answer { return ok("application_plan", p.json()) })
 		}),
 		handle("PUT", "/admin/api/services/{service_id}/application_plans/{id}.json", updatePlan),
+		// ApplicationPlansController#default makes the plan its service's default application plan
+		// (application_plans_controller.rb:47-52, service.update_attribute): the one a signup contracts.
+		handle("PUT", "/admin/api/services/{service_id}/application_plans/{id}/default.json", func(r *request) answer {
+			return withPlan(r, func(p *plan) answer {
+				for _, other := range r.t.plans {
+					if other.serviceID == p.serviceID {
+						other.isDefault = other.id == p.id
+					}
+				}
+				return ok("application_plan", p.json())
+			})
+		}),
 		handle("DELETE", "/admin/api/services/{service_id}/application_plans/{id}.json", func(r *request) answer {
 			return withPlan(r, func(p *plan) answer { return planDeletion(r.t, p) })
 		}),

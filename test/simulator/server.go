@@ -6,7 +6,7 @@
 // path template and status (GET /__sim/stats), and injects seeded faults: latency, 5xx, 429 with
 // Retry-After, and lost responses (PUT /__sim/faults).
 //
-// Only the .json endpoints are served. Requests are authenticated as porta does: the access_token
+// The .json endpoints are served, and the one .xml endpoint apimsync reads (an account with its users). Requests are authenticated as porta does: the access_token
 // parameter (query or body) wins; otherwise HTTP Basic auth, whose first non-blank part (user name, then
 // password) is the token. A missing or unknown token is answered 403 {"error":"Access denied"}.
 // A path prefixed with /t/NAME addresses tenant NAME as its own admin host would: the token must be
@@ -113,12 +113,24 @@ type handlerFunc func(r *request) answer
 type route struct {
 	method   string
 	template string
+	format   string // ".json" or ".xml"
 	segments []string
 	handle   handlerFunc
 }
 
 func handle(method, template string, h handlerFunc) route {
-	return route{method: method, template: template, segments: strings.Split(strings.TrimSuffix(template, ".json"), "/"), handle: h}
+	format := formatOf(template)
+	return route{method: method, template: template, format: format, segments: strings.Split(strings.TrimSuffix(template, format), "/"), handle: h}
+}
+
+// formatOf is a path's format extension, ".json" or ".xml" ("" for another).
+func formatOf(path string) string {
+	for _, f := range []string{".json", ".xml"} {
+		if strings.HasSuffix(path, f) {
+			return f
+		}
+	}
+	return ""
 }
 
 // isWrite reports whether a verb changes state (a lost response only makes sense for those).
@@ -127,14 +139,15 @@ func isWrite(method string) bool { return method != http.MethodGet && method != 
 // match returns the route for method and path with its path ids, and whether some route has this
 // path (for 405). PUT and PATCH are interchangeable, as in porta's routes (resources accept both).
 func (s *Simulator) match(method, path string) (*route, map[string]int64, bool) {
-	if !strings.HasSuffix(path, ".json") {
+	format := formatOf(path)
+	if format == "" {
 		return nil, nil, false
 	}
-	segs := strings.Split(strings.TrimSuffix(path, ".json"), "/")
+	segs := strings.Split(strings.TrimSuffix(path, format), "/")
 	pathKnown := false
 	for i := range s.routes {
 		rt := &s.routes[i]
-		if len(rt.segments) != len(segs) {
+		if rt.format != format || len(rt.segments) != len(segs) {
 			continue
 		}
 		params := map[string]int64{}
@@ -338,7 +351,16 @@ func loseResponse(w http.ResponseWriter) {
 	w.WriteHeader(http.StatusBadGateway)
 }
 
+// xmlDocument is an answer's body already rendered as XML.
+type xmlDocument string
+
 func writeJSON(w http.ResponseWriter, a answer) {
+	if doc, ok := a.body.(xmlDocument); ok {
+		w.Header().Set("Content-Type", "application/xml; charset=utf-8")
+		w.WriteHeader(a.code)
+		_, _ = w.Write([]byte(doc))
+		return
+	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	if ra, ok := a.body.(retryAfter); ok {
 		w.Header().Set("Retry-After", strconv.Itoa(int(ra)))

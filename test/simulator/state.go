@@ -37,6 +37,8 @@ type tenant struct {
 	refusedAt, quietUntil time.Time
 	// accountApprovalRequired: the default account plan requires approval (SetAccountApprovalRequired).
 	accountApprovalRequired bool
+	// multipleUsersDenied: the tenant's multiple_users switch is denied (SetMultipleUsers).
+	multipleUsersDenied bool
 }
 
 func newTenant(name string) *tenant {
@@ -120,6 +122,8 @@ type plan struct {
 	approvalRequired                     bool
 	trialPeriodDays                      int64
 	setupFee, costPerMonth               float64
+	// isDefault: the plan is its service's default_application_plan (PUT .../default.json).
+	isDefault bool
 	stamps
 }
 
@@ -190,7 +194,7 @@ const linkBase = "https://admin.simulator.invalid"
 func (p *plan) json() map[string]any {
 	return map[string]any{"id": p.id, "name": p.name, "system_name": p.systemName, "state": p.state, "description": p.description,
 		"approval_required": p.approvalRequired, "trial_period_days": p.trialPeriodDays, "setup_fee": rubyFloat(p.setupFee),
-		"cost_per_month": rubyFloat(p.costPerMonth), "default": false, "custom": false,
+		"cost_per_month": rubyFloat(p.costPerMonth), "default": p.isDefault, "custom": false,
 		"created_at": p.created, "updated_at": p.updated, "links": []any{
 			map[string]any{"rel": "service", "href": fmt.Sprintf("%s/admin/api/services/%d", linkBase, p.serviceID)},
 			map[string]any{"rel": "self", "href": fmt.Sprintf("%s/admin/api/services/%d/application_plans/%d", linkBase, p.serviceID, p.id)},
