@@ -22,6 +22,12 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 IMAGE_ARCHIVE ?= $(BIN)/image/apimsync.tar
+
+# The release's semantic version: a version bump changes this line only (then make bundle). The OLM
+# bundle (bundle/, make bundle) installs IMAGE_REPO:vRELEASE in CHANNEL.
+RELEASE ?= 0.1.0
+IMAGE_REPO ?= ghcr.io/apimsync/apimsync
+CHANNEL ?= candidate
 # The kustomization make deploy applies: default (cluster-wide) or namespaced (see docs/install.md).
 DEPLOY_CONFIG ?= default
 
@@ -45,6 +51,10 @@ manifests: $(CONTROLLER_GEN) ## Generate CRDs (config/crd/bases, copied into cha
 	$(CONTROLLER_GEN) crd rbac:roleName=apimsync-manager paths=./apis/... paths=./controllers/... \
 		output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
 	rm -f charts/apimsync/crds/*.yaml && cp config/crd/bases/*.yaml charts/apimsync/crds/
+
+.PHONY: bundle
+bundle: ## Write the OLM bundle (bundle/: CSV, CRDs, metadata, bundle.Dockerfile) from config/, samples/ and RELEASE.
+	go run ./cmd/bundle --version $(RELEASE) --image $(IMAGE_REPO):v$(RELEASE) --channel $(CHANNEL) --out bundle
 
 .PHONY: fmt
 fmt: ## Format the Go code.
@@ -73,8 +83,8 @@ cover: envtest-assets ## Run the tests with a coverage report per package.
 	go test $(TEST_FLAGS) -cover $(TEST_PKGS)
 
 .PHONY: verify
-verify: generate manifests ## Regenerate code and manifests; fail if that changed anything tracked by git.
-	@git diff --exit-code -- apis config charts || { echo "generated files are out of date: run 'make generate manifests' and commit"; exit 1; }
+verify: generate manifests bundle ## Regenerate code, manifests and the bundle; fail if that changed anything tracked by git.
+	@git diff --exit-code -- apis config charts bundle || { echo "generated files are out of date: run 'make generate manifests bundle' and commit"; exit 1; }
 
 ##@ Build and run
 
