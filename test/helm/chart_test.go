@@ -1,33 +1,47 @@
 // Package helm checks the Helm chart charts/apimsync against config/: rendered with Helm's engine, its
 // defaults must give exactly the objects of config/default, and with watchNamespaces those of
-// config/namespaced (the Namespace object aside: Helm installs into a release namespace). A change to
+// config/namespaced (the Namespace object aside: Helm installs into a release namespace), and its
+// PrometheusRule that of config/prometheus. A change to
 // config/ that the chart does not follow, or the other way round, fails here. The chart is also linted
-// with Helm's linter.
+// with Helm's linter, and what it renders is applied (dry run) to the test kube-apiserver.
 package helm
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/engine"
 	"helm.sh/helm/v3/pkg/lint"
 	"helm.sh/helm/v3/pkg/lint/support"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/apimsync/apimsync/test/testenv"
 )
 
 const releaseNamespace = "apimsync-system"
+
+var k8s client.Client
+
+func TestMain(m *testing.M) {
+	os.Exit(testenv.Main(m, func(env *testenv.Env) { k8s = env.Client }))
+}
 
 func chartDir(t *testing.T) string {
 	t.Helper()
@@ -196,7 +210,7 @@ func TestChartValues(t *testing.T) {
 
 // TestChartLints runs Helm's linter on the chart, cluster-wide and namespaced.
 func TestChartLints(t *testing.T) {
-	for _, values := range []map[string]any{nil, {"watchNamespaces": []any{"apimsync-workloads"}}} {
+	for _, values := range []map[string]any{nil, {"watchNamespaces": []any{"apimsync-workloads"}}, allOptions} {
 		linter := lint.All(chartDir(t), values, releaseNamespace, false)
 		for _, m := range linter.Messages {
 			if m.Severity > support.InfoSev {
@@ -205,6 +219,114 @@ func TestChartLints(t *testing.T) {
 		}
 		if linter.HighestSeverity > support.InfoSev {
 			t.Errorf("helm lint (values %v): highest severity %d", values, linter.HighestSeverity)
+		}
+	}
+}
+
+// allOptions turns every optional part of the chart on.
+var allOptions = map[string]any{
+	"leaderElection":     false,
+	"watchLabelSelector": "apimsync.io/shard=a",
+	"pacing":             map[string]any{"remoteQPS": 5, "maxRetryAfter": "2m", "kubeAPIQPS": 100},
+	"metrics": map[string]any{"serviceMonitor": map[string]any{"enabled": true, "interval": "30s", "labels": map[string]any{"release": "prom"},
+		"prometheusServiceAccount": map[string]any{"name": "prometheus-k8s", "namespace": "monitoring"}}},
+	"prometheusRule": map[string]any{"enabled": true, "labels": map[string]any{"release": "prom"}},
+}
+
+// TestChartOptionalValues: leader election, the label selector, pacing flags, the ServiceMonitor and the
+// PrometheusRule follow their values; the PrometheusRule is config/prometheus's, and both monitoring
+// objects decode strictly as the Prometheus Operator's types.
+func TestChartOptionalValues(t *testing.T) {
+	objs := renderChart(t, allOptions)
+	deploy := &unstructured.Unstructured{Object: objs["Deployment "+releaseNamespace+"/apimsync-manager"]}
+	containers, _, _ := unstructured.NestedSlice(deploy.Object, "spec", "template", "spec", "containers")
+	args, _, _ := unstructured.NestedStringSlice(containers[0].(map[string]any), "args")
+	want := []string{"--metrics-bind-address=:8443", "--metrics-secure", "--health-probe-bind-address=:8081", "--drift-check-period=30m",
+		"--watch-label-selector=apimsync.io/shard=a", "--kube-api-qps=100", "--max-retry-after=2m", "--remote-qps=5"}
+	if diff := cmp.Diff(want, args); diff != "" {
+		t.Errorf("args (-want +got):\n%s", diff)
+	}
+	if objs["Role "+releaseNamespace+"/apimsync-leader-election"] != nil {
+		t.Errorf("leader election off still renders its Role")
+	}
+
+	sm := &monitoringv1.ServiceMonitor{}
+	strictly(t, objs["ServiceMonitor "+releaseNamespace+"/apimsync"], sm)
+	svc := objs["Service "+releaseNamespace+"/apimsync-metrics"]
+	ports, _, _ := unstructured.NestedSlice(svc, "spec", "ports")
+	if len(sm.Spec.Endpoints) != 1 || sm.Spec.Endpoints[0].Port != ports[0].(map[string]any)["name"] || sm.Spec.Endpoints[0].Scheme == nil ||
+		string(*sm.Spec.Endpoints[0].Scheme) != "https" || sm.Spec.Endpoints[0].Interval != "30s" || sm.Labels["release"] != "prom" {
+		t.Errorf("ServiceMonitor %+v does not scrape the metrics Service's port over HTTPS every 30s with the release label", sm)
+	}
+	binding := &rbacv1.ClusterRoleBinding{}
+	strictly(t, objs["ClusterRoleBinding /apimsync-metrics-reader"], binding)
+	if binding.RoleRef.Name != "apimsync-metrics-reader" || len(binding.Subjects) != 1 || binding.Subjects[0].Name != "prometheus-k8s" || binding.Subjects[0].Namespace != "monitoring" {
+		t.Errorf("metrics reader binding %+v", binding)
+	}
+
+	rule := &monitoringv1.PrometheusRule{}
+	strictly(t, objs["PrometheusRule "+releaseNamespace+"/apimsync"], rule)
+	if rule.Labels["release"] != "prom" || rule.Labels["app.kubernetes.io/name"] != "apimsync" {
+		t.Errorf("PrometheusRule labels %v", rule.Labels)
+	}
+	fromConfig := renderKustomize(t, "config/prometheus")["PrometheusRule "+releaseNamespace+"/apimsync"]
+	if fromConfig == nil {
+		t.Fatal("config/prometheus renders no PrometheusRule apimsync")
+	}
+	got := objs["PrometheusRule "+releaseNamespace+"/apimsync"]
+	if diff := cmp.Diff(fromConfig["spec"], got["spec"]); diff != "" {
+		t.Errorf("the chart's PrometheusRule is not config/prometheus's (run make manifests) (-config +chart):\n%s", diff)
+	}
+
+	for _, k := range []string{"ServiceMonitor " + releaseNamespace + "/apimsync", "PrometheusRule " + releaseNamespace + "/apimsync", "ClusterRoleBinding /apimsync-metrics-reader"} {
+		if renderChart(t, nil)[k] != nil {
+			t.Errorf("the defaults render %s", k)
+		}
+	}
+}
+
+// strictly decodes a rendered object into typed, failing on any field the type does not have.
+func strictly(t *testing.T, obj map[string]any, typed any) {
+	t.Helper()
+	if obj == nil {
+		t.Fatalf("not rendered: %T", typed)
+	}
+	raw, err := json.Marshal(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(typed); err != nil {
+		t.Errorf("%T: %v", typed, err)
+	}
+}
+
+// TestChartAppliesServerSide: what the chart renders, with its defaults, namespaced, and with every
+// option on, is accepted by the test kube-apiserver (server-side apply, dry run). The Prometheus
+// Operator's kinds are left out (the test apiserver has no such CRDs; TestChartOptionalValues decodes
+// them strictly as the operator's own Go types instead).
+func TestChartAppliesServerSide(t *testing.T) {
+	ctx := context.Background()
+	for _, ns := range []string{releaseNamespace, "apimsync-workloads"} {
+		if err := k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, values := range map[string]map[string]any{"defaults": nil, "namespaced": {"watchNamespaces": []any{"apimsync-workloads"}}, "all options": allOptions} {
+		applied := 0
+		for k, obj := range renderChart(t, values) {
+			u := &unstructured.Unstructured{Object: obj}
+			if u.GroupVersionKind().Group == "monitoring.coreos.com" {
+				continue
+			}
+			if err := k8s.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner("apimsync-test"), client.ForceOwnership, client.DryRunAll); err != nil {
+				t.Errorf("%s: %s: %v", name, k, err)
+			}
+			applied++
+		}
+		if applied < 10 {
+			t.Errorf("%s: only %d objects applied", name, applied)
 		}
 	}
 }
