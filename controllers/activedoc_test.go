@@ -51,7 +51,7 @@ func TestDocumentThatIsNotOpenAPIIsInvalid(t *testing.T) {
 			Spec: v1alpha1.ActiveDocSpec{Name: name, Document: c.document}}
 		create(t, doc)
 		waitReason(t, doc, v1alpha1.ConditionInvalid, ReasonInvalidDocument)
-		if _, _, msg := lifecycle(t, doc); !strings.Contains(msg, "not an OpenAPI document") || !strings.Contains(msg, c.want) {
+		if _, _, msg := syncState(t, doc); !strings.Contains(msg, "not an OpenAPI document") || !strings.Contains(msg, c.want) {
 			t.Errorf("%s: message %q, want it to say why (%q)", name, msg, c.want)
 		}
 	}

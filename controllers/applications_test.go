@@ -213,7 +213,7 @@ func TestApplicationBringYourOwnCredentials(t *testing.T) {
 	}
 	for i, c := range cases {
 		waitReason(t, invalid[i], v1alpha1.ConditionInvalid, c.reason)
-		if _, _, msg := lifecycle(t, invalid[i]); !strings.Contains(msg, c.message) {
+		if _, _, msg := syncState(t, invalid[i]); !strings.Contains(msg, c.message) {
 			t.Errorf("%s: message %q, want it to contain %q", c.app, msg, c.message)
 		}
 	}
@@ -285,7 +285,7 @@ func TestApplicationKeyRotation(t *testing.T) {
 	}
 	update(t, creds, func() { creds.StringData = map[string]string{"app_id": "another-app-id"} })
 	waitReason(t, app, v1alpha1.ConditionInvalid, ReasonInvalidSpec)
-	if _, _, msg := lifecycle(t, app); !strings.Contains(msg, "names another app_id than the application's in 3scale, which cannot change") {
+	if _, _, msg := syncState(t, app); !strings.Contains(msg, "names another app_id than the application's in 3scale, which cannot change") {
 		t.Errorf("changed app_id: message %q", msg)
 	}
 	assertNoSecretsShown(t, []string{"old-key-1", "kept-key-2", "new-key-3", "only-key-4", "key-9", "another-app-id", "rotating-app"}, app)
@@ -358,7 +358,7 @@ func TestApplicationCredentialsSecretName(t *testing.T) {
 	}
 
 	waitReason(t, squatter, v1alpha1.ConditionInvalid, ReasonInvalidSpec)
-	if _, _, msg := lifecycle(t, squatter); !strings.Contains(msg, `secret "someone-elses" exists and is not this Application's: choose another spec.credentialsSecretName`) {
+	if _, _, msg := syncState(t, squatter); !strings.Contains(msg, `secret "someone-elses" exists and is not this Application's: choose another spec.credentialsSecretName`) {
 		t.Errorf("refused Secret: message %q", msg)
 	}
 	got, secret = credentialsOf(t, ns, foreign.Name)
@@ -387,12 +387,12 @@ func TestApplicationInvalidDependenciesCascadeAndRecover(t *testing.T) {
 
 	waitReason(t, acc, v1alpha1.ConditionInvalid, engine.ReasonRemoteRejected)
 	waitReason(t, onBadAccount, v1alpha1.ConditionInvalid, ReasonAccountInvalid)
-	if _, _, msg := lifecycle(t, onBadAccount); !strings.Contains(msg, `DeveloperAccount "acme" is invalid: `) || !strings.Contains(msg, "password is too short") {
+	if _, _, msg := syncState(t, onBadAccount); !strings.Contains(msg, `DeveloperAccount "acme" is invalid: `) || !strings.Contains(msg, "password is too short") {
 		t.Errorf("account cascade: message %q", msg)
 	}
 	waitReason(t, plan, v1alpha1.ConditionInvalid, ReasonInvalidSpec)
 	waitReason(t, onBadPlan, v1alpha1.ConditionInvalid, ReasonPlanInvalid)
-	if _, _, msg := lifecycle(t, onBadPlan); !strings.Contains(msg, `ApplicationPlan "gold" is invalid: metric or method "no_such_metric" is not defined`) {
+	if _, _, msg := syncState(t, onBadPlan); !strings.Contains(msg, `ApplicationPlan "gold" is invalid: metric or method "no_such_metric" is not defined`) {
 		t.Errorf("plan cascade: message %q", msg)
 	}
 	if n := sim.Count(ns, simulator.KindApplications); n != 0 {
@@ -405,7 +405,7 @@ func TestApplicationInvalidDependenciesCascadeAndRecover(t *testing.T) {
 
 	update(t, onBadAccount, func() { onBadAccount.Spec.PlanRef = "foreign" })
 	waitReason(t, onBadAccount, v1alpha1.ConditionInvalid, ReasonPlanOfAnotherProduct)
-	if _, _, msg := lifecycle(t, onBadAccount); !strings.Contains(msg, `ApplicationPlan "foreign" belongs to another product`) ||
+	if _, _, msg := syncState(t, onBadAccount); !strings.Contains(msg, `ApplicationPlan "foreign" belongs to another product`) ||
 		!strings.Contains(msg, "3scale cannot move an application between products") {
 		t.Errorf("move to another product: message %q", msg)
 	}
@@ -436,11 +436,11 @@ func TestOrphanApplicationIsWokenByItsDependencies(t *testing.T) {
 	plan := basicPlan(ns, "basic", "petstore")
 	create(t, defaultSecret(ns), acc, pw, petsBackend(ns), plan, waitsForPlan, waitsForAccount)
 	waitReason(t, waitsForPlan, v1alpha1.ConditionOrphan, ReasonPlanNotSynced)
-	if _, _, msg := lifecycle(t, waitsForPlan); msg != `waiting for ApplicationPlan "basic" to be Synced` {
+	if _, _, msg := syncState(t, waitsForPlan); msg != `waiting for ApplicationPlan "basic" to be Synced` {
 		t.Errorf("plan not synced: message %q", msg)
 	}
 	waitReason(t, waitsForAccount, v1alpha1.ConditionOrphan, ReasonAccountNotFound)
-	if _, _, msg := lifecycle(t, waitsForAccount); msg != `waiting for DeveloperAccount "late" (spec.accountRef) to be created` {
+	if _, _, msg := syncState(t, waitsForAccount); msg != `waiting for DeveloperAccount "late" (spec.accountRef) to be created` {
 		t.Errorf("account not found: message %q", msg)
 	}
 	// 0.2+0.4+0.8+1.6+3.2 s of backoff: the retries are 5s apart from now on.
@@ -455,10 +455,10 @@ func TestOrphanApplicationIsWokenByItsDependencies(t *testing.T) {
 		create(t, objs...)
 		var depAt time.Time
 		eventually(t, waitTimeout, func() string {
-			if s, _, _ := lifecycle(t, dep); s == v1alpha1.ConditionSynced && depAt.IsZero() {
+			if s, _, _ := syncState(t, dep); s == v1alpha1.ConditionSynced && depAt.IsZero() {
 				depAt = time.Now()
 			}
-			if s, r, m := lifecycle(t, app); s != v1alpha1.ConditionSynced {
+			if s, r, m := syncState(t, app); s != v1alpha1.ConditionSynced {
 				return fmt.Sprintf("%s is %s (%s: %s)", app.GetName(), s, r, m)
 			}
 			return ""

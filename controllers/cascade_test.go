@@ -150,7 +150,7 @@ func TestPlanWaitingForItsApplicationsCountsAndNamesThem(t *testing.T) {
 	hold := " (waiting for finalizer " + holdFinalizer + ")"
 	want := "deleting 3 applications first: app-0" + hold + ", app-1" + hold + ", app-2" + hold
 	eventually(t, waitTimeout, func() string {
-		if state, reason, msg := lifecycle(t, plan); state != v1alpha1.ConditionOrphan || reason != engine.ReasonDeletingDependants || msg != want {
+		if state, reason, msg := syncState(t, plan); state != v1alpha1.ConditionOrphan || reason != engine.ReasonDeletingDependants || msg != want {
 			return fmt.Sprintf("the plan is %s/%s %q, want Orphan/%s %q", state, reason, msg, engine.ReasonDeletingDependants, want)
 		}
 		if n := sim.Count(ns, "applications"); n != 0 {
@@ -202,12 +202,12 @@ func TestStuckApplicationIsNamedByItsPlan(t *testing.T) {
 	waitReason(t, stuck, v1alpha1.ConditionInvalid, engine.ReasonUnauthorized)
 	want := "deleting 1 application first: app-0 (stuck: the provider account's token was refused by 3scale"
 	eventually(t, waitTimeout, func() string {
-		if state, reason, msg := lifecycle(t, plan); state != v1alpha1.ConditionOrphan || reason != engine.ReasonDeletingDependants || !strings.HasPrefix(msg, want) {
+		if state, reason, msg := syncState(t, plan); state != v1alpha1.ConditionOrphan || reason != engine.ReasonDeletingDependants || !strings.HasPrefix(msg, want) {
 			return fmt.Sprintf("the plan is %s/%s %q, want Orphan/%s starting %q", state, reason, msg, engine.ReasonDeletingDependants, want)
 		}
 		return ""
 	})
-	_, _, msg := lifecycle(t, plan)
+	_, _, msg := syncState(t, plan)
 	t.Logf("the plan says: %s", msg)
 	if n, a := sim.Count(ns, simulator.KindPlans), sim.Count(ns, "applications"); n != 1 || a != 1 {
 		t.Errorf("while app-0 is stuck: %d plans and %d applications in 3scale, want 1 and 1", n, a)
@@ -438,7 +438,7 @@ func TestDeletingAnAccountTakesItsApplicationsOnTwoPlans(t *testing.T) {
 	waitGone(t, apps[0])
 	want := "deleting 1 application first: app-2 (waiting for finalizer " + holdFinalizer + ")"
 	eventually(t, waitTimeout, func() string { // it says so once it has seen app-1 go
-		if state, reason, msg := lifecycle(t, acc); state != v1alpha1.ConditionOrphan || reason != engine.ReasonDeletingDependants || msg != want {
+		if state, reason, msg := syncState(t, acc); state != v1alpha1.ConditionOrphan || reason != engine.ReasonDeletingDependants || msg != want {
 			return fmt.Sprintf("the account is %s (%s): %q", state, reason, msg)
 		}
 		return ""

@@ -36,7 +36,7 @@ func TestBackendInUseWaitsForItsProducts(t *testing.T) {
 
 	deleteObjects(t, backend)
 	waitReason(t, backend, v1alpha1.ConditionOrphan, engine.ReasonDeletionBlocked)
-	if _, _, msg := lifecycle(t, backend); !strings.Contains(msg, "petstore") || !strings.HasPrefix(msg, "deleting:") {
+	if _, _, msg := syncState(t, backend); !strings.Contains(msg, "petstore") || !strings.HasPrefix(msg, "deleting:") {
 		t.Errorf("the blocked deletion does not name the product: %q", msg)
 	}
 	waitReason(t, product, v1alpha1.ConditionOrphan, ReasonBackendDeleting)

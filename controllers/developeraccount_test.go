@@ -151,7 +151,7 @@ func TestAccountWithoutACreditCardIsSyncedAndSaysSo(t *testing.T) {
 	acc, pw := devAccount(ns, "acme")
 	create(t, defaultSecret(ns), pw, acc)
 	waitState(t, v1alpha1.ConditionSynced, acc)
-	if _, _, msg := lifecycle(t, acc); !strings.Contains(msg, "stores no credit card") {
+	if _, _, msg := syncState(t, acc); !strings.Contains(msg, "stores no credit card") {
 		t.Errorf("Synced message %q, want a note that no credit card is stored while charging is on", msg)
 	}
 	if acc.Status.CreditCardStored {
@@ -160,7 +160,7 @@ func TestAccountWithoutACreditCardIsSyncedAndSaysSo(t *testing.T) {
 	off := false
 	update(t, acc, func() { acc.Spec.MonthlyChargingEnabled = &off })
 	eventually(t, waitTimeout, func() string {
-		if s, _, msg := lifecycle(t, acc); s != v1alpha1.ConditionSynced || strings.Contains(msg, "credit card") {
+		if s, _, msg := syncState(t, acc); s != v1alpha1.ConditionSynced || strings.Contains(msg, "credit card") {
 			return fmt.Sprintf("%s: %q", s, msg)
 		}
 		return ""
@@ -188,7 +188,7 @@ func TestSuspendedUserIsUnsuspended(t *testing.T) {
 				return fmt.Sprintf("bob is %v", u["state"])
 			}
 		}
-		if s, r, msg := lifecycle(t, acc); s != v1alpha1.ConditionSynced {
+		if s, r, msg := syncState(t, acc); s != v1alpha1.ConditionSynced {
 			return fmt.Sprintf("%s %s: %s", s, r, msg)
 		}
 		return ""
@@ -228,7 +228,7 @@ func TestTenantWithoutMultipleUsers(t *testing.T) {
 
 	update(t, acc, func() { acc.Spec.Users = append(acc.Spec.Users, bob) })
 	waitReason(t, acc, v1alpha1.ConditionInvalid, ReasonMultipleUsersDenied)
-	if _, _, msg := lifecycle(t, acc); !strings.Contains(msg, "multiple_users switch") || !strings.Contains(msg, "Multiple Users") {
+	if _, _, msg := syncState(t, acc); !strings.Contains(msg, "multiple_users switch") || !strings.Contains(msg, "Multiple Users") {
 		t.Errorf("Invalid message %q does not name the switch", msg)
 	}
 	if u := sim.Objects(ns, "users"); len(u) != 1 {

@@ -228,7 +228,7 @@ func TestPlanDriftCheckTrustsItsDependenciesSnapshots(t *testing.T) {
 		Metrics: map[string]tsclient.Metric{"hits": {ID: 70}}, Methods: map[string]tsclient.Metric{"list": {ID: 71}}}})
 	snapshots.Put(tenant, snapshotKindBackend, 9, &backendSnapshot{Children: &childrenSnapshot{
 		Metrics: map[string]tsclient.Metric{"hits": {ID: 90}}}})
-	s := &PlanSyncer{Snapshots: snapshots}
+	s := &ApplicationPlanSyncer{Snapshots: snapshots}
 	sess := &engine.Session{Remote: remote, Tenant: tenant, ForceRead: true,
 		Desired: &planDesired{ProductID: 7, Backends: map[string]int64{"pets": 9}}}
 

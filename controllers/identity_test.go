@@ -112,8 +112,8 @@ func TestSimultaneousClaimsHaveOneOwner(t *testing.T) {
 		}
 		wg.Wait()
 		eventually(t, waitTimeout, func() string {
-			sa, _, _ := lifecycle(t, a)
-			sb, _, _ := lifecycle(t, b)
+			sa, _, _ := syncState(t, a)
+			sb, _, _ := syncState(t, b)
 			states := map[string]int{sa: 1}
 			states[sb]++
 			if states[v1alpha1.ConditionSynced] != 1 || states[v1alpha1.ConditionInvalid] != 1 {
@@ -153,7 +153,7 @@ func TestAdoptionIsAnnouncedAndCanBeRefused(t *testing.T) {
 	if product.Status.ProductID != existing.ID {
 		t.Errorf("product id %d, want the adopted %d", product.Status.ProductID, existing.ID)
 	}
-	if _, _, msg := lifecycle(t, product); !strings.Contains(msg, fmt.Sprintf("adopted the existing Product %d", existing.ID)) {
+	if _, _, msg := syncState(t, product); !strings.Contains(msg, fmt.Sprintf("adopted the existing Product %d", existing.ID)) {
 		t.Errorf("Synced condition does not tell the adoption: %q", msg)
 	}
 	eventually(t, waitTimeout, func() string {

@@ -68,14 +68,14 @@ func (l *productLifecycle) track(p *v1alpha1.Product, sess *engine.Session) {
 	}
 	for _, s := range []v1alpha1.ProductLifecycle{v1alpha1.LifecycleDraft, v1alpha1.LifecyclePublished, v1alpha1.LifecycleDeprecated, v1alpha1.LifecycleRetired} {
 		if s != stage {
-			engine.ProductLifecycleChanged.DeleteLabelValues(p.Namespace, p.Name, string(s))
+			ProductLifecycleChanged.DeleteLabelValues(p.Namespace, p.Name, string(s))
 		}
 	}
 	if at := p.Status.LifecycleChangedAt; at != nil {
-		engine.ProductLifecycleChanged.WithLabelValues(p.Namespace, p.Name, string(stage)).Set(float64(at.Unix()))
+		ProductLifecycleChanged.WithLabelValues(p.Namespace, p.Name, string(stage)).Set(float64(at.Unix()))
 	}
 	if stage != v1alpha1.LifecycleDeprecated {
-		engine.DeprecatedProductApplications.DeleteLabelValues(p.Namespace, p.Name)
+		DeprecatedProductApplications.DeleteLabelValues(p.Namespace, p.Name)
 	}
 	if stage != v1alpha1.LifecycleDeprecated && stage != v1alpha1.LifecycleRetired {
 		p.Status.Usage = nil
@@ -169,7 +169,7 @@ func (l *productLifecycle) storeUsage(p *v1alpha1.Product, apps []tsclient.Appli
 	p.Status.Usage = usageReport(apps, top, l.now())
 	p.Status.Usage.Lifecycle = p.Spec.EffectiveLifecycle()
 	if p.Status.Usage.Lifecycle == v1alpha1.LifecycleDeprecated {
-		engine.DeprecatedProductApplications.WithLabelValues(p.Namespace, p.Name).Set(float64(p.Status.Usage.LiveApplications))
+		DeprecatedProductApplications.WithLabelValues(p.Namespace, p.Name).Set(float64(p.Status.Usage.LiveApplications))
 	}
 }
 

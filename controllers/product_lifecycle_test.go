@@ -108,7 +108,7 @@ func TestDeprecatedProductKeepsItsApplicationsAndReportsThem(t *testing.T) {
 	if got := planStates(ns); got["basic"] != "hidden" {
 		t.Errorf("plan of a Deprecated product is %s, want hidden", got["basic"])
 	}
-	if got := testutil.ToFloat64(engine.DeprecatedProductApplications.WithLabelValues(ns, "petstore")); got != 3 {
+	if got := testutil.ToFloat64(DeprecatedProductApplications.WithLabelValues(ns, "petstore")); got != 3 {
 		t.Errorf("apimsync_deprecated_product_applications = %v, want 3", got)
 	}
 	newcomer := application(ns, "late", "other", "basic")
@@ -276,7 +276,7 @@ func TestUsageReportNamesAccountsApplicationsAndPlans(t *testing.T) {
 	if diff := cmp.Diff(want, product.Status.Usage.Accounts); diff != "" {
 		t.Errorf("accounts of the usage report (-want +got):\n%s", diff)
 	}
-	if _, _, msg := lifecycle(t, product); !strings.Contains(msg, "deprecated since "+time.Now().UTC().Format(time.DateOnly)+": 14 live applications in 10 accounts still use it") {
+	if _, _, msg := syncState(t, product); !strings.Contains(msg, "deprecated since "+time.Now().UTC().Format(time.DateOnly)+": 14 live applications in 10 accounts still use it") {
 		t.Errorf("the Deprecated product's message: %q", msg)
 	}
 
@@ -363,7 +363,7 @@ func TestLifecycleMovesAreEventsAndDrivePlans(t *testing.T) {
 		return ""
 	})
 	eventually(t, waitTimeout, func() string {
-		if _, _, msg := lifecycle(t, product); !strings.Contains(msg, "retired on "+time.Now().UTC().Format(time.DateOnly)+": 0 applications suspended, 0 still live") {
+		if _, _, msg := syncState(t, product); !strings.Contains(msg, "retired on "+time.Now().UTC().Format(time.DateOnly)+": 0 applications suspended, 0 still live") {
 			return "the Retired product's message: " + msg
 		}
 		return ""
@@ -436,7 +436,7 @@ func TestRetiredProductSuspendsEveryApplicationOnIt(t *testing.T) {
 		t.Errorf("first report of the Retired product: %d suspended, %d live; want 5 and 0", first.SuspendedApplications, first.LiveApplications)
 	}
 	today := time.Now().UTC().Format(time.DateOnly)
-	if _, _, msg := lifecycle(t, product); !strings.Contains(msg, "retired on "+today+": 5 applications suspended, 0 still live") {
+	if _, _, msg := syncState(t, product); !strings.Contains(msg, "retired on "+today+": 5 applications suspended, 0 still live") {
 		t.Errorf("the Retired product's message: %q", msg)
 	}
 	eventually(t, waitTimeout, func() string {
@@ -504,7 +504,7 @@ func TestRetiredProductTakesNoApplicationAndIsDeletedByTheCascade(t *testing.T) 
 	create(t, newcomer)
 	for _, a := range []syncedObject{waiting, newcomer} {
 		waitReason(t, a, v1alpha1.ConditionInvalid, ReasonProductRetired)
-		if _, _, msg := lifecycle(t, a); !strings.Contains(msg, "is Retired: it takes no application") {
+		if _, _, msg := syncState(t, a); !strings.Contains(msg, "is Retired: it takes no application") {
 			t.Errorf("%s: %q", a.GetName(), msg)
 		}
 	}
@@ -596,7 +596,7 @@ func TestRetiringDeletesOnlyCredentialsSecretsTheApplicationControls(t *testing.
 	onTenant.Spec.CredentialsSecretName = "team-tenant"
 	create(t, other, acc2, pw2, onTenant)
 	waitReason(t, onTenant, v1alpha1.ConditionInvalid, ReasonInvalidSpec)
-	if _, _, msg := lifecycle(t, onTenant); !strings.Contains(msg, `the credentials Secret "team-tenant" is the provider-account Secret`) {
+	if _, _, msg := syncState(t, onTenant); !strings.Contains(msg, `the credentials Secret "team-tenant" is the provider-account Secret`) {
 		t.Errorf("credentials Secret named after the account's provider-account Secret: %q", msg)
 	}
 

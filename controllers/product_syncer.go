@@ -151,7 +151,7 @@ func usable(obj client.Object, st v1alpha1.CommonStatus, remoteID int64) bool {
 // never synced yet, Orphan at once when it is stuck (waiting on something of its own, Invalid) or being
 // deleted.
 func notSyncedYet(dep client.Object, st v1alpha1.CommonStatus, reason, format string, args ...any) error {
-	state := engine.Lifecycle(&st)
+	state := engine.SyncState(&st)
 	switch {
 	case state == v1alpha1.ConditionOrphan || state == v1alpha1.ConditionInvalid || !dep.GetDeletionTimestamp().IsZero():
 		return engine.Waiting(reason, format, args...)
@@ -572,8 +572,8 @@ func (s *ProductSyncer) Delete(ctx context.Context, p *v1alpha1.Product, sess *e
 	if err := deleteHeld(p, sess, s.finder(ctx, sess), func(id int64) error { return sess.Remote.DeleteProduct(ctx, id) }); err != nil {
 		return err
 	}
-	engine.DeprecatedProductApplications.DeleteLabelValues(p.Namespace, p.Name)
-	engine.ProductLifecycleChanged.DeletePartialMatch(map[string]string{"namespace": p.Namespace, "product": p.Name})
+	DeprecatedProductApplications.DeleteLabelValues(p.Namespace, p.Name)
+	ProductLifecycleChanged.DeletePartialMatch(map[string]string{"namespace": p.Namespace, "product": p.Name})
 	return nil
 }
 

@@ -92,7 +92,7 @@ func (p *ProviderAccounts) Connect(ctx context.Context, namespace, name string) 
 		return nil, engine.Invalid(engine.ReasonProviderAccountInvalid, "the provider-account Secret %q cannot be used: %v", name, err)
 	}
 	s := &engine.Session{Remote: remote, Tenant: tenant, SecretName: name, HashKey: hashKeyOf(token)}
-	s.AccountVersion, s.LegacyAccountVersion = accountVersion(&secret, s), string(secret.UID)+"/"+secret.ResourceVersion
+	s.AccountVersion = accountVersion(&secret, s)
 	return s, nil
 }
 

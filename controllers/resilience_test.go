@@ -59,7 +59,7 @@ func TestRemoteRejectionIsInvalidUntilTheSpecChanges(t *testing.T) {
 	create(t, defaultSecret(ns), b1, b2, product)
 	waitState(t, v1alpha1.ConditionSynced, b1, b2)
 	waitReason(t, product, v1alpha1.ConditionInvalid, engine.ReasonRemoteRejected)
-	if _, _, msg := lifecycle(t, product); !strings.Contains(msg, "path is already taken") {
+	if _, _, msg := syncState(t, product); !strings.Contains(msg, "path is already taken") {
 		t.Errorf("message does not carry 3scale's reason: %q", msg)
 	}
 	before := remoteCalls(ns)
@@ -104,13 +104,13 @@ func TestOneRemoteObjectHasOneOwner(t *testing.T) {
 	intruder.Spec.PrivateBaseURL = "https://elsewhere.internal"
 	create(t, providerSecret(other, v1alpha1.DefaultProviderAccountSecret, adminURL, token), intruder)
 	waitReason(t, intruder, v1alpha1.ConditionInvalid, engine.ReasonRemoteOwnedByOtherResource)
-	if _, _, msg := lifecycle(t, intruder); !strings.Contains(msg, "another namespace") || strings.Contains(msg, ns) {
+	if _, _, msg := syncState(t, intruder); !strings.Contains(msg, "another namespace") || strings.Contains(msg, ns) {
 		t.Errorf("message should say \"another namespace\" and not name it: %q", msg)
 	}
 	if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(owner), owner); err != nil {
 		t.Fatal(err)
 	}
-	if s, _, _ := lifecycle(t, owner); s != v1alpha1.ConditionSynced {
+	if s, _, _ := syncState(t, owner); s != v1alpha1.ConditionSynced {
 		t.Errorf("the owner is %s", s)
 	}
 	if got := sim.Count(ns, "backend_apis"); got != 1 {
@@ -121,7 +121,7 @@ func TestOneRemoteObjectHasOneOwner(t *testing.T) {
 	twin.Name, twin.Spec.SystemName = "pets-twin", owner.Status.SystemName
 	create(t, twin)
 	waitReason(t, twin, v1alpha1.ConditionInvalid, engine.ReasonRemoteOwnedByOtherResource)
-	if _, _, msg := lifecycle(t, twin); !strings.Contains(msg, fmt.Sprintf("%q in this namespace", owner.Name)) {
+	if _, _, msg := syncState(t, twin); !strings.Contains(msg, fmt.Sprintf("%q in this namespace", owner.Name)) {
 		t.Errorf("message should name the owner in this namespace: %q", msg)
 	}
 }
@@ -147,7 +147,7 @@ func TestRenameWaitsForTheOldResourcesDeletion(t *testing.T) {
 	renamed.Name, renamed.Spec.SystemName = "pets-renamed", old.Status.SystemName
 	create(t, renamed)
 	waitReason(t, renamed, v1alpha1.ConditionOrphan, engine.ReasonRemoteBeingDeleted)
-	if _, _, msg := lifecycle(t, renamed); !strings.Contains(msg, `held by "pets" in this namespace, which is being deleted`) {
+	if _, _, msg := syncState(t, renamed); !strings.Contains(msg, `held by "pets" in this namespace, which is being deleted`) {
 		t.Errorf("message of the renamed resource: %q", msg)
 	}
 	update(t, product, func() { product.Spec.BackendUsages = nil })
@@ -284,7 +284,7 @@ func TestConvergesThroughABadTenant(t *testing.T) {
 	// The target is 3 minutes (measured: 2m57s on 2 busy cores); the budget leaves room for a slower CI.
 	eventually(t, 4*time.Minute, func() string {
 		for _, o := range objs {
-			if state, reason, msg := lifecycle(t, o); state != v1alpha1.ConditionSynced || o.GetSyncStatus().ObservedGeneration != o.GetGeneration() {
+			if state, reason, msg := syncState(t, o); state != v1alpha1.ConditionSynced || o.GetSyncStatus().ObservedGeneration != o.GetGeneration() {
 				return fmt.Sprintf("%s is %s (%s: %s)", o.GetName(), state, reason, msg)
 			}
 		}

@@ -282,7 +282,7 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 			&ProductSyncer{Reader: reader, Accounts: accounts, Snapshots: snapshots, Claims: claims(), Lists: lists,
 				Lifecycle: productLifecycle{Recorder: mgr.GetEventRecorder("apimsync-product"), UsagePeriod: opts.UsageReportPeriod}}, &v1alpha1.ProductList{}),
 		kindController(sh, "ApplicationPlan", func() *v1alpha1.ApplicationPlan { return &v1alpha1.ApplicationPlan{} },
-			&PlanSyncer{Reader: reader, Accounts: accounts, Snapshots: snapshots, Claims: claims(), Lists: lists}, &v1alpha1.ApplicationPlanList{},
+			&ApplicationPlanSyncer{Reader: reader, Accounts: accounts, Snapshots: snapshots, Claims: claims(), Lists: lists}, &v1alpha1.ApplicationPlanList{},
 			// A plan's limits may name a Backend's metrics.
 			watch{&v1alpha1.Backend{}, referencing(reader, &v1alpha1.ApplicationPlanList{}, indexBackendRefs)}),
 		kindController(sh, "DeveloperAccount", func() *v1alpha1.DeveloperAccount { return &v1alpha1.DeveloperAccount{} },

@@ -174,14 +174,14 @@ func create(t *testing.T, objs ...client.Object) {
 	}
 }
 
-// lifecycle reads an object and returns its lifecycle state and the reason and message of that condition.
-func lifecycle(t *testing.T, obj syncedObject) (state, reason, message string) {
+// syncState reads an object and returns its sync state and the reason and message of that condition.
+func syncState(t *testing.T, obj syncedObject) (state, reason, message string) {
 	t.Helper()
 	if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(obj), obj); err != nil {
 		return "error: " + err.Error(), "", ""
 	}
 	st := obj.GetSyncStatus()
-	for _, ct := range v1alpha1.LifecycleConditions {
+	for _, ct := range v1alpha1.SyncConditions {
 		if c := meta.FindStatusCondition(st.Conditions, ct); c != nil && c.Status == metav1.ConditionTrue {
 			return ct, c.Reason, c.Message
 		}
@@ -203,12 +203,12 @@ func eventually(t *testing.T, timeout time.Duration, cond func() string) {
 	t.Fatalf("not within %s: %s", timeout, last)
 }
 
-// waitState waits until every object is in the lifecycle state given at its current generation.
+// waitState waits until every object is in the sync state given at its current generation.
 func waitState(t *testing.T, want string, objs ...syncedObject) {
 	t.Helper()
 	eventually(t, waitTimeout, func() string {
 		for _, o := range objs {
-			state, reason, msg := lifecycle(t, o)
+			state, reason, msg := syncState(t, o)
 			if state != want || (want == v1alpha1.ConditionSynced && o.GetSyncStatus().ObservedGeneration != o.GetGeneration()) {
 				return fmt.Sprintf("%T %s is %s (%s: %s), want %s", o, o.GetName(), state, reason, msg, want)
 			}

@@ -204,7 +204,7 @@ func apply(ctx context.Context, c client.Client, objs []*unstructured.Unstructur
 
 type row struct{ kind, name, state, id, message string }
 
-// table lists the sample objects with their lifecycle state; allSynced is true when every one is Synced
+// table lists the sample objects with their sync state; allSynced is true when every one is Synced
 // at its current generation.
 func table(ctx context.Context, c client.Client) ([]row, bool, error) {
 	var rows []row

@@ -7,10 +7,10 @@ import (
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 )
 
-// Lifecycle returns the lifecycle condition type that is True (InSync, Orphan, Synced or Invalid), or ""
+// SyncState returns the sync condition type that is True (InSync, Orphan, Synced or Invalid), or ""
 // when none is set yet.
-func Lifecycle(st *v1alpha1.CommonStatus) string {
-	for _, t := range v1alpha1.LifecycleConditions {
+func SyncState(st *v1alpha1.CommonStatus) string {
+	for _, t := range v1alpha1.SyncConditions {
 		if meta.IsStatusConditionTrue(st.Conditions, t) {
 			return t
 		}
@@ -18,14 +18,14 @@ func Lifecycle(st *v1alpha1.CommonStatus) string {
 	return ""
 }
 
-// SetLifecycle makes state (one of the lifecycle condition types) the only True lifecycle condition, with
+// SetSyncState makes state (one of the sync condition types) the only True sync condition, with
 // the reason and message given, and keeps Ready, Reconciling and Stalled consistent with it for kstatus:
 // Ready is True iff Synced, Reconciling iff InSync or Orphan, Stalled iff Invalid. Every condition is
-// stamped with generation. It reports whether the lifecycle state, reason or message changed.
-func SetLifecycle(st *v1alpha1.CommonStatus, state, reason, message string, generation int64) bool {
+// stamped with generation. It reports whether the sync state, reason or message changed.
+func SetSyncState(st *v1alpha1.CommonStatus, state, reason, message string, generation int64) bool {
 	before := meta.FindStatusCondition(st.Conditions, state)
-	changed := Lifecycle(st) != state || before == nil || before.Reason != reason || before.Message != message
-	for _, t := range v1alpha1.LifecycleConditions {
+	changed := SyncState(st) != state || before == nil || before.Reason != reason || before.Message != message
+	for _, t := range v1alpha1.SyncConditions {
 		c := metav1.Condition{Type: t, Status: metav1.ConditionFalse, Reason: reason, Message: message, ObservedGeneration: generation}
 		if t == state {
 			c.Status = metav1.ConditionTrue

@@ -44,7 +44,6 @@ type fakeSyncer struct {
 	lastObj        *v1alpha1.Backend
 	tenant         string // default acme-admin.example.com
 	version        string // the provider account's version
-	legacyVersion  string // and as earlier apimsync versions recorded it
 }
 
 func (f *fakeSyncer) count(name string) {
@@ -65,7 +64,7 @@ func (f *fakeSyncer) Connect(_ context.Context, _ *v1alpha1.Backend) (*Session, 
 	if tenant == "" {
 		tenant = "acme-admin.example.com"
 	}
-	return &Session{Tenant: tenant, SecretName: "threescale-provider-account", AccountVersion: f.version, LegacyAccountVersion: f.legacyVersion}, nil
+	return &Session{Tenant: tenant, SecretName: "threescale-provider-account", AccountVersion: f.version}, nil
 }
 
 func (f *fakeSyncer) Resolve(_ context.Context, _ *v1alpha1.Backend, s *Session) error {
@@ -153,7 +152,7 @@ func (h *harness) get() *v1alpha1.Backend {
 	return &b
 }
 
-// state returns the True lifecycle condition with its reason, and the kstatus conditions that are set.
+// state returns the True sync condition with its reason, and the kstatus conditions that are set.
 func state(b *v1alpha1.Backend) []string {
 	var out []string
 	for _, c := range b.Status.Conditions {
@@ -584,15 +583,15 @@ func TestNeverSyncedObjectIsDeletedWithoutRemoteCall(t *testing.T) {
 func TestSetLifecycleKeepsExactlyOneTrue(t *testing.T) {
 	var st v1alpha1.CommonStatus
 	for _, s := range []string{v1alpha1.ConditionInSync, v1alpha1.ConditionOrphan, v1alpha1.ConditionInvalid, v1alpha1.ConditionSynced} {
-		SetLifecycle(&st, s, "R", "m", 3)
+		SetSyncState(&st, s, "R", "m", 3)
 		n := 0
-		for _, t := range v1alpha1.LifecycleConditions {
+		for _, t := range v1alpha1.SyncConditions {
 			if meta.IsStatusConditionTrue(st.Conditions, t) {
 				n++
 			}
 		}
-		if n != 1 || Lifecycle(&st) != s {
-			t.Errorf("after %s: %d True lifecycle conditions, lifecycle %q", s, n, Lifecycle(&st))
+		if n != 1 || SyncState(&st) != s {
+			t.Errorf("after %s: %d True sync conditions, lifecycle %q", s, n, SyncState(&st))
 		}
 		if ready := meta.IsStatusConditionTrue(st.Conditions, v1alpha1.ConditionReady); ready != (s == v1alpha1.ConditionSynced) {
 			t.Errorf("after %s: Ready = %v", s, ready)
@@ -676,9 +675,9 @@ func TestDeletingDependantsCountsAndNamesThem(t *testing.T) {
 	}, reason, message string) {
 		o.SetDeletionTimestamp(&metav1.Time{Time: time.Now()})
 		o.SetFinalizers([]string{Finalizer})
-		SetLifecycle(o.GetSyncStatus(), v1alpha1.ConditionInvalid, reason, message, 1)
+		SetSyncState(o.GetSyncStatus(), v1alpha1.ConditionInvalid, reason, message, 1)
 		if reason == ReasonDeletingDependants {
-			SetLifecycle(o.GetSyncStatus(), v1alpha1.ConditionOrphan, reason, message, 1)
+			SetSyncState(o.GetSyncStatus(), v1alpha1.ConditionOrphan, reason, message, 1)
 		}
 	}
 	stuck := app("b")
@@ -767,7 +766,7 @@ func TestDeletingDependantsCountsAndNamesThem(t *testing.T) {
 
 // TestPendingDependencyIsWaitedForQuietly: a new object whose dependency is itself being synced (Pending)
 // writes nothing and emits nothing during its QuietWait, and is looked at again when that ends; past
-// it, or once the object has a lifecycle condition, the same wait is an Orphan like any other. A missing
+// it, or once the object has a sync condition, the same wait is an Orphan like any other. A missing
 // dependency (Missing) is waited for quietly by a new object only; a plain Waiting error (a dependency
 // stuck) is an Orphan at once.
 func TestPendingDependencyIsWaitedForQuietly(t *testing.T) {

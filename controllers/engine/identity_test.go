@@ -128,7 +128,6 @@ func TestCreatePendingMarkerLastsOnlyWhileInDoubt(t *testing.T) {
 		err           error
 		recordedID    bool
 		pendingBefore bool // the marker of an earlier try: the safe side is to drop it on a refusal too
-		legacy        bool // that marker as earlier apimsync versions wrote it (status.createPending)
 		want          string
 	}{
 		"422: refused":     {err: &tsclient.APIError{StatusCode: 422, Method: "POST", Errors: map[string][]string{"private_endpoint": {"Sorry, this domain is protected"}}}},
@@ -142,8 +141,6 @@ func TestCreatePendingMarkerLastsOnlyWhileInDoubt(t *testing.T) {
 		"taken, then the lookup failed":  {err: NothingMade(&tsclient.APIError{StatusCode: 503, Method: "GET", Endpoint: "/admin/api/backend_apis.json"})},
 		"a marker from an earlier try whose answer was lost, then a 429": {pendingBefore: true, err: &tsclient.APIError{StatusCode: 429, Method: "POST"}},
 		"a marker from an earlier try, then no answer again":             {pendingBefore: true, err: &tsclient.APIError{Method: "POST", Cause: errors.New("EOF")}, want: tenant},
-		"an earlier version's marker, then a 422":                        {pendingBefore: true, legacy: true, err: &tsclient.APIError{StatusCode: 422, Method: "POST"}},
-		"an earlier version's marker, then no answer again":              {pendingBefore: true, legacy: true, err: &tsclient.APIError{Method: "POST", Cause: errors.New("EOF")}, want: tenant},
 		"id recorded, then a child refused": {err: &tsclient.APIError{StatusCode: 422, Method: "POST", Endpoint: "/admin/api/backend_apis/{backend_api_id}/metrics.json"},
 			recordedID: true},
 		"id recorded, then no answer": {err: errors.New("timeout"), recordedID: true},
@@ -152,10 +149,7 @@ func TestCreatePendingMarkerLastsOnlyWhileInDoubt(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			b := newBackend()
 			b.UID = "uid-1"
-			switch {
-			case tc.legacy:
-				b.Status.CreatePending = tenant
-			case tc.pendingBefore:
+			if tc.pendingBefore {
 				b.Annotations = map[string]string{v1alpha1.CreatePendingAnnotation: tenant + "#1#uid-1"}
 				b.Finalizers = []string{Finalizer}
 			}
@@ -339,7 +333,7 @@ func TestAdoptionIsAnnounced(t *testing.T) {
 	if !strings.Contains(events, "AdoptedExisting adopted existing Backend 7") {
 		t.Errorf("no adoption event in %q", events)
 	}
-	_, _, msg := lifecycleOf(h.get())
+	_, _, msg := syncStateOf(h.get())
 	if !strings.Contains(msg, "adopted the existing Backend 7") {
 		t.Errorf("Synced message does not tell the adoption: %q", msg)
 	}
@@ -432,7 +426,7 @@ func TestChangedProviderAccountIsCheckedOnce(t *testing.T) {
 	if _, err := h.reconcile(); err != nil {
 		t.Fatal(err)
 	}
-	if state, reason, _ := lifecycleOf(h.get()); checks != 1 || state != v1alpha1.ConditionInvalid || reason != ReasonUnauthorized {
+	if state, reason, _ := syncStateOf(h.get()); checks != 1 || state != v1alpha1.ConditionInvalid || reason != ReasonUnauthorized {
 		t.Errorf("after a refused token: %d checks, %s/%s", checks, state, reason)
 	}
 	if h.syncer.calls["Observe"] != 0 {
@@ -443,36 +437,8 @@ func TestChangedProviderAccountIsCheckedOnce(t *testing.T) {
 	if _, err := h.reconcile(); err != nil {
 		t.Fatal(err)
 	}
-	if state, _, _ := lifecycleOf(h.get()); checks != 2 || state != v1alpha1.ConditionSynced {
+	if state, _, _ := syncStateOf(h.get()); checks != 2 || state != v1alpha1.ConditionSynced {
 		t.Errorf("after a good token: %d checks, %s", checks, state)
-	}
-}
-
-// TestLegacyProviderAccountVersionIsKept: a status an earlier apimsync wrote with the Secret's
-// UID/resourceVersion, from the Secret as it still is, costs no credentials check and no status write on
-// upgrade; once the Secret changes, the check is made and the new version recorded.
-func TestLegacyProviderAccountVersionIsKept(t *testing.T) {
-	h := newHarness(t, newBackend())
-	checks := 0
-	h.rec.Credentials = checkerFunc(func() error { checks++; return nil })
-	h.syncer.version = "legacy"
-	if _, err := h.reconcile(); err != nil { // synced by the earlier version
-		t.Fatal(err)
-	}
-	before := h.get().ResourceVersion
-	h.syncer.version, h.syncer.legacyVersion = "content-1", "legacy"
-	if _, err := h.reconcile(); err != nil {
-		t.Fatal(err)
-	}
-	if b := h.get(); checks != 0 || b.ResourceVersion != before || b.Status.ProviderAccountVersion != "legacy" {
-		t.Errorf("upgrade: %d checks, resourceVersion %s (before %s), version %q; want 0, unchanged, kept", checks, b.ResourceVersion, before, b.Status.ProviderAccountVersion)
-	}
-	h.syncer.version, h.syncer.legacyVersion = "content-2", "legacy-changed"
-	if _, err := h.reconcile(); err != nil {
-		t.Fatal(err)
-	}
-	if b := h.get(); checks != 1 || b.Status.ProviderAccountVersion != "content-2" {
-		t.Errorf("after the Secret changed: %d checks, version %q; want 1 and the new one", checks, b.Status.ProviderAccountVersion)
 	}
 }
 
@@ -480,8 +446,8 @@ type checkerFunc func() error
 
 func (f checkerFunc) Check(context.Context, *Session) error { return f() }
 
-func lifecycleOf(b *v1alpha1.Backend) (state, reason, message string) {
-	for _, ct := range v1alpha1.LifecycleConditions {
+func syncStateOf(b *v1alpha1.Backend) (state, reason, message string) {
+	for _, ct := range v1alpha1.SyncConditions {
 		for _, c := range b.Status.Conditions {
 			if c.Type == ct && c.Status == "True" {
 				return ct, c.Reason, c.Message

@@ -11,7 +11,7 @@ import (
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 )
 
-// TestKstatusReadsLifecycle checks that Flux / kstatus read the lifecycle conditions the engine writes:
+// TestKstatusReadsLifecycle checks that Flux / kstatus read the sync conditions the engine writes:
 // Synced is Current, InSync and Orphan are InProgress, Invalid is Failed, and a Synced object whose
 // generation was not observed yet is InProgress.
 func TestKstatusReadsLifecycle(t *testing.T) {
@@ -33,7 +33,7 @@ func TestKstatusReadsLifecycle(t *testing.T) {
 				TypeMeta:   metav1.TypeMeta{APIVersion: v1alpha1.GroupVersion.String(), Kind: "Product"},
 				ObjectMeta: metav1.ObjectMeta{Name: "pets", Namespace: "team-a", Generation: tc.generation},
 			}
-			SetLifecycle(&p.Status.CommonStatus, tc.state, "Reason", "message", tc.observedGen)
+			SetSyncState(&p.Status.CommonStatus, tc.state, "Reason", "message", tc.observedGen)
 			p.Status.ObservedGeneration = tc.observedGen
 			u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(p)
 			if err != nil {

@@ -6,10 +6,10 @@ import (
 )
 
 var (
-	// ObjectsByState counts objects by kind and lifecycle state.
+	// ObjectsByState counts objects by kind and sync state.
 	ObjectsByState = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "apimsync_objects",
-		Help: "Objects by kind and lifecycle state (InSync, Orphan, Synced, Invalid).",
+		Help: "Objects by kind and sync state (InSync, Orphan, Synced, Invalid).",
 	}, []string{"kind", "state"})
 
 	// DriftRepairs counts remote objects found changed behind apimsync's back and repaired.
@@ -31,17 +31,6 @@ var (
 		Help: "Answers of 3scale (429/503) whose Retry-After was longer than --max-retry-after, by tenant: the tenant was paused for the cap only.",
 	}, []string{"tenant"})
 
-	// DeprecatedProductApplications counts the live applications of each Deprecated product, from its
-	// usage report.
-	DeprecatedProductApplications = prometheus.NewGaugeVec(prometheus.GaugeOpts{
-		Name: DeprecatedProductApplicationsName,
-		Help: "Live applications of a Deprecated product (its usage report), by namespace and Product.",
-	}, []string{"namespace", "product"})
-	// ProductLifecycleChanged is when a product entered its current lifecycle stage (Unix seconds).
-	ProductLifecycleChanged = prometheus.NewGaugeVec(prometheus.GaugeOpts{
-		Name: ProductLifecycleChangedName,
-		Help: "When a product entered its lifecycle stage, in Unix seconds, by namespace, Product and lifecycle.",
-	}, []string{"namespace", "product", "lifecycle"})
 	// RemoteCallSeconds observes the latency of calls to the 3scale API.
 	RemoteCallSeconds = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Name:    "apimsync_remote_call_duration_seconds",
@@ -50,12 +39,6 @@ var (
 	}, []string{"tenant", "verb"})
 )
 
-// Names of the lifecycle metrics, which config/prometheus's rules use.
-const (
-	DeprecatedProductApplicationsName = "apimsync_deprecated_product_applications"
-	ProductLifecycleChangedName       = "apimsync_product_lifecycle_changed_timestamp_seconds"
-)
-
 func init() {
-	metrics.Registry.MustRegister(ObjectsByState, DriftRepairs, RemoteCalls, RemoteCallSeconds, RetryAfterCapped, DeprecatedProductApplications, ProductLifecycleChanged)
+	metrics.Registry.MustRegister(ObjectsByState, DriftRepairs, RemoteCalls, RemoteCallSeconds, RetryAfterCapped)
 }

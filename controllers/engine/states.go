@@ -6,7 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// StateTracker keeps the lifecycle state of every object it saw so that the apimsync_objects gauge counts
+// StateTracker keeps the sync state of every object it saw so that the apimsync_objects gauge counts
 // objects by kind and state.
 type StateTracker struct {
 	mu     sync.Mutex

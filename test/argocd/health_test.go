@@ -50,7 +50,7 @@ func TestHealthOfEachLifecycleState(t *testing.T) {
 				b.DeletionTimestamp = &now
 			}
 			if tc.state != "" {
-				engine.SetLifecycle(&b.Status.CommonStatus, tc.state, "SomeReason", "the message", 1)
+				engine.SetSyncState(&b.Status.CommonStatus, tc.state, "SomeReason", "the message", 1)
 				b.Status.ObservedGeneration = 1
 			}
 			u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(b)

@@ -29,7 +29,7 @@ const (
 	AdoptionNever AdoptionPolicy = "Never"
 )
 
-// Lifecycle condition types: exactly one of them is True at any time.
+// Sync condition types (the sync state): exactly one of them is True at any time.
 const (
 	// ConditionInSync is True while a sync with 3scale is under way or failed for a passing reason.
 	ConditionInSync = "InSync"
@@ -41,9 +41,9 @@ const (
 	ConditionInvalid = "Invalid"
 )
 
-// kstatus conditions (Flux, kstatus), derived from the lifecycle conditions.
+// kstatus conditions (Flux, kstatus), derived from the sync conditions.
 const (
-	// ConditionReady is True iff the object is Synced at its current generation; its reason is the lifecycle state.
+	// ConditionReady is True iff the object is Synced at its current generation; its reason is the sync state.
 	ConditionReady = "Ready"
 	// ConditionReconciling is True while the object is InSync or Orphan.
 	ConditionReconciling = "Reconciling"
@@ -51,8 +51,8 @@ const (
 	ConditionStalled = "Stalled"
 )
 
-// LifecycleConditions lists the lifecycle condition types in their natural order.
-var LifecycleConditions = []string{ConditionInSync, ConditionOrphan, ConditionSynced, ConditionInvalid}
+// SyncConditions lists the sync condition types (the sync state) in their natural order.
+var SyncConditions = []string{ConditionInSync, ConditionOrphan, ConditionSynced, ConditionInvalid}
 
 // SyncNowAnnotation forces a re-read of the remote state (drift check) whenever its value changes.
 const SyncNowAnnotation = "apimsync.io/sync-now"
@@ -139,11 +139,6 @@ type CommonStatus struct {
 	// the credentials are checked once per tenant before anything else.
 	// +optional
 	ProviderAccountVersion string `json:"providerAccountVersion,omitempty"`
-	// CreatePending is the create-pending marker as apimsync versions before the apimsync.io/create-pending
-	// annotation wrote it: the tenant on which a create was sent and its answer not yet seen. It is still
-	// honoured, and cleared once that create is settled; it is no longer written.
-	// +optional
-	CreatePending string `json:"createPending,omitempty"`
 	// CreateSettled is the value of the apimsync.io/create-pending annotation whose create is settled: its
 	// answer was seen (the remote id is recorded), or it surely made nothing (3scale refused it, or it was
 	// never sent). The annotation marks a create in doubt only while it differs from this.

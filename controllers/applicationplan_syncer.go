@@ -47,9 +47,9 @@ type planDesired struct {
 	RecordedIDs map[string]map[string]int64 `json:"-"`
 }
 
-// PlanSyncer syncs ApplicationPlans to the application plans of their product, with limits and pricing
+// ApplicationPlanSyncer syncs ApplicationPlans to the application plans of their product, with limits and pricing
 // rules. A plan uses the provider account of its Product.
-type PlanSyncer struct {
+type ApplicationPlanSyncer struct {
 	// Reader reads Kubernetes objects (the manager's cache).
 	Reader client.Reader
 	// Accounts resolves provider-account Secrets.
@@ -63,11 +63,11 @@ type PlanSyncer struct {
 	Lists *BurstLists
 }
 
-var _ engine.Syncer[*v1alpha1.ApplicationPlan] = &PlanSyncer{}
+var _ engine.Syncer[*v1alpha1.ApplicationPlan] = &ApplicationPlanSyncer{}
 
 // Connect implements engine.Syncer: the provider account of the plan's Product; while the plan is being
 // deleted, the Secret it was synced with (its Product may be gone already).
-func (s *PlanSyncer) Connect(ctx context.Context, a *v1alpha1.ApplicationPlan) (*engine.Session, error) {
+func (s *ApplicationPlanSyncer) Connect(ctx context.Context, a *v1alpha1.ApplicationPlan) (*engine.Session, error) {
 	if !a.DeletionTimestamp.IsZero() && a.Status.ProviderAccountSecret != "" {
 		return s.Accounts.Connect(ctx, a.Namespace, a.Status.ProviderAccountSecret)
 	}
@@ -85,7 +85,7 @@ func metricRefKey(r v1alpha1.MetricMethodRef) string { return r.Backend + "/" + 
 
 // Resolve implements engine.Syncer: the Product must be Synced (an Invalid one makes the plan Invalid);
 // every limit and pricing rule must name a metric of the product or of a backend it uses.
-func (s *PlanSyncer) Resolve(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session) error {
+func (s *ApplicationPlanSyncer) Resolve(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session) error {
 	sess.SystemName = systemNameOf(a.Spec.SystemName, a.Name)
 	var p v1alpha1.Product
 	if err := s.Reader.Get(ctx, client.ObjectKey{Namespace: a.Namespace, Name: a.Spec.ProductRef}, &p); err != nil {
@@ -181,7 +181,7 @@ func (s *PlanSyncer) Resolve(ctx context.Context, a *v1alpha1.ApplicationPlan, s
 }
 
 // Validate implements engine.Validator: one limit per metric and period, no overlapping pricing ranges.
-func (s *PlanSyncer) Validate(a *v1alpha1.ApplicationPlan) error {
+func (s *ApplicationPlanSyncer) Validate(a *v1alpha1.ApplicationPlan) error {
 	if err := validatePlan(a); err != nil {
 		return engine.Invalid(ReasonInvalidSpec, "%v", err)
 	}
@@ -220,7 +220,7 @@ func validatePlan(a *v1alpha1.ApplicationPlan) error {
 }
 
 // Observe implements engine.Syncer.
-func (s *PlanSyncer) Observe(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session) (engine.Observation, error) {
+func (s *ApplicationPlanSyncer) Observe(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session) (engine.Observation, error) {
 	snap, err := s.read(ctx, a, sess)
 	if err != nil || snap == nil {
 		return engine.Observation{}, err
@@ -230,7 +230,7 @@ func (s *PlanSyncer) Observe(ctx context.Context, a *v1alpha1.ApplicationPlan, s
 	return engine.Observation{Exists: true, UpToDate: upToDate, Diff: snap}, nil
 }
 
-func (s *PlanSyncer) read(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session) (*planSnapshot, error) {
+func (s *ApplicationPlanSyncer) read(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session) (*planSnapshot, error) {
 	if id := a.Status.PlanID; id != 0 && !sess.ForceRead {
 		snap, ok := cache.Get[*planSnapshot](s.Snapshots, sess.Tenant, snapshotKindPlan, id)
 		if ok && snap.DepsMetrics == sess.Desired.(*planDesired).DepsMetrics {
@@ -244,7 +244,7 @@ func (s *PlanSyncer) read(ctx context.Context, a *v1alpha1.ApplicationPlan, sess
 	return s.readAll(ctx, a, sess, *remote)
 }
 
-func (s *PlanSyncer) readAll(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session, remote tsclient.ApplicationPlan) (*planSnapshot, error) {
+func (s *ApplicationPlanSyncer) readAll(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session, remote tsclient.ApplicationPlan) (*planSnapshot, error) {
 	c := sess.Remote
 	snap := &planSnapshot{Plan: remote, DepsMetrics: sess.Desired.(*planDesired).DepsMetrics}
 	var err error
@@ -266,7 +266,7 @@ func (s *PlanSyncer) readAll(ctx context.Context, a *v1alpha1.ApplicationPlan, s
 // recorded in their status (status.metricIDs), else read. A forced read (sync-now) reads them again; a
 // drift check (background work) does not: the product's and backends' own drift checks read their
 // metrics, and a repair that re-creates one re-syncs the plans that use it.
-func (s *PlanSyncer) metricIDs(ctx context.Context, sess *engine.Session) (map[string]int64, error) {
+func (s *ApplicationPlanSyncer) metricIDs(ctx context.Context, sess *engine.Session) (map[string]int64, error) {
 	d := sess.Desired.(*planDesired)
 	ids := map[string]int64{}
 	add := func(prefix string, scope tsclient.Scope, cached *childrenSnapshot) error {
@@ -312,7 +312,7 @@ func (s *PlanSyncer) metricIDs(ctx context.Context, sess *engine.Session) (map[s
 
 // find returns the remote plan this ApplicationPlan may touch among its product's (see locate); nil if
 // none, or if the product is gone from 3scale (its plans went with it).
-func (s *PlanSyncer) find(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session) (*tsclient.ApplicationPlan, error) {
+func (s *ApplicationPlanSyncer) find(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session) (*tsclient.ApplicationPlan, error) {
 	productID := planProductID(a, sess)
 	if productID == 0 {
 		return nil, nil
@@ -333,7 +333,7 @@ func planProductID(a *v1alpha1.ApplicationPlan, sess *engine.Session) int64 {
 }
 
 // finder reads the plans of one product (shared: the tenant's plans of all products, in one burst).
-func (s *PlanSyncer) finder(ctx context.Context, sess *engine.Session, productID int64) remoteFinder[tsclient.ApplicationPlan] {
+func (s *ApplicationPlanSyncer) finder(ctx context.Context, sess *engine.Session, productID int64) remoteFinder[tsclient.ApplicationPlan] {
 	return remoteFinder[tsclient.ApplicationPlan]{kind: "plan",
 		get:  func(id int64) (*tsclient.ApplicationPlan, error) { return sess.Remote.GetPlan(ctx, productID, id) },
 		list: func() ([]tsclient.ApplicationPlan, error) { return sess.Remote.ListPlans(ctx, productID) },
@@ -465,7 +465,7 @@ func pricingMatches(remote []tsclient.PricingRule, a *v1alpha1.ApplicationPlan, 
 
 // Create implements engine.Syncer: creates the plan (adopting it after a lost response), then its
 // limits and pricing rules.
-func (s *PlanSyncer) Create(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session) error {
+func (s *ApplicationPlanSyncer) Create(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session) error {
 	d := sess.Desired.(*planDesired)
 	params := planParams(a, sess.SystemName)
 	if planState(a, d.Lifecycle) == "published" {
@@ -494,7 +494,7 @@ func (s *PlanSyncer) Create(ctx context.Context, a *v1alpha1.ApplicationPlan, se
 }
 
 // Update implements engine.Syncer: writes the plan's attributes, limits and pricing rules that differ.
-func (s *PlanSyncer) Update(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session, o engine.Observation) error {
+func (s *ApplicationPlanSyncer) Update(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session, o engine.Observation) error {
 	snap := o.Diff.(*planSnapshot).clone()
 	d := sess.Desired.(*planDesired)
 	c, id := sess.Remote, snap.Plan.ID
@@ -520,7 +520,7 @@ func (s *PlanSyncer) Update(ctx context.Context, a *v1alpha1.ApplicationPlan, se
 	return nil
 }
 
-func (s *PlanSyncer) syncLimits(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session, snap *planSnapshot) error {
+func (s *ApplicationPlanSyncer) syncLimits(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session, snap *planSnapshot) error {
 	c, id := sess.Remote, snap.Plan.ID
 	want := map[string]tsclient.Limit{}
 	for _, l := range mustLimits(a, snap) {
@@ -560,7 +560,7 @@ func (s *PlanSyncer) syncLimits(ctx context.Context, a *v1alpha1.ApplicationPlan
 	return nil
 }
 
-func (s *PlanSyncer) syncPricing(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session, snap *planSnapshot) error {
+func (s *ApplicationPlanSyncer) syncPricing(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session, snap *planSnapshot) error {
 	c, id := sess.Remote, snap.Plan.ID
 	want := wantedPricing(a, snap)
 	kept := make([]tsclient.PricingRule, 0, len(want))
@@ -596,7 +596,7 @@ func (s *PlanSyncer) syncPricing(ctx context.Context, a *v1alpha1.ApplicationPla
 // after its own lost create). A plan whose product is being deleted with it, or is gone from 3scale
 // already (404), goes with the product: no call; while its product may still be deleted in a moment (a
 // prune, within the deletion grace), it waits for it.
-func (s *PlanSyncer) Delete(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session) error {
+func (s *ApplicationPlanSyncer) Delete(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session) error {
 	sess.SystemName = systemNameOf(a.Spec.SystemName, a.Name)
 	product := owner{kind: "Product", name: a.Spec.ProductRef, fate: fateOf(ctx, s.Reader, a.Namespace, a.Spec.ProductRef, sess.Tenant, a.Status.ProductID, &v1alpha1.Product{})}
 	if left, err := leftToOwners(a, sess, product); left { // the product's deletion in 3scale takes the plan with it

@@ -77,11 +77,11 @@ func TestRandomOrdersConverge(t *testing.T) {
 	}
 }
 
-// waitReason waits for a lifecycle state with a given reason.
+// waitReason waits for a sync state with a given reason.
 func waitReason(t *testing.T, obj syncedObject, state, reason string) {
 	t.Helper()
 	eventually(t, waitTimeout, func() string {
-		s, r, m := lifecycle(t, obj)
+		s, r, m := syncState(t, obj)
 		if s != state || r != reason {
 			return obj.GetName() + " is " + s + "/" + r + ": " + m + "; want " + state + "/" + reason
 		}
@@ -187,7 +187,7 @@ func TestSteadyStateCostsNoRemoteCall(t *testing.T) {
 	if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(plan), plan); err != nil {
 		t.Fatal(err)
 	}
-	if s, _, _ := lifecycle(t, plan); s != v1alpha1.ConditionSynced {
+	if s, _, _ := syncState(t, plan); s != v1alpha1.ConditionSynced {
 		t.Errorf("plan is %s after the product edit", s)
 	}
 }
@@ -278,7 +278,7 @@ func TestInvalidCascadesAndRecovers(t *testing.T) {
 	waitReason(t, backend, v1alpha1.ConditionInvalid, engine.ReasonProviderAccountInvalid)
 	waitReason(t, product, v1alpha1.ConditionInvalid, ReasonBackendInvalid)
 	waitReason(t, plan, v1alpha1.ConditionInvalid, ReasonProductInvalid)
-	if _, _, msg := lifecycle(t, plan); !strings.Contains(msg, "backend-account") {
+	if _, _, msg := syncState(t, plan); !strings.Contains(msg, "backend-account") {
 		t.Errorf("the plan's message does not name the root cause: %q", msg)
 	}
 	assertHealth(t, "Degraded", status.FailedStatus, plan)
@@ -319,11 +319,11 @@ func TestPlanSpecErrorsShowWhileItsProductWaits(t *testing.T) {
 		{backendTypo, v1alpha1.ConditionOrphan, ReasonMetricNotFound, `waiting for metric "list_petz" to be defined in Backend "pets"`},
 	} {
 		waitReason(t, tc.plan, tc.state, tc.reason)
-		if _, _, msg := lifecycle(t, tc.plan); !strings.Contains(msg, tc.want) {
+		if _, _, msg := syncState(t, tc.plan); !strings.Contains(msg, tc.want) {
 			t.Errorf("plan %s: message %q, want it to say %q", tc.plan.Name, msg, tc.want)
 		}
 	}
-	if state, reason, _ := lifecycle(t, product); state == v1alpha1.ConditionSynced {
+	if state, reason, _ := syncState(t, product); state == v1alpha1.ConditionSynced {
 		t.Fatalf("the Product is %s/%s: the plans were not checked while it waited", state, reason)
 	}
 

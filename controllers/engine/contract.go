@@ -1,0 +1,124 @@
+package engine
+
+// The contract between the engine and the per-kind syncers: what a syncer is given and returns.
+
+import (
+	"context"
+	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	tsclient "github.com/apimsync/apimsync/client"
+)
+
+// Finalizer is put on every synced object before its first remote create; it goes once the remote side
+// is cleaned up (or retained).
+const Finalizer = "capabilities.apimsync.io/remote-cleanup"
+
+// Object is what the engine syncs: a Kubernetes object with apimsync's common status.
+type Object interface {
+	client.Object
+	v1alpha1.SyncedObject
+}
+
+// Session is what one reconcile of one object talks to 3scale with, filled in by Connect and Resolve.
+type Session struct {
+	// Remote is the client of the object's tenant.
+	Remote *tsclient.Client
+	// Tenant is the host of the tenant's admin portal.
+	Tenant string
+	// SecretName is the provider-account Secret used.
+	SecretName string
+	// SystemName is the effective system name of the remote object.
+	SystemName string
+	// Hash covers everything the remote state derives from (spec, tenant, dependencies' remote ids).
+	// When it equals status.syncedHash the object is in sync without asking 3scale.
+	Hash string
+	// Desired is kind-specific state computed by Resolve (dependency ids...), for Observe/Create/Update.
+	Desired any
+	// ForceRead tells Observe to read 3scale rather than trust cached snapshots (drift check, sync-now).
+	ForceRead bool
+	// AccountVersion identifies the provider-account Secret's content (a keyed hash of its data), never
+	// its values: when it changes, the credentials are checked once per tenant (CredentialsChecker).
+	AccountVersion string
+	// HashKey keys Hash, so that a hash in status reveals nothing of the values it covers (policy
+	// configurations, issuer URLs with client secrets) to whoever can read the resource. Connect derives it
+	// from the provider account's token.
+	HashKey []byte
+	// CreatePending is true when an earlier reconcile sent a create for this object on this tenant and
+	// may have lost its answer: finding the object by system name then is finding our own.
+	CreatePending bool
+	// WentWithOwner is set by a syncer's Delete that made no call because the remote object goes with
+	// its owner's (a plan with its product, an application with its account): the owner's deletion is
+	// the remote deletion, and says so.
+	WentWithOwner bool
+	// DeletionGrace, set by the engine before a syncer's Delete, is what is left of the object's
+	// deletion grace (Reconciler.DependantGrace, extended by the deletions under way in its namespace): a
+	// syncer whose remote object would go with an owner that is not being deleted yet may wait that long
+	// for a prune to reach the owner too (OwnerMayFollow), instead of a call of its own.
+	DeletionGrace time.Duration
+	// Adopted is set by a syncer that took over an existing remote object it did not create (found by
+	// system name); the engine announces it in an Event and the Synced condition.
+	Adopted int64
+	// PeriodicDue, set by Resolve, asks for Observe even though nothing changed: the syncer has periodic
+	// work (a usage report). PeriodicIn, when positive, is when that work is due next: the engine
+	// requeues the object by then.
+	PeriodicDue bool
+	PeriodicIn  time.Duration
+	// Note, set by the syncer, is added to the Synced condition's message.
+	Note string
+}
+
+// HashOf returns the keyed hash of values (see HashKey): the fingerprint of everything a remote object
+// derives from.
+func (s *Session) HashOf(values ...any) string { return keyedHash(s.HashKey, values...) }
+
+// Observation is what Observe learnt of the remote object.
+type Observation struct {
+	// Exists is false when the remote object is not there (never created, or deleted behind our back).
+	Exists bool
+	// UpToDate is true when the remote object matches the spec.
+	UpToDate bool
+	// Diff is kind-specific and handed to Update.
+	Diff any
+}
+
+// Syncer says how one kind talks to 3scale. Every call is idempotent; Delete of something already gone
+// is success. Errors are classified by Classify: use Waiting and Invalid for the non-retryable ones.
+type Syncer[T Object] interface {
+	// Connect finds obj's provider account and returns a session with a client for its tenant. It makes
+	// no remote call. On deletion it must work from status alone when the spec's references are gone.
+	Connect(ctx context.Context, obj T) (*Session, error)
+	// Resolve reads what obj depends on, validates what the schema cannot (what the spec alone tells may
+	// be a Validator's), and fills in s.SystemName, s.Hash and s.Desired. It makes no remote call.
+	Resolve(ctx context.Context, obj T, s *Session) error
+	// Observe reads the remote object.
+	Observe(ctx context.Context, obj T, s *Session) (Observation, error)
+	// Create creates the remote object, adopting one with the same system name rather than making a
+	// duplicate, and records its id in obj's status as soon as 3scale answers the create. The engine keeps
+	// its create-pending marker after a failure only while the create may have made something (see
+	// create): an error is taken to mean nothing was made when no id is recorded and it is a
+	// ReasonedError, NothingMade, a 4xx, or a request never sent; so a decision returned as a
+	// ReasonedError must come before any write that may have made the object.
+	Create(ctx context.Context, obj T, s *Session) error
+	// Update makes the remote object match the spec, writing only what differs.
+	Update(ctx context.Context, obj T, s *Session, o Observation) error
+	// Delete deletes the remote object; 404 is success.
+	Delete(ctx context.Context, obj T, s *Session) error
+}
+
+// Validator is an optional part of a Syncer: it checks what the object's spec alone can tell (what the
+// schema cannot), reading nothing, and returns an Invalid error when the spec cannot work. The engine
+// asks it before anything else, so such a spec is Invalid at once, not after a wait for a dependency or
+// the provider account that would end in the same refusal (a plan with two limits on one metric and
+// period, while its Product is still being synced).
+type Validator[T Object] interface {
+	Validate(obj T) error
+}
+
+// CredentialsChecker verifies a tenant's credentials with one cheap authenticated call, shared by every
+// object of the tenant.
+type CredentialsChecker interface {
+	Check(ctx context.Context, s *Session) error
+}
