@@ -29,15 +29,20 @@ func snapshotKey(tenant, kind string, id int64) string {
 // Get returns the snapshot of one remote object, if cached and of type T.
 func Get[T any](s *Snapshots, tenant, kind string, id int64) (T, bool) {
 	var zero T
-	if s == nil {
-		return zero, false
-	}
-	v, ok := s.lru.Get(snapshotKey(tenant, kind, id))
+	v, ok := s.Lookup(tenant, kind, id)
 	if !ok {
 		return zero, false
 	}
 	t, ok := v.(T)
 	return t, ok
+}
+
+// Lookup returns the snapshot of one remote object, if cached.
+func (s *Snapshots) Lookup(tenant, kind string, id int64) (any, bool) {
+	if s == nil {
+		return nil, false
+	}
+	return s.lru.Get(snapshotKey(tenant, kind, id))
 }
 
 // Put records the snapshot of one remote object.

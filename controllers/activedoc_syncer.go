@@ -7,13 +7,10 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
-	"github.com/apimsync/apimsync/cache"
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/engine"
 )
@@ -27,6 +24,11 @@ const (
 	ReasonInvalidDocument  = "InvalidDocument"
 )
 
+// productOfActiveDoc is an ActiveDoc's spec.productRef. Being deleted, the Product takes its ActiveDocs
+// along in 3scale: the ActiveDoc waits (Orphan) for it to be gone or back.
+var productOfActiveDoc = dependency{Kind: "Product", Field: "spec.productRef", NotFound: ReasonProductNotFound, Deleting: ReasonProductDeleting,
+	Invalid: ReasonProductInvalid, NotSynced: ReasonProductNotSynced, WhileDeleting: waitingFor}
+
 // activeDocDesired is the document and product Resolve found.
 type activeDocDesired struct {
 	Body      string
@@ -39,59 +41,58 @@ type ActiveDocSyncer struct {
 	Reader client.Reader
 	// Accounts resolves provider-account Secrets.
 	Accounts *ProviderAccounts
-	// Snapshots caches remote state between reconciles.
-	Snapshots *cache.Snapshots
 	// Claims arbitrates resources that resolve to the same spec.
 	Claims *Claims
 }
 
-var _ engine.Syncer[*v1alpha1.ActiveDoc] = &ActiveDocSyncer{}
+var _ engine.TypedSyncer[*v1alpha1.ActiveDoc, activeDocDesired, *activeDocSnapshot] = &ActiveDocSyncer{}
 
-// Connect implements engine.Syncer.
+// activeDocSnapshot is the remote state of one ActiveDocs spec.
+type activeDocSnapshot struct{ tsclient.ActiveDoc }
+
+// RemoteID implements engine.Snapshot.
+func (s *activeDocSnapshot) RemoteID() int64 { return s.ID }
+
+// Clone implements engine.Snapshot.
+func (s *activeDocSnapshot) Clone() *activeDocSnapshot { c := *s; return &c }
+
+// Connect implements engine.TypedSyncer.
 func (s *ActiveDocSyncer) Connect(ctx context.Context, d *v1alpha1.ActiveDoc) (*engine.Session, error) {
 	return s.Accounts.Connect(ctx, d.Namespace, secretForSession(d, d.Spec.ProviderAccountSecretName()))
 }
 
-// Resolve implements engine.Syncer: the document must be JSON or YAML OpenAPI (or Swagger); a product
+// Resolve implements engine.TypedSyncer: the document must be JSON or YAML OpenAPI (or Swagger); a product
 // must be Synced on the ActiveDoc's own tenant.
-func (s *ActiveDocSyncer) Resolve(ctx context.Context, d *v1alpha1.ActiveDoc, sess *engine.Session) error {
-	sess.SystemName = systemNameOf(d.Spec.SystemName, d.Name)
+func (s *ActiveDocSyncer) Resolve(ctx context.Context, d *v1alpha1.ActiveDoc, sess *engine.Session) (engine.Resolved[activeDocDesired], error) {
+	r := engine.Resolved[activeDocDesired]{SystemName: systemNameOf(d.Spec.SystemName, d.Name)}
 	body, err := s.document(ctx, d)
 	if err != nil {
-		return err
+		return r, err
 	}
 	body, err = openAPIAsJSON(body)
 	if err != nil {
-		return engine.Invalid(ReasonInvalidDocument, "the document is not an OpenAPI document: %v", err)
+		return r, engine.Invalid(ReasonInvalidDocument, "the document is not an OpenAPI document: %v", err)
 	}
-	desired := &activeDocDesired{Body: body}
+	desired := activeDocDesired{Body: body}
 	if ref := d.Spec.ProductRef; ref != "" {
 		var p v1alpha1.Product
-		if err := s.Reader.Get(ctx, client.ObjectKey{Namespace: d.Namespace, Name: ref}, &p); err != nil {
-			if apierrors.IsNotFound(err) {
-				return engine.Missing(ReasonProductNotFound, "waiting for Product %q (spec.productRef) to be created", ref)
-			}
-			return err
-		}
-		if c := meta.FindStatusCondition(p.Status.Conditions, v1alpha1.ConditionInvalid); c != nil && c.Status == metav1.ConditionTrue {
-			return engine.Invalid(ReasonProductInvalid, "Product %q is invalid: %s", ref, c.Message)
-		}
-		if !usable(&p, p.Status.CommonStatus, p.Status.ProductID) {
-			return notSyncedYet(&p, p.Status.CommonStatus, ReasonProductNotSynced, "waiting for Product %q to be Synced", ref)
+		if err := checkDependency(ctx, s.Reader, d.Namespace, ref, &p, productOfActiveDoc); err != nil {
+			return r, err
 		}
 		if p.Status.TenantHost != sess.Tenant {
-			return engine.Invalid(ReasonInvalidSpec, "Product %q is synced to tenant %s, but this ActiveDoc to %s: an ActiveDoc can only be bound to a product of its own tenant",
+			return r, engine.Invalid(ReasonInvalidSpec, "Product %q is synced to tenant %s, but this ActiveDoc to %s: an ActiveDoc can only be bound to a product of its own tenant",
 				ref, p.Status.TenantHost, sess.Tenant)
 		}
 		desired.ProductID = p.Status.ProductID
 	}
-	if err := checkSoleOwner(ctx, s.Reader, s.Claims, d, &v1alpha1.ActiveDocList{}, ownerKey(sess.Tenant, "", sess.SystemName)); err != nil {
-		return err
+	if err := checkSoleOwner(ctx, s.Reader, s.Claims, d, &v1alpha1.ActiveDocList{}, ownerKey(sess.Tenant, "", r.SystemName)); err != nil {
+		return r, err
 	}
 	d.Status.ProductID = desired.ProductID
-	sess.Desired = desired
-	sess.Hash = sess.HashOf(sess.Tenant, sess.SystemName, d.Spec.Name, d.Spec.Description, d.Spec.Published, d.Spec.SkipSwaggerValidations, desired)
-	return nil
+	r.Desired = desired
+	// The hash covers what it always covered (a pointer to the desired state hashes as its value).
+	r.Hash = sess.HashOf(sess.Tenant, r.SystemName, d.Spec.Name, d.Spec.Description, d.Spec.Published, d.Spec.SkipSwaggerValidations, &desired)
+	return r, nil
 }
 
 // document returns the OpenAPI document from the spec, a ConfigMap or a Secret.
@@ -142,26 +143,18 @@ func openAPIAsJSON(body string) (string, error) {
 	return string(raw), nil
 }
 
-// Observe implements engine.Syncer.
-func (s *ActiveDocSyncer) Observe(ctx context.Context, d *v1alpha1.ActiveDoc, sess *engine.Session) (engine.Observation, error) {
-	remote, err := s.read(ctx, d, sess)
+// Read implements engine.TypedSyncer.
+func (s *ActiveDocSyncer) Read(ctx context.Context, d *v1alpha1.ActiveDoc, sess *engine.Session) (*activeDocSnapshot, bool, error) {
+	remote, err := locate(d, sess, s.finder(ctx, sess))
 	if err != nil || remote == nil {
-		return engine.Observation{}, err
+		return nil, false, err
 	}
-	return engine.Observation{Exists: true, UpToDate: activeDocMatches(*remote, d, sess.Desired.(*activeDocDesired)), Diff: remote}, nil
+	return &activeDocSnapshot{*remote}, true, nil
 }
 
-func (s *ActiveDocSyncer) read(ctx context.Context, d *v1alpha1.ActiveDoc, sess *engine.Session) (*tsclient.ActiveDoc, error) {
-	if id := d.Status.ActiveDocID; id != 0 && !sess.ForceRead {
-		if snap, ok := cache.Get[*tsclient.ActiveDoc](s.Snapshots, sess.Tenant, snapshotKindActiveDoc, id); ok {
-			return snap, nil
-		}
-	}
-	remote, err := locate(d, sess, s.finder(ctx, sess))
-	if err == nil && remote != nil {
-		s.Snapshots.Put(sess.Tenant, snapshotKindActiveDoc, remote.ID, remote)
-	}
-	return remote, err
+// Compare implements engine.TypedSyncer.
+func (s *ActiveDocSyncer) Compare(_ context.Context, d *v1alpha1.ActiveDoc, _ *engine.Session, want activeDocDesired, snap *activeDocSnapshot) (bool, error) {
+	return activeDocMatches(snap.ActiveDoc, d, want), nil
 }
 
 func (s *ActiveDocSyncer) finder(ctx context.Context, sess *engine.Session) remoteFinder[tsclient.ActiveDoc] {
@@ -169,51 +162,42 @@ func (s *ActiveDocSyncer) finder(ctx context.Context, sess *engine.Session) remo
 		get:    func(id int64) (*tsclient.ActiveDoc, error) { return sess.Remote.GetActiveDoc(ctx, id) },
 		list:   func() ([]tsclient.ActiveDoc, error) { return sess.Remote.ListActiveDocs(ctx) },
 		idName: func(r tsclient.ActiveDoc) (int64, string) { return r.ID, r.SystemName },
-		forget: func(id int64) { s.Snapshots.Forget(sess.Tenant, snapshotKindActiveDoc, id) },
 	}
 }
 
-func activeDocMatches(r tsclient.ActiveDoc, d *v1alpha1.ActiveDoc, want *activeDocDesired) bool {
+func activeDocMatches(r tsclient.ActiveDoc, d *v1alpha1.ActiveDoc, want activeDocDesired) bool {
 	return r.Name == d.Spec.Name && r.Description == d.Spec.Description && r.Published == d.Spec.Published &&
 		r.SkipSwaggerValidations == d.Spec.SkipSwaggerValidations && r.Body == want.Body && r.ServiceID == want.ProductID
 }
 
-func activeDocParams(d *v1alpha1.ActiveDoc, want *activeDocDesired, systemName string) tsclient.ActiveDocParams {
+func activeDocParams(d *v1alpha1.ActiveDoc, want activeDocDesired, systemName string) tsclient.ActiveDocParams {
 	productID := want.ProductID
 	return tsclient.ActiveDocParams{Name: d.Spec.Name, SystemName: systemName, Description: &d.Spec.Description, Published: &d.Spec.Published,
 		SkipSwaggerValidations: &d.Spec.SkipSwaggerValidations, Body: want.Body, ServiceID: &productID}
 }
 
-// Create implements engine.Syncer.
-func (s *ActiveDocSyncer) Create(ctx context.Context, d *v1alpha1.ActiveDoc, sess *engine.Session) error {
-	want := sess.Desired.(*activeDocDesired)
+// Create implements engine.TypedSyncer.
+func (s *ActiveDocSyncer) Create(ctx context.Context, d *v1alpha1.ActiveDoc, sess *engine.Session, want activeDocDesired) (*activeDocSnapshot, error) {
 	created, _, err := createOrAdopt(sess.SystemName, func() (*tsclient.ActiveDoc, error) {
 		return sess.Remote.CreateActiveDoc(ctx, activeDocParams(d, want, sess.SystemName))
 	}, d, sess, s.finder(ctx, sess))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	d.Status.ActiveDocID = created.ID
-	if !activeDocMatches(*created, d, want) {
-		return s.Update(ctx, d, sess, engine.Observation{Exists: true, Diff: created})
-	}
-	s.Snapshots.Put(sess.Tenant, snapshotKindActiveDoc, created.ID, created)
-	return nil
+	return &activeDocSnapshot{*created}, nil
 }
 
-// Update implements engine.Syncer.
-func (s *ActiveDocSyncer) Update(ctx context.Context, d *v1alpha1.ActiveDoc, sess *engine.Session, o engine.Observation) error {
-	id := o.Diff.(*tsclient.ActiveDoc).ID
-	s.Snapshots.Forget(sess.Tenant, snapshotKindActiveDoc, id)
-	updated, err := sess.Remote.UpdateActiveDoc(ctx, id, activeDocParams(d, sess.Desired.(*activeDocDesired), ""))
+// Update implements engine.TypedSyncer.
+func (s *ActiveDocSyncer) Update(ctx context.Context, d *v1alpha1.ActiveDoc, sess *engine.Session, want activeDocDesired, snap *activeDocSnapshot) (*activeDocSnapshot, error) {
+	updated, err := sess.Remote.UpdateActiveDoc(ctx, snap.ID, activeDocParams(d, want, ""))
 	if err != nil {
-		return fmt.Errorf("cannot update ActiveDocs spec %q: %w", sess.SystemName, err)
+		return nil, fmt.Errorf("cannot update ActiveDocs spec %q: %w", sess.SystemName, err)
 	}
-	s.Snapshots.Put(sess.Tenant, snapshotKindActiveDoc, id, updated)
-	return nil
+	return &activeDocSnapshot{*updated}, nil
 }
 
-// Delete implements engine.Syncer.
+// Delete implements engine.TypedSyncer.
 func (s *ActiveDocSyncer) Delete(ctx context.Context, d *v1alpha1.ActiveDoc, sess *engine.Session) error {
 	sess.SystemName = systemNameOf(d.Spec.SystemName, d.Name)
 	// Porta destroys a service's ActiveDocs with the service (the reference graph's Along edge).

@@ -4,19 +4,16 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
-	"github.com/apimsync/apimsync/cache"
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/engine"
 )
@@ -52,6 +49,14 @@ type applicationSnapshot struct {
 	Keys []string
 }
 
+// RemoteID implements engine.Snapshot.
+func (s *applicationSnapshot) RemoteID() int64 { return s.App.ID }
+
+// Clone implements engine.Snapshot.
+func (s *applicationSnapshot) Clone() *applicationSnapshot {
+	return &applicationSnapshot{App: s.App, Keys: slices.Clone(s.Keys)}
+}
+
 // applicationDesired is what Resolve learnt from the account, the plan and the credentials Secret.
 type applicationDesired struct {
 	AccountID, PlanID, ProductID int64
@@ -78,13 +83,11 @@ type ApplicationSyncer struct {
 	Writer client.Client
 	// Accounts resolves provider-account Secrets.
 	Accounts *ProviderAccounts
-	// Snapshots caches remote state between reconciles.
-	Snapshots *cache.Snapshots
 	// Claims arbitrates resources that resolve to the same application (account and name).
 	Claims *Claims
 }
 
-var _ engine.Syncer[*v1alpha1.Application] = &ApplicationSyncer{}
+var _ engine.TypedSyncer[*v1alpha1.Application, applicationDesired, *applicationSnapshot] = &ApplicationSyncer{}
 
 // credentialsSecretName is the Secret the Application writes its credentials to.
 func credentialsSecretName(a *v1alpha1.Application) string {
@@ -94,7 +97,7 @@ func credentialsSecretName(a *v1alpha1.Application) string {
 	return a.Name + "-credentials"
 }
 
-// Connect implements engine.Syncer: the provider account of the application's DeveloperAccount; while
+// Connect implements engine.TypedSyncer: the provider account of the application's DeveloperAccount; while
 // the application is being deleted, the Secret it was synced with (its account may be gone already).
 func (s *ApplicationSyncer) Connect(ctx context.Context, a *v1alpha1.Application) (*engine.Session, error) {
 	if !a.DeletionTimestamp.IsZero() && a.Status.ProviderAccountSecret != "" {
@@ -110,54 +113,61 @@ func (s *ApplicationSyncer) Connect(ctx context.Context, a *v1alpha1.Application
 	return s.Accounts.Connect(ctx, a.Namespace, acc.Spec.ProviderAccountSecretName())
 }
 
-// Resolve implements engine.Syncer: the account and the plan must be Synced on the session's tenant (an
-// Invalid one makes the application Invalid); the plan must be of the product the application is on.
-func (s *ApplicationSyncer) Resolve(ctx context.Context, a *v1alpha1.Application, sess *engine.Session) error {
-	sess.SystemName = a.Spec.Name
+// Resolve implements engine.TypedSyncer: the account and the plan must be Synced on the session's
+// tenant (an Invalid one makes the application Invalid); the plan must be of the product the
+// application is on.
+func (s *ApplicationSyncer) Resolve(ctx context.Context, a *v1alpha1.Application, sess *engine.Session) (engine.Resolved[applicationDesired], error) {
+	r := engine.Resolved[applicationDesired]{SystemName: a.Spec.Name}
+	desired, hash, err := s.resolve(ctx, a, sess, r.SystemName)
+	if err != nil {
+		return r, err
+	}
+	r.Desired, r.Hash = *desired, hash
+	return r, nil
+}
+
+// resolve is Resolve's work: the desired state and its hash.
+func (s *ApplicationSyncer) resolve(ctx context.Context, a *v1alpha1.Application, sess *engine.Session, systemName string) (*applicationDesired, string, error) {
 	var acc v1alpha1.DeveloperAccount
-	if err := s.dependency(ctx, a.Namespace, a.Spec.AccountRef, &acc, "DeveloperAccount", "spec.accountRef",
-		[4]string{ReasonAccountNotFound, ReasonAccountDeleting, ReasonAccountInvalid, ReasonAccountNotSynced}, &acc.Status.CommonStatus, func() int64 { return acc.Status.AccountID }); err != nil {
-		return err
+	if err := checkDependency(ctx, s.Reader, a.Namespace, a.Spec.AccountRef, &acc, accountOfApplication); err != nil {
+		return nil, "", err
 	}
 	var plan v1alpha1.ApplicationPlan
-	if err := s.dependency(ctx, a.Namespace, a.Spec.PlanRef, &plan, "ApplicationPlan", "spec.planRef",
-		[4]string{ReasonPlanNotFound, ReasonPlanDeleting, ReasonPlanInvalid, ReasonPlanNotSynced}, &plan.Status.CommonStatus, func() int64 { return plan.Status.PlanID }); err != nil {
-		return err
+	if err := checkDependency(ctx, s.Reader, a.Namespace, a.Spec.PlanRef, &plan, planOfApplication); err != nil {
+		return nil, "", err
 	}
 	if plan.Status.TenantHost != sess.Tenant {
-		return engine.Invalid(ReasonInvalidSpec, "ApplicationPlan %q is on tenant %s, but DeveloperAccount %q on %s: an application needs both on one tenant",
+		return nil, "", engine.Invalid(ReasonInvalidSpec, "ApplicationPlan %q is on tenant %s, but DeveloperAccount %q on %s: an application needs both on one tenant",
 			plan.Name, plan.Status.TenantHost, acc.Name, sess.Tenant)
 	}
 	if a.Status.ApplicationID != 0 && a.Status.ProductID != 0 && plan.Status.ProductID != a.Status.ProductID {
-		return engine.Invalid(ReasonPlanOfAnotherProduct,
+		return nil, "", engine.Invalid(ReasonPlanOfAnotherProduct,
 			"ApplicationPlan %q belongs to another product than the one this application is on (3scale product %d): 3scale cannot move an application between products; create a new Application on that plan and delete this one",
 			plan.Name, a.Status.ProductID)
 	}
 	var product v1alpha1.Product
 	if err := s.Reader.Get(ctx, client.ObjectKey{Namespace: a.Namespace, Name: plan.Spec.ProductRef}, &product); err != nil {
-		return engine.Waiting(ReasonProductNotFound, "waiting for Product %q of plan %q", plan.Spec.ProductRef, plan.Name)
+		return nil, "", engine.Waiting(ReasonProductNotFound, "waiting for Product %q of plan %q", plan.Spec.ProductRef, plan.Name)
 	}
 	_, backendVersion := serviceAttrs(&product)
 	desired := &applicationDesired{AccountID: acc.Status.AccountID, PlanID: plan.Status.PlanID, ProductID: plan.Status.ProductID,
 		AppIDMode: backendVersion != "1", KeysLimit: appKeysLimit(backendVersion)}
 	if err := lifecycleAllows(a, &plan, &product, desired); err != nil {
-		return err
+		return nil, "", err
 	}
 	if err := credentialsSecretAllowed(a, sess); err != nil {
-		return err
+		return nil, "", err
 	}
 	if err := s.resolveCredentials(ctx, a, desired); err != nil {
-		return err
+		return nil, "", err
 	}
 	a.Status.AccountID, a.Status.ProductID = desired.AccountID, desired.ProductID
-	if err := checkSoleOwner(ctx, s.Reader, s.Claims, a, &v1alpha1.ApplicationList{}, ownerKey(sess.Tenant, itoa64(desired.AccountID), sess.SystemName)); err != nil {
-		return err
+	if err := checkSoleOwner(ctx, s.Reader, s.Claims, a, &v1alpha1.ApplicationList{}, ownerKey(sess.Tenant, itoa64(desired.AccountID), systemName)); err != nil {
+		return nil, "", err
 	}
-	sess.Desired = desired
 	spec := a.Spec
 	spec.DeletionPolicy, spec.Adoption = "", ""
-	sess.Hash = sess.HashOf(sess.Tenant, spec, desired)
-	return nil
+	return desired, sess.HashOf(sess.Tenant, spec, desired), nil
 }
 
 // credentialsSecretAllowed refuses a credentials Secret that is another Secret's role: the provider
@@ -206,30 +216,13 @@ func lifecycleAllows(a *v1alpha1.Application, plan *v1alpha1.ApplicationPlan, pr
 	return nil
 }
 
-// dependency reads one object the application depends on and checks it can be built upon; reasons are
-// for: not found, being deleted, invalid, not synced.
-func (s *ApplicationSyncer) dependency(ctx context.Context, ns, name string, obj client.Object, kind, field string, reasons [4]string,
-	st *v1alpha1.CommonStatus, id func() int64) error {
-	if err := s.Reader.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, obj); err != nil {
-		if apierrors.IsNotFound(err) {
-			return engine.Missing(reasons[0], "waiting for %s %q (%s) to be created", kind, name, field)
-		}
-		return err
-	}
-	if !obj.GetDeletionTimestamp().IsZero() {
-		if owner, ok := obj.(engine.Object); ok {
-			return ownerGoing(owner, reasons[1], "%s %q is being deleted", kind, name)
-		}
-		return engine.Waiting(reasons[1], "%s %q is being deleted", kind, name)
-	}
-	if c := meta.FindStatusCondition(st.Conditions, v1alpha1.ConditionInvalid); c != nil && c.Status == metav1.ConditionTrue {
-		return engine.Invalid(reasons[2], "%s %q is invalid: %s", kind, name, c.Message)
-	}
-	if !usable(obj, *st, id()) {
-		return notSyncedYet(obj, *st, reasons[3], "waiting for %s %q to be Synced", kind, name)
-	}
-	return nil
-}
+// accountOfApplication and planOfApplication are an Application's spec.accountRef and spec.planRef.
+var (
+	accountOfApplication = dependency{Kind: "DeveloperAccount", Field: "spec.accountRef", NotFound: ReasonAccountNotFound,
+		Deleting: ReasonAccountDeleting, Invalid: ReasonAccountInvalid, NotSynced: ReasonAccountNotSynced}
+	planOfApplication = dependency{Kind: "ApplicationPlan", Field: "spec.planRef", NotFound: ReasonPlanNotFound,
+		Deleting: ReasonPlanDeleting, Invalid: ReasonPlanInvalid, NotSynced: ReasonPlanNotSynced}
+)
 
 // appKeysLimit is porta's Cinstance#keys_limit: one key for an OIDC application, ApplicationKey::KEYS_LIMIT
 // (5) for the others (porta's app/models/cinstance.rb:219-226, app/models/application_key.rb:4).
@@ -284,32 +277,25 @@ func (s *ApplicationSyncer) resolveCredentials(ctx context.Context, a *v1alpha1.
 	return nil
 }
 
-// Observe implements engine.Syncer.
-func (s *ApplicationSyncer) Observe(ctx context.Context, a *v1alpha1.Application, sess *engine.Session) (engine.Observation, error) {
-	snap, err := s.read(ctx, a, sess)
-	if err != nil || snap == nil {
-		return engine.Observation{}, err
+// Compare implements engine.TypedSyncer: the application and its credentials Secret. A retiring
+// application is never up to date: retiring is a one-time act (Update deletes the Secret, Resolve then
+// reports it).
+func (s *ApplicationSyncer) Compare(ctx context.Context, a *v1alpha1.Application, _ *engine.Session, d applicationDesired, snap *applicationSnapshot) (bool, error) {
+	if snap.App.PlanID == d.PlanID {
+		a.Status.PlanID = d.PlanID
 	}
-	d := sess.Desired.(*applicationDesired)
-	upToDate := appMatches(snap, a, d) && s.credentialsWritten(ctx, a, snap)
-	if d.Retire {
-		upToDate = false // retiring is a one-time act: Update suspends and deletes, Resolve then reports it
-	}
-	return engine.Observation{Exists: true, UpToDate: upToDate, Diff: snap}, nil
+	return !d.Retire && appMatches(snap, a, &d) && s.credentialsWritten(ctx, a, snap), nil
 }
 
-func (s *ApplicationSyncer) read(ctx context.Context, a *v1alpha1.Application, sess *engine.Session) (*applicationSnapshot, error) {
-	if id := a.Status.ApplicationID; id != 0 && !sess.ForceRead {
-		if snap, ok := cache.Get[*applicationSnapshot](s.Snapshots, sess.Tenant, snapshotKindApplication, id); ok {
-			return snap, nil
-		}
-	}
-	d := sess.Desired.(*applicationDesired)
+// Read implements engine.TypedSyncer: the application on its account, and its keys.
+func (s *ApplicationSyncer) Read(ctx context.Context, a *v1alpha1.Application, sess *engine.Session) (*applicationSnapshot, bool, error) {
+	d := engine.DesiredOf[applicationDesired](sess)
 	remote, err := locate(a, sess, s.finder(ctx, sess, d.AccountID))
 	if err != nil || remote == nil {
-		return nil, err
+		return nil, false, err
 	}
-	return s.readKeys(ctx, sess, d, *remote)
+	snap, err := s.readKeys(ctx, sess, &d, *remote)
+	return snap, err == nil, err
 }
 
 func (s *ApplicationSyncer) readKeys(ctx context.Context, sess *engine.Session, d *applicationDesired, app tsclient.Application) (*applicationSnapshot, error) {
@@ -323,7 +309,6 @@ func (s *ApplicationSyncer) readKeys(ctx context.Context, sess *engine.Session, 
 			snap.Keys = append(snap.Keys, k.Value)
 		}
 	}
-	s.Snapshots.Put(sess.Tenant, snapshotKindApplication, app.ID, snap)
 	return snap, nil
 }
 
@@ -333,7 +318,6 @@ func (s *ApplicationSyncer) finder(ctx context.Context, sess *engine.Session, ac
 		get:    func(id int64) (*tsclient.Application, error) { return sess.Remote.GetApplication(ctx, accountID, id) },
 		list:   func() ([]tsclient.Application, error) { return sess.Remote.ListApplications(ctx, accountID) },
 		idName: func(r tsclient.Application) (int64, string) { return r.ID, r.Name },
-		forget: func(id int64) { s.Snapshots.Forget(sess.Tenant, snapshotKindApplication, id) },
 	}
 }
 
@@ -409,10 +393,10 @@ func (s *ApplicationSyncer) credentialsWritten(ctx context.Context, a *v1alpha1.
 	return true
 }
 
-// Create implements engine.Syncer: creates the application on its account and plan, with the spec's
-// credentials or 3scale's.
-func (s *ApplicationSyncer) Create(ctx context.Context, a *v1alpha1.Application, sess *engine.Session) error {
-	d := sess.Desired.(*applicationDesired)
+// Create implements engine.TypedSyncer: creates the application on its account and plan, with the
+// spec's credentials or 3scale's; the credentials Secret follows (Update).
+func (s *ApplicationSyncer) Create(ctx context.Context, a *v1alpha1.Application, sess *engine.Session, want applicationDesired) (*applicationSnapshot, error) {
+	d := &want
 	p := tsclient.ApplicationParams{PlanID: d.PlanID, Name: a.Spec.Name, Description: &a.Spec.Description, UserKey: d.UserKey, ApplicationID: d.AppID}
 	if len(d.AppKeys) > 0 {
 		p.ApplicationKey = d.AppKeys[0]
@@ -425,14 +409,10 @@ func (s *ApplicationSyncer) Create(ctx context.Context, a *v1alpha1.Application,
 		return s.holderOfCredentials(ctx, a, sess, d, err)
 	}, a, sess, s.finder(ctx, sess, d.AccountID))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	a.Status.ApplicationID = created.ID
-	snap, err := s.readKeys(ctx, sess, d, *created)
-	if err != nil {
-		return err
-	}
-	return s.Update(ctx, a, sess, engine.Observation{Exists: true, Diff: snap})
+	return s.readKeys(ctx, sess, d, *created)
 }
 
 // holderOfCredentials deals with a create refused because the credentials it brings are taken: porta
@@ -459,32 +439,29 @@ func (s *ApplicationSyncer) holderOfCredentials(ctx context.Context, a *v1alpha1
 	return holder, nil
 }
 
-// Update implements engine.Syncer: attributes, plan (change_plan within the product), suspension, keys,
-// then the credentials Secret.
-func (s *ApplicationSyncer) Update(ctx context.Context, a *v1alpha1.Application, sess *engine.Session, o engine.Observation) error {
-	snap := o.Diff.(*applicationSnapshot)
-	snap = &applicationSnapshot{App: snap.App, Keys: slices.Clone(snap.Keys)}
-	d := sess.Desired.(*applicationDesired)
+// Update implements engine.TypedSyncer: attributes, plan (change_plan within the product), suspension,
+// keys, then the credentials Secret.
+func (s *ApplicationSyncer) Update(ctx context.Context, a *v1alpha1.Application, sess *engine.Session, want applicationDesired, snap *applicationSnapshot) (*applicationSnapshot, error) {
+	d := &want
 	c, id := sess.Remote, snap.App.ID
-	s.Snapshots.Forget(sess.Tenant, snapshotKindApplication, id)
 	if d.Retire {
-		return s.retire(ctx, a, sess, snap)
+		return nil, s.retire(ctx, a) // the product's sweep changes its state: nothing known to cache
 	}
 	if !appIDMatches(snap.App, d) {
 		// porta's application_id is read-only (attr_readonly, app/lib/backend/model_extensions/cinstance.rb:17).
-		return engine.Invalid(ReasonInvalidSpec, "Secret %q (spec.credentialsRef) names another %s than the application's in 3scale, which cannot change: "+
+		return nil, engine.Invalid(ReasonInvalidSpec, "Secret %q (spec.credentialsRef) names another %s than the application's in 3scale, which cannot change: "+
 			"restore it, or create a new Application with the new one", a.Spec.CredentialsRef.Name, credentialAppID)
 	}
 	var err error
 	if !appAttrsMatch(snap.App, a, d) {
 		if snap.App, err = deref(c.UpdateApplication(ctx, d.AccountID, id, tsclient.ApplicationParams{Name: a.Spec.Name,
 			Description: &a.Spec.Description, UserKey: d.UserKey})); err != nil {
-			return fmt.Errorf("cannot update application %q: %w", a.Spec.Name, err)
+			return nil, fmt.Errorf("cannot update application %q: %w", a.Spec.Name, err)
 		}
 	}
 	if snap.App.PlanID != d.PlanID {
 		if err := c.ChangeApplicationPlan(ctx, d.AccountID, id, d.PlanID); err != nil {
-			return fmt.Errorf("cannot move application %q to plan %d: %w", a.Spec.Name, d.PlanID, err)
+			return nil, fmt.Errorf("cannot move application %q to plan %d: %w", a.Spec.Name, d.PlanID, err)
 		}
 		snap.App.PlanID = d.PlanID
 	}
@@ -495,17 +472,16 @@ func (s *ApplicationSyncer) Update(ctx context.Context, a *v1alpha1.Application,
 		snap.App, err = deref(c.ResumeApplication(ctx, d.AccountID, id))
 	}
 	if err != nil {
-		return fmt.Errorf("cannot change the state of application %q: %w", a.Spec.Name, err)
+		return nil, fmt.Errorf("cannot change the state of application %q: %w", a.Spec.Name, err)
 	}
 	if err := syncKeys(ctx, c, a, d, snap); err != nil {
-		return err
+		return nil, err
 	}
 	a.Status.PlanID = snap.App.PlanID
 	if err := s.writeCredentials(ctx, a, snap); err != nil {
-		return err
+		return nil, err
 	}
-	s.Snapshots.Put(sess.Tenant, snapshotKindApplication, id, snap)
-	return nil
+	return snap, nil
 }
 
 // syncKeys makes the application's keys those the credentials Secret lists, when it lists any: the keys
@@ -559,13 +535,12 @@ func syncKeys(ctx context.Context, c *tsclient.Client, a *v1alpha1.Application, 
 // It makes no call: the product's retirement sweep suspends every live application on the product, this
 // one included, once (productLifecycle.suspendAll); a suspend of its own, woken by the product from a
 // snapshot that still said live, raced that sweep and was refused (7 suspends for 4 applications).
-func (s *ApplicationSyncer) retire(ctx context.Context, a *v1alpha1.Application, sess *engine.Session, snap *applicationSnapshot) error {
+func (s *ApplicationSyncer) retire(ctx context.Context, a *v1alpha1.Application) error {
 	if err := s.deleteCredentials(ctx, a); err != nil {
 		return err
 	}
 	a.Status.CredentialsSecret = ""
 	a.Status.RetiredAt = &metav1.Time{Time: time.Now()}
-	s.Snapshots.Forget(sess.Tenant, snapshotKindApplication, snap.App.ID) // the sweep changes its state
 	return nil
 }
 
@@ -607,7 +582,7 @@ func (s *ApplicationSyncer) writeCredentials(ctx context.Context, a *v1alpha1.Ap
 	return nil
 }
 
-// Delete implements engine.Syncer. An application whose account or product is being deleted with it, or
+// Delete implements engine.TypedSyncer. An application whose account or product is being deleted with it, or
 // is gone from 3scale already, goes with them: no call; while either may still be deleted in a moment (a
 // prune, within the deletion grace), it waits for them.
 func (s *ApplicationSyncer) Delete(ctx context.Context, a *v1alpha1.Application, sess *engine.Session) error {
@@ -637,9 +612,5 @@ func (s *ApplicationSyncer) Delete(ctx context.Context, a *v1alpha1.Application,
 	if err := ignoreNotFound(sess.Remote.DeleteApplication(ctx, accountID, id)); err != nil {
 		return fmt.Errorf("cannot delete application %q: %w", a.Spec.Name, err)
 	}
-	s.Snapshots.Forget(sess.Tenant, snapshotKindApplication, id)
 	return nil
 }
-
-// itoa64 formats an id.
-func itoa64(i int64) string { return strconv.FormatInt(i, 10) }

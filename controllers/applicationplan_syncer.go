@@ -8,11 +8,9 @@ import (
 	"strconv"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
-	"github.com/apimsync/apimsync/cache"
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/engine"
 )
@@ -31,6 +29,9 @@ type planSnapshot struct {
 	// metric was re-created (with a new id) is stale.
 	DepsMetrics string
 }
+
+// RemoteID implements engine.Snapshot.
+func (s *planSnapshot) RemoteID() int64 { return s.Plan.ID }
 
 // planDesired is what Resolve learnt from the plan's Product and Backends.
 type planDesired struct {
@@ -54,8 +55,8 @@ type ApplicationPlanSyncer struct {
 	Reader client.Reader
 	// Accounts resolves provider-account Secrets.
 	Accounts *ProviderAccounts
-	// Snapshots caches remote state between reconciles.
-	Snapshots *cache.Snapshots
+	// Peers reads the Product's and Backends' cached snapshots (their metrics' ids), never written here.
+	Peers engine.SnapshotReader
 	// Claims arbitrates resources that resolve to the same plan.
 	Claims *Claims
 	// Lists shares the tenant's list of plans (all products') among the plans looking for theirs in one
@@ -63,7 +64,10 @@ type ApplicationPlanSyncer struct {
 	Lists *BurstLists
 }
 
-var _ engine.Syncer[*v1alpha1.ApplicationPlan] = &ApplicationPlanSyncer{}
+var (
+	_ engine.TypedSyncer[*v1alpha1.ApplicationPlan, planDesired, *planSnapshot] = &ApplicationPlanSyncer{}
+	_ engine.CacheChecker[planDesired, *planSnapshot]                           = &ApplicationPlanSyncer{}
+)
 
 // Connect implements engine.Syncer: the provider account of the plan's Product; while the plan is being
 // deleted, the Secret it was synced with (its Product may be gone already).
@@ -81,24 +85,38 @@ func (s *ApplicationPlanSyncer) Connect(ctx context.Context, a *v1alpha1.Applica
 	return s.Accounts.Connect(ctx, a.Namespace, p.Spec.ProviderAccountSecretName())
 }
 
+// productOfPlan is an ApplicationPlan's spec.productRef.
+var productOfPlan = dependency{Kind: "Product", Field: "spec.productRef", NotFound: ReasonProductNotFound, Deleting: ReasonProductDeleting,
+	Invalid: ReasonProductInvalid, NotSynced: ReasonProductNotSynced}
+
+// backendOfPlan is a Backend whose metrics a plan's limits or pricing rules name. Its metrics go with it
+// in 3scale, and their limits and pricing rules with them: one being deleted is waited for (quietly for a
+// while: mostly it goes with the rest) until it is gone or back.
+var backendOfPlan = dependency{Kind: "Backend", NotFound: ReasonBackendNotFound, Deleting: ReasonBackendDeleting, Invalid: ReasonBackendInvalid,
+	NotSynced: ReasonBackendNotSynced, DeletingHint: "remove it from the limits and pricing rules, or delete this plan too",
+	WhileDeleting: func(dep engine.Object, reason, format string, args ...any) error {
+		return engine.GoingAway(dep.GetDeletionTimestamp().Time, reason, format, args...)
+	}}
+
 func metricRefKey(r v1alpha1.MetricMethodRef) string { return r.Backend + "/" + r.SystemName }
 
-// Resolve implements engine.Syncer: the Product must be Synced (an Invalid one makes the plan Invalid);
-// every limit and pricing rule must name a metric of the product or of a backend it uses.
-func (s *ApplicationPlanSyncer) Resolve(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session) error {
-	sess.SystemName = systemNameOf(a.Spec.SystemName, a.Name)
+// Resolve implements engine.TypedSyncer: the Product must be Synced (an Invalid one makes the plan
+// Invalid); every limit and pricing rule must name a metric of the product or of a backend it uses.
+func (s *ApplicationPlanSyncer) Resolve(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session) (engine.Resolved[planDesired], error) {
+	r := engine.Resolved[planDesired]{SystemName: systemNameOf(a.Spec.SystemName, a.Name)}
+	desired, hash, err := s.resolve(ctx, a, sess, r.SystemName)
+	if err != nil {
+		return r, err
+	}
+	r.Desired, r.Hash = *desired, hash
+	return r, nil
+}
+
+// resolve is Resolve's work: the desired state and its hash.
+func (s *ApplicationPlanSyncer) resolve(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session, systemName string) (*planDesired, string, error) {
 	var p v1alpha1.Product
-	if err := s.Reader.Get(ctx, client.ObjectKey{Namespace: a.Namespace, Name: a.Spec.ProductRef}, &p); err != nil {
-		if apierrors.IsNotFound(err) {
-			return engine.Missing(ReasonProductNotFound, "waiting for Product %q (spec.productRef) to be created", a.Spec.ProductRef)
-		}
-		return err
-	}
-	if !p.DeletionTimestamp.IsZero() {
-		return ownerGoing(&p, ReasonProductDeleting, "Product %q is being deleted", p.Name)
-	}
-	if c := meta.FindStatusCondition(p.Status.Conditions, v1alpha1.ConditionInvalid); c != nil && c.Status == "True" {
-		return engine.Invalid(ReasonProductInvalid, "Product %q is invalid: %s", p.Name, c.Message)
+	if err := readDependency(ctx, s.Reader, a.Namespace, a.Spec.ProductRef, &p, productOfPlan); err != nil {
+		return nil, "", err
 	}
 	// What the plan says of the Product's metrics and backends is checked against their specs before
 	// waiting for them to sync: a mistyped metric shows at once, not after that wait.
@@ -123,19 +141,19 @@ func (s *ApplicationPlanSyncer) Resolve(ctx context.Context, a *v1alpha1.Applica
 	for _, ref := range refs {
 		if ref.Backend == "" {
 			if !hasMetric(p.Spec.Metrics, p.Spec.Methods, ref.SystemName) {
-				return engine.Invalid(ReasonInvalidSpec, "metric or method %q is not defined in Product %q (set metricMethodRef.backend for a backend's metric)", ref.SystemName, p.Name)
+				return nil, "", engine.Invalid(ReasonInvalidSpec, "metric or method %q is not defined in Product %q (set metricMethodRef.backend for a backend's metric)", ref.SystemName, p.Name)
 			}
 			continue
 		}
 		if _, used := p.Spec.BackendUsages[ref.Backend]; !used {
-			return engine.Invalid(ReasonInvalidSpec, "metric %q names Backend %q, which Product %q does not use (spec.backendUsages)", ref.SystemName, ref.Backend, p.Name)
+			return nil, "", engine.Invalid(ReasonInvalidSpec, "metric %q names Backend %q, which Product %q does not use (spec.backendUsages)", ref.SystemName, ref.Backend, p.Name)
 		}
 		if b, err := backend(ref.Backend); err == nil && !hasMetric(b.Spec.Metrics, b.Spec.Methods, ref.SystemName) {
-			return engine.Waiting(ReasonMetricNotFound, "waiting for metric %q to be defined in Backend %q", ref.SystemName, ref.Backend)
+			return nil, "", engine.Waiting(ReasonMetricNotFound, "waiting for metric %q to be defined in Backend %q", ref.SystemName, ref.Backend)
 		}
 	}
-	if !usable(&p, p.Status.CommonStatus, p.Status.ProductID) {
-		return notSyncedYet(&p, p.Status.CommonStatus, ReasonProductNotSynced, "waiting for Product %q to be Synced", p.Name)
+	if err := readyDependency(&p, productOfPlan); err != nil {
+		return nil, "", err
 	}
 	a.Status.ProductID = p.Status.ProductID
 	desired := &planDesired{ProductID: p.Status.ProductID, Backends: map[string]int64{}, Lifecycle: p.Spec.EffectiveLifecycle(),
@@ -149,35 +167,24 @@ func (s *ApplicationPlanSyncer) Resolve(ctx context.Context, a *v1alpha1.Applica
 			continue
 		}
 		b, err := backend(ref.Backend)
-		if err != nil {
-			if apierrors.IsNotFound(err) {
-				return engine.Missing(ReasonBackendNotFound, "waiting for Backend %q to be created", ref.Backend)
-			}
-			return err
+		if err := backendOfPlan.state(b, err, ref.Backend); err != nil {
+			return nil, "", err
 		}
-		if !b.DeletionTimestamp.IsZero() {
-			// Its metrics go with it in 3scale, and their limits and pricing rules with them: wait (quietly
-			// for a while: mostly it goes with the rest) until it is gone or back.
-			return engine.GoingAway(b.DeletionTimestamp.Time, ReasonBackendDeleting,
-				"Backend %q is being deleted; remove it from the limits and pricing rules, or delete this plan too", ref.Backend)
-		}
-		if !usable(b, b.Status.CommonStatus, b.Status.BackendID) {
-			return notSyncedYet(b, b.Status.CommonStatus, ReasonBackendNotSynced, "waiting for Backend %q to be Synced", ref.Backend)
+		if err := readyDependency(b, backendOfPlan); err != nil {
+			return nil, "", err
 		}
 		desired.Backends[ref.Backend] = b.Status.BackendID
 		deps[ref.Backend] = [2]any{b.Spec.Metrics, b.Spec.Methods}
 		metricsHashes[ref.Backend] = b.Status.MetricsHash
 		desired.RecordedIDs[ref.Backend] = b.Status.MetricIDs
 	}
-	if err := checkSoleOwner(ctx, s.Reader, s.Claims, a, &v1alpha1.ApplicationPlanList{}, ownerKey(sess.Tenant, strconv.FormatInt(p.Status.ProductID, 10), sess.SystemName)); err != nil {
-		return err
+	if err := checkSoleOwner(ctx, s.Reader, s.Claims, a, &v1alpha1.ApplicationPlanList{}, ownerKey(sess.Tenant, strconv.FormatInt(p.Status.ProductID, 10), systemName)); err != nil {
+		return nil, "", err
 	}
 	desired.DepsMetrics = engine.HashOf(metricsHashes)
-	sess.Desired = desired
 	specForHash := a.Spec
 	specForHash.DeletionPolicy, specForHash.Adoption = "", ""
-	sess.Hash = sess.HashOf(sess.Tenant, sess.SystemName, specForHash, desired, deps)
-	return nil
+	return desired, sess.HashOf(sess.Tenant, systemName, specForHash, desired, deps), nil
 }
 
 // Validate implements engine.Validator: one limit per metric and period, no overlapping pricing ranges.
@@ -219,34 +226,38 @@ func validatePlan(a *v1alpha1.ApplicationPlan) error {
 	return nil
 }
 
-// Observe implements engine.Syncer.
-func (s *ApplicationPlanSyncer) Observe(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session) (engine.Observation, error) {
-	snap, err := s.read(ctx, a, sess)
-	if err != nil || snap == nil {
-		return engine.Observation{}, err
-	}
-	upToDate := planMatches(snap.Plan, a, sess.Desired.(*planDesired).Lifecycle) && slices.EqualFunc(sortedLimits(snap.Limits), sortedLimits(mustLimits(a, snap)), limitEqual) &&
-		pricingMatches(snap.PricingRules, a, snap)
-	return engine.Observation{Exists: true, UpToDate: upToDate, Diff: snap}, nil
+// Compare implements engine.TypedSyncer.
+func (s *ApplicationPlanSyncer) Compare(_ context.Context, a *v1alpha1.ApplicationPlan, _ *engine.Session, want planDesired, snap *planSnapshot) (bool, error) {
+	return planMatches(snap.Plan, a, want.Lifecycle) && slices.EqualFunc(sortedLimits(snap.Limits), sortedLimits(mustLimits(a, snap)), limitEqual) &&
+		pricingMatches(snap.PricingRules, a, snap), nil
 }
 
-func (s *ApplicationPlanSyncer) read(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session) (*planSnapshot, error) {
-	if id := a.Status.PlanID; id != 0 && !sess.ForceRead {
-		snap, ok := cache.Get[*planSnapshot](s.Snapshots, sess.Tenant, snapshotKindPlan, id)
-		if ok && snap.DepsMetrics == sess.Desired.(*planDesired).DepsMetrics {
-			return snap, nil
-		}
-	}
-	remote, err := s.find(ctx, a, sess)
-	if err != nil || remote == nil {
-		return nil, err
-	}
-	return s.readAll(ctx, a, sess, *remote)
+// Serves implements engine.CacheChecker: a snapshot read before a metric it names was re-created is stale.
+func (s *ApplicationPlanSyncer) Serves(want planDesired, snap *planSnapshot) bool {
+	return snap.DepsMetrics == want.DepsMetrics
 }
 
-func (s *ApplicationPlanSyncer) readAll(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session, remote tsclient.ApplicationPlan) (*planSnapshot, error) {
+// Read implements engine.TypedSyncer: the plan among its product's, its limits and pricing rules, and
+// the ids of the metrics they name.
+func (s *ApplicationPlanSyncer) Read(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session) (*planSnapshot, bool, error) {
+	want := engine.DesiredOf[planDesired](sess)
+	if want.ProductID == 0 {
+		return nil, false, nil
+	}
+	remote, err := locate(a, sess, s.finder(ctx, sess, want.ProductID))
+	if tsclient.IsNotFound(err) || (err == nil && remote == nil) { // none, or the product is gone (its plans with it)
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	snap, err := s.readAll(ctx, sess, want, *remote)
+	return snap, err == nil, err
+}
+
+func (s *ApplicationPlanSyncer) readAll(ctx context.Context, sess *engine.Session, want planDesired, remote tsclient.ApplicationPlan) (*planSnapshot, error) {
 	c := sess.Remote
-	snap := &planSnapshot{Plan: remote, DepsMetrics: sess.Desired.(*planDesired).DepsMetrics}
+	snap := &planSnapshot{Plan: remote, DepsMetrics: want.DepsMetrics}
 	var err error
 	if snap.Limits, err = c.ListLimits(ctx, remote.ID); err != nil {
 		return nil, fmt.Errorf("cannot list the limits of plan %d: %w", remote.ID, err)
@@ -254,10 +265,9 @@ func (s *ApplicationPlanSyncer) readAll(ctx context.Context, a *v1alpha1.Applica
 	if snap.PricingRules, err = c.ListPricingRules(ctx, remote.ID); err != nil {
 		return nil, fmt.Errorf("cannot list the pricing rules of plan %d: %w", remote.ID, err)
 	}
-	if snap.MetricIDs, err = s.metricIDs(ctx, sess); err != nil {
+	if snap.MetricIDs, err = s.metricIDs(ctx, sess, want); err != nil {
 		return nil, err
 	}
-	s.Snapshots.Put(sess.Tenant, snapshotKindPlan, remote.ID, snap)
 	return snap, nil
 }
 
@@ -266,8 +276,7 @@ func (s *ApplicationPlanSyncer) readAll(ctx context.Context, a *v1alpha1.Applica
 // recorded in their status (status.metricIDs), else read. A forced read (sync-now) reads them again; a
 // drift check (background work) does not: the product's and backends' own drift checks read their
 // metrics, and a repair that re-creates one re-syncs the plans that use it.
-func (s *ApplicationPlanSyncer) metricIDs(ctx context.Context, sess *engine.Session) (map[string]int64, error) {
-	d := sess.Desired.(*planDesired)
+func (s *ApplicationPlanSyncer) metricIDs(ctx context.Context, sess *engine.Session, d planDesired) (map[string]int64, error) {
 	ids := map[string]int64{}
 	add := func(prefix string, scope tsclient.Scope, cached *childrenSnapshot) error {
 		var known map[string]int64
@@ -291,7 +300,7 @@ func (s *ApplicationPlanSyncer) metricIDs(ctx context.Context, sess *engine.Sess
 		return nil
 	}
 	var cached *childrenSnapshot
-	if p, ok := cache.Get[*productSnapshot](s.Snapshots, sess.Tenant, snapshotKindProduct, d.ProductID); ok {
+	if p, ok := engine.Peek[*productSnapshot](s.Peers, sess.Tenant, snapshotKindProduct, d.ProductID); ok {
 		cached = p.Children
 	}
 	if err := add("", tsclient.ProductScope(d.ProductID), cached); err != nil {
@@ -300,7 +309,7 @@ func (s *ApplicationPlanSyncer) metricIDs(ctx context.Context, sess *engine.Sess
 	for _, name := range sortedKeys(d.Backends) {
 		id := d.Backends[name]
 		cached = nil
-		if b, ok := cache.Get[*backendSnapshot](s.Snapshots, sess.Tenant, snapshotKindBackend, id); ok {
+		if b, ok := engine.Peek[*backendSnapshot](s.Peers, sess.Tenant, snapshotKindBackend, id); ok {
 			cached = b.Children
 		}
 		if err := add(name, tsclient.BackendScope(id), cached); err != nil {
@@ -308,28 +317,6 @@ func (s *ApplicationPlanSyncer) metricIDs(ctx context.Context, sess *engine.Sess
 		}
 	}
 	return ids, nil
-}
-
-// find returns the remote plan this ApplicationPlan may touch among its product's (see locate); nil if
-// none, or if the product is gone from 3scale (its plans went with it).
-func (s *ApplicationPlanSyncer) find(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session) (*tsclient.ApplicationPlan, error) {
-	productID := planProductID(a, sess)
-	if productID == 0 {
-		return nil, nil
-	}
-	remote, err := locate(a, sess, s.finder(ctx, sess, productID))
-	if tsclient.IsNotFound(err) {
-		return nil, nil
-	}
-	return remote, err
-}
-
-// planProductID is the id of the plan's product: resolved from the Product, or as last synced.
-func planProductID(a *v1alpha1.ApplicationPlan, sess *engine.Session) int64 {
-	if d, ok := sess.Desired.(*planDesired); ok {
-		return d.ProductID
-	}
-	return a.Status.ProductID
 }
 
 // finder reads the plans of one product (shared: the tenant's plans of all products, in one burst).
@@ -348,7 +335,6 @@ func (s *ApplicationPlanSyncer) finder(ctx context.Context, sess *engine.Session
 			return mine, err
 		},
 		idName: func(r tsclient.ApplicationPlan) (int64, string) { return r.ID, r.SystemName },
-		forget: func(id int64) { s.Snapshots.Forget(sess.Tenant, snapshotKindPlan, id) },
 	}
 }
 
@@ -463,10 +449,9 @@ func pricingMatches(remote []tsclient.PricingRule, a *v1alpha1.ApplicationPlan, 
 	return true
 }
 
-// Create implements engine.Syncer: creates the plan (adopting it after a lost response), then its
-// limits and pricing rules.
-func (s *ApplicationPlanSyncer) Create(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session) error {
-	d := sess.Desired.(*planDesired)
+// Create implements engine.TypedSyncer: creates the plan (adopting it after a lost response); its limits
+// and pricing rules follow (Update).
+func (s *ApplicationPlanSyncer) Create(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session, d planDesired) (*planSnapshot, error) {
 	params := planParams(a, sess.SystemName)
 	if planState(a, d.Lifecycle) == "published" {
 		params.StateEvent = "publish"
@@ -475,30 +460,22 @@ func (s *ApplicationPlanSyncer) Create(ctx context.Context, a *v1alpha1.Applicat
 		func() (*tsclient.ApplicationPlan, error) { return sess.Remote.CreatePlan(ctx, d.ProductID, params) },
 		a, sess, s.finder(ctx, sess, d.ProductID))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	a.Status.PlanID = created.ID
-	var snap *planSnapshot
-	if fresh {
-		// A new plan has no limit and no pricing rule: nothing to read but the metric ids, which come
-		// from the product's and backends' snapshots.
-		snap = &planSnapshot{Plan: *created, DepsMetrics: d.DepsMetrics}
-		snap.MetricIDs, err = s.metricIDs(ctx, sess)
-	} else {
-		snap, err = s.readAll(ctx, a, sess, *created)
+	if !fresh {
+		return s.readAll(ctx, sess, d, *created)
 	}
-	if err != nil {
-		return err
-	}
-	return s.Update(ctx, a, sess, engine.Observation{Exists: true, Diff: snap})
+	// A new plan has no limit and no pricing rule: nothing to read but the metric ids, which come from
+	// the product's and backends' snapshots.
+	snap := &planSnapshot{Plan: *created, DepsMetrics: d.DepsMetrics}
+	snap.MetricIDs, err = s.metricIDs(ctx, sess, d)
+	return snap, err
 }
 
-// Update implements engine.Syncer: writes the plan's attributes, limits and pricing rules that differ.
-func (s *ApplicationPlanSyncer) Update(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session, o engine.Observation) error {
-	snap := o.Diff.(*planSnapshot).clone()
-	d := sess.Desired.(*planDesired)
+// Update implements engine.TypedSyncer: writes the plan's attributes, limits and pricing rules that differ.
+func (s *ApplicationPlanSyncer) Update(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session, d planDesired, snap *planSnapshot) (*planSnapshot, error) {
 	c, id := sess.Remote, snap.Plan.ID
-	s.Snapshots.Forget(sess.Tenant, snapshotKindPlan, id)
 	if !planMatches(snap.Plan, a, d.Lifecycle) {
 		params := planParams(a, "")
 		if want := planState(a, d.Lifecycle); snap.Plan.State != want {
@@ -506,18 +483,17 @@ func (s *ApplicationPlanSyncer) Update(ctx context.Context, a *v1alpha1.Applicat
 		}
 		updated, err := c.UpdatePlan(ctx, d.ProductID, id, params)
 		if err != nil {
-			return fmt.Errorf("cannot update plan %q: %w", sess.SystemName, err)
+			return nil, fmt.Errorf("cannot update plan %q: %w", sess.SystemName, err)
 		}
 		snap.Plan = *updated
 	}
 	if err := s.syncLimits(ctx, a, sess, snap); err != nil {
-		return err
+		return nil, err
 	}
 	if err := s.syncPricing(ctx, a, sess, snap); err != nil {
-		return err
+		return nil, err
 	}
-	s.Snapshots.Put(sess.Tenant, snapshotKindPlan, id, snap)
-	return nil
+	return snap, nil
 }
 
 func (s *ApplicationPlanSyncer) syncLimits(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session, snap *planSnapshot) error {
@@ -592,7 +568,7 @@ func (s *ApplicationPlanSyncer) syncPricing(ctx context.Context, a *v1alpha1.App
 	return nil
 }
 
-// Delete implements engine.Syncer: deletes the plan this ApplicationPlan holds (by id, or by system name
+// Delete implements engine.TypedSyncer: deletes the plan this ApplicationPlan holds (by id, or by system name
 // after its own lost create). A plan whose product is being deleted with it, or is gone from 3scale
 // already (404), goes with the product: no call; while its product may still be deleted in a moment (a
 // prune, within the deletion grace), it waits for it.

@@ -17,7 +17,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
-	"github.com/apimsync/apimsync/cache"
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/engine"
 	"github.com/apimsync/apimsync/test/simulator"
@@ -557,7 +556,7 @@ func TestCreateInDoubtFindsItsApplicationByItsCredentials(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	syncer := &ApplicationSyncer{Reader: k8s, Writer: k8s, Snapshots: cache.NewSnapshots(16)}
+	syncer := &ApplicationSyncer{Reader: k8s, Writer: k8s}
 	for name, tc := range map[string]struct {
 		pending    bool
 		userKey    string
@@ -573,10 +572,10 @@ func TestCreateInDoubtFindsItsApplicationByItsCredentials(t *testing.T) {
 			a := application(ns, "app", "ours", "basic")
 			a.UID = types.UID("uid-" + strings.ReplaceAll(strings.ReplaceAll(name, " ", "-"), "'", ""))
 			a.Spec.CredentialsSecretName = "creds-" + string(a.UID)
-			sess := &engine.Session{Remote: c, Tenant: "t", SystemName: "app", CreatePending: tc.pending,
-				Desired: &applicationDesired{AccountID: ours, PlanID: plan.ID, ProductID: svc.ID, UserKey: tc.userKey}}
+			want := applicationDesired{AccountID: ours, PlanID: plan.ID, ProductID: svc.ID, UserKey: tc.userKey}
+			sess := &engine.Session{Remote: c, Tenant: "t", SystemName: "app", CreatePending: tc.pending, Desired: want}
 			before := sim.Count(ns, simulator.KindApplications)
-			err := syncer.Create(ctx, a, sess)
+			_, err := syncer.Create(ctx, a, sess, want)
 			if got := sim.Count(ns, simulator.KindApplications); got != before {
 				t.Errorf("%d applications in 3scale after the create, want %d: a duplicate", got, before)
 			}

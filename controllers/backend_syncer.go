@@ -8,7 +8,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
-	"github.com/apimsync/apimsync/cache"
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/engine"
 )
@@ -22,28 +21,36 @@ type backendSnapshot struct {
 	Children *childrenSnapshot
 }
 
+// RemoteID implements engine.Snapshot.
+func (s *backendSnapshot) RemoteID() int64 { return s.Backend.ID }
+
+// Clone implements engine.Snapshot.
+func (s *backendSnapshot) Clone() *backendSnapshot {
+	c := *s
+	c.Children = s.Children.clone()
+	return &c
+}
+
 // BackendSyncer syncs Backends to 3scale backend APIs with their metrics, methods and mapping rules.
 type BackendSyncer struct {
 	// Reader reads Kubernetes objects (the manager's cache).
 	Reader client.Reader
 	// Accounts resolves provider-account Secrets.
 	Accounts *ProviderAccounts
-	// Snapshots caches remote state between reconciles.
-	Snapshots *cache.Snapshots
 	// Claims arbitrates resources that resolve to the same backend.
 	Claims *Claims
 	// Lists shares the tenant's list of backends among the Backends looking for theirs in one burst.
 	Lists *BurstLists
 }
 
-var _ engine.Syncer[*v1alpha1.Backend] = &BackendSyncer{}
+var _ engine.TypedSyncer[*v1alpha1.Backend, childrenSpec, *backendSnapshot] = &BackendSyncer{}
 
 func backendChildren(b *v1alpha1.Backend) childrenSpec {
 	return childrenSpec{Metrics: b.Spec.Metrics, Methods: b.Spec.Methods, Rules: b.Spec.MappingRules}
 }
 
-// Connect implements engine.Syncer: the provider account of the spec, or the one last synced with while
-// the Backend is being deleted.
+// Connect implements engine.TypedSyncer: the provider account of the spec, or the one last synced with
+// while the Backend is being deleted.
 func (s *BackendSyncer) Connect(ctx context.Context, b *v1alpha1.Backend) (*engine.Session, error) {
 	return s.Accounts.Connect(ctx, b.Namespace, secretForSession(b, b.Spec.ProviderAccountSecretName()))
 }
@@ -53,51 +60,35 @@ func (s *BackendSyncer) Validate(b *v1alpha1.Backend) error {
 	return invalidChildren(backendChildren(b))
 }
 
-// Resolve implements engine.Syncer: sole ownership and the hash of the desired state.
-func (s *BackendSyncer) Resolve(ctx context.Context, b *v1alpha1.Backend, sess *engine.Session) error {
-	sess.SystemName = systemNameOf(b.Spec.SystemName, b.Name)
-	want := backendChildren(b)
-	if err := checkSoleOwner(ctx, s.Reader, s.Claims, b, &v1alpha1.BackendList{}, ownerKey(sess.Tenant, "", sess.SystemName)); err != nil {
-		return err
+// Resolve implements engine.TypedSyncer: sole ownership and the hash of the desired state (the
+// backend's children).
+func (s *BackendSyncer) Resolve(ctx context.Context, b *v1alpha1.Backend, sess *engine.Session) (engine.Resolved[childrenSpec], error) {
+	r := engine.Resolved[childrenSpec]{SystemName: systemNameOf(b.Spec.SystemName, b.Name), Desired: backendChildren(b)}
+	if err := checkSoleOwner(ctx, s.Reader, s.Claims, b, &v1alpha1.BackendList{}, ownerKey(sess.Tenant, "", r.SystemName)); err != nil {
+		return r, err
 	}
-	sess.Hash = sess.HashOf(sess.Tenant, sess.SystemName, b.Spec.Name, b.Spec.Description, b.Spec.PrivateBaseURL, want)
-	return nil
+	r.Hash = sess.HashOf(sess.Tenant, r.SystemName, b.Spec.Name, b.Spec.Description, b.Spec.PrivateBaseURL, r.Desired)
+	return r, nil
 }
 
-// Observe implements engine.Syncer. It reads the backend (by id, or by system name to adopt one created
-// by a lost request) unless a cached snapshot may be trusted.
-func (s *BackendSyncer) Observe(ctx context.Context, b *v1alpha1.Backend, sess *engine.Session) (engine.Observation, error) {
-	snap, err := s.read(ctx, b, sess)
-	if err != nil || snap == nil {
-		return engine.Observation{}, err
-	}
-	upToDate := backendAttrsMatch(snap.Backend, b) && childrenUpToDate(snap.Children, backendChildren(b))
-	recordMetrics(&b.Status.CommonStatus, snap.Children)
-	return engine.Observation{Exists: true, UpToDate: upToDate, Diff: snap}, nil
-}
-
-func (s *BackendSyncer) read(ctx context.Context, b *v1alpha1.Backend, sess *engine.Session) (*backendSnapshot, error) {
-	if id := b.Status.BackendID; id != 0 && !sess.ForceRead {
-		if snap, ok := cache.Get[*backendSnapshot](s.Snapshots, sess.Tenant, snapshotKindBackend, id); ok {
-			return snap, nil
-		}
-	}
-	remote, err := s.find(ctx, b, sess)
+// Read implements engine.TypedSyncer: the backend (by id, or by system name to adopt one created by a
+// lost request) with its children.
+func (s *BackendSyncer) Read(ctx context.Context, b *v1alpha1.Backend, sess *engine.Session) (*backendSnapshot, bool, error) {
+	remote, err := locate(b, sess, s.finder(ctx, sess))
 	if err != nil || remote == nil {
-		return nil, err
+		return nil, false, err
 	}
 	children, err := readChildren(ctx, sess.Remote, tsclient.BackendScope(remote.ID))
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	snap := &backendSnapshot{Backend: *remote, Children: children}
-	s.Snapshots.Put(sess.Tenant, snapshotKindBackend, remote.ID, snap)
-	return snap, nil
+	return &backendSnapshot{Backend: *remote, Children: children}, true, nil
 }
 
-// find returns the remote backend this Backend may touch (see locate); nil if none.
-func (s *BackendSyncer) find(ctx context.Context, b *v1alpha1.Backend, sess *engine.Session) (*tsclient.Backend, error) {
-	return locate(b, sess, s.finder(ctx, sess))
+// Compare implements engine.TypedSyncer; it records the ids of the backend's metrics in status.
+func (s *BackendSyncer) Compare(_ context.Context, b *v1alpha1.Backend, _ *engine.Session, want childrenSpec, snap *backendSnapshot) (bool, error) {
+	recordMetrics(&b.Status.CommonStatus, snap.Children)
+	return backendAttrsMatch(snap.Backend, b) && childrenUpToDate(snap.Children, want), nil
 }
 
 // finder reads backends of the session's tenant.
@@ -109,7 +100,6 @@ func (s *BackendSyncer) finder(ctx context.Context, sess *engine.Session) remote
 			return sharedList(s.Lists, sess.Tenant+" backends", func() ([]tsclient.Backend, error) { return sess.Remote.ListBackends(ctx) })
 		},
 		idName: func(r tsclient.Backend) (int64, string) { return r.ID, r.SystemName },
-		forget: func(id int64) { s.Snapshots.Forget(sess.Tenant, snapshotKindBackend, id) },
 	}
 }
 
@@ -121,15 +111,15 @@ func backendAttrsMatch(r tsclient.Backend, b *v1alpha1.Backend) bool {
 	return r.Name == b.Spec.Name && r.Description == b.Spec.Description && sameEndpoint(r.PrivateEndpoint, b.Spec.PrivateBaseURL)
 }
 
-// Create implements engine.Syncer: creates the backend API (adopting it when a lost response already
-// created it) and its children.
-func (s *BackendSyncer) Create(ctx context.Context, b *v1alpha1.Backend, sess *engine.Session) error {
+// Create implements engine.TypedSyncer: creates the backend API (adopting it when a lost response
+// already created it) and reads its children.
+func (s *BackendSyncer) Create(ctx context.Context, b *v1alpha1.Backend, sess *engine.Session, _ childrenSpec) (*backendSnapshot, error) {
 	created, fresh, err := createOrAdopt(sess.SystemName,
 		func() (*tsclient.Backend, error) {
 			return sess.Remote.CreateBackend(ctx, backendParams(b, sess.SystemName))
 		}, b, sess, s.finder(ctx, sess))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	b.Status.BackendID = created.ID
 	read := readChildren
@@ -139,41 +129,36 @@ func (s *BackendSyncer) Create(ctx context.Context, b *v1alpha1.Backend, sess *e
 	}
 	children, err := read(ctx, sess.Remote, tsclient.BackendScope(created.ID))
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return s.Update(ctx, b, sess, engine.Observation{Exists: true, Diff: &backendSnapshot{Backend: *created, Children: children}})
+	return &backendSnapshot{Backend: *created, Children: children}, nil
 }
 
-// Update implements engine.Syncer: writes the attributes and children that differ.
-func (s *BackendSyncer) Update(ctx context.Context, b *v1alpha1.Backend, sess *engine.Session, o engine.Observation) error {
-	snap := o.Diff.(*backendSnapshot).clone()
+// Update implements engine.TypedSyncer: writes the attributes and children that differ.
+func (s *BackendSyncer) Update(ctx context.Context, b *v1alpha1.Backend, sess *engine.Session, want childrenSpec, snap *backendSnapshot) (*backendSnapshot, error) {
 	id := snap.Backend.ID
-	// A failed write leaves the snapshot unknown: forget it so the next try reads 3scale.
-	s.Snapshots.Forget(sess.Tenant, snapshotKindBackend, id)
 	if !backendAttrsMatch(snap.Backend, b) {
-		p := backendParams(b, "")
-		updated, err := sess.Remote.UpdateBackend(ctx, id, p)
+		updated, err := sess.Remote.UpdateBackend(ctx, id, backendParams(b, ""))
 		if err != nil {
-			return fmt.Errorf("cannot update backend %q: %w", sess.SystemName, err)
+			return nil, fmt.Errorf("cannot update backend %q: %w", sess.SystemName, err)
 		}
 		snap.Backend = *updated
 	}
-	if err := syncChildren(ctx, sess.Remote, tsclient.BackendScope(id), snap.Children, backendChildren(b)); err != nil {
-		return err
+	if err := syncChildren(ctx, sess.Remote, tsclient.BackendScope(id), snap.Children, want); err != nil {
+		return nil, err
 	}
 	recordMetrics(&b.Status.CommonStatus, snap.Children)
-	s.Snapshots.Put(sess.Tenant, snapshotKindBackend, id, snap)
-	return nil
+	return snap, nil
 }
 
-// Delete implements engine.Syncer: deletes the backend this Backend holds (by id, or by system name after
-// its own lost create). 3scale refuses to delete a backend a product still uses: the Backend then waits,
-// naming the Products to change.
+// Delete implements engine.TypedSyncer: deletes the backend this Backend holds (by id, or by system name
+// after its own lost create). 3scale refuses to delete a backend a product still uses: the Backend then
+// waits, naming the Products to change.
 func (s *BackendSyncer) Delete(ctx context.Context, b *v1alpha1.Backend, sess *engine.Session) error {
 	sess.SystemName = systemNameOf(b.Spec.SystemName, b.Name)
 	id := b.Status.BackendID
 	if id == 0 {
-		remote, err := s.find(ctx, b, sess)
+		remote, err := locate(b, sess, s.finder(ctx, sess))
 		if err != nil || remote == nil {
 			return err
 		}
@@ -192,7 +177,6 @@ func (s *BackendSyncer) Delete(ctx context.Context, b *v1alpha1.Backend, sess *e
 	if err != nil && !tsclient.IsNotFound(err) {
 		return fmt.Errorf("cannot delete backend %q: %w", sess.SystemName, err)
 	}
-	s.Snapshots.Forget(sess.Tenant, snapshotKindBackend, id)
 	return nil
 }
 
@@ -207,13 +191,4 @@ func (s *BackendSyncer) productsUsing(ctx context.Context, b *v1alpha1.Backend) 
 		names = append(names, p.Name)
 	}
 	return names, nil
-}
-
-// secretForSession returns the provider-account Secret to use: while the object is being deleted, the
-// one it was synced with (the spec may have moved on), otherwise the spec's.
-func secretForSession(obj syncedObject, fromSpec string) string {
-	if !obj.GetDeletionTimestamp().IsZero() && obj.GetSyncStatus().ProviderAccountSecret != "" {
-		return obj.GetSyncStatus().ProviderAccountSecret
-	}
-	return fromSpec
 }

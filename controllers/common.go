@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"strconv"
 	"strings"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -71,3 +72,6 @@ func olderThan(a, b client.Object) bool {
 	}
 	return a.GetNamespace()+"/"+a.GetName() < b.GetNamespace()+"/"+b.GetName()
 }
+
+// itoa64 formats an id.
+func itoa64(i int64) string { return strconv.FormatInt(i, 10) }

@@ -2,13 +2,14 @@ package controllers
 
 import (
 	"context"
-	"k8s.io/apimachinery/pkg/api/meta"
 	"math/rand"
 	"net/http"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"

@@ -10,7 +10,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
-	"github.com/apimsync/apimsync/cache"
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/engine"
 )
@@ -38,7 +37,11 @@ type accountSnapshot struct {
 	ListDenied bool
 }
 
-func (s *accountSnapshot) clone() *accountSnapshot {
+// RemoteID implements engine.Snapshot.
+func (s *accountSnapshot) RemoteID() int64 { return s.Account.ID }
+
+// Clone implements engine.Snapshot.
+func (s *accountSnapshot) Clone() *accountSnapshot {
 	c := *s
 	c.Users = maps.Clone(s.Users)
 	return &c
@@ -95,7 +98,7 @@ func userKey(sess *engine.Session, accountID int64, username string) string {
 // knownPasswords returns, by username, the versions of the passwords 3scale has as far as status and
 // this process tell: a version recorded in status that is still the Secret's, or a newer version of a
 // Secret whose password for that user is the one this process last set.
-func (s *DeveloperAccountSyncer) knownPasswords(d *v1alpha1.DeveloperAccount, sess *engine.Session, desired *accountDesired) map[string]string {
+func (s *DeveloperAccountSyncer) knownPasswords(d *v1alpha1.DeveloperAccount, sess *engine.Session, desired accountDesired) map[string]string {
 	known := map[string]string{}
 	for user, version := range desired.Versions {
 		switch {
@@ -112,7 +115,7 @@ func (s *DeveloperAccountSyncer) knownPasswords(d *v1alpha1.DeveloperAccount, se
 
 // passwordsSet reports whether 3scale has every password the spec's Secrets hold, as far as
 // knownPasswords tells.
-func (s *DeveloperAccountSyncer) passwordsSet(d *v1alpha1.DeveloperAccount, sess *engine.Session, desired *accountDesired) bool {
+func (s *DeveloperAccountSyncer) passwordsSet(d *v1alpha1.DeveloperAccount, sess *engine.Session, desired accountDesired) bool {
 	return len(s.knownPasswords(d, sess, desired)) == len(desired.Versions)
 }
 
@@ -124,15 +127,13 @@ type DeveloperAccountSyncer struct {
 	Reader client.Reader
 	// Accounts resolves provider-account Secrets.
 	Accounts *ProviderAccounts
-	// Snapshots caches remote state between reconciles.
-	Snapshots *cache.Snapshots
 	// Claims arbitrates resources that resolve to the same account.
 	Claims *Claims
 	// Sent remembers the passwords this process set (nil: none remembered).
 	Sent *SentPasswords
 }
 
-var _ engine.Syncer[*v1alpha1.DeveloperAccount] = &DeveloperAccountSyncer{}
+var _ engine.TypedSyncer[*v1alpha1.DeveloperAccount, accountDesired, *accountSnapshot] = &DeveloperAccountSyncer{}
 
 // firstAdmin is the user that signs the account up and identifies it.
 func firstAdmin(d *v1alpha1.DeveloperAccount) v1alpha1.DeveloperUserSpec {
@@ -144,7 +145,7 @@ func firstAdmin(d *v1alpha1.DeveloperAccount) v1alpha1.DeveloperUserSpec {
 	return d.Spec.Users[0]
 }
 
-// Connect implements engine.Syncer.
+// Connect implements engine.TypedSyncer.
 func (s *DeveloperAccountSyncer) Connect(ctx context.Context, d *v1alpha1.DeveloperAccount) (*engine.Session, error) {
 	return s.Accounts.Connect(ctx, d.Namespace, secretForSession(d, d.Spec.ProviderAccountSecretName()))
 }
@@ -157,62 +158,63 @@ func (s *DeveloperAccountSyncer) Validate(d *v1alpha1.DeveloperAccount) error {
 	return nil
 }
 
-// Resolve implements engine.Syncer: the users' password Secrets must exist; no other resource may own
-// the account (same tenant, same first admin).
-func (s *DeveloperAccountSyncer) Resolve(ctx context.Context, d *v1alpha1.DeveloperAccount, sess *engine.Session) error {
-	sess.SystemName = firstAdmin(d).Username
-	desired := &accountDesired{Passwords: map[string]string{}, Versions: map[string]string{}}
+// Resolve implements engine.TypedSyncer: the users' password Secrets must exist; no other resource may
+// own the account (same tenant, same first admin).
+func (s *DeveloperAccountSyncer) Resolve(ctx context.Context, d *v1alpha1.DeveloperAccount, sess *engine.Session) (engine.Resolved[accountDesired], error) {
+	r := engine.Resolved[accountDesired]{SystemName: firstAdmin(d).Username}
+	desired := accountDesired{Passwords: map[string]string{}, Versions: map[string]string{}}
 	for _, u := range d.Spec.Users {
 		if u.PasswordRef == nil {
 			continue
 		}
 		v, version, err := secretKey(ctx, s.Reader, d.Namespace, u.PasswordRef, fmt.Sprintf("password of user %q", u.Username))
 		if err != nil {
-			return err
+			return r, err
 		}
 		desired.Passwords[u.Username] = v
 		desired.Versions[u.Username] = version
 	}
-	if err := checkSoleOwner(ctx, s.Reader, s.Claims, d, &v1alpha1.DeveloperAccountList{}, ownerKey(sess.Tenant, "", sess.SystemName)); err != nil {
-		return err
+	if err := checkSoleOwner(ctx, s.Reader, s.Claims, d, &v1alpha1.DeveloperAccountList{}, ownerKey(sess.Tenant, "", r.SystemName)); err != nil {
+		return r, err
 	}
-	sess.Desired = desired
+	r.Desired = desired
 	spec := d.Spec
 	spec.CommonSpec = v1alpha1.CommonSpec{}
-	sess.Hash = sess.HashOf(sess.Tenant, sess.SystemName, spec, desired)
-	return nil
+	r.Hash = sess.HashOf(sess.Tenant, r.SystemName, spec, &desired)
+	return r, nil
 }
 
-// Observe implements engine.Syncer.
-func (s *DeveloperAccountSyncer) Observe(ctx context.Context, d *v1alpha1.DeveloperAccount, sess *engine.Session) (engine.Observation, error) {
-	snap, err := s.read(ctx, d, sess)
-	if err != nil || snap == nil {
-		return engine.Observation{}, err
-	}
+// Compare implements engine.TypedSyncer: the account, its users and their passwords; what it reads is
+// recorded in status (user ids, the card, the password Secrets' versions when only a Secret changed).
+func (s *DeveloperAccountSyncer) Compare(_ context.Context, d *v1alpha1.DeveloperAccount, sess *engine.Session, desired accountDesired, snap *accountSnapshot) (bool, error) {
 	if err := usersAllowed(d, snap); err != nil {
-		return engine.Observation{}, err
+		return false, err
 	}
-	desired := sess.Desired.(*accountDesired)
 	passwords := s.passwordsSet(d, sess, desired)
 	if passwords && !maps.Equal(d.Status.PasswordVersions, desired.Versions) {
 		d.Status.PasswordVersions = maps.Clone(desired.Versions) // a Secret changed, not the passwords
 	}
-	upToDate := accountMatches(snap, d) && passwords
+	recordUsers(d, snap)
 	noteCreditCard(d, sess, snap.Account)
-	return engine.Observation{Exists: true, UpToDate: upToDate, Diff: snap}, nil
+	return accountMatches(snap, d) && passwords, nil
 }
 
-func (s *DeveloperAccountSyncer) read(ctx context.Context, d *v1alpha1.DeveloperAccount, sess *engine.Session) (*accountSnapshot, error) {
-	if id := d.Status.AccountID; id != 0 && !sess.ForceRead {
-		if snap, ok := cache.Get[*accountSnapshot](s.Snapshots, sess.Tenant, snapshotKindAccount, id); ok {
-			return snap, nil
-		}
+// recordUsers records the ids of the account's users in status.
+func recordUsers(d *v1alpha1.DeveloperAccount, snap *accountSnapshot) {
+	d.Status.UserIDs = map[string]int64{}
+	for name, u := range snap.Users {
+		d.Status.UserIDs[name] = u.ID
 	}
+}
+
+// Read implements engine.TypedSyncer: the account (by id, or its first admin's username) and its users.
+func (s *DeveloperAccountSyncer) Read(ctx context.Context, d *v1alpha1.DeveloperAccount, sess *engine.Session) (*accountSnapshot, bool, error) {
 	remote, err := locate(d, sess, s.finder(ctx, sess))
 	if err != nil || remote == nil {
-		return nil, err
+		return nil, false, err
 	}
-	return s.readUsers(ctx, sess, *remote)
+	snap, err := s.readUsers(ctx, sess, *remote)
+	return snap, err == nil, err
 }
 
 // usersAllowed refuses an account whose spec has more users than its admin on a tenant that does not
@@ -244,7 +246,6 @@ func (s *DeveloperAccountSyncer) readUsers(ctx context.Context, sess *engine.Ses
 	for _, u := range users {
 		snap.Users[u.Username] = u
 	}
-	s.Snapshots.Put(sess.Tenant, snapshotKindAccount, remote.ID, snap)
 	return snap, nil
 }
 
@@ -263,7 +264,6 @@ func (s *DeveloperAccountSyncer) finder(ctx context.Context, sess *engine.Sessio
 			return []tsclient.Account{*a}, nil
 		},
 		idName: func(a tsclient.Account) (int64, string) { return a.ID, sess.SystemName },
-		forget: func(id int64) { s.Snapshots.Forget(sess.Tenant, snapshotKindAccount, id) },
 	}
 }
 
@@ -295,17 +295,16 @@ func accountMatches(snap *accountSnapshot, d *v1alpha1.DeveloperAccount) bool {
 	return true
 }
 
-// Create implements engine.Syncer: porta's signup makes the account with its first admin; the other
-// users and settings follow.
-func (s *DeveloperAccountSyncer) Create(ctx context.Context, d *v1alpha1.DeveloperAccount, sess *engine.Session) error {
+// Create implements engine.TypedSyncer: porta's signup makes the account with its first admin; the other
+// users and settings follow (Update).
+func (s *DeveloperAccountSyncer) Create(ctx context.Context, d *v1alpha1.DeveloperAccount, sess *engine.Session, desired accountDesired) (*accountSnapshot, error) {
 	admin := firstAdmin(d)
-	desired := sess.Desired.(*accountDesired)
 	created, fresh, err := createOrAdopt(sess.SystemName, func() (*tsclient.Account, error) {
 		return sess.Remote.Signup(ctx, tsclient.SignupParams{OrgName: d.Spec.OrgName, Username: admin.Username, Email: admin.Email,
 			Password: desired.Passwords[admin.Username]})
 	}, d, sess, s.finder(ctx, sess))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	d.Status.AccountID = created.ID
 	d.Status.PasswordVersions = nil                      // an adopted account's passwords are unknown: set them all
@@ -313,47 +312,34 @@ func (s *DeveloperAccountSyncer) Create(ctx context.Context, d *v1alpha1.Develop
 		d.Status.PasswordVersions = map[string]string{admin.Username: desired.Versions[admin.Username]}
 		s.Sent.Remember(userKey(sess, created.ID, admin.Username), desired.Passwords[admin.Username])
 	}
-	snap, err := s.readUsers(ctx, sess, *created)
-	if err != nil {
-		return err
-	}
-	if err := usersAllowed(d, snap); err != nil {
-		return err
-	}
-	return s.Update(ctx, d, sess, engine.Observation{Exists: true, Diff: snap})
+	return s.readUsers(ctx, sess, *created)
 }
 
-// Update implements engine.Syncer: the account's attributes and approval, then each user: created,
+// Update implements engine.TypedSyncer: the account's attributes and approval, then each user: created,
 // updated, given its role, activated; users no longer in the spec are deleted.
-func (s *DeveloperAccountSyncer) Update(ctx context.Context, d *v1alpha1.DeveloperAccount, sess *engine.Session, o engine.Observation) error {
-	snap := o.Diff.(*accountSnapshot).clone()
+func (s *DeveloperAccountSyncer) Update(ctx context.Context, d *v1alpha1.DeveloperAccount, sess *engine.Session, desired accountDesired, snap *accountSnapshot) (*accountSnapshot, error) {
 	c, id := sess.Remote, snap.Account.ID
-	s.Snapshots.Forget(sess.Tenant, snapshotKindAccount, id)
 	if !accountAttrsMatch(snap.Account, d) {
 		updated, err := c.UpdateAccount(ctx, id, tsclient.AccountParams{OrgName: d.Spec.OrgName,
 			MonthlyBillingEnabled: d.Spec.MonthlyBillingEnabled, MonthlyChargingEnabled: d.Spec.MonthlyChargingEnabled})
 		if err != nil {
-			return fmt.Errorf("cannot update account %q: %w", sess.SystemName, err)
+			return nil, fmt.Errorf("cannot update account %q: %w", sess.SystemName, err)
 		}
 		snap.Account = *updated
 	}
 	if snap.Account.State != accountApproved {
 		approved, err := deref(c.ApproveAccount(ctx, id))
 		if err != nil {
-			return fmt.Errorf("cannot approve account %q: %w", sess.SystemName, err)
+			return nil, fmt.Errorf("cannot approve account %q: %w", sess.SystemName, err)
 		}
 		snap.Account = approved
 	}
-	if err := s.syncUsers(ctx, d, sess, snap); err != nil {
-		return err
+	if err := s.syncUsers(ctx, d, sess, desired, snap); err != nil {
+		return nil, err
 	}
-	d.Status.UserIDs = map[string]int64{}
-	for name, u := range snap.Users {
-		d.Status.UserIDs[name] = u.ID
-	}
+	recordUsers(d, snap)
 	noteCreditCard(d, sess, snap.Account)
-	s.Snapshots.Put(sess.Tenant, snapshotKindAccount, id, snap)
-	return nil
+	return snap, nil
 }
 
 // noteCreditCard records whether the account stores a credit card, and says so in the Synced message
@@ -370,9 +356,8 @@ func noteCreditCard(d *v1alpha1.DeveloperAccount, sess *engine.Session, a tsclie
 
 // syncUsers makes the account's users match the spec. Porta refuses to demote or delete an account's
 // last admin, so users are created, updated, activated and promoted first, demoted next, and deleted last.
-func (s *DeveloperAccountSyncer) syncUsers(ctx context.Context, d *v1alpha1.DeveloperAccount, sess *engine.Session, snap *accountSnapshot) error {
+func (s *DeveloperAccountSyncer) syncUsers(ctx context.Context, d *v1alpha1.DeveloperAccount, sess *engine.Session, desired accountDesired, snap *accountSnapshot) error {
 	c, id := sess.Remote, snap.Account.ID
-	desired := sess.Desired.(*accountDesired)
 	passwords := desired.Passwords
 	set := s.knownPasswords(d, sess, desired)          // versions of the passwords 3scale has, by username
 	defer func() { d.Status.PasswordVersions = set }() // what was sent, whatever fails later
@@ -429,7 +414,7 @@ func (s *DeveloperAccountSyncer) syncUsers(ctx context.Context, d *v1alpha1.Deve
 	return nil
 }
 
-// Delete implements engine.Syncer: deleting the account deletes its users and applications in 3scale.
+// Delete implements engine.TypedSyncer: deleting the account deletes its users and applications in 3scale.
 func (s *DeveloperAccountSyncer) Delete(ctx context.Context, d *v1alpha1.DeveloperAccount, sess *engine.Session) error {
 	sess.SystemName = firstAdmin(d).Username
 	return deleteHeld(d, sess, s.finder(ctx, sess), func(id int64) error { return sess.Remote.DeleteAccount(ctx, id) })

@@ -228,11 +228,11 @@ func TestPlanDriftCheckTrustsItsDependenciesSnapshots(t *testing.T) {
 		Metrics: map[string]tsclient.Metric{"hits": {ID: 70}}, Methods: map[string]tsclient.Metric{"list": {ID: 71}}}})
 	snapshots.Put(tenant, snapshotKindBackend, 9, &backendSnapshot{Children: &childrenSnapshot{
 		Metrics: map[string]tsclient.Metric{"hits": {ID: 90}}}})
-	s := &ApplicationPlanSyncer{Snapshots: snapshots}
-	sess := &engine.Session{Remote: remote, Tenant: tenant, ForceRead: true,
-		Desired: &planDesired{ProductID: 7, Backends: map[string]int64{"pets": 9}}}
+	s := &ApplicationPlanSyncer{Peers: snapshots}
+	want := planDesired{ProductID: 7, Backends: map[string]int64{"pets": 9}}
+	sess := &engine.Session{Remote: remote, Tenant: tenant, ForceRead: true, Desired: want}
 
-	ids, err := s.metricIDs(tsclient.WithBackground(context.Background()), sess)
+	ids, err := s.metricIDs(tsclient.WithBackground(context.Background()), sess, want)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +242,7 @@ func TestPlanDriftCheckTrustsItsDependenciesSnapshots(t *testing.T) {
 	if n := remoteCalls(tenant); n != 0 {
 		t.Errorf("a plan's drift check made %d calls for metric ids its product's and backend's snapshots hold, want 0", n)
 	}
-	_, _ = s.metricIDs(context.Background(), sess)
+	_, _ = s.metricIDs(context.Background(), sess, want)
 	if remoteCalls(tenant) == 0 {
 		t.Errorf("sync-now of a plan did not read its product's and backends' metrics again")
 	}

@@ -8,9 +8,6 @@ import (
 	"reflect"
 	"strconv"
 
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
@@ -105,27 +102,21 @@ func (s *ProductSyncer) Resolve(ctx context.Context, p *v1alpha1.Product, sess *
 	return nil
 }
 
+// backendOfProduct is a Backend in a Product's spec.backendUsages. One being deleted is waited for
+// quietly (Pending): in a mass deletion the Product goes a moment later, and a Synced one stays Synced
+// meanwhile (the Backend waits for it, in 3scale too); past the quiet wait the Product is Orphan.
+var backendOfProduct = dependency{Kind: "Backend", Field: "in spec.backendUsages", NotFound: ReasonBackendNotFound, Deleting: ReasonBackendDeleting,
+	Invalid: ReasonBackendInvalid, NotSynced: ReasonBackendNotSynced, DeletingHint: "remove it from spec.backendUsages to let it go",
+	WhileDeleting: func(_ engine.Object, reason, format string, args ...any) error {
+		return engine.Pending(reason, format, args...)
+	}}
+
 func (s *ProductSyncer) resolveBackends(ctx context.Context, p *v1alpha1.Product, tenant string) (map[int64]string, error) {
 	ids := map[int64]string{}
 	for _, name := range sortedKeys(p.Spec.BackendUsages) {
 		var b v1alpha1.Backend
-		if err := s.Reader.Get(ctx, client.ObjectKey{Namespace: p.Namespace, Name: name}, &b); err != nil {
-			if apierrors.IsNotFound(err) {
-				return nil, engine.Missing(ReasonBackendNotFound, "waiting for Backend %q (in spec.backendUsages) to be created", name)
-			}
+		if err := checkDependency(ctx, s.Reader, p.Namespace, name, &b, backendOfProduct); err != nil {
 			return nil, err
-		}
-		if !b.DeletionTimestamp.IsZero() {
-			// Pending: in a mass deletion this Product is deleted a moment later, and a Synced one stays
-			// Synced meanwhile (the Backend waits for it, in 3scale too); past the quiet wait it is Orphan.
-			return nil, engine.Pending(ReasonBackendDeleting,
-				"Backend %q is being deleted; remove it from spec.backendUsages to let it go", name)
-		}
-		if c := meta.FindStatusCondition(b.Status.Conditions, v1alpha1.ConditionInvalid); c != nil && c.Status == "True" {
-			return nil, engine.Invalid(ReasonBackendInvalid, "Backend %q is invalid: %s", name, c.Message)
-		}
-		if !usable(&b, b.Status.CommonStatus, b.Status.BackendID) {
-			return nil, notSyncedYet(&b, b.Status.CommonStatus, ReasonBackendNotSynced, "waiting for Backend %q to be Synced", name)
 		}
 		if b.Status.TenantHost != tenant {
 			return nil, engine.Invalid(ReasonInvalidSpec, "Backend %q is synced to tenant %s, but this Product to %s; a product can only use backends of its own tenant",
@@ -134,64 +125,6 @@ func (s *ProductSyncer) resolveBackends(ctx context.Context, p *v1alpha1.Product
 		ids[b.Status.BackendID] = p.Spec.BackendUsages[name].Path
 	}
 	return ids, nil
-}
-
-// usable reports whether a dependency can be built upon: it holds its remote object and its current
-// generation was synced — Synced, or InSync again for a passing reason (a drift check that met a 503);
-// only Orphan, Invalid and deletion propagate to dependants.
-func usable(obj client.Object, st v1alpha1.CommonStatus, remoteID int64) bool {
-	if remoteID == 0 || st.SyncedHash == "" || st.ObservedGeneration != obj.GetGeneration() || !obj.GetDeletionTimestamp().IsZero() {
-		return false
-	}
-	return meta.IsStatusConditionTrue(st.Conditions, v1alpha1.ConditionSynced) || meta.IsStatusConditionTrue(st.Conditions, v1alpha1.ConditionInSync)
-}
-
-// notSyncedYet is the waiting error for a dependency that exists but cannot be built upon yet: Pending
-// (a new object waits quietly) while the dependency is itself being synced, Queued (longer) while it has
-// never synced yet, Orphan at once when it is stuck (waiting on something of its own, Invalid) or being
-// deleted.
-func notSyncedYet(dep client.Object, st v1alpha1.CommonStatus, reason, format string, args ...any) error {
-	state := engine.SyncState(&st)
-	switch {
-	case state == v1alpha1.ConditionOrphan || state == v1alpha1.ConditionInvalid || !dep.GetDeletionTimestamp().IsZero():
-		return engine.Waiting(reason, format, args...)
-	case st.LastSyncTime == nil: // not through a sync of its own yet: its turn has not come, or was put off (a 429)
-		return engine.Queued(reason, format, args...)
-	}
-	return engine.Pending(reason, format, args...)
-}
-
-// ownerGoing is the waiting error for an object whose owner is being deleted: with the Delete policy the
-// owner deletes it first (engine: Dependants), so it waits quietly for that (GoingAway); with Retain it
-// is Orphan at once, for someone to act upon.
-func ownerGoing(owner engine.Object, reason, format string, args ...any) error {
-	if owner.GetDeletionPolicy() == v1alpha1.DeletionPolicyDelete {
-		return engine.GoingAway(owner.GetDeletionTimestamp().Time, reason, format, args...)
-	}
-	return engine.Waiting(reason, format, args...)
-}
-
-// secretValue reads one key of a Secret in the namespace; a missing Secret or key makes the object wait.
-func secretValue(ctx context.Context, reader client.Reader, namespace string, ref *v1alpha1.LocalSecretKeyRef, usedFor string) (string, error) {
-	v, _, err := secretKey(ctx, reader, namespace, ref, usedFor)
-	return v, err
-}
-
-// secretKey is secretValue with the Secret's version: its UID and resourceVersion, which change with
-// its content and tell nothing of it.
-func secretKey(ctx context.Context, reader client.Reader, namespace string, ref *v1alpha1.LocalSecretKeyRef, usedFor string) (string, string, error) {
-	var secret corev1.Secret
-	if err := reader.Get(ctx, client.ObjectKey{Namespace: namespace, Name: ref.Name}, &secret); err != nil {
-		if apierrors.IsNotFound(err) {
-			return "", "", engine.Waiting(ReasonSecretNotFound, "waiting for Secret %q (%s) to be created", ref.Name, usedFor)
-		}
-		return "", "", err
-	}
-	v, ok := secret.Data[ref.Key]
-	if !ok {
-		return "", "", engine.Waiting(ReasonSecretNotFound, "Secret %q has no key %q (%s)", ref.Name, ref.Key, usedFor)
-	}
-	return string(v), string(secret.UID) + "/" + secret.ResourceVersion, nil
 }
 
 func (s *ProductSyncer) resolvePolicies(ctx context.Context, p *v1alpha1.Product) ([]tsclient.Policy, error) {
@@ -335,7 +268,7 @@ func (s *ProductSyncer) Observe(ctx context.Context, p *v1alpha1.Product, sess *
 		}
 		sess.Note = usageNote(p)
 	}
-	return engine.Observation{Exists: true, UpToDate: snap.Retiring == nil && s.upToDate(p, sess, snap), Diff: snap}, nil
+	return engine.Observation{Exists: true, UpToDate: snap.Retiring == nil && s.upToDate(p, sess, snap), Snapshot: snap}, nil
 }
 
 func (s *ProductSyncer) upToDate(p *v1alpha1.Product, sess *engine.Session, snap *productSnapshot) bool {
@@ -446,14 +379,14 @@ func (s *ProductSyncer) Create(ctx context.Context, p *v1alpha1.Product, sess *e
 	if err != nil {
 		return err
 	}
-	return s.Update(ctx, p, sess, engine.Observation{Exists: true, Diff: snap})
+	return s.Update(ctx, p, sess, engine.Observation{Exists: true, Snapshot: snap})
 }
 
 // Update implements engine.Syncer: suspends the live applications of a product just retired, writes
 // what differs, then deploys the proxy configuration to staging
 // when anything the gateway uses changed.
 func (s *ProductSyncer) Update(ctx context.Context, p *v1alpha1.Product, sess *engine.Session, o engine.Observation) error {
-	snap := o.Diff.(*productSnapshot).clone()
+	snap := o.Snapshot.(*productSnapshot).clone()
 	d := sess.Desired.(*productDesired)
 	c, id := sess.Remote, snap.Product.ID
 	s.Snapshots.Forget(sess.Tenant, snapshotKindProduct, id)

@@ -277,24 +277,24 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 	claims := func() *Claims { return &Claims{Reader: reader} }
 	err := errors.Join(
 		kindController(sh, "Backend", func() *v1alpha1.Backend { return &v1alpha1.Backend{} },
-			&BackendSyncer{Reader: reader, Accounts: accounts, Snapshots: snapshots, Claims: claims(), Lists: lists}, &v1alpha1.BackendList{}),
+			engine.Typed(snapshotKindBackend, snapshots, &BackendSyncer{Reader: reader, Accounts: accounts, Claims: claims(), Lists: lists}), &v1alpha1.BackendList{}),
 		kindController(sh, "Product", func() *v1alpha1.Product { return &v1alpha1.Product{} },
 			&ProductSyncer{Reader: reader, Accounts: accounts, Snapshots: snapshots, Claims: claims(), Lists: lists,
 				Lifecycle: productLifecycle{Recorder: mgr.GetEventRecorder("apimsync-product"), UsagePeriod: opts.UsageReportPeriod}}, &v1alpha1.ProductList{}),
 		kindController(sh, "ApplicationPlan", func() *v1alpha1.ApplicationPlan { return &v1alpha1.ApplicationPlan{} },
-			&ApplicationPlanSyncer{Reader: reader, Accounts: accounts, Snapshots: snapshots, Claims: claims(), Lists: lists}, &v1alpha1.ApplicationPlanList{},
+			engine.Typed(snapshotKindPlan, snapshots, &ApplicationPlanSyncer{Reader: reader, Accounts: accounts, Peers: snapshots, Claims: claims(), Lists: lists}), &v1alpha1.ApplicationPlanList{},
 			// A plan's limits may name a Backend's metrics.
 			watch{&v1alpha1.Backend{}, referencing(reader, &v1alpha1.ApplicationPlanList{}, indexBackendRefs)}),
 		kindController(sh, "DeveloperAccount", func() *v1alpha1.DeveloperAccount { return &v1alpha1.DeveloperAccount{} },
-			&DeveloperAccountSyncer{Reader: reader, Accounts: accounts, Snapshots: snapshots, Claims: claims(), Sent: &SentPasswords{}}, &v1alpha1.DeveloperAccountList{}),
+			engine.Typed(snapshotKindAccount, snapshots, &DeveloperAccountSyncer{Reader: reader, Accounts: accounts, Claims: claims(), Sent: &SentPasswords{}}), &v1alpha1.DeveloperAccountList{}),
 		kindController(sh, "Application", func() *v1alpha1.Application { return &v1alpha1.Application{} },
-			&ApplicationSyncer{Reader: reader, Writer: mgr.GetClient(), Accounts: accounts, Snapshots: snapshots, Claims: claims()}, &v1alpha1.ApplicationList{},
+			engine.Typed(snapshotKindApplication, snapshots, &ApplicationSyncer{Reader: reader, Writer: mgr.GetClient(), Accounts: accounts, Claims: claims()}), &v1alpha1.ApplicationList{},
 			// The plan's Product decides the kind of credentials.
 			watch{&v1alpha1.Product{}, applicationsOfProduct(reader)},
 			// The account's provider-account Secret is the application's: a fixed token wakes it at once.
 			watch{&corev1.Secret{}, applicationsOfAccountsReading(reader)}),
 		kindController(sh, "ActiveDoc", func() *v1alpha1.ActiveDoc { return &v1alpha1.ActiveDoc{} },
-			&ActiveDocSyncer{Reader: reader, Accounts: accounts, Snapshots: snapshots, Claims: claims()}, &v1alpha1.ActiveDocList{},
+			engine.Typed(snapshotKindActiveDoc, snapshots, &ActiveDocSyncer{Reader: reader, Accounts: accounts, Claims: claims()}), &v1alpha1.ActiveDocList{},
 			watch{&corev1.ConfigMap{}, referencing(reader, &v1alpha1.ActiveDocList{}, indexConfigMapRefs)}),
 	)
 	if err != nil {

@@ -52,12 +52,6 @@ func recordMetrics(st *v1alpha1.CommonStatus, children *childrenSnapshot) {
 	st.MetricsHash, st.MetricIDs = children.metricsHash(), children.metricIDs()
 }
 
-func (s *backendSnapshot) clone() *backendSnapshot {
-	c := *s
-	c.Children = s.Children.clone()
-	return &c
-}
-
 func (s *productSnapshot) clone() *productSnapshot {
 	c := *s
 	c.Proxy = maps.Clone(s.Proxy)
@@ -71,7 +65,8 @@ func (s *productSnapshot) clone() *productSnapshot {
 	return &c
 }
 
-func (s *planSnapshot) clone() *planSnapshot {
+// Clone implements engine.Snapshot.
+func (s *planSnapshot) Clone() *planSnapshot {
 	c := *s
 	c.Limits = slices.Clone(s.Limits)
 	c.PricingRules = slices.Clone(s.PricingRules)

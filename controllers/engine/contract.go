@@ -80,8 +80,8 @@ type Observation struct {
 	Exists bool
 	// UpToDate is true when the remote object matches the spec.
 	UpToDate bool
-	// Diff is kind-specific and handed to Update.
-	Diff any
+	// Snapshot is the remote state read (kind-specific), handed to Update.
+	Snapshot any
 }
 
 // Syncer says how one kind talks to 3scale. Every call is idempotent; Delete of something already gone

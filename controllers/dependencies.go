@@ -1,0 +1,119 @@
+package controllers
+
+import (
+	"context"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	"github.com/apimsync/apimsync/controllers/engine"
+)
+
+// What every syncer's Resolve asks of the objects it depends on: that they exist, are not being
+// deleted, are not Invalid, and have synced their current generation.
+
+// dependency describes one reference of an object to another: the kind it names, the spec field that
+// names it, and the condition reasons of each way it may not be ready.
+type dependency struct {
+	Kind                                   string
+	Field                                  string // "" when the message names no field
+	NotFound, Deleting, Invalid, NotSynced string
+	// DeletingHint, when set, ends the message of a dependency being deleted (what to do about it).
+	DeletingHint string
+	// WhileDeleting is the wait for a dependency being deleted; default ownerGoing (it takes the object
+	// along, or it is Orphan at once under Retain).
+	WhileDeleting func(dep engine.Object, reason, format string, args ...any) error
+}
+
+// waitingFor is a WhileDeleting that makes the object Orphan at once.
+func waitingFor(_ engine.Object, reason, format string, args ...any) error {
+	return engine.Waiting(reason, format, args...)
+}
+
+// readDependency reads the object named name into dep and checks that it exists, is not being deleted
+// and is not Invalid (whose message it passes on).
+func readDependency(ctx context.Context, reader client.Reader, namespace, name string, into engine.Object, d dependency) error {
+	return d.state(into, reader.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, into), name)
+}
+
+// state is readDependency's check of a dependency already read (getErr: the read's error).
+func (d dependency) state(into engine.Object, getErr error, name string) error {
+	if getErr != nil {
+		if apierrors.IsNotFound(getErr) {
+			if d.Field == "" {
+				return engine.Missing(d.NotFound, "waiting for %s %q to be created", d.Kind, name)
+			}
+			return engine.Missing(d.NotFound, "waiting for %s %q (%s) to be created", d.Kind, name, d.Field)
+		}
+		return getErr
+	}
+	if !into.GetDeletionTimestamp().IsZero() {
+		wait, format := d.WhileDeleting, "%s %q is being deleted"
+		if wait == nil {
+			wait = ownerGoing
+		}
+		if d.DeletingHint != "" {
+			format += "; " + d.DeletingHint
+		}
+		return wait(into, d.Deleting, format, d.Kind, name)
+	}
+	if c := meta.FindStatusCondition(into.GetSyncStatus().Conditions, v1alpha1.ConditionInvalid); c != nil && c.Status == metav1.ConditionTrue {
+		return engine.Invalid(d.Invalid, "%s %q is invalid: %s", d.Kind, name, c.Message)
+	}
+	return nil
+}
+
+// readyDependency checks that a dependency read by readDependency can be built upon (usable), or says
+// how long to wait for it (notSyncedYet).
+func readyDependency(dep engine.Object, d dependency) error {
+	if !usable(dep, *dep.GetSyncStatus(), dep.GetRemoteID()) {
+		return notSyncedYet(dep, *dep.GetSyncStatus(), d.NotSynced, "waiting for %s %q to be Synced", d.Kind, dep.GetName())
+	}
+	return nil
+}
+
+// checkDependency is readDependency, then readyDependency.
+func checkDependency(ctx context.Context, reader client.Reader, namespace, name string, into engine.Object, d dependency) error {
+	if err := readDependency(ctx, reader, namespace, name, into, d); err != nil {
+		return err
+	}
+	return readyDependency(into, d)
+}
+
+// usable reports whether a dependency can be built upon: it holds its remote object and its current
+// generation was synced — Synced, or InSync again for a passing reason (a drift check that met a 503);
+// only Orphan, Invalid and deletion propagate to dependants.
+func usable(obj client.Object, st v1alpha1.CommonStatus, remoteID int64) bool {
+	if remoteID == 0 || st.SyncedHash == "" || st.ObservedGeneration != obj.GetGeneration() || !obj.GetDeletionTimestamp().IsZero() {
+		return false
+	}
+	return meta.IsStatusConditionTrue(st.Conditions, v1alpha1.ConditionSynced) || meta.IsStatusConditionTrue(st.Conditions, v1alpha1.ConditionInSync)
+}
+
+// notSyncedYet is the waiting error for a dependency that exists but cannot be built upon yet: Pending
+// (a new object waits quietly) while the dependency is itself being synced, Queued (longer) while it has
+// never synced yet, Orphan at once when it is stuck (waiting on something of its own, Invalid) or being
+// deleted.
+func notSyncedYet(dep client.Object, st v1alpha1.CommonStatus, reason, format string, args ...any) error {
+	state := engine.SyncState(&st)
+	switch {
+	case state == v1alpha1.ConditionOrphan || state == v1alpha1.ConditionInvalid || !dep.GetDeletionTimestamp().IsZero():
+		return engine.Waiting(reason, format, args...)
+	case st.LastSyncTime == nil: // not through a sync of its own yet: its turn has not come, or was put off (a 429)
+		return engine.Queued(reason, format, args...)
+	}
+	return engine.Pending(reason, format, args...)
+}
+
+// ownerGoing is the waiting error for an object whose owner is being deleted: with the Delete policy the
+// owner deletes it first (engine: Dependants), so it waits quietly for that (GoingAway); with Retain it
+// is Orphan at once, for someone to act upon.
+func ownerGoing(owner engine.Object, reason, format string, args ...any) error {
+	if owner.GetDeletionPolicy() == v1alpha1.DeletionPolicyDelete {
+		return engine.GoingAway(owner.GetDeletionTimestamp().Time, reason, format, args...)
+	}
+	return engine.Waiting(reason, format, args...)
+}

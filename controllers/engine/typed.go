@@ -1,0 +1,221 @@
+package engine
+
+import (
+	"context"
+	"reflect"
+)
+
+// The typed syncer contract: what a kind says about talking to 3scale, with typed desired and remote
+// states, and nothing of the snapshot cache, which the engine owns. Typed adapts a TypedSyncer to the
+// engine's Syncer.
+
+// Resolved is what a TypedSyncer's Resolve found.
+type Resolved[D any] struct {
+	// SystemName is the remote object's effective system name. Returned also with an error: the owner-key
+	// index finds a waiting object by it (the loser of an ownership conflict, woken when the holder goes).
+	SystemName string
+	// Hash is the keyed hash (Session.HashOf) of everything the remote state derives from.
+	Hash string
+	// Desired is what Create, Compare and Update work towards (dependencies' ids, documents, passwords).
+	Desired D
+}
+
+// Snapshot is the remote state of one object. A cached snapshot is shared and never changed: Update is
+// handed the engine's own copy (Clone).
+type Snapshot[S any] interface {
+	// RemoteID is the id of the remote object it describes.
+	RemoteID() int64
+	// Clone returns a copy that can be changed without touching the receiver.
+	Clone() S
+}
+
+// SnapshotStore caches snapshots by tenant, kind and remote id (cache.Snapshots).
+type SnapshotStore interface {
+	Lookup(tenant, kind string, id int64) (any, bool)
+	Put(tenant, kind string, id int64, snapshot any)
+	Forget(tenant, kind string, id int64)
+}
+
+// TypedSyncer says how one kind talks to 3scale. Every call is idempotent; Delete of something already
+// gone is success. Errors are classified by Classify, as for Syncer.
+type TypedSyncer[T Object, D any, S Snapshot[S]] interface {
+	// Connect finds obj's provider account and returns a session with a client for its tenant (Syncer).
+	Connect(ctx context.Context, obj T) (*Session, error)
+	// Resolve reads what obj depends on and checks what the schema cannot. It makes no remote call.
+	Resolve(ctx context.Context, obj T, s *Session) (Resolved[D], error)
+	// Read reads the remote object from 3scale: by the id obj recorded, or by system name (locate). It is
+	// called when no cached snapshot serves (none, or a fresh read is due); found is false when there is
+	// no remote object.
+	Read(ctx context.Context, obj T, s *Session) (snap S, found bool, err error)
+	// Compare reports whether the remote object matches obj and want (and what it keeps in Kubernetes
+	// matches too: an Application's credentials Secret). It may record in obj's status what the snapshot
+	// tells (the ids of its metrics), and refuse what the remote state cannot take (an error, as from
+	// Resolve). It makes no remote call.
+	Compare(ctx context.Context, obj T, s *Session, want D, snap S) (bool, error)
+	// Create creates the remote object, adopting one with its system name rather than making a
+	// duplicate, records its id in obj's status as soon as 3scale answers (see Syncer.Create), and returns
+	// its state as made; the engine then calls Update unless Compare says it matches.
+	Create(ctx context.Context, obj T, s *Session, want D) (S, error)
+	// Update makes the remote object match, writing only what differs, and returns its state after (nil
+	// when that is not known: nothing is cached). snap is the engine's own copy.
+	Update(ctx context.Context, obj T, s *Session, want D, snap S) (S, error)
+	// Delete deletes the remote object; 404 is success.
+	Delete(ctx context.Context, obj T, s *Session) error
+}
+
+// CacheChecker is an optional part of a TypedSyncer: it tells whether a cached snapshot still serves the
+// desired state (a plan's snapshot holds the ids of metrics that may have been re-created since).
+type CacheChecker[D, S any] interface {
+	Serves(want D, snap S) bool
+}
+
+// Typed adapts a TypedSyncer to the engine's Syncer: it keeps the kind's snapshots in store under kind,
+// reads them unless a fresh read is due, stores what Read, Create and Update return, and forgets them
+// before a write (a failed one leaves the remote state unknown) and after a deletion. The syncer's
+// Validator, when it has one, is kept.
+func Typed[T Object, D any, S Snapshot[S]](kind string, store SnapshotStore, ts TypedSyncer[T, D, S]) Syncer[T] {
+	t := &typed[T, D, S]{kind: kind, store: store, ts: ts}
+	if v, ok := ts.(Validator[T]); ok {
+		return &validatingTyped[T, D, S]{typed: t, Validator: v}
+	}
+	return t
+}
+
+type typed[T Object, D any, S Snapshot[S]] struct {
+	kind  string
+	store SnapshotStore
+	ts    TypedSyncer[T, D, S]
+}
+
+type validatingTyped[T Object, D any, S Snapshot[S]] struct {
+	*typed[T, D, S]
+	Validator[T]
+}
+
+func (a *typed[T, D, S]) Connect(ctx context.Context, obj T) (*Session, error) {
+	return a.ts.Connect(ctx, obj)
+}
+
+func (a *typed[T, D, S]) Resolve(ctx context.Context, obj T, s *Session) error {
+	r, err := a.ts.Resolve(ctx, obj, s)
+	s.SystemName = r.SystemName
+	if err != nil {
+		return err
+	}
+	s.Hash, s.Desired = r.Hash, r.Desired
+	return nil
+}
+
+// desired is the Resolve result the session carries.
+func desired[D any](s *Session) D { return DesiredOf[D](s) }
+
+// DesiredOf is the desired state Resolve returned, which the session carries into Read (the zero value
+// on deletion, where Resolve is not called).
+func DesiredOf[D any](s *Session) D {
+	d, _ := s.Desired.(D)
+	return d
+}
+
+// SnapshotReader reads cached snapshots (of other kinds: a plan reads its product's metric ids).
+type SnapshotReader interface {
+	Lookup(tenant, kind string, id int64) (any, bool)
+}
+
+// Peek returns another kind's cached snapshot, if there is one of type S.
+func Peek[S any](r SnapshotReader, tenant, kind string, id int64) (S, bool) {
+	var zero S
+	if r == nil {
+		return zero, false
+	}
+	v, ok := r.Lookup(tenant, kind, id)
+	if !ok {
+		return zero, false
+	}
+	snap, ok := v.(S)
+	return snap, ok
+}
+
+func (a *typed[T, D, S]) Observe(ctx context.Context, obj T, s *Session) (Observation, error) {
+	id := obj.GetRemoteID()
+	if id != 0 && !s.ForceRead {
+		if v, ok := a.store.Lookup(s.Tenant, a.kind, id); ok {
+			if snap, ok := v.(S); ok && a.serves(s, snap) {
+				return a.observed(ctx, obj, s, snap)
+			}
+		}
+	}
+	snap, found, err := a.ts.Read(ctx, obj, s)
+	if err != nil || !found {
+		if id != 0 && obj.GetRemoteID() == 0 { // its recorded object is gone from 3scale
+			a.store.Forget(s.Tenant, a.kind, id)
+		}
+		return Observation{}, err
+	}
+	a.store.Put(s.Tenant, a.kind, snap.RemoteID(), snap)
+	return a.observed(ctx, obj, s, snap)
+}
+
+// serves tells whether a cached snapshot serves the session's desired state (CacheChecker).
+func (a *typed[T, D, S]) serves(s *Session, snap S) bool {
+	c, ok := a.ts.(CacheChecker[D, S])
+	return !ok || c.Serves(desired[D](s), snap)
+}
+
+// observed is what Observe tells of an existing remote object.
+func (a *typed[T, D, S]) observed(ctx context.Context, obj T, s *Session, snap S) (Observation, error) {
+	upToDate, err := a.ts.Compare(ctx, obj, s, desired[D](s), snap)
+	if err != nil {
+		return Observation{}, err
+	}
+	return Observation{Exists: true, UpToDate: upToDate, Snapshot: snap}, nil
+}
+
+func (a *typed[T, D, S]) Create(ctx context.Context, obj T, s *Session) error {
+	want := desired[D](s)
+	snap, err := a.ts.Create(ctx, obj, s, want)
+	if err != nil {
+		return err
+	}
+	if upToDate, err := a.ts.Compare(ctx, obj, s, want, snap); err != nil || upToDate {
+		if err == nil {
+			a.store.Put(s.Tenant, a.kind, snap.RemoteID(), snap)
+		}
+		return err
+	}
+	return a.update(ctx, obj, s, want, snap.Clone())
+}
+
+func (a *typed[T, D, S]) Update(ctx context.Context, obj T, s *Session, o Observation) error {
+	snap, _ := o.Snapshot.(S) // what Observe returned
+	return a.update(ctx, obj, s, desired[D](s), snap.Clone())
+}
+
+func (a *typed[T, D, S]) update(ctx context.Context, obj T, s *Session, want D, snap S) error {
+	id := snap.RemoteID()
+	a.store.Forget(s.Tenant, a.kind, id) // a failed write leaves the remote state unknown: read it next time
+	next, err := a.ts.Update(ctx, obj, s, want, snap)
+	if err != nil || isNil(next) {
+		return err
+	}
+	a.store.Put(s.Tenant, a.kind, next.RemoteID(), next)
+	return nil
+}
+
+func (a *typed[T, D, S]) Delete(ctx context.Context, obj T, s *Session) error {
+	before := obj.GetRemoteID()
+	if err := a.ts.Delete(ctx, obj, s); err != nil {
+		return err
+	}
+	for _, id := range []int64{before, obj.GetRemoteID()} {
+		if id != 0 {
+			a.store.Forget(s.Tenant, a.kind, id)
+		}
+	}
+	return nil
+}
+
+// isNil tells a nil snapshot (a nil pointer in S).
+func isNil(v any) bool {
+	r := reflect.ValueOf(v)
+	return !r.IsValid() || (r.Kind() == reflect.Pointer && r.IsNil())
+}
