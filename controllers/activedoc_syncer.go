@@ -158,11 +158,10 @@ func (s *ActiveDocSyncer) Compare(_ context.Context, d *v1alpha1.ActiveDoc, _ *e
 }
 
 func (s *ActiveDocSyncer) finder(ctx context.Context, sess *engine.Session) remoteFinder[tsclient.ActiveDoc] {
-	return remoteFinder[tsclient.ActiveDoc]{kind: "ActiveDocs spec",
-		get:    func(id int64) (*tsclient.ActiveDoc, error) { return sess.Remote.GetActiveDoc(ctx, id) },
-		list:   func() ([]tsclient.ActiveDoc, error) { return sess.Remote.ListActiveDocs(ctx) },
-		idName: func(r tsclient.ActiveDoc) (int64, string) { return r.ID, r.SystemName },
-	}
+	return tenantFinder("ActiveDocs spec", sess, nil,
+		func(id int64) (*tsclient.ActiveDoc, error) { return sess.Remote.GetActiveDoc(ctx, id) },
+		func() ([]tsclient.ActiveDoc, error) { return sess.Remote.ListActiveDocs(ctx) },
+		func(r tsclient.ActiveDoc) (int64, string) { return r.ID, r.SystemName })
 }
 
 func activeDocMatches(r tsclient.ActiveDoc, d *v1alpha1.ActiveDoc, want activeDocDesired) bool {

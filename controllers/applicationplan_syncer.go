@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
@@ -69,20 +68,11 @@ var (
 	_ engine.CacheChecker[planDesired, *planSnapshot]                           = &ApplicationPlanSyncer{}
 )
 
-// Connect implements engine.Syncer: the provider account of the plan's Product; while the plan is being
+// Connect implements engine.TypedSyncer: the provider account of the plan's Product; while the plan is being
 // deleted, the Secret it was synced with (its Product may be gone already).
 func (s *ApplicationPlanSyncer) Connect(ctx context.Context, a *v1alpha1.ApplicationPlan) (*engine.Session, error) {
-	if !a.DeletionTimestamp.IsZero() && a.Status.ProviderAccountSecret != "" {
-		return s.Accounts.Connect(ctx, a.Namespace, a.Status.ProviderAccountSecret)
-	}
 	var p v1alpha1.Product
-	if err := s.Reader.Get(ctx, client.ObjectKey{Namespace: a.Namespace, Name: a.Spec.ProductRef}, &p); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil, engine.Missing(ReasonProductNotFound, "waiting for Product %q (spec.productRef) to be created", a.Spec.ProductRef)
-		}
-		return nil, err
-	}
-	return s.Accounts.Connect(ctx, a.Namespace, p.Spec.ProviderAccountSecretName())
+	return connectVia(ctx, s.Accounts, s.Reader, a, a.Spec.ProductRef, &p, p.Spec.ProviderAccountSecretName, productOfPlan)
 }
 
 // productOfPlan is an ApplicationPlan's spec.productRef.
@@ -104,19 +94,15 @@ func metricRefKey(r v1alpha1.MetricMethodRef) string { return r.Backend + "/" + 
 // Invalid); every limit and pricing rule must name a metric of the product or of a backend it uses.
 func (s *ApplicationPlanSyncer) Resolve(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session) (engine.Resolved[planDesired], error) {
 	r := engine.Resolved[planDesired]{SystemName: systemNameOf(a.Spec.SystemName, a.Name)}
-	desired, hash, err := s.resolve(ctx, a, sess, r.SystemName)
-	if err != nil {
-		return r, err
-	}
-	r.Desired, r.Hash = *desired, hash
-	return r, nil
+	err := s.resolve(ctx, a, sess, &r)
+	return r, err
 }
 
-// resolve is Resolve's work: the desired state and its hash.
-func (s *ApplicationPlanSyncer) resolve(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session, systemName string) (*planDesired, string, error) {
+// resolve is Resolve's work: it fills in r's desired state and hash.
+func (s *ApplicationPlanSyncer) resolve(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session, r *engine.Resolved[planDesired]) error {
 	var p v1alpha1.Product
 	if err := readDependency(ctx, s.Reader, a.Namespace, a.Spec.ProductRef, &p, productOfPlan); err != nil {
-		return nil, "", err
+		return err
 	}
 	// What the plan says of the Product's metrics and backends is checked against their specs before
 	// waiting for them to sync: a mistyped metric shows at once, not after that wait.
@@ -141,19 +127,19 @@ func (s *ApplicationPlanSyncer) resolve(ctx context.Context, a *v1alpha1.Applica
 	for _, ref := range refs {
 		if ref.Backend == "" {
 			if !hasMetric(p.Spec.Metrics, p.Spec.Methods, ref.SystemName) {
-				return nil, "", engine.Invalid(ReasonInvalidSpec, "metric or method %q is not defined in Product %q (set metricMethodRef.backend for a backend's metric)", ref.SystemName, p.Name)
+				return engine.Invalid(ReasonInvalidSpec, "metric or method %q is not defined in Product %q (set metricMethodRef.backend for a backend's metric)", ref.SystemName, p.Name)
 			}
 			continue
 		}
 		if _, used := p.Spec.BackendUsages[ref.Backend]; !used {
-			return nil, "", engine.Invalid(ReasonInvalidSpec, "metric %q names Backend %q, which Product %q does not use (spec.backendUsages)", ref.SystemName, ref.Backend, p.Name)
+			return engine.Invalid(ReasonInvalidSpec, "metric %q names Backend %q, which Product %q does not use (spec.backendUsages)", ref.SystemName, ref.Backend, p.Name)
 		}
 		if b, err := backend(ref.Backend); err == nil && !hasMetric(b.Spec.Metrics, b.Spec.Methods, ref.SystemName) {
-			return nil, "", engine.Waiting(ReasonMetricNotFound, "waiting for metric %q to be defined in Backend %q", ref.SystemName, ref.Backend)
+			return engine.Waiting(ReasonMetricNotFound, "waiting for metric %q to be defined in Backend %q", ref.SystemName, ref.Backend)
 		}
 	}
 	if err := readyDependency(&p, productOfPlan); err != nil {
-		return nil, "", err
+		return err
 	}
 	a.Status.ProductID = p.Status.ProductID
 	desired := &planDesired{ProductID: p.Status.ProductID, Backends: map[string]int64{}, Lifecycle: p.Spec.EffectiveLifecycle(),
@@ -168,23 +154,24 @@ func (s *ApplicationPlanSyncer) resolve(ctx context.Context, a *v1alpha1.Applica
 		}
 		b, err := backend(ref.Backend)
 		if err := backendOfPlan.state(b, err, ref.Backend); err != nil {
-			return nil, "", err
+			return err
 		}
 		if err := readyDependency(b, backendOfPlan); err != nil {
-			return nil, "", err
+			return err
 		}
 		desired.Backends[ref.Backend] = b.Status.BackendID
 		deps[ref.Backend] = [2]any{b.Spec.Metrics, b.Spec.Methods}
 		metricsHashes[ref.Backend] = b.Status.MetricsHash
 		desired.RecordedIDs[ref.Backend] = b.Status.MetricIDs
 	}
-	if err := checkSoleOwner(ctx, s.Reader, s.Claims, a, &v1alpha1.ApplicationPlanList{}, ownerKey(sess.Tenant, strconv.FormatInt(p.Status.ProductID, 10), systemName)); err != nil {
-		return nil, "", err
+	if err := checkSoleOwner(ctx, s.Reader, s.Claims, a, &v1alpha1.ApplicationPlanList{}, ownerKey(sess.Tenant, strconv.FormatInt(p.Status.ProductID, 10), r.SystemName)); err != nil {
+		return err
 	}
 	desired.DepsMetrics = engine.HashOf(metricsHashes)
 	specForHash := a.Spec
 	specForHash.DeletionPolicy, specForHash.Adoption = "", ""
-	return desired, sess.HashOf(sess.Tenant, systemName, specForHash, desired, deps), nil
+	r.Desired, r.Hash = *desired, sess.HashOf(sess.Tenant, r.SystemName, specForHash, desired, deps)
+	return nil
 }
 
 // Validate implements engine.Validator: one limit per metric and period, no overlapping pricing ranges.
@@ -199,31 +186,6 @@ func hasMetric(metrics map[string]v1alpha1.MetricSpec, methods map[string]v1alph
 	_, isMetric := metrics[name]
 	_, isMethod := methods[name]
 	return name == hitsMetric || isMetric || isMethod
-}
-
-// validatePlan checks what the schema may not: one limit per metric and period, no overlapping pricing
-// ranges on a metric.
-func validatePlan(a *v1alpha1.ApplicationPlan) error {
-	seen := map[string]bool{}
-	for _, l := range a.Spec.Limits {
-		k := metricRefKey(l.MetricMethodRef) + "@" + string(l.Period)
-		if seen[k] {
-			return fmt.Errorf("two limits with period %q on metric %q; keep one", l.Period, l.MetricMethodRef.SystemName)
-		}
-		seen[k] = true
-	}
-	for i, r := range a.Spec.PricingRules {
-		if r.From > r.To {
-			return fmt.Errorf("pricingRules[%d]: from %d is greater than to %d", i, r.From, r.To)
-		}
-		for j := range i {
-			o := a.Spec.PricingRules[j]
-			if metricRefKey(o.MetricMethodRef) == metricRefKey(r.MetricMethodRef) && r.From <= o.To && o.From <= r.To {
-				return fmt.Errorf("pricingRules[%d] (%d-%d) overlaps pricingRules[%d] (%d-%d) on metric %q", i, r.From, r.To, j, o.From, o.To, r.MetricMethodRef.SystemName)
-			}
-		}
-	}
-	return nil
 }
 
 // Compare implements engine.TypedSyncer.
@@ -494,78 +456,6 @@ func (s *ApplicationPlanSyncer) Update(ctx context.Context, a *v1alpha1.Applicat
 		return nil, err
 	}
 	return snap, nil
-}
-
-func (s *ApplicationPlanSyncer) syncLimits(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session, snap *planSnapshot) error {
-	c, id := sess.Remote, snap.Plan.ID
-	want := map[string]tsclient.Limit{}
-	for _, l := range mustLimits(a, snap) {
-		if l.MetricID == 0 {
-			return fmt.Errorf("a limit names a metric that is not in 3scale yet")
-		}
-		want[limitKey(l)] = l
-	}
-	kept := make([]tsclient.Limit, 0, len(want))
-	for _, r := range snap.Limits {
-		w, ok := want[limitKey(r)]
-		switch {
-		case !ok:
-			if err := ignoreNotFound(c.DeleteLimit(ctx, id, r.MetricID, r.ID)); err != nil {
-				return fmt.Errorf("cannot delete limit %d: %w", r.ID, err)
-			}
-			continue
-		case w.Value != r.Value:
-			updated, err := c.UpdateLimit(ctx, id, r.MetricID, r.ID, tsclient.LimitParams{Period: w.Period, Value: w.Value})
-			if err != nil {
-				return fmt.Errorf("cannot update limit %d: %w", r.ID, err)
-			}
-			r = *updated
-		}
-		delete(want, limitKey(r))
-		kept = append(kept, r)
-	}
-	for _, k := range sortedKeys(want) {
-		w := want[k]
-		created, err := c.CreateLimit(ctx, id, w.MetricID, tsclient.LimitParams{Period: w.Period, Value: w.Value})
-		if err != nil {
-			return fmt.Errorf("cannot create the %s limit of metric %d: %w", w.Period, w.MetricID, err)
-		}
-		kept = append(kept, *created)
-	}
-	snap.Limits = kept
-	return nil
-}
-
-func (s *ApplicationPlanSyncer) syncPricing(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session, snap *planSnapshot) error {
-	c, id := sess.Remote, snap.Plan.ID
-	want := wantedPricing(a, snap)
-	kept := make([]tsclient.PricingRule, 0, len(want))
-	// Deletions first: a changed range must not overlap its old self.
-	for _, r := range snap.PricingRules {
-		k := pricingKey(r.MetricID, r.Min, r.Max, string(r.CostPerUnit))
-		if _, ok := want[k]; !ok {
-			if err := ignoreNotFound(c.DeletePricingRule(ctx, id, r.MetricID, r.ID)); err != nil {
-				return fmt.Errorf("cannot delete pricing rule %d: %w", r.ID, err)
-			}
-			continue
-		}
-		delete(want, k)
-		kept = append(kept, r)
-	}
-	for _, k := range sortedKeys(want) {
-		w := want[k]
-		metricID := snap.MetricIDs[metricRefKey(w.MetricMethodRef)]
-		if metricID == 0 {
-			return fmt.Errorf("pricing rule on metric %q: the metric is not in 3scale yet", w.MetricMethodRef.SystemName)
-		}
-		created, err := c.CreatePricingRule(ctx, id, metricID, tsclient.PricingRuleParams{Min: w.From, Max: w.To, CostPerUnit: w.PricePerUnit})
-		if err != nil {
-			return fmt.Errorf("cannot create pricing rule %d-%d on metric %q: %w", w.From, w.To, w.MetricMethodRef.SystemName, err)
-		}
-		kept = append(kept, *created)
-	}
-	snap.PricingRules = kept
-	return nil
 }
 
 // Delete implements engine.TypedSyncer: deletes the plan this ApplicationPlan holds (by id, or by system name

@@ -93,14 +93,10 @@ func (s *BackendSyncer) Compare(_ context.Context, b *v1alpha1.Backend, _ *engin
 
 // finder reads backends of the session's tenant.
 func (s *BackendSyncer) finder(ctx context.Context, sess *engine.Session) remoteFinder[tsclient.Backend] {
-	return remoteFinder[tsclient.Backend]{kind: "backend",
-		get:  func(id int64) (*tsclient.Backend, error) { return sess.Remote.GetBackend(ctx, id) },
-		list: func() ([]tsclient.Backend, error) { return sess.Remote.ListBackends(ctx) },
-		shared: func() ([]tsclient.Backend, error) {
-			return sharedList(s.Lists, sess.Tenant+" backends", func() ([]tsclient.Backend, error) { return sess.Remote.ListBackends(ctx) })
-		},
-		idName: func(r tsclient.Backend) (int64, string) { return r.ID, r.SystemName },
-	}
+	return tenantFinder("backend", sess, s.Lists,
+		func(id int64) (*tsclient.Backend, error) { return sess.Remote.GetBackend(ctx, id) },
+		func() ([]tsclient.Backend, error) { return sess.Remote.ListBackends(ctx) },
+		func(r tsclient.Backend) (int64, string) { return r.ID, r.SystemName })
 }
 
 func backendParams(b *v1alpha1.Backend, systemName string) tsclient.BackendParams {

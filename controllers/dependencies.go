@@ -117,3 +117,21 @@ func ownerGoing(owner engine.Object, reason, format string, args ...any) error {
 	}
 	return engine.Waiting(reason, format, args...)
 }
+
+// connectVia connects an object that uses the provider account of the object it belongs to (an
+// ApplicationPlan its Product's, an Application its DeveloperAccount's): owner, named name, read into
+// owner, whose Secret secretOf names. While the object is being deleted it connects with the Secret it
+// was synced with (its owner may be gone already).
+func connectVia(ctx context.Context, accounts *ProviderAccounts, reader client.Reader, obj engine.Object, name string, owner client.Object,
+	secretOf func() string, d dependency) (*engine.Session, error) {
+	if st := obj.GetSyncStatus(); !obj.GetDeletionTimestamp().IsZero() && st.ProviderAccountSecret != "" {
+		return accounts.Connect(ctx, obj.GetNamespace(), st.ProviderAccountSecret)
+	}
+	if err := reader.Get(ctx, client.ObjectKey{Namespace: obj.GetNamespace(), Name: name}, owner); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, engine.Missing(d.NotFound, "waiting for %s %q (%s) to be created", d.Kind, name, d.Field)
+		}
+		return nil, err
+	}
+	return accounts.Connect(ctx, obj.GetNamespace(), secretOf())
+}

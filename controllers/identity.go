@@ -32,6 +32,18 @@ type remoteFinder[R any] struct {
 	uniqueField string
 }
 
+// tenantFinder reads one kind of object of the whole tenant, known by system name there (backends,
+// products). With lists, the search for an object this resource never created lists once per burst
+// (BurstLists), shared by every resource looking.
+func tenantFinder[R any](kind string, sess *engine.Session, lists *BurstLists, get func(int64) (*R, error), list func() ([]R, error),
+	idName func(R) (int64, string)) remoteFinder[R] {
+	f := remoteFinder[R]{kind: kind, get: get, list: list, idName: idName}
+	if lists != nil {
+		f.shared = func() ([]R, error) { return sharedList(lists, sess.Tenant+" "+kind+"s", list) }
+	}
+	return f
+}
+
 // locate returns the remote object obj may touch, or nil when there is none: the one whose id obj
 // recorded; else one with obj's system name that obj created itself (its create answer was lost: the
 // create-pending marker) or adopts on purpose (announced through sess.Adopted, refused by

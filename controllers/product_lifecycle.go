@@ -55,7 +55,7 @@ func (l *productLifecycle) now() time.Time {
 
 // track records a lifecycle move and says whether a usage report is due (and when the next one is). It
 // makes no remote call.
-func (l *productLifecycle) track(p *v1alpha1.Product, sess *engine.Session) {
+func (l *productLifecycle) track(p *v1alpha1.Product, sess *engine.Session) (due bool, in time.Duration) {
 	stage := p.Spec.EffectiveLifecycle()
 	if p.Status.Lifecycle != stage {
 		from := p.Status.Lifecycle
@@ -79,19 +79,18 @@ func (l *productLifecycle) track(p *v1alpha1.Product, sess *engine.Session) {
 	}
 	if stage != v1alpha1.LifecycleDeprecated && stage != v1alpha1.LifecycleRetired {
 		p.Status.Usage = nil
-		return
+		return false, 0
 	}
 	period := l.UsagePeriod
 	if period <= 0 {
 		period = 10 * time.Minute
 	}
 	u := p.Status.Usage
-	if u == nil || u.Lifecycle != stage || u.RefreshedAt.Before(p.Status.LifecycleChangedAt) || l.now().Sub(u.RefreshedAt.Time) >= period {
-		sess.PeriodicDue, sess.PeriodicIn = true, period
-	} else {
-		sess.PeriodicIn = period - l.now().Sub(u.RefreshedAt.Time)
-	}
 	sess.Note = usageNote(p)
+	if u == nil || u.Lifecycle != stage || u.RefreshedAt.Before(p.Status.LifecycleChangedAt) || l.now().Sub(u.RefreshedAt.Time) >= period {
+		return true, period
+	}
+	return false, period - l.now().Sub(u.RefreshedAt.Time)
 }
 
 // retirementSweepDue reports whether the product is Retired and its retirement sweep, due once per

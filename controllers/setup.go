@@ -279,8 +279,8 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 		kindController(sh, "Backend", func() *v1alpha1.Backend { return &v1alpha1.Backend{} },
 			engine.Typed(snapshotKindBackend, snapshots, &BackendSyncer{Reader: reader, Accounts: accounts, Claims: claims(), Lists: lists}), &v1alpha1.BackendList{}),
 		kindController(sh, "Product", func() *v1alpha1.Product { return &v1alpha1.Product{} },
-			&ProductSyncer{Reader: reader, Accounts: accounts, Snapshots: snapshots, Claims: claims(), Lists: lists,
-				Lifecycle: productLifecycle{Recorder: mgr.GetEventRecorder("apimsync-product"), UsagePeriod: opts.UsageReportPeriod}}, &v1alpha1.ProductList{}),
+			engine.Typed(snapshotKindProduct, snapshots, &ProductSyncer{Reader: reader, Accounts: accounts, Applications: snapshots, Claims: claims(), Lists: lists,
+				Lifecycle: productLifecycle{Recorder: mgr.GetEventRecorder("apimsync-product"), UsagePeriod: opts.UsageReportPeriod}}), &v1alpha1.ProductList{}),
 		kindController(sh, "ApplicationPlan", func() *v1alpha1.ApplicationPlan { return &v1alpha1.ApplicationPlan{} },
 			engine.Typed(snapshotKindPlan, snapshots, &ApplicationPlanSyncer{Reader: reader, Accounts: accounts, Peers: snapshots, Claims: claims(), Lists: lists}), &v1alpha1.ApplicationPlanList{},
 			// A plan's limits may name a Backend's metrics.

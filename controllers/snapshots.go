@@ -52,7 +52,8 @@ func recordMetrics(st *v1alpha1.CommonStatus, children *childrenSnapshot) {
 	st.MetricsHash, st.MetricIDs = children.metricsHash(), children.metricIDs()
 }
 
-func (s *productSnapshot) clone() *productSnapshot {
+// Clone implements engine.Snapshot.
+func (s *productSnapshot) Clone() *productSnapshot {
 	c := *s
 	c.Proxy = maps.Clone(s.Proxy)
 	if s.OIDC != nil {

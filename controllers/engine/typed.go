@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"reflect"
+	"time"
 )
 
 // The typed syncer contract: what a kind says about talking to 3scale, with typed desired and remote
@@ -18,6 +19,11 @@ type Resolved[D any] struct {
 	Hash string
 	// Desired is what Create, Compare and Update work towards (dependencies' ids, documents, passwords).
 	Desired D
+	// PeriodicDue asks for Observe even though nothing changed: the kind has periodic work (a usage
+	// report; see Refresher). PeriodicIn, when positive, is when that work is due next: the engine
+	// requeues the object by then.
+	PeriodicDue bool
+	PeriodicIn  time.Duration
 }
 
 // Snapshot is the remote state of one object. A cached snapshot is shared and never changed: Update is
@@ -69,6 +75,13 @@ type CacheChecker[D, S any] interface {
 	Serves(want D, snap S) bool
 }
 
+// Refresher is an optional part of a TypedSyncer with periodic work (Resolved.PeriodicDue): Refresh does
+// it with the snapshot Observe found and returns the snapshot Compare and Update are to see, which is
+// not cached (a product's usage report, and the applications its retirement sweep is to suspend).
+type Refresher[T Object, S any] interface {
+	Refresh(ctx context.Context, obj T, s *Session, snap S) (S, error)
+}
+
 // Typed adapts a TypedSyncer to the engine's Syncer: it keeps the kind's snapshots in store under kind,
 // reads them unless a fresh read is due, stores what Read, Create and Update return, and forgets them
 // before a write (a failed one leaves the remote state unknown) and after a deletion. The syncer's
@@ -98,7 +111,7 @@ func (a *typed[T, D, S]) Connect(ctx context.Context, obj T) (*Session, error) {
 
 func (a *typed[T, D, S]) Resolve(ctx context.Context, obj T, s *Session) error {
 	r, err := a.ts.Resolve(ctx, obj, s)
-	s.SystemName = r.SystemName
+	s.SystemName, s.PeriodicDue, s.PeriodicIn = r.SystemName, r.PeriodicDue, r.PeriodicIn
 	if err != nil {
 		return err
 	}
@@ -161,8 +174,14 @@ func (a *typed[T, D, S]) serves(s *Session, snap S) bool {
 	return !ok || c.Serves(desired[D](s), snap)
 }
 
-// observed is what Observe tells of an existing remote object.
+// observed is what Observe tells of an existing remote object, after the periodic work if it is due.
 func (a *typed[T, D, S]) observed(ctx context.Context, obj T, s *Session, snap S) (Observation, error) {
+	if r, ok := a.ts.(Refresher[T, S]); ok && s.PeriodicDue && obj.GetRemoteID() != 0 {
+		var err error
+		if snap, err = r.Refresh(ctx, obj, s, snap); err != nil {
+			return Observation{}, err
+		}
+	}
 	upToDate, err := a.ts.Compare(ctx, obj, s, desired[D](s), snap)
 	if err != nil {
 		return Observation{}, err
