@@ -196,14 +196,15 @@ func (s *ActiveDocSyncer) Update(ctx context.Context, d *v1alpha1.ActiveDoc, ses
 	return &activeDocSnapshot{*updated}, nil
 }
 
+// Owners implements engine.OwnedBy: porta destroys a service's ActiveDocs with the service (the reference
+// graph's Along edge).
+func (s *ActiveDocSyncer) Owners(ctx context.Context, d *v1alpha1.ActiveDoc, sess *engine.Session) []engine.Owner {
+	return []engine.Owner{{Kind: "Product", Name: d.Spec.ProductRef,
+		Fate: fateOf(ctx, s.Reader, d.Namespace, d.Spec.ProductRef, sess.Tenant, d.Status.ProductID, &v1alpha1.Product{})}}
+}
+
 // Delete implements engine.TypedSyncer.
 func (s *ActiveDocSyncer) Delete(ctx context.Context, d *v1alpha1.ActiveDoc, sess *engine.Session) error {
 	sess.SystemName = systemNameOf(d.Spec.SystemName, d.Name)
-	// Porta destroys a service's ActiveDocs with the service (the reference graph's Along edge).
-	product := owner{kind: "Product", name: d.Spec.ProductRef,
-		fate: fateOf(ctx, s.Reader, d.Namespace, d.Spec.ProductRef, sess.Tenant, d.Status.ProductID, &v1alpha1.Product{})}
-	if left, err := leftToOwners(d, sess, product); left {
-		return err
-	}
 	return deleteHeld(d, sess, s.finder(ctx, sess), func(id int64) error { return sess.Remote.DeleteActiveDoc(ctx, id) })
 }

@@ -334,25 +334,31 @@ func (s *ApplicationSyncer) retire(ctx context.Context, a *v1alpha1.Application)
 	return nil
 }
 
-// Delete implements engine.TypedSyncer. An application whose account or product is being deleted with it, or
-// is gone from 3scale already, goes with them: no call; while either may still be deleted in a moment (a
-// prune, within the deletion grace), it waits for them.
+// Owners implements engine.OwnedBy: the account's deletion in 3scale takes its applications with it, the
+// product's its plans' and theirs.
+func (s *ApplicationSyncer) Owners(ctx context.Context, a *v1alpha1.Application, sess *engine.Session) []engine.Owner {
+	if a.Status.AccountID == 0 {
+		return nil
+	}
+	account := engine.Owner{Kind: "DeveloperAccount", Name: a.Spec.AccountRef,
+		Fate: fateOf(ctx, s.Reader, a.Namespace, a.Spec.AccountRef, sess.Tenant, a.Status.AccountID, &v1alpha1.DeveloperAccount{})}
+	product := engine.Owner{Kind: "Product"}
+	var plan v1alpha1.ApplicationPlan
+	if s.Reader.Get(ctx, client.ObjectKey{Namespace: a.Namespace, Name: a.Spec.PlanRef}, &plan) == nil {
+		product.Name = plan.Spec.ProductRef
+		product.Fate = fateOf(ctx, s.Reader, a.Namespace, plan.Spec.ProductRef, sess.Tenant, a.Status.ProductID, &v1alpha1.Product{})
+	}
+	return []engine.Owner{account, product}
+}
+
+// Delete implements engine.TypedSyncer: deletes the application this Application holds (by id, or by
+// name on its account after its own lost create); an account or product gone from 3scale already took it
+// along.
 func (s *ApplicationSyncer) Delete(ctx context.Context, a *v1alpha1.Application, sess *engine.Session) error {
 	sess.SystemName = a.Spec.Name
 	id, accountID := a.Status.ApplicationID, a.Status.AccountID
 	if accountID == 0 {
 		return nil // on no account in 3scale: nothing to delete
-	}
-	// The account's deletion in 3scale takes its applications with it, the product's its plans'.
-	account := owner{kind: "DeveloperAccount", name: a.Spec.AccountRef, fate: fateOf(ctx, s.Reader, a.Namespace, a.Spec.AccountRef, sess.Tenant, accountID, &v1alpha1.DeveloperAccount{})}
-	product := owner{kind: "Product"}
-	var plan v1alpha1.ApplicationPlan
-	if s.Reader.Get(ctx, client.ObjectKey{Namespace: a.Namespace, Name: a.Spec.PlanRef}, &plan) == nil {
-		product.name = plan.Spec.ProductRef
-		product.fate = fateOf(ctx, s.Reader, a.Namespace, plan.Spec.ProductRef, sess.Tenant, a.Status.ProductID, &v1alpha1.Product{})
-	}
-	if left, err := leftToOwners(a, sess, account, product); left {
-		return err
 	}
 	if id == 0 {
 		remote, err := locate(a, sess, s.finder(ctx, sess, accountID))

@@ -458,16 +458,16 @@ func (s *ApplicationPlanSyncer) Update(ctx context.Context, a *v1alpha1.Applicat
 	return snap, nil
 }
 
-// Delete implements engine.TypedSyncer: deletes the plan this ApplicationPlan holds (by id, or by system name
-// after its own lost create). A plan whose product is being deleted with it, or is gone from 3scale
-// already (404), goes with the product: no call; while its product may still be deleted in a moment (a
-// prune, within the deletion grace), it waits for it.
+// Owners implements engine.OwnedBy: the product's deletion in 3scale takes the plan with it.
+func (s *ApplicationPlanSyncer) Owners(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session) []engine.Owner {
+	return []engine.Owner{{Kind: "Product", Name: a.Spec.ProductRef,
+		Fate: fateOf(ctx, s.Reader, a.Namespace, a.Spec.ProductRef, sess.Tenant, a.Status.ProductID, &v1alpha1.Product{})}}
+}
+
+// Delete implements engine.TypedSyncer: deletes the plan this ApplicationPlan holds (by id, or by system
+// name after its own lost create); a product gone from 3scale already (404) took it along.
 func (s *ApplicationPlanSyncer) Delete(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session) error {
 	sess.SystemName = systemNameOf(a.Spec.SystemName, a.Name)
-	product := owner{kind: "Product", name: a.Spec.ProductRef, fate: fateOf(ctx, s.Reader, a.Namespace, a.Spec.ProductRef, sess.Tenant, a.Status.ProductID, &v1alpha1.Product{})}
-	if left, err := leftToOwners(a, sess, product); left { // the product's deletion in 3scale takes the plan with it
-		return err
-	}
 	productID := a.Status.ProductID
 	return deleteHeld(a, sess, s.finder(ctx, sess, productID), func(id int64) error { return sess.Remote.DeletePlan(ctx, productID, id) })
 }

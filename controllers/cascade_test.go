@@ -483,46 +483,6 @@ func TestSetupRefusesACyclicGraph(t *testing.T) {
 	}
 }
 
-// TestLeftToOwners: a dependant being deleted makes no call when an owner goes with its remote object,
-// waits quietly for one that may go while its deletion grace lasts, and deletes its own otherwise.
-func TestLeftToOwners(t *testing.T) {
-	plan := &v1alpha1.ApplicationPlan{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "basic", DeletionTimestamp: &metav1.Time{Time: time.Now()}}}
-	account, product := owner{kind: "DeveloperAccount", name: "acme"}, owner{kind: "Product", name: "petstore"}
-	with := func(o owner, f ownerFate) owner { o.fate = f; return o }
-	for name, tc := range map[string]struct {
-		owners             []owner
-		grace              time.Duration
-		wantLeft, wantWent bool
-		wantWait           string // the waiting error's message, "" for none
-	}{
-		"an owner goes": {owners: []owner{with(account, ownerMayGo), with(product, ownerGoes)}, grace: time.Second, wantLeft: true, wantWent: true},
-		"an owner may go, within grace": {owners: []owner{with(account, ownerMayGo), with(product, ownerStays)}, grace: 1500 * time.Millisecond, wantLeft: true,
-			wantWait: "waiting a moment for DeveloperAccount acme to be deleted too (a prune), whose deletion in 3scale would take this one along"},
-		"both may go, within grace": {owners: []owner{with(account, ownerMayGo), with(product, ownerMayGo)}, grace: time.Second, wantLeft: true,
-			wantWait: "waiting a moment for DeveloperAccount acme or Product petstore to be deleted too (a prune), whose deletion in 3scale would take this one along"},
-		"an owner may go, past grace": {owners: []owner{with(product, ownerMayGo)}},
-		"owners stay":                 {owners: []owner{with(account, ownerStays), with(product, ownerStays)}, grace: time.Second},
-	} {
-		t.Run(name, func(t *testing.T) {
-			sess := &engine.Session{DeletionGrace: tc.grace}
-			left, err := leftToOwners(plan, sess, tc.owners...)
-			if left != tc.wantLeft || sess.WentWithOwner != tc.wantWent {
-				t.Errorf("left %v, went with owner %v; want %v, %v", left, sess.WentWithOwner, tc.wantLeft, tc.wantWent)
-			}
-			switch {
-			case err == nil && tc.wantWait != "":
-				t.Errorf("no error, want waiting/%s %q", engine.ReasonWaitingForOwner, tc.wantWait)
-			case err != nil && tc.wantWait == "":
-				t.Errorf("error %v, want none", err)
-			case err != nil:
-				if class, reason, message := engine.Classify(err); class != engine.ClassWaiting || reason != engine.ReasonWaitingForOwner || message != tc.wantWait {
-					t.Errorf("error %v/%s %q, want waiting/%s %q", class, reason, message, engine.ReasonWaitingForOwner, tc.wantWait)
-				}
-			}
-		})
-	}
-}
-
 // TestFateOfAnOwner: an owner's deletion takes a dependant's remote object along only when it is being
 // deleted with the Delete policy, holds its remote object on the dependant's tenant and carries
 // apimsync's finalizer (its finalize makes the remote delete); one that would, not being deleted yet,
@@ -543,17 +503,17 @@ func TestFateOfAnOwner(t *testing.T) {
 		held  int64             // the owner's id the dependant records; 0: 7
 		// retainedPlan: a plan with deletionPolicy Retain holds a plan under the owner: it is kept
 		retainedPlan bool
-		want         ownerFate
+		want         engine.OwnerFate
 	}{
-		"being deleted": {owner: product(going), want: ownerGoes},
-		"holding another remote one than the dependant's": {owner: product(going), held: 8, want: ownerStays},
-		"kept for a Retain plan under it":                 {owner: product(going), retainedPlan: true, want: ownerStays},
-		"not being deleted yet":                           {owner: product(nil), want: ownerMayGo},
-		"retained":                                        {owner: product(func(p *v1alpha1.Product) { going(p); p.Spec.DeletionPolicy = v1alpha1.DeletionPolicyRetain }), want: ownerStays},
-		"holding no remote one":                           {owner: product(func(p *v1alpha1.Product) { going(p); p.Status.ProductID = 0 }), want: ownerStays},
-		"on another tenant":                               {owner: product(func(p *v1alpha1.Product) { going(p); p.Status.TenantHost = "other.example.com" }), want: ownerStays},
-		"without the finalizer":                           {owner: product(func(p *v1alpha1.Product) { p.Finalizers = []string{"someone.else/keep"}; going(p) }), want: ownerStays},
-		"gone":                                            {want: ownerStays},
+		"being deleted": {owner: product(going), want: engine.OwnerGoes},
+		"holding another remote one than the dependant's": {owner: product(going), held: 8, want: engine.OwnerStays},
+		"kept for a Retain plan under it":                 {owner: product(going), retainedPlan: true, want: engine.OwnerStays},
+		"not being deleted yet":                           {owner: product(nil), want: engine.OwnerMayGo},
+		"retained":                                        {owner: product(func(p *v1alpha1.Product) { going(p); p.Spec.DeletionPolicy = v1alpha1.DeletionPolicyRetain }), want: engine.OwnerStays},
+		"holding no remote one":                           {owner: product(func(p *v1alpha1.Product) { going(p); p.Status.ProductID = 0 }), want: engine.OwnerStays},
+		"on another tenant":                               {owner: product(func(p *v1alpha1.Product) { going(p); p.Status.TenantHost = "other.example.com" }), want: engine.OwnerStays},
+		"without the finalizer":                           {owner: product(func(p *v1alpha1.Product) { p.Finalizers = []string{"someone.else/keep"}; going(p) }), want: engine.OwnerStays},
+		"gone":                                            {want: engine.OwnerStays},
 	} {
 		t.Run(name, func(t *testing.T) {
 			b := fake.NewClientBuilder().WithScheme(k8s.Scheme()).

@@ -169,23 +169,6 @@ func referrers(reader client.Reader, graph []reference, kind string, pick func(r
 	}
 }
 
-// ownerFate is what becomes of an owner's remote object, for a dependant whose remote object 3scale
-// deletes along with it (a service's plans and their applications, an account's applications).
-type ownerFate int
-
-const (
-	// ownerStays: the owner is gone from the cache, retained (Retain policy), holds no remote object,
-	// another one than the dependant lives under, or one on another tenant, or has no apimsync finalizer (its deletion deletes nothing remotely):
-	// the dependant deletes its own.
-	ownerStays ownerFate = iota
-	// ownerGoes: the owner is being deleted with its remote object (Delete policy, holds its id): its
-	// deletion in 3scale takes the dependant's along, which needs no call of its own.
-	ownerGoes
-	// ownerMayGo: the owner would go that way but is not being deleted (yet): a prune that deletes
-	// dependants before their owners may reach it in a moment.
-	ownerMayGo
-)
-
 // retainedUnder returns a function listing, by kind and name, the objects with deletionPolicy: Retain that
 // hold a remote object living under obj's (its owned dependants, and theirs): 3scale would refuse obj's
 // deletion for them (a plan with applications) or delete them along (a service's plans, an account's
@@ -276,50 +259,21 @@ func ownerName(o client.Object, kind string) string {
 	return ""
 }
 
-// fateOf reads the named owner object into owner and tells its ownerFate for a dependant on tenant that
+// fateOf reads the named owner object into owner and tells its fate (engine.OwnerFate) for a dependant on tenant that
 // lives under the owner's remote object held (the id the dependant's status records for it). An owner
 // whose remote object is another one (the dependant was moved to it, Invalid, and still lives under the
-// old one; the owner re-created since) is no owner of the dependant's remote object: ownerStays.
-func fateOf(ctx context.Context, reader client.Reader, namespace, name, tenant string, held int64, owner syncedObject) ownerFate {
+// old one; the owner re-created since) is no owner of the dependant's remote object: engine.OwnerStays.
+func fateOf(ctx context.Context, reader client.Reader, namespace, name, tenant string, held int64, owner syncedObject) engine.OwnerFate {
 	if name == "" || held == 0 || reader.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, owner) != nil ||
 		owner.GetDeletionPolicy() != v1alpha1.DeletionPolicyDelete || owner.GetRemoteID() != held ||
 		owner.GetSyncStatus().TenantHost != tenant || !controllerutil.ContainsFinalizer(owner, engine.Finalizer) {
-		return ownerStays
+		return engine.OwnerStays
 	}
 	if kept, err := retainedUnder(reader, referenceGraph)(ctx, owner); err != nil || len(kept) > 0 {
-		return ownerStays // kept in 3scale for a Retain object under it: its deletion takes nothing along
+		return engine.OwnerStays // kept in 3scale for a Retain object under it: its deletion takes nothing along
 	}
 	if owner.GetDeletionTimestamp().IsZero() {
-		return ownerMayGo
+		return engine.OwnerMayGo
 	}
-	return ownerGoes
-}
-
-// owner is one owner of a dependant being deleted: its kind and name, for messages, and its fate.
-type owner struct {
-	kind, name string
-	fate       ownerFate
-}
-
-// leftToOwners tells a dependant's Delete whether to leave its remote object to its owners' deletion:
-// true when one of them goes (sess.WentWithOwner is set); true with a quiet wait (engine.OwnerMayFollow)
-// while one may still go within sess.DeletionGrace (a prune under way); false otherwise, when the
-// dependant deletes its own remote object.
-func leftToOwners(obj client.Object, sess *engine.Session, owners ...owner) (bool, error) {
-	var may []string
-	for _, o := range owners {
-		switch o.fate {
-		case ownerGoes:
-			sess.WentWithOwner = true
-			return true, nil
-		case ownerMayGo:
-			may = append(may, fmt.Sprintf("%s %s", o.kind, o.name))
-		}
-	}
-	if len(may) == 0 || sess.DeletionGrace <= 0 {
-		return false, nil
-	}
-	return true, engine.OwnerMayFollow(obj.GetDeletionTimestamp().Time, sess.DeletionGrace,
-		"waiting a moment for %s to be deleted too (a prune), whose deletion in 3scale would take this one along",
-		strings.Join(may, " or "))
+	return engine.OwnerGoes
 }

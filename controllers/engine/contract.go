@@ -49,15 +49,6 @@ type Session struct {
 	// CreatePending is true when an earlier reconcile sent a create for this object on this tenant and
 	// may have lost its answer: finding the object by system name then is finding our own.
 	CreatePending bool
-	// WentWithOwner is set by a syncer's Delete that made no call because the remote object goes with
-	// its owner's (a plan with its product, an application with its account): the owner's deletion is
-	// the remote deletion, and says so.
-	WentWithOwner bool
-	// DeletionGrace, set by the engine before a syncer's Delete, is what is left of the object's
-	// deletion grace (Reconciler.DependantGrace, extended by the deletions under way in its namespace): a
-	// syncer whose remote object would go with an owner that is not being deleted yet may wait that long
-	// for a prune to reach the owner too (OwnerMayFollow), instead of a call of its own.
-	DeletionGrace time.Duration
 	// Adopted is set by a syncer that took over an existing remote object it did not create (found by
 	// system name); the engine announces it in an Event and the Synced condition.
 	Adopted int64

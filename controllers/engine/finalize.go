@@ -72,15 +72,23 @@ func (r *Reconciler[T]) finalize(ctx context.Context, obj T, w *statusWriter[T])
 			bound = pending
 		}
 		if bound == s.Tenant {
-			s.CreatePending, s.DeletionGrace = id == 0, r.deletionGraceLeft(obj)
-			if err := r.Syncer.Delete(ctx, obj, s); err != nil {
+			s.CreatePending = id == 0
+			var owners []Owner
+			if o, ok := r.Syncer.(OwnedBy[T]); ok {
+				owners = o.Owners(ctx, obj, s)
+			}
+			left, wentWithOwner, err := leaveToOwners(obj, r.deletionGraceLeft(obj), owners)
+			if err == nil && !left {
+				err = r.Syncer.Delete(ctx, obj, s)
+			}
+			if err != nil {
 				return r.failQuietly(ctx, obj, w, err)
 			}
 			// The object no longer holds a remote one: should the finalizer patch below fail, the status
 			// written at the end of this reconcile says so, and the next try does not delete again.
 			obj.SetRemoteID(0)
 			r.settle(obj)
-			if !s.WentWithOwner {
+			if !wentWithOwner {
 				r.event(obj, "Normal", "RemoteDeleted", "Delete", "deleted the %s from tenant %s", r.Kind, s.Tenant)
 			}
 		} else {

@@ -85,11 +85,28 @@ type Refresher[T Object, S any] interface {
 // Typed adapts a TypedSyncer to the engine's Syncer: it keeps the kind's snapshots in store under kind,
 // reads them unless a fresh read is due, stores what Read, Create and Update return, and forgets them
 // before a write (a failed one leaves the remote state unknown) and after a deletion. The syncer's
-// Validator, when it has one, is kept.
+// Validator and OwnedBy, when it has them, are kept.
 func Typed[T Object, D any, S Snapshot[S]](kind string, store SnapshotStore, ts TypedSyncer[T, D, S]) Syncer[T] {
 	t := &typed[T, D, S]{kind: kind, store: store, ts: ts}
-	if v, ok := ts.(Validator[T]); ok {
-		return &validatingTyped[T, D, S]{typed: t, Validator: v}
+	v, validates := ts.(Validator[T])
+	o, owned := ts.(OwnedBy[T])
+	switch {
+	case validates && owned:
+		return &struct {
+			*typed[T, D, S]
+			Validator[T]
+			OwnedBy[T]
+		}{t, v, o}
+	case validates:
+		return &struct {
+			*typed[T, D, S]
+			Validator[T]
+		}{t, v}
+	case owned:
+		return &struct {
+			*typed[T, D, S]
+			OwnedBy[T]
+		}{t, o}
 	}
 	return t
 }
@@ -98,11 +115,6 @@ type typed[T Object, D any, S Snapshot[S]] struct {
 	kind  string
 	store SnapshotStore
 	ts    TypedSyncer[T, D, S]
-}
-
-type validatingTyped[T Object, D any, S Snapshot[S]] struct {
-	*typed[T, D, S]
-	Validator[T]
 }
 
 func (a *typed[T, D, S]) Connect(ctx context.Context, obj T) (*Session, error) {
