@@ -131,9 +131,6 @@ func (a *typed[T, D, S]) Resolve(ctx context.Context, obj T, s *Session) error {
 	return nil
 }
 
-// desired is the Resolve result the session carries.
-func desired[D any](s *Session) D { return DesiredOf[D](s) }
-
 // DesiredOf is the desired state Resolve returned, which the session carries into Read (the zero value
 // on deletion, where Resolve is not called).
 func DesiredOf[D any](s *Session) D {
@@ -183,7 +180,7 @@ func (a *typed[T, D, S]) Observe(ctx context.Context, obj T, s *Session) (Observ
 // serves tells whether a cached snapshot serves the session's desired state (CacheChecker).
 func (a *typed[T, D, S]) serves(s *Session, snap S) bool {
 	c, ok := a.ts.(CacheChecker[D, S])
-	return !ok || c.Serves(desired[D](s), snap)
+	return !ok || c.Serves(DesiredOf[D](s), snap)
 }
 
 // observed is what Observe tells of an existing remote object, after the periodic work if it is due.
@@ -194,7 +191,7 @@ func (a *typed[T, D, S]) observed(ctx context.Context, obj T, s *Session, snap S
 			return Observation{}, err
 		}
 	}
-	upToDate, err := a.ts.Compare(ctx, obj, s, desired[D](s), snap)
+	upToDate, err := a.ts.Compare(ctx, obj, s, DesiredOf[D](s), snap)
 	if err != nil {
 		return Observation{}, err
 	}
@@ -202,7 +199,7 @@ func (a *typed[T, D, S]) observed(ctx context.Context, obj T, s *Session, snap S
 }
 
 func (a *typed[T, D, S]) Create(ctx context.Context, obj T, s *Session) error {
-	want := desired[D](s)
+	want := DesiredOf[D](s)
 	snap, err := a.ts.Create(ctx, obj, s, want)
 	if err != nil {
 		return err
@@ -218,7 +215,7 @@ func (a *typed[T, D, S]) Create(ctx context.Context, obj T, s *Session) error {
 
 func (a *typed[T, D, S]) Update(ctx context.Context, obj T, s *Session, o Observation) error {
 	snap, _ := o.Snapshot.(S) // what Observe returned
-	return a.update(ctx, obj, s, desired[D](s), snap.Clone())
+	return a.update(ctx, obj, s, DesiredOf[D](s), snap.Clone())
 }
 
 func (a *typed[T, D, S]) update(ctx context.Context, obj T, s *Session, want D, snap S) error {
