@@ -149,19 +149,7 @@ func signUpByHand(t *testing.T, ns, org string, planID int64, apps ...string) in
 func makeDefaultPlanByHand(t *testing.T, ns string, productID, planID int64) {
 	t.Helper()
 	adminURL, token := tenantOf(ns)
-	req, err := http.NewRequest(http.MethodPut, fmt.Sprintf("%s/admin/api/services/%d/application_plans/%d/default.json", adminURL, productID, planID), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.SetBasicAuth("", token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_ = resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("making plan %d the default: %s", planID, resp.Status)
-	}
+	send(t, http.MethodPut, fmt.Sprintf("%s/admin/api/services/%d/application_plans/%d/default.json", adminURL, productID, planID), token)
 }
 
 // listCalls counts the tenant's lists of a product's applications (the usage report's call) since the

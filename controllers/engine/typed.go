@@ -87,34 +87,29 @@ type Refresher[T Object, S any] interface {
 // before a write (a failed one leaves the remote state unknown) and after a deletion. The syncer's
 // Validator and OwnedBy, when it has them, are kept.
 func Typed[T Object, D any, S Snapshot[S]](kind string, store SnapshotStore, ts TypedSyncer[T, D, S]) Syncer[T] {
-	t := &typed[T, D, S]{kind: kind, store: store, ts: ts}
-	v, validates := ts.(Validator[T])
-	o, owned := ts.(OwnedBy[T])
-	switch {
-	case validates && owned:
-		return &struct {
-			*typed[T, D, S]
-			Validator[T]
-			OwnedBy[T]
-		}{t, v, o}
-	case validates:
-		return &struct {
-			*typed[T, D, S]
-			Validator[T]
-		}{t, v}
-	case owned:
-		return &struct {
-			*typed[T, D, S]
-			OwnedBy[T]
-		}{t, o}
-	}
-	return t
+	return &typed[T, D, S]{kind: kind, store: store, ts: ts}
 }
 
 type typed[T Object, D any, S Snapshot[S]] struct {
 	kind  string
 	store SnapshotStore
 	ts    TypedSyncer[T, D, S]
+}
+
+// Validate implements Validator with the syncer's, if it has one.
+func (a *typed[T, D, S]) Validate(obj T) error {
+	if v, ok := a.ts.(Validator[T]); ok {
+		return v.Validate(obj)
+	}
+	return nil
+}
+
+// Owners implements OwnedBy with the syncer's, if it has one.
+func (a *typed[T, D, S]) Owners(ctx context.Context, obj T, s *Session) []Owner {
+	if o, ok := a.ts.(OwnedBy[T]); ok {
+		return o.Owners(ctx, obj, s)
+	}
+	return nil
 }
 
 func (a *typed[T, D, S]) Connect(ctx context.Context, obj T) (*Session, error) {
