@@ -176,15 +176,15 @@ func activeDocParams(d *v1alpha1.ActiveDoc, want activeDocDesired, systemName st
 }
 
 // Create implements engine.TypedSyncer.
-func (s *ActiveDocSyncer) Create(ctx context.Context, d *v1alpha1.ActiveDoc, sess *engine.Session, want activeDocDesired) (*activeDocSnapshot, error) {
-	created, _, err := createOrAdopt(sess.SystemName, func() (*tsclient.ActiveDoc, error) {
+func (s *ActiveDocSyncer) Create(ctx context.Context, d *v1alpha1.ActiveDoc, sess *engine.Session, want activeDocDesired) (engine.Created[*activeDocSnapshot], error) {
+	created, fresh, err := createOrAdopt(sess.SystemName, func() (*tsclient.ActiveDoc, error) {
 		return sess.Remote.CreateActiveDoc(ctx, activeDocParams(d, want, sess.SystemName))
 	}, d, sess, s.finder(ctx, sess))
 	if err != nil {
-		return nil, err
+		return made[*activeDocSnapshot](nil, fresh, err)
 	}
 	d.Status.ActiveDocID = created.ID
-	return &activeDocSnapshot{*created}, nil
+	return made(&activeDocSnapshot{*created}, fresh, nil)
 }
 
 // Update implements engine.TypedSyncer.

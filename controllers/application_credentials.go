@@ -146,8 +146,8 @@ func (s *ApplicationSyncer) credentialsWritten(ctx context.Context, a *v1alpha1.
 // does not make application names unique, so an earlier create of ours that timed out but committed
 // shows as its credentials taken, not its name. The application holding them (porta's find by user_key
 // or app_id on the product) is this resource's own when it is on this account with this name and a create
-// of ours is in doubt (the create-pending marker), or is adopted as any existing application is (announced,
-// refused by adoption: Never). Anything else keeps the refusal (taken): a credential of someone else's.
+// of ours is in doubt (the create-pending marker), or is adopted as any existing application is (announced
+// by the engine, refused by adoption: Never). Anything else keeps the refusal (taken): a credential of someone else's.
 func (s *ApplicationSyncer) holderOfCredentials(ctx context.Context, a *v1alpha1.Application, sess *engine.Session, d *applicationDesired, taken error) (*tsclient.Application, error) {
 	holder, err := sess.Remote.FindApplication(ctx, d.ProductID, d.UserKey, d.AppID)
 	switch {
@@ -160,8 +160,6 @@ func (s *ApplicationSyncer) holderOfCredentials(ctx context.Context, a *v1alpha1
 	case !sess.CreatePending && a.GetAdoptionPolicy() == v1alpha1.AdoptionNever:
 		return nil, engine.Refused(engine.ReasonAdoptionRefused,
 			"an application %q with these credentials already exists on the account in 3scale (id %d) and this resource did not create it; spec.adoption is Never", holder.Name, holder.ID)
-	case !sess.CreatePending:
-		sess.Adopted = holder.ID
 	}
 	return holder, nil
 }

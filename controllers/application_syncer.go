@@ -256,24 +256,28 @@ func appIDMatches(r tsclient.Application, d *applicationDesired) bool {
 
 // Create implements engine.TypedSyncer: creates the application on its account and plan, with the
 // spec's credentials or 3scale's; the credentials Secret follows (Update).
-func (s *ApplicationSyncer) Create(ctx context.Context, a *v1alpha1.Application, sess *engine.Session, want applicationDesired) (*applicationSnapshot, error) {
+func (s *ApplicationSyncer) Create(ctx context.Context, a *v1alpha1.Application, sess *engine.Session, want applicationDesired) (engine.Created[*applicationSnapshot], error) {
 	d := &want
 	p := tsclient.ApplicationParams{PlanID: d.PlanID, Name: a.Spec.Name, Description: &a.Spec.Description, UserKey: d.UserKey, ApplicationID: d.AppID}
 	if len(d.AppKeys) > 0 {
 		p.ApplicationKey = d.AppKeys[0]
 	}
-	created, _, err := createOrAdopt(sess.SystemName, func() (*tsclient.Application, error) {
+	held := false // found by its credentials: not made by this create
+	created, fresh, err := createOrAdopt(sess.SystemName, func() (*tsclient.Application, error) {
 		app, err := sess.Remote.CreateApplication(ctx, d.AccountID, p)
 		if err == nil || !(tsclient.HasAlreadyBeenTaken(err, "user_key") || tsclient.HasAlreadyBeenTaken(err, "application_id")) {
 			return app, err
 		}
+		held = true
 		return s.holderOfCredentials(ctx, a, sess, d, err)
 	}, a, sess, s.finder(ctx, sess, d.AccountID))
+	fresh = fresh && !held
 	if err != nil {
-		return nil, err
+		return made[*applicationSnapshot](nil, fresh, err)
 	}
 	a.Status.ApplicationID = created.ID
-	return s.readKeys(ctx, sess, d, *created)
+	snap, err := s.readKeys(ctx, sess, d, *created)
+	return made(snap, fresh, err)
 }
 
 // Update implements engine.TypedSyncer: attributes, plan (change_plan within the product), suspension,

@@ -413,7 +413,7 @@ func pricingMatches(remote []tsclient.PricingRule, a *v1alpha1.ApplicationPlan, 
 
 // Create implements engine.TypedSyncer: creates the plan (adopting it after a lost response); its limits
 // and pricing rules follow (Update).
-func (s *ApplicationPlanSyncer) Create(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session, d planDesired) (*planSnapshot, error) {
+func (s *ApplicationPlanSyncer) Create(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session, d planDesired) (engine.Created[*planSnapshot], error) {
 	params := planParams(a, sess.SystemName)
 	if planState(a, d.Lifecycle) == "published" {
 		params.StateEvent = "publish"
@@ -422,17 +422,18 @@ func (s *ApplicationPlanSyncer) Create(ctx context.Context, a *v1alpha1.Applicat
 		func() (*tsclient.ApplicationPlan, error) { return sess.Remote.CreatePlan(ctx, d.ProductID, params) },
 		a, sess, s.finder(ctx, sess, d.ProductID))
 	if err != nil {
-		return nil, err
+		return made[*planSnapshot](nil, fresh, err)
 	}
 	a.Status.PlanID = created.ID
 	if !fresh {
-		return s.readAll(ctx, sess, d, *created)
+		snap, err := s.readAll(ctx, sess, d, *created)
+		return made(snap, false, err)
 	}
 	// A new plan has no limit and no pricing rule: nothing to read but the metric ids, which come from
 	// the product's and backends' snapshots.
 	snap := &planSnapshot{Plan: *created, DepsMetrics: d.DepsMetrics}
 	snap.MetricIDs, err = s.metricIDs(ctx, sess, d)
-	return snap, err
+	return made(snap, fresh, err)
 }
 
 // Update implements engine.TypedSyncer: writes the plan's attributes, limits and pricing rules that differ.

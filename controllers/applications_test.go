@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	"github.com/apimsync/apimsync/cache"
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/engine"
 	"github.com/apimsync/apimsync/test/simulator"
@@ -575,7 +576,8 @@ func TestCreateInDoubtFindsItsApplicationByItsCredentials(t *testing.T) {
 			want := applicationDesired{AccountID: ours, PlanID: plan.ID, ProductID: svc.ID, UserKey: tc.userKey}
 			sess := &engine.Session{Remote: c, Tenant: "t", SystemName: "app", CreatePending: tc.pending, Desired: want}
 			before := sim.Count(ns, simulator.KindApplications)
-			_, err := syncer.Create(ctx, a, sess, want)
+			// Through the engine's adapter, which tells the adoption the engine announces.
+			report, err := engine.Typed(snapshotKindApplication, cache.NewSnapshots(16), engine.TypedSyncer[*v1alpha1.Application, applicationDesired, *applicationSnapshot](syncer)).Create(ctx, a, sess)
 			if got := sim.Count(ns, simulator.KindApplications); got != before {
 				t.Errorf("%d applications in 3scale after the create, want %d: a duplicate", got, before)
 			}
@@ -591,8 +593,8 @@ func TestCreateInDoubtFindsItsApplicationByItsCredentials(t *testing.T) {
 			if err != nil || a.Status.ApplicationID != tc.wantID {
 				t.Fatalf("create: %v, application %d; want %d", err, a.Status.ApplicationID, tc.wantID)
 			}
-			if adopted := sess.Adopted == tc.wantID; adopted != tc.wantAdopt {
-				t.Errorf("adoption announced: %v (session.Adopted %d), want %v", adopted, sess.Adopted, tc.wantAdopt)
+			if adopted := report.Adopted == tc.wantID; adopted != tc.wantAdopt {
+				t.Errorf("adoption announced: %v (report.Adopted %d), want %v", adopted, report.Adopted, tc.wantAdopt)
 			}
 		})
 	}

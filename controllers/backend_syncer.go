@@ -109,13 +109,13 @@ func backendAttrsMatch(r tsclient.Backend, b *v1alpha1.Backend) bool {
 
 // Create implements engine.TypedSyncer: creates the backend API (adopting it when a lost response
 // already created it) and reads its children.
-func (s *BackendSyncer) Create(ctx context.Context, b *v1alpha1.Backend, sess *engine.Session, _ childrenSpec) (*backendSnapshot, error) {
+func (s *BackendSyncer) Create(ctx context.Context, b *v1alpha1.Backend, sess *engine.Session, _ childrenSpec) (engine.Created[*backendSnapshot], error) {
 	created, fresh, err := createOrAdopt(sess.SystemName,
 		func() (*tsclient.Backend, error) {
 			return sess.Remote.CreateBackend(ctx, backendParams(b, sess.SystemName))
 		}, b, sess, s.finder(ctx, sess))
 	if err != nil {
-		return nil, err
+		return made[*backendSnapshot](nil, fresh, err)
 	}
 	b.Status.BackendID = created.ID
 	read := readChildren
@@ -125,9 +125,9 @@ func (s *BackendSyncer) Create(ctx context.Context, b *v1alpha1.Backend, sess *e
 	}
 	children, err := read(ctx, sess.Remote, tsclient.BackendScope(created.ID))
 	if err != nil {
-		return nil, err
+		return made[*backendSnapshot](nil, fresh, err)
 	}
-	return &backendSnapshot{Backend: *created, Children: children}, nil
+	return made(&backendSnapshot{Backend: *created, Children: children}, fresh, nil)
 }
 
 // Update implements engine.TypedSyncer: writes the attributes and children that differ.

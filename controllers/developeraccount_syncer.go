@@ -195,7 +195,7 @@ func (s *DeveloperAccountSyncer) Compare(_ context.Context, d *v1alpha1.Develope
 		d.Status.PasswordVersions = maps.Clone(desired.Versions) // a Secret changed, not the passwords
 	}
 	recordUsers(d, snap)
-	noteCreditCard(d, sess, snap.Account)
+	d.Status.CreditCardStored = snap.Account.CreditCardStored
 	return accountMatches(snap, d) && passwords, nil
 }
 
@@ -297,14 +297,14 @@ func accountMatches(snap *accountSnapshot, d *v1alpha1.DeveloperAccount) bool {
 
 // Create implements engine.TypedSyncer: porta's signup makes the account with its first admin; the other
 // users and settings follow (Update).
-func (s *DeveloperAccountSyncer) Create(ctx context.Context, d *v1alpha1.DeveloperAccount, sess *engine.Session, desired accountDesired) (*accountSnapshot, error) {
+func (s *DeveloperAccountSyncer) Create(ctx context.Context, d *v1alpha1.DeveloperAccount, sess *engine.Session, desired accountDesired) (engine.Created[*accountSnapshot], error) {
 	admin := firstAdmin(d)
 	created, fresh, err := createOrAdopt(sess.SystemName, func() (*tsclient.Account, error) {
 		return sess.Remote.Signup(ctx, tsclient.SignupParams{OrgName: d.Spec.OrgName, Username: admin.Username, Email: admin.Email,
 			Password: desired.Passwords[admin.Username]})
 	}, d, sess, s.finder(ctx, sess))
 	if err != nil {
-		return nil, err
+		return made[*accountSnapshot](nil, fresh, err)
 	}
 	d.Status.AccountID = created.ID
 	d.Status.PasswordVersions = nil                      // an adopted account's passwords are unknown: set them all
@@ -312,7 +312,8 @@ func (s *DeveloperAccountSyncer) Create(ctx context.Context, d *v1alpha1.Develop
 		d.Status.PasswordVersions = map[string]string{admin.Username: desired.Versions[admin.Username]}
 		s.Sent.Remember(userKey(sess, created.ID, admin.Username), desired.Passwords[admin.Username])
 	}
-	return s.readUsers(ctx, sess, *created)
+	snap, err := s.readUsers(ctx, sess, *created)
+	return made(snap, fresh, err)
 }
 
 // Update implements engine.TypedSyncer: the account's attributes and approval, then each user: created,
@@ -338,20 +339,20 @@ func (s *DeveloperAccountSyncer) Update(ctx context.Context, d *v1alpha1.Develop
 		return nil, err
 	}
 	recordUsers(d, snap)
-	noteCreditCard(d, sess, snap.Account)
+	d.Status.CreditCardStored = snap.Account.CreditCardStored
 	return snap, nil
 }
 
-// noteCreditCard records whether the account stores a credit card, and says so in the Synced message
-// when monthly charging is on without one. An account without a card is a normal state (accounts billed
-// offline, free plans): apimsync never stores or asks for a card, which only the developer portal or a
-// payment gateway's tokens can provide; it only makes the consequence visible.
-func noteCreditCard(d *v1alpha1.DeveloperAccount, sess *engine.Session, a tsclient.Account) {
-	d.Status.CreditCardStored = a.CreditCardStored
-	sess.Note = ""
-	if a.MonthlyBillingEnabled && a.MonthlyChargingEnabled && !a.CreditCardStored {
-		sess.Note = "monthly billing and charging are on but the account stores no credit card: 3scale cannot charge its invoices until one is added in the developer portal (or set monthlyChargingEnabled: false)"
+// Note implements engine.Noter: the Synced message says when monthly charging is on without a credit
+// card (status.creditCardStored records whether the account stores one). An account without a card is a
+// normal state (accounts billed offline, free plans): apimsync never stores or asks for a card, which
+// only the developer portal or a payment gateway's tokens can provide; it only makes the consequence
+// visible.
+func (s *DeveloperAccountSyncer) Note(_ *v1alpha1.DeveloperAccount, snap *accountSnapshot) string {
+	if a := snap.Account; a.MonthlyBillingEnabled && a.MonthlyChargingEnabled && !a.CreditCardStored {
+		return "monthly billing and charging are on but the account stores no credit card: 3scale cannot charge its invoices until one is added in the developer portal (or set monthlyChargingEnabled: false)"
 	}
+	return ""
 }
 
 // syncUsers makes the account's users match the spec. Porta refuses to demote or delete an account's

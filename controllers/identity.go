@@ -46,8 +46,8 @@ func tenantFinder[R any](kind string, sess *engine.Session, lists *BurstLists, g
 
 // locate returns the remote object obj may touch, or nil when there is none: the one whose id obj
 // recorded; else one with obj's system name that obj created itself (its create answer was lost: the
-// create-pending marker) or adopts on purpose (announced through sess.Adopted, refused by
-// spec.adoption: Never). An object whose recorded id is gone from 3scale was deleted behind our back: nil,
+// create-pending marker) or adopts on purpose (the engine announces it; refused by spec.adoption:
+// Never). An object whose recorded id is gone from 3scale was deleted behind our back: nil,
 // so that it is created again (drift repair). It never finds anything for an object being deleted that
 // holds no id and no create-pending marker.
 func locate[R any](obj syncedObject, sess *engine.Session, f remoteFinder[R]) (*R, error) {
@@ -93,7 +93,6 @@ func locateWith[R any](obj syncedObject, sess *engine.Session, f remoteFinder[R]
 						"give this resource another systemName, delete that %s in 3scale, or set spec.adoption to IfExists to take it over",
 					f.kind, name, id, f.kind)
 			}
-			sess.Adopted = id
 		}
 		obj.SetRemoteID(id)
 		return &all[i], nil
@@ -129,6 +128,12 @@ func createOrAdopt[R any](systemName string, create func() (*R, error), obj sync
 		return nil, false, fmt.Errorf("cannot create %s %q: %w", f.kind, systemName, err)
 	}
 	return created, fresh, nil
+}
+
+// made is a TypedSyncer's Create result for a remote object created (fresh) or found already there by
+// createOrAdopt.
+func made[S any](snap S, fresh bool, err error) (engine.Created[S], error) {
+	return engine.Created[S]{Snapshot: snap, Existing: !fresh}, err
 }
 
 // Claims decides, inside one manager, which of several resources that resolve to the same remote object

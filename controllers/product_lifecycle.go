@@ -12,7 +12,6 @@ import (
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
-	"github.com/apimsync/apimsync/controllers/engine"
 )
 
 // Condition and event reasons of the product lifecycle.
@@ -55,7 +54,7 @@ func (l *productLifecycle) now() time.Time {
 
 // track records a lifecycle move and says whether a usage report is due (and when the next one is). It
 // makes no remote call.
-func (l *productLifecycle) track(p *v1alpha1.Product, sess *engine.Session) (due bool, in time.Duration) {
+func (l *productLifecycle) track(p *v1alpha1.Product) (due bool, in time.Duration) {
 	stage := p.Spec.EffectiveLifecycle()
 	if p.Status.Lifecycle != stage {
 		from := p.Status.Lifecycle
@@ -86,7 +85,6 @@ func (l *productLifecycle) track(p *v1alpha1.Product, sess *engine.Session) (due
 		period = 10 * time.Minute
 	}
 	u := p.Status.Usage
-	sess.Note = usageNote(p)
 	if u == nil || u.Lifecycle != stage || u.RefreshedAt.Before(p.Status.LifecycleChangedAt) || l.now().Sub(u.RefreshedAt.Time) >= period {
 		return true, period
 	}

@@ -20,7 +20,6 @@ import (
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
-	"github.com/apimsync/apimsync/controllers/engine"
 	"github.com/apimsync/apimsync/test/simulator"
 )
 
@@ -534,14 +533,14 @@ func TestRetirementSweepIsDueOnceAfterTheMove(t *testing.T) {
 	}
 	l := &productLifecycle{}
 	for name, c := range cases {
-		l.track(c.p, &engine.Session{})
+		l.track(c.p)
 		if got := retirementSweepDue(c.p); got != c.want {
 			t.Errorf("%s: sweep due %v, want %v", name, got, c.want)
 		}
 		if c.want { // once swept (suspendAll, or nothing live), it is not due again
 			l.storeUsage(c.p, nil)
 			c.p.Status.RetirementSweepPending = false
-			l.track(c.p, &engine.Session{})
+			l.track(c.p)
 			if retirementSweepDue(c.p) {
 				t.Errorf("%s: sweep due again after it was made", name)
 			}

@@ -75,7 +75,7 @@ func (s *ProductSyncer) Connect(ctx context.Context, p *v1alpha1.Product) (*engi
 // resource may own the same service. A Deprecated or Retired product's usage report is periodic work.
 func (s *ProductSyncer) Resolve(ctx context.Context, p *v1alpha1.Product, sess *engine.Session) (engine.Resolved[productDesired], error) {
 	r := engine.Resolved[productDesired]{SystemName: systemNameOf(p.Spec.SystemName, p.Name)}
-	r.PeriodicDue, r.PeriodicIn = s.Lifecycle.track(p, sess)
+	r.PeriodicDue, r.PeriodicIn = s.Lifecycle.track(p)
 	err := s.resolve(ctx, p, sess, &r)
 	return r, err
 }
@@ -187,8 +187,15 @@ func (s *ProductSyncer) Refresh(ctx context.Context, p *v1alpha1.Product, sess *
 		snap = snap.Clone()
 		snap.Retiring = retiring
 	}
-	sess.Note = usageNote(p)
 	return snap, nil
+}
+
+// Note implements engine.Noter: a Deprecated or Retired product's Synced message tells its usage report.
+func (s *ProductSyncer) Note(p *v1alpha1.Product, _ *productSnapshot) string {
+	if stage := p.Spec.EffectiveLifecycle(); stage == v1alpha1.LifecycleDeprecated || stage == v1alpha1.LifecycleRetired {
+		return usageNote(p)
+	}
+	return ""
 }
 
 // Compare implements engine.TypedSyncer; it records the ids of the product's metrics in status. A
@@ -259,19 +266,23 @@ func serviceMatches(r tsclient.Product, p *v1alpha1.Product) bool {
 
 // Create implements engine.TypedSyncer: creates the service (adopting it after a lost response);
 // everything in it follows (Update).
-func (s *ProductSyncer) Create(ctx context.Context, p *v1alpha1.Product, sess *engine.Session, d productDesired) (*productSnapshot, error) {
+func (s *ProductSyncer) Create(ctx context.Context, p *v1alpha1.Product, sess *engine.Session, d productDesired) (engine.Created[*productSnapshot], error) {
 	created, fresh, err := createOrAdopt(sess.SystemName,
 		func() (*tsclient.Product, error) {
 			return sess.Remote.CreateProduct(ctx, productParams(p, sess.SystemName))
 		}, p, sess, s.finder(ctx, sess))
 	if err != nil {
-		return nil, err
+		return made[*productSnapshot](nil, fresh, err)
 	}
 	p.Status.ProductID = created.ID
-	if fresh {
-		return s.readNew(ctx, sess, *created)
+	read := s.readNew
+	if !fresh {
+		read = func(ctx context.Context, sess *engine.Session, r tsclient.Product) (*productSnapshot, error) {
+			return s.readAll(ctx, sess, d, r)
+		}
 	}
-	return s.readAll(ctx, sess, d, *created)
+	snap, err := read(ctx, sess, *created)
+	return made(snap, fresh, err)
 }
 
 // Update implements engine.TypedSyncer: suspends the live applications of a product just retired,
@@ -283,20 +294,16 @@ func (s *ProductSyncer) Update(ctx context.Context, p *v1alpha1.Product, sess *e
 		// The cached snapshot of an application it suspends says so, so that its Application object, if
 		// any, does not read it again; one that is gone is forgotten.
 		suspended := func(appID int64, gone bool) {
-			app, ok := engine.Peek[*applicationSnapshot](s.Applications, sess.Tenant, snapshotKindApplication, appID)
-			if gone || !ok {
+			if gone {
 				s.Applications.Forget(sess.Tenant, snapshotKindApplication, appID)
 				return
 			}
-			next := app.Clone() // copy on write: snapshots handed out are never changed in place
-			next.App.State = appSuspended
-			s.Applications.Put(sess.Tenant, snapshotKindApplication, appID, next)
+			engine.Amend(s.Applications, sess.Tenant, snapshotKindApplication, appID, func(app *applicationSnapshot) { app.App.State = appSuspended })
 		}
 		if err := s.Lifecycle.suspendAll(ctx, c, p, snap.Retiring, suspended); err != nil {
 			return nil, err
 		}
 		snap.Retiring = nil
-		sess.Note = usageNote(p)
 	}
 	if !serviceMatches(snap.Product, p) {
 		updated, err := c.UpdateProduct(ctx, id, productParams(p, ""))

@@ -49,16 +49,11 @@ type Session struct {
 	// CreatePending is true when an earlier reconcile sent a create for this object on this tenant and
 	// may have lost its answer: finding the object by system name then is finding our own.
 	CreatePending bool
-	// Adopted is set by a syncer that took over an existing remote object it did not create (found by
-	// system name); the engine announces it in an Event and the Synced condition.
-	Adopted int64
 	// PeriodicDue, set by Resolve, asks for Observe even though nothing changed: the syncer has periodic
 	// work (a usage report). PeriodicIn, when positive, is when that work is due next: the engine
 	// requeues the object by then.
 	PeriodicDue bool
 	PeriodicIn  time.Duration
-	// Note, set by the syncer, is added to the Synced condition's message.
-	Note string
 }
 
 // HashOf returns the keyed hash of values (see HashKey): the fingerprint of everything a remote object
@@ -73,6 +68,30 @@ type Observation struct {
 	UpToDate bool
 	// Snapshot is the remote state read (kind-specific), handed to Update.
 	Snapshot any
+	// Report is what the read tells the Synced condition (an adoption, a note).
+	Report
+}
+
+// Report is what a sync produced that the engine tells in the Synced condition, returned by Observe,
+// Create and Update.
+type Report struct {
+	// Adopted is the id of an existing remote object the syncer took over (found by system name, not
+	// created by this resource); the engine announces it in an Event and the Synced condition.
+	Adopted int64
+	// Note is added to the Synced condition's message.
+	Note string
+}
+
+// after is the report of a sync that read r and then, when wrote is true, wrote with report w: an
+// adoption is told by whichever found it; the note is the one of the latest state.
+func (r Report) after(w Report, wrote bool) Report {
+	if !wrote {
+		return r
+	}
+	if w.Adopted == 0 {
+		w.Adopted = r.Adopted
+	}
+	return w
 }
 
 // Syncer says how one kind talks to 3scale. Every call is idempotent; Delete of something already gone
@@ -92,9 +111,9 @@ type Syncer[T Object] interface {
 	// create): an error is taken to mean nothing was made when no id is recorded and it is a
 	// ReasonedError, NothingMade, a 4xx, or a request never sent; so a decision returned as a
 	// ReasonedError must come before any write that may have made the object.
-	Create(ctx context.Context, obj T, s *Session) error
+	Create(ctx context.Context, obj T, s *Session) (Report, error)
 	// Update makes the remote object match the spec, writing only what differs.
-	Update(ctx context.Context, obj T, s *Session, o Observation) error
+	Update(ctx context.Context, obj T, s *Session, o Observation) (Report, error)
 	// Delete deletes the remote object; 404 is success.
 	Delete(ctx context.Context, obj T, s *Session) error
 }

@@ -32,7 +32,7 @@ import (
 // adopted with an Event or refused; that is the safe side of the doubt. The marker is metadata: a
 // replace of the whole object (kubectl replace, Argo CD's Replace=true) while a create is in doubt drops
 // it with the finalizer, and the object created then is later seen as a stranger's too.
-func (r *Reconciler[T]) create(ctx context.Context, obj T, s *Session, w *statusWriter[T]) error {
+func (r *Reconciler[T]) create(ctx context.Context, obj T, s *Session, w *statusWriter[T]) (Report, error) {
 	if !s.CreatePending {
 		mark := nextCreateMark(obj, s.Tenant)
 		err := r.updateMetadata(ctx, obj, w, func(o client.Object) bool {
@@ -46,14 +46,14 @@ func (r *Reconciler[T]) create(ctx context.Context, obj T, s *Session, w *status
 			return true
 		})
 		if err != nil {
-			return fmt.Errorf("cannot record the create-pending marker: %w", err)
+			return Report{}, fmt.Errorf("cannot record the create-pending marker: %w", err)
 		}
 	}
-	err := r.Syncer.Create(ctx, obj, s)
+	report, err := r.Syncer.Create(ctx, obj, s)
 	if err != nil && madeNothing(err) {
 		r.settle(obj)
 	}
-	return err
+	return report, err
 }
 
 // metadataNotWritten ends a reconcile whose metadata update failed: nothing was sent to 3scale. A

@@ -235,19 +235,22 @@ func (r *Reconciler[T]) sync(ctx context.Context, obj T, w *statusWriter[T]) (ct
 	s.ForceRead = driftDue || syncNow != st.SyncNow
 	ctx, progress := tsclient.WithProgress(ctx)
 	obs, err := r.Syncer.Observe(ctx, obj, s)
+	report := obs.Report
 	if err == nil {
+		var wrote Report
 		switch {
 		case !obs.Exists:
-			err = r.create(ctx, obj, s, w)
+			wrote, err = r.create(ctx, obj, s, w)
 		case !controllerutil.ContainsFinalizer(obj, Finalizer):
 			// Observe adopted an existing object: the finalizer goes on before the object is written to
 			// or its id recorded.
 			if err = r.updateMetadata(ctx, obj, w, addFinalizer); err == nil && !obs.UpToDate {
-				err = r.Syncer.Update(ctx, obj, s, obs)
+				wrote, err = r.Syncer.Update(ctx, obj, s, obs)
 			}
 		case !obs.UpToDate:
-			err = r.Syncer.Update(ctx, obj, s, obs)
+			wrote, err = r.Syncer.Update(ctx, obj, s, obs)
 		}
+		report = report.after(wrote, !obs.Exists || !obs.UpToDate)
 	}
 	if errors.Is(err, errObjectChanged) {
 		return r.metadataNotWritten(w, err)
@@ -284,13 +287,13 @@ func (r *Reconciler[T]) sync(ctx context.Context, obj T, w *statusWriter[T]) (ct
 	st.LastSyncTime = &metav1.Time{Time: now}
 	st.ObservedGeneration = obj.GetGeneration()
 	message := fmt.Sprintf("%s %q is in sync with tenant %s", r.Kind, s.SystemName, s.Tenant)
-	if s.Adopted != 0 {
+	if report.Adopted != 0 {
 		message = fmt.Sprintf("%s %q is in sync with tenant %s (adopted the existing %s %d, which this resource did not create)",
-			r.Kind, s.SystemName, s.Tenant, r.Kind, s.Adopted)
-		r.event(obj, "Normal", ReasonAdopted, "Adopt", "adopted existing %s %d (system name %q) on tenant %s", r.Kind, s.Adopted, s.SystemName, s.Tenant)
+			r.Kind, s.SystemName, s.Tenant, r.Kind, report.Adopted)
+		r.event(obj, "Normal", ReasonAdopted, "Adopt", "adopted existing %s %d (system name %q) on tenant %s", r.Kind, report.Adopted, s.SystemName, s.Tenant)
 	}
-	if s.Note != "" {
-		message += "; " + s.Note
+	if report.Note != "" {
+		message += "; " + report.Note
 	}
 	r.transition(obj, v1alpha1.ConditionSynced, ReasonSynced, message)
 	r.Backoff.Reset(client.ObjectKeyFromObject(obj))

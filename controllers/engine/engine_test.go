@@ -85,21 +85,21 @@ func (f *fakeSyncer) Observe(ctx context.Context, b *v1alpha1.Backend, s *Sessio
 	return Observation{Exists: true, UpToDate: true}, nil
 }
 
-func (f *fakeSyncer) Create(_ context.Context, b *v1alpha1.Backend, _ *Session) error {
+func (f *fakeSyncer) Create(_ context.Context, b *v1alpha1.Backend, _ *Session) (Report, error) {
 	f.count("Create")
 	b.Status.BackendID = 42
 	if f.create != nil {
-		return f.create(b)
+		return Report{}, f.create(b)
 	}
-	return nil
+	return Report{}, nil
 }
 
-func (f *fakeSyncer) Update(context.Context, *v1alpha1.Backend, *Session, Observation) error {
+func (f *fakeSyncer) Update(context.Context, *v1alpha1.Backend, *Session, Observation) (Report, error) {
 	f.count("Update")
 	if f.update != nil {
-		return f.update()
+		return Report{}, f.update()
 	}
-	return nil
+	return Report{}, nil
 }
 
 func (f *fakeSyncer) Delete(_ context.Context, _ *v1alpha1.Backend, s *Session) error {

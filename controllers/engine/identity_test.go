@@ -301,9 +301,8 @@ func TestFinalizerGoesOnBeforeAnythingIsHeld(t *testing.T) {
 	t.Run("an adoption", func(t *testing.T) {
 		h := newHarness(t, newBackend())
 		h.syncer.observe = func(s *Session) (Observation, error) {
-			s.Adopted = 7
 			h.syncer.lastObj.Status.BackendID = 7
-			return Observation{Exists: true, UpToDate: false}, nil
+			return Observation{Exists: true, UpToDate: false, Report: Report{Adopted: 7}}, nil
 		}
 		h.syncer.update = func() error {
 			if !controllerutil.ContainsFinalizer(h.get(), Finalizer) {
@@ -323,8 +322,7 @@ func TestFinalizerGoesOnBeforeAnythingIsHeld(t *testing.T) {
 func TestAdoptionIsAnnounced(t *testing.T) {
 	h := newHarness(t, newBackend())
 	h.syncer.observe = func(s *Session) (Observation, error) {
-		s.Adopted = 7
-		return Observation{Exists: true, UpToDate: true}, nil
+		return Observation{Exists: true, UpToDate: true, Report: Report{Adopted: 7}}, nil
 	}
 	if _, err := h.reconcile(); err != nil {
 		t.Fatal(err)
@@ -505,9 +503,8 @@ func TestStatusRecordedBeforeTheMetadataUpdateIsWritten(t *testing.T) {
 		},
 	})
 	h.syncer.observe = func(s *Session) (Observation, error) {
-		s.Adopted = 7
 		h.syncer.lastObj.Status.BackendID = 7
-		return Observation{Exists: true, UpToDate: true}, nil
+		return Observation{Exists: true, UpToDate: true, Report: Report{Adopted: 7}}, nil
 	}
 	reconcileToState(t, h, "adopted", "Synced/Synced", "Ready/Synced")
 	if got := h.get(); got.Status.BackendID != 7 || got.Status.TenantHost == "" {

@@ -61,12 +61,29 @@ type TypedSyncer[T Object, D any, S Snapshot[S]] interface {
 	// Create creates the remote object, adopting one with its system name rather than making a
 	// duplicate, records its id in obj's status as soon as 3scale answers (see Syncer.Create), and returns
 	// its state as made; the engine then calls Update unless Compare says it matches.
-	Create(ctx context.Context, obj T, s *Session, want D) (S, error)
+	Create(ctx context.Context, obj T, s *Session, want D) (Created[S], error)
 	// Update makes the remote object match, writing only what differs, and returns its state after (nil
 	// when that is not known: nothing is cached). snap is the engine's own copy.
 	Update(ctx context.Context, obj T, s *Session, want D, snap S) (S, error)
 	// Delete deletes the remote object; 404 is success.
 	Delete(ctx context.Context, obj T, s *Session) error
+}
+
+// Created is what a TypedSyncer's Create made or found.
+type Created[S any] struct {
+	// Snapshot is the remote object's state as made (or as found).
+	Snapshot S
+	// Existing is true when 3scale refused the create because the object was there already (its system
+	// name or credentials taken) and Create took that one: the object's own, made by a create whose answer
+	// was lost (Session.CreatePending), or else adopted (the engine announces it).
+	Existing bool
+}
+
+// Noter is an optional part of a TypedSyncer: Note is what the Synced condition adds about obj and its
+// remote state as last read or written (an account 3scale cannot charge, who still uses a deprecated
+// product), or "".
+type Noter[T Object, S any] interface {
+	Note(obj T, snap S) string
 }
 
 // CacheChecker is an optional part of a TypedSyncer: it tells whether a cached snapshot still serves the
@@ -152,12 +169,27 @@ func Peek[S any](r SnapshotReader, tenant, kind string, id int64) (S, bool) {
 	return snap, ok
 }
 
+// Amend applies change to a copy of the cached snapshot of kind id on tenant and caches the copy, so
+// that the kind's own syncer need not read again what another kind's write changed (a product's
+// retirement suspends its applications). A snapshot that is not cached, or not an S, is forgotten.
+func Amend[S Snapshot[S]](store SnapshotStore, tenant, kind string, id int64, change func(S)) {
+	if v, ok := store.Lookup(tenant, kind, id); ok {
+		if snap, ok := v.(S); ok {
+			next := snap.Clone() // copy on write: snapshots handed out are never changed in place
+			change(next)
+			store.Put(tenant, kind, id, next)
+			return
+		}
+	}
+	store.Forget(tenant, kind, id)
+}
+
 func (a *typed[T, D, S]) Observe(ctx context.Context, obj T, s *Session) (Observation, error) {
 	id := obj.GetRemoteID()
 	if id != 0 && !s.ForceRead {
 		if v, ok := a.store.Lookup(s.Tenant, a.kind, id); ok {
 			if snap, ok := v.(S); ok && a.serves(s, snap) {
-				return a.observed(ctx, obj, s, snap)
+				return a.observed(ctx, obj, s, snap, Report{})
 			}
 		}
 	}
@@ -169,7 +201,20 @@ func (a *typed[T, D, S]) Observe(ctx context.Context, obj T, s *Session) (Observ
 		return Observation{}, err
 	}
 	a.store.Put(s.Tenant, a.kind, snap.RemoteID(), snap)
-	return a.observed(ctx, obj, s, snap)
+	var report Report
+	if id == 0 && !s.CreatePending {
+		// Read found by system name an object that no create of this resource made: an adoption.
+		report.Adopted = snap.RemoteID()
+	}
+	return a.observed(ctx, obj, s, snap, report)
+}
+
+// note is the Noter's note on snap, if the syncer has one and snap is known.
+func (a *typed[T, D, S]) note(obj T, snap S) string {
+	if n, ok := a.ts.(Noter[T, S]); ok && !isNil(snap) {
+		return n.Note(obj, snap)
+	}
+	return ""
 }
 
 // serves tells whether a cached snapshot serves the session's desired state (CacheChecker).
@@ -179,7 +224,7 @@ func (a *typed[T, D, S]) serves(s *Session, snap S) bool {
 }
 
 // observed is what Observe tells of an existing remote object, after the periodic work if it is due.
-func (a *typed[T, D, S]) observed(ctx context.Context, obj T, s *Session, snap S) (Observation, error) {
+func (a *typed[T, D, S]) observed(ctx context.Context, obj T, s *Session, snap S, report Report) (Observation, error) {
 	if r, ok := a.ts.(Refresher[T, S]); ok && s.PeriodicDue && obj.GetRemoteID() != 0 {
 		var err error
 		if snap, err = r.Refresh(ctx, obj, s, snap); err != nil {
@@ -190,38 +235,49 @@ func (a *typed[T, D, S]) observed(ctx context.Context, obj T, s *Session, snap S
 	if err != nil {
 		return Observation{}, err
 	}
-	return Observation{Exists: true, UpToDate: upToDate, Snapshot: snap}, nil
+	report.Note = a.note(obj, snap)
+	return Observation{Exists: true, UpToDate: upToDate, Snapshot: snap, Report: report}, nil
 }
 
-func (a *typed[T, D, S]) Create(ctx context.Context, obj T, s *Session) error {
+func (a *typed[T, D, S]) Create(ctx context.Context, obj T, s *Session) (Report, error) {
 	want := DesiredOf[D](s)
-	snap, err := a.ts.Create(ctx, obj, s, want)
+	made, err := a.ts.Create(ctx, obj, s, want)
 	if err != nil {
-		return err
+		return Report{}, err
 	}
-	if upToDate, err := a.ts.Compare(ctx, obj, s, want, snap); err != nil || upToDate {
-		if err == nil {
-			a.store.Put(s.Tenant, a.kind, snap.RemoteID(), snap)
-		}
-		return err
+	snap := made.Snapshot
+	var report Report
+	if made.Existing && !s.CreatePending {
+		report.Adopted = snap.RemoteID()
 	}
-	return a.update(ctx, obj, s, want, snap.Clone())
+	upToDate, err := a.ts.Compare(ctx, obj, s, want, snap)
+	if err != nil {
+		return Report{}, err
+	}
+	if upToDate {
+		a.store.Put(s.Tenant, a.kind, snap.RemoteID(), snap)
+		report.Note = a.note(obj, snap)
+		return report, nil
+	}
+	updated, err := a.update(ctx, obj, s, want, snap.Clone())
+	updated.Adopted = report.Adopted
+	return updated, err
 }
 
-func (a *typed[T, D, S]) Update(ctx context.Context, obj T, s *Session, o Observation) error {
+func (a *typed[T, D, S]) Update(ctx context.Context, obj T, s *Session, o Observation) (Report, error) {
 	snap, _ := o.Snapshot.(S) // what Observe returned
 	return a.update(ctx, obj, s, DesiredOf[D](s), snap.Clone())
 }
 
-func (a *typed[T, D, S]) update(ctx context.Context, obj T, s *Session, want D, snap S) error {
+func (a *typed[T, D, S]) update(ctx context.Context, obj T, s *Session, want D, snap S) (Report, error) {
 	id := snap.RemoteID()
 	a.store.Forget(s.Tenant, a.kind, id) // a failed write leaves the remote state unknown: read it next time
 	next, err := a.ts.Update(ctx, obj, s, want, snap)
 	if err != nil || isNil(next) {
-		return err
+		return Report{}, err
 	}
 	a.store.Put(s.Tenant, a.kind, next.RemoteID(), next)
-	return nil
+	return Report{Note: a.note(obj, next)}, nil
 }
 
 func (a *typed[T, D, S]) Delete(ctx context.Context, obj T, s *Session) error {
