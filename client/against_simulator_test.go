@@ -309,6 +309,11 @@ func TestClientFlowAgainstSimulator(t *testing.T) {
 	}
 	checkCounts(t, f, "refused backend delete", counts)
 
+	// Proxy config versions, deployed and promoted; the policy registry, and the chain that uses it.
+	counts["deploys"] += proxyConfigFlow(t, f, p.ID, pHits.ID)
+	checkCounts(t, f, "proxy configs", counts)
+	registryFlow(t, f, p.ID)
+
 	// Developer accounts, users, applications (on the OIDC product: an app id, one key at most) and
 	// ActiveDocs, as porta treats them: strong passwords (15 characters), keys of 5 characters at least,
 	// state events refused from a state that does not allow them.
@@ -451,7 +456,7 @@ func TestClientFlowAgainstSimulator(t *testing.T) {
 		t.Errorf("listing the deleted plan's limits: %v, want not found", err)
 	}
 	counts = map[string]int{"services": 0, "backend_apis": 1, "metrics": 2, "mapping_rules": 1, "backend_usages": 0, "application_plans": 0,
-		"limits": 0, "pricing_rules": 0, "deploys": 1}
+		"limits": 0, "pricing_rules": 0, "deploys": counts["deploys"]}
 	checkCounts(t, f, "product deleted (cascade)", counts)
 
 	// Now unused, the backend goes with its metrics and rules.
@@ -501,6 +506,12 @@ func TestClientAgainstSimulatorRefusals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	f.sim.AddTenant(simTenant, "tok-account-management")
+	f.sim.SetTokenScopes("tok-account-management", "account_management")
+	noRegistryScope, err := New(Config{AdminURL: f.url, Token: "tok-account-management"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	cases := map[string]struct {
 		call  func() error
 		check func(error) bool
@@ -543,6 +554,21 @@ func TestClientAgainstSimulatorRefusals(t *testing.T) {
 				return err
 			},
 			check: func(err error) bool { return IsInvalid(err) && !HasAlreadyBeenTaken(err, "system_name") }, want: "IsInvalid only",
+		},
+		"the registry with a token without the policy_registry scope: forbidden, not in use": {
+			call:  func() error { return noRegistryScope.DeleteCustomPolicy(ctx, 1) },
+			check: func(err error) bool { return IsForbidden(err) && !IsInUse(err) && IsTerminal(err) },
+			want:  "IsForbidden only",
+		},
+		"a product's chain with that token: allowed": {
+			call: func() error {
+				ps, err := noRegistryScope.ListProducts(ctx)
+				if err == nil {
+					_, err = noRegistryScope.GetPolicies(ctx, ps[0].ID)
+				}
+				return err
+			},
+			check: func(err error) bool { return err == nil }, want: "no error",
 		},
 		"unknown product: not found": {
 			call:  func() error { _, err := f.client.GetProduct(ctx, 9999); return err },

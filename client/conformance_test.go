@@ -160,6 +160,30 @@ var clientCalls = map[string]func(ctx context.Context, c *Client) error{
 	"CreateApplicationKey": everyCall["CreateApplicationKey"], "DeleteApplicationKey": everyCall["DeleteApplicationKey"],
 	"ListActiveDocs": everyCall["ListActiveDocs"], "GetActiveDoc": everyCall["GetActiveDoc"], "CreateActiveDoc": everyCall["CreateActiveDoc"],
 	"UpdateActiveDoc": everyCall["UpdateActiveDoc"], "DeleteActiveDoc": everyCall["DeleteActiveDoc"],
+	// Proxy configs, in both environments; the policy registry.
+	"LatestProxyConfig": func(ctx context.Context, c *Client) error {
+		for _, env := range []string{EnvironmentSandbox, EnvironmentProduction} {
+			if _, err := c.LatestProxyConfig(ctx, 11, env); err != nil {
+				return err
+			}
+		}
+		return nil
+	},
+	"ListProxyConfigs": func(ctx context.Context, c *Client) error {
+		for _, env := range []string{EnvironmentSandbox, EnvironmentProduction} {
+			if _, err := c.ListProxyConfigs(ctx, 11, env); err != nil {
+				return err
+			}
+		}
+		return nil
+	},
+	"PromoteProxyConfig": func(ctx context.Context, c *Client) error {
+		_, err := c.PromoteProxyConfig(ctx, 11, EnvironmentSandbox, 4, EnvironmentProduction)
+		return err
+	},
+	"ListCustomPolicies": everyCall["ListCustomPolicies"], "GetCustomPolicy": everyCall["GetCustomPolicy"],
+	"CreateCustomPolicy": everyCall["CreateCustomPolicy"], "UpdateCustomPolicy": everyCall["UpdateCustomPolicy"],
+	"DeleteCustomPolicy": everyCall["DeleteCustomPolicy"],
 }
 
 // callsWithoutRequest are exported methods that send nothing, with the reason.
@@ -366,9 +390,25 @@ type declared struct {
 
 var documentedMax = regexp.MustCompile(`max is (\d+)`)
 
+// loadPortaDescription reads porta's descriptions (portaDescriptions: the Account Management API's and
+// the policy registry's) into routes.
 func loadPortaDescription(t *testing.T) []oasRoute {
 	t.Helper()
-	raw, err := os.ReadFile("testdata/account_management_api.json")
+	byTemplate := map[string]*oasRoute{}
+	for _, file := range portaDescriptions {
+		loadPortaDescriptionFile(t, file, byTemplate)
+	}
+	routes := make([]oasRoute, 0, len(byTemplate))
+	for _, r := range byTemplate {
+		routes = append(routes, *r)
+	}
+	return routes
+}
+
+// loadPortaDescriptionFile adds the routes of one of porta's descriptions to byTemplate.
+func loadPortaDescriptionFile(t *testing.T, file string, byTemplate map[string]*oasRoute) {
+	t.Helper()
+	raw, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -383,9 +423,8 @@ func loadPortaDescription(t *testing.T) []oasRoute {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(doc.OpenAPI, "3.") || len(doc.Paths) == 0 {
-		t.Fatalf("testdata/account_management_api.json is not an OpenAPI 3 description with paths (openapi %q, %d paths)", doc.OpenAPI, len(doc.Paths))
+		t.Fatalf("%s is not an OpenAPI 3 description with paths (openapi %q, %d paths)", file, doc.OpenAPI, len(doc.Paths))
 	}
-	byTemplate := map[string]*oasRoute{}
 	for p, methods := range doc.Paths {
 		tmpl := strings.TrimSuffix(strings.TrimSuffix(p, ".xml"), ".json")
 		key := positional(tmpl)
@@ -417,11 +456,6 @@ func loadPortaDescription(t *testing.T) []oasRoute {
 			r.ops[strings.ToUpper(m)] = op
 		}
 	}
-	routes := make([]oasRoute, 0, len(byTemplate))
-	for _, r := range byTemplate {
-		routes = append(routes, *r)
-	}
-	return routes
 }
 
 // positional replaces every {name} by {}: porta's description names the same placeholder differently
@@ -446,6 +480,14 @@ func matchRoute(routes []oasRoute, path string) (*oasRoute, bool) {
 		}
 		ok := true
 		for j, s := range r.segments {
+			if s == "{environment}" {
+				// A proxy config's environment: the description's enum, sandbox or production.
+				if segs[j] != EnvironmentSandbox && segs[j] != EnvironmentProduction {
+					ok = false
+					break
+				}
+				continue
+			}
 			if strings.HasPrefix(s, "{") {
 				// Ids are numbers; an application key ({key}) is any text.
 				if _, err := strconv.ParseInt(segs[j], 10, 64); err != nil && s != "{key}" {

@@ -144,6 +144,21 @@ const (
 	portaLimit  = `{"id":71,"metric_id":3,"plan_id":61,"period":"month","value":1000,"created_at":"2026-01-02T10:00:00Z","updated_at":"2026-01-02T10:00:00Z"}`
 	portaPrice  = `{"id":81,"metric_id":3,"plan_id":61,"cost_per_unit":"0.05","min":1,"max":100,"created_at":"2026-01-02T10:00:00Z","updated_at":"2026-01-02T10:00:00Z"}`
 	portaDelete = ``
+	// A proxy config as ProxyConfigRepresenter writes it: id, version, environment and the content, the
+	// product's APIcast configuration (Apicast::ProxySource), shortened here.
+	portaProxyConfigContent = `{"id":42,"account_id":2,"name":"Shop","system_name":"shop","backend_version":"1","deployment_option":"self_managed",
+		"created_at":"2026-01-02T10:00:00Z","updated_at":"2026-01-03T10:00:00Z","proxiable?":true,"backend_authentication_type":"service_token",
+		"backend_authentication_value":"8f2c0e1a","proxy":{"id":17,"service_id":42,"endpoint":"https://shop.example.com:443",
+		"sandbox_endpoint":"https://shop-staging.example.com:443","api_backend":"https://stock.internal:8443","lock_version":3,
+		"hosts":["shop.example.com","shop-staging.example.com"],"backend":{"endpoint":"https://su1.3scale.net","host":"su1.3scale.net"},
+		"policy_chain":[{"name":"apicast","version":"builtin","configuration":{}}],"proxy_rules":[{"id":9,"http_method":"GET","pattern":"/items$",
+		"metric_id":5,"metric_system_name":"list_items","delta":1,"parameters":[],"querystring_parameters":{}}]}}`
+	portaSandboxConfig    = `{"id":101,"version":4,"environment":"sandbox","content":` + portaProxyConfigContent + `}`
+	portaProductionConfig = `{"id":102,"version":4,"environment":"production","content":` + portaProxyConfigContent + `}`
+	// A custom policy as PolicyRepresenter writes it.
+	portaPolicySchema = `{"$schema":"http://apicast.io/policy-v1.1/schema","name":"Add header","version":"1.0","summary":"Adds a header",` +
+		`"configuration":{"type":"object","properties":{"header":{"type":"string"}}}}`
+	portaPolicy = `{"id":3,"name":"add_header","version":"1.0","schema":` + portaPolicySchema + `,"created_at":"2026-01-02T10:00:00Z","updated_at":"2026-01-02T10:00:00Z"}`
 )
 
 var (
@@ -170,6 +185,10 @@ var (
 		SetupFee: "10.5", CostPerMonth: "99.0", ServiceID: 42}
 	wantLimit = &Limit{ID: 71, MetricID: 3, PlanID: 61, Period: "month", Value: 1000}
 	wantPrice = &PricingRule{ID: 81, MetricID: 3, PlanID: 61, Min: 1, Max: 100, CostPerUnit: "0.05"}
+
+	wantSandboxConfig    = &ProxyConfig{ID: 101, Version: 4, Environment: "sandbox"}
+	wantProductionConfig = &ProxyConfig{ID: 102, Version: 4, Environment: "production"}
+	wantPolicy           = &CustomPolicy{ID: 3, Name: "add_header", Version: "1.0", Schema: json.RawMessage(portaPolicySchema)}
 )
 
 // TestEveryCallContract checks, for every call of the client, the request porta receives (method, path,
@@ -503,6 +522,73 @@ func TestEveryCallContract(t *testing.T) {
 			want: seenRequest{Method: "PUT", Path: "/admin/api/services/42/proxy/policies.json", Form: url.Values{"policies_config": {
 				`[{"name":"cors","version":"builtin","configuration":{"allow_origin":"*"},"enabled":true},{"name":"apicast","version":"builtin","configuration":{},"enabled":true}]`}}},
 			wantResult: []Policy{{Name: "apicast", Version: "builtin", Configuration: json.RawMessage(`{}`), Enabled: true}},
+		},
+		"LatestProxyConfig: the content read and dropped": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.LatestProxyConfig(ctx, 42, EnvironmentSandbox)
+			},
+			code: 200, body: `{"proxy_config":` + portaSandboxConfig + `}`,
+			want:       seenRequest{Method: "GET", Path: "/admin/api/services/42/proxy/configs/sandbox/latest.json"},
+			wantResult: wantSandboxConfig,
+		},
+		"ListProxyConfigs: each wrapped, not paginated": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.ListProxyConfigs(ctx, 42, EnvironmentProduction)
+			},
+			code: 200, body: `{"proxy_configs":[{"proxy_config":` + portaProductionConfig + `},{"proxy_config":{"id":107,"version":6,"environment":"production","content":{}}}]}`,
+			want:       seenRequest{Method: "GET", Path: "/admin/api/services/42/proxy/configs/production.json"},
+			wantResult: []ProxyConfig{*wantProductionConfig, {ID: 107, Version: 6, Environment: "production"}},
+		},
+		"PromoteProxyConfig: the destination in the form": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.PromoteProxyConfig(ctx, 42, EnvironmentSandbox, 4, EnvironmentProduction)
+			},
+			code: 201, body: `{"proxy_config":` + portaProductionConfig + `}`,
+			want:       seenRequest{Method: "POST", Path: "/admin/api/services/42/proxy/configs/sandbox/4/promote.json", Form: url.Values{"to": {"production"}}},
+			wantResult: wantProductionConfig,
+		},
+		"ListCustomPolicies: each wrapped, not paginated": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.ListCustomPolicies(ctx) },
+			code: 200, body: `{"policies":[{"policy":` + portaPolicy + `}]}`,
+			want:       seenRequest{Method: "GET", Path: "/admin/api/registry/policies.json"},
+			wantResult: []CustomPolicy{*wantPolicy},
+		},
+		"GetCustomPolicy": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.GetCustomPolicy(ctx, 3) },
+			code: 200, body: `{"policy":` + portaPolicy + `}`,
+			want:       seenRequest{Method: "GET", Path: "/admin/api/registry/policies/3.json"},
+			wantResult: wantPolicy,
+		},
+		"CreateCustomPolicy: the schema as JSON text": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.CreateCustomPolicy(ctx, CustomPolicyParams{Name: "add_header", Version: "1.0", Schema: json.RawMessage(portaPolicySchema)})
+			},
+			code: 201, body: `{"policy":` + portaPolicy + `}`,
+			want: seenRequest{Method: "POST", Path: "/admin/api/registry/policies.json", Form: url.Values{"name": {"add_header"}, "version": {"1.0"},
+				"schema": {portaPolicySchema}}},
+			wantResult: wantPolicy,
+		},
+		"UpdateCustomPolicy": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.UpdateCustomPolicy(ctx, 3, CustomPolicyParams{Name: "add_header", Version: "1.0", Schema: json.RawMessage(portaPolicySchema)})
+			},
+			code: 200, body: `{"policy":` + portaPolicy + `}`,
+			want: seenRequest{Method: "PUT", Path: "/admin/api/registry/policies/3.json", Form: url.Values{"name": {"add_header"}, "version": {"1.0"},
+				"schema": {portaPolicySchema}}},
+			wantResult: wantPolicy,
+		},
+		"UpdateCustomPolicy: the schema alone": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.UpdateCustomPolicy(ctx, 3, CustomPolicyParams{Schema: json.RawMessage(portaPolicySchema)})
+			},
+			code: 200, body: `{"policy":` + portaPolicy + `}`,
+			want:       seenRequest{Method: "PUT", Path: "/admin/api/registry/policies/3.json", Form: url.Values{"schema": {portaPolicySchema}}},
+			wantResult: wantPolicy,
+		},
+		"DeleteCustomPolicy": {
+			call: func(ctx context.Context, c *Client) (any, error) { return nil, c.DeleteCustomPolicy(ctx, 3) },
+			code: 200, body: portaDelete,
+			want: seenRequest{Method: "DELETE", Path: "/admin/api/registry/policies/3.json"},
 		},
 		"ListBackendUsages: a bare array, paginated": {
 			call: func(ctx context.Context, c *Client) (any, error) { return c.ListBackendUsages(ctx, 42) },

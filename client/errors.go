@@ -130,9 +130,13 @@ func IsInvalid(err error) bool { return hasStatus(err, http.StatusUnprocessableE
 // and 403, 409, or 422. Porta's ThreeScale::Api::Responder renders the errors of a refused DELETE with
 // 403 (porta app/lib/three_scale/api/responder.rb:67-75), e.g. an application plan that applications
 // use, {"errors":{"base":["This application plan cannot be deleted! At least one application depends
-// on it."]}} (app/models/plan.rb:174-186, config/locales/en.yml:2053), or a backend still used by a
-// product; a 422 or 409 refusal is understood too. Such a refusal passes once the dependants are gone:
-// the caller waits, it is not an invalid spec.
+// on it."]}} (app/models/plan.rb:174-186, config/locales/en.yml:2053), a backend still used by a
+// product, or a custom policy of the registry that a product's policy chain uses, {"errors":{"base":
+// ["This policy is currently being used in one of your APIs and cannot be modified."]}}
+// (app/models/policy.rb:14,98-102, en.yml:2000); a 422 or 409 refusal is understood too. Such a refusal
+// passes once the dependants are gone: the caller waits, it is not an invalid spec. A 403 without an
+// errors body — a token without the scope, {"error":"Your access token does not have the correct
+// permissions"} — is not one: IsForbidden.
 func IsInUse(err error) bool {
 	e, ok := asAPIError(err)
 	if !ok || e.Method != http.MethodDelete || len(e.Errors) == 0 {

@@ -42,11 +42,24 @@ var listKeys = map[string]string{
 	"active_docs":       "api_docs",
 }
 
+// listKeysByParent are the keys of the lists whose last path segment is a value, by the segment before
+// it: a product's proxy configs of one environment, /proxy/configs/{environment}.json (porta
+// app/representers/proxy_configs_representer.rb: wraps_collection :proxy_configs).
+var listKeysByParent = map[string]string{
+	"configs": "proxy_configs",
+}
+
 // listKey is the key under which porta answers the list of endpoint (a template or a path): its last
-// path segment ("/admin/api/services.json": "services") unless listKeys says otherwise; "" for a bare
-// array.
+// path segment ("/admin/api/services.json": "services") unless listKeys or listKeysByParent say
+// otherwise; "" for a bare array.
 func listKey(endpoint string) string {
-	seg := strings.TrimSuffix(endpoint[strings.LastIndex(endpoint, "/")+1:], ".json")
+	segs := strings.Split(strings.TrimSuffix(endpoint, ".json"), "/")
+	if len(segs) >= 2 {
+		if key, ok := listKeysByParent[segs[len(segs)-2]]; ok {
+			return key
+		}
+	}
+	seg := segs[len(segs)-1]
 	if key, ok := listKeys[seg]; ok {
 		return key
 	}

@@ -1,10 +1,11 @@
 // Package simulator is a stateful, in-memory 3scale Account Management API (porta's admin API) for
 // tests and the demo: services with metrics, methods, mapping rules, proxy, OIDC and policies; backend
 // APIs with theirs; backend usages; application plans with limits and pricing rules; developer accounts
-// with their users and applications (accounts.go, applications.go); ActiveDocs (activedocs.go). It answers like
-// porta — wrappers, status codes, error bodies, pagination, cascades — counts requests by tenant, verb,
-// path template and status (GET /__sim/stats), and injects seeded faults: latency, 5xx, 429 with
-// Retry-After, and lost responses (PUT /__sim/faults).
+// with their users and applications (accounts.go, applications.go); ActiveDocs (activedocs.go); the
+// versions of each product's gateway configuration, deployed and promoted (proxyconfigs.go); the APIcast
+// custom policy registry (registry.go). It answers like porta — wrappers, status codes, error bodies,
+// pagination, cascades — counts requests by tenant, verb, path template and status (GET /__sim/stats),
+// and injects seeded faults: latency, 5xx, 429 with Retry-After, and lost responses (PUT /__sim/faults).
 //
 // The .json endpoints are served, and the one .xml endpoint apimsync reads (an account with its users). Requests are authenticated as porta does: the access_token
 // parameter (query or body) wins; otherwise HTTP Basic auth, whose first non-blank part (user name, then
@@ -21,6 +22,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -48,6 +50,8 @@ type Simulator struct {
 	stats   map[CallKey]int
 	journal map[string][]CallKey // writes by tenant, in order, the last maxJournal
 	routes  []route
+	// scopes are the scopes of the tokens SetTokenScopes restricted; any other token has them all.
+	scopes map[string][]string
 	// ignoredRetryAfter counts requests sent while a Retry-After of their tenant's rate limit ran.
 	ignoredRetryAfter int
 }
@@ -55,7 +59,7 @@ type Simulator struct {
 // New returns a simulator with the given tenants, faults and seed.
 func New(opts Options) *Simulator {
 	s := &Simulator{tenants: map[string]*tenant{}, names: map[string]*tenant{}, faults: opts.Faults,
-		rnd: rand.New(rand.NewSource(opts.Seed)), stats: map[CallKey]int{}, journal: map[string][]CallKey{}}
+		rnd: rand.New(rand.NewSource(opts.Seed)), stats: map[CallKey]int{}, journal: map[string][]CallKey{}, scopes: map[string][]string{}}
 	for name, token := range opts.Tenants {
 		s.AddTenant(name, token)
 	}
@@ -67,6 +71,8 @@ func New(opts Options) *Simulator {
 	rs = append(rs, accountRoutes()...)
 	rs = append(rs, applicationRoutes()...)
 	rs = append(rs, activeDocRoutes()...)
+	rs = append(rs, proxyConfigRoutes()...)
+	rs = append(rs, registryRoutes()...)
 	s.routes = rs
 	return s
 }
@@ -91,13 +97,59 @@ func (s *Simulator) RevokeToken(token string) {
 	delete(s.tenants, token)
 }
 
+// SetTokenScopes restricts what token may do to the access token scopes given, as porta's access tokens
+// are (AccessToken::SCOPES, app/models/access_token.rb:31: "account_management", "policy_registry"...;
+// none at all when none is given): the policy registry needs "policy_registry", a product's policy
+// chain "policy_registry" or "account_management", every other endpoint "account_management". A request
+// the token's scopes do not allow is answered 403 {"error":"Your access token does not have the correct
+// permissions"} (verify_access_token_scopes, app/lib/api_authentication/by_access_token.rb:100-103,123-130).
+// A token never restricted has every scope.
+func (s *Simulator) SetTokenScopes(token string, scopes ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.scopes[token] = append([]string{}, scopes...)
+}
+
+// scopesAllow reports whether token's scopes let it call the endpoint of template; s.mu held.
+func (s *Simulator) scopesAllow(token, template string) bool {
+	scopes, restricted := s.scopes[token]
+	if !restricted {
+		return true
+	}
+	needs := []string{scopeAccountManagement}
+	switch {
+	case strings.HasPrefix(template, "/admin/api/registry/"):
+		// Admin::Api::Registry::PoliciesController: self.access_token_scopes = :policy_registry.
+		needs = []string{scopePolicyRegistry}
+	case strings.HasSuffix(template, "/proxy/policies.json"):
+		// Admin::Api::Services::Proxy::PoliciesController: %i[policy_registry account_management].
+		needs = []string{scopePolicyRegistry, scopeAccountManagement}
+	}
+	for _, have := range scopes {
+		if slices.Contains(needs, have) {
+			return true
+		}
+	}
+	return false
+}
+
+// Access token scopes (porta's AccessToken scopes).
+const (
+	scopeAccountManagement = "account_management"
+	scopePolicyRegistry    = "policy_registry"
+)
+
+// msgTokenPermissions is porta's answer to a token without the endpoint's scope.
+const msgTokenPermissions = "Your access token does not have the correct permissions"
+
 // request is one parsed, authenticated API request.
 type request struct {
 	t      *tenant
 	method string
-	params map[string]int64 // path ids
-	key    string           // the {key} of a path, as sent
-	form   url.Values       // query and body values
+	params map[string]int64  // path ids
+	texts  map[string]string // path values that are text, not ids (route.text), as sent
+	key    string            // the {key} of a path, as sent
+	form   url.Values        // query and body values
 }
 
 // answer is a handler's reply: a status and a body encoded as JSON (nil: empty body).
@@ -115,12 +167,24 @@ type route struct {
 	template string
 	format   string // ".json" or ".xml"
 	segments []string
-	handle   handlerFunc
+	// text are the placeholders (names without braces) that take any text, not only an id: an
+	// environment, a policy's id or name-version.
+	text   map[string]bool
+	handle handlerFunc
 }
 
 func handle(method, template string, h handlerFunc) route {
 	format := formatOf(template)
 	return route{method: method, template: template, format: format, segments: strings.Split(strings.TrimSuffix(template, format), "/"), handle: h}
+}
+
+// withText makes the route's placeholders names take any text (request.texts) rather than ids only.
+func (rt route) withText(names ...string) route {
+	rt.text = map[string]bool{}
+	for _, n := range names {
+		rt.text[n] = true
+	}
+	return rt
 }
 
 // formatOf is a path's format extension, ".json" or ".xml" ("" for another).
@@ -136,12 +200,13 @@ func formatOf(path string) string {
 // isWrite reports whether a verb changes state (a lost response only makes sense for those).
 func isWrite(method string) bool { return method != http.MethodGet && method != http.MethodHead }
 
-// match returns the route for method and path with its path ids, and whether some route has this
-// path (for 405). PUT and PATCH are interchangeable, as in porta's routes (resources accept both).
-func (s *Simulator) match(method, path string) (*route, map[string]int64, bool) {
+// match returns the route for method and path with its path ids and text values, and whether some
+// route has this path (for 405). PUT and PATCH are interchangeable, as in porta's routes (resources
+// accept both).
+func (s *Simulator) match(method, path string) (*route, map[string]int64, map[string]string, bool) {
 	format := formatOf(path)
 	if format == "" {
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
 	segs := strings.Split(strings.TrimSuffix(path, format), "/")
 	pathKnown := false
@@ -150,10 +215,14 @@ func (s *Simulator) match(method, path string) (*route, map[string]int64, bool) 
 		if rt.format != format || len(rt.segments) != len(segs) {
 			continue
 		}
-		params := map[string]int64{}
+		params, texts := map[string]int64{}, map[string]string{}
 		ok := true
 		for j, seg := range rt.segments {
 			if seg == "{key}" { // an application key: any text (request.key)
+				continue
+			}
+			if name := strings.Trim(seg, "{}"); rt.text[name] && strings.HasPrefix(seg, "{") {
+				texts[name] = segs[j]
 				continue
 			}
 			if strings.HasPrefix(seg, "{") {
@@ -173,10 +242,10 @@ func (s *Simulator) match(method, path string) (*route, map[string]int64, bool) 
 		}
 		pathKnown = true
 		if rt.method == method || (method == http.MethodPatch && rt.method == http.MethodPut) || (method == http.MethodPut && rt.method == http.MethodPatch) {
-			return rt, params, true
+			return rt, params, texts, true
 		}
 	}
-	return nil, nil, pathKnown
+	return nil, nil, nil, pathKnown
 }
 
 // tenantNamed reports whether a tenant has that name.
@@ -201,7 +270,7 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 		hostTenant, path, _ = strings.Cut(rest, "/")
 		path = "/" + path
 	}
-	rt, params, pathKnown := s.match(hr.Method, path)
+	rt, params, texts, pathKnown := s.match(hr.Method, path)
 	template := path
 	if rt != nil {
 		template = rt.template
@@ -216,8 +285,10 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 	}
 	fault := s.drawFault(isWrite(hr.Method))
 	retry, limited := 0, false
+	scoped := true
 	if t != nil && rt != nil {
 		retry, limited = s.overTenantLimit(t, time.Now())
+		scoped = s.scopesAllow(token, rt.template)
 	}
 	s.mu.Unlock()
 
@@ -228,6 +299,8 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 	case t == nil:
 		// porta's Filters::ProviderRequired: render_error 'Access denied', status: :forbidden.
 		a = answer{http.StatusForbidden, map[string]string{"error": "Access denied"}}
+	case !scoped:
+		a = answer{http.StatusForbidden, map[string]string{"error": msgTokenPermissions}}
 	case rt == nil && pathKnown:
 		a = answer{http.StatusMethodNotAllowed, map[string]string{"error": "Method not allowed"}}
 	case rt == nil:
@@ -240,7 +313,7 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 			a = fault.answer()
 			break
 		}
-		req := &request{t: t, method: hr.Method, params: params, form: form}
+		req := &request{t: t, method: hr.Method, params: params, texts: texts, form: form}
 		if strings.HasSuffix(rt.template, "/{key}.json") {
 			req.key = strings.TrimSuffix(path[strings.LastIndex(path, "/")+1:], ".json")
 		}
@@ -278,7 +351,8 @@ func readForm(hr *http.Request) url.Values {
 		var obj map[string]any
 		if json.Unmarshal(raw, &obj) == nil {
 			for k, v := range obj {
-				if inner, ok := v.(map[string]any); ok && k != "policies_config" {
+				// A policy chain and a registry policy's schema are values, not wrappers.
+				if inner, ok := v.(map[string]any); ok && k != "policies_config" && k != "schema" {
 					for ik, iv := range inner {
 						form.Set(ik, jsonParam(iv))
 					}
@@ -354,11 +428,20 @@ func loseResponse(w http.ResponseWriter) {
 // xmlDocument is an answer's body already rendered as XML.
 type xmlDocument string
 
+// plainText is an answer's body that is text, not JSON.
+type plainText string
+
 func writeJSON(w http.ResponseWriter, a answer) {
 	if doc, ok := a.body.(xmlDocument); ok {
 		w.Header().Set("Content-Type", "application/xml; charset=utf-8")
 		w.WriteHeader(a.code)
 		_, _ = w.Write([]byte(doc))
+		return
+	}
+	if text, ok := a.body.(plainText); ok {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.WriteHeader(a.code)
+		_, _ = w.Write([]byte(text))
 		return
 	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
@@ -391,6 +474,12 @@ func (e fieldErrors) answer() answer {
 }
 
 func unprocessable(field, msg string) answer { return fieldErrors{field: {msg}}.answer() }
+
+// parameterMissing is porta's answer to a required parameter left out or blank (params.require raising
+// ActionController::ParameterMissing): 400 with text, not JSON (app/controllers/application_controller.rb:50-52).
+func parameterMissing(name string) answer {
+	return answer{http.StatusBadRequest, plainText("Required parameter missing: " + name)}
+}
 
 // refused is porta's answer to a DELETE its model refuses: the responder renders the errors with 403.
 func refused(msg string) answer {

@@ -3,6 +3,7 @@ package simulator
 import (
 	"encoding/json"
 	"net/http"
+	"reflect"
 	"strconv"
 	"strings"
 )
@@ -26,9 +27,12 @@ func serviceRoutes() []route {
 			return withService(r, "service_id", func(svc *service) answer { return ok("proxy", svc.proxyJSON(r.t)) })
 		}),
 		handle("PATCH", "/admin/api/services/{service_id}/proxy.json", updateProxy),
+		// deploy: always 201 with the proxy, whether a sandbox config was made or not
+		// (proxies_controller.rb:26-30; deployProxy).
 		handle("POST", "/admin/api/services/{service_id}/proxy/deploy.json", func(r *request) answer {
 			return withService(r, "service_id", func(svc *service) answer {
 				r.t.deploys++
+				r.t.deployProxy(svc)
 				return created("proxy", svc.proxyJSON(r.t))
 			})
 		}),
@@ -143,6 +147,8 @@ func validateService(svc *service) answer {
 	return errs.answer()
 }
 
+// updateService writes the attributes sent; as Rails does, a service that did not change keeps its
+// updated_at (which the gateway configuration embeds, gatewayConfig).
 func updateService(r *request) answer {
 	return withService(r, "id", func(svc *service) answer {
 		next := *svc
@@ -163,7 +169,10 @@ func updateService(r *request) answer {
 		if a := validateService(&next); a.code != 0 {
 			return a
 		}
-		next.touch()
+		if next.name != svc.name || next.description != svc.description || next.deploymentOption != svc.deploymentOption ||
+			next.backendVersion != svc.backendVersion {
+			next.touch()
+		}
 		*svc = next
 		return ok("service", svc.json())
 	})
@@ -270,6 +279,10 @@ var proxyFields = []string{"endpoint", "sandbox_endpoint", "credentials_location
 	"error_limits_exceeded", "error_status_limits_exceeded", "error_headers_limits_exceeded",
 	"oidc_issuer_endpoint", "oidc_issuer_type", "jwt_claim_with_client_id", "jwt_claim_with_client_id_type"}
 
+// updateProxy writes the proxy attributes sent, then deploys as porta's ProxiesController#update does
+// after a successful update (proxies_controller.rb:18-22; deployProxy: a sandbox config when the
+// configuration changed). As Rails does, a proxy that did not change keeps its lock_version and
+// updated_at, so that an update sending the values it has makes no new config.
 func updateProxy(r *request) answer {
 	return withService(r, "service_id", func(svc *service) answer {
 		errs := fieldErrors{}
@@ -304,14 +317,19 @@ func updateProxy(r *request) answer {
 		if a := errs.answer(); a.code != 0 {
 			return a
 		}
+		changed := apply != nil
 		for k, v := range next {
+			changed = changed || svc.proxy[k] != v
 			svc.proxy[k] = v
 		}
 		if apply != nil {
 			apply()
 		}
-		svc.proxy["lock_version"] = svc.proxy["lock_version"].(int) + 1
-		svc.touch()
+		if changed {
+			svc.proxy["lock_version"] = svc.proxy["lock_version"].(int) + 1
+			svc.touch()
+		}
+		r.t.deployProxy(svc)
 		return ok("proxy", svc.proxyJSON(r.t))
 	})
 }
@@ -412,6 +430,9 @@ func defaultPolicy() map[string]any {
 // represent_on_error, app/controllers/admin/api/services/proxy/policies_controller.rb:22,41-43;
 // PolicyConfigRepresenter, app/representers/policy_config_representer.rb). A request without
 // policies_config, which porta answers 400 (params.require), is answered as text that is not JSON.
+// Policies are not looked up in the registry nor among the builtin ones: any name and version is taken
+// (proxy.rb:475-537). A successful update makes a sandbox config when the configuration changed
+// (policies_controller.rb:17-20, deploySandbox); an unchanged chain keeps the service's updated_at.
 func updatePolicies(r *request) answer {
 	return withService(r, "service_id", func(svc *service) answer {
 		text := r.form.Get("policies_config")
@@ -423,8 +444,11 @@ func updatePolicies(r *request) answer {
 		if !valid {
 			return answer{http.StatusUnprocessableEntity, map[string]any{"policies_config": chain}}
 		}
-		svc.policies = chain
-		svc.touch()
+		if !reflect.DeepEqual(svc.policies, chain) {
+			svc.policies = chain
+			svc.touch()
+		}
+		r.t.deploySandbox(svc)
 		return ok("policies_config", svc.policies)
 	})
 }

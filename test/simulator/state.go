@@ -31,6 +31,7 @@ type tenant struct {
 	users    map[int64]*user
 	apps     map[int64]*application
 	docs     map[int64]*apiDoc
+	registry map[int64]*registryPolicy // the APIcast policy registry's custom policies
 	deploys  int
 	limiter  *rate.Limiter // the tenant's API rate limit (Faults.TenantRateLimit)
 	// refusedAt is the last 429 of the rate limit; quietUntil the end of the Retry-After it announced.
@@ -45,7 +46,7 @@ func newTenant(name string) *tenant {
 	return &tenant{name: name, services: map[int64]*service{}, backends: map[int64]*backendAPI{}, metrics: map[int64]*metric{},
 		rules: map[int64]*mappingRule{}, usages: map[int64]*backendUsage{}, plans: map[int64]*plan{}, limits: map[int64]*limit{},
 		pricing: map[int64]*pricingRule{}, accounts: map[int64]*account{}, users: map[int64]*user{}, apps: map[int64]*application{},
-		docs: map[int64]*apiDoc{}}
+		docs: map[int64]*apiDoc{}, registry: map[int64]*registryPolicy{}}
 }
 
 func (t *tenant) id() int64 { t.nextID++; return t.nextID }
@@ -71,6 +72,9 @@ type service struct {
 	proxy          map[string]any
 	policies       []any
 	oidc           map[string]bool
+	// configs are the versions of the product's gateway configuration, by environment (envSandbox,
+	// envProduction), in the order they were made (proxyconfigs.go).
+	configs map[string][]*proxyConfig
 	stamps
 }
 
@@ -377,11 +381,15 @@ const (
 	KindProxies       = "proxies"
 	KindPolicies      = "policies"            // one entry per service: {"service_id", "policies_config"}
 	KindOIDC          = "oidc_configurations" // one entry per service
-	KindDeploys       = "deploys"             // Count only: proxy deployments so far
-	KindAccounts      = "accounts"
-	KindUsers         = "users"
-	KindApplications  = "applications"
-	KindAPIDocs       = "api_docs"
+	KindDeploys       = "deploys"             // Count only: POST proxy/deploy requests answered so far
+	// KindProxyConfigs are the versions of the products' gateway configurations, of both environments:
+	// {"id", "service_id", "environment", "version"} (the content left out), in id order.
+	KindProxyConfigs   = "proxy_configs"
+	KindCustomPolicies = "custom_policies" // the policy registry's custom policies
+	KindAccounts       = "accounts"
+	KindUsers          = "users"
+	KindApplications   = "applications"
+	KindAPIDocs        = "api_docs"
 )
 
 // Count returns how many objects of a kind (see the Kind constants) a tenant has; -1 for an unknown
@@ -453,6 +461,18 @@ func (t *tenant) objects(kind string) ([]map[string]any, bool) {
 		collect(sortedIDs(t.apps, nil), func(id int64) map[string]any { return t.apps[id].json(t) })
 	case KindAPIDocs:
 		collect(sortedIDs(t.docs, nil), func(id int64) map[string]any { return t.docs[id].json() })
+	case KindProxyConfigs:
+		out = []map[string]any{}
+		for _, sid := range sortedIDs(t.services, nil) {
+			for _, env := range []string{envSandbox, envProduction} {
+				for _, c := range t.services[sid].configs[env] {
+					out = append(out, map[string]any{"id": c.id, "service_id": sid, "environment": c.env, "version": c.version})
+				}
+			}
+		}
+		sort.Slice(out, func(i, j int) bool { return out[i]["id"].(int64) < out[j]["id"].(int64) })
+	case KindCustomPolicies:
+		collect(sortedIDs(t.registry, nil), func(id int64) map[string]any { return t.registry[id].json() })
 	case KindPolicies:
 		collect(sortedIDs(t.services, nil), func(id int64) map[string]any {
 			return map[string]any{"service_id": id, "policies_config": t.services[id].policies}
