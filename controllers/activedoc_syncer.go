@@ -13,6 +13,7 @@ import (
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/engine"
+	"github.com/apimsync/apimsync/internal/openapiimport"
 )
 
 // snapshotKindActiveDoc is the kind under which ActiveDocs snapshots are cached.
@@ -70,6 +71,11 @@ func (s *ActiveDocSyncer) Resolve(ctx context.Context, d *v1alpha1.ActiveDoc, se
 		return r, err
 	}
 	body, err = openAPIAsJSON(body)
+	if err == nil && !d.Spec.SkipSwaggerValidations {
+		// Validated as the OpenAPI kind validates documents (kin-openapi), unless 3scale is told to
+		// skip its own validation too.
+		_, err = openapiimport.Parse(ctx, []byte(body))
+	}
 	if err != nil {
 		return r, engine.Invalid(ReasonInvalidDocument, "the document is not an OpenAPI document: %v", err)
 	}
@@ -97,15 +103,21 @@ func (s *ActiveDocSyncer) Resolve(ctx context.Context, d *v1alpha1.ActiveDoc, se
 
 // document returns the OpenAPI document from the spec, a ConfigMap or a Secret.
 func (s *ActiveDocSyncer) document(ctx context.Context, d *v1alpha1.ActiveDoc) (string, error) {
-	ref := d.Spec.DocumentRef
+	return readDocument(ctx, s.Reader, d.Namespace, d.Spec.Document, d.Spec.DocumentRef)
+}
+
+// readDocument returns a document given inline, or by ref from a ConfigMap or a Secret key of namespace;
+// a missing ConfigMap or key makes the object wait (DocumentNotFound), a missing Secret or key too
+// (SecretNotFound).
+func readDocument(ctx context.Context, reader client.Reader, namespace, inline string, ref *v1alpha1.DocumentRef) (string, error) {
 	switch {
 	case ref == nil:
-		return d.Spec.Document, nil
+		return inline, nil
 	case ref.SecretKeyRef != nil:
-		return secretValue(ctx, s.Reader, d.Namespace, ref.SecretKeyRef, "spec.documentRef.secretKeyRef")
+		return secretValue(ctx, reader, namespace, ref.SecretKeyRef, "spec.documentRef.secretKeyRef")
 	case ref.ConfigMapKeyRef != nil:
 		var cm corev1.ConfigMap
-		if err := s.Reader.Get(ctx, client.ObjectKey{Namespace: d.Namespace, Name: ref.ConfigMapKeyRef.Name}, &cm); err != nil {
+		if err := reader.Get(ctx, client.ObjectKey{Namespace: namespace, Name: ref.ConfigMapKeyRef.Name}, &cm); err != nil {
 			if apierrors.IsNotFound(err) {
 				return "", engine.Waiting(ReasonDocumentNotFound, "waiting for ConfigMap %q (spec.documentRef.configMapKeyRef) to be created", ref.ConfigMapKeyRef.Name)
 			}

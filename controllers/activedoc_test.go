@@ -44,6 +44,8 @@ func TestDocumentThatIsNotOpenAPIIsInvalid(t *testing.T) {
 		"broken":      {"openapi: 3.0.0\n  paths: [\n", "yaml: "},
 		"not openapi": {`{"title":"just JSON","paths":{}}`, `it has no "openapi" (or "swagger") version field`},
 		"a list":      {"- openapi\n- 3.0.0\n", "the top level is not an object"},
+		// Validated as OpenAPI documents are (kin-openapi): an OpenAPI 3 document needs info.title.
+		"no title": {`{"openapi":"3.0.3","info":{"version":"1"},"paths":{}}`, "not a valid OpenAPI document"},
 	}
 	create(t, defaultSecret(ns))
 	for name, c := range cases {
@@ -58,6 +60,12 @@ func TestDocumentThatIsNotOpenAPIIsInvalid(t *testing.T) {
 	if got := sim.Count(ns, "api_docs"); got != 0 {
 		t.Errorf("%d ActiveDocs in 3scale, want none", got)
 	}
+	// With skipSwaggerValidations, 3scale is told not to validate, and neither does apimsync (beyond the
+	// version field).
+	lax := &v1alpha1.ActiveDoc{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "lax"},
+		Spec: v1alpha1.ActiveDocSpec{Name: "Lax", SkipSwaggerValidations: true, Document: cases["no title"].document}}
+	create(t, lax)
+	waitState(t, v1alpha1.ConditionSynced, lax)
 }
 
 // TestActiveDocGoesWithItsProduct: porta destroys a service's ActiveDocs with the service, so an ActiveDoc

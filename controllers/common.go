@@ -27,6 +27,10 @@ const (
 	indexPlanRef = "apimsync.planRef"
 	// indexConfigMapRefs indexes ActiveDocs by the ConfigMap they read their document from.
 	indexConfigMapRefs = "apimsync.configMapRefs"
+	// indexCustomPolicyRefs indexes Products by the custom policies of their chain (v1alpha1.PolicyKey).
+	indexCustomPolicyRefs = "apimsync.customPolicyRefs"
+	// indexPolicyKey indexes CustomPolicyDefinitions by the policy they define (v1alpha1.PolicyKey).
+	indexPolicyKey = "apimsync.policyKey"
 )
 
 // Condition reasons of the per-kind syncers.

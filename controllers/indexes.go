@@ -34,6 +34,8 @@ func registerIndexes(ctx context.Context, mgr ctrl.Manager) error {
 		names func(client.Object) []string
 	}{
 		{&v1alpha1.Product{}, indexBackendRefs, backendRefs},
+		{&v1alpha1.Product{}, indexCustomPolicyRefs, customPolicyRefs},
+		{&v1alpha1.CustomPolicyDefinition{}, indexPolicyKey, func(o client.Object) []string { return single(policyKeyOf(o)) }},
 		{&v1alpha1.ApplicationPlan{}, indexBackendRefs, backendRefs},
 		{&v1alpha1.ApplicationPlan{}, indexProductRef, func(o client.Object) []string { return single(o.(*v1alpha1.ApplicationPlan).Spec.ProductRef) }},
 		{&v1alpha1.ActiveDoc{}, indexProductRef, func(o client.Object) []string { return single(o.(*v1alpha1.ActiveDoc).Spec.ProductRef) }},
@@ -43,6 +45,13 @@ func registerIndexes(ctx context.Context, mgr ctrl.Manager) error {
 			}
 			return nil
 		}},
+		{&v1alpha1.OpenAPI{}, indexConfigMapRefs, func(o client.Object) []string {
+			if r := o.(*v1alpha1.OpenAPI).Spec.DocumentRef; r != nil && r.ConfigMapKeyRef != nil {
+				return single(r.ConfigMapKeyRef.Name)
+			}
+			return nil
+		}},
+		{&v1alpha1.OpenAPI{}, indexSecretRefs, secretRefs},
 		{&v1alpha1.Application{}, indexAccountRef, func(o client.Object) []string { return single(o.(*v1alpha1.Application).Spec.AccountRef) }},
 		{&v1alpha1.Application{}, indexPlanRef, func(o client.Object) []string { return single(o.(*v1alpha1.Application).Spec.PlanRef) }},
 	} {
@@ -56,7 +65,31 @@ func registerIndexes(ctx context.Context, mgr ctrl.Manager) error {
 // syncedKinds returns an empty object of every kind apimsync syncs.
 func syncedKinds() []client.Object {
 	return []client.Object{&v1alpha1.Backend{}, &v1alpha1.Product{}, &v1alpha1.ApplicationPlan{},
-		&v1alpha1.DeveloperAccount{}, &v1alpha1.Application{}, &v1alpha1.ActiveDoc{}}
+		&v1alpha1.DeveloperAccount{}, &v1alpha1.Application{}, &v1alpha1.ActiveDoc{}, &v1alpha1.CustomPolicyDefinition{}}
+}
+
+// customPolicyRefs lists the custom policies of a Product's chain (every version but "builtin") by
+// v1alpha1.PolicyKey.
+func customPolicyRefs(o client.Object) []string {
+	p, ok := o.(*v1alpha1.Product)
+	if !ok {
+		return nil
+	}
+	set := map[string]bool{}
+	for _, pol := range p.Spec.Policies {
+		if pol.Version != v1alpha1.BuiltinPolicyVersion {
+			set[v1alpha1.PolicyKey(pol.Name, pol.Version)] = true
+		}
+	}
+	return sortedKeys(set)
+}
+
+// policyKeyOf is the policy a CustomPolicyDefinition defines (v1alpha1.PolicyKey), "" for other objects.
+func policyKeyOf(o client.Object) string {
+	if c, ok := o.(*v1alpha1.CustomPolicyDefinition); ok {
+		return v1alpha1.PolicyKey(c.Spec.Name, c.Spec.Version)
+	}
+	return ""
 }
 
 // secretRefs lists the Secrets an object reads: its provider account (by spec, or as last synced with)
@@ -76,6 +109,12 @@ func secretRefs(o client.Object) []string {
 	case *v1alpha1.Application:
 		if t.Spec.CredentialsRef != nil {
 			set[t.Spec.CredentialsRef.Name] = true
+		}
+	case *v1alpha1.CustomPolicyDefinition:
+		set[t.Spec.ProviderAccountSecretName()] = true
+	case *v1alpha1.OpenAPI: // its document; the generated resources read the provider account
+		if r := t.Spec.DocumentRef; r != nil && r.SecretKeyRef != nil {
+			set[r.SecretKeyRef.Name] = true
 		}
 	case *v1alpha1.ActiveDoc:
 		set[t.Spec.ProviderAccountSecretName()] = true

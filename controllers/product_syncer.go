@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -25,6 +26,9 @@ type productSnapshot struct {
 	// Retiring, set by Refresh only (never cached), holds the applications of a retired product whose
 	// live ones Update suspends (productLifecycle.suspendAll).
 	Retiring []tsclient.Application
+	// Configs are the latest configuration versions of staging and production, read only for a Product
+	// with spec.production (nil otherwise).
+	Configs *configVersions
 }
 
 // RemoteID implements engine.Snapshot.
@@ -36,6 +40,9 @@ type productDesired struct {
 	Proxy      map[string]string
 	Policies   []tsclient.Policy // nil: the chain is not managed
 	OIDC       *tsclient.OIDCConfiguration
+	// Promotes is true with spec.production: the configuration versions are read (covered by the hash
+	// as spec.production).
+	Promotes bool `json:"-"`
 }
 
 // ProductSyncer syncs Products to 3scale services with their proxy settings, authentication, metrics,
@@ -59,7 +66,14 @@ type ProductSyncer struct {
 var (
 	_ engine.TypedSyncer[*v1alpha1.Product, productDesired, *productSnapshot] = &ProductSyncer{}
 	_ engine.Refresher[*v1alpha1.Product, *productSnapshot]                   = &ProductSyncer{}
+	_ engine.CacheChecker[productDesired, *productSnapshot]                   = &ProductSyncer{}
 )
+
+// Serves implements engine.CacheChecker: a snapshot read without the configuration versions does not
+// serve a Product that now has spec.production.
+func (s *ProductSyncer) Serves(want productDesired, snap *productSnapshot) bool {
+	return !want.Promotes || snap.Configs != nil
+}
 
 func productChildren(p *v1alpha1.Product) childrenSpec {
 	return childrenSpec{Metrics: p.Spec.Metrics, Methods: p.Spec.Methods, Rules: p.Spec.MappingRules}
@@ -92,6 +106,9 @@ func (s *ProductSyncer) resolve(ctx context.Context, p *v1alpha1.Product, sess *
 	if err != nil {
 		return err
 	}
+	if err := checkCustomPolicies(ctx, s.Reader, p, sess.Tenant); err != nil {
+		return err
+	}
 	policies, err := s.resolvePolicies(ctx, p)
 	if err != nil {
 		return err
@@ -103,9 +120,13 @@ func (s *ProductSyncer) resolve(ctx context.Context, p *v1alpha1.Product, sess *
 	if err := checkSoleOwner(ctx, s.Reader, s.Claims, p, &v1alpha1.ProductList{}, ownerKey(sess.Tenant, "", r.SystemName)); err != nil {
 		return err
 	}
-	desired := &productDesired{BackendIDs: backendIDs, Proxy: proxy, Policies: policies, OIDC: oidc}
+	desired := &productDesired{BackendIDs: backendIDs, Proxy: proxy, Policies: policies, OIDC: oidc, Promotes: p.Spec.Production != nil}
 	deployment, backendVersion := serviceAttrs(p)
-	r.Desired, r.Hash = *desired, sess.HashOf(sess.Tenant, r.SystemName, p.Spec.Name, p.Spec.Description, deployment, backendVersion, children, desired)
+	hashed := []any{sess.Tenant, r.SystemName, p.Spec.Name, p.Spec.Description, deployment, backendVersion, children, desired}
+	if p.Spec.Production != nil { // only then: the hashes of products without it stay as they were
+		hashed = append(hashed, p.Spec.Production)
+	}
+	r.Desired, r.Hash = *desired, sess.HashOf(hashed...)
 	return nil
 }
 
@@ -176,6 +197,19 @@ func (s *ProductSyncer) Read(ctx context.Context, p *v1alpha1.Product, sess *eng
 	return snap, err == nil, err
 }
 
+// Note implements engine.Noter: a Deprecated or Retired product's Synced message tells its usage report,
+// and one with spec.production which configuration production runs.
+func (s *ProductSyncer) Note(p *v1alpha1.Product, _ *productSnapshot) string {
+	var notes []string
+	if stage := p.Spec.EffectiveLifecycle(); stage == v1alpha1.LifecycleDeprecated || stage == v1alpha1.LifecycleRetired {
+		notes = append(notes, usageNote(p))
+	}
+	if note := productionNote(p); note != "" {
+		notes = append(notes, note)
+	}
+	return strings.Join(notes, "; ")
+}
+
 // Refresh implements engine.Refresher: the usage report of a Deprecated or Retired product; a retired
 // product with live applications left to suspend hands them to Update (snap.Retiring).
 func (s *ProductSyncer) Refresh(ctx context.Context, p *v1alpha1.Product, sess *engine.Session, snap *productSnapshot) (*productSnapshot, error) {
@@ -190,19 +224,12 @@ func (s *ProductSyncer) Refresh(ctx context.Context, p *v1alpha1.Product, sess *
 	return snap, nil
 }
 
-// Note implements engine.Noter: a Deprecated or Retired product's Synced message tells its usage report.
-func (s *ProductSyncer) Note(p *v1alpha1.Product, _ *productSnapshot) string {
-	if stage := p.Spec.EffectiveLifecycle(); stage == v1alpha1.LifecycleDeprecated || stage == v1alpha1.LifecycleRetired {
-		return usageNote(p)
-	}
-	return ""
-}
-
 // Compare implements engine.TypedSyncer; it records the ids of the product's metrics in status. A
 // retirement sweep due is never up to date.
 func (s *ProductSyncer) Compare(_ context.Context, p *v1alpha1.Product, _ *engine.Session, d productDesired, snap *productSnapshot) (bool, error) {
 	recordMetrics(&p.Status.CommonStatus, snap.Children)
-	return snap.Retiring == nil && serviceMatches(snap.Product, p) && proxyMatches(snap.Proxy, d.Proxy) && oidcMatches(snap.OIDC, d.OIDC) &&
+	recordProduction(p, snap.Configs)
+	return snap.Retiring == nil && promotionTarget(p, snap.Configs) == 0 && serviceMatches(snap.Product, p) && proxyMatches(snap.Proxy, d.Proxy) && oidcMatches(snap.OIDC, d.OIDC) &&
 		policiesMatch(snap.Policies, d.Policies) && usagesMatch(snap.Usages, d.BackendIDs) &&
 		childrenUpToDate(snap.Children, productChildren(p)), nil
 }
@@ -229,6 +256,11 @@ func (s *ProductSyncer) readAll(ctx context.Context, sess *engine.Session, d pro
 	}
 	if snap.Children, err = readChildren(ctx, c, tsclient.ProductScope(id)); err != nil {
 		return nil, err
+	}
+	if d.Promotes {
+		if snap.Configs, err = readConfigVersions(ctx, c, id); err != nil {
+			return nil, err
+		}
 	}
 	return snap, nil
 }
@@ -275,7 +307,13 @@ func (s *ProductSyncer) Create(ctx context.Context, p *v1alpha1.Product, sess *e
 		return made[*productSnapshot](nil, fresh, err)
 	}
 	p.Status.ProductID = created.ID
-	read := s.readNew
+	read := func(ctx context.Context, sess *engine.Session, r tsclient.Product) (*productSnapshot, error) {
+		snap, err := s.readNew(ctx, sess, r)
+		if err == nil && d.Promotes {
+			snap.Configs = &configVersions{} // a new service has no configuration yet
+		}
+		return snap, err
+	}
 	if !fresh {
 		read = func(ctx context.Context, sess *engine.Session, r tsclient.Product) (*productSnapshot, error) {
 			return s.readAll(ctx, sess, d, r)
@@ -353,6 +391,11 @@ func (s *ProductSyncer) Update(ctx context.Context, p *v1alpha1.Product, sess *e
 		}
 	}
 	recordMetrics(&p.Status.CommonStatus, snap.Children)
+	if d.Promotes {
+		if err := s.syncProduction(ctx, c, p, snap, deploy); err != nil {
+			return nil, err
+		}
+	}
 	return snap, nil
 }
 

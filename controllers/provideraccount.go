@@ -12,6 +12,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	"github.com/apimsync/apimsync/cache"
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/engine"
@@ -45,15 +46,30 @@ type ProviderAccounts struct {
 	MaxListPages     int
 	// MaxRetryAfter caps the pause a Retry-After imposes (0: the client's default, 5 minutes).
 	MaxRetryAfter time.Duration
+	// Installations reads 3scale installations (3scale-operator's APIManager resources, as unstructured
+	// objects): the third place a provider account is looked up in. nil: not looked up.
+	Installations client.Reader
+	// InstallationAdminURL, when set, replaces the admin URL an installation implies
+	// (installationAdminURL); a test or demo points it at a local simulator. Its URL may be plain http.
+	InstallationAdminURL func(tenantName, wildcardDomain string) string
 }
 
-// Connect returns a session for the provider-account Secret name in namespace. A missing Secret makes the
-// object wait (Orphan, ProviderAccountNotFound); a Secret without a usable adminURL or token makes it
-// Invalid (ProviderAccountInvalid) until the Secret changes. It makes no remote call.
+// Connect returns a session for the provider-account Secret name in namespace. When that is the default
+// Secret (threescale-provider-account) and it does not exist, the 3scale installation of the namespace is
+// used, if there is one (connectInstallation); SystemSeedSecret names that installation (an object
+// synced with it records it in status.providerAccountSecret). A missing provider account makes the object
+// wait (Orphan, ProviderAccountNotFound); a Secret without a usable adminURL or token makes it Invalid
+// (ProviderAccountInvalid) until the Secret changes. It makes no remote call.
 func (p *ProviderAccounts) Connect(ctx context.Context, namespace, name string) (*engine.Session, error) {
+	if name == SystemSeedSecret {
+		return p.connectInstallation(ctx, namespace)
+	}
 	var secret corev1.Secret
 	if err := p.Reader.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, &secret); err != nil {
 		if apierrors.IsNotFound(err) {
+			if name == v1alpha1.DefaultProviderAccountSecret && p.Installations != nil {
+				return p.connectInstallation(ctx, namespace)
+			}
 			return nil, engine.Waiting(engine.ReasonProviderAccountNotFound,
 				"the provider-account Secret %q does not exist in namespace %q: create it with the keys %s and %s",
 				name, namespace, SecretKeyAdminURL, SecretKeyToken)
@@ -68,20 +84,29 @@ func (p *ProviderAccounts) Connect(ctx context.Context, namespace, name string) 
 			name, SecretKeyAdminURL)
 	}
 	policy := tsclient.AdminURLPolicy{AllowInsecureHTTP: secretFlag(&secret, SecretKeyAllowInsecureHTTP), AllowPrivate: p.AllowPrivate}
-	tenant, err := checkAdminURL(policy, adminURL)
-	if err != nil {
-		return nil, engine.Invalid(engine.ReasonProviderAccountInvalid, "the provider-account Secret %q: %v", name, err)
-	}
 	if token == "" {
+		if _, err := checkAdminURL(policy, adminURL); err != nil {
+			return nil, engine.Invalid(engine.ReasonProviderAccountInvalid, "the provider-account Secret %q: %v", name, err)
+		}
 		return nil, engine.Invalid(engine.ReasonProviderAccountInvalid,
 			"the provider-account Secret %q has no %s: put an access token with read-write access to the Account Management API there",
 			name, SecretKeyToken)
+	}
+	return p.session(&secret, policy, adminURL, token, fmt.Sprintf("the provider-account Secret %q", name))
+}
+
+// session returns the session of a tenant's admin URL and token, read from secret (whose CA bundle and
+// TLS switch apply); what names where they came from in messages.
+func (p *ProviderAccounts) session(secret *corev1.Secret, policy tsclient.AdminURLPolicy, adminURL, token, what string) (*engine.Session, error) {
+	tenant, err := checkAdminURL(policy, adminURL)
+	if err != nil {
+		return nil, engine.Invalid(engine.ReasonProviderAccountInvalid, "%s: %v", what, err)
 	}
 	remote, err := p.Pool.Get(tenant, tsclient.Config{
 		AdminURL:           adminURL,
 		Token:              token,
 		CABundle:           secret.Data[SecretKeyCABundle],
-		InsecureSkipVerify: secretFlag(&secret, SecretKeyInsecureSkipVerify),
+		InsecureSkipVerify: secretFlag(secret, SecretKeyInsecureSkipVerify),
 		Policy:             &policy,
 		UserAgent:          "apimsync",
 		MaxResponseBytes:   p.MaxResponseBytes,
@@ -89,10 +114,10 @@ func (p *ProviderAccounts) Connect(ctx context.Context, namespace, name string) 
 		MaxRetryAfter:      p.MaxRetryAfter,
 	})
 	if err != nil {
-		return nil, engine.Invalid(engine.ReasonProviderAccountInvalid, "the provider-account Secret %q cannot be used: %v", name, err)
+		return nil, engine.Invalid(engine.ReasonProviderAccountInvalid, "%s cannot be used: %v", what, err)
 	}
-	s := &engine.Session{Remote: remote, Tenant: tenant, SecretName: name, HashKey: hashKeyOf(token)}
-	s.AccountVersion = accountVersion(&secret, s)
+	s := &engine.Session{Remote: remote, Tenant: tenant, SecretName: secret.Name, HashKey: hashKeyOf(token)}
+	s.AccountVersion = accountVersion(secret, s)
 	return s, nil
 }
 

@@ -19,8 +19,13 @@ type reference struct {
 	From, To string
 	// Field is the spec field, for messages.
 	Field string
-	// Index is the field index of From objects by the names of the To objects they reference.
+	// Index is the field index of From objects by the names of the To objects they reference (or their
+	// Key).
 	Index string
+	// Key, when set, is what From objects' Index holds for a To object instead of its name (a custom
+	// policy's name and version), and KeyIndex the field index of To objects by it.
+	Key      func(client.Object) string
+	KeyIndex string
 	// List returns an empty list of From objects.
 	List func() client.ObjectList
 	// Owned: a From object cannot exist without its To object; deleting the To object deletes it first.
@@ -53,6 +58,16 @@ var referenceGraph = []reference{
 		List: func() client.ObjectList { return &v1alpha1.ProductList{} }},
 	{From: "ActiveDoc", To: "Product", Field: "spec.productRef", Index: indexProductRef, Along: true,
 		List: func() client.ObjectList { return &v1alpha1.ActiveDocList{} }},
+	{From: "Product", To: "CustomPolicyDefinition", Field: "spec.policies", Index: indexCustomPolicyRefs, Blocks: true,
+		Key: policyKeyOf, KeyIndex: indexPolicyKey, List: func() client.ObjectList { return &v1alpha1.ProductList{} }},
+}
+
+// keyOf is what r's From objects' Index holds for the To object obj.
+func (r reference) keyOf(obj client.Object) string {
+	if r.Key != nil {
+		return r.Key(obj)
+	}
+	return obj.GetName()
 }
 
 // deletionOrder returns the kinds in the order their objects go when everything is deleted at once:
@@ -158,7 +173,7 @@ func referrers(reader client.Reader, graph []reference, kind string, pick func(r
 		var out []client.Object
 		for _, r := range edges {
 			list := r.List()
-			if err := reader.List(ctx, list, append([]client.ListOption{client.InNamespace(obj.GetNamespace()), client.MatchingFields{r.Index: obj.GetName()}}, opts...)...); err != nil {
+			if err := reader.List(ctx, list, append([]client.ListOption{client.InNamespace(obj.GetNamespace()), client.MatchingFields{r.Index: r.keyOf(obj)}}, opts...)...); err != nil {
 				return nil, err
 			}
 			if err := forEachItem(list, func(o client.Object) { out = append(out, o) }); err != nil {

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/time/rate"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
@@ -76,6 +77,9 @@ type Options struct {
 	// AllowPrivateAdminURLs allows provider accounts whose admin URL is on a loopback, link-local, private
 	// or cluster-internal address (demos, tests, an in-cluster 3scale).
 	AllowPrivateAdminURLs bool
+	// InstallationAdminURL, when set, replaces the admin URL a 3scale installation (APIManager) implies,
+	// https://{tenantName}-admin.{wildcardDomain}: tests and demos point it at a local simulator.
+	InstallationAdminURL func(tenantName, wildcardDomain string) string
 	// MaxResponseBytes caps the size of one answer of 3scale (default 8 MiB); MaxListPages the pages of
 	// one list (default 200 pages of 500). Beyond either the call fails loudly: the object stays InSync
 	// with the reason, and nothing is read into memory past the cap.
@@ -123,10 +127,11 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// +kubebuilder:rbac:groups=capabilities.apimsync.io,resources=backends;products;applicationplans;developeraccounts;applications;activedocs,verbs=get;list;watch;update;patch;delete
-// +kubebuilder:rbac:groups=capabilities.apimsync.io,resources=backends/status;products/status;applicationplans/status;developeraccounts/status;applications/status;activedocs/status,verbs=get;update;patch
-// +kubebuilder:rbac:groups=capabilities.apimsync.io,resources=backends/finalizers;products/finalizers;applicationplans/finalizers;developeraccounts/finalizers;applications/finalizers;activedocs/finalizers,verbs=update
+// +kubebuilder:rbac:groups=capabilities.apimsync.io,resources=backends;products;applicationplans;developeraccounts;applications;activedocs;custompolicydefinitions,verbs=get;list;watch;update;patch;delete
+// +kubebuilder:rbac:groups=capabilities.apimsync.io,resources=backends/status;products/status;applicationplans/status;developeraccounts/status;applications/status;activedocs/status;custompolicydefinitions/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=capabilities.apimsync.io,resources=backends/finalizers;products/finalizers;applicationplans/finalizers;developeraccounts/finalizers;applications/finalizers;activedocs/finalizers;custompolicydefinitions/finalizers,verbs=update
 // +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch
+// +kubebuilder:rbac:groups=apps.3scale.net,resources=apimanagers,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
 
@@ -140,6 +145,8 @@ type shared struct {
 	// deletions records the deletions under way per namespace, of all kinds.
 	deletions *engine.Deletions
 	ctrlOpts  func() controller.Options
+	// installations is true when the APIManager CRD is there to watch.
+	installations bool
 }
 
 // kindController builds the generic reconciler of one kind, its controller and its watches: Secrets it
@@ -160,7 +167,7 @@ func kindController[T engine.Object](sh shared, kind string, newObj func() T, sy
 		OwnersGoing:    ownersGoing(sh.reader, referenceGraph),
 	}
 	b := ctrl.NewControllerManagedBy(sh.mgr).For(newObj()).Named(strings.ToLower(kind)).WithOptions(sh.ctrlOpts()).
-		WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(referencing(sh.reader, list, indexSecretRefs))).
+		WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(readingSecret(sh.reader, list))).
 		// Its own kind: its deletions are recorded (a prune under way, DependantGrace), and the objects
 		// that resolve to the same remote object are woken when one changes or goes (ownership conflicts).
 		Watches(newObj(), sh.deletions.Handler()).
@@ -168,10 +175,16 @@ func kindController[T engine.Object](sh shared, kind string, newObj func() T, sy
 	for _, ref := range referenceGraph {
 		switch kind {
 		case ref.From: // wake it when what it references changes
-			b = b.Watches(newKind(ref.To), handler.EnqueueRequestsFromMapFunc(referencing(sh.reader, list, ref.Index)))
+			b = b.Watches(newKind(ref.To), handler.EnqueueRequestsFromMapFunc(referencingKey(sh.reader, list, ref.Index, ref.keyOf)))
 		case ref.To: // wake it when what references it changes or goes
-			b = b.Watches(newKind(ref.From), handler.EnqueueRequestsFromMapFunc(referenced(ref)))
+			b = b.Watches(newKind(ref.From), handler.EnqueueRequestsFromMapFunc(referenced(sh.reader, ref)))
 		}
+	}
+	if sh.installations {
+		// A 3scale installation appearing, changing or going: the objects that would use it, or do.
+		manager := &unstructured.Unstructured{}
+		manager.SetGroupVersionKind(APIManagerGVK)
+		b = b.Watches(manager, handler.EnqueueRequestsFromMapFunc(usingInstallation(sh.reader, list)))
 	}
 	for _, w := range watches {
 		if isDataKind(w.obj) {
@@ -222,9 +235,30 @@ func newKind(kind string) client.Object {
 	panic("unknown kind " + kind)
 }
 
-// referenced maps an object to the objects of ref.To it names through ref's field.
-func referenced(ref reference) handler.MapFunc {
-	return func(_ context.Context, obj client.Object) []reconcile.Request {
+// setupOpenAPI registers the OpenAPI controller: it owns what it generates (woken when one changes, to
+// put a hand edit back and to report their state), and reads its document from a ConfigMap or Secret.
+func setupOpenAPI(sh shared, reader client.Reader) error {
+	r := &OpenAPIReconciler{Client: sh.mgr.GetClient(), Reader: reader, Recorder: sh.mgr.GetEventRecorder("apimsync-openapi")}
+	list := &v1alpha1.OpenAPIList{}
+	return ctrl.NewControllerManagedBy(sh.mgr).For(&v1alpha1.OpenAPI{}).Named("openapi").WithOptions(sh.ctrlOpts()).
+		Owns(&v1alpha1.Backend{}).Owns(&v1alpha1.Product{}).Owns(&v1alpha1.ActiveDoc{}).
+		WatchesMetadata(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(referencing(reader, list, indexConfigMapRefs))).
+		WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(referencing(reader, list, indexSecretRefs))).
+		Complete(r)
+}
+
+// listOfKind returns an empty list of kind's objects.
+func listOfKind(kind string) client.ObjectList {
+	return map[string]client.ObjectList{"Backend": &v1alpha1.BackendList{}, "Product": &v1alpha1.ProductList{},
+		"ApplicationPlan": &v1alpha1.ApplicationPlanList{}, "DeveloperAccount": &v1alpha1.DeveloperAccountList{},
+		"Application": &v1alpha1.ApplicationList{}, "ActiveDoc": &v1alpha1.ActiveDocList{},
+		"CustomPolicyDefinition": &v1alpha1.CustomPolicyDefinitionList{}}[kind]
+}
+
+// referenced maps an object to the objects of ref.To it names through ref's field (by their Key, read
+// through ref.KeyIndex, when ref has one).
+func referenced(reader client.Reader, ref reference) handler.MapFunc {
+	return func(ctx context.Context, obj client.Object) []reconcile.Request {
 		var names []string
 		switch t := obj.(type) {
 		case *v1alpha1.Application:
@@ -234,7 +268,10 @@ func referenced(ref reference) handler.MapFunc {
 		case *v1alpha1.ActiveDoc:
 			names = []string{t.Spec.ProductRef}
 		case *v1alpha1.Product:
-			names = backendRefs(t)
+			names = map[string][]string{"Backend": backendRefs(t), "CustomPolicyDefinition": customPolicyRefs(t)}[ref.To]
+		}
+		if ref.KeyIndex != "" {
+			names = namesByKey(ctx, reader, listOfKind(ref.To), obj.GetNamespace(), ref.KeyIndex, names)
 		}
 		reqs := make([]reconcile.Request, 0, len(names))
 		for _, n := range names {
@@ -261,10 +298,17 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 	pool.Observer = remoteCallObserver(&tenantLabels{max: opts.MetricsMaxTenants})
 	reader := newDataReader(mgr.GetClient(), mgr.GetCache(), mgr.GetAPIReader(), opts.DataCacheSize)
 	accounts := &ProviderAccounts{Reader: reader, Pool: pool, AllowPrivate: opts.AllowPrivateAdminURLs,
-		MaxResponseBytes: opts.MaxResponseBytes, MaxListPages: opts.MaxListPages, MaxRetryAfter: opts.MaxRetryAfter}
+		MaxResponseBytes: opts.MaxResponseBytes, MaxListPages: opts.MaxListPages, MaxRetryAfter: opts.MaxRetryAfter,
+		Installations: mgr.GetClient(), InstallationAdminURL: opts.InstallationAdminURL}
+	// The APIManager CRD is watched when it is installed as the manager starts; one installed later is
+	// still read (an object waiting for a provider account looks again on its backoff), only not watched.
+	installations := false
+	if _, err := mgr.GetRESTMapper().RESTMapping(APIManagerGVK.GroupKind(), APIManagerGVK.Version); err == nil {
+		installations = true
+	}
 	snapshots := cache.NewSnapshots(opts.SnapshotCacheSize)
 	lists := &BurstLists{}
-	sh := shared{mgr: mgr, opts: opts, reader: reader, states: engine.NewStateTracker(), creds: &CredentialChecks{}, deletions: engine.NewDeletions(),
+	sh := shared{mgr: mgr, opts: opts, reader: reader, installations: installations, states: engine.NewStateTracker(), creds: &CredentialChecks{}, deletions: engine.NewDeletions(),
 		// Each controller has its own workqueue rate limiter: passing failures back off exponentially,
 		// but never longer than RetryBackoffMax.
 		ctrlOpts: func() controller.Options {
@@ -296,6 +340,10 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 		kindController(sh, "ActiveDoc", func() *v1alpha1.ActiveDoc { return &v1alpha1.ActiveDoc{} },
 			engine.Typed(snapshotKindActiveDoc, snapshots, &ActiveDocSyncer{Reader: reader, Accounts: accounts, Claims: claims()}), &v1alpha1.ActiveDocList{},
 			watch{&corev1.ConfigMap{}, referencing(reader, &v1alpha1.ActiveDocList{}, indexConfigMapRefs)}),
+		kindController(sh, "CustomPolicyDefinition", func() *v1alpha1.CustomPolicyDefinition { return &v1alpha1.CustomPolicyDefinition{} },
+			engine.Typed(snapshotKindCustomPolicy, snapshots, &CustomPolicyDefinitionSyncer{Reader: reader, Accounts: accounts, Claims: claims()}),
+			&v1alpha1.CustomPolicyDefinitionList{}),
+		setupOpenAPI(sh, reader),
 	)
 	if err != nil {
 		return err
@@ -352,12 +400,59 @@ func referencingThrough(reader client.Reader, via client.ObjectList, viaIndex st
 	}
 }
 
+// readingSecret maps a Secret to the objects of list's kind that read it; the system-seed Secret of a 3scale
+// installation, to the objects that use the installation or would (usingInstallation).
+func readingSecret(reader client.Reader, list client.ObjectList) handler.MapFunc {
+	byName := referencing(reader, list, indexSecretRefs)
+	installation := usingInstallation(reader, list)
+	return func(ctx context.Context, obj client.Object) []reconcile.Request {
+		if obj.GetName() == SystemSeedSecret {
+			return installation(ctx, obj)
+		}
+		return byName(ctx, obj)
+	}
+}
+
+// usingInstallation maps anything of a namespace's 3scale installation (its APIManager, its system-seed
+// Secret) to the objects of list's kind that were synced with it or would be: those that name no
+// provider account, the installation being where the default Secret's absence sends them.
+func usingInstallation(reader client.Reader, list client.ObjectList) handler.MapFunc {
+	byName := referencing(reader, list, indexSecretRefs)
+	return func(ctx context.Context, obj client.Object) []reconcile.Request {
+		var reqs []reconcile.Request
+		for _, name := range []string{v1alpha1.DefaultProviderAccountSecret, SystemSeedSecret} {
+			named := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: obj.GetNamespace(), Name: name}}
+			reqs = append(reqs, byName(ctx, named)...)
+		}
+		return reqs
+	}
+}
+
+// namesByKey returns the names of the objects of list's kind in namespace whose index holds one of keys.
+func namesByKey(ctx context.Context, reader client.Reader, list client.ObjectList, namespace, index string, keys []string) []string {
+	var names []string
+	for _, key := range keys {
+		l := list.DeepCopyObject().(client.ObjectList)
+		if err := reader.List(ctx, l, client.InNamespace(namespace), client.MatchingFields{index: key}); err != nil {
+			continue
+		}
+		_ = forEachItem(l, func(o client.Object) { names = append(names, o.GetName()) })
+	}
+	return names
+}
+
 // referencing maps a changed object to the objects of list's kind, in its namespace, whose index field
 // names it.
 func referencing(reader client.Reader, list client.ObjectList, index string) handler.MapFunc {
+	return referencingKey(reader, list, index, client.Object.GetName)
+}
+
+// referencingKey maps a changed object to the objects of list's kind, in its namespace, whose index
+// field holds its key.
+func referencingKey(reader client.Reader, list client.ObjectList, index string, key func(client.Object) string) handler.MapFunc {
 	return func(ctx context.Context, obj client.Object) []reconcile.Request {
 		l := list.DeepCopyObject().(client.ObjectList)
-		if err := reader.List(ctx, l, client.InNamespace(obj.GetNamespace()), client.MatchingFields{index: obj.GetName()}); err != nil {
+		if err := reader.List(ctx, l, client.InNamespace(obj.GetNamespace()), client.MatchingFields{index: key(obj)}); err != nil {
 			return nil
 		}
 		return requestsFor(l)

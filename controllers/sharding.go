@@ -7,6 +7,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 )
 
 // Sharding: several managers can split the objects between them with disjoint label selectors (for
@@ -29,7 +31,7 @@ func cacheOptions(namespaces []string, selector labels.Selector) cache.Options {
 	}
 	if selector != nil && !selector.Empty() {
 		opts.ByObject = map[client.Object]cache.ByObject{}
-		for _, obj := range syncedKinds() {
+		for _, obj := range append(syncedKinds(), &v1alpha1.OpenAPI{}) {
 			opts.ByObject[obj] = cache.ByObject{Label: selector}
 		}
 	}

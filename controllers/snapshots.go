@@ -63,6 +63,10 @@ func (s *productSnapshot) Clone() *productSnapshot {
 	c.Policies = slices.Clone(s.Policies)
 	c.Usages = slices.Clone(s.Usages)
 	c.Children = s.Children.clone()
+	if s.Configs != nil {
+		configs := *s.Configs
+		c.Configs = &configs
+	}
 	return &c
 }
 

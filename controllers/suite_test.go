@@ -99,6 +99,14 @@ func startManager() error {
 		// quiet for 5s, not the default 30s: long enough for a product edit (its plans stay Synced), short
 		// enough for the tests that wait for a deletion to say what it waits for.
 		QuietWait: quietWait,
+		// A 3scale installation whose wildcard domain is under installationDomain is served by the
+		// simulator's tenant named by its spec.tenantName (TestInstallationIsTheThirdProviderAccount).
+		InstallationAdminURL: func(tenantName, wildcardDomain string) string {
+			if strings.HasSuffix(wildcardDomain, installationDomain) {
+				return simURL + "/t/" + tenantName
+			}
+			return installationAdminURL(tenantName, wildcardDomain)
+		},
 	})
 	if err != nil {
 		cancel()

@@ -62,7 +62,8 @@ func NewScheme() (*runtime.Scheme, error) {
 	return s, nil
 }
 
-// Start starts kube-apiserver and etcd from KUBEBUILDER_ASSETS and installs the CRDs of config/crd/bases.
+// Start starts kube-apiserver and etcd from KUBEBUILDER_ASSETS and installs the CRDs of config/crd/bases,
+// and the stand-ins of other operators' CRDs apimsync reads (test/testenv/crds: 3scale-operator's APIManager).
 func Start() (*Env, error) {
 	assets := os.Getenv("KUBEBUILDER_ASSETS")
 	if assets == "" {
@@ -82,7 +83,7 @@ func Start() (*Env, error) {
 		return nil, err
 	}
 	env := &envtest.Environment{
-		CRDDirectoryPaths:     []string{filepath.Join(root, "config", "crd", "bases")},
+		CRDDirectoryPaths:     []string{filepath.Join(root, "config", "crd", "bases"), filepath.Join(root, "test", "testenv", "crds")},
 		ErrorIfCRDPathMissing: true,
 		BinaryAssetsDirectory: assets,
 		Scheme:                scheme,

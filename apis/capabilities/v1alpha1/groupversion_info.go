@@ -29,6 +29,8 @@ func addKnownTypes(s *runtime.Scheme) error {
 		&DeveloperAccount{}, &DeveloperAccountList{},
 		&Application{}, &ApplicationList{},
 		&ActiveDoc{}, &ActiveDocList{},
+		&CustomPolicyDefinition{}, &CustomPolicyDefinitionList{},
+		&OpenAPI{}, &OpenAPIList{},
 	)
 	metav1.AddToGroupVersion(s, GroupVersion)
 	return nil

@@ -127,3 +127,22 @@ func (d *ActiveDoc) SetRemoteID(id int64) { d.Status.ActiveDocID = id }
 
 // GetAdoptionPolicy implements SyncedObject.
 func (d *ActiveDoc) GetAdoptionPolicy() AdoptionPolicy { return d.Spec.EffectiveAdoption() }
+
+// GetSyncStatus implements SyncedObject.
+func (c *CustomPolicyDefinition) GetSyncStatus() *CommonStatus { return &c.Status.CommonStatus }
+
+// GetDeletionPolicy implements SyncedObject.
+func (c *CustomPolicyDefinition) GetDeletionPolicy() DeletionPolicy {
+	return c.Spec.EffectiveDeletionPolicy()
+}
+
+// GetRemoteID implements SyncedObject.
+func (c *CustomPolicyDefinition) GetRemoteID() int64 { return c.Status.PolicyID }
+
+// SetRemoteID implements SyncedObject.
+func (c *CustomPolicyDefinition) SetRemoteID(id int64) { c.Status.PolicyID = id }
+
+// GetAdoptionPolicy implements SyncedObject.
+func (c *CustomPolicyDefinition) GetAdoptionPolicy() AdoptionPolicy {
+	return c.Spec.EffectiveAdoption()
+}

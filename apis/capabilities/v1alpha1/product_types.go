@@ -90,7 +90,64 @@ type ProductSpec struct {
 	// +optional
 	Policies []PolicySpec `json:"policies,omitempty"`
 
+	// Production says how the product's gateway configuration reaches APIcast's production environment.
+	// apimsync deploys every change to staging; a person or this field promotes a staging version to
+	// production. Unset: apimsync neither promotes nor reads the configuration versions.
+	// +optional
+	Production *ProductionSpec `json:"production,omitempty"`
+
 	CommonSpec `json:",inline"`
+}
+
+// ProductionSpec is the declarative form of 3scale's "promote to production".
+// +kubebuilder:validation:XValidation:rule="self.promote == 'Pinned' ? has(self.version) : !has(self.version)",message="version is set with promote: Pinned, and only then"
+type ProductionSpec struct {
+	// Promote is Manual (apimsync never promotes; status shows whether production runs what staging
+	// runs), Latest (each new staging version is promoted once, as soon as apimsync has deployed it) or
+	// Pinned (production runs the staging version given in version, promoted once).
+	// +kubebuilder:validation:Enum=Manual;Latest;Pinned
+	// +kubebuilder:default=Manual
+	// +optional
+	Promote PromotionPolicy `json:"promote,omitempty"`
+
+	// Version is the staging configuration version production runs, with promote: Pinned.
+	// +kubebuilder:validation:Minimum=1
+	// +optional
+	Version *int `json:"version,omitempty"`
+}
+
+// PromotionPolicy says whether apimsync promotes staging configurations to production.
+type PromotionPolicy string
+
+// Promotion policies.
+const (
+	PromoteManual PromotionPolicy = "Manual"
+	PromoteLatest PromotionPolicy = "Latest"
+	PromotePinned PromotionPolicy = "Pinned"
+)
+
+// ProductionStatus tells which gateway configuration each APIcast environment runs.
+type ProductionStatus struct {
+	// StagingVersion is the latest configuration version of staging (0: none yet).
+	// +optional
+	StagingVersion int `json:"stagingVersion,omitempty"`
+	// ProductionVersion is the latest configuration version of production (0: none yet).
+	// +optional
+	ProductionVersion int `json:"productionVersion,omitempty"`
+	// Current is true when production runs what staging runs (the same latest version).
+	Current bool `json:"current"`
+	// PromotedVersion is the last staging version apimsync promoted.
+	// +optional
+	PromotedVersion int `json:"promotedVersion,omitempty"`
+	// RefusedVersion is a staging version whose promotion 3scale refused, and RefusedMessage why: it is
+	// not tried again until staging has another version or the spec changes.
+	// +optional
+	RefusedVersion int `json:"refusedVersion,omitempty"`
+	// +optional
+	RefusedMessage string `json:"refusedMessage,omitempty"`
+	// RefusedGeneration is the generation of the spec the refusal answered: an edit tries again.
+	// +optional
+	RefusedGeneration int64 `json:"refusedGeneration,omitempty"`
 }
 
 // BackendUsageSpec says where a product exposes a backend.
@@ -410,6 +467,10 @@ type ProductStatus struct {
 	// Usage reports who still uses the product while it is Deprecated or Retired.
 	// +optional
 	Usage *ProductUsage `json:"usage,omitempty"`
+
+	// Production tells the configuration versions of staging and production, with spec.production.
+	// +optional
+	Production *ProductionStatus `json:"production,omitempty"`
 }
 
 // Product is a 3scale product (service): the API that callers subscribe to through application plans.

@@ -87,6 +87,16 @@ func TestInvalidObjectsAreRejected(t *testing.T) {
 		"backend: ftp privateBaseURL": {obj: with(validBackend(), func(b *Backend) { b.Spec.PrivateBaseURL = "ftp://pets" }),
 			want: "privateBaseURL must be an absolute http, https, ws or wss URL"},
 		"backend: no name": {obj: with(validBackend(), func(b *Backend) { b.Spec.Name = "" }), want: "spec.name"},
+		"product: Pinned without a version": {obj: with(validProduct(), func(p *Product) {
+			p.Spec.Production = &ProductionSpec{Promote: PromotePinned}
+		}), want: "version is set with promote: Pinned, and only then"},
+		"product: a version with Latest": {obj: with(validProduct(), func(p *Product) {
+			v := 3
+			p.Spec.Production = &ProductionSpec{Promote: PromoteLatest, Version: &v}
+		}), want: "version is set with promote: Pinned, and only then"},
+		"product: unknown promote": {obj: with(validProduct(), func(p *Product) {
+			p.Spec.Production = &ProductionSpec{Promote: "Always"}
+		}), want: "Unsupported value: \"Always\""},
 		"backend: bad systemName characters": {obj: with(validBackend(), func(b *Backend) { b.Spec.SystemName = "pets api!" }),
 			want: "spec.systemName"},
 		"backend: rule pattern without slash": {obj: with(validBackend(), func(b *Backend) { b.Spec.MappingRules[0].Pattern = "pets" }),

@@ -1,0 +1,139 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// OpenAPISpec is an OpenAPI document (3.0, 3.1 or Swagger 2.0) to serve through 3scale: apimsync
+// generates from it a Backend (the upstream), a Product (a method and a mapping rule per operation, the
+// authentication its security asks for) and optionally an ActiveDoc, as ordinary resources this object
+// owns, named after it. They are regenerated when the document changes, and a change made to one by
+// hand is put back (edit the document or this spec instead).
+// +kubebuilder:validation:XValidation:rule="[has(self.document), has(self.documentRef)].filter(x, x).size() == 1",message="set exactly one of document and documentRef"
+type OpenAPISpec struct {
+	// Document is the OpenAPI document inline, JSON or YAML (at most 1 MiB).
+	// +kubebuilder:validation:MaxLength=1048576
+	// +optional
+	Document string `json:"document,omitempty"`
+
+	// DocumentRef reads the document from a ConfigMap or a Secret key of this namespace (watched: an
+	// edit regenerates).
+	// +optional
+	DocumentRef *DocumentRef `json:"documentRef,omitempty"`
+
+	// PrivateBaseURL is the upstream the generated Backend points at; default: the document's first
+	// server URL (its variables at their defaults).
+	// +kubebuilder:validation:MaxLength=2048
+	// +kubebuilder:validation:XValidation:rule="isURL(self) && url(self).getScheme() in ['http', 'https']",message="privateBaseURL must be an absolute http or https URL"
+	// +optional
+	PrivateBaseURL string `json:"privateBaseURL,omitempty"`
+
+	// PrefixMatching makes the mapping rules match path prefixes (no trailing "$"). Default: exact paths.
+	// +optional
+	PrefixMatching bool `json:"prefixMatching,omitempty"`
+
+	// Deployment of the generated Product's gateway (as Product.spec.deployment). Default: apicastHosted.
+	// +optional
+	Deployment *DeploymentSpec `json:"deployment,omitempty"`
+
+	// OIDC says where the OpenID Connect provider is, for a document whose security is OpenID Connect or
+	// OAuth 2.0 (required then).
+	// +optional
+	OIDC *OpenAPIOIDCSpec `json:"oidc,omitempty"`
+
+	// Production is the generated Product's spec.production (promotion to production).
+	// +optional
+	Production *ProductionSpec `json:"production,omitempty"`
+
+	// ActiveDoc, when set, also generates an ActiveDoc of the document, bound to the Product.
+	// +optional
+	ActiveDoc *OpenAPIActiveDocSpec `json:"activeDoc,omitempty"`
+
+	CommonSpec `json:",inline"`
+}
+
+// OpenAPIOIDCSpec is the OpenID Connect provider of an imported API.
+// +kubebuilder:validation:XValidation:rule="[has(self.issuerEndpoint), has(self.issuerEndpointRef)].filter(x, x).size() == 1",message="set exactly one of issuerEndpoint and issuerEndpointRef"
+type OpenAPIOIDCSpec struct {
+	// IssuerType: "keycloak" (Red Hat SSO / Keycloak) or "rest" (any other provider). Default: rest.
+	// +kubebuilder:validation:Enum=keycloak;rest
+	// +kubebuilder:default=rest
+	// +optional
+	IssuerType string `json:"issuerType,omitempty"`
+	// IssuerEndpoint is the issuer URL, with the client credentials 3scale uses when it needs them.
+	// +kubebuilder:validation:MaxLength=2048
+	// +optional
+	IssuerEndpoint string `json:"issuerEndpoint,omitempty"`
+	// IssuerEndpointRef takes the issuer endpoint from a Secret key of this namespace.
+	// +optional
+	IssuerEndpointRef *LocalSecretKeyRef `json:"issuerEndpointRef,omitempty"`
+}
+
+// OpenAPIActiveDocSpec is the ActiveDoc generated from the document.
+type OpenAPIActiveDocSpec struct {
+	// Published shows it in the developer portal. Default: false.
+	// +optional
+	Published bool `json:"published,omitempty"`
+}
+
+// OpenAPIStatus is the observed state of an OpenAPI: what it generated and how that fares.
+type OpenAPIStatus struct {
+	// ObservedGeneration is the generation last handled.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// Conditions: one of InSync, Orphan, Synced and Invalid is True (and Ready, Reconciling, Stalled
+	// for kstatus), as for every apimsync kind; Synced when every generated resource is.
+	// +listType=map
+	// +listMapKey=type
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// Generated lists the resources generated ("Backend/petstore", "Product/petstore", ...).
+	// +optional
+	Generated []string `json:"generated,omitempty"`
+
+	// Operations is the number of operations imported (a method and a mapping rule each).
+	// +optional
+	Operations int `json:"operations,omitempty"`
+
+	// Notes say what the import changed or left out to fit 3scale (methods renamed to be unique,
+	// security schemes without a 3scale equivalent).
+	// +optional
+	Notes []string `json:"notes,omitempty"`
+
+	// GeneratedHash fingerprints the specs last generated: a generated resource that differs from them
+	// while it is unchanged was edited by hand, and is put back.
+	// +optional
+	GeneratedHash string `json:"generatedHash,omitempty"`
+}
+
+// OpenAPI imports an OpenAPI document into 3scale through generated Backend, Product and ActiveDoc
+// resources.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=apiimport,categories=apimsync
+// +kubebuilder:printcolumn:name="State",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
+// +kubebuilder:printcolumn:name="Operations",type=integer,JSONPath=`.status.operations`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:printcolumn:name="Message",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].message`,priority=1
+type OpenAPI struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec OpenAPISpec `json:"spec"`
+	// +optional
+	Status OpenAPIStatus `json:"status,omitempty"`
+}
+
+// OpenAPIList is a list of OpenAPIs.
+// +kubebuilder:object:root=true
+type OpenAPIList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []OpenAPI `json:"items"`
+}
+
+// GeneratedByLabel labels the resources an OpenAPI generated with its name.
+const GeneratedByLabel = "apimsync.io/openapi"

@@ -1,0 +1,314 @@
+package controllers
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	tsclient "github.com/apimsync/apimsync/client"
+	"github.com/apimsync/apimsync/controllers/engine"
+)
+
+// snapshotKindCustomPolicy is the kind under which custom policies' snapshots are cached.
+const snapshotKindCustomPolicy = "custompolicy"
+
+// Condition reasons of CustomPolicyDefinitions and of the Products that use them.
+const (
+	ReasonInvalidPolicySchema     = "InvalidPolicySchema"
+	ReasonPolicyInUse             = "PolicyInUse"
+	ReasonCustomPolicyNotFound    = "CustomPolicyNotFound"
+	ReasonCustomPolicyDeleting    = "CustomPolicyDeleting"
+	ReasonCustomPolicyInvalid     = "CustomPolicyInvalid"
+	ReasonCustomPolicyNotSynced   = "CustomPolicyNotSynced"
+	maxPolicySummary              = 75
+	customPolicyIdentifierSpacing = "-"
+)
+
+// policyVersionPattern is the version pattern of APIcast's policy manifest (apicast-policy-v1.1.schema.json),
+// which porta applies unanchored, as a Ruby regular expression: multi-line.
+var policyVersionPattern = regexp.MustCompile(`(?m)^((\d+\.)?(\d+\.)?(\*|\d+))|builtin$`)
+
+// CustomPolicyDefinitionSyncer syncs CustomPolicyDefinitions to the tenant's APIcast policy registry.
+type CustomPolicyDefinitionSyncer struct {
+	Reader   client.Reader
+	Accounts *ProviderAccounts
+	Claims   *Claims
+}
+
+var (
+	_ engine.TypedSyncer[*v1alpha1.CustomPolicyDefinition, customPolicyDesired, *customPolicySnapshot] = &CustomPolicyDefinitionSyncer{}
+	_ engine.Validator[*v1alpha1.CustomPolicyDefinition]                                               = &CustomPolicyDefinitionSyncer{}
+)
+
+// customPolicyDesired is the manifest to store, as compact JSON.
+type customPolicyDesired struct {
+	Schema json.RawMessage
+}
+
+// customPolicySnapshot is the remote state of one custom policy.
+type customPolicySnapshot struct{ tsclient.CustomPolicy }
+
+// RemoteID implements engine.Snapshot.
+func (s *customPolicySnapshot) RemoteID() int64 { return s.ID }
+
+// Clone implements engine.Snapshot.
+func (s *customPolicySnapshot) Clone() *customPolicySnapshot {
+	c := *s
+	c.Schema = bytes.Clone(s.Schema)
+	return &c
+}
+
+// customPolicyIdentifier is porta's identifier of a policy in the registry, "<name>-<version>": the
+// effective system name of a CustomPolicyDefinition.
+func customPolicyIdentifier(c *v1alpha1.CustomPolicyDefinition) string {
+	return c.Spec.Name + customPolicyIdentifierSpacing + c.Spec.Version
+}
+
+// Validate implements engine.Validator: the manifest must be what porta's policy specification takes
+// (an object with name, version equal to spec.version, a summary of at most 75 characters and a
+// configuration), and its configuration must compile as a JSON Schema.
+func (s *CustomPolicyDefinitionSyncer) Validate(c *v1alpha1.CustomPolicyDefinition) error {
+	_, err := policyManifest(c)
+	return err
+}
+
+// policyManifest checks a CustomPolicyDefinition's schema and returns it as compact JSON.
+func policyManifest(c *v1alpha1.CustomPolicyDefinition) (json.RawMessage, error) {
+	invalid := func(format string, args ...any) error {
+		return engine.Invalid(ReasonInvalidPolicySchema, "spec.schema: "+format, args...)
+	}
+	var manifest map[string]json.RawMessage
+	if err := json.Unmarshal(c.Spec.Schema.Raw, &manifest); err != nil || manifest == nil {
+		return nil, invalid("must be a JSON object (the APIcast policy manifest)")
+	}
+	var missing []string
+	for _, key := range []string{"name", "version", "configuration", "summary"} {
+		if _, ok := manifest[key]; !ok {
+			missing = append(missing, key)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, invalid("missing %s (an APIcast policy manifest has name, version, summary and configuration)", strings.Join(missing, ", "))
+	}
+	str := func(key string) (string, error) {
+		var v string
+		if err := json.Unmarshal(manifest[key], &v); err != nil {
+			return "", invalid("%s must be a string", key)
+		}
+		return v, nil
+	}
+	name, err := str("name")
+	if err != nil {
+		return nil, err
+	}
+	if name == "" {
+		return nil, invalid("name must not be empty")
+	}
+	version, err := str("version")
+	if err != nil {
+		return nil, err
+	}
+	if version != c.Spec.Version {
+		return nil, invalid("version is %q but spec.version is %q: they must be equal", version, c.Spec.Version)
+	}
+	if !policyVersionPattern.MatchString(version) {
+		return nil, invalid("version %q is not a version such as 1, 0.1 or 1.2.3", version)
+	}
+	summary, err := str("summary")
+	if err != nil {
+		return nil, err
+	}
+	if n := utf8.RuneCountInString(summary); n > maxPolicySummary {
+		return nil, invalid("summary has %d characters, at most %d are allowed", n, maxPolicySummary)
+	}
+	if err := compileConfigurationSchema(manifest["configuration"]); err != nil {
+		return nil, invalid("configuration is not a valid JSON Schema: %v", err)
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, c.Spec.Schema.Raw); err != nil {
+		return nil, invalid("%v", err)
+	}
+	return compact.Bytes(), nil
+}
+
+// compileConfigurationSchema compiles a policy's configuration schema (JSON Schema, draft 7 unless it
+// says otherwise, as APIcast's manifests are written). References are resolved only within the document:
+// nothing is fetched.
+func compileConfigurationSchema(raw json.RawMessage) error {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return err
+	}
+	if _, ok := doc.(map[string]any); !ok {
+		return fmt.Errorf("it must be an object")
+	}
+	compiler := jsonschema.NewCompiler()
+	compiler.DefaultDraft(jsonschema.Draft7)
+	compiler.UseLoader(noRemoteSchemas{})
+	const url = "urn:apimsync:policy-configuration"
+	if err := compiler.AddResource(url, doc); err != nil {
+		return err
+	}
+	_, err = compiler.Compile(url)
+	return err
+}
+
+// noRemoteSchemas refuses to load a referenced schema: a manifest's references stay within it.
+type noRemoteSchemas struct{}
+
+// Load implements jsonschema.URLLoader.
+func (noRemoteSchemas) Load(url string) (any, error) {
+	return nil, fmt.Errorf("references outside the schema are not followed (%s)", url)
+}
+
+// Connect implements engine.TypedSyncer.
+func (s *CustomPolicyDefinitionSyncer) Connect(ctx context.Context, c *v1alpha1.CustomPolicyDefinition) (*engine.Session, error) {
+	return s.Accounts.Connect(ctx, c.Namespace, secretForSession(c, c.Spec.ProviderAccountSecretName()))
+}
+
+// Resolve implements engine.TypedSyncer: one resource per policy name and version in a tenant.
+func (s *CustomPolicyDefinitionSyncer) Resolve(ctx context.Context, c *v1alpha1.CustomPolicyDefinition, sess *engine.Session) (engine.Resolved[customPolicyDesired], error) {
+	r := engine.Resolved[customPolicyDesired]{SystemName: customPolicyIdentifier(c)}
+	schema, err := policyManifest(c)
+	if err != nil {
+		return r, err
+	}
+	if err := checkSoleOwner(ctx, s.Reader, s.Claims, c, &v1alpha1.CustomPolicyDefinitionList{}, ownerKey(sess.Tenant, "", r.SystemName)); err != nil {
+		return r, err
+	}
+	r.Desired = customPolicyDesired{Schema: schema}
+	r.Hash = sess.HashOf(sess.Tenant, r.SystemName, string(schema))
+	return r, nil
+}
+
+func (s *CustomPolicyDefinitionSyncer) finder(ctx context.Context, sess *engine.Session) remoteFinder[tsclient.CustomPolicy] {
+	f := tenantFinder("custom policy", sess, nil,
+		func(id int64) (*tsclient.CustomPolicy, error) { return sess.Remote.GetCustomPolicy(ctx, id) },
+		func() ([]tsclient.CustomPolicy, error) { return sess.Remote.ListCustomPolicies(ctx) },
+		func(r tsclient.CustomPolicy) (int64, string) {
+			return r.ID, r.Name + customPolicyIdentifierSpacing + r.Version
+		})
+	f.uniqueField = "version" // porta: version "has already been taken" (for this name)
+	return f
+}
+
+// Read implements engine.TypedSyncer.
+func (s *CustomPolicyDefinitionSyncer) Read(ctx context.Context, c *v1alpha1.CustomPolicyDefinition, sess *engine.Session) (*customPolicySnapshot, bool, error) {
+	remote, err := locate(c, sess, s.finder(ctx, sess))
+	if err != nil || remote == nil {
+		return nil, false, err
+	}
+	return &customPolicySnapshot{*remote}, true, nil
+}
+
+// Compare implements engine.TypedSyncer: the name, version and manifest (as JSON values: porta stores
+// and answers the manifest as an object, its keys in its own order).
+func (s *CustomPolicyDefinitionSyncer) Compare(_ context.Context, c *v1alpha1.CustomPolicyDefinition, _ *engine.Session, want customPolicyDesired, snap *customPolicySnapshot) (bool, error) {
+	return snap.Name == c.Spec.Name && snap.Version == c.Spec.Version && jsonEqual(snap.Schema, want.Schema), nil
+}
+
+func customPolicyParams(c *v1alpha1.CustomPolicyDefinition, want customPolicyDesired) tsclient.CustomPolicyParams {
+	return tsclient.CustomPolicyParams{Name: c.Spec.Name, Version: c.Spec.Version, Schema: want.Schema}
+}
+
+// Create implements engine.TypedSyncer: adds the policy to the registry, or adopts the one with its name
+// and version.
+func (s *CustomPolicyDefinitionSyncer) Create(ctx context.Context, c *v1alpha1.CustomPolicyDefinition, sess *engine.Session, want customPolicyDesired) (engine.Created[*customPolicySnapshot], error) {
+	created, fresh, err := createOrAdopt(sess.SystemName, func() (*tsclient.CustomPolicy, error) {
+		return sess.Remote.CreateCustomPolicy(ctx, customPolicyParams(c, want))
+	}, c, sess, s.finder(ctx, sess))
+	if err != nil {
+		return made[*customPolicySnapshot](nil, fresh, err)
+	}
+	c.Status.PolicyID = created.ID
+	return made(&customPolicySnapshot{*created}, fresh, nil)
+}
+
+// Update implements engine.TypedSyncer. porta refuses to change a policy a product's chain uses: a new
+// version is the way to change it then.
+func (s *CustomPolicyDefinitionSyncer) Update(ctx context.Context, c *v1alpha1.CustomPolicyDefinition, sess *engine.Session, want customPolicyDesired, snap *customPolicySnapshot) (*customPolicySnapshot, error) {
+	updated, err := sess.Remote.UpdateCustomPolicy(ctx, snap.ID, customPolicyParams(c, want))
+	if tsclient.IsInvalid(err) && strings.Contains(err.Error(), "currently being used") {
+		return nil, engine.Invalid(ReasonPolicyInUse, "3scale refuses to change custom policy %q while a product's policy chain uses it: "+
+			"publish the change as a new version (a new CustomPolicyDefinition) and move the Products' spec.policies to it", sess.SystemName)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cannot update custom policy %q: %w", sess.SystemName, err)
+	}
+	return &customPolicySnapshot{*updated}, nil
+}
+
+// Delete implements engine.TypedSyncer. The engine waits first for the Products of the namespace that
+// use the policy (a Blocks reference); a product elsewhere that uses it makes 3scale refuse (403), and
+// the definition waits, naming it.
+func (s *CustomPolicyDefinitionSyncer) Delete(ctx context.Context, c *v1alpha1.CustomPolicyDefinition, sess *engine.Session) error {
+	sess.SystemName = customPolicyIdentifier(c)
+	err := deleteHeld(c, sess, s.finder(ctx, sess), func(id int64) error { return sess.Remote.DeleteCustomPolicy(ctx, id) })
+	if tsclient.IsInUse(err) {
+		return engine.Waiting(engine.ReasonDeletionBlocked,
+			"3scale refuses to delete custom policy %q while a product's policy chain uses it: remove it from those products' policies", sess.SystemName)
+	}
+	return err
+}
+
+// customPolicyOfProduct is a custom policy of a Product's chain.
+var customPolicyOfProduct = dependency{Kind: "CustomPolicyDefinition", Field: "in spec.policies", NotFound: ReasonCustomPolicyNotFound,
+	Deleting: ReasonCustomPolicyDeleting, Invalid: ReasonCustomPolicyInvalid, NotSynced: ReasonCustomPolicyNotSynced,
+	DeletingHint: "remove the policy from spec.policies to let it go", WhileDeleting: waitingFor}
+
+// checkCustomPolicies checks that every custom policy of a Product's chain (a version but "builtin") has
+// its CustomPolicyDefinition in the namespace, Synced on the Product's tenant: APIcast would fail to load
+// a chain that names a policy the registry lacks, and porta accepts such a chain without a word.
+func checkCustomPolicies(ctx context.Context, reader client.Reader, p *v1alpha1.Product, tenant string) error {
+	for _, key := range customPolicyRefs(p) {
+		var defs v1alpha1.CustomPolicyDefinitionList
+		if err := reader.List(ctx, &defs, client.InNamespace(p.Namespace), client.MatchingFields{indexPolicyKey: key}); err != nil {
+			return err
+		}
+		name, version, _ := strings.Cut(key, "@")
+		if len(defs.Items) == 0 {
+			return engine.Missing(ReasonCustomPolicyNotFound,
+				"waiting for a CustomPolicyDefinition of policy %q version %q (in spec.policies) to be created: 3scale's registry must hold the policy for APIcast to load it "+
+					"(one already in 3scale is adopted)", name, version)
+		}
+		def := pickDefinition(defs.Items)
+		if err := customPolicyOfProduct.state(def, nil, def.Name); err != nil {
+			return err
+		}
+		if err := readyDependency(def, customPolicyOfProduct); err != nil {
+			return err
+		}
+		if def.Status.TenantHost != tenant {
+			return engine.Invalid(ReasonInvalidSpec, "CustomPolicyDefinition %q is synced to tenant %s, but this Product to %s; a product can only use custom policies of its own tenant",
+				def.Name, def.Status.TenantHost, tenant)
+		}
+	}
+	return nil
+}
+
+// pickDefinition is the definition a Product uses among those of one policy in its namespace: the one
+// that holds the policy in 3scale (the others lose the ownership conflict), else the first by name.
+func pickDefinition(defs []v1alpha1.CustomPolicyDefinition) *v1alpha1.CustomPolicyDefinition {
+	best := &defs[0]
+	for i := range defs {
+		d := &defs[i]
+		if (d.Status.PolicyID != 0) != (best.Status.PolicyID != 0) {
+			if d.Status.PolicyID != 0 {
+				best = d
+			}
+			continue
+		}
+		if d.Name < best.Name {
+			best = d
+		}
+	}
+	return best
+}

@@ -1,0 +1,143 @@
+package controllers
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	"github.com/apimsync/apimsync/controllers/engine"
+	"github.com/apimsync/apimsync/test/simulator"
+)
+
+// installationDomain ends the wildcard domains of the tests' 3scale installations, whose admin URLs the
+// test manager points at the simulator.
+const installationDomain = ".apps.installation.test"
+
+// apiManager returns a namespace's APIManager (3scale-operator's installation) with these spec fields.
+func apiManager(ns string, spec map[string]any) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: map[string]any{"spec": spec}}
+	u.SetGroupVersionKind(APIManagerGVK)
+	u.SetNamespace(ns)
+	u.SetName("apimanager")
+	return u
+}
+
+func systemSeed(ns string, data map[string]string) *corev1.Secret {
+	return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: SystemSeedSecret}, StringData: data}
+}
+
+// TestInstallationIsTheThirdProviderAccount: an object that names no provider account, in a namespace
+// without the threescale-provider-account Secret, syncs with the namespace's 3scale installation (the
+// system-seed Secret's admin token, the APIManager's tenant); until both are there it waits, and its message
+// names the three places looked at. It is woken when each appears, the seed is protected while the object
+// needs it, and the deletion cleans 3scale up through it.
+func TestInstallationIsTheThirdProviderAccount(t *testing.T) {
+	ns := newNamespace(t)
+	_, token := tenantOf(ns)
+	b := petsBackend(ns)
+	create(t, b)
+	waitState(t, v1alpha1.ConditionOrphan, b)
+	_, reason, msg := syncState(t, b)
+	for _, place := range []string{"spec.providerAccountRef", `"threescale-provider-account"`, `"system-seed"`} {
+		if reason != engine.ReasonProviderAccountNotFound || !strings.Contains(msg, place) {
+			t.Errorf("Orphan %s: %q, want %s naming %s", reason, msg, engine.ReasonProviderAccountNotFound, place)
+		}
+	}
+
+	// The seed alone does not tell the admin URL: still waiting, now for the APIManager.
+	create(t, systemSeed(ns, map[string]string{systemSeedAdminToken: token, "MASTER_ACCESS_TOKEN": "master-secret", "TENANT_NAME": ns}))
+	eventually(t, waitTimeout, func() string {
+		if _, _, msg := syncState(t, b); !strings.Contains(msg, "no APIManager") {
+			return "message " + msg
+		}
+		return ""
+	})
+	create(t, apiManager(ns, map[string]any{"wildcardDomain": ns + installationDomain, "tenantName": ns}))
+	waitState(t, v1alpha1.ConditionSynced, b)
+	if b.Status.ProviderAccountSecret != SystemSeedSecret || b.Status.BackendID == 0 {
+		t.Errorf("status: provider account %q, id %d; want %q and an id", b.Status.ProviderAccountSecret, b.Status.BackendID, SystemSeedSecret)
+	}
+	if n := sim.Count(ns, simulator.KindBackendAPIs); n != 1 {
+		t.Errorf("%d backends in the installation's tenant, want 1", n)
+	}
+	seed := &corev1.Secret{}
+	eventually(t, waitTimeout, func() string {
+		if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: SystemSeedSecret}, seed); err != nil {
+			return err.Error()
+		}
+		if !controllerutil.ContainsFinalizer(seed, SecretInUseFinalizer) {
+			return "the seed has no in-use finalizer: " + strings.Join(seed.Finalizers, ",")
+		}
+		return ""
+	})
+	for _, leak := range []string{token, "master-secret"} {
+		if strings.Contains(msg, leak) || strings.Contains(strings.Join(eventsOf(t, b), "\n"), leak) {
+			t.Errorf("a seed value is in the message or an event")
+		}
+	}
+
+	if err := k8s.Delete(context.Background(), b); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, b)
+	if n := sim.Count(ns, simulator.KindBackendAPIs); n != 0 {
+		t.Errorf("%d backends left in the installation's tenant, want 0", n)
+	}
+	eventually(t, waitTimeout, func() string {
+		if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(seed), seed); err != nil {
+			return err.Error()
+		}
+		if controllerutil.ContainsFinalizer(seed, SecretInUseFinalizer) {
+			return "the seed keeps its in-use finalizer after the last object using it went"
+		}
+		return ""
+	})
+}
+
+// TestInstallationThatCannotBeUsed: a seed without the admin token, or an APIManager without a wildcard
+// domain, makes the object Invalid (ProviderAccountInvalid) with what is missing; the default Secret,
+// when there, wins over the installation.
+func TestInstallationThatCannotBeUsed(t *testing.T) {
+	ns := newNamespace(t)
+	b := petsBackend(ns)
+	manager := apiManager(ns, map[string]any{"tenantName": ns})
+	seed := systemSeed(ns, map[string]string{"TENANT_NAME": ns})
+	create(t, seed, manager, b)
+	waitState(t, v1alpha1.ConditionInvalid, b)
+	if _, reason, msg := syncState(t, b); reason != engine.ReasonProviderAccountInvalid || !strings.Contains(msg, "spec.wildcardDomain") {
+		t.Errorf("Invalid %s: %q, want %s about spec.wildcardDomain", reason, msg, engine.ReasonProviderAccountInvalid)
+	}
+	if err := unstructured.SetNestedField(manager.Object, ns+installationDomain, "spec", "wildcardDomain"); err != nil {
+		t.Fatal(err)
+	}
+	if err := k8s.Update(context.Background(), manager); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, waitTimeout, func() string {
+		if _, reason, msg := syncState(t, b); reason != engine.ReasonProviderAccountInvalid || !strings.Contains(msg, systemSeedAdminToken) {
+			return reason + ": " + msg
+		}
+		return ""
+	})
+	// The default Secret comes first.
+	create(t, defaultSecret(ns))
+	waitState(t, v1alpha1.ConditionSynced, b)
+	if b.Status.ProviderAccountSecret != v1alpha1.DefaultProviderAccountSecret {
+		t.Errorf("synced with %q, want the default Secret", b.Status.ProviderAccountSecret)
+	}
+}
+
+// TestInstallationAdminURL: the admin portal of an installation's default tenant, as 3scale-operator's
+// routes serve it.
+func TestInstallationAdminURL(t *testing.T) {
+	if got := installationAdminURL(defaultTenantName, "apps.example.com"); got != "https://3scale-admin.apps.example.com" {
+		t.Errorf("admin URL %q", got)
+	}
+}

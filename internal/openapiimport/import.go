@@ -1,0 +1,349 @@
+// Package openapiimport turns an OpenAPI document (3.0, 3.1, or Swagger 2.0) into what 3scale needs to
+// serve the API it describes, as 3scale toolbox's `import openapi` does: the upstream (the private base
+// URL, from servers), one method per operation (its operationId, or its verb and path, named by its
+// summary), one mapping rule per operation (its verb and path), and the authentication its security
+// schemes ask for (an API key in a header or the query: user key; OpenID Connect or OAuth 2.0: OIDC).
+//
+// The document is parsed and validated with kin-openapi (github.com/getkin/kin-openapi): maintained, the
+// library 3scale-operator itself uses for the same job, light on dependencies, with OpenAPI 3.1 support
+// and a Swagger 2.0 converter. No reference outside the document is followed: nothing is fetched.
+package openapiimport
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi2"
+	"github.com/getkin/kin-openapi/openapi2conv"
+	"github.com/getkin/kin-openapi/openapi3"
+	"sigs.k8s.io/yaml"
+)
+
+// MaxDocumentBytes is the largest document imported: a Kubernetes object (inline, ConfigMap or Secret)
+// holds about 1 MiB anyway.
+const MaxDocumentBytes = 1 << 20
+
+// Limits of what one Product holds (its CRD's bounds): more operations cannot be imported into one.
+const (
+	MaxMethods      = 64
+	MaxMappingRules = 100
+	maxNameLength   = 255
+	maxDescription  = 1024
+)
+
+// Auth is how API callers authenticate, as the document's security asks.
+type Auth struct {
+	// Kind is "userKey", "oidc" or "" (the document asks for nothing apimsync can map: 3scale's default).
+	Kind string
+	// Param is the user key's parameter name (header or query parameter), Location "headers" or "query".
+	Param, Location string
+	// Flows are the OAuth 2.0 flows of an oauth2 scheme (authorizationCode, implicit, password,
+	// clientCredentials); an openIdConnect scheme names none.
+	Flows []string
+	// Scheme is the name of the security scheme used.
+	Scheme string
+}
+
+// Method is one method of the API: an operation.
+type Method struct {
+	SystemName, FriendlyName, Description string
+}
+
+// Rule is one mapping rule: an operation's verb and path, counted on its method.
+type Rule struct {
+	Verb, Pattern, Method string
+}
+
+// API is what a document says 3scale needs.
+type API struct {
+	// Title and Description are the document's info.
+	Title, Description string
+	// PrivateBaseURL is the upstream: the first server's URL (its variables at their defaults), or the
+	// override given.
+	PrivateBaseURL string
+	Methods        []Method
+	Rules          []Rule
+	Auth           Auth
+	// Notes say what was changed or left out to fit 3scale (method names made unique, unmapped security
+	// schemes, a description cut short), for the status and an Event.
+	Notes []string
+	// JSON is the document as JSON, the form porta's ActiveDocs take.
+	JSON string
+}
+
+// Options tune the import.
+type Options struct {
+	// PrivateBaseURL replaces the servers' URL as the upstream.
+	PrivateBaseURL string
+	// PrefixMatching makes mapping rules match path prefixes: without the trailing "$".
+	PrefixMatching bool
+}
+
+// InvalidError is a document that cannot be imported, with the parser's or the importer's reason.
+type InvalidError struct{ Reason string }
+
+func (e *InvalidError) Error() string { return e.Reason }
+
+func invalid(format string, args ...any) error {
+	return &InvalidError{Reason: fmt.Sprintf(format, args...)}
+}
+
+// IsInvalid reports whether err is a document that cannot be imported (not a passing failure).
+func IsInvalid(err error) bool {
+	var e *InvalidError
+	return errors.As(err, &e)
+}
+
+// Parse reads an OpenAPI 3.x or Swagger 2.0 document, JSON or YAML, and validates it. A Swagger 2.0
+// document is converted to OpenAPI 3.
+func Parse(ctx context.Context, data []byte) (*openapi3.T, error) {
+	if len(data) > MaxDocumentBytes {
+		return nil, invalid("the document has %d bytes; at most %d are imported", len(data), MaxDocumentBytes)
+	}
+	raw, err := yaml.YAMLToJSON(data)
+	if err != nil {
+		return nil, invalid("the document is neither JSON nor YAML: %v", err)
+	}
+	var head struct {
+		OpenAPI string `json:"openapi"`
+		Swagger string `json:"swagger"`
+	}
+	if err := json.Unmarshal(raw, &head); err != nil {
+		return nil, invalid("the document is not an object: %v", err)
+	}
+	loader := openapi3.NewLoader()
+	loader.Context = ctx
+	loader.IsExternalRefsAllowed = false
+	var doc *openapi3.T
+	switch {
+	case strings.HasPrefix(head.OpenAPI, "3."):
+		if doc, err = loader.LoadFromData(raw); err != nil {
+			return nil, invalid("not a valid OpenAPI %s document: %v", head.OpenAPI, err)
+		}
+	case head.Swagger == "2.0":
+		var doc2 openapi2.T
+		if err := json.Unmarshal(raw, &doc2); err != nil {
+			return nil, invalid("not a valid Swagger 2.0 document: %v", err)
+		}
+		if doc, err = openapi2conv.ToV3(&doc2); err != nil {
+			return nil, invalid("not a valid Swagger 2.0 document: %v", err)
+		}
+		if err := loader.ResolveRefsIn(doc, nil); err != nil {
+			return nil, invalid("not a valid Swagger 2.0 document: %v", err)
+		}
+	case head.OpenAPI != "":
+		return nil, invalid("OpenAPI version %q is not supported: import OpenAPI 3.x or Swagger 2.0", head.OpenAPI)
+	default:
+		return nil, invalid(`the document has no "openapi" (3.x) or "swagger" ("2.0") version field`)
+	}
+	if err := doc.Validate(ctx); err != nil {
+		return nil, invalid("not a valid OpenAPI document: %v", err)
+	}
+	return doc, nil
+}
+
+// verbs are the HTTP methods of operations, in the order methods and rules are listed for one path.
+var verbs = []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT"}
+
+// Import is what doc says 3scale needs. json is the document as JSON (for ActiveDocs).
+func Import(doc *openapi3.T, json string, opts Options) (*API, error) {
+	api := &API{JSON: json}
+	if doc.Info != nil {
+		api.Title, api.Description = strings.TrimSpace(doc.Info.Title), strings.TrimSpace(doc.Info.Description)
+	}
+	if api.Title == "" {
+		return nil, invalid("info.title is empty: the product and backend are named after it")
+	}
+	if len(api.Title) > maxNameLength {
+		api.Title = api.Title[:maxNameLength]
+		api.Notes = append(api.Notes, fmt.Sprintf("info.title cut to %d characters", maxNameLength))
+	}
+	if len(api.Description) > maxDescription {
+		api.Description = api.Description[:maxDescription]
+		api.Notes = append(api.Notes, fmt.Sprintf("info.description cut to %d characters", maxDescription))
+	}
+	upstream, err := privateBaseURL(doc, opts.PrivateBaseURL)
+	if err != nil {
+		return nil, err
+	}
+	api.PrivateBaseURL = upstream
+	if err := api.operations(doc, opts.PrefixMatching); err != nil {
+		return nil, err
+	}
+	api.Auth, api.Notes = authOf(doc, api.Notes)
+	return api, nil
+}
+
+// privateBaseURL is the upstream: the override, else the first server's URL with its variables at their
+// defaults; an absolute http(s) URL either way.
+func privateBaseURL(doc *openapi3.T, override string) (string, error) {
+	raw, from := override, "spec.privateBaseURL"
+	if raw == "" {
+		if len(doc.Servers) == 0 {
+			return "", invalid("the document has no servers: set spec.privateBaseURL to the API's upstream")
+		}
+		s := doc.Servers[0]
+		raw, from = s.URL, "servers[0].url"
+		for name, v := range s.Variables {
+			raw = strings.ReplaceAll(raw, "{"+name+"}", v.Default)
+		}
+	}
+	u, err := url.Parse(raw)
+	if err != nil || !u.IsAbs() || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return "", invalid("%s %q is not an absolute http or https URL: set spec.privateBaseURL to the API's upstream", from, raw)
+	}
+	return strings.TrimSuffix(raw, "/"), nil
+}
+
+// operations makes a method and a mapping rule of each operation, paths in alphabetical order, verbs in
+// a fixed order: the same document always gives the same names.
+func (api *API) operations(doc *openapi3.T, prefix bool) error {
+	if doc.Paths == nil {
+		return nil
+	}
+	taken := map[string]bool{}
+	count := 0
+	for _, path := range sortedKeys(doc.Paths.Map()) {
+		item := doc.Paths.Value(path)
+		if item == nil {
+			continue
+		}
+		ops := item.Operations()
+		for _, verb := range verbs {
+			op := ops[verb]
+			if op == nil {
+				continue
+			}
+			if count++; count > MaxMethods || count > MaxMappingRules {
+				return invalid("the document has more than %d operations; one product holds at most %d methods and %d mapping rules: split the API into several documents",
+					min(MaxMethods, MaxMappingRules), MaxMethods, MaxMappingRules)
+			}
+			m := methodOf(verb, path, op)
+			if taken[m.SystemName] {
+				base := m.SystemName
+				for i := 2; taken[m.SystemName]; i++ {
+					m.SystemName = fmt.Sprintf("%s_%d", base, i)
+				}
+				api.Notes = append(api.Notes, fmt.Sprintf("%s %s: method %q was taken by another operation, named %q", verb, path, base, m.SystemName))
+			}
+			taken[m.SystemName] = true
+			api.Methods = append(api.Methods, m)
+			pattern := path
+			if !prefix {
+				pattern += "$"
+			}
+			if len(pattern) > maxNameLength {
+				return invalid("%s %s: the path is longer than a mapping rule's %d characters", verb, path, maxNameLength)
+			}
+			api.Rules = append(api.Rules, Rule{Verb: verb, Pattern: pattern, Method: m.SystemName})
+		}
+	}
+	return nil
+}
+
+// notName is what a 3scale system name cannot hold.
+var notName = regexp.MustCompile(`[^A-Za-z0-9]+`)
+
+// methodOf names an operation's method: its operationId (or verb and path) made a system name, shown as
+// its summary (or operationId, or verb and path).
+func methodOf(verb, path string, op *openapi3.Operation) Method {
+	source := op.OperationID
+	if source == "" {
+		source = strings.ToLower(verb) + "_" + path
+	}
+	name := strings.Trim(notName.ReplaceAllString(source, "_"), "_")
+	if name == "" || name == "hits" {
+		name = strings.ToLower(verb) + "_" + name
+	}
+	name = strings.ToLower(cut(name, maxNameLength-4)) // room for a _N suffix
+	friendly := firstOf(op.Summary, op.OperationID, verb+" "+path)
+	return Method{SystemName: name, FriendlyName: cut(friendly, maxNameLength), Description: cut(strings.TrimSpace(op.Description), maxDescription)}
+}
+
+// authOf maps the security the document requires (its top-level requirements, else those of its
+// operations) to 3scale's authentication: the first scheme apimsync can map.
+func authOf(doc *openapi3.T, notes []string) (Auth, []string) {
+	if doc.Components == nil || len(doc.Components.SecuritySchemes) == 0 {
+		return Auth{}, notes
+	}
+	var names []string
+	add := func(reqs openapi3.SecurityRequirements) {
+		for _, req := range reqs {
+			for _, name := range sortedKeys(req) {
+				if !slices.Contains(names, name) {
+					names = append(names, name)
+				}
+			}
+		}
+	}
+	add(doc.Security)
+	if doc.Paths != nil {
+		for _, path := range sortedKeys(doc.Paths.Map()) {
+			for _, verb := range verbs {
+				if op := doc.Paths.Value(path).GetOperation(verb); op != nil && op.Security != nil {
+					add(*op.Security)
+				}
+			}
+		}
+	}
+	for _, name := range names {
+		ref := doc.Components.SecuritySchemes[name]
+		if ref == nil || ref.Value == nil {
+			continue
+		}
+		s := ref.Value
+		switch {
+		case s.Type == "apiKey" && (s.In == "header" || s.In == "query"):
+			location := map[string]string{"header": "headers", "query": "query"}[s.In]
+			return Auth{Kind: "userKey", Param: s.Name, Location: location, Scheme: name}, notes
+		case s.Type == "openIdConnect":
+			return Auth{Kind: "oidc", Scheme: name}, notes
+		case s.Type == "oauth2":
+			a := Auth{Kind: "oidc", Scheme: name}
+			if f := s.Flows; f != nil {
+				for flow, set := range map[string]bool{"authorizationCode": f.AuthorizationCode != nil, "implicit": f.Implicit != nil,
+					"password": f.Password != nil, "clientCredentials": f.ClientCredentials != nil} {
+					if set {
+						a.Flows = append(a.Flows, flow)
+					}
+				}
+				slices.Sort(a.Flows)
+			}
+			return a, notes
+		default:
+			notes = append(notes, fmt.Sprintf("security scheme %q (%s) has no 3scale equivalent and was left out", name, s.Type))
+		}
+	}
+	return Auth{}, notes
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func firstOf(values ...string) string {
+	for _, v := range values {
+		if v = strings.TrimSpace(v); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n]
+}
