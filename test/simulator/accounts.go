@@ -36,18 +36,25 @@ type account struct {
 	id                                            int64
 	orgName, state                                string
 	monthlyBillingEnabled, monthlyChargingEnabled bool
+	// provider: the account is a tenant, in master's books (master.go); nil for a developer account.
+	provider *providerInfo
 	stamps
 }
 
 // json is AccountRepresenter (app/representers/account_representer.rb): id, timestamps,
 // credit_card_stored, the billing flags (Settings, whose columns default to true, db/schema.rb:1249,1276,
 // created lazily for every account, app/models/account.rb:226-227), state, annotations and the defined
-// fields, org_name among them (FieldsRepresenter; Account's default fields, app/models/account.rb:20).
-// Links are left out.
+// fields, org_name among them (FieldsRepresenter; Account's default fields, app/models/account.rb:20);
+// for a tenant (an account of master's), its domains and provider fields too (providerJSON). Links are
+// left out.
 func (a *account) json() map[string]any {
-	return map[string]any{"id": a.id, "org_name": a.orgName, "state": a.state, "monthly_billing_enabled": a.monthlyBillingEnabled,
+	out := map[string]any{"id": a.id, "org_name": a.orgName, "state": a.state, "monthly_billing_enabled": a.monthlyBillingEnabled,
 		"monthly_charging_enabled": a.monthlyChargingEnabled, "credit_card_stored": false, "annotations": map[string]any{},
 		"created_at": a.created, "updated_at": a.updated}
+	if a.provider != nil {
+		a.providerJSON(out)
+	}
+	return out
 }
 
 // xml is Account#to_xml (app/models/account.rb:445-491) for a buyer: id, timestamps, state, the
@@ -203,8 +210,13 @@ func accountRoutes() []route {
 		// AccountsController#destroy destroys the account at once (accounts_controller.rb:54-60); its users
 		// and its contracts (applications among them) go with it (after_destroy :destroy_all_users and
 		// :destroy_all_contracts, app/models/account.rb:97-100; has_many :users, dependent: :destroy).
+		// A tenant master deletes so goes at once, with its objects and tokens (dropTenant).
 		handle("DELETE", "/admin/api/accounts/{id}.json", func(r *request) answer {
 			return withAccount(r, "id", func(a *account) answer {
+				if a.provider != nil {
+					r.sim.dropTenant(a)
+					return deleted()
+				}
 				r.t.deleteAccount(a.id)
 				return deleted()
 			})
@@ -533,8 +545,9 @@ const minPasswordLength = 15
 // validateUser adds to errs what User validates (app/models/user.rb:89-96,108-109,
 // app/lib/authentication/by_password.rb:15-19): username of 3 to 40 characters of RE_LOGIN_OK; email
 // of 6 to 255 characters, in RE_EMAIL_OK unless the user signed up as :minimal (blank then allowed);
-// both unique among the tenant's buyer users; a new password (a blank one sets nothing) of 15 characters
-// at least.
+// both unique among the tenant's buyer users, or, for a user of a tenant in master's books, among that
+// tenant's users (User#uniqueness_scope, app/models/user.rb:366-375); a new password (a blank one sets
+// nothing) of 15 characters at least.
 func (t *tenant) validateUser(u *user, password string, errs fieldErrors) {
 	switch n := len([]rune(u.username)); {
 	case n < 3:
@@ -553,8 +566,9 @@ func (t *tenant) validateUser(u *user, password string, errs fieldErrors) {
 	if u.signupType != signupMinimal && !emailFormat.MatchString(u.email) {
 		errs.add("email", "should look like an email address")
 	}
+	a := t.accounts[u.accountID]
 	for _, o := range t.users {
-		if o.id == u.id {
+		if o.id == u.id || (a != nil && a.provider != nil && o.accountID != u.accountID) {
 			continue
 		}
 		if u.username != "" && o.username == u.username {

@@ -3,15 +3,24 @@
 // APIs with theirs; backend usages; application plans with limits and pricing rules; developer accounts
 // with their users and applications (accounts.go, applications.go); ActiveDocs (activedocs.go); the
 // versions of each product's gateway configuration, deployed and promoted (proxyconfigs.go); the APIcast
-// custom policy registry (registry.go). It answers like porta — wrappers, status codes, error bodies,
-// pagination, cascades — counts requests by tenant, verb, path template and status (GET /__sim/stats),
-// and injects seeded faults: latency, 5xx, 429 with Retry-After, and lost responses (PUT /__sim/faults).
+// custom policy registry (registry.go); and, with a master account (Options.MasterToken), the master
+// API for tenants, which makes new tenants of the simulator (master.go). It answers like porta —
+// wrappers, status codes, error bodies, pagination, cascades — counts requests by tenant, verb, path
+// template and status (GET /__sim/stats), and injects seeded faults: latency, 5xx, 429 with
+// Retry-After, and lost responses (PUT /__sim/faults).
 //
 // The .json endpoints are served, and the one .xml endpoint apimsync reads (an account with its users). Requests are authenticated as porta does: the access_token
 // parameter (query or body) wins; otherwise HTTP Basic auth, whose first non-blank part (user name, then
 // password) is the token. A missing or unknown token is answered 403 {"error":"Access denied"}.
 // A path prefixed with /t/NAME addresses tenant NAME as its own admin host would: the token must be
 // NAME's. The /__sim/ endpoints need no token and are not counted.
+//
+// The master API (/master/api/...) is served on master's host only: /t/master, or no prefix with the
+// master token or a token of nobody's; on another tenant's host (its /t/NAME, or no prefix with its
+// token) it is answered 403 with no body. There, a token that is not master's is answered 401
+// "unauthorized" (text), and one without the account_management scope 403 {"error":"Your access token
+// does not have the correct permissions"}. The master token also reaches master's Account Management
+// API, where master's developer accounts are its tenants, with their users.
 package simulator
 
 import (
@@ -38,6 +47,23 @@ type Options struct {
 	Seed int64
 	// Faults to inject from the start.
 	Faults Faults
+	// MasterToken, when set, makes the master account: tenant MasterTenant ("master"), reachable with
+	// this token, which serves the master API (POST /master/api/providers.json makes a new tenant).
+	MasterToken string
+	// Superdomain is the installation's superdomain (porta's THREESCALE_SUPERDOMAIN, the APIManager's
+	// wildcardDomain): a new tenant's developer portal is <slug>.<Superdomain>. Default
+	// DefaultSuperdomain.
+	Superdomain string
+	// AdminDomain gives a new tenant's admin_domain, the host of its admin portal and Account Management
+	// API, from its slug (the org_name parameterized, "-2"... when taken), which is also its tenant name
+	// here. Default <slug>-admin.<Superdomain>, as porta makes it. A test points it at the simulator
+	// itself with the /t/NAME prefix, e.g. func(slug string) string { return "127.0.0.1:PORT/t/" + slug }
+	// with PlainHTTP, so that admin_base_url reaches the new tenant (listen first to know the port, then
+	// serve the simulator on that listener).
+	AdminDomain func(slug string) string
+	// PlainHTTP makes the tenants' admin_base_url and base_url http://, as porta's force_ssl off does;
+	// https:// by default.
+	PlainHTTP bool
 }
 
 // Simulator is an http.Handler serving the simulated API. Safe for concurrent use.
@@ -54,6 +80,12 @@ type Simulator struct {
 	scopes map[string][]string
 	// ignoredRetryAfter counts requests sent while a Retry-After of their tenant's rate limit ran.
 	ignoredRetryAfter int
+	// master is the master account's tenant (Options.MasterToken), nil without one.
+	master *tenant
+	// superdomain, adminDomain and scheme make a new tenant's domains and base URLs (Options).
+	superdomain string
+	adminDomain func(slug string) string
+	scheme      string
 }
 
 // New returns a simulator with the given tenants, faults and seed.
@@ -62,6 +94,20 @@ func New(opts Options) *Simulator {
 		rnd: rand.New(rand.NewSource(opts.Seed)), stats: map[CallKey]int{}, journal: map[string][]CallKey{}, scopes: map[string][]string{}}
 	for name, token := range opts.Tenants {
 		s.AddTenant(name, token)
+	}
+	if opts.MasterToken != "" {
+		s.AddTenant(MasterTenant, opts.MasterToken)
+		s.master = s.names[MasterTenant]
+	}
+	s.superdomain, s.adminDomain, s.scheme = opts.Superdomain, opts.AdminDomain, "https"
+	if s.superdomain == "" {
+		s.superdomain = DefaultSuperdomain
+	}
+	if s.adminDomain == nil {
+		s.adminDomain = func(slug string) string { return slug + "-admin." + s.superdomain }
+	}
+	if opts.PlainHTTP {
+		s.scheme = "http"
 	}
 	var rs []route
 	rs = append(rs, serviceRoutes()...)
@@ -73,6 +119,7 @@ func New(opts Options) *Simulator {
 	rs = append(rs, activeDocRoutes()...)
 	rs = append(rs, proxyConfigRoutes()...)
 	rs = append(rs, registryRoutes()...)
+	rs = append(rs, masterRoutes()...)
 	s.routes = rs
 	return s
 }
@@ -145,6 +192,7 @@ const msgTokenPermissions = "Your access token does not have the correct permiss
 // request is one parsed, authenticated API request.
 type request struct {
 	t      *tenant
+	sim    *Simulator // for what reaches beyond the tenant: master making and dropping tenants
 	method string
 	params map[string]int64  // path ids
 	texts  map[string]string // path values that are text, not ids (route.text), as sent
@@ -277,6 +325,7 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 	} else if pathKnown {
 		template = path // a known path with a wrong verb is counted under its concrete path
 	}
+	masterAPI := strings.HasPrefix(path, "/master/api/")
 
 	s.mu.Lock()
 	t := s.tenants[token]
@@ -284,16 +333,23 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 		t = nil
 	}
 	fault := s.drawFault(isWrite(hr.Method))
+	gate := accountGate(t)
+	if masterAPI {
+		gate = s.masterGate(hostTenant, t)
+	}
 	retry, limited := 0, false
 	scoped := true
-	if t != nil && rt != nil {
+	if t != nil && rt != nil && gate == nil {
 		retry, limited = s.overTenantLimit(t, time.Now())
 		scoped = s.scopesAllow(token, rt.template)
 	}
+	masterHost := masterAPI && hostTenant == "" && t == nil && s.master != nil
 	s.mu.Unlock()
 
 	var a answer
 	switch {
+	case gate != nil:
+		a = *gate
 	case limited:
 		a = answer{http.StatusTooManyRequests, retryAfter(retry)}
 	case t == nil:
@@ -313,7 +369,7 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 			a = fault.answer()
 			break
 		}
-		req := &request{t: t, method: hr.Method, params: params, texts: texts, form: form}
+		req := &request{t: t, sim: s, method: hr.Method, params: params, texts: texts, form: form}
 		if strings.HasSuffix(rt.template, "/{key}.json") {
 			req.key = strings.TrimSuffix(path[strings.LastIndex(path, "/")+1:], ".json")
 		}
@@ -329,10 +385,13 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 		}
 	}
 	name := ""
-	if t != nil {
+	switch {
+	case t != nil:
 		name = t.name
-	} else if hostTenant != "" && s.tenantNamed(hostTenant) {
+	case hostTenant != "" && s.tenantNamed(hostTenant):
 		name = hostTenant // refused on the tenant's own admin host: its own log has it
+	case masterHost:
+		name = MasterTenant // the master API refused on master's host
 	}
 	s.count(name, hr.Method, template, a.code)
 	writeJSON(w, a)

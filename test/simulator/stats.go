@@ -23,7 +23,8 @@ type CallCount struct {
 //
 // Calls are sorted by endpoint, method, code and tenant. "endpoint" is the path template (ids as
 // {id}, {service_id}...; unknown paths as sent); "tenant" is the token's tenant, or for a refused token
-// the tenant whose own admin host (/t/NAME) was addressed, else empty; code 0 counts
+// the tenant whose own admin host (/t/NAME) was addressed, or "master" for the master API refused on
+// master's host, else empty; the master account's calls are under "master" (MasterTenant); code 0 counts
 // lost responses (the write committed, the reply was dropped). Writes are non-GET calls.
 type Stats struct {
 	Total  int `json:"total"`
