@@ -47,11 +47,12 @@ generate: $(CONTROLLER_GEN) ## Generate deepcopy code for the API types.
 	$(CONTROLLER_GEN) object paths=./apis/...
 
 .PHONY: manifests
-manifests: $(CONTROLLER_GEN) ## Generate CRDs (config/crd/bases, copied into charts/apimsync/crds), the RBAC role (config/rbac); copy the alerts into the chart.
+manifests: $(CONTROLLER_GEN) ## Generate CRDs (config/crd/bases, copied into charts/apimsync/crds), the RBAC role (config/rbac); copy the alerts and the user roles into the chart.
 	$(CONTROLLER_GEN) crd rbac:roleName=apimsync-manager paths=./apis/... paths=./controllers/... \
 		output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
 	rm -f charts/apimsync/crds/*.yaml && cp config/crd/bases/*.yaml charts/apimsync/crds/
 	cp config/prometheus/rules.yaml charts/apimsync/files/prometheus-rules.yaml
+	cp config/rbac/tenant_admin_role.yaml charts/apimsync/templates/user_roles.yaml
 
 .PHONY: bundle
 bundle: ## Write the OLM bundle (bundle/: CSV, CRDs, metadata, bundle.Dockerfile) from config/, samples/ and RELEASE.

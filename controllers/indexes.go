@@ -65,7 +65,8 @@ func registerIndexes(ctx context.Context, mgr ctrl.Manager) error {
 // syncedKinds returns an empty object of every kind apimsync syncs.
 func syncedKinds() []client.Object {
 	return []client.Object{&v1alpha1.Backend{}, &v1alpha1.Product{}, &v1alpha1.ApplicationPlan{},
-		&v1alpha1.DeveloperAccount{}, &v1alpha1.Application{}, &v1alpha1.ActiveDoc{}, &v1alpha1.CustomPolicyDefinition{}}
+		&v1alpha1.DeveloperAccount{}, &v1alpha1.Application{}, &v1alpha1.ActiveDoc{}, &v1alpha1.CustomPolicyDefinition{},
+		&v1alpha1.Tenant{}}
 }
 
 // customPolicyRefs lists the custom policies of a Product's chain (every version but "builtin") by
@@ -112,6 +113,9 @@ func secretRefs(o client.Object) []string {
 		}
 	case *v1alpha1.CustomPolicyDefinition:
 		set[t.Spec.ProviderAccountSecretName()] = true
+	case *v1alpha1.Tenant: // the master account and the admin's password
+		set[t.Spec.MasterAccountRef.Name] = true
+		set[t.Spec.PasswordRef.Name] = true
 	case *v1alpha1.OpenAPI: // its document; the generated resources read the provider account
 		if r := t.Spec.DocumentRef; r != nil && r.SecretKeyRef != nil {
 			set[r.SecretKeyRef.Name] = true
@@ -177,6 +181,8 @@ func ownerKeyOf(o client.Object) []string {
 		scope = strconv.FormatInt(t.Status.ProductID, 10)
 	case *v1alpha1.Application:
 		scope = strconv.FormatInt(t.Status.AccountID, 10)
+	case *v1alpha1.Tenant:
+		scope = "tenant"
 	}
 	return []string{ownerKey(st.TenantHost, scope, st.SystemName)}
 }

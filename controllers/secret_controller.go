@@ -80,7 +80,8 @@ func (r *SecretReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 // remote-cleanup finalizer reads the Secret.
 func (r *SecretReconciler) inUse(ctx context.Context, secret client.Object) (bool, error) {
 	for _, list := range []client.ObjectList{&v1alpha1.BackendList{}, &v1alpha1.ProductList{}, &v1alpha1.ApplicationPlanList{},
-		&v1alpha1.DeveloperAccountList{}, &v1alpha1.ApplicationList{}, &v1alpha1.ActiveDocList{}, &v1alpha1.CustomPolicyDefinitionList{}} {
+		&v1alpha1.DeveloperAccountList{}, &v1alpha1.ApplicationList{}, &v1alpha1.ActiveDocList{}, &v1alpha1.CustomPolicyDefinitionList{},
+		&v1alpha1.TenantList{}} {
 		// Read only: the cache's objects as they are, no copy of each.
 		if err := r.Client.List(ctx, list, client.InNamespace(secret.GetNamespace()), client.MatchingFields{indexSecretRefs: secret.GetName()},
 			client.UnsafeDisableDeepCopy); err != nil {

@@ -127,9 +127,9 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// +kubebuilder:rbac:groups=capabilities.apimsync.io,resources=backends;products;applicationplans;developeraccounts;applications;activedocs;custompolicydefinitions,verbs=get;list;watch;update;patch;delete
-// +kubebuilder:rbac:groups=capabilities.apimsync.io,resources=backends/status;products/status;applicationplans/status;developeraccounts/status;applications/status;activedocs/status;custompolicydefinitions/status,verbs=get;update;patch
-// +kubebuilder:rbac:groups=capabilities.apimsync.io,resources=backends/finalizers;products/finalizers;applicationplans/finalizers;developeraccounts/finalizers;applications/finalizers;activedocs/finalizers;custompolicydefinitions/finalizers,verbs=update
+// +kubebuilder:rbac:groups=capabilities.apimsync.io,resources=backends;products;applicationplans;developeraccounts;applications;activedocs;custompolicydefinitions;tenants,verbs=get;list;watch;update;patch;delete
+// +kubebuilder:rbac:groups=capabilities.apimsync.io,resources=backends/status;products/status;applicationplans/status;developeraccounts/status;applications/status;activedocs/status;custompolicydefinitions/status;tenants/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=capabilities.apimsync.io,resources=backends/finalizers;products/finalizers;applicationplans/finalizers;developeraccounts/finalizers;applications/finalizers;activedocs/finalizers;custompolicydefinitions/finalizers;tenants/finalizers,verbs=update
 // +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch
 // +kubebuilder:rbac:groups=apps.3scale.net,resources=apimanagers,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
@@ -252,7 +252,7 @@ func listOfKind(kind string) client.ObjectList {
 	return map[string]client.ObjectList{"Backend": &v1alpha1.BackendList{}, "Product": &v1alpha1.ProductList{},
 		"ApplicationPlan": &v1alpha1.ApplicationPlanList{}, "DeveloperAccount": &v1alpha1.DeveloperAccountList{},
 		"Application": &v1alpha1.ApplicationList{}, "ActiveDoc": &v1alpha1.ActiveDocList{},
-		"CustomPolicyDefinition": &v1alpha1.CustomPolicyDefinitionList{}}[kind]
+		"CustomPolicyDefinition": &v1alpha1.CustomPolicyDefinitionList{}, "Tenant": &v1alpha1.TenantList{}}[kind]
 }
 
 // referenced maps an object to the objects of ref.To it names through ref's field (by their Key, read
@@ -344,6 +344,9 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 			engine.Typed(snapshotKindCustomPolicy, snapshots, &CustomPolicyDefinitionSyncer{Reader: reader, Accounts: accounts, Claims: claims()}),
 			&v1alpha1.CustomPolicyDefinitionList{}),
 		setupOpenAPI(sh, reader),
+		kindController(sh, "Tenant", func() *v1alpha1.Tenant { return &v1alpha1.Tenant{} },
+			engine.Typed(snapshotKindTenant, snapshots, &TenantSyncer{Reader: reader, Writer: mgr.GetClient(), Accounts: accounts, Claims: claims(),
+				Recorder: mgr.GetEventRecorder("apimsync-tenant")}), &v1alpha1.TenantList{}),
 	)
 	if err != nil {
 		return err

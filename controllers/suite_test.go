@@ -42,6 +42,8 @@ var (
 const (
 	tenantName  = "acme"
 	tenantToken = "acme-token"
+	// masterToken is the simulator's master access token.
+	masterToken = "master-token"
 	waitTimeout = 60 * time.Second
 	// quietWait is the test manager's --quiet-wait.
 	quietWait = 5 * time.Second
@@ -69,10 +71,14 @@ func runSuite(m *testing.M) int {
 	}
 	defer func() { _ = env.Stop() }()
 	k8s = env.Client
-	sim = simulator.New(simulator.Options{Tenants: map[string]string{tenantName: tenantToken}, Seed: 7})
+	// The simulator has a master account too: a Tenant signs tenants up whose admin URLs lead back to it.
+	var simAddr string
+	sim = simulator.New(simulator.Options{Tenants: map[string]string{tenantName: tenantToken}, Seed: 7, MasterToken: masterToken,
+		PlainHTTP: true, AdminDomain: func(slug string) string { return simAddr + "/t/" + slug }})
 	srv := httptest.NewServer(sim)
 	defer srv.Close()
 	simURL = srv.URL
+	simAddr = strings.TrimPrefix(srv.URL, "http://")
 	if err := startManager(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

@@ -220,23 +220,42 @@ func storageVersion(c *apiextv1.CustomResourceDefinition) apiextv1.CustomResourc
 	return c.Spec.Versions[0]
 }
 
+// sampleFiles lists the files of samples/ in the order of its kustomization, then those of
+// samples/tenants/ (the cluster admins' samples: Tenants), if any.
+func sampleFiles(dir string) ([]string, error) {
+	var files []string
+	for i, d := range []string{dir, filepath.Join(dir, "tenants")} {
+		raw, err := os.ReadFile(filepath.Join(d, "kustomization.yaml"))
+		if i > 0 && os.IsNotExist(err) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		var k struct {
+			Resources []string `json:"resources"`
+		}
+		if err := yaml.Unmarshal(raw, &k); err != nil {
+			return nil, fmt.Errorf("%s: %w", filepath.Join(d, "kustomization.yaml"), err)
+		}
+		for _, name := range k.Resources {
+			files = append(files, filepath.Join(d, name))
+		}
+	}
+	return files, nil
+}
+
 // readExamples is alm-examples: for each owned kind, the first object of that kind in samples/ (its
-// files in the order of its kustomization), in the CRDs' order, without namespace (the console fills in
+// files in the order of its kustomization, then samples/tenants/), in the CRDs' order, without namespace (the console fills in
 // the one it creates it in).
 func readExamples(dir string, crds []*apiextv1.CustomResourceDefinition) (string, error) {
-	var k struct {
-		Resources []string `json:"resources"`
-	}
-	raw, err := os.ReadFile(filepath.Join(dir, "kustomization.yaml"))
+	files, err := sampleFiles(dir)
 	if err != nil {
 		return "", err
 	}
-	if err := yaml.Unmarshal(raw, &k); err != nil {
-		return "", fmt.Errorf("samples/kustomization.yaml: %w", err)
-	}
 	first := map[string]map[string]any{}
-	for _, name := range k.Resources {
-		objs, err := readObjects(filepath.Join(dir, name))
+	for _, file := range files {
+		objs, err := readObjects(file)
 		if err != nil {
 			return "", err
 		}

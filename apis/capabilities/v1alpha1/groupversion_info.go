@@ -31,6 +31,7 @@ func addKnownTypes(s *runtime.Scheme) error {
 		&ActiveDoc{}, &ActiveDocList{},
 		&CustomPolicyDefinition{}, &CustomPolicyDefinitionList{},
 		&OpenAPI{}, &OpenAPIList{},
+		&Tenant{}, &TenantList{},
 	)
 	metav1.AddToGroupVersion(s, GroupVersion)
 	return nil

@@ -304,6 +304,11 @@ func TestSamplesAreAccepted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	tenants, err := testenv.Render("samples/tenants")
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs = append(objs, tenants...)
 	ns := namespace(t)
 	kinds := map[string]int{}
 	for _, u := range objs {
@@ -321,8 +326,8 @@ func TestSamplesAreAccepted(t *testing.T) {
 		}
 		kinds[u.GetKind()]++
 	}
-	want := map[string]int{"Secret": 2, "ConfigMap": 1, "Backend": 2, "Product": 3, "ApplicationPlan": 5, "DeveloperAccount": 1,
-		"Application": 3, "ActiveDoc": 1}
+	want := map[string]int{"Secret": 4, "ConfigMap": 1, "Backend": 2, "Product": 3, "ApplicationPlan": 5, "DeveloperAccount": 1,
+		"Application": 3, "ActiveDoc": 1, "CustomPolicyDefinition": 1, "OpenAPI": 1, "Tenant": 1}
 	for k, n := range want {
 		if kinds[k] != n {
 			t.Errorf("samples have %d %s, want %d", kinds[k], k, n)

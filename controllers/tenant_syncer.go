@@ -1,0 +1,310 @@
+package controllers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	tsclient "github.com/apimsync/apimsync/client"
+	"github.com/apimsync/apimsync/controllers/engine"
+)
+
+// A Tenant is a provider account of an on-premises 3scale, made through the master API with a master
+// token (its session is the master portal's). porta shows a new tenant's access token once, in the
+// signup's answer: apimsync writes it at once into the provider-account Secret the Tenant names, which
+// it then controls (annotated with the Tenant's UID; no owner reference can cross namespaces). A tenant is
+// never adopted, and a signup whose answer was lost leaves a tenant whose token nobody can read: it is
+// reported, never deleted on a guess.
+
+// snapshotKindTenant is the kind under which tenants' snapshots are cached.
+const snapshotKindTenant = "tenant"
+
+// Condition and event reasons of Tenants.
+const (
+	ReasonTenantTokenLost     = "TenantTokenLost"
+	ReasonSecretNotOurs       = "SecretNotControlled"
+	ReasonTenantScheduled     = "TenantScheduledForDeletion"
+	tenantStateApproved       = "approved"
+	tenantStateScheduled      = "scheduled_for_deletion"
+	tenantUIDAnnotation       = "apimsync.io/tenant-uid"
+	tenantLabel               = "apimsync.io/tenant"
+	userStateActive           = "active"
+	tenantSecretNameByDefault = v1alpha1.DefaultProviderAccountSecret
+)
+
+// TenantSyncer syncs Tenants to the master API.
+type TenantSyncer struct {
+	// Reader reads Kubernetes objects (the manager's cache; Secrets' data on demand).
+	Reader client.Reader
+	// Writer writes the provider-account Secrets of new tenants.
+	Writer client.Client
+	// Accounts connects to the master portal (a Secret shaped like a provider account's).
+	Accounts *ProviderAccounts
+	// Claims arbitrates Tenants that name the same organization on one master.
+	Claims *Claims
+	// Recorder announces scheduled deletions.
+	Recorder events.EventRecorder
+}
+
+var _ engine.TypedSyncer[*v1alpha1.Tenant, tenantDesired, *tenantSnapshot] = &TenantSyncer{}
+
+// tenantDesired is the admin's password read from its Secret.
+type tenantDesired struct {
+	Password string `json:"-"`
+	// PasswordVersion is the password Secret's version (UID and resourceVersion), for the hash.
+	PasswordVersion string
+}
+
+// tenantSnapshot is a tenant and its first admin user.
+type tenantSnapshot struct {
+	Tenant tsclient.Tenant
+	Admin  *tsclient.User
+}
+
+// RemoteID implements engine.Snapshot.
+func (s *tenantSnapshot) RemoteID() int64 { return s.Tenant.ID }
+
+// Clone implements engine.Snapshot.
+func (s *tenantSnapshot) Clone() *tenantSnapshot {
+	c := *s
+	if s.Admin != nil {
+		admin := *s.Admin
+		c.Admin = &admin
+	}
+	return &c
+}
+
+// tenantSecretKey is where a Tenant writes its provider-account Secret.
+func tenantSecretKey(t *v1alpha1.Tenant) client.ObjectKey {
+	name := t.Spec.ProviderAccountSecret.Name
+	if name == "" {
+		name = tenantSecretNameByDefault
+	}
+	return client.ObjectKey{Namespace: t.Spec.ProviderAccountSecret.Namespace, Name: name}
+}
+
+// Connect implements engine.TypedSyncer: the master portal's session.
+func (s *TenantSyncer) Connect(ctx context.Context, t *v1alpha1.Tenant) (*engine.Session, error) {
+	return s.Accounts.Connect(ctx, t.Namespace, secretForSession(t, t.Spec.MasterAccountRef.Name))
+}
+
+// Resolve implements engine.TypedSyncer: the admin's password, and one Tenant per organization on a master.
+func (s *TenantSyncer) Resolve(ctx context.Context, t *v1alpha1.Tenant, sess *engine.Session) (engine.Resolved[tenantDesired], error) {
+	r := engine.Resolved[tenantDesired]{SystemName: t.Spec.OrganizationName}
+	password, version, err := secretKey(ctx, s.Reader, t.Namespace, &t.Spec.PasswordRef, "spec.passwordRef")
+	if err != nil {
+		return r, err
+	}
+	if err := checkSoleOwner(ctx, s.Reader, s.Claims, t, &v1alpha1.TenantList{}, ownerKey(sess.Tenant, "tenant", r.SystemName)); err != nil {
+		return r, err
+	}
+	r.Desired = tenantDesired{Password: password, PasswordVersion: version}
+	key := tenantSecretKey(t)
+	r.Hash = sess.HashOf(sess.Tenant, t.Spec.OrganizationName, t.Spec.Username, t.Spec.Email, key.String(), version)
+	return r, nil
+}
+
+// Read implements engine.TypedSyncer: the tenant this Tenant made (by its recorded id). A create in
+// doubt (its answer lost) that made one is reported: its token is lost.
+func (s *TenantSyncer) Read(ctx context.Context, t *v1alpha1.Tenant, sess *engine.Session) (*tenantSnapshot, bool, error) {
+	id := t.Status.TenantID
+	if id == 0 {
+		if !sess.CreatePending {
+			return nil, false, nil // never adopted: a tenant's token is only in its signup's answer
+		}
+		found, err := sess.Remote.FindTenant(ctx, t.Spec.Username, t.Spec.Email)
+		if tsclient.IsNotFound(err) {
+			return nil, false, nil
+		}
+		if err != nil {
+			return nil, false, fmt.Errorf("cannot look for the tenant of a signup in doubt: %w", err)
+		}
+		return nil, false, engine.Invalid(ReasonTenantTokenLost,
+			"3scale made tenant %q (id %d) but the answer to the signup, the only one that shows its access token, was lost: "+
+				"delete that tenant in the master portal and apimsync signs up again, or create an access token for its admin and write Secret %s yourself "+
+				"(with adminURL and token), then delete this Tenant with deletionPolicy: Retain", found.OrgName, found.ID, tenantSecretKey(t))
+	}
+	tenant, err := sess.Remote.GetTenant(ctx, id)
+	if tsclient.IsNotFound(err) {
+		t.Status.TenantID = 0 // deleted for good in 3scale: made again (a drift repair)
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("cannot read tenant %d: %w", id, err)
+	}
+	snap := &tenantSnapshot{Tenant: *tenant}
+	if snap.Admin, err = s.admin(ctx, sess, t, id); err != nil {
+		return nil, false, err
+	}
+	return snap, true, nil
+}
+
+// admin reads the tenant's first admin user (nil when it is not found).
+func (s *TenantSyncer) admin(ctx context.Context, sess *engine.Session, t *v1alpha1.Tenant, id int64) (*tsclient.User, error) {
+	users, err := sess.Remote.ListTenantUsers(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("cannot list the users of tenant %d: %w", id, err)
+	}
+	i := slices.IndexFunc(users, func(u tsclient.User) bool { return u.Username == t.Spec.Username })
+	if i < 0 {
+		return nil, nil
+	}
+	return &users[i], nil
+}
+
+// Compare implements engine.TypedSyncer: the tenant is approved (not scheduled for deletion), its admin
+// active, and the provider-account Secret this Tenant controls holds its admin URL.
+func (s *TenantSyncer) Compare(ctx context.Context, t *v1alpha1.Tenant, _ *engine.Session, _ tenantDesired, snap *tenantSnapshot) (bool, error) {
+	t.Status.AdminURL, t.Status.State = snap.Tenant.AdminBaseURL, snap.Tenant.State
+	secret, err := s.secret(ctx, t)
+	if err != nil {
+		return false, err
+	}
+	return snap.Tenant.State == tenantStateApproved && (snap.Admin == nil || snap.Admin.State == userStateActive) &&
+		secret != nil && string(secret.Data[SecretKeyAdminURL]) == snap.Tenant.AdminBaseURL, nil
+}
+
+// secret reads the provider-account Secret this Tenant wrote: nil when there is none, an Invalid error
+// when one of that name is not this Tenant's.
+func (s *TenantSyncer) secret(ctx context.Context, t *v1alpha1.Tenant) (*corev1.Secret, error) {
+	var secret corev1.Secret
+	key := tenantSecretKey(t)
+	if err := s.Reader.Get(ctx, key, &secret); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	if secret.Annotations[tenantUIDAnnotation] != string(t.UID) {
+		return nil, engine.Invalid(ReasonSecretNotOurs, "Secret %s exists and was not written by this Tenant: it is left as it is; name another one in spec.providerAccountSecret", key)
+	}
+	return &secret, nil
+}
+
+// Create implements engine.TypedSyncer: signs the tenant up and writes its provider-account Secret at
+// once, before anything else (the token is in this answer only), then activates its admin.
+func (s *TenantSyncer) Create(ctx context.Context, t *v1alpha1.Tenant, sess *engine.Session, want tenantDesired) (engine.Created[*tenantSnapshot], error) {
+	var none engine.Created[*tenantSnapshot]
+	if existing, err := s.secret(ctx, t); err != nil || existing != nil {
+		if err == nil { // a Secret of ours with a token of a tenant we no longer know: keep it, and stop
+			err = engine.Invalid(ReasonTenantTokenLost, "Secret %s holds the token of a tenant this Tenant made earlier and no longer records: "+
+				"delete that Secret (and that tenant in 3scale) to sign up again", tenantSecretKey(t))
+		}
+		return none, engine.NothingMade(err)
+	}
+	signup, err := sess.Remote.SignupTenant(ctx, tsclient.TenantParams{OrgName: t.Spec.OrganizationName, Username: t.Spec.Username,
+		Email: t.Spec.Email, Password: want.Password})
+	if err != nil {
+		return none, fmt.Errorf("cannot sign tenant %q up: %w", t.Spec.OrganizationName, err)
+	}
+	if err := s.writeSecret(ctx, t, sess, signup.Tenant.AdminBaseURL, signup.AccessToken); err != nil {
+		return none, fmt.Errorf("tenant %q (id %d) was made but its provider-account Secret could not be written: %w", t.Spec.OrganizationName, signup.Tenant.ID, err)
+	}
+	t.Status.TenantID = signup.Tenant.ID
+	snap := &tenantSnapshot{Tenant: signup.Tenant}
+	if signup.AdminUserID != 0 {
+		snap.Admin = &tsclient.User{ID: signup.AdminUserID, Username: t.Spec.Username, State: "pending"}
+	} else if snap.Admin, err = s.admin(ctx, sess, t, signup.Tenant.ID); err != nil {
+		return none, err
+	}
+	return engine.Created[*tenantSnapshot]{Snapshot: snap}, nil
+}
+
+// writeSecret writes the tenant's provider-account Secret (adminURL, token), controlled by this Tenant.
+// A plain-http master (a test or demo install) passes its opt-in on.
+func (s *TenantSyncer) writeSecret(ctx context.Context, t *v1alpha1.Tenant, sess *engine.Session, adminURL, token string) error {
+	key := tenantSecretKey(t)
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name,
+		Labels:      map[string]string{tenantLabel: t.Namespace + "." + t.Name},
+		Annotations: map[string]string{tenantUIDAnnotation: string(t.UID)}},
+		Type: corev1.SecretTypeOpaque,
+		Data: map[string][]byte{SecretKeyAdminURL: []byte(adminURL), SecretKeyToken: []byte(token)}}
+	if strings.HasPrefix(adminURL, "http://") {
+		secret.Data[SecretKeyAllowInsecureHTTP] = []byte("true")
+	}
+	err := s.Writer.Create(ctx, secret)
+	for try := 0; err != nil && !apierrors.IsAlreadyExists(err) && try < 3; try++ {
+		err = s.Writer.Create(ctx, secret) // the token exists nowhere else: a passing failure is retried here
+	}
+	return err
+}
+
+// Update implements engine.TypedSyncer: resumes a tenant scheduled for deletion behind apimsync's back,
+// activates its admin, and puts the Secret's admin URL right (its token is never rewritten: a Secret that
+// lost its token cannot be repaired, and says so).
+func (s *TenantSyncer) Update(ctx context.Context, t *v1alpha1.Tenant, sess *engine.Session, _ tenantDesired, snap *tenantSnapshot) (*tenantSnapshot, error) {
+	c, id := sess.Remote, snap.Tenant.ID
+	if snap.Tenant.State == tenantStateScheduled {
+		resumed, err := c.ResumeTenant(ctx, id)
+		if err != nil {
+			return nil, fmt.Errorf("cannot resume tenant %d: %w", id, err)
+		}
+		snap.Tenant = *resumed
+	}
+	if snap.Admin != nil && snap.Admin.State != userStateActive {
+		if err := c.ActivateTenantUser(ctx, id, snap.Admin.ID); err != nil {
+			return nil, fmt.Errorf("cannot activate the admin of tenant %d: %w", id, err)
+		}
+		snap.Admin.State = userStateActive
+	}
+	secret, err := s.secret(ctx, t)
+	switch {
+	case err != nil:
+		return nil, err
+	case secret == nil:
+		return nil, engine.Invalid(ReasonTenantTokenLost, "Secret %s, the only copy of tenant %d's access token, was deleted: create an access token for its admin in its admin portal "+
+			"and write the Secret yourself (adminURL, token), or delete the tenant in 3scale and this Tenant's status to sign up again", tenantSecretKey(t), id)
+	case string(secret.Data[SecretKeyAdminURL]) != snap.Tenant.AdminBaseURL:
+		secret = secret.DeepCopy()
+		secret.Data[SecretKeyAdminURL] = []byte(snap.Tenant.AdminBaseURL)
+		if err := s.Writer.Update(ctx, secret); err != nil {
+			return nil, err
+		}
+	}
+	t.Status.AdminURL, t.Status.State, t.Status.SecretWritten = snap.Tenant.AdminBaseURL, snap.Tenant.State, tenantSecretKey(t).String()
+	return snap, nil
+}
+
+// Delete implements engine.TypedSyncer: schedules the tenant's deletion (porta deletes it for good
+// later, announced with the date) and deletes the Secret this Tenant wrote.
+func (s *TenantSyncer) Delete(ctx context.Context, t *v1alpha1.Tenant, sess *engine.Session) error {
+	if id := t.Status.TenantID; id != 0 {
+		tenant, err := sess.Remote.GetTenant(ctx, id)
+		switch {
+		case tsclient.IsNotFound(err):
+		case err != nil:
+			return fmt.Errorf("cannot read tenant %d: %w", id, err)
+		case tenant.State != tenantStateScheduled:
+			if err := sess.Remote.DeleteTenant(ctx, id); err != nil && !tsclient.IsNotFound(err) {
+				return fmt.Errorf("cannot schedule the deletion of tenant %d: %w", id, err)
+			}
+			if tenant, err = sess.Remote.GetTenant(ctx, id); err == nil && s.Recorder != nil {
+				s.Recorder.Eventf(t, nil, "Normal", ReasonTenantScheduled, "Delete",
+					"3scale scheduled tenant %q (id %d) for deletion; it deletes it for good on %s", tenant.OrgName, id, tenant.DeletionDate)
+			}
+		}
+	}
+	secret, err := s.secret(ctx, t)
+	if err != nil || secret == nil {
+		return client.IgnoreNotFound(ignoreReasoned(err))
+	}
+	return client.IgnoreNotFound(s.Writer.Delete(ctx, secret))
+}
+
+// ignoreReasoned drops a Secret-not-ours verdict on deletion: that Secret is left as it is.
+func ignoreReasoned(err error) error {
+	var reasoned *engine.ReasonedError
+	if errors.As(err, &reasoned) {
+		return nil
+	}
+	return err
+}
