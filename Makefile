@@ -91,8 +91,9 @@ verify: generate manifests bundle ## Regenerate code, manifests and the bundle; 
 ##@ Build and run
 
 .PHONY: build
-build: ## Build the manager and the 3scale simulator into bin/.
+build: ## Build the manager, the kubectl plugin (kubectl-apimsync) and the 3scale simulator into bin/.
 	go build -o $(BIN)/manager ./cmd/manager
+	go build -o $(BIN)/kubectl-apimsync ./cmd/kubectl-apimsync
 	go build -o $(BIN)/apimsync-sim ./cmd/apimsync-sim
 
 .PHONY: image

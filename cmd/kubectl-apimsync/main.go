@@ -1,0 +1,51 @@
+// Command kubectl-apimsync is apimsync's kubectl plugin (`kubectl apimsync ...`): the state of the
+// objects apimsync syncs, and the conversion of 3scale-operator's resources into apimsync's.
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+)
+
+func main() {
+	streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
+	if err := newRootCommand(streams).Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, "error:", err)
+		os.Exit(exitCode(err))
+	}
+}
+
+// exitCode is the process's exit code for err: 1 unless the error says otherwise.
+func exitCode(err error) int {
+	if e, ok := err.(interface{ ExitCode() int }); ok {
+		return e.ExitCode()
+	}
+	return 1
+}
+
+// newRootCommand is `kubectl apimsync`, with kubectl's usual flags (--kubeconfig, --context,
+// --namespace...).
+func newRootCommand(streams genericiooptions.IOStreams) *cobra.Command {
+	flags := genericclioptions.NewConfigFlags(true)
+	root := &cobra.Command{
+		Use:   "kubectl-apimsync",
+		// Shown as kubectl shows its plugins: `kubectl apimsync status`.
+		Annotations: map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl apimsync"},
+		Short: "Inspect apimsync's objects and bring 3scale-operator resources under apimsync",
+		Long: `kubectl apimsync works with the objects apimsync keeps in 3scale.
+
+ status    the state of every apimsync object, grouped by 3scale tenant
+ convert   3scale-operator resources (files or the cluster) into apimsync's, with a report
+
+Find more information at: https://github.com/apimsync/apimsync/tree/main/docs`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	flags.AddFlags(root.PersistentFlags())
+	root.AddCommand(newStatusCommand(flags, streams))
+	return root
+}
