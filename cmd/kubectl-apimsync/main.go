@@ -32,10 +32,10 @@ func exitCode(err error) int {
 func newRootCommand(streams genericiooptions.IOStreams) *cobra.Command {
 	flags := genericclioptions.NewConfigFlags(true)
 	root := &cobra.Command{
-		Use:   "kubectl-apimsync",
+		Use: "kubectl-apimsync",
 		// Shown as kubectl shows its plugins: `kubectl apimsync status`.
 		Annotations: map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl apimsync"},
-		Short: "Inspect apimsync's objects and bring 3scale-operator resources under apimsync",
+		Short:       "Inspect apimsync's objects and bring 3scale-operator resources under apimsync",
 		Long: `kubectl apimsync works with the objects apimsync keeps in 3scale.
 
  status    the state of every apimsync object, grouped by 3scale tenant
