@@ -1,5 +1,5 @@
 // Command kubectl-apimsync is apimsync's kubectl plugin (`kubectl apimsync ...`): the state of the
-// objects apimsync syncs, and the conversion of 3scale-operator's resources into apimsync's.
+// objects apimsync syncs, and a tenant's API products exported as apimsync resources.
 package main
 
 import (
@@ -39,13 +39,13 @@ func newRootCommand(streams genericiooptions.IOStreams) *cobra.Command {
 		Long: `kubectl apimsync works with the objects apimsync keeps in 3scale.
 
  status    the state of every apimsync object, grouped by 3scale tenant
- convert   3scale-operator resources (files or the cluster) into apimsync's, with a report
+ export    a 3scale tenant's API products as apimsync resources that adopt them with no write
 
 Find more information at: https://github.com/apimsync/apimsync/tree/main/docs`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
 	flags.AddFlags(root.PersistentFlags())
-	root.AddCommand(newStatusCommand(flags, streams))
+	root.AddCommand(newStatusCommand(flags, streams), newExportCommand(flags, streams))
 	return root
 }

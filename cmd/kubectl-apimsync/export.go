@@ -1,0 +1,222 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	tsclient "github.com/apimsync/apimsync/client"
+	"github.com/apimsync/apimsync/controllers"
+)
+
+// exportOptions are the flags of `kubectl apimsync export`.
+type exportOptions struct {
+	flags     *genericclioptions.ConfigFlags
+	streams   genericiooptions.IOStreams
+	out       string
+	secret    string
+	adminURL  string
+	tokenEnv  string
+	insecure  bool
+	products  []string
+	backends  []string
+	overwrite bool
+}
+
+func newExportCommand(flags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
+	o := &exportOptions{flags: flags, streams: streams}
+	cmd := &cobra.Command{
+		Use:   "export --out DIR [--secret NAME | --admin-url URL] [--product NAME]... [--backend NAME]...",
+		Short: "Write a 3scale tenant's API products as apimsync resources that adopt them with no write",
+		Long: `Read a 3scale tenant and write its backends, products (with their plans, policies and ActiveDocs) and
+custom policies as apimsync resources, in a kustomize directory: one file per product, a kustomization.yaml,
+and templates of the Secrets to fill in. Applied to a namespace, the resources adopt what is in 3scale
+with no write (each adoption is announced). What apimsync cannot model is listed at the end and in
+kustomization.yaml, never dropped silently.
+
+The tenant is the one of the provider-account Secret named by --secret in the namespace (default
+threescale-provider-account), or --admin-url with the token in the environment variable --token-env.`,
+		Example: `  # The tenant of this namespace's provider account, everything
+  kubectl apimsync export --out ./tenant
+
+  # A tenant not connected yet: its admin URL, the token from THREESCALE_TOKEN
+  THREESCALE_TOKEN=... kubectl apimsync export --admin-url https://acme-admin.3scale.net --out ./acme
+
+  # Only the product "shop" and the backends it uses
+  kubectl apimsync export --out ./shop --product shop`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd.Context()) },
+	}
+	cmd.Flags().StringVar(&o.out, "out", "", "The directory to write (created; must be empty unless --overwrite).")
+	cmd.Flags().StringVar(&o.secret, "secret", v1alpha1.DefaultProviderAccountSecret, "The provider-account Secret of the namespace to read the tenant's admin URL and token from.")
+	cmd.Flags().StringVar(&o.adminURL, "admin-url", "", "The tenant's admin portal, instead of a Secret (the token comes from --token-env).")
+	cmd.Flags().StringVar(&o.tokenEnv, "token-env", "THREESCALE_TOKEN", "The environment variable holding the access token, with --admin-url.")
+	cmd.Flags().BoolVar(&o.insecure, "allow-insecure-http", false, "Allow a plain http admin URL (test tenants).")
+	cmd.Flags().StringSliceVar(&o.products, "product", nil, "Export only this product (system name), with the backends it uses; repeatable.")
+	cmd.Flags().StringSliceVar(&o.backends, "backend", nil, "Export only this backend (system name); repeatable.")
+	cmd.Flags().BoolVar(&o.overwrite, "overwrite", false, "Write into a directory that is not empty.")
+	_ = cmd.MarkFlagRequired("out")
+	return cmd
+}
+
+func (o *exportOptions) run(ctx context.Context) error {
+	if err := o.checkOut(); err != nil {
+		return err
+	}
+	remote, err := o.tenant(ctx)
+	if err != nil {
+		return err
+	}
+	exported, err := controllers.ExportTenant(ctx, remote, controllers.ExportOptions{Products: o.products, Backends: o.backends})
+	if err != nil {
+		return fmt.Errorf("cannot read the tenant: %w", err)
+	}
+	files, err := writeExport(o.out, exported)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(o.streams.Out, "wrote %s (%s)\n", o.out, strings.Join(files, ", "))
+	if len(exported.Templates) > 0 {
+		fmt.Fprintf(o.streams.Out, "fill in %s, then add it to kustomization.yaml (or create those Secrets another way)\n", secretsFile)
+	}
+	for _, l := range exported.Left {
+		fmt.Fprintf(o.streams.Out, "not exported: %s\n", l)
+	}
+	return nil
+}
+
+// checkOut refuses an output directory with files in it, unless --overwrite.
+func (o *exportOptions) checkOut() error {
+	entries, err := os.ReadDir(o.out)
+	if err == nil && len(entries) > 0 && !o.overwrite {
+		return fmt.Errorf("%s is not empty: choose another --out, or --overwrite", o.out)
+	}
+	if err != nil && !os.IsNotExist(err) {
+		return fmt.Errorf("cannot read %s: %w", o.out, err)
+	}
+	return nil
+}
+
+// tenant is a client of the tenant to export: from --admin-url and the token's variable, or from the
+// provider-account Secret.
+func (o *exportOptions) tenant(ctx context.Context) (*tsclient.Client, error) {
+	adminURL, token, insecure := o.adminURL, "", o.insecure
+	if adminURL != "" {
+		if token = os.Getenv(o.tokenEnv); token == "" {
+			return nil, fmt.Errorf("the access token is not set: put it in the environment variable %s", o.tokenEnv)
+		}
+	} else {
+		c, namespace, err := clientFor(o.flags)
+		if err != nil {
+			return nil, err
+		}
+		var secret corev1.Secret
+		if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: o.secret}, &secret); err != nil {
+			return nil, fmt.Errorf("cannot read the provider-account Secret %s/%s: %w", namespace, o.secret, err)
+		}
+		adminURL, token = strings.TrimSpace(string(secret.Data[controllers.SecretKeyAdminURL])), strings.TrimSpace(string(secret.Data[controllers.SecretKeyToken]))
+		insecure = insecure || string(secret.Data[controllers.SecretKeyAllowInsecureHTTP]) == "true"
+		if adminURL == "" || token == "" {
+			return nil, fmt.Errorf("the Secret %s/%s has no %s or no %s", namespace, o.secret, controllers.SecretKeyAdminURL, controllers.SecretKeyToken)
+		}
+	}
+	// Run by a person against a tenant they name: private addresses (an on-premises 3scale) are fine.
+	remote, err := tsclient.New(tsclient.Config{AdminURL: adminURL, Token: token, UserAgent: "kubectl-apimsync",
+		Policy: &tsclient.AdminURLPolicy{AllowInsecureHTTP: insecure, AllowPrivate: true}})
+	if err != nil {
+		return nil, fmt.Errorf("cannot use the admin URL: %w", err)
+	}
+	if err := remote.ProbeCredentials(ctx); err != nil {
+		return nil, fmt.Errorf("the tenant refused the token: %w", err)
+	}
+	return remote, nil
+}
+
+// secretsFile holds the templates of the Secrets to fill in; it is not in the kustomization's resources.
+const secretsFile = "secrets-to-fill.yaml"
+
+// writeExport writes the export as a kustomize directory and returns the files written.
+func writeExport(dir string, e *controllers.Exported) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(e.Files))
+	for name := range e.Files {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	var resources []string
+	for _, name := range names {
+		file := name + ".yaml"
+		if err := writeObjects(filepath.Join(dir, file), e.Files[name]); err != nil {
+			return nil, err
+		}
+		resources = append(resources, file)
+	}
+	written := slices.Clone(resources)
+	if len(e.Templates) > 0 {
+		objs := make([]client.Object, 0, len(e.Templates))
+		for _, s := range e.Templates {
+			objs = append(objs, s)
+		}
+		if err := writeObjects(filepath.Join(dir, secretsFile), objs); err != nil {
+			return nil, err
+		}
+		written = append(written, secretsFile)
+	}
+	var k strings.Builder
+	k.WriteString("# Written by kubectl apimsync export: apply it to a namespace whose provider-account Secret is this tenant's.\n")
+	k.WriteString("# Every object adopts what is in 3scale (announced by an AdoptedExisting event).\n")
+	if len(e.Templates) > 0 {
+		fmt.Fprintf(&k, "# Fill in %s and add it below (or create those Secrets another way): its Secrets hold what 3scale\n# does not give back.\n", secretsFile)
+	}
+	for _, l := range e.Left {
+		fmt.Fprintf(&k, "# Not exported: %s\n", l)
+	}
+	k.WriteString("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n")
+	for _, r := range resources {
+		fmt.Fprintf(&k, "  - %s\n", r)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "kustomization.yaml"), []byte(k.String()), 0o644); err != nil {
+		return nil, err
+	}
+	return append(written, "kustomization.yaml"), nil
+}
+
+// writeObjects writes objects as a YAML stream, without the fields the API server fills in.
+func writeObjects(path string, objs []client.Object) error {
+	var b strings.Builder
+	for i, obj := range objs {
+		raw, err := yaml.Marshal(obj)
+		if err != nil {
+			return err
+		}
+		var m map[string]any
+		if err := yaml.Unmarshal(raw, &m); err != nil {
+			return err
+		}
+		delete(m, "status")
+		if md, ok := m["metadata"].(map[string]any); ok {
+			delete(md, "creationTimestamp")
+		}
+		if raw, err = yaml.Marshal(m); err != nil {
+			return err
+		}
+		if i > 0 {
+			b.WriteString("---\n")
+		}
+		b.Write(raw)
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o644)
+}

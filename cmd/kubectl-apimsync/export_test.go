@@ -1,0 +1,86 @@
+package main
+
+import (
+	"context"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	tsclient "github.com/apimsync/apimsync/client"
+	"github.com/apimsync/apimsync/test/simulator"
+	"github.com/apimsync/apimsync/test/testenv"
+)
+
+// TestExportWritesAKustomizeDirectory: a tenant's backend and product land in a kustomize directory,
+// the kustomization lists them and what was not exported; a refused token, a missing token and a
+// directory already used each fail with one line and a non-zero exit.
+func TestExportWritesAKustomizeDirectory(t *testing.T) {
+	sim := simulator.New(simulator.Options{Tenants: map[string]string{"acme": "acme-token"}})
+	srv := httptest.NewServer(sim)
+	defer srv.Close()
+	adminURL := srv.URL + "/t/acme"
+	c, err := tsclient.New(tsclient.Config{AdminURL: adminURL, Token: "acme-token", Policy: &tsclient.AdminURLPolicy{AllowInsecureHTTP: true, AllowPrivate: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := c.CreateBackend(ctx, tsclient.BackendParams{Name: "Pets", SystemName: "pets", PrivateEndpoint: "https://pets.internal"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CreateProduct(ctx, tsclient.ProductParams{Name: "Shop", SystemName: "shop", DeploymentOption: "hosted", BackendVersion: "1"}); err != nil {
+		t.Fatal(err)
+	}
+
+	dir := filepath.Join(t.TempDir(), "acme")
+	t.Setenv("THREESCALE_TOKEN", "acme-token")
+	out, err := run(t, "export", "--admin-url", adminURL, "--allow-insecure-http", "--out", dir)
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	kustomization, err := os.ReadFile(filepath.Join(dir, "kustomization.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"- backends.yaml", "- product-shop.yaml", "# Not exported: developer accounts"} {
+		if !strings.Contains(string(kustomization), want) {
+			t.Errorf("kustomization.yaml has no %q:\n%s", want, kustomization)
+		}
+	}
+	product, err := os.ReadFile(filepath.Join(dir, "product-shop.yaml"))
+	if err != nil || !strings.Contains(string(product), "kind: Product") || !strings.Contains(string(product), "systemName: shop") {
+		t.Errorf("product-shop.yaml: %v\n%s", err, product)
+	}
+	root, err := testenv.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel, err := filepath.Rel(root, dir) // Render builds a directory of the repository's
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := testenv.Render(rel)
+	if err != nil || len(objs) < 2 {
+		t.Errorf("the directory does not build with kustomize: %v (%d objects)", err, len(objs))
+	}
+	if !strings.Contains(out, "not exported: developer accounts") {
+		t.Errorf("the command does not say what it left out:\n%s", out)
+	}
+
+	for name, c := range map[string]struct {
+		token string
+		args  []string
+		want  string
+	}{
+		"a refused token":  {"wrong", []string{"--out", t.TempDir()}, "the tenant refused the token"},
+		"no token":         {"", []string{"--out", t.TempDir()}, "the access token is not set"},
+		"a used directory": {"acme-token", []string{"--out", dir}, "is not empty"},
+	} {
+		t.Setenv("THREESCALE_TOKEN", c.token)
+		_, err := run(t, append([]string{"export", "--admin-url", adminURL, "--allow-insecure-http"}, c.args...)...)
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") || exitCode(err) == 0 {
+			t.Errorf("%s: %v, want one line saying %q", name, err, c.want)
+		}
+	}
+}

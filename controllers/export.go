@@ -1,0 +1,364 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	tsclient "github.com/apimsync/apimsync/client"
+)
+
+// Export reads a tenant and writes it as apimsync resources that adopt what is there with no write: the
+// inverse of the syncers' mappings, next to them so that both read 3scale the same way (readChildren,
+// proxyAttributes, proxyDefaults). What the kinds cannot model is reported, never dropped silently.
+
+// ExportOptions select what is exported.
+type ExportOptions struct {
+	// Products and Backends, by system name, restrict the export (with the backends the products use);
+	// empty: everything.
+	Products, Backends []string
+}
+
+// Exported is a tenant as apimsync resources, by the file they belong in ("backends", "product-<name>",
+// "custom-policies"), and what could not be exported.
+type Exported struct {
+	Files map[string][]client.Object
+	// Templates are Secrets to fill in (values 3scale does not give back, or that must not be written):
+	// names only, their keys empty.
+	Templates []*corev1.Secret
+	// Left lists what the kinds cannot model, one line each, with the object it is in.
+	Left []string
+}
+
+func (e *Exported) add(file string, obj client.Object) {
+	e.Files[file] = append(e.Files[file], obj)
+}
+
+// objectName makes a Kubernetes object name of a 3scale system name (lowercase, '-' for what a DNS label
+// cannot hold).
+var notDNS = regexp.MustCompile(`[^a-z0-9-]+`)
+
+func objectName(systemName string) string {
+	name := strings.Trim(notDNS.ReplaceAllString(strings.ToLower(systemName), "-"), "-")
+	if name == "" {
+		name = "x"
+	}
+	return cutString(name, 63)
+}
+
+// ExportTenant reads the tenant c talks to and returns it as apimsync resources. Accounts and their
+// applications are not exported by this version: they are listed in Left.
+func ExportTenant(ctx context.Context, c *tsclient.Client, opts ExportOptions) (*Exported, error) {
+	e := &Exported{Files: map[string][]client.Object{}}
+	x := &exporter{c: c, e: e, backendNames: map[int64]string{}, metricRefs: map[int64]v1alpha1.MetricMethodRef{}}
+	products, err := c.ListProducts(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("cannot list the products: %w", err)
+	}
+	backends, err := c.ListBackends(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("cannot list the backends: %w", err)
+	}
+	usages := map[int64][]tsclient.BackendUsage{}
+	wantBackend := map[int64]bool{}
+	for _, p := range products {
+		if len(opts.Products) > 0 && !slices.Contains(opts.Products, p.SystemName) {
+			continue
+		}
+		if usages[p.ID], err = c.ListBackendUsages(ctx, p.ID); err != nil {
+			return nil, fmt.Errorf("cannot list the backend usages of product %q: %w", p.SystemName, err)
+		}
+		for _, u := range usages[p.ID] {
+			wantBackend[u.BackendID] = true
+		}
+	}
+	for _, b := range backends {
+		selected := len(opts.Backends) == 0 && len(opts.Products) == 0 || slices.Contains(opts.Backends, b.SystemName) || wantBackend[b.ID]
+		if selected {
+			if err := x.backend(ctx, b); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, p := range products {
+		if _, selected := usages[p.ID]; selected {
+			if err := x.product(ctx, p, usages[p.ID]); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if len(opts.Backends) == 0 || len(opts.Products) > 0 {
+		if err := x.customPolicies(ctx); err != nil {
+			return nil, err
+		}
+	}
+	e.Left = append(e.Left, "developer accounts, their users and applications: not exported by this version of kubectl apimsync; write DeveloperAccount and Application resources for them (they adopt the existing ones by their admin's username and their name)")
+	return e, nil
+}
+
+// exporter carries what the objects exported so far tell the next ones: the Backend object names by id,
+// and the metric references of the product and backend metrics by id.
+type exporter struct {
+	c            *tsclient.Client
+	e            *Exported
+	backendNames map[int64]string
+	metricRefs   map[int64]v1alpha1.MetricMethodRef
+}
+
+// backend exports a backend API and its metrics, methods and mapping rules.
+func (x *exporter) backend(ctx context.Context, b tsclient.Backend) error {
+	children, err := readChildren(ctx, x.c, tsclient.BackendScope(b.ID))
+	if err != nil {
+		return err
+	}
+	name := objectName(b.SystemName)
+	x.backendNames[b.ID] = name
+	x.refs(children, name)
+	spec := v1alpha1.BackendSpec{Name: b.Name, SystemName: b.SystemName, Description: b.Description, PrivateBaseURL: b.PrivateEndpoint}
+	spec.Metrics, spec.Methods, spec.MappingRules = childrenSpecOf(children)
+	x.e.add("backends", &v1alpha1.Backend{TypeMeta: typeMeta("Backend"), ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: spec})
+	return nil
+}
+
+// refs records the metric references of children's metrics and methods (backend: "" for a product's).
+func (x *exporter) refs(children *childrenSnapshot, backend string) {
+	for _, set := range []map[string]tsclient.Metric{children.Metrics, children.Methods} {
+		for name, m := range set {
+			x.metricRefs[m.ID] = v1alpha1.MetricMethodRef{SystemName: name, Backend: backend}
+		}
+	}
+}
+
+// childrenSpecOf is the spec of metrics, methods and mapping rules that matches children (hits only when
+// it differs from porta's; rules in porta's order).
+func childrenSpecOf(children *childrenSnapshot) (map[string]v1alpha1.MetricSpec, map[string]v1alpha1.MethodSpec, []v1alpha1.MappingRuleSpec) {
+	var metrics map[string]v1alpha1.MetricSpec
+	var methods map[string]v1alpha1.MethodSpec
+	names := map[int64]string{}
+	for name, m := range children.Metrics {
+		names[m.ID] = name
+		if name == hitsMetric {
+			continue // always there; childrenUpToDate does not compare an unlisted hits
+		}
+		if metrics == nil {
+			metrics = map[string]v1alpha1.MetricSpec{}
+		}
+		metrics[name] = v1alpha1.MetricSpec{FriendlyName: m.FriendlyName, Unit: m.Unit, Description: m.Description}
+	}
+	for name, m := range children.Methods {
+		names[m.ID] = name
+		if methods == nil {
+			methods = map[string]v1alpha1.MethodSpec{}
+		}
+		methods[name] = v1alpha1.MethodSpec{FriendlyName: m.FriendlyName, Description: m.Description}
+	}
+	var rules []v1alpha1.MappingRuleSpec
+	for _, r := range children.Rules {
+		rules = append(rules, v1alpha1.MappingRuleSpec{HTTPMethod: r.HTTPMethod, Pattern: r.Pattern, MetricMethodRef: names[r.MetricID],
+			Increment: int32(r.Delta), Last: r.Last})
+	}
+	return metrics, methods, rules
+}
+
+// product exports a product (service), its gateway, policy chain, backend usages, plans and ActiveDocs.
+func (x *exporter) product(ctx context.Context, p tsclient.Product, usages []tsclient.BackendUsage) error {
+	file := "product-" + objectName(p.SystemName)
+	name := objectName(p.SystemName)
+	what := fmt.Sprintf("Product %q", p.SystemName)
+	if p.DeploymentOption != "hosted" && p.DeploymentOption != "self_managed" {
+		x.e.Left = append(x.e.Left, fmt.Sprintf("%s: deployment option %q has no apimsync equivalent (hosted or self_managed): not exported", what, p.DeploymentOption))
+		return nil
+	}
+	c := x.c
+	proxy, err := c.GetProxy(ctx, p.ID)
+	if err != nil {
+		return fmt.Errorf("cannot read the proxy of %s: %w", what, err)
+	}
+	attrs := proxyAttributes(proxy)
+	children, err := readChildren(ctx, c, tsclient.ProductScope(p.ID))
+	if err != nil {
+		return err
+	}
+	x.refs(children, "")
+	policies, err := c.GetPolicies(ctx, p.ID)
+	if err != nil {
+		return fmt.Errorf("cannot read the policy chain of %s: %w", what, err)
+	}
+	spec := v1alpha1.ProductSpec{Name: p.Name, SystemName: p.SystemName, Description: p.Description, BackendUsages: map[string]v1alpha1.BackendUsageSpec{}}
+	spec.Metrics, spec.Methods, spec.MappingRules = childrenSpecOf(children)
+	spec.Deployment = &v1alpha1.DeploymentSpec{ApicastHosted: &v1alpha1.ApicastHostedSpec{}}
+	if p.DeploymentOption == "self_managed" {
+		spec.Deployment = &v1alpha1.DeploymentSpec{ApicastSelfManaged: &v1alpha1.ApicastSelfManagedSpec{
+			StagingPublicBaseURL: attrs["sandbox_endpoint"], ProductionPublicBaseURL: attrs["endpoint"]}}
+	}
+	if spec.Authentication, err = x.authentication(ctx, p, attrs, name); err != nil {
+		return err
+	}
+	for _, pol := range policies {
+		ps := v1alpha1.PolicySpec{Name: pol.Name, Version: pol.Version, Enabled: pol.Enabled}
+		if len(pol.Configuration) > 0 && string(pol.Configuration) != "null" {
+			ps.Configuration = &apiextensionsv1.JSON{Raw: pol.Configuration}
+		}
+		spec.Policies = append(spec.Policies, ps)
+	}
+	for _, u := range usages {
+		backend, ok := x.backendNames[u.BackendID]
+		if !ok {
+			x.e.Left = append(x.e.Left, fmt.Sprintf("%s: the usage of backend %d at %q names a backend that was not exported", what, u.BackendID, u.Path))
+			continue
+		}
+		spec.BackendUsages[backend] = v1alpha1.BackendUsageSpec{Path: u.Path}
+	}
+	x.e.add(file, &v1alpha1.Product{TypeMeta: typeMeta("Product"), ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: spec})
+	if err := x.plans(ctx, p, name, file); err != nil {
+		return err
+	}
+	return x.activeDocs(ctx, p, name, file)
+}
+
+// authentication is the spec of a product's authentication and gateway options: only what differs from
+// porta's defaults (proxyDefaults), which resolveProxy sends for what the spec leaves out.
+func (x *exporter) authentication(ctx context.Context, p tsclient.Product, attrs map[string]string, name string) (*v1alpha1.AuthenticationSpec, error) {
+	differs := func(key string) string {
+		if v := attrs[key]; v != proxyDefaults[key] {
+			return v
+		}
+		return ""
+	}
+	var gw v1alpha1.GatewayOptions
+	gw.CredentialsLocation = v1alpha1.CredentialsLocation(differs("credentials_location"))
+	if h := attrs["hostname_rewrite"]; h != "" {
+		gw.Security = &v1alpha1.SecuritySpec{HostHeader: h}
+	}
+	responses := &v1alpha1.GatewayResponseSpec{}
+	for suffix, into := range map[string]**v1alpha1.GatewayErrorResponse{"auth_failed": &responses.AuthFailed, "auth_missing": &responses.AuthMissing,
+		"no_match": &responses.NoMatch, "limits_exceeded": &responses.LimitsExceeded} {
+		status, headers, body := "error_status_"+suffix, "error_headers_"+suffix, "error_"+suffix
+		if differs(status) == "" && differs(headers) == "" && differs(body) == "" {
+			continue
+		}
+		code, _ := strconv.Atoi(attrs[status])
+		*into = &v1alpha1.GatewayErrorResponse{Status: int32(code), ContentType: attrs[headers], Body: attrs[body]}
+	}
+	if *responses != (v1alpha1.GatewayResponseSpec{}) {
+		gw.GatewayResponse = responses
+	}
+	a := &v1alpha1.AuthenticationSpec{}
+	switch p.BackendVersion {
+	case "2":
+		a.AppKeyAppID = &v1alpha1.AppKeyAppIDAuthSpec{AppID: differs("auth_app_id"), AppKey: differs("auth_app_key"), GatewayOptions: gw}
+	case "oidc":
+		cfg, err := x.c.GetOIDCConfiguration(ctx, p.ID)
+		if err != nil {
+			return nil, fmt.Errorf("cannot read the OIDC configuration of product %q: %w", p.SystemName, err)
+		}
+		// The issuer endpoint holds the client's credentials: a Secret reference, with a template.
+		secret := &corev1.Secret{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
+			ObjectMeta: metav1.ObjectMeta{Name: name + "-oidc-issuer"}, StringData: map[string]string{"issuerEndpoint": ""}}
+		x.e.Templates = append(x.e.Templates, secret)
+		a.OIDC = &v1alpha1.OIDCAuthSpec{IssuerType: attrs["oidc_issuer_type"],
+			IssuerEndpointRef:    &v1alpha1.LocalSecretKeyRef{Name: secret.Name, Key: "issuerEndpoint"},
+			JWTClaimWithClientID: attrs["jwt_claim_with_client_id"], JWTClaimWithClientIDType: attrs["jwt_claim_with_client_id_type"],
+			AuthenticationFlow: &v1alpha1.OIDCAuthenticationFlowSpec{StandardFlowEnabled: cfg.StandardFlowEnabled, ImplicitFlowEnabled: cfg.ImplicitFlowEnabled,
+				ServiceAccountsEnabled: cfg.ServiceAccountsEnabled, DirectAccessGrantsEnabled: cfg.DirectAccessGrantsEnabled},
+			GatewayOptions: gw}
+	default:
+		a.UserKey = &v1alpha1.UserKeyAuthSpec{AuthUserKey: differs("auth_user_key"), GatewayOptions: gw}
+	}
+	return a, nil
+}
+
+// plans exports a product's application plans with their limits and pricing rules.
+func (x *exporter) plans(ctx context.Context, p tsclient.Product, product, file string) error {
+	plans, err := x.c.ListPlans(ctx, p.ID)
+	if err != nil {
+		return fmt.Errorf("cannot list the plans of product %q: %w", p.SystemName, err)
+	}
+	for _, plan := range plans {
+		published, approval := plan.State == "published", plan.ApprovalRequired
+		trial := int32(plan.TrialPeriodDays)
+		spec := v1alpha1.ApplicationPlanSpec{ProductRef: product, Name: plan.Name, SystemName: plan.SystemName, Published: &published,
+			ApprovalRequired: &approval, TrialPeriodDays: &trial, SetupFee: string(plan.SetupFee), CostMonth: string(plan.CostPerMonth)}
+		limits, err := x.c.ListLimits(ctx, plan.ID)
+		if err != nil {
+			return fmt.Errorf("cannot list the limits of plan %q: %w", plan.SystemName, err)
+		}
+		for _, l := range limits {
+			ref, ok := x.metricRefs[l.MetricID]
+			if !ok {
+				x.e.Left = append(x.e.Left, fmt.Sprintf("ApplicationPlan %q: a limit on metric %d, of a backend not exported, is left out", plan.SystemName, l.MetricID))
+				continue
+			}
+			spec.Limits = append(spec.Limits, v1alpha1.LimitSpec{Period: v1alpha1.LimitPeriod(l.Period), Value: l.Value, MetricMethodRef: ref})
+		}
+		rules, err := x.c.ListPricingRules(ctx, plan.ID)
+		if err != nil {
+			return fmt.Errorf("cannot list the pricing rules of plan %q: %w", plan.SystemName, err)
+		}
+		for _, r := range rules {
+			ref, ok := x.metricRefs[r.MetricID]
+			if !ok {
+				x.e.Left = append(x.e.Left, fmt.Sprintf("ApplicationPlan %q: a pricing rule on metric %d, of a backend not exported, is left out", plan.SystemName, r.MetricID))
+				continue
+			}
+			spec.PricingRules = append(spec.PricingRules, v1alpha1.PricingRuleSpec{From: r.Min, To: r.Max, PricePerUnit: string(r.CostPerUnit), MetricMethodRef: ref})
+		}
+		x.e.add(file, &v1alpha1.ApplicationPlan{TypeMeta: typeMeta("ApplicationPlan"),
+			ObjectMeta: metav1.ObjectMeta{Name: cutString(product+"-"+objectName(plan.SystemName), 253)}, Spec: spec})
+	}
+	return nil
+}
+
+// activeDocs exports the ActiveDocs bound to a product (product "" : the unbound ones), each document in a
+// ConfigMap beside it.
+func (x *exporter) activeDocs(ctx context.Context, p tsclient.Product, product, file string) error {
+	docs, err := x.c.ListActiveDocs(ctx)
+	if err != nil {
+		return fmt.Errorf("cannot list the ActiveDocs: %w", err)
+	}
+	for _, d := range docs {
+		if d.ServiceID != p.ID {
+			continue
+		}
+		name := objectName(d.SystemName)
+		cm := &corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}, ObjectMeta: metav1.ObjectMeta{Name: name + "-openapi"},
+			Data: map[string]string{"openapi.json": d.Body}}
+		x.e.add(file, cm)
+		x.e.add(file, &v1alpha1.ActiveDoc{TypeMeta: typeMeta("ActiveDoc"), ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec: v1alpha1.ActiveDocSpec{Name: d.Name, SystemName: d.SystemName, Description: d.Description, Published: d.Published,
+				SkipSwaggerValidations: d.SkipSwaggerValidations, ProductRef: product,
+				DocumentRef: &v1alpha1.DocumentRef{ConfigMapKeyRef: &v1alpha1.LocalSecretKeyRef{Name: cm.Name, Key: "openapi.json"}}}})
+	}
+	return nil
+}
+
+// customPolicies exports the tenant's policy registry.
+func (x *exporter) customPolicies(ctx context.Context) error {
+	policies, err := x.c.ListCustomPolicies(ctx)
+	if err != nil {
+		if tsclient.IsForbidden(err) || tsclient.IsNotFound(err) {
+			x.e.Left = append(x.e.Left, "the policy registry: the token may not read it (the policy_registry scope): custom policies not exported")
+			return nil
+		}
+		return fmt.Errorf("cannot list the custom policies: %w", err)
+	}
+	for _, pol := range policies {
+		x.e.add("custom-policies", &v1alpha1.CustomPolicyDefinition{TypeMeta: typeMeta("CustomPolicyDefinition"),
+			ObjectMeta: metav1.ObjectMeta{Name: objectName(pol.Name + "-" + pol.Version)},
+			Spec:       v1alpha1.CustomPolicyDefinitionSpec{Name: pol.Name, Version: pol.Version, Schema: apiextensionsv1.JSON{Raw: pol.Schema}}})
+	}
+	return nil
+}
+
+func typeMeta(kind string) metav1.TypeMeta {
+	return metav1.TypeMeta{APIVersion: v1alpha1.GroupVersion.String(), Kind: kind}
+}

@@ -1,0 +1,166 @@
+package controllers
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	tsclient "github.com/apimsync/apimsync/client"
+)
+
+// lastWrites lists a tenant's last n writes (method and endpoint), for a failure's message.
+func lastWrites(tenant string, n int) []string {
+	var out []string
+	for _, w := range sim.Writes(tenant) {
+		if w.Method != http.MethodGet {
+			out = append(out, w.Method+" "+w.Endpoint)
+		}
+	}
+	return out[max(0, len(out)-n):]
+}
+
+// handMadeTenant fills a tenant by hand, as a team using the admin portal or the toolbox would: two
+// backends with metrics, methods and rules; a self-managed app id/key product with a policy chain, a
+// changed gateway response and header credentials; a hosted user-key product; plans with limits and
+// pricing rules on product methods and backend metrics; a custom policy; an ActiveDoc bound to a product.
+func handMadeTenant(t *testing.T, c *tsclient.Client) {
+	t.Helper()
+	ctx := context.Background()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	desc := "The pets"
+	pets, err := c.CreateBackend(ctx, tsclient.BackendParams{Name: "Pets", SystemName: "pets_api", Description: &desc, PrivateEndpoint: "https://pets.internal:8443/v1"})
+	must(err)
+	bscope := tsclient.BackendScope(pets.ID)
+	photos, err := c.CreateMetric(ctx, bscope, tsclient.MetricParams{SystemName: "photos", FriendlyName: "Photos", Unit: "MB"})
+	must(err)
+	backendChildren, err := readChildren(ctx, c, bscope)
+	must(err)
+	list, err := c.CreateMethod(ctx, bscope, backendChildren.hitsID(), tsclient.MethodParams{SystemName: "list_pets", FriendlyName: "List pets"})
+	must(err)
+	_, err = c.CreateMappingRule(ctx, bscope, tsclient.MappingRuleParams{HTTPMethod: "GET", Pattern: "/pets$", MetricID: list.ID, Delta: 1})
+	must(err)
+	_, err = c.CreateMappingRule(ctx, bscope, tsclient.MappingRuleParams{HTTPMethod: "GET", Pattern: "/pets/{id}/photo", MetricID: photos.ID, Delta: 2, Last: ptr.To(true)})
+	must(err)
+	orders, err := c.CreateBackend(ctx, tsclient.BackendParams{Name: "Orders", SystemName: "orders", PrivateEndpoint: "http://orders.internal"})
+	must(err)
+
+	shop, err := c.CreateProduct(ctx, tsclient.ProductParams{Name: "Shop", SystemName: "shop", DeploymentOption: "self_managed", BackendVersion: "2"})
+	must(err)
+	_, err = c.UpdateProxy(ctx, shop.ID, tsclient.ProxyParams{"endpoint": "https://shop.example.com:443", "sandbox_endpoint": "https://shop-staging.example.com:443",
+		"credentials_location": "headers", "auth_app_id": "X-App-Id", "error_status_no_match": "410", "error_no_match": "Gone", "hostname_rewrite": "shop.internal"})
+	must(err)
+	_, err = c.UpdatePolicies(ctx, shop.ID, []tsclient.Policy{
+		{Name: "cors", Version: "builtin", Enabled: true, Configuration: json.RawMessage(`{"allow_origin":"*"}`)},
+		{Name: "apicast", Version: "builtin", Enabled: true, Configuration: json.RawMessage(`{}`)}})
+	must(err)
+	for _, u := range []tsclient.BackendUsageParams{{BackendAPIID: pets.ID, Path: "/pets"}, {BackendAPIID: orders.ID, Path: "/"}} {
+		_, err = c.CreateBackendUsage(ctx, shop.ID, u)
+		must(err)
+	}
+	pscope := tsclient.ProductScope(shop.ID)
+	shopChildren, err := readChildren(ctx, c, pscope)
+	must(err)
+	checkout, err := c.CreateMethod(ctx, pscope, shopChildren.hitsID(), tsclient.MethodParams{SystemName: "checkout", FriendlyName: "Checkout", Description: "Pays"})
+	must(err)
+	_, err = c.CreateMappingRule(ctx, pscope, tsclient.MappingRuleParams{HTTPMethod: "POST", Pattern: "/checkout$", MetricID: checkout.ID, Delta: 1})
+	must(err)
+	approval, trial := true, int64(14)
+	gold, err := c.CreatePlan(ctx, shop.ID, tsclient.PlanParams{Name: "Gold", SystemName: "gold", ApprovalRequired: &approval, TrialPeriodDays: &trial,
+		SetupFee: "10.50", CostPerMonth: "99", StateEvent: "publish"})
+	must(err)
+	_, err = c.CreateLimit(ctx, gold.ID, checkout.ID, tsclient.LimitParams{Period: "day", Value: 100})
+	must(err)
+	_, err = c.CreateLimit(ctx, gold.ID, photos.ID, tsclient.LimitParams{Period: "month", Value: 0})
+	must(err)
+	_, err = c.CreatePricingRule(ctx, gold.ID, photos.ID, tsclient.PricingRuleParams{Min: 1, Max: 100, CostPerUnit: "0.25"})
+	must(err)
+	_, err = c.CreatePlan(ctx, shop.ID, tsclient.PlanParams{Name: "Hidden", SystemName: "hidden"})
+	must(err)
+
+	_, err = c.CreateProduct(ctx, tsclient.ProductParams{Name: "Open", SystemName: "open", DeploymentOption: "hosted", BackendVersion: "1"})
+	must(err)
+	_, err = c.CreateCustomPolicy(ctx, tsclient.CustomPolicyParams{Name: "stamp", Version: "0.1",
+		Schema: json.RawMessage(`{"name":"Stamp","version":"0.1","summary":"Stamps","configuration":{"type":"object"}}`)})
+	must(err)
+	published, skip := true, false
+	productID := shop.ID
+	_, err = c.CreateActiveDoc(ctx, tsclient.ActiveDocParams{Name: "Shop API", SystemName: "shop_api", Published: &published, SkipSwaggerValidations: &skip,
+		Body: `{"openapi":"3.0.3","info":{"title":"Shop","version":"1"},"paths":{}}`, ServiceID: &productID})
+	must(err)
+}
+
+// TestExportedTenantAdoptsWithNoWrite: a tenant filled by hand, exported, applied to a namespace: every
+// object is Synced with no write to 3scale, each adoption announced; a drift check of everything (sync-now)
+// writes nothing either.
+func TestExportedTenantAdoptsWithNoWrite(t *testing.T) {
+	ns := newNamespace(t)
+	adminURL, token := tenantOf(ns)
+	c, err := tsclient.New(tsclient.Config{AdminURL: adminURL, Token: token, Policy: &tsclient.AdminURLPolicy{AllowInsecureHTTP: true, AllowPrivate: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	handMadeTenant(t, c)
+	exported, err := ExportTenant(context.Background(), c, ExportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(exported.Left) != 1 || !strings.Contains(exported.Left[0], "developer accounts") {
+		t.Errorf("left out: %q", exported.Left)
+	}
+	before := writesTo(ns)
+	create(t, defaultSecret(ns))
+	var synced []syncedObject
+	kinds := map[string]int{}
+	for _, objs := range exported.Files {
+		for _, obj := range objs {
+			obj.SetNamespace(ns)
+			kind := obj.GetObjectKind().GroupVersionKind().Kind
+			create(t, obj)
+			if s, ok := obj.(syncedObject); ok {
+				synced = append(synced, s)
+				kinds[kind]++
+			}
+		}
+	}
+	want := map[string]int{"Backend": 2, "Product": 2, "ApplicationPlan": 2, "CustomPolicyDefinition": 1, "ActiveDoc": 1}
+	for k, n := range want {
+		if kinds[k] < n {
+			t.Errorf("exported %d %s, want %d at least (%v)", kinds[k], k, n, kinds)
+		}
+	}
+	waitState(t, v1alpha1.ConditionSynced, synced...)
+	if n := writesTo(ns) - before; n != 0 {
+		t.Errorf("%d writes to 3scale to adopt the exported tenant, want 0: %v", n, lastWrites(ns, n))
+	}
+	for _, s := range synced {
+		if _, _, msg := syncState(t, s); !strings.Contains(msg, "adopted the existing") {
+			t.Errorf("%T %s: Synced without announcing an adoption: %q", s, s.GetName(), msg)
+		}
+	}
+	// A drift check of everything: 3scale is read again, nothing written.
+	for _, s := range synced {
+		update(t, s, func() { s.SetAnnotations(map[string]string{v1alpha1.SyncNowAnnotation: "export"}) })
+	}
+	eventually(t, waitTimeout, func() string {
+		for _, s := range synced {
+			if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(s), s); err != nil || s.GetSyncStatus().SyncNow != "export" {
+				return "not every object was checked yet"
+			}
+		}
+		return ""
+	})
+	if n := writesTo(ns) - before; n != 0 {
+		t.Errorf("%d writes to 3scale after a drift check of the exported tenant, want 0", n)
+	}
+}
