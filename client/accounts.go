@@ -51,7 +51,12 @@ func (c *Client) Signup(ctx context.Context, p SignupParams) (*Account, error) {
 	return one[Account](ctx, c, call{method: "POST", endpoint: "/admin/api/signup.json", form: p.form().values()})
 }
 
-// GetAccount reads one account (GET /admin/api/accounts/{id}.json).
+// ListAccounts lists the tenant's developer accounts (GET /admin/api/accounts.json, paginated).
+func (c *Client) ListAccounts(ctx context.Context) ([]Account, error) {
+	return list[Account](ctx, c, "/admin/api/accounts.json", true)
+}
+
+// GetAccount reads one developer account (GET /admin/api/accounts/{id}.json).
 func (c *Client) GetAccount(ctx context.Context, id int64) (*Account, error) {
 	return one[Account](ctx, c, call{method: "GET", endpoint: "/admin/api/accounts/{id}.json", args: []any{id}})
 }

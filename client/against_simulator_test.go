@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http/httptest"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -332,6 +333,9 @@ func TestClientFlowAgainstSimulator(t *testing.T) {
 	}
 	acc = outcome(c.UpdateAccount(ctx, acc.ID, AccountParams{OrgName: "ACME Corp", MonthlyBillingEnabled: ptrTo(false)})).must(t, "update account")
 	checkSame(t, "read account", acc, outcome(c.GetAccount(ctx, acc.ID)).must(t, "get account"))
+	if all := outcome(c.ListAccounts(ctx)).must(t, "list accounts"); !slices.ContainsFunc(all, func(a Account) bool { return a.ID == acc.ID && a.OrgName == acc.OrgName }) {
+		t.Errorf("the accounts listed %+v do not hold %+v", all, acc)
+	}
 	acc = outcome(c.ApproveAccount(ctx, acc.ID)).must(t, "approve account")
 	if acc.State != "approved" {
 		t.Errorf("approved account %+v", acc)

@@ -145,7 +145,7 @@ var clientCalls = map[string]func(ctx context.Context, c *Client) error{
 	"DeletePricingRule": func(ctx context.Context, c *Client) error { return c.DeletePricingRule(ctx, 61, 31, 81) },
 	// Accounts, users, applications and ActiveDocs share the calls of the golden-file test.
 	"ProbeCredentials": everyCall["ProbeCredentials"], "Signup": everyCall["Signup"], "GetAccount": everyCall["GetAccount"],
-	"FindAccountByUsername": everyCall["FindAccountByUsername"], "UpdateAccount": everyCall["UpdateAccount"],
+	"FindAccountByUsername": everyCall["FindAccountByUsername"], "UpdateAccount": everyCall["UpdateAccount"], "ListAccounts": everyCall["ListAccounts"],
 	"ApproveAccount": everyCall["ApproveAccount"], "DeleteAccount": everyCall["DeleteAccount"], "ListUsers": everyCall["ListUsers"],
 	"UsersOfAccount": everyCall["UsersOfAccount"],
 	"CreateUser":     everyCall["CreateUser"], "UpdateUser": everyCall["UpdateUser"], "ActivateUser": everyCall["ActivateUser"],

@@ -650,6 +650,12 @@ func TestEveryCallContract(t *testing.T) {
 			want:       seenRequest{Method: "GET", Path: "/admin/api/accounts/81.json"},
 			wantResult: wantAccount,
 		},
+		"ListAccounts": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.ListAccounts(ctx) },
+			code: 200, body: `{"accounts":[{"account":` + portaAccount + `}]}`,
+			want:       seenRequest{Method: "GET", Path: "/admin/api/accounts.json", Query: paged(1)},
+			wantResult: []Account{*wantAccount},
+		},
 		"FindAccountByUsername": {
 			call: func(ctx context.Context, c *Client) (any, error) { return c.FindAccountByUsername(ctx, "alice") },
 			code: 200, body: `{"account":` + portaAccount + `}`,

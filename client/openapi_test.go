@@ -153,6 +153,7 @@ var everyCall = map[string]func(ctx context.Context, c *Client) error{
 		return err
 	},
 	"GetAccount":            func(ctx context.Context, c *Client) error { _, err := c.GetAccount(ctx, 11); return err },
+	"ListAccounts":          func(ctx context.Context, c *Client) error { _, err := c.ListAccounts(ctx); return err },
 	"FindAccountByUsername": func(ctx context.Context, c *Client) error { _, err := c.FindAccountByUsername(ctx, "u"); return err },
 	"UpdateAccount": func(ctx context.Context, c *Client) error {
 		_, err := c.UpdateAccount(ctx, 11, AccountParams{OrgName: "o", MonthlyBillingEnabled: boolp(true), MonthlyChargingEnabled: boolp(false)})

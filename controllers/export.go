@@ -24,8 +24,8 @@ import (
 // ExportOptions select what is exported.
 type ExportOptions struct {
 	// Products and Backends, by system name, restrict the export (with the backends the products use);
-	// empty: everything.
-	Products, Backends []string
+	// Accounts (organization names) the accounts, with their applications. All empty: everything.
+	Products, Backends, Accounts []string
 }
 
 // Exported is a tenant as apimsync resources, by the file they belong in ("backends", "product-<name>",
@@ -55,11 +55,10 @@ func objectName(systemName string) string {
 	return cutString(name, 63)
 }
 
-// ExportTenant reads the tenant c talks to and returns it as apimsync resources. Accounts and their
-// applications are not exported by this version: they are listed in Left.
+// ExportTenant reads the tenant c talks to and returns it as apimsync resources.
 func ExportTenant(ctx context.Context, c *tsclient.Client, opts ExportOptions) (*Exported, error) {
 	e := &Exported{Files: map[string][]client.Object{}}
-	x := &exporter{c: c, e: e, backendNames: map[int64]string{}, metricRefs: map[int64]v1alpha1.MetricMethodRef{}}
+	x := &exporter{c: c, e: e, backendNames: map[int64]string{}, metricRefs: map[int64]v1alpha1.MetricMethodRef{}, planNames: map[int64]string{}}
 	products, err := c.ListProducts(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("cannot list the products: %w", err)
@@ -101,7 +100,11 @@ func ExportTenant(ctx context.Context, c *tsclient.Client, opts ExportOptions) (
 			return nil, err
 		}
 	}
-	e.Left = append(e.Left, "developer accounts, their users and applications: not exported by this version of kubectl apimsync; write DeveloperAccount and Application resources for them (they adopt the existing ones by their admin's username and their name)")
+	if len(opts.Products) == 0 && len(opts.Backends) == 0 || len(opts.Accounts) > 0 {
+		if err := x.accounts(ctx, opts.Accounts); err != nil {
+			return nil, err
+		}
+	}
 	return e, nil
 }
 
@@ -112,6 +115,7 @@ type exporter struct {
 	e            *Exported
 	backendNames map[int64]string
 	metricRefs   map[int64]v1alpha1.MetricMethodRef
+	planNames    map[int64]string
 }
 
 // backend exports a backend API and its metrics, methods and mapping rules.
@@ -312,8 +316,9 @@ func (x *exporter) plans(ctx context.Context, p tsclient.Product, product, file 
 			}
 			spec.PricingRules = append(spec.PricingRules, v1alpha1.PricingRuleSpec{From: r.Min, To: r.Max, PricePerUnit: string(r.CostPerUnit), MetricMethodRef: ref})
 		}
-		x.e.add(file, &v1alpha1.ApplicationPlan{TypeMeta: typeMeta("ApplicationPlan"),
-			ObjectMeta: metav1.ObjectMeta{Name: cutString(product+"-"+objectName(plan.SystemName), 253)}, Spec: spec})
+		name := cutString(product+"-"+objectName(plan.SystemName), 253)
+		x.planNames[plan.ID] = name
+		x.e.add(file, &v1alpha1.ApplicationPlan{TypeMeta: typeMeta("ApplicationPlan"), ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: spec})
 	}
 	return nil
 }
@@ -357,6 +362,88 @@ func (x *exporter) customPolicies(ctx context.Context) error {
 			Spec:       v1alpha1.CustomPolicyDefinitionSpec{Name: pol.Name, Version: pol.Version, Schema: apiextensionsv1.JSON{Raw: pol.Schema}}})
 	}
 	return nil
+}
+
+// accounts exports the developer accounts (all, or those of the organizations given) with their users,
+// admins first, and their applications on exported plans. Passwords are not exported (3scale does not
+// give them back; a user without passwordRef keeps the one it has), nor are credentials: an Application
+// without credentialsRef keeps 3scale's and writes them to its own Secret.
+func (x *exporter) accounts(ctx context.Context, only []string) error {
+	accounts, err := x.c.ListAccounts(ctx)
+	if err != nil {
+		return fmt.Errorf("cannot list the developer accounts: %w", err)
+	}
+	taken := map[string]bool{}
+	for _, a := range accounts {
+		if len(only) > 0 && !slices.Contains(only, a.OrgName) {
+			continue
+		}
+		what := fmt.Sprintf("DeveloperAccount %q", a.OrgName)
+		users, err := x.c.ListUsers(ctx, a.ID)
+		if tsclient.IsForbidden(err) { // a tenant without multiple_users: the account's XML lists them
+			users, err = x.c.UsersOfAccount(ctx, a.ID)
+		}
+		if err != nil {
+			return fmt.Errorf("cannot read the users of %s: %w", what, err)
+		}
+		slices.SortStableFunc(users, func(p, q tsclient.User) int { return boolRank(q.Role == roleAdmin) - boolRank(p.Role == roleAdmin) })
+		name := objectName(a.OrgName)
+		if taken[name] {
+			name = cutString(name, 50) + "-" + strconv.FormatInt(a.ID, 10)
+		}
+		taken[name] = true
+		billing, charging := a.MonthlyBillingEnabled, a.MonthlyChargingEnabled
+		spec := v1alpha1.DeveloperAccountSpec{OrgName: a.OrgName, MonthlyBillingEnabled: &billing, MonthlyChargingEnabled: &charging}
+		for _, u := range users {
+			spec.Users = append(spec.Users, v1alpha1.DeveloperUserSpec{Username: u.Username, Email: u.Email, Role: v1alpha1.DeveloperUserRole(u.Role)})
+			if u.State != userActive {
+				x.e.Left = append(x.e.Left, fmt.Sprintf("%s: user %q is %s; applying activates it", what, u.Username, u.State))
+			}
+		}
+		if len(spec.Users) == 0 {
+			x.e.Left = append(x.e.Left, fmt.Sprintf("%s has no user: not exported (an account needs one)", what))
+			continue
+		}
+		if a.State != accountApproved {
+			x.e.Left = append(x.e.Left, fmt.Sprintf("%s is %s; applying approves it", what, a.State))
+		}
+		x.e.add("accounts", &v1alpha1.DeveloperAccount{TypeMeta: typeMeta("DeveloperAccount"), ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: spec})
+		if err := x.applications(ctx, a, name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// applications exports an account's applications on exported plans.
+func (x *exporter) applications(ctx context.Context, a tsclient.Account, account string) error {
+	apps, err := x.c.ListApplications(ctx, a.ID)
+	if err != nil {
+		return fmt.Errorf("cannot list the applications of account %q: %w", a.OrgName, err)
+	}
+	taken := map[string]bool{}
+	for _, app := range apps {
+		plan, ok := x.planNames[app.PlanID]
+		if !ok {
+			x.e.Left = append(x.e.Left, fmt.Sprintf("Application %q of %q: its plan %d was not exported", app.Name, a.OrgName, app.PlanID))
+			continue
+		}
+		name := cutString(account+"-"+objectName(app.Name), 240)
+		if taken[name] {
+			name += "-" + strconv.FormatInt(app.ID, 10)
+		}
+		taken[name] = true
+		x.e.add("accounts", &v1alpha1.Application{TypeMeta: typeMeta("Application"), ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec: v1alpha1.ApplicationSpec{AccountRef: account, PlanRef: plan, Name: app.Name, Description: app.Description, Suspended: app.State == appSuspended}})
+	}
+	return nil
+}
+
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func typeMeta(kind string) metav1.TypeMeta {

@@ -31,6 +31,7 @@ type exportOptions struct {
 	insecure  bool
 	products  []string
 	backends  []string
+	accounts  []string
 	overwrite bool
 }
 
@@ -38,10 +39,10 @@ func newExportCommand(flags *genericclioptions.ConfigFlags, streams genericioopt
 	o := &exportOptions{flags: flags, streams: streams}
 	cmd := &cobra.Command{
 		Use:   "export --out DIR [--secret NAME | --admin-url URL] [--product NAME]... [--backend NAME]...",
-		Short: "Write a 3scale tenant's API products as apimsync resources that adopt them with no write",
-		Long: `Read a 3scale tenant and write its backends, products (with their plans, policies and ActiveDocs) and
-custom policies as apimsync resources, in a kustomize directory: one file per product, a kustomization.yaml,
-and templates of the Secrets to fill in. Applied to a namespace, the resources adopt what is in 3scale
+		Short: "Write a 3scale tenant as apimsync resources that adopt it with no write",
+		Long: `Read a 3scale tenant and write its backends, products (with their plans, policies and ActiveDocs), custom
+policies, developer accounts (with their users) and applications as apimsync resources, in a kustomize
+directory: one file per product, a kustomization.yaml, and templates of the Secrets to fill in. Applied to a namespace, the resources adopt what is in 3scale
 with no write (each adoption is announced). What apimsync cannot model is listed at the end and in
 kustomization.yaml, never dropped silently.
 
@@ -65,6 +66,7 @@ threescale-provider-account), or --admin-url with the token in the environment v
 	cmd.Flags().BoolVar(&o.insecure, "allow-insecure-http", false, "Allow a plain http admin URL (test tenants).")
 	cmd.Flags().StringSliceVar(&o.products, "product", nil, "Export only this product (system name), with the backends it uses; repeatable.")
 	cmd.Flags().StringSliceVar(&o.backends, "backend", nil, "Export only this backend (system name); repeatable.")
+	cmd.Flags().StringSliceVar(&o.accounts, "account", nil, "Export only this developer account (organization name), with its applications; repeatable.")
 	cmd.Flags().BoolVar(&o.overwrite, "overwrite", false, "Write into a directory that is not empty.")
 	_ = cmd.MarkFlagRequired("out")
 	return cmd
@@ -78,7 +80,7 @@ func (o *exportOptions) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	exported, err := controllers.ExportTenant(ctx, remote, controllers.ExportOptions{Products: o.products, Backends: o.backends})
+	exported, err := controllers.ExportTenant(ctx, remote, controllers.ExportOptions{Products: o.products, Backends: o.backends, Accounts: o.accounts})
 	if err != nil {
 		return fmt.Errorf("cannot read the tenant: %w", err)
 	}

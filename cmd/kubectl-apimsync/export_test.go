@@ -32,6 +32,12 @@ func TestExportWritesAKustomizeDirectory(t *testing.T) {
 	if _, err := c.CreateProduct(ctx, tsclient.ProductParams{Name: "Shop", SystemName: "shop", DeploymentOption: "hosted", BackendVersion: "1"}); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := c.Signup(ctx, tsclient.SignupParams{OrgName: "ACME", Username: "alice", Email: "alice@acme.example", Password: "a-long-enough-password"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CreateProduct(ctx, tsclient.ProductParams{Name: "Mesh", SystemName: "mesh", DeploymentOption: "service_mesh_istio", BackendVersion: "1"}); err != nil {
+		t.Fatal(err)
+	}
 
 	dir := filepath.Join(t.TempDir(), "acme")
 	t.Setenv("THREESCALE_TOKEN", "acme-token")
@@ -43,7 +49,7 @@ func TestExportWritesAKustomizeDirectory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"- backends.yaml", "- product-shop.yaml", "# Not exported: developer accounts"} {
+	for _, want := range []string{"- backends.yaml", "- product-shop.yaml", "- accounts.yaml"} {
 		if !strings.Contains(string(kustomization), want) {
 			t.Errorf("kustomization.yaml has no %q:\n%s", want, kustomization)
 		}
@@ -64,7 +70,7 @@ func TestExportWritesAKustomizeDirectory(t *testing.T) {
 	if err != nil || len(objs) < 2 {
 		t.Errorf("the directory does not build with kustomize: %v (%d objects)", err, len(objs))
 	}
-	if !strings.Contains(out, "not exported: developer accounts") {
+	if !strings.Contains(out, `not exported: Product "mesh": deployment option "service_mesh_istio" has no apimsync equivalent`) {
 		t.Errorf("the command does not say what it left out:\n%s", out)
 	}
 

@@ -39,7 +39,7 @@ func newRootCommand(streams genericiooptions.IOStreams) *cobra.Command {
 		Long: `kubectl apimsync works with the objects apimsync keeps in 3scale.
 
  status    the state of every apimsync object, grouped by 3scale tenant
- export    a 3scale tenant's API products as apimsync resources that adopt them with no write
+ export    a 3scale tenant as apimsync resources that adopt it with no write
 
 Find more information at: https://github.com/apimsync/apimsync/tree/main/docs`,
 		SilenceUsage:  true,
