@@ -1,0 +1,268 @@
+package convert
+
+import (
+	"cmp"
+	"net/url"
+	"path"
+	"strings"
+
+	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+)
+
+// documentKey is the key the conversion names when it cannot know it: a Secret's only key (which
+// 3scale-operator reads whatever its name) when the Secret is not in the input, and the key of the
+// ConfigMap that replaces a URL.
+const documentKey = "openapi"
+
+func (c *converter) convertActiveDoc(it *item) {
+	s, ok := decode[srcActiveDocSpec](c, it)
+	if !ok {
+		return
+	}
+	if s.Name == "" {
+		c.skip(it, "spec.name", "an ActiveDoc needs a name")
+		return
+	}
+	ref, ok := c.documentRef(it, "spec.activeDocOpenAPIRef", s.ActiveDocOpenAPIRef)
+	if !ok {
+		return
+	}
+	explicit := ""
+	if s.SystemName != nil {
+		explicit = *s.SystemName
+	}
+	sys, ok := c.systemName(it, explicit, strings.ToLower(defaultSystemName(s.Name)), "spec.name in lowercase, without anything but letters and digits")
+	if !ok {
+		return
+	}
+	d := &v1alpha1.ActiveDoc{TypeMeta: typeMeta("ActiveDoc"), ObjectMeta: c.meta(it, it.name)}
+	// 3scale-operator never deleted an ActiveDocs spec: Retain keeps that.
+	d.Spec = v1alpha1.ActiveDocSpec{Name: s.Name, SystemName: sys, DocumentRef: ref, CommonSpec: common(s.ProviderAccountRef, v1alpha1.DeletionPolicyRetain)}
+	unmanaged := []string{}
+	if s.Description != nil {
+		d.Spec.Description = *s.Description
+	} else {
+		unmanaged = append(unmanaged, "description (empty)")
+	}
+	if s.Published != nil {
+		d.Spec.Published = *s.Published
+	} else {
+		unmanaged = append(unmanaged, "published (false)")
+	}
+	if s.SkipSwaggerValidations != nil {
+		d.Spec.SkipSwaggerValidations = *s.SkipSwaggerValidations
+	} else {
+		unmanaged = append(unmanaged, "skipSwaggerValidations (false)")
+	}
+	if len(unmanaged) > 0 {
+		c.changed(it, "spec", "not set: %s. 3scale-operator left these as 3scale had them; apimsync sets the value in parentheses: "+
+			"write them into the output if 3scale has others", strings.Join(unmanaged, "; "))
+	}
+	if s.ProductSystemName != nil && *s.ProductSystemName != "" {
+		d.Spec.ProductRef = c.productRef(it, "spec.productSystemName", *s.ProductSystemName)
+	}
+	c.info(it, "spec.activeDocOpenAPIRef", "3scale-operator sent 3scale the document as kin-openapi re-serialized it; apimsync sends it as written "+
+		"(YAML converted to JSON): the first sync rewrites the body in 3scale once when the two texts differ")
+	c.emit(it, d)
+}
+
+// productRef resolves the system name of a product to the name of the Product (or OpenAPI) object
+// that apimsync refers to.
+func (c *converter) productRef(it *item, field, sys string) string {
+	if name, ok := c.bySysName[nsKey(it.namespace, sys)]; ok {
+		if name == sys {
+			c.info(it, field, "productRef names the Product object %q, whose system name is %q too", name, sys)
+		} else {
+			c.changed(it, field, "productRef names the Product object %q (apimsync), not the product system name %q (3scale-operator)", name, sys)
+		}
+		return name
+	}
+	name := ObjectName(sys)
+	c.changed(it, field, "no Product with system name %q in the input: productRef is %q, the object name it would most likely have; "+
+		"the object waits for it (Orphan) until a Product of that name exists: fix the name if it is another", sys, name)
+	return name
+}
+
+// documentRef converts where 3scale-operator read an OpenAPI document: a Secret's only key (apimsync
+// names the key: found in the Secret when the input has it), or a URL (which apimsync does not fetch: a
+// ConfigMap the user fills replaces it). false when there is neither (reported).
+func (c *converter) documentRef(it *item, field string, ref srcDocumentRef) (*v1alpha1.DocumentRef, bool) {
+	hasURL := ref.URL != nil && *ref.URL != ""
+	if ref.SecretRef != nil && ref.SecretRef.Name != "" {
+		sr := ref.SecretRef
+		if hasURL {
+			c.dropped(it, field+".url", "secretRef is set too, and 3scale-operator used it: apimsync reads one document")
+		}
+		c.localSecret(it, field+".secretRef", srcSecretRef{Name: sr.Name, Namespace: sr.Namespace})
+		key, _, n, found := c.secretDocument(cmp.Or(sr.Namespace, it.namespace), sr.Name)
+		switch {
+		case found && n == 1:
+			c.info(it, field+".secretRef", "the Secret's only key, %q, is now named in documentRef.secretKeyRef", key)
+		case found:
+			key = documentKey
+			c.changed(it, field+".secretRef", "the Secret %q has %d keys, and 3scale-operator reads a Secret with exactly one: documentRef.secretKeyRef.key is %q; "+
+				"set it to the key that holds the document", sr.Name, n, key)
+		default:
+			key = documentKey
+			c.changed(it, field+".secretRef", "3scale-operator reads the Secret's only key, whatever its name, and apimsync needs the name: the Secret %q is not "+
+				"in the input, so documentRef.secretKeyRef.key is %q; set it to the Secret's key (kubectl get secret %s -o jsonpath='{.data}'), "+
+				"or convert again with the Secret in the input", sr.Name, key, sr.Name)
+		}
+		return &v1alpha1.DocumentRef{SecretKeyRef: &v1alpha1.LocalSecretKeyRef{Name: sr.Name, Key: key}}, true
+	}
+	if !hasURL {
+		c.skip(it, field, "neither secretRef nor url names the document (3scale-operator cannot sync it either)")
+		return nil, false
+	}
+	name := ObjectName(strings.TrimSuffix(it.name, "-openapi"), "openapi")
+	file := "openapi.json"
+	if u, err := url.Parse(*ref.URL); err == nil {
+		if ext := strings.ToLower(path.Ext(u.Path)); ext == ".yaml" || ext == ".yml" {
+			file = "openapi" + ext
+		}
+	}
+	namespace := ""
+	if it.outNS != "" {
+		namespace = " -n " + it.outNS
+	}
+	c.changed(it, field+".url", "apimsync does not fetch documents: documentRef names the key %q of a ConfigMap %q instead, which you make from the URL's document: "+
+		"curl -fsSL '%s' -o %s && kubectl%s create configmap %s --from-file=%s=%s (make it again when the document changes)",
+		documentKey, name, *ref.URL, file, namespace, name, documentKey, file)
+	return &v1alpha1.DocumentRef{ConfigMapKeyRef: &v1alpha1.LocalSecretKeyRef{Name: name, Key: documentKey}}, true
+}
+
+func (c *converter) convertOpenAPI(it *item) {
+	s, ok := decode[srcOpenAPISpec](c, it)
+	if !ok {
+		return
+	}
+	info := c.openapis[nsKey(it.namespace, it.name)]
+	if c.opts.ExpandOpenAPI {
+		if len(info.products)+len(info.backends) == 0 {
+			c.skip(it, "", "with Options.ExpandOpenAPI the Product and Backend it generated are converted instead, and neither is in the input: "+
+				"add them (they carry this OpenAPI as their owner), or convert without ExpandOpenAPI")
+		} else {
+			c.skip(it, "", "with Options.ExpandOpenAPI the Product and Backend it generated are converted instead (%s)",
+				strings.Join(append(prefixed("Product/", info.products), prefixed("Backend/", info.backends)...), ", "))
+		}
+		return
+	}
+	ref, ok := c.documentRef(it, "spec.openapiRef", s.OpenAPIRef)
+	if !ok {
+		return
+	}
+	o := &v1alpha1.OpenAPI{TypeMeta: typeMeta("OpenAPI"), ObjectMeta: c.meta(it, info.outName)}
+	o.Spec = v1alpha1.OpenAPISpec{DocumentRef: ref, CommonSpec: common(s.ProviderAccountRef, v1alpha1.DeletionPolicyDelete)}
+	c.openAPISystemNameFindings(it, info)
+	// 3scale-operator makes the gateway self-managed when either public base URL is set.
+	o.Spec.Deployment = &v1alpha1.DeploymentSpec{ApicastHosted: &v1alpha1.ApicastHostedSpec{}}
+	if s.StagingPublicBaseURL != nil || s.ProductionPublicBaseURL != nil {
+		sm := &v1alpha1.ApicastSelfManagedSpec{}
+		for _, u := range []struct {
+			field string
+			value *string
+			to    *string
+		}{{"stagingPublicBaseURL", s.StagingPublicBaseURL, &sm.StagingPublicBaseURL}, {"productionPublicBaseURL", s.ProductionPublicBaseURL, &sm.ProductionPublicBaseURL}} {
+			switch {
+			case u.value == nil || *u.value == "":
+			case !validURL(*u.value, "http", "https") || tooLong(*u.value, 2048):
+				c.dropped(it, "spec."+u.field, "%q is not an absolute http or https URL with a host, as apimsync requires: left as 3scale has it", *u.value)
+			default:
+				*u.to = *u.value
+			}
+		}
+		o.Spec.Deployment = &v1alpha1.DeploymentSpec{ApicastSelfManaged: sm}
+		c.info(it, "spec", "the public base URLs are now spec.deployment.apicastSelfManaged (3scale-operator made the gateway self-managed when one is set)")
+	}
+	if v := s.PrivateBaseURL; v != nil && *v != "" {
+		if validURL(*v, "http", "https") && !tooLong(*v, 2048) {
+			o.Spec.PrivateBaseURL = *v
+		} else {
+			c.dropped(it, "spec.privateBaseURL", "%q is not an absolute http or https URL, as apimsync requires: the document's first server is used", *v)
+		}
+	}
+	if s.PrefixMatching != nil {
+		o.Spec.PrefixMatching = *s.PrefixMatching
+	}
+	if s.PrivateAPIHostHeader != nil {
+		c.dropped(it, "spec.privateAPIHostHeader", "apimsync's OpenAPI sets no host header on the Product it generates; "+
+			"use Options.ExpandOpenAPI (the generated Product keeps it), or a Product of your own")
+	}
+	if s.PrivateAPISecretToken != nil {
+		c.dropped(it, "spec.privateAPISecretToken", "apimsync's OpenAPI sets no secret token on the Product it generates (3scale keeps the one it has); "+
+			"use Options.ExpandOpenAPI (the generated Product keeps it), or a Product of your own")
+	}
+	if s.OIDC != nil {
+		o.Spec.OIDC, ok = c.openAPIOIDC(it, s.OIDC)
+		if !ok {
+			return
+		}
+	}
+	// ProxyConfigPromotes name the Product the OpenAPI generated.
+	for _, product := range info.products {
+		if p := c.production(it.namespace, product, "OpenAPI", o.Name); p != nil {
+			o.Spec.Production = p
+		}
+	}
+	c.info(it, "", "apimsync generates the Backend, Product (and with spec.activeDoc an ActiveDoc) %q from the document, with its own method names and mapping rules; "+
+		"the document's x-3scale-product and x-3scale-operation extensions (metrics, policies, application plans, mapping rule options) are not read, "+
+		"and whatever differs from what 3scale-operator made is changed in 3scale at the first sync", o.Name)
+	for _, generated := range append(prefixed("Product/", info.products), prefixed("Backend/", info.backends)...) {
+		c.info(it, "", "%s, which it generated, is replaced by what the apimsync OpenAPI generates", generated)
+	}
+	c.emit(it, o)
+}
+
+// openAPISystemNameFindings says whether the objects an apimsync OpenAPI generates adopt the ones
+// 3scale-operator made: their system names derive from the OpenAPI's name.
+func (c *converter) openAPISystemNameFindings(it *item, info *openAPIInfo) {
+	derived := strings.ReplaceAll(info.outName, ".", "_")
+	switch {
+	case info.systemName == "":
+		c.changed(it, "", "3scale-operator named the generated Product and Backend after the document's title, which the conversion "+
+			"cannot read (the document's Secret is not in the input): apimsync names them %q, after this object, and adopts 3scale's only if that was their "+
+			"system name; otherwise it makes new ones (and the old ones stay in 3scale). Convert again with the Secret in the input, or use Options.ExpandOpenAPI", derived)
+	case info.outName != it.name:
+		c.changed(it, "metadata.name", "renamed %q: apimsync derives the generated Product's and Backend's system name from the OpenAPI's name (dots become "+
+			"underscores), and this name gives %q, the system name 3scale-operator used (from %s), so they adopt 3scale's objects", info.outName, info.systemName, info.sysSource)
+	case derived == info.systemName:
+	default:
+		c.changed(it, "spec.productSystemName", "3scale-operator gave the generated Product and Backend the system name %q (from %s), which no object name "+
+			"can give in apimsync (it derives %q from this object's name): apimsync makes a new Product and Backend in 3scale, and the old ones stay; "+
+			"use Options.ExpandOpenAPI to keep them", info.systemName, info.sysSource, derived)
+	}
+}
+
+// openAPIOIDC converts an OpenAPI's OIDC settings: apimsync takes only the issuer.
+func (c *converter) openAPIOIDC(it *item, o *srcOIDC) (*v1alpha1.OpenAPIOIDCSpec, bool) {
+	const path = "spec.oidc"
+	if o.IssuerType != "keycloak" && o.IssuerType != "rest" {
+		c.skip(it, path+".issuerType", "%q is neither keycloak nor rest", o.IssuerType)
+		return nil, false
+	}
+	endpoint, ref, ok := c.issuer(it, path, o)
+	if !ok {
+		return nil, false
+	}
+	drop := func(field string, set bool) {
+		if set {
+			c.dropped(it, path+"."+field, "apimsync's OpenAPI takes only the issuer (issuerType, issuerEndpoint or issuerEndpointRef); "+
+				"use Options.ExpandOpenAPI (the generated Product keeps it), or a Product of your own")
+		}
+	}
+	drop("authenticationFlow", o.AuthenticationFlow != nil)
+	drop("jwtClaimWithClientID", o.JWTClaimWithClientID != nil)
+	drop("jwtClaimWithClientIDType", o.JWTClaimWithClientIDType != nil)
+	drop("credentials", o.Credentials != nil)
+	drop("security", o.Security != nil)
+	drop("gatewayResponse", o.GatewayResponse != nil)
+	return &v1alpha1.OpenAPIOIDCSpec{IssuerType: o.IssuerType, IssuerEndpoint: endpoint, IssuerEndpointRef: ref}, true
+}
+
+func prefixed(prefix string, names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = prefix + n
+	}
+	return out
+}
