@@ -40,12 +40,13 @@ func newRootCommand(streams genericiooptions.IOStreams) *cobra.Command {
 
  status    the state of every apimsync object, grouped by 3scale tenant
  export    a 3scale tenant as apimsync resources that adopt it with no write
+ convert   3scale-operator resources (files or the cluster) into apimsync's, with a report
 
 Find more information at: https://github.com/apimsync/apimsync/tree/main/docs`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
 	flags.AddFlags(root.PersistentFlags())
-	root.AddCommand(newStatusCommand(flags, streams), newExportCommand(flags, streams))
+	root.AddCommand(newStatusCommand(flags, streams), newExportCommand(flags, streams), newConvertCommand(flags, streams))
 	return root
 }

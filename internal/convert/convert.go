@@ -443,3 +443,13 @@ func (c *converter) localSecret(it *item, field string, ref srcSecretRef) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// SourceKinds are the 3scale-operator kinds the conversion reads (group SourceGroup), with the version of
+// each.
+func SourceKinds() map[string]string {
+	out := map[string]string{}
+	for _, k := range sourceKinds {
+		out[k] = sourceVersion(k)
+	}
+	return out
+}
