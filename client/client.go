@@ -64,6 +64,10 @@ type Config struct {
 	Observer Observer
 	// UserAgent is sent with every request.
 	UserAgent string
+	// DryRun, when set, makes a client that never writes: every request but a GET is handed to it instead
+	// of being sent, and answered as a success with no body (kubectl apimsync diff: the syncers' own code
+	// decides what to write, the recorder lists it).
+	DryRun func(Write)
 	// ReadRetries bounds the retries of one call after its first attempt (default 3, so 4 attempts in
 	// all; negative: none). Reads (GET) are retried when they fail for a passing reason: no answer, a
 	// timeout, 5xx or 429; writes only when answered 429, which porta does before doing anything. A
@@ -125,6 +129,17 @@ type Client struct {
 	maxPages     int
 	maxBody      int
 	maxPause     time.Duration // Config.MaxRetryAfter
+	dryRun       func(Write)
+}
+
+// Write is a request a dry-run client did not send: its method, its endpoint template (no values in it)
+// with the arguments that fill it, and its form.
+type Write struct {
+	Method, Endpoint string
+	Args             []any
+	Form             url.Values
+	// JSON is the request's JSON body, if it has one.
+	JSON any
 }
 
 // New returns a client for cfg.
@@ -206,6 +221,7 @@ func New(cfg Config) (*Client, error) {
 		maxPages:     cfg.MaxPages,
 		maxBody:      cfg.MaxResponseBytes,
 		maxPause:     cfg.MaxRetryAfter,
+		dryRun:       cfg.DryRun,
 	}, nil
 }
 
@@ -314,6 +330,10 @@ func (c *Client) retryDelay(r call, err error, attempt int, policy *backoff.Expo
 }
 
 func (c *Client) attempt(ctx context.Context, r call, out any) (err error) {
+	if c.dryRun != nil && r.method != http.MethodGet {
+		c.dryRun(Write{Method: r.method, Endpoint: r.endpoint, Args: r.args, Form: r.form, JSON: r.json})
+		return nil
+	}
 	release, werr := c.pacer.Acquire(ctx)
 	if werr != nil {
 		return &APIError{Method: r.method, Endpoint: r.endpoint, Message: "waiting for the tenant's pacing: " + werr.Error(), Cause: werr, NotSent: true}

@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/url"
+	"reflect"
 	"strconv"
 	"strings"
 )
@@ -146,6 +148,12 @@ func listWith[T any](ctx context.Context, c *Client, endpoint string, paginated 
 
 // one sends a call whose answer is one wrapped object and decodes it.
 func one[T any](ctx context.Context, c *Client, r call) (*T, error) {
+	if c.dryRun != nil && r.method != http.MethodGet {
+		if err := c.do(ctx, r, nil); err != nil {
+			return nil, err
+		}
+		return echo[T](r), nil
+	}
 	var body rawBody
 	if err := c.do(ctx, r, &body); err != nil {
 		return nil, err
@@ -199,3 +207,38 @@ func (f form) intPtr(key string, v *int64) form {
 }
 
 func (f form) values() url.Values { return url.Values(f) }
+
+// echo is the answer to a write a dry-run client did not send, as if 3scale had taken it: a T with the
+// fields the request's form sets (by their JSON names, top-level fields only) and the id its path names.
+// What the caller does next then follows from what it asked for, as after a real answer.
+func echo[T any](r call) *T {
+	var t T
+	v := reflect.ValueOf(&t).Elem()
+	if v.Kind() != reflect.Struct {
+		return &t
+	}
+	for i := 0; i < v.NumField(); i++ {
+		name, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("json"), ",")
+		value := r.form.Get(name)
+		if name == "id" && value == "" && strings.HasSuffix(r.endpoint, "/{id}.json") && len(r.args) > 0 {
+			value = fmt.Sprint(r.args[len(r.args)-1])
+		}
+		if name == "" || value == "" {
+			continue
+		}
+		f := v.Field(i)
+		switch f.Kind() {
+		case reflect.String:
+			f.SetString(value)
+		case reflect.Int, reflect.Int32, reflect.Int64:
+			if n, err := strconv.ParseInt(value, 10, 64); err == nil {
+				f.SetInt(n)
+			}
+		case reflect.Bool:
+			if b, err := strconv.ParseBool(value); err == nil {
+				f.SetBool(b)
+			}
+		}
+	}
+	return &t
+}

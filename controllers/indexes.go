@@ -11,16 +11,29 @@ import (
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 )
 
+// fieldIndex is one field index: of objects like obj, under index, by what names returns.
+type fieldIndex struct {
+	obj   client.Object
+	index string
+	names func(client.Object) []string
+}
+
 // registerIndexes adds the field indexes the watches and checks use.
 func registerIndexes(ctx context.Context, mgr ctrl.Manager) error {
-	idx := mgr.GetFieldIndexer()
+	for _, ix := range fieldIndexes() {
+		if err := mgr.GetFieldIndexer().IndexField(ctx, ix.obj, ix.index, ix.names); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fieldIndexes are the field indexes the watches and checks use (registerIndexes; diff's in-memory
+// reader has the same).
+func fieldIndexes() []fieldIndex {
+	var out []fieldIndex
 	for _, obj := range syncedKinds() {
-		if err := idx.IndexField(ctx, obj, indexSecretRefs, secretRefs); err != nil {
-			return err
-		}
-		if err := idx.IndexField(ctx, obj, indexOwnerKey, ownerKeyOf); err != nil {
-			return err
-		}
+		out = append(out, fieldIndex{obj, indexSecretRefs, secretRefs}, fieldIndex{obj, indexOwnerKey, ownerKeyOf})
 	}
 	single := func(name string) []string {
 		if name == "" {
@@ -28,11 +41,7 @@ func registerIndexes(ctx context.Context, mgr ctrl.Manager) error {
 		}
 		return []string{name}
 	}
-	for _, ix := range []struct {
-		obj   client.Object
-		index string
-		names func(client.Object) []string
-	}{
+	return append(out, []fieldIndex{
 		{&v1alpha1.Product{}, indexBackendRefs, backendRefs},
 		{&v1alpha1.Product{}, indexCustomPolicyRefs, customPolicyRefs},
 		{&v1alpha1.CustomPolicyDefinition{}, indexPolicyKey, func(o client.Object) []string { return single(policyKeyOf(o)) }},
@@ -54,12 +63,7 @@ func registerIndexes(ctx context.Context, mgr ctrl.Manager) error {
 		{&v1alpha1.OpenAPI{}, indexSecretRefs, secretRefs},
 		{&v1alpha1.Application{}, indexAccountRef, func(o client.Object) []string { return single(o.(*v1alpha1.Application).Spec.AccountRef) }},
 		{&v1alpha1.Application{}, indexPlanRef, func(o client.Object) []string { return single(o.(*v1alpha1.Application).Spec.PlanRef) }},
-	} {
-		if err := idx.IndexField(ctx, ix.obj, ix.index, ix.names); err != nil {
-			return err
-		}
-	}
-	return nil
+	}...)
 }
 
 // syncedKinds returns an empty object of every kind apimsync syncs.

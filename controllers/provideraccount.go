@@ -52,6 +52,8 @@ type ProviderAccounts struct {
 	// InstallationAdminURL, when set, replaces the admin URL an installation implies
 	// (installationAdminURL); a test or demo points it at a local simulator. Its URL may be plain http.
 	InstallationAdminURL func(tenantName, wildcardDomain string) string
+	// DryRun, when set, makes every session's client a dry-run one (tsclient.Config.DryRun): diff.
+	DryRun func(tsclient.Write)
 }
 
 // Connect returns a session for the provider-account Secret name in namespace. When that is the default
@@ -112,6 +114,7 @@ func (p *ProviderAccounts) session(secret *corev1.Secret, policy tsclient.AdminU
 		MaxResponseBytes:   p.MaxResponseBytes,
 		MaxPages:           p.MaxListPages,
 		MaxRetryAfter:      p.MaxRetryAfter,
+		DryRun:             p.DryRun,
 	})
 	if err != nil {
 		return nil, engine.Invalid(engine.ReasonProviderAccountInvalid, "%s cannot be used: %v", what, err)

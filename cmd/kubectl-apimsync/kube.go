@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -34,4 +35,9 @@ func scheme() *runtime.Scheme {
 	_ = clientgoscheme.AddToScheme(s)
 	_ = v1alpha1.AddToScheme(s)
 	return s
+}
+
+// runtimeConvert fills a typed object from an unstructured one.
+func runtimeConvert(u *unstructured.Unstructured, into runtime.Object) error {
+	return runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(u.Object, into, true)
 }

@@ -14,7 +14,9 @@ import (
 func main() {
 	streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
 	if err := newRootCommand(streams).Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, "error:", err)
+		if err.Error() != "" {
+			fmt.Fprintln(os.Stderr, "error:", err)
+		}
 		os.Exit(exitCode(err))
 	}
 }
@@ -41,12 +43,13 @@ func newRootCommand(streams genericiooptions.IOStreams) *cobra.Command {
  status    the state of every apimsync object, grouped by 3scale tenant
  export    a 3scale tenant as apimsync resources that adopt it with no write
  convert   3scale-operator resources (files or the cluster) into apimsync's, with a report
+ diff      what applying apimsync resources would do to 3scale (exit 1 when something would change)
 
 Find more information at: https://github.com/apimsync/apimsync/tree/main/docs`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
 	flags.AddFlags(root.PersistentFlags())
-	root.AddCommand(newStatusCommand(flags, streams), newExportCommand(flags, streams), newConvertCommand(flags, streams))
+	root.AddCommand(newStatusCommand(flags, streams), newExportCommand(flags, streams), newConvertCommand(flags, streams), newDiffCommand(flags, streams))
 	return root
 }

@@ -1,0 +1,191 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
+
+	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	tsclient "github.com/apimsync/apimsync/client"
+	"github.com/apimsync/apimsync/controllers"
+)
+
+// diffOptions are the flags of `kubectl apimsync diff`.
+type diffOptions struct {
+	flags     *genericclioptions.ConfigFlags
+	streams   genericiooptions.IOStreams
+	files     []string
+	kustomize string
+}
+
+// codedError is an error with the process's exit code; with no message, nothing is printed (diff's 1).
+type codedError struct {
+	code int
+	msg  string
+}
+
+func (e codedError) Error() string { return e.msg }
+func (e codedError) ExitCode() int { return e.code }
+
+func newDiffCommand(flags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
+	o := &diffOptions{flags: flags, streams: streams}
+	cmd := &cobra.Command{
+		Use:   "diff (-f FILE|DIR... | -k DIR)",
+		Short: "Show what applying apimsync resources would do to 3scale, before applying them",
+		Long: `Show, for each apimsync resource of the files (or of a kustomization), what apimsync would do to 3scale
+if it were applied now: create it, the writes that would bring 3scale in line (each request, with the
+fields it sets), or nothing. Dependencies are read from the files first, then from the cluster. It reads
+3scale and the cluster, and writes to neither: the syncers' own code decides, with a client that lists
+the writes instead of sending them, so the writes shown are the ones a sync would make.
+
+Exit status: 0 when nothing would change, 1 when something would, 2 on an error (as kubectl diff).`,
+		Example: `  # A pull request's GitOps directory, against the namespace it deploys to
+  kubectl apimsync diff -n team-a -k gitops/team-a
+
+  # Some files
+  kubectl apimsync diff -n team-a -f products.yaml -f plans.yaml`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			err := o.run(cmd.Context())
+			if _, coded := err.(codedError); err != nil && !coded {
+				return codedError{code: 2, msg: err.Error()}
+			}
+			return err
+		},
+	}
+	cmd.Flags().StringSliceVarP(&o.files, "filename", "f", nil, "A file or directory (read recursively) of apimsync resources; repeatable.")
+	cmd.Flags().StringVarP(&o.kustomize, "kustomize", "k", "", "A kustomization directory to build and diff.")
+	return cmd
+}
+
+func (o *diffOptions) run(ctx context.Context) error {
+	if (len(o.files) == 0) == (o.kustomize == "") {
+		return fmt.Errorf("give either -f FILE|DIR or -k DIR")
+	}
+	var in []*unstructured.Unstructured
+	var err error
+	if o.kustomize != "" {
+		in, err = buildKustomization(o.kustomize)
+	} else {
+		in, err = readFiles(o.files)
+	}
+	if err != nil {
+		return err
+	}
+	c, namespace, err := clientFor(o.flags)
+	if err != nil {
+		return err
+	}
+	objs, err := typedObjects(in, namespace)
+	if err != nil {
+		return err
+	}
+	plans, err := controllers.DiffObjects(ctx, c, scheme(), namespace, objs)
+	if err != nil {
+		return err
+	}
+	changes := printPlans(o.streams.Out, plans)
+	if changes {
+		return codedError{code: 1}
+	}
+	return nil
+}
+
+// buildKustomization builds a kustomization directory.
+func buildKustomization(dir string) ([]*unstructured.Unstructured, error) {
+	resMap, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), dir)
+	if err != nil {
+		return nil, fmt.Errorf("cannot build %s: %v", dir, strings.ReplaceAll(err.Error(), "\n", " "))
+	}
+	var out []*unstructured.Unstructured
+	for _, r := range resMap.Resources() {
+		raw, err := r.MarshalJSON()
+		if err != nil {
+			return nil, err
+		}
+		u := &unstructured.Unstructured{}
+		if err := json.Unmarshal(raw, &u.Object); err != nil {
+			return nil, err
+		}
+		out = append(out, u)
+	}
+	return out, nil
+}
+
+// typedObjects turns the apimsync objects of in into typed ones in namespace (Secrets and ConfigMaps of
+// the files too, which the objects may read); any other kind is refused.
+func typedObjects(in []*unstructured.Unstructured, namespace string) ([]client.Object, error) {
+	s := scheme()
+	var out []client.Object
+	for _, u := range in {
+		gvk := u.GroupVersionKind()
+		if gvk.Group != v1alpha1.GroupVersion.Group && !(gvk.Group == "" && (gvk.Kind == "Secret" || gvk.Kind == "ConfigMap")) {
+			continue // another operator's object in the directory: not apimsync's to diff
+		}
+		obj, err := s.New(gvk)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: unknown kind %s of %s", u.GetAPIVersion(), u.GetName(), gvk.Kind, gvk.GroupVersion())
+		}
+		if ns := u.GetNamespace(); ns != "" && ns != namespace {
+			return nil, fmt.Errorf("%s %s is in namespace %s, not %s: diff one namespace at a time (-n)", gvk.Kind, u.GetName(), ns, namespace)
+		}
+		u.SetNamespace(namespace)
+		if err := runtimeConvert(u, obj); err != nil {
+			return nil, fmt.Errorf("%s %s: %v", gvk.Kind, u.GetName(), err)
+		}
+		out = append(out, obj.(client.Object))
+	}
+	return out, nil
+}
+
+// sensitive names the form fields whose values diff never prints.
+var sensitive = regexp.MustCompile(`(?i)password|token|secret|key|issuer|credential`)
+
+// printPlans writes the plans, one line per object and one per write, and tells whether any would change
+// 3scale.
+func printPlans(out io.Writer, plans []controllers.Plan) bool {
+	changes := false
+	for _, p := range plans {
+		mark := map[string]string{"none": "=", "update": "~", "create": "+", "wait": "!", "invalid": "!"}[p.Action]
+		fmt.Fprintf(out, "%s %s/%s: %s\n", mark, p.Kind, p.Name, p.Message)
+		for _, w := range p.Writes {
+			fmt.Fprintf(out, "    %s %s%s\n", w.Method, w.Endpoint, describeForm(w))
+		}
+		changes = changes || p.Changes()
+	}
+	return changes
+}
+
+// describeForm is what a write sets: its fields, values shown but for those that may hold a credential.
+func describeForm(w tsclient.Write) string {
+	var parts []string
+	for k, vs := range w.Form {
+		v := strings.Join(vs, ",")
+		if sensitive.MatchString(k) {
+			v = "(hidden)"
+		} else if len(v) > 60 {
+			v = v[:57] + "..."
+		}
+		parts = append(parts, k+"="+v)
+	}
+	if w.JSON != nil {
+		parts = append(parts, "(a JSON body)")
+	}
+	slices.Sort(parts)
+	if len(w.Args) > 0 {
+		return fmt.Sprintf(" %v: %s", w.Args, strings.Join(parts, " "))
+	}
+	return ": " + strings.Join(parts, " ")
+}
