@@ -159,11 +159,7 @@ func memoryOf(ctx context.Context, cluster client.Reader, scheme *runtime.Scheme
 	for _, ix := range fieldIndexes() {
 		b = b.WithIndex(ix.obj, ix.index, ix.names)
 	}
-	var status []client.Object
-	for _, o := range syncedKinds() {
-		status = append(status, o)
-	}
-	b = b.WithStatusSubresource(status...)
+	b = b.WithStatusSubresource(syncedKinds()...)
 	have := map[string]client.Object{}
 	lists := []client.ObjectList{&corev1.SecretList{}, &corev1.ConfigMapList{}}
 	for _, kind := range diffKinds {
