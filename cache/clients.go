@@ -83,7 +83,7 @@ func tenantKeyOf(cfg tsclient.Config) string {
 // key of the admin URL (not the URL as spelled) makes two spellings of one admin URL share one client.
 func poolKey(cfg tsclient.Config, tenant string) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%t", tenant, cfg.Token, cfg.CABundle, cfg.InsecureSkipVerify)
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%t\x00%t", tenant, cfg.Token, cfg.CABundle, cfg.InsecureSkipVerify, cfg.DryRun != nil)
 	if cfg.Policy != nil {
 		fmt.Fprintf(h, "\x00%+v", *cfg.Policy)
 	}

@@ -43,6 +43,9 @@ func (e *Exported) add(file string, obj client.Object) {
 	e.Files[file] = append(e.Files[file], obj)
 }
 
+// credentialLike finds a JSON key that may name a credential in a policy's configuration.
+var credentialLike = regexp.MustCompile(`(?i)"[^"]*(secret|password|token|api_key|apikey|authorization|credential)[^"]*"\s*:`)
+
 // objectName makes a Kubernetes object name of a 3scale system name (lowercase, '-' for what a DNS label
 // cannot hold).
 var notDNS = regexp.MustCompile(`[^a-z0-9-]+`)
@@ -211,6 +214,10 @@ func (x *exporter) product(ctx context.Context, p tsclient.Product, usages []tsc
 		ps := v1alpha1.PolicySpec{Name: pol.Name, Version: pol.Version, Enabled: pol.Enabled}
 		if len(pol.Configuration) > 0 && string(pol.Configuration) != "null" {
 			ps.Configuration = &apiextensionsv1.JSON{Raw: pol.Configuration}
+			if credentialLike.Match(pol.Configuration) {
+				x.e.Left = append(x.e.Left, fmt.Sprintf("%s: the configuration of policy %q is written inline and looks like it holds a credential: "+
+					"move it to a Secret (configurationRef) before committing it", what, pol.Name))
+			}
 		}
 		spec.Policies = append(spec.Policies, ps)
 	}

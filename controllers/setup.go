@@ -299,12 +299,14 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 	reader := newDataReader(mgr.GetClient(), mgr.GetCache(), mgr.GetAPIReader(), opts.DataCacheSize)
 	accounts := &ProviderAccounts{Reader: reader, Pool: pool, AllowPrivate: opts.AllowPrivateAdminURLs,
 		MaxResponseBytes: opts.MaxResponseBytes, MaxListPages: opts.MaxListPages, MaxRetryAfter: opts.MaxRetryAfter,
-		Installations: mgr.GetClient(), InstallationAdminURL: opts.InstallationAdminURL}
-	// The APIManager CRD is watched when it is installed as the manager starts; one installed later is
-	// still read (an object waiting for a provider account looks again on its backoff), only not watched.
+		Installations: mgr.GetAPIReader(), InstallationAdminURL: opts.InstallationAdminURL}
+	// The APIManager CRD is watched, and APIManagers read from the cache, when it is installed as the
+	// manager starts; one installed later is still read (from the API server: an object waiting for a
+	// provider account looks again on its backoff), only not watched.
 	installations := false
 	if _, err := mgr.GetRESTMapper().RESTMapping(APIManagerGVK.GroupKind(), APIManagerGVK.Version); err == nil {
 		installations = true
+		accounts.Installations = mgr.GetCache()
 	}
 	snapshots := cache.NewSnapshots(opts.SnapshotCacheSize)
 	lists := &BurstLists{}
@@ -345,7 +347,7 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 			&v1alpha1.CustomPolicyDefinitionList{}),
 		setupOpenAPI(sh, reader),
 		kindController(sh, "Tenant", func() *v1alpha1.Tenant { return &v1alpha1.Tenant{} },
-			engine.Typed(snapshotKindTenant, snapshots, &TenantSyncer{Reader: reader, Writer: mgr.GetClient(), Accounts: accounts, Claims: claims(),
+			engine.Typed(snapshotKindTenant, snapshots, &TenantSyncer{Reader: reader, Writer: mgr.GetClient(), SecretReader: mgr.GetAPIReader(), Accounts: accounts, Claims: claims(),
 				Recorder: mgr.GetEventRecorder("apimsync-tenant")}), &v1alpha1.TenantList{}),
 	)
 	if err != nil {

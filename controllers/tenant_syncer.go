@@ -32,11 +32,12 @@ const snapshotKindTenant = "tenant"
 const (
 	ReasonTenantTokenLost     = "TenantTokenLost"
 	ReasonSecretNotOurs       = "SecretNotControlled"
+	ReasonSecretNotWritable   = "ProviderAccountSecretNotWritable"
 	ReasonTenantScheduled     = "TenantScheduledForDeletion"
 	tenantStateApproved       = "approved"
 	tenantStateScheduled      = "scheduled_for_deletion"
 	tenantUIDAnnotation       = "apimsync.io/tenant-uid"
-	tenantLabel               = "apimsync.io/tenant"
+	tenantAnnotation          = "apimsync.io/tenant"
 	userStateActive           = "active"
 	tenantSecretNameByDefault = v1alpha1.DefaultProviderAccountSecret
 )
@@ -47,6 +48,9 @@ type TenantSyncer struct {
 	Reader client.Reader
 	// Writer writes the provider-account Secrets of new tenants.
 	Writer client.Client
+	// SecretReader reads those Secrets from the API server itself: one just written is not in the
+	// manager's metadata cache yet, and "not found" there would be taken for a lost token.
+	SecretReader client.Reader
 	// Accounts connects to the master portal (a Secret shaped like a provider account's).
 	Accounts *ProviderAccounts
 	// Claims arbitrates Tenants that name the same organization on one master.
@@ -122,8 +126,8 @@ func (s *TenantSyncer) Read(ctx context.Context, t *v1alpha1.Tenant, sess *engin
 			return nil, false, nil // never adopted: a tenant's token is only in its signup's answer
 		}
 		found, err := sess.Remote.FindTenant(ctx, t.Spec.Username, t.Spec.Email)
-		if tsclient.IsNotFound(err) {
-			return nil, false, nil
+		if tsclient.IsNotFound(err) || (err == nil && found.OrgName != t.Spec.OrganizationName) {
+			return nil, false, nil // none, or another organization's admin of the same name: not ours
 		}
 		if err != nil {
 			return nil, false, fmt.Errorf("cannot look for the tenant of a signup in doubt: %w", err)
@@ -178,7 +182,11 @@ func (s *TenantSyncer) Compare(ctx context.Context, t *v1alpha1.Tenant, _ *engin
 func (s *TenantSyncer) secret(ctx context.Context, t *v1alpha1.Tenant) (*corev1.Secret, error) {
 	var secret corev1.Secret
 	key := tenantSecretKey(t)
-	if err := s.Reader.Get(ctx, key, &secret); err != nil {
+	reader := s.SecretReader
+	if reader == nil {
+		reader = s.Reader
+	}
+	if err := reader.Get(ctx, key, &secret); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil, nil
 		}
@@ -201,6 +209,11 @@ func (s *TenantSyncer) Create(ctx context.Context, t *v1alpha1.Tenant, sess *eng
 		}
 		return none, engine.NothingMade(err)
 	}
+	// The Secret must be writable before the tenant is made: its token exists nowhere else afterwards.
+	if err := s.Writer.Create(ctx, s.secretOf(t, "https://check.invalid", "check"), client.DryRunAll); err != nil {
+		return none, engine.NothingMade(engine.Waiting(ReasonSecretNotWritable, "the provider-account Secret %s cannot be written (%v): no tenant is made until it can "+
+			"(does the namespace exist, and may the manager write Secrets there?)", tenantSecretKey(t), apierrors.ReasonForError(err)))
+	}
 	signup, err := sess.Remote.SignupTenant(ctx, tsclient.TenantParams{OrgName: t.Spec.OrganizationName, Username: t.Spec.Username,
 		Email: t.Spec.Email, Password: want.Password})
 	if err != nil {
@@ -222,20 +235,26 @@ func (s *TenantSyncer) Create(ctx context.Context, t *v1alpha1.Tenant, sess *eng
 // writeSecret writes the tenant's provider-account Secret (adminURL, token), controlled by this Tenant.
 // A plain-http master (a test or demo install) passes its opt-in on.
 func (s *TenantSyncer) writeSecret(ctx context.Context, t *v1alpha1.Tenant, sess *engine.Session, adminURL, token string) error {
-	key := tenantSecretKey(t)
-	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name,
-		Labels:      map[string]string{tenantLabel: t.Namespace + "." + t.Name},
-		Annotations: map[string]string{tenantUIDAnnotation: string(t.UID)}},
-		Type: corev1.SecretTypeOpaque,
-		Data: map[string][]byte{SecretKeyAdminURL: []byte(adminURL), SecretKeyToken: []byte(token)}}
-	if strings.HasPrefix(adminURL, "http://") {
-		secret.Data[SecretKeyAllowInsecureHTTP] = []byte("true")
-	}
+	secret := s.secretOf(t, adminURL, token)
 	err := s.Writer.Create(ctx, secret)
 	for try := 0; err != nil && !apierrors.IsAlreadyExists(err) && try < 3; try++ {
 		err = s.Writer.Create(ctx, secret) // the token exists nowhere else: a passing failure is retried here
 	}
 	return err
+}
+
+// secretOf is the provider-account Secret of a tenant: its admin URL and token, annotated with the
+// Tenant that wrote it (annotations, not labels: no length limit on the Tenant's namespace and name).
+func (s *TenantSyncer) secretOf(t *v1alpha1.Tenant, adminURL, token string) *corev1.Secret {
+	key := tenantSecretKey(t)
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name,
+		Annotations: map[string]string{tenantUIDAnnotation: string(t.UID), tenantAnnotation: t.Namespace + "/" + t.Name}},
+		Type: corev1.SecretTypeOpaque,
+		Data: map[string][]byte{SecretKeyAdminURL: []byte(adminURL), SecretKeyToken: []byte(token)}}
+	if strings.HasPrefix(adminURL, "http://") {
+		secret.Data[SecretKeyAllowInsecureHTTP] = []byte("true")
+	}
+	return secret
 }
 
 // Update implements engine.TypedSyncer: resumes a tenant scheduled for deletion behind apimsync's back,
@@ -265,6 +284,9 @@ func (s *TenantSyncer) Update(ctx context.Context, t *v1alpha1.Tenant, sess *eng
 			"and write the Secret yourself (adminURL, token), or delete the tenant in 3scale and this Tenant's status to sign up again", tenantSecretKey(t), id)
 	case string(secret.Data[SecretKeyAdminURL]) != snap.Tenant.AdminBaseURL:
 		secret = secret.DeepCopy()
+		if secret.Data == nil {
+			secret.Data = map[string][]byte{}
+		}
 		secret.Data[SecretKeyAdminURL] = []byte(snap.Tenant.AdminBaseURL)
 		if err := s.Writer.Update(ctx, secret); err != nil {
 			return nil, err

@@ -121,4 +121,15 @@ func TestTenantBadInput(t *testing.T) {
 	if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(theirs), theirs); err != nil || string(theirs.Data["token"]) != "their-token" {
 		t.Errorf("someone else's Secret was touched: %v", err)
 	}
+
+	// A namespace that does not exist: the Secret could not be written, so no tenant is made (its
+	// token would be lost).
+	third := newNamespace(t)
+	nowhere, master3, password3 := tenantObjects(third, "nowhere-"+third, "no-such-namespace", masterToken)
+	before = len(sim.Writes(simulator.MasterTenant))
+	create(t, master3, password3, nowhere)
+	waitReason(t, nowhere, v1alpha1.ConditionOrphan, ReasonSecretNotWritable)
+	if n := len(sim.Writes(simulator.MasterTenant)); n != before {
+		t.Errorf("%d writes to the master API for a Secret that cannot be written, want none", n-before)
+	}
 }

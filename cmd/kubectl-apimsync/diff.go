@@ -151,7 +151,7 @@ func typedObjects(in []*unstructured.Unstructured, namespace string) ([]client.O
 }
 
 // sensitive names the form fields whose values diff never prints.
-var sensitive = regexp.MustCompile(`(?i)password|token|secret|key|issuer|credential`)
+var sensitive = regexp.MustCompile(`(?i)password|token|secret|key|issuer|credential|policies_config|configuration`)
 
 // printPlans writes the plans, one line per object and one per write, and tells whether any would change
 // 3scale.
@@ -185,7 +185,22 @@ func describeForm(w tsclient.Write) string {
 	}
 	slices.Sort(parts)
 	if len(w.Args) > 0 {
-		return fmt.Sprintf(" %v: %s", w.Args, strings.Join(parts, " "))
+		return fmt.Sprintf(" %s: %s", describeArgs(w), strings.Join(parts, " "))
 	}
 	return ": " + strings.Join(parts, " ")
+}
+
+// describeArgs shows the ids that fill a write's endpoint; a value that is not a number (an application
+// key in its path) is hidden.
+func describeArgs(w tsclient.Write) string {
+	var out []string
+	for _, a := range w.Args {
+		switch a.(type) {
+		case int, int32, int64:
+			out = append(out, fmt.Sprint(a))
+		default:
+			out = append(out, "(hidden)")
+		}
+	}
+	return "[" + strings.Join(out, " ") + "]"
 }

@@ -36,7 +36,9 @@ type TenantSpec struct {
 	PasswordRef LocalSecretKeyRef `json:"passwordRef"`
 
 	// ProviderAccountSecret is where apimsync writes the new tenant's provider-account Secret (adminURL
-	// and token), so that a team's namespace syncs to its tenant at once.
+	// and token), so that a team's namespace syncs to its tenant at once. Immutable: the token is written
+	// once, there.
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="providerAccountSecret is immutable: the tenant's token was written there once"
 	ProviderAccountSecret TenantSecretRef `json:"providerAccountSecret"`
 
 	// DeletionPolicy: Delete (default) schedules the tenant's deletion in 3scale (porta deletes it for

@@ -231,7 +231,10 @@ func TestImmutableFields(t *testing.T) {
 	unnamed.Namespace, unnamed.Name = ns, "unnamed"
 	plan := validPlan()
 	plan.Namespace = ns
-	for _, o := range []client.Object{named, unnamed, plan} {
+	tenant := &Tenant{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "team-a"}, Spec: TenantSpec{MasterAccountRef: ProviderAccountRef{Name: "master"},
+		OrganizationName: "Team A", Username: "admin", Email: "admin@team-a.example", PasswordRef: LocalSecretKeyRef{Name: "pw", Key: "password"},
+		ProviderAccountSecret: TenantSecretRef{Namespace: "team-a"}}}
+	for _, o := range []client.Object{named, unnamed, plan, tenant} {
 		if err := k8s.Create(ctx, o); err != nil {
 			t.Fatal(err)
 		}
@@ -241,6 +244,8 @@ func TestImmutableFields(t *testing.T) {
 		"removing systemName":     {obj: named, change: func() { named.Spec.SystemName = "" }, want: "systemName cannot be added or removed"},
 		"adding systemName later": {obj: unnamed, change: func() { unnamed.Spec.SystemName = "late" }, want: "systemName cannot be added or removed"},
 		"changing productRef":     {obj: plan, change: func() { plan.Spec.ProductRef = "other" }, want: "productRef is immutable"},
+		"moving a tenant's Secret": {obj: tenant, change: func() { tenant.Spec.ProviderAccountSecret.Namespace = "team-b" },
+			want: "providerAccountSecret is immutable"},
 	}
 	checkUpdatesRefused(t, cases)
 	// Other fields stay editable.
