@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"regexp"
@@ -14,12 +13,11 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/kustomize/api/krusty"
-	"sigs.k8s.io/kustomize/kyaml/filesys"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers"
+	"github.com/apimsync/apimsync/internal/kustomize"
 )
 
 // diffOptions are the flags of `kubectl apimsync diff`.
@@ -77,7 +75,7 @@ func (o *diffOptions) run(ctx context.Context) error {
 	var in []*unstructured.Unstructured
 	var err error
 	if o.kustomize != "" {
-		in, err = buildKustomization(o.kustomize)
+		in, err = kustomize.Build(o.kustomize)
 	} else {
 		in, err = readFiles(o.files)
 	}
@@ -101,27 +99,6 @@ func (o *diffOptions) run(ctx context.Context) error {
 		return codedError{code: 1}
 	}
 	return nil
-}
-
-// buildKustomization builds a kustomization directory.
-func buildKustomization(dir string) ([]*unstructured.Unstructured, error) {
-	resMap, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), dir)
-	if err != nil {
-		return nil, fmt.Errorf("cannot build %s: %v", dir, strings.ReplaceAll(err.Error(), "\n", " "))
-	}
-	var out []*unstructured.Unstructured
-	for _, r := range resMap.Resources() {
-		raw, err := r.MarshalJSON()
-		if err != nil {
-			return nil, err
-		}
-		u := &unstructured.Unstructured{}
-		if err := json.Unmarshal(raw, &u.Object); err != nil {
-			return nil, err
-		}
-		out = append(out, u)
-	}
-	return out, nil
 }
 
 // typedObjects turns the apimsync objects of in into typed ones in namespace (Secrets and ConfigMaps of
