@@ -93,6 +93,10 @@ func (r *OpenAPIReconciler) reconcile(ctx context.Context, o *v1alpha1.OpenAPI) 
 		if err != nil {
 			return r.fail(o, err)
 		}
+		if o.Status.CheckedGenerations == nil {
+			o.Status.CheckedGenerations = map[string]int64{}
+		}
+		o.Status.CheckedGenerations[engine.KindOf(g.obj)+"/"+g.obj.GetName()] = obj.GetGeneration()
 		stored = append(stored, obj)
 		names = append(names, engine.KindOf(g.obj)+"/"+g.obj.GetName())
 	}
@@ -226,6 +230,12 @@ func (r *OpenAPIReconciler) apply(ctx context.Context, o *v1alpha1.OpenAPI, g ge
 	want.SetLabels(generatedLabels(o, current.GetLabels()))
 	sameLabels := equality.Semantic.DeepEqual(current.GetLabels(), want.GetLabels())
 	if equality.Semantic.DeepEqual(g.specOf(current), g.specOf(want)) && sameLabels {
+		return current, nil
+	}
+	// Checked already at this generation against this generated spec (edited: the spec generated has
+	// not changed): no spec edit since, so no dry run. A generated resource's status changes wake the
+	// OpenAPI (Owns) far more often than anyone edits it.
+	if checked := o.Status.CheckedGenerations[kind+"/"+current.GetName()]; edited && sameLabels && checked != 0 && checked == current.GetGeneration() {
 		return current, nil
 	}
 	// The API server's defaults (a lifecycle, an increment) are in the stored spec, not in the generated

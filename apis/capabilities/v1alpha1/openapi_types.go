@@ -106,6 +106,11 @@ type OpenAPIStatus struct {
 	// while it is unchanged was edited by hand, and is put back.
 	// +optional
 	GeneratedHash string `json:"generatedHash,omitempty"`
+
+	// CheckedGenerations is, by "Kind/name", the generation of each generated resource last found equal
+	// to (or written as) the spec generated: a resource still at that generation needs no new comparison.
+	// +optional
+	CheckedGenerations map[string]int64 `json:"checkedGenerations,omitempty"`
 }
 
 // OpenAPI imports an OpenAPI document into 3scale through generated Backend, Product and ActiveDoc
