@@ -124,7 +124,7 @@ func (c *converter) deployment(it *item, d *srcDeployment, out *v1alpha1.Product
 		m := &v1alpha1.AppKeyAppIDAuthSpec{}
 		m.AppID = c.paramName(it, authPath+".appKeyAppID.appID", a.AppID, "app_id", &unmanaged)
 		m.AppKey = c.paramName(it, authPath+".appKeyAppID.appKey", a.AppKey, "app_key", &unmanaged)
-		m.GatewayOptions = c.gateway(it, authPath+".appKeyAppID", a.srcGateway, &unmanaged)
+		m.GatewayOptions = c.gateway(it, authPath+".appKeyAppID", a.Gateway, &unmanaged)
 		out.Authentication = &v1alpha1.AuthenticationSpec{AppKeyAppID: m}
 		authPath += ".appKeyAppID"
 	case auth.OIDC != nil:
@@ -142,7 +142,7 @@ func (c *converter) deployment(it *item, d *srcDeployment, out *v1alpha1.Product
 		}
 		m := &v1alpha1.UserKeyAuthSpec{}
 		m.AuthUserKey = c.paramName(it, authPath+".userkey.authUserKey", u.AuthUserKey, "user_key", &unmanaged)
-		m.GatewayOptions = c.gateway(it, authPath+".userkey", u.srcGateway, &unmanaged)
+		m.GatewayOptions = c.gateway(it, authPath+".userkey", u.Gateway, &unmanaged)
 		out.Authentication = &v1alpha1.AuthenticationSpec{UserKey: m}
 		authPath += ".userkey"
 	}
@@ -302,7 +302,7 @@ func (c *converter) oidc(it *item, path string, o *srcOIDC, unmanaged *[]string)
 			out.JWTClaimWithClientIDType = *v
 		}
 	}
-	out.GatewayOptions = c.gateway(it, path, o.srcGateway, unmanaged)
+	out.GatewayOptions = c.gateway(it, path, o.Gateway, unmanaged)
 	return out, true
 }
 
