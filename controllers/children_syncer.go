@@ -128,19 +128,18 @@ func childrenUpToDate(snap *childrenSnapshot, want childrenSpec) bool {
 	if len(want.Rules) != len(snap.Rules) {
 		return false
 	}
-	for _, w := range want.Rules {
-		r, ok := findRule(snap.Rules, w)
-		if !ok || !ruleMatches(r, w, snap.metricID(w.MetricMethodRef)) {
+	for i, r := range matchRules(snap, want.Rules) {
+		if r == nil || !ruleMatches(*r, want.Rules[i], snap.metricID(want.Rules[i].MetricMethodRef)) {
 			return false
 		}
 	}
-	return rulesInOrder(snap.Rules, want.Rules) < 0
+	return rulesInOrder(snap.Rules, want.Rules, snap.metricID) < 0
 }
 
 // rulesInOrder compares the order of the remote rules (by position, then id) with the spec's and
 // returns the index of the first spec rule out of place, -1 when the order is the spec's. Only the order
 // matters: porta renumbers positions as rules come and go.
-func rulesInOrder(remote []tsclient.MappingRule, want []v1alpha1.MappingRuleSpec) int {
+func rulesInOrder(remote []tsclient.MappingRule, want []v1alpha1.MappingRuleSpec, metricID func(string) int64) int {
 	sorted := slices.Clone(remote)
 	slices.SortStableFunc(sorted, func(a, b tsclient.MappingRule) int {
 		if c := cmp.Compare(a.Position, b.Position); c != 0 {
@@ -149,7 +148,7 @@ func rulesInOrder(remote []tsclient.MappingRule, want []v1alpha1.MappingRuleSpec
 		return cmp.Compare(a.ID, b.ID)
 	})
 	for i, w := range want {
-		if i >= len(sorted) || sorted[i].HTTPMethod != w.HTTPMethod || sorted[i].Pattern != w.Pattern {
+		if i >= len(sorted) || sorted[i].HTTPMethod != w.HTTPMethod || sorted[i].Pattern != w.Pattern || sorted[i].MetricID != metricID(w.MetricMethodRef) {
 			return i
 		}
 	}
@@ -160,13 +159,28 @@ func metricMatches(r tsclient.Metric, friendlyName, unit, description string) bo
 	return r.FriendlyName == friendlyName && r.Unit == unit && r.Description == description
 }
 
-func findRule(rules []tsclient.MappingRule, w v1alpha1.MappingRuleSpec) (tsclient.MappingRule, bool) {
-	for _, r := range rules {
-		if r.HTTPMethod == w.HTTPMethod && r.Pattern == w.Pattern {
-			return r, true
+// matchRules pairs each spec rule with a remote rule (nil: none), each remote rule used once. A rule is
+// identified by method, pattern and the metric it counts (3scale keeps several rules of one method and
+// pattern, for several metrics); a spec rule left over then takes a remote rule of its method and pattern
+// left over too, so that changing a rule's metric is an update, not a deletion and a creation.
+func matchRules(snap *childrenSnapshot, want []v1alpha1.MappingRuleSpec) []*tsclient.MappingRule {
+	out := make([]*tsclient.MappingRule, len(want))
+	used := make([]bool, len(snap.Rules))
+	for _, sameMetric := range []bool{true, false} {
+		for i, w := range want {
+			if out[i] != nil {
+				continue
+			}
+			metricID := snap.metricID(w.MetricMethodRef)
+			for j, r := range snap.Rules {
+				if !used[j] && r.HTTPMethod == w.HTTPMethod && r.Pattern == w.Pattern && (!sameMetric || r.MetricID == metricID) {
+					used[j], out[i] = true, &snap.Rules[j]
+					break
+				}
+			}
 		}
 	}
-	return tsclient.MappingRule{}, false
+	return out
 }
 
 func ruleMatches(r tsclient.MappingRule, w v1alpha1.MappingRuleSpec, metricID int64) bool {
@@ -250,32 +264,33 @@ func syncChildren(ctx context.Context, c *tsclient.Client, scope tsclient.Scope,
 	return nil
 }
 
-// syncMappingRules creates, updates and deletes mapping rules; a rule is identified by method and pattern.
+// syncMappingRules creates, updates and deletes mapping rules; a rule is identified by method, pattern and
+// metric (matchRules).
 func syncMappingRules(ctx context.Context, c *tsclient.Client, scope tsclient.Scope, snap *childrenSnapshot, want []v1alpha1.MappingRuleSpec) error {
 	kept := make([]tsclient.MappingRule, 0, len(want))
-	for _, w := range want {
+	matched := matchRules(snap, want)
+	for i, w := range want {
 		metricID := snap.metricID(w.MetricMethodRef)
 		if metricID == 0 {
 			return fmt.Errorf("cannot sync mapping rule %s %s: metric %q is missing in 3scale", w.HTTPMethod, w.Pattern, w.MetricMethodRef)
 		}
 		p := tsclient.MappingRuleParams{HTTPMethod: w.HTTPMethod, Pattern: w.Pattern, MetricID: metricID, Delta: int64(increment(w)), Last: &w.Last,
 			Position: int64(len(kept) + 1)}
-		r, ok := findRule(snap.Rules, w)
 		switch {
-		case !ok:
+		case matched[i] == nil:
 			created, err := c.CreateMappingRule(ctx, scope, p)
 			if err != nil {
 				return fmt.Errorf("cannot create mapping rule %s %s: %w", w.HTTPMethod, w.Pattern, err)
 			}
 			kept = append(kept, *created)
-		case !ruleMatches(r, w, metricID):
-			updated, err := c.UpdateMappingRule(ctx, scope, r.ID, p)
+		case !ruleMatches(*matched[i], w, metricID):
+			updated, err := c.UpdateMappingRule(ctx, scope, matched[i].ID, p)
 			if err != nil {
 				return fmt.Errorf("cannot update mapping rule %s %s: %w", w.HTTPMethod, w.Pattern, err)
 			}
 			kept = append(kept, *updated)
 		default:
-			kept = append(kept, r)
+			kept = append(kept, *matched[i])
 		}
 	}
 	for _, r := range snap.Rules {
@@ -287,7 +302,7 @@ func syncMappingRules(ctx context.Context, c *tsclient.Client, scope tsclient.Sc
 	}
 	// Then the order: from the first rule out of place on, each gets its position in the spec (porta
 	// moves the rule there and shifts the others, so setting them in spec order leaves the spec's order).
-	if first := rulesInOrder(kept, want); first >= 0 {
+	if first := rulesInOrder(kept, want, snap.metricID); first >= 0 {
 		for i := first; i < len(want); i++ {
 			w := want[i]
 			p := tsclient.MappingRuleParams{HTTPMethod: w.HTTPMethod, Pattern: w.Pattern, MetricID: kept[i].MetricID, Delta: int64(increment(w)),

@@ -97,12 +97,17 @@ func userKey(sess *engine.Session, accountID int64, username string) string {
 
 // knownPasswords returns, by username, the versions of the passwords 3scale has as far as status and
 // this process tell: a version recorded in status that is still the Secret's, or a newer version of a
-// Secret whose password for that user is the one this process last set.
+// Secret whose password for that user is the one this process last set. A user whose passwordPolicy is
+// OnCreate has its password as far as apimsync is concerned: it is sent only with the user's creation.
 func (s *DeveloperAccountSyncer) knownPasswords(d *v1alpha1.DeveloperAccount, sess *engine.Session, desired accountDesired) map[string]string {
 	known := map[string]string{}
+	onCreate := map[string]bool{}
+	for _, u := range d.Spec.Users {
+		onCreate[u.Username] = u.PasswordPolicy == v1alpha1.PasswordOnCreate
+	}
 	for user, version := range desired.Versions {
 		switch {
-		case d.Status.PasswordVersions[user] == version:
+		case onCreate[user], d.Status.PasswordVersions[user] == version:
 		case d.Status.PasswordVersions[user] != "" && d.Status.AccountID != 0 &&
 			s.Sent.Same(userKey(sess, d.Status.AccountID, user), desired.Passwords[user]):
 		default:

@@ -124,6 +124,59 @@ func TestAdoptedAccountGetsItsPasswords(t *testing.T) {
 	}
 }
 
+// TestOnCreatePasswordIsSetOnlyWithTheUser: with passwordPolicy OnCreate (3scale-operator's way), a
+// password goes to 3scale with the user's creation only: a changed Secret writes nothing, and an account
+// adopted from 3scale keeps the password someone chose there, while a user apimsync makes gets the Secret's.
+func TestOnCreatePasswordIsSetOnlyWithTheUser(t *testing.T) {
+	ns := newNamespace(t)
+	acc, pw := devAccount(ns, "acme")
+	alice, bob := pw.StringData["alice"], pw.StringData["bob"]
+	for i := range acc.Spec.Users {
+		acc.Spec.Users[i].PasswordPolicy = v1alpha1.PasswordOnCreate
+	}
+	create(t, defaultSecret(ns), pw, acc)
+	waitState(t, v1alpha1.ConditionSynced, acc)
+	for _, u := range []struct{ name, password string }{{"acme-alice", alice}, {"acme-bob", bob}} {
+		if got, _ := sim.PasswordOf(ns, u.name); got != u.password {
+			t.Errorf("%s's password after creation: %q, want the Secret's", u.name, got)
+		}
+	}
+	syncNow := func(value string) {
+		t.Helper()
+		update(t, acc, func() { acc.SetAnnotations(map[string]string{v1alpha1.SyncNowAnnotation: value}) })
+		eventually(t, waitTimeout, func() string {
+			if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(acc), acc); err != nil || acc.Status.SyncNow != value {
+				return "sync-now not acted on"
+			}
+			return ""
+		})
+		waitState(t, v1alpha1.ConditionSynced, acc)
+	}
+	before := writesTo(ns)
+	rotated := "rotated-bob-password-1234"
+	update(t, pw, func() { pw.StringData = map[string]string{"alice": alice, "bob": rotated} })
+	syncNow("1")
+	if n := writesTo(ns) - before; n != 0 {
+		t.Errorf("%d writes after the password Secret changed, want 0: %v", n, lastWrites(ns, n))
+	}
+	if got, _ := sim.PasswordOf(ns, "acme-bob"); got != bob {
+		t.Errorf("bob's password after the Secret changed: %q, want the one set at creation", got)
+	}
+	// The account signed up again by hand, alice with a password of her own, bob gone: adopted, alice keeps
+	// hers and bob is made with the Secret's.
+	adminURL, token := tenantOf(ns)
+	send(t, http.MethodDelete, fmt.Sprintf("%s/admin/api/accounts/%d.json", adminURL, acc.Status.AccountID), token)
+	byHand := "chosen-by-hand-password-1234"
+	send(t, http.MethodPost, adminURL+"/admin/api/signup.json?org_name=Org+acme&username=acme-alice&email=acme-alice%40example.com&password="+byHand, token)
+	syncNow("2")
+	if got, _ := sim.PasswordOf(ns, "acme-alice"); got != byHand {
+		t.Errorf("alice's password after adoption: %q, want the one chosen in 3scale", got)
+	}
+	if got, _ := sim.PasswordOf(ns, "acme-bob"); got != rotated {
+		t.Errorf("bob's password, made again: %q, want the Secret's", got)
+	}
+}
+
 // send sends an authenticated request to the simulator, as a person in 3scale's admin portal would act,
 // and wants a 2xx answer.
 func send(t *testing.T, method, url, token string) {

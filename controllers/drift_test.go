@@ -212,6 +212,63 @@ func TestMappingRulesFollowTheSpecOrder(t *testing.T) {
 	check("reordered")
 }
 
+// TestOnePatternCountedForSeveralMetrics: 3scale keeps several rules of one method and pattern, each
+// counting another metric; a backend with such rules syncs, a change of one rule's metric is one update
+// (the rule keeps its place), and swapping two of them reorders 3scale.
+func TestOnePatternCountedForSeveralMetrics(t *testing.T) {
+	ns := newNamespace(t)
+	backend := petsBackend(ns)
+	backend.Spec.MappingRules = append(backend.Spec.MappingRules,
+		v1alpha1.MappingRuleSpec{HTTPMethod: "GET", Pattern: "/pets$", MetricMethodRef: "photos_mb", Increment: 3})
+	create(t, defaultSecret(ns), backend)
+	waitState(t, v1alpha1.ConditionSynced, backend)
+	remote := func() []string {
+		names := map[string]string{}
+		for _, m := range sim.Objects(ns, simulator.KindMetrics) {
+			name, _, _ := strings.Cut(fmt.Sprint(m["system_name"]), ".")
+			names[fmt.Sprint(m["id"])] = name
+		}
+		rules := sim.Objects(ns, simulator.KindMappingRules)
+		slices.SortStableFunc(rules, func(a, b map[string]any) int {
+			pa, _ := strconv.ParseFloat(fmt.Sprint(a["position"]), 64)
+			pb, _ := strconv.ParseFloat(fmt.Sprint(b["position"]), 64)
+			return cmp.Compare(pa, pb)
+		})
+		out := make([]string, 0, len(rules))
+		for _, r := range rules {
+			out = append(out, fmt.Sprintf("%v %v %s", r["http_method"], r["pattern"], names[fmt.Sprint(r["metric_id"])]))
+		}
+		return out
+	}
+	want := func() []string {
+		out := make([]string, 0, len(backend.Spec.MappingRules))
+		for _, r := range backend.Spec.MappingRules {
+			out = append(out, fmt.Sprintf("%s %s %s", r.HTTPMethod, r.Pattern, r.MetricMethodRef))
+		}
+		return out
+	}
+	if got := remote(); !slices.Equal(got, want()) {
+		t.Fatalf("rules in 3scale %v, want %v", got, want())
+	}
+	before := writesTo(ns)
+	update(t, backend, func() { backend.Spec.MappingRules[3].MetricMethodRef = "get_pet" })
+	waitState(t, v1alpha1.ConditionSynced, backend)
+	if got := remote(); !slices.Equal(got, want()) {
+		t.Errorf("after a rule's metric changed: rules in 3scale %v, want %v", got, want())
+	}
+	if n := writesTo(ns) - before; n != 1 {
+		t.Errorf("%d writes to change a rule's metric, want 1 (an update): %v", n, lastWrites(ns, n))
+	}
+	update(t, backend, func() {
+		r := backend.Spec.MappingRules
+		backend.Spec.MappingRules = []v1alpha1.MappingRuleSpec{r[3], r[1], r[2], r[0]}
+	})
+	waitState(t, v1alpha1.ConditionSynced, backend)
+	if got := remote(); !slices.Equal(got, want()) {
+		t.Errorf("after a swap: rules in 3scale %v, want %v", got, want())
+	}
+}
+
 // TestPlanDriftCheckTrustsItsDependenciesSnapshots: a plan's drift check (background work) takes the
 // metric ids of its product and backends from their cached snapshots, which their own drift checks
 // refresh; sync-now (a forced read that is not background work) reads them again.

@@ -72,6 +72,7 @@ func (c *converter) convertAccount(it *item) {
 		user := v1alpha1.DeveloperUserSpec{Username: us.Username, Email: us.Email, Role: v1alpha1.DeveloperUserRole(role)}
 		if ref := us.PasswordCredentialsRef; ref.Name != "" {
 			user.PasswordRef = &v1alpha1.LocalSecretKeyRef{Name: ref.Name, Key: "password"}
+			user.PasswordPolicy = v1alpha1.PasswordOnCreate
 			c.localSecret(u, "spec.passwordCredentialsRef", ref)
 			passwords = true
 		} else {
@@ -102,9 +103,9 @@ func (c *converter) convertAccount(it *item) {
 	c.changed(it, "", "its users are spec.users in apimsync, the complete list: a user of the account in 3scale that is not listed (made in the developer portal, "+
 		"or whose DeveloperUser is not in the input) is deleted at the first sync; add such users to spec.users before applying")
 	if passwords {
-		c.changed(it, "", "3scale-operator set a user's password once, when it made the user; apimsync sets the passwords of an adopted account's users from "+
-			"their Secrets once (one write per user, replacing a password changed in the portal since) and again whenever a Secret changes: "+
-			"remove passwordRef from the users whose password must stay as it is")
+		c.info(it, "", "3scale-operator set a user's password once, when it made the user: passwordPolicy OnCreate does the same, so the users "+
+			"keep the passwords they have in 3scale (changed in the portal or not); set it to Always for apimsync to set them from their Secrets, "+
+			"at adoption and whenever a Secret changes")
 	}
 	if !c.emit(it, a) {
 		return

@@ -125,7 +125,7 @@ func (c *converter) mappingRules(it *item, rules []srcMappingRule, metrics map[s
 		path := fmt.Sprintf("spec.mappingRules[%d]", i)
 		_, metric := metrics[r.MetricMethodRef]
 		_, method := methods[r.MetricMethodRef]
-		key := r.HTTPMethod + " " + r.Pattern
+		key := r.HTTPMethod + " " + r.Pattern + " " + r.MetricMethodRef
 		switch {
 		case !slices.Contains(httpMethods, r.HTTPMethod):
 			c.dropped(it, path, "httpMethod %q is not one apimsync takes (%s)", r.HTTPMethod, strings.Join(httpMethods, ", "))
@@ -135,7 +135,7 @@ func (c *converter) mappingRules(it *item, rules []srcMappingRule, metrics map[s
 			c.dropped(it, path, "metricMethodRef %q names no metric or method of this object (3scale-operator refuses the object for it)", r.MetricMethodRef)
 		default:
 			if first, dup := seen[key]; dup {
-				c.dropped(it, path, "the same httpMethod and pattern as mappingRules[%d]: apimsync keeps one rule per pair", first)
+				c.dropped(it, path, "the same httpMethod, pattern and metricMethodRef as mappingRules[%d]: apimsync keeps one rule per triple", first)
 				continue
 			}
 			seen[key] = i

@@ -58,7 +58,7 @@
 //   - behaviour that changes (changed): settings 3scale-operator left alone that apimsync manages (the
 //     deployment option, authentication mode and gateway settings, a plan's name and fees, an ActiveDoc's
 //     description, published and skipSwaggerValidations), plans not listed no longer deleted, the users
-//     list being complete, passwords set on adoption, a promotion becoming declarative, a URL document
+//     list being complete, a promotion becoming declarative, a URL document
 //     becoming a ConfigMap (with the commands to make it), an OpenAPI renamed so that what it generates
 //     adopts 3scale's objects (or the reason it cannot), a Tenant that is never adopted and its
 //     master-account Secret (with the command to make it);

@@ -36,6 +36,19 @@ type DeveloperAccountSpec struct {
 // +kubebuilder:validation:Enum=admin;member
 type DeveloperUserRole string
 
+// PasswordPolicy says when a user's password is written to 3scale.
+// +kubebuilder:validation:Enum=Always;OnCreate
+type PasswordPolicy string
+
+const (
+	// PasswordAlways sets the password when apimsync makes or adopts the user, and again whenever the
+	// Secret's value changes: the Secret is the password.
+	PasswordAlways PasswordPolicy = "Always"
+	// PasswordOnCreate sets the password only when apimsync makes the user (3scale-operator's way): an
+	// adopted user, and a developer who changed the password in the portal, keep theirs.
+	PasswordOnCreate PasswordPolicy = "OnCreate"
+)
+
 // DeveloperUserSpec is one user of a developer account.
 type DeveloperUserSpec struct {
 	// Username is the user's login, unique in the tenant. It identifies the user: changing it makes
@@ -60,6 +73,13 @@ type DeveloperUserSpec struct {
 	// Optional: without it the user signs in through the portal's password reset or SSO.
 	// +optional
 	PasswordRef *LocalSecretKeyRef `json:"passwordRef,omitempty"`
+
+	// PasswordPolicy says when passwordRef is written to 3scale: Always (default) when apimsync makes or
+	// adopts the user and whenever the Secret's value changes; OnCreate only when apimsync makes the user,
+	// so that an adopted user's password, or one the developer changed in the portal, stays as it is.
+	// +kubebuilder:default=Always
+	// +optional
+	PasswordPolicy PasswordPolicy `json:"passwordPolicy,omitempty"`
 }
 
 // DeveloperAccountStatus is the observed state of a DeveloperAccount.

@@ -69,11 +69,14 @@ type ProductSpec struct {
 	// +optional
 	Methods map[string]MethodSpec `json:"methods,omitempty"`
 
-	// MappingRules map requests to the product's metrics or methods. Each (httpMethod, pattern) pair appears once.
+	// MappingRules map requests to the product's metrics or methods. A request may be counted by several rules of the same
+	// (httpMethod, pattern), as 3scale allows, each for another metric or method: each (httpMethod, pattern,
+	// metricMethodRef) appears once.
 	// +kubebuilder:validation:MaxItems=100
 	// +listType=map
 	// +listMapKey=httpMethod
 	// +listMapKey=pattern
+	// +listMapKey=metricMethodRef
 	// +optional
 	MappingRules []MappingRuleSpec `json:"mappingRules,omitempty"`
 
