@@ -43,8 +43,9 @@ func (e *Exported) add(file string, obj client.Object) {
 	e.Files[file] = append(e.Files[file], obj)
 }
 
-// credentialLike finds a JSON key that may name a credential in a policy's configuration.
-var credentialLike = regexp.MustCompile(`(?i)"[^"]*(secret|password|token|api_key|apikey|authorization|credential)[^"]*"\s*:`)
+// credentialLike finds a JSON key that may name a credential in a policy's configuration, with a value
+// that can hold one: a string, an object or a list (CORS's allow_credentials: true holds none).
+var credentialLike = regexp.MustCompile(`(?i)"[^"]*(secret|password|token|api_key|apikey|authorization|credential)[^"]*"\s*:\s*["{\[]`)
 
 // objectName makes a Kubernetes object name of a 3scale system name (lowercase, '-' for what a DNS label
 // cannot hold).

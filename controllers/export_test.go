@@ -3,7 +3,10 @@ package controllers
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -12,6 +15,7 @@ import (
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
+	"github.com/apimsync/apimsync/controllers/engine"
 )
 
 // lastWrites lists a tenant's last n writes (method and endpoint), for a failure's message.
@@ -122,63 +126,105 @@ func handMadeTenant(t *testing.T, c *tsclient.Client) {
 // writes nothing either.
 func TestExportedTenantAdoptsWithNoWrite(t *testing.T) {
 	ns := newNamespace(t)
+	handMadeTenant(t, tenantClient(t, ns))
+	adoptsWithNoWrite(t, ns, exportAll(t, ns), map[string]int{"Backend": 2, "Product": 2, "ApplicationPlan": 3,
+		"CustomPolicyDefinition": 1, "ActiveDoc": 1, "DeveloperAccount": 2, "Application": 2})
+}
+
+// tenantClient returns a client of the namespace's simulator tenant.
+func tenantClient(t *testing.T, ns string) *tsclient.Client {
+	t.Helper()
 	adminURL, token := tenantOf(ns)
 	c, err := tsclient.New(tsclient.Config{AdminURL: adminURL, Token: token, Policy: &tsclient.AdminURLPolicy{AllowInsecureHTTP: true, AllowPrivate: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	handMadeTenant(t, c)
-	exported, err := ExportTenant(context.Background(), c, ExportOptions{})
+	return c
+}
+
+// exportAll exports the namespace's tenant whole and fails when anything is left out.
+func exportAll(t *testing.T, ns string) []client.Object {
+	t.Helper()
+	exported, err := ExportTenant(context.Background(), tenantClient(t, ns), ExportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(exported.Left) != 0 {
 		t.Errorf("left out: %q, want nothing", exported.Left)
 	}
+	var objs []client.Object
+	for _, file := range slices.Sorted(maps.Keys(exported.Files)) {
+		objs = append(objs, exported.Files[file]...)
+	}
+	return objs
+}
+
+// adoptsWithNoWrite applies objects to a namespace whose tenant already has what they describe: every
+// object must be Synced with no write to 3scale, each announcing its adoption in an Event, at least the given number
+// of each kind; a drift check of everything (sync-now) must write nothing either.
+func adoptsWithNoWrite(t *testing.T, ns string, objs []client.Object, want map[string]int) {
+	t.Helper()
 	before := writesTo(ns)
 	create(t, defaultSecret(ns))
 	var synced []syncedObject
 	kinds := map[string]int{}
-	for _, objs := range exported.Files {
-		for _, obj := range objs {
-			obj.SetNamespace(ns)
-			kind := obj.GetObjectKind().GroupVersionKind().Kind
-			create(t, obj)
-			if s, ok := obj.(syncedObject); ok {
-				synced = append(synced, s)
-				kinds[kind]++
-			}
+	for _, obj := range objs {
+		obj.SetNamespace(ns)
+		kind := obj.GetObjectKind().GroupVersionKind().Kind
+		create(t, obj)
+		if s, ok := obj.(syncedObject); ok {
+			synced = append(synced, s)
+			kinds[kind]++
 		}
 	}
-	want := map[string]int{"Backend": 2, "Product": 2, "ApplicationPlan": 3, "CustomPolicyDefinition": 1, "ActiveDoc": 1,
-		"DeveloperAccount": 2, "Application": 2}
 	for k, n := range want {
 		if kinds[k] < n {
-			t.Errorf("exported %d %s, want %d at least (%v)", kinds[k], k, n, kinds)
+			t.Errorf("%d %s, want %d at least (%v)", kinds[k], k, n, kinds)
 		}
 	}
 	waitState(t, v1alpha1.ConditionSynced, synced...)
 	if n := writesTo(ns) - before; n != 0 {
-		t.Errorf("%d writes to 3scale to adopt the exported tenant, want 0: %v", n, lastWrites(ns, n))
+		t.Errorf("%d writes to 3scale to adopt the tenant, want 0: %v", n, lastWrites(ns, n))
 	}
-	for _, s := range synced {
-		if _, _, msg := syncState(t, s); !strings.Contains(msg, "adopted the existing") {
-			t.Errorf("%T %s: Synced without announcing an adoption: %q", s, s.GetName(), msg)
+	eventually(t, waitTimeout, func() string { // each adoption is announced by an Event
+		for _, s := range synced {
+			if ev := strings.Join(eventsOf(t, s), "\n"); !strings.Contains(ev, engine.ReasonAdopted+": adopted existing") {
+				return fmt.Sprintf("%T %s: no adoption Event: %s", s, s.GetName(), ev)
+			}
 		}
-	}
+		return ""
+	})
 	// A drift check of everything: 3scale is read again, nothing written.
 	for _, s := range synced {
-		update(t, s, func() { s.SetAnnotations(map[string]string{v1alpha1.SyncNowAnnotation: "export"}) })
+		update(t, s, func() { s.SetAnnotations(map[string]string{v1alpha1.SyncNowAnnotation: "adopted"}) })
 	}
 	eventually(t, waitTimeout, func() string {
 		for _, s := range synced {
-			if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(s), s); err != nil || s.GetSyncStatus().SyncNow != "export" {
+			if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(s), s); err != nil || s.GetSyncStatus().SyncNow != "adopted" {
 				return "not every object was checked yet"
 			}
 		}
 		return ""
 	})
 	if n := writesTo(ns) - before; n != 0 {
-		t.Errorf("%d writes to 3scale after a drift check of the exported tenant, want 0", n)
+		t.Errorf("%d writes to 3scale after a drift check of the adopted tenant, want 0: %v", n, lastWrites(ns, n))
+	}
+}
+
+// TestCredentialLikeConfiguration: a policy configuration whose key names a credential is flagged when its
+// value can hold one (a string, an object, a list), not for a flag such as CORS's allow_credentials.
+func TestCredentialLikeConfiguration(t *testing.T) {
+	for conf, want := range map[string]bool{
+		`{"password":"s3cret"}`:                         true,
+		`{"headers":{"Authorization" : "Bearer x"}}`:    true,
+		`{"credentials":{"user":"a","pass":"b"}}`:       true,
+		`{"api_keys":["k1"]}`:                           true,
+		`{"allow_origin":"*","allow_credentials":true}`: false,
+		`{"token_introspection_ttl":30,"cache":null}`:   false,
+		`{"rules":[{"header":"X-Cache","cache":true}]}`: false,
+	} {
+		if got := credentialLike.MatchString(conf); got != want {
+			t.Errorf("%s: flagged %v, want %v", conf, got, want)
+		}
 	}
 }

@@ -32,13 +32,14 @@ type exportOptions struct {
 	products  []string
 	backends  []string
 	accounts  []string
+	all       bool
 	overwrite bool
 }
 
 func newExportCommand(flags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
 	o := &exportOptions{flags: flags, streams: streams}
 	cmd := &cobra.Command{
-		Use:   "export --out DIR [--secret NAME | --admin-url URL] [--product NAME]... [--backend NAME]...",
+		Use:   "export --out DIR [--secret NAME | --admin-url URL] [--all | --product NAME... --backend NAME... --account NAME...]",
 		Short: "Write a 3scale tenant as apimsync resources that adopt it with no write",
 		Long: `Read a 3scale tenant and write its backends, products (with their plans, policies and ActiveDocs), custom
 policies, developer accounts (with their users) and applications as apimsync resources, in a kustomize
@@ -49,7 +50,7 @@ kustomization.yaml, never dropped silently.
 The tenant is the one of the provider-account Secret named by --secret in the namespace (default
 threescale-provider-account), or --admin-url with the token in the environment variable --token-env.`,
 		Example: `  # The tenant of this namespace's provider account, everything
-  kubectl apimsync export --out ./tenant
+  kubectl apimsync export --all --out ./tenant
 
   # A tenant not connected yet: its admin URL, the token from THREESCALE_TOKEN
   THREESCALE_TOKEN=... kubectl apimsync export --admin-url https://acme-admin.3scale.net --out ./acme
@@ -67,12 +68,16 @@ threescale-provider-account), or --admin-url with the token in the environment v
 	cmd.Flags().StringSliceVar(&o.products, "product", nil, "Export only this product (system name), with the backends it uses; repeatable.")
 	cmd.Flags().StringSliceVar(&o.backends, "backend", nil, "Export only this backend (system name); repeatable.")
 	cmd.Flags().StringSliceVar(&o.accounts, "account", nil, "Export only this developer account (organization name), with its applications; repeatable.")
+	cmd.Flags().BoolVar(&o.all, "all", false, "Export everything (what no filter gives too); not with --product, --backend or --account.")
 	cmd.Flags().BoolVar(&o.overwrite, "overwrite", false, "Write into a directory that is not empty.")
 	_ = cmd.MarkFlagRequired("out")
 	return cmd
 }
 
 func (o *exportOptions) run(ctx context.Context) error {
+	if o.all && len(o.products)+len(o.backends)+len(o.accounts) > 0 {
+		return fmt.Errorf("--all exports everything: give it alone, or only --product, --backend and --account")
+	}
 	if err := o.checkOut(); err != nil {
 		return err
 	}

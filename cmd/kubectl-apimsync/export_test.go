@@ -41,7 +41,7 @@ func TestExportWritesAKustomizeDirectory(t *testing.T) {
 
 	dir := filepath.Join(t.TempDir(), "acme")
 	t.Setenv("THREESCALE_TOKEN", "acme-token")
-	out, err := run(t, "export", "--admin-url", adminURL, "--allow-insecure-http", "--out", dir)
+	out, err := run(t, "export", "--admin-url", adminURL, "--allow-insecure-http", "--all", "--out", dir)
 	if err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
@@ -79,9 +79,10 @@ func TestExportWritesAKustomizeDirectory(t *testing.T) {
 		args  []string
 		want  string
 	}{
-		"a refused token":  {"wrong", []string{"--out", t.TempDir()}, "the tenant refused the token"},
-		"no token":         {"", []string{"--out", t.TempDir()}, "the access token is not set"},
-		"a used directory": {"acme-token", []string{"--out", dir}, "is not empty"},
+		"a refused token":    {"wrong", []string{"--out", t.TempDir()}, "the tenant refused the token"},
+		"no token":           {"", []string{"--out", t.TempDir()}, "the access token is not set"},
+		"a used directory":   {"acme-token", []string{"--out", dir}, "is not empty"},
+		"--all and a filter": {"acme-token", []string{"--out", t.TempDir(), "--all", "--product", "shop"}, "--all exports everything"},
 	} {
 		t.Setenv("THREESCALE_TOKEN", c.token)
 		_, err := run(t, append([]string{"export", "--admin-url", adminURL, "--allow-insecure-http"}, c.args...)...)

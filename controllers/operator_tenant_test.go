@@ -1,0 +1,58 @@
+package controllers
+
+import (
+	"context"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/apimsync/apimsync/internal/convert"
+	"github.com/apimsync/apimsync/test/operatorreplay"
+)
+
+// operatorMadeTenant fills the namespace's tenant as 3scale-operator does from its sample-sized workload
+// (test/operatorreplay) and returns the workload: 3scale-operator's resources and their Secrets.
+func operatorMadeTenant(t *testing.T, ns string) []*unstructured.Unstructured {
+	t.Helper()
+	objs, err := operatorreplay.Workload()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := operatorreplay.Replay(context.Background(), tenantClient(t, ns), objs); err != nil {
+		t.Fatalf("replaying 3scale-operator: %v", err)
+	}
+	return objs
+}
+
+// operatorWorkloadKinds is what the workload holds, as apimsync objects.
+var operatorWorkloadKinds = map[string]int{"Backend": 2, "Product": 3, "ApplicationPlan": 5, "CustomPolicyDefinition": 1,
+	"ActiveDoc": 1, "DeveloperAccount": 2, "Application": 4}
+
+// TestOperatorMadeTenantExportsWithNoWrite: a tenant 3scale-operator filled, exported and applied,
+// adopts with no write, and a drift check writes nothing.
+func TestOperatorMadeTenantExportsWithNoWrite(t *testing.T) {
+	ns := newNamespace(t)
+	operatorMadeTenant(t, ns)
+	adoptsWithNoWrite(t, ns, exportAll(t, ns), operatorWorkloadKinds)
+}
+
+// TestConvertedOperatorResourcesAdoptWithNoWrite: 3scale-operator's resources converted, applied with
+// their Secrets once 3scale-operator's are gone, adopt what 3scale-operator made with no write.
+func TestConvertedOperatorResourcesAdoptWithNoWrite(t *testing.T) {
+	ns := newNamespace(t)
+	workload := operatorMadeTenant(t, ns)
+	res, err := convert.Convert(workload, convert.Options{Namespace: ns})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range res.Findings {
+		t.Logf("report: %s", f)
+	}
+	for _, o := range workload {
+		if o.GetKind() == "Secret" {
+			o.SetNamespace(ns)
+			create(t, o)
+		}
+	}
+	adoptsWithNoWrite(t, ns, res.Objects, operatorWorkloadKinds)
+}
