@@ -26,6 +26,13 @@ type ExportOptions struct {
 	// Products and Backends, by system name, restrict the export (with the backends the products use);
 	// Accounts (organization names) the accounts, with their applications. All empty: everything.
 	Products, Backends, Accounts []string
+	// CredentialsToSecrets makes users' passwords and applications' credentials references to Secrets
+	// whose templates (keys, no values) are in Exported.Templates, for the user to fill in: each user gets
+	// passwordRef (the Secret becomes the password: adopting sets it, one write per user) and each
+	// application credentialsRef (the values filled in replace 3scale's, or match them: no write). By
+	// default users get no passwordRef (passwords stay as they are) and applications no credentialsRef
+	// (each keeps 3scale's credentials and writes them to its own Secret).
+	CredentialsToSecrets bool
 }
 
 // Exported is a tenant as apimsync resources, by the file they belong in ("backends", "product-<name>",
@@ -62,7 +69,7 @@ func objectName(systemName string) string {
 // ExportTenant reads the tenant c talks to and returns it as apimsync resources.
 func ExportTenant(ctx context.Context, c *tsclient.Client, opts ExportOptions) (*Exported, error) {
 	e := &Exported{Files: map[string][]client.Object{}}
-	x := &exporter{c: c, e: e, backendNames: map[int64]string{}, metricRefs: map[int64]v1alpha1.MetricMethodRef{}, planNames: map[int64]string{}}
+	x := &exporter{c: c, e: e, opts: opts, backendNames: map[int64]string{}, metricRefs: map[int64]v1alpha1.MetricMethodRef{}, planNames: map[int64]string{}}
 	products, err := c.ListProducts(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("cannot list the products: %w", err)
@@ -117,6 +124,7 @@ func ExportTenant(ctx context.Context, c *tsclient.Client, opts ExportOptions) (
 type exporter struct {
 	c            *tsclient.Client
 	e            *Exported
+	opts         ExportOptions
 	backendNames map[int64]string
 	metricRefs   map[int64]v1alpha1.MetricMethodRef
 	planNames    map[int64]string
@@ -375,7 +383,8 @@ func (x *exporter) customPolicies(ctx context.Context) error {
 // accounts exports the developer accounts (all, or those of the organizations given) with their users,
 // admins first, and their applications on exported plans. Passwords are not exported (3scale does not
 // give them back; a user without passwordRef keeps the one it has), nor are credentials: an Application
-// without credentialsRef keeps 3scale's and writes them to its own Secret.
+// without credentialsRef keeps 3scale's and writes them to its own Secret. With CredentialsToSecrets,
+// both are references to Secret templates.
 func (x *exporter) accounts(ctx context.Context, only []string) error {
 	accounts, err := x.c.ListAccounts(ctx)
 	if err != nil {
@@ -402,8 +411,18 @@ func (x *exporter) accounts(ctx context.Context, only []string) error {
 		taken[name] = true
 		billing, charging := a.MonthlyBillingEnabled, a.MonthlyChargingEnabled
 		spec := v1alpha1.DeveloperAccountSpec{OrgName: a.OrgName, MonthlyBillingEnabled: &billing, MonthlyChargingEnabled: &charging}
+		var passwords *corev1.Secret
+		if x.opts.CredentialsToSecrets && len(users) > 0 {
+			passwords = x.template(name+"-passwords", nil)
+		}
 		for _, u := range users {
-			spec.Users = append(spec.Users, v1alpha1.DeveloperUserSpec{Username: u.Username, Email: u.Email, Role: v1alpha1.DeveloperUserRole(u.Role)})
+			user := v1alpha1.DeveloperUserSpec{Username: u.Username, Email: u.Email, Role: v1alpha1.DeveloperUserRole(u.Role)}
+			if passwords != nil {
+				key := secretKeyOf(u.Username, passwords.StringData)
+				passwords.StringData[key] = ""
+				user.PasswordRef = &v1alpha1.LocalSecretKeyRef{Name: passwords.Name, Key: key}
+			}
+			spec.Users = append(spec.Users, user)
 			if u.State != userActive {
 				x.e.Left = append(x.e.Left, fmt.Sprintf("%s: user %q is %s; applying activates it", what, u.Username, u.State))
 			}
@@ -441,10 +460,43 @@ func (x *exporter) applications(ctx context.Context, a tsclient.Account, account
 			name += "-" + strconv.FormatInt(app.ID, 10)
 		}
 		taken[name] = true
-		x.e.add("accounts", &v1alpha1.Application{TypeMeta: typeMeta("Application"), ObjectMeta: metav1.ObjectMeta{Name: name},
-			Spec: v1alpha1.ApplicationSpec{AccountRef: account, PlanRef: plan, Name: app.Name, Description: app.Description, Suspended: app.State == appSuspended}})
+		spec := v1alpha1.ApplicationSpec{AccountRef: account, PlanRef: plan, Name: app.Name, Description: app.Description, Suspended: app.State == appSuspended}
+		if x.opts.CredentialsToSecrets {
+			keys := []string{"app_id", "app_keys"}
+			if app.UserKey != "" {
+				keys = []string{"user_key"}
+			}
+			spec.CredentialsRef = &v1alpha1.ProviderAccountRef{Name: x.template(name+"-keys", keys).Name}
+		}
+		x.e.add("accounts", &v1alpha1.Application{TypeMeta: typeMeta("Application"), ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: spec})
 	}
 	return nil
+}
+
+// template adds a Secret to fill in, with the keys given and no value.
+func (x *exporter) template(name string, keys []string) *corev1.Secret {
+	secret := &corev1.Secret{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
+		ObjectMeta: metav1.ObjectMeta{Name: cutString(name, 253)}, StringData: map[string]string{}}
+	for _, k := range keys {
+		secret.StringData[k] = ""
+	}
+	x.e.Templates = append(x.e.Templates, secret)
+	return secret
+}
+
+// notSecretKey is what a Secret's key cannot hold (keys are [-._a-zA-Z0-9]+); a username can hold '@'
+// and '+'.
+var notSecretKey = regexp.MustCompile(`[^-._a-zA-Z0-9]`)
+
+// secretKeyOf makes a Secret key of a username that no key of taken has yet.
+func secretKeyOf(username string, taken map[string]string) string {
+	key := notSecretKey.ReplaceAllString(username, "_")
+	for i := 2; ; i++ {
+		if _, ok := taken[key]; !ok {
+			return key
+		}
+		key = notSecretKey.ReplaceAllString(username, "_") + "-" + strconv.Itoa(i)
+	}
 }
 
 func boolRank(b bool) int {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -227,4 +228,121 @@ func TestCredentialLikeConfiguration(t *testing.T) {
 			t.Errorf("%s: flagged %v, want %v", conf, got, want)
 		}
 	}
+}
+
+// TestExportedCredentialsAsSecretReferences: with CredentialsToSecrets, users' passwords and applications'
+// credentials are references to Secret templates with keys and no value, and no credential is in the
+// export. Filled in (new passwords, the applications' keys as 3scale has them) and applied, the tenant is
+// adopted with one write per user, each setting the Secret's password, and none for the applications.
+func TestExportedCredentialsAsSecretReferences(t *testing.T) {
+	ns := newNamespace(t)
+	c := tenantClient(t, ns)
+	handMadeTenant(t, c)
+	ctx := context.Background()
+	exported, err := ExportTenant(ctx, c, ExportOptions{CredentialsToSecrets: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var objs []client.Object
+	for _, file := range slices.Sorted(maps.Keys(exported.Files)) {
+		objs = append(objs, exported.Files[file]...)
+	}
+	raw, err := json.Marshal(append(slices.Clone(objs), asObjects(exported.Templates)...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := string(raw); strings.Contains(text, "a-long-enough-password") || strings.Contains(text, "acme-own-user-key-0123") {
+		t.Fatalf("the export holds a credential: %s", text)
+	}
+	templates := map[string]*corev1.Secret{}
+	for _, s := range exported.Templates {
+		templates[s.Name] = s
+		for k, v := range s.StringData {
+			if v != "" {
+				t.Errorf("template %s has a value for %s", s.Name, k)
+			}
+		}
+	}
+	// Fill the templates in, as the user would: new passwords, the applications' keys from 3scale.
+	appKeys := map[string]map[string]string{}
+	accounts, err := c.ListAccounts(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range accounts {
+		apps, err := c.ListApplications(ctx, a.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, app := range apps {
+			keys, err := c.ListApplicationKeys(ctx, a.ID, app.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			values := make([]string, 0, len(keys))
+			for _, k := range keys {
+				values = append(values, k.Value)
+			}
+			appKeys[app.Name] = map[string]string{"user_key": app.UserKey, "app_id": app.ApplicationID, "app_keys": strings.Join(values, ",")}
+		}
+	}
+	passwords, users := map[string]string{}, 0
+	for _, obj := range objs {
+		switch o := obj.(type) {
+		case *v1alpha1.DeveloperAccount:
+			for _, u := range o.Spec.Users {
+				ref := u.PasswordRef
+				if ref == nil || templates[ref.Name] == nil {
+					t.Fatalf("user %s: passwordRef %v names no template", u.Username, ref)
+				}
+				passwords[u.Username] = "filled-in-" + u.Username + "-password"
+				templates[ref.Name].StringData[ref.Key] = passwords[u.Username]
+				users++
+			}
+		case *v1alpha1.Application:
+			ref := o.Spec.CredentialsRef
+			if ref == nil || templates[ref.Name] == nil {
+				t.Fatalf("application %s: credentialsRef %v names no template", o.Name, ref)
+			}
+			for k := range templates[ref.Name].StringData {
+				templates[ref.Name].StringData[k] = appKeys[o.Spec.Name][k]
+			}
+		}
+	}
+	before := writesTo(ns)
+	for _, s := range exported.Templates {
+		s.Namespace = ns
+		create(t, s)
+	}
+	create(t, defaultSecret(ns))
+	var synced []syncedObject
+	for _, obj := range objs {
+		obj.SetNamespace(ns)
+		create(t, obj)
+		if s, ok := obj.(syncedObject); ok {
+			synced = append(synced, s)
+		}
+	}
+	waitState(t, v1alpha1.ConditionSynced, synced...)
+	var writes []string
+	for _, w := range sim.Writes(ns)[before:] {
+		writes = append(writes, w.Method+" "+w.Endpoint)
+	}
+	want := slices.Repeat([]string{"PUT /admin/api/accounts/{account_id}/users/{id}.json"}, users)
+	if !slices.Equal(writes, want) {
+		t.Errorf("writes to adopt: %v, want one password update per user (%d)", writes, users)
+	}
+	for username, password := range passwords {
+		if got, _ := sim.PasswordOf(ns, username); got != password {
+			t.Errorf("%s's password in 3scale: %q, want the filled-in Secret's", username, got)
+		}
+	}
+}
+
+func asObjects(secrets []*corev1.Secret) []client.Object {
+	out := make([]client.Object, 0, len(secrets))
+	for _, s := range secrets {
+		out = append(out, s)
+	}
+	return out
 }

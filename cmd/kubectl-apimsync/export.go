@@ -33,6 +33,7 @@ type exportOptions struct {
 	backends  []string
 	accounts  []string
 	all       bool
+	creds     string
 	overwrite bool
 }
 
@@ -56,7 +57,10 @@ threescale-provider-account), or --admin-url with the token in the environment v
   THREESCALE_TOKEN=... kubectl apimsync export --admin-url https://acme-admin.3scale.net --out ./acme
 
   # Only the product "shop" and the backends it uses
-  kubectl apimsync export --out ./shop --product shop`,
+  kubectl apimsync export --out ./shop --product shop
+
+  # Passwords and application keys managed from Secrets (templates to fill in)
+  kubectl apimsync export --all --credentials secret-refs --out ./tenant`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd.Context()) },
 	}
@@ -69,6 +73,8 @@ threescale-provider-account), or --admin-url with the token in the environment v
 	cmd.Flags().StringSliceVar(&o.backends, "backend", nil, "Export only this backend (system name); repeatable.")
 	cmd.Flags().StringSliceVar(&o.accounts, "account", nil, "Export only this developer account (organization name), with its applications; repeatable.")
 	cmd.Flags().BoolVar(&o.all, "all", false, "Export everything (what no filter gives too); not with --product, --backend or --account.")
+	cmd.Flags().StringVar(&o.creds, "credentials", "keep", "keep: users keep their passwords and applications adopt 3scale's credentials; "+
+		"secret-refs: users' passwords and applications' credentials become references to Secrets, templates in "+secretsFile+".")
 	cmd.Flags().BoolVar(&o.overwrite, "overwrite", false, "Write into a directory that is not empty.")
 	_ = cmd.MarkFlagRequired("out")
 	return cmd
@@ -78,6 +84,9 @@ func (o *exportOptions) run(ctx context.Context) error {
 	if o.all && len(o.products)+len(o.backends)+len(o.accounts) > 0 {
 		return fmt.Errorf("--all exports everything: give it alone, or only --product, --backend and --account")
 	}
+	if o.creds != "keep" && o.creds != "secret-refs" {
+		return fmt.Errorf("--credentials is keep or secret-refs, not %q", o.creds)
+	}
 	if err := o.checkOut(); err != nil {
 		return err
 	}
@@ -85,7 +94,8 @@ func (o *exportOptions) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	exported, err := controllers.ExportTenant(ctx, remote, controllers.ExportOptions{Products: o.products, Backends: o.backends, Accounts: o.accounts})
+	exported, err := controllers.ExportTenant(ctx, remote, controllers.ExportOptions{Products: o.products, Backends: o.backends, Accounts: o.accounts,
+		CredentialsToSecrets: o.creds == "secret-refs"})
 	if err != nil {
 		return fmt.Errorf("cannot read the tenant: %w", err)
 	}

@@ -74,15 +74,28 @@ func TestExportWritesAKustomizeDirectory(t *testing.T) {
 		t.Errorf("the command does not say what it left out:\n%s", out)
 	}
 
+	// Passwords as Secret references: the account names a template, which has the user's key and no value.
+	refs := filepath.Join(t.TempDir(), "refs")
+	if out, err := run(t, "export", "--admin-url", adminURL, "--allow-insecure-http", "--all", "--credentials", "secret-refs", "--out", refs); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	accounts, _ := os.ReadFile(filepath.Join(refs, "accounts.yaml"))
+	templates, _ := os.ReadFile(filepath.Join(refs, "secrets-to-fill.yaml"))
+	if !strings.Contains(string(accounts), "passwordRef:\n") || !strings.Contains(string(templates), "name: acme-passwords") ||
+		!strings.Contains(string(templates), `alice: ""`) {
+		t.Errorf("no password reference with its template:\n%s\n---\n%s", accounts, templates)
+	}
+
 	for name, c := range map[string]struct {
 		token string
 		args  []string
 		want  string
 	}{
-		"a refused token":    {"wrong", []string{"--out", t.TempDir()}, "the tenant refused the token"},
-		"no token":           {"", []string{"--out", t.TempDir()}, "the access token is not set"},
-		"a used directory":   {"acme-token", []string{"--out", dir}, "is not empty"},
-		"--all and a filter": {"acme-token", []string{"--out", t.TempDir(), "--all", "--product", "shop"}, "--all exports everything"},
+		"a refused token":     {"wrong", []string{"--out", t.TempDir()}, "the tenant refused the token"},
+		"no token":            {"", []string{"--out", t.TempDir()}, "the access token is not set"},
+		"a used directory":    {"acme-token", []string{"--out", dir}, "is not empty"},
+		"--all and a filter":  {"acme-token", []string{"--out", t.TempDir(), "--all", "--product", "shop"}, "--all exports everything"},
+		"unknown credentials": {"acme-token", []string{"--out", t.TempDir(), "--credentials", "plain"}, "--credentials is keep or secret-refs"},
 	} {
 		t.Setenv("THREESCALE_TOKEN", c.token)
 		_, err := run(t, append([]string{"export", "--admin-url", adminURL, "--allow-insecure-http"}, c.args...)...)
