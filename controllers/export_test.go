@@ -128,7 +128,8 @@ func handMadeTenant(t *testing.T, c *tsclient.Client) {
 func TestExportedTenantAdoptsWithNoWrite(t *testing.T) {
 	ns := newNamespace(t)
 	handMadeTenant(t, tenantClient(t, ns))
-	adoptsWithNoWrite(t, ns, exportAll(t, ns), map[string]int{"Backend": 2, "Product": 2, "ApplicationPlan": 3,
+	noTemplate := func(secret, key string) string { t.Fatalf("a Secret to fill in: %s", secret); return "" }
+	adoptsWithNoWrite(t, ns, exportAll(t, ns, noTemplate), map[string]int{"Backend": 2, "Product": 2, "ApplicationPlan": 3,
 		"CustomPolicyDefinition": 1, "ActiveDoc": 1, "DeveloperAccount": 2, "Application": 2})
 }
 
@@ -143,8 +144,9 @@ func tenantClient(t *testing.T, ns string) *tsclient.Client {
 	return c
 }
 
-// exportAll exports the namespace's tenant whole and fails when anything is left out.
-func exportAll(t *testing.T, ns string) []client.Object {
+// exportAll exports the namespace's tenant whole and fails when anything is left out; fill gives the
+// value of each key of the Secret templates (the user's part), which come first in the objects returned.
+func exportAll(t *testing.T, ns string, fill func(secret, key string) string) []client.Object {
 	t.Helper()
 	exported, err := ExportTenant(context.Background(), tenantClient(t, ns), ExportOptions{})
 	if err != nil {
@@ -154,6 +156,12 @@ func exportAll(t *testing.T, ns string) []client.Object {
 		t.Errorf("left out: %q, want nothing", exported.Left)
 	}
 	var objs []client.Object
+	for _, s := range exported.Templates {
+		for k := range s.StringData {
+			s.StringData[k] = fill(s.Name, k)
+		}
+		objs = append(objs, s)
+	}
 	for _, file := range slices.Sorted(maps.Keys(exported.Files)) {
 		objs = append(objs, exported.Files[file]...)
 	}

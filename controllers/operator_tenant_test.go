@@ -25,15 +25,28 @@ func operatorMadeTenant(t *testing.T, ns string) []*unstructured.Unstructured {
 }
 
 // operatorWorkloadKinds is what the workload holds, as apimsync objects.
-var operatorWorkloadKinds = map[string]int{"Backend": 2, "Product": 3, "ApplicationPlan": 5, "CustomPolicyDefinition": 1,
-	"ActiveDoc": 1, "DeveloperAccount": 2, "Application": 4}
+var operatorWorkloadKinds = map[string]int{"Backend": 2, "Product": 4, "ApplicationPlan": 6, "CustomPolicyDefinition": 1,
+	"ActiveDoc": 1, "DeveloperAccount": 2, "Application": 5}
 
 // TestOperatorMadeTenantExportsWithNoWrite: a tenant 3scale-operator filled, exported and applied,
 // adopts with no write, and a drift check writes nothing.
 func TestOperatorMadeTenantExportsWithNoWrite(t *testing.T) {
 	ns := newNamespace(t)
-	operatorMadeTenant(t, ns)
-	adoptsWithNoWrite(t, ns, exportAll(t, ns), operatorWorkloadKinds)
+	workload := operatorMadeTenant(t, ns)
+	// The OIDC product's issuer is a Secret to fill in: its user takes it from where 3scale-operator's was.
+	issuer := ""
+	for _, o := range workload {
+		if o.GetKind() == "Secret" && o.GetName() == "pets-oidc-issuer" {
+			issuer, _, _ = unstructured.NestedString(o.Object, "stringData", "issuerEndpoint")
+		}
+	}
+	fill := func(secret, key string) string {
+		if secret != "pets-oidc-oidc-issuer" || key != "issuerEndpoint" {
+			t.Fatalf("a Secret to fill in that the workload does not explain: %s, key %s", secret, key)
+		}
+		return issuer
+	}
+	adoptsWithNoWrite(t, ns, exportAll(t, ns, fill), operatorWorkloadKinds)
 }
 
 // TestConvertedOperatorResourcesAdoptWithNoWrite: 3scale-operator's resources converted, applied with
