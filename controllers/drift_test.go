@@ -156,14 +156,20 @@ func TestRemovedFieldsGoBackToPortasDefaults(t *testing.T) {
 	}
 }
 
-// remoteRuleOrder returns the backend's mapping rules in 3scale, "METHOD pattern" by position.
-func remoteRuleOrder(ns string) []string {
+// rulesByPosition returns the tenant's mapping rules in 3scale by position.
+func rulesByPosition(ns string) []map[string]any {
 	rules := sim.Objects(ns, simulator.KindMappingRules)
 	slices.SortStableFunc(rules, func(a, b map[string]any) int {
 		pa, _ := strconv.ParseFloat(fmt.Sprint(a["position"]), 64)
 		pb, _ := strconv.ParseFloat(fmt.Sprint(b["position"]), 64)
 		return cmp.Compare(pa, pb)
 	})
+	return rules
+}
+
+// remoteRuleOrder returns the backend's mapping rules in 3scale, "METHOD pattern" by position.
+func remoteRuleOrder(ns string) []string {
+	rules := rulesByPosition(ns)
 	out := make([]string, 0, len(rules))
 	for _, r := range rules {
 		out = append(out, fmt.Sprintf("%v %v last=%v", r["http_method"], r["pattern"], r["last"]))
@@ -228,12 +234,7 @@ func TestOnePatternCountedForSeveralMetrics(t *testing.T) {
 			name, _, _ := strings.Cut(fmt.Sprint(m["system_name"]), ".")
 			names[fmt.Sprint(m["id"])] = name
 		}
-		rules := sim.Objects(ns, simulator.KindMappingRules)
-		slices.SortStableFunc(rules, func(a, b map[string]any) int {
-			pa, _ := strconv.ParseFloat(fmt.Sprint(a["position"]), 64)
-			pb, _ := strconv.ParseFloat(fmt.Sprint(b["position"]), 64)
-			return cmp.Compare(pa, pb)
-		})
+		rules := rulesByPosition(ns)
 		out := make([]string, 0, len(rules))
 		for _, r := range rules {
 			out = append(out, fmt.Sprintf("%v %v %s", r["http_method"], r["pattern"], names[fmt.Sprint(r["metric_id"])]))

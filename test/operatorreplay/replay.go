@@ -184,14 +184,19 @@ func (r *replay) backend(o *unstructured.Unstructured) error {
 		return err
 	}
 	r.backends[b.SystemName] = b.ID
-	// 3scale-operator compares the endpoint as sent with the one porta stored (with its port): it
-	// sends it again, with the description when there is one.
-	upd := tsclient.BackendParams{PrivateEndpoint: s.PrivateBaseURL}
+	// 3scale-operator compares the endpoint as sent with the one porta stored (with its default port
+	// made explicit) and sends it again when they differ, with the description when there is one.
+	var upd tsclient.BackendParams
+	if b.PrivateEndpoint != s.PrivateBaseURL {
+		upd.PrivateEndpoint = s.PrivateBaseURL
+	}
 	if s.Description != "" {
 		upd.Description = &s.Description
 	}
-	if _, err := r.c.UpdateBackend(r.ctx, b.ID, upd); err != nil {
-		return err
+	if upd != (tsclient.BackendParams{}) {
+		if _, err := r.c.UpdateBackend(r.ctx, b.ID, upd); err != nil {
+			return err
+		}
 	}
 	return r.children(tsclient.BackendScope(b.ID), s.Metrics, s.Methods, s.MappingRules)
 }

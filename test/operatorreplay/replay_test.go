@@ -1,0 +1,87 @@
+package operatorreplay
+
+import (
+	"context"
+	"fmt"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+
+	tsclient "github.com/apimsync/apimsync/client"
+	"github.com/apimsync/apimsync/test/simulator"
+)
+
+// TestReplayLeavesWhat3scaleOperatorLeaves: the workload replayed on an empty tenant leaves what
+// 3scale-operator's controllers leave, in the places where they differ from a plain create: porta's default
+// rule deleted, or kept and updated when a product's first rule is GET /; a plan without a name named by
+// its key; apicast appended to a chain; the signup admin and the other users active, with their roles; a
+// custom policy's description (sent after the create); the promotion to production.
+func TestReplayLeavesWhat3scaleOperatorLeaves(t *testing.T) {
+	sim := simulator.New(simulator.Options{Tenants: map[string]string{"acme": "acme-token"}})
+	srv := httptest.NewServer(sim)
+	defer srv.Close()
+	c, err := tsclient.New(tsclient.Config{AdminURL: srv.URL + "/t/acme", Token: "acme-token",
+		Policy: &tsclient.AdminURLPolicy{AllowInsecureHTTP: true, AllowPrivate: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := Workload()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Replay(context.Background(), c, objs); err != nil {
+		t.Fatal(err)
+	}
+	services := map[string]string{} // id → system name
+	for _, s := range sim.Objects("acme", simulator.KindServices) {
+		services[fmt.Sprint(s["id"])] = fmt.Sprint(s["system_name"])
+	}
+	rules := map[string][]string{}
+	for _, r := range sim.Objects("acme", simulator.KindMappingRules) {
+		if owner, ok := services[fmt.Sprint(r["owner_id"])]; ok && r["owner_type"] == "Proxy" {
+			rules[owner] = append(rules[owner], fmt.Sprintf("%v %v", r["http_method"], r["pattern"]))
+		}
+	}
+	for product, want := range map[string][]string{"stock": nil, "status_page": {"GET /"}, "petstore": {"POST /adoptions", "POST /adoptions"}} {
+		if got := rules[product]; !slices.Equal(got, want) {
+			t.Errorf("rules of %s: %v, want %v", product, got, want)
+		}
+	}
+	plans := map[string]string{}
+	for _, p := range sim.Objects("acme", simulator.KindPlans) {
+		plans[fmt.Sprint(p["system_name"])] = fmt.Sprintf("%v %v", p["name"], p["state"])
+	}
+	for plan, want := range map[string]string{"internal": "internal hidden", "free": "free published", "premium": "Premium published"} {
+		if plans[plan] != want {
+			t.Errorf("plan %s: %q, want %q", plan, plans[plan], want)
+		}
+	}
+	for _, p := range sim.Objects("acme", simulator.KindPolicies) {
+		chain := fmt.Sprint(p["policies_config"])
+		if services[fmt.Sprint(p["service_id"])] == "petstore" && !strings.Contains(chain, "apicast") {
+			t.Errorf("petstore's chain has no apicast: %s", chain)
+		}
+	}
+	users := map[string]string{}
+	for _, u := range sim.Objects("acme", simulator.KindUsers) {
+		users[fmt.Sprint(u["username"])] = fmt.Sprintf("%v %v", u["role"], u["state"])
+	}
+	for user, want := range map[string]string{"alice": "admin active", "bob": "member active", "dave": "admin active", "carol": "admin active"} {
+		if users[user] != want {
+			t.Errorf("user %s: %q, want %q", user, users[user], want)
+		}
+	}
+	if policies := fmt.Sprint(sim.Objects("acme", simulator.KindCustomPolicies)); !strings.Contains(policies, "Adds a header naming the gateway") {
+		t.Errorf("the custom policy has no description: %s", policies)
+	}
+	production := 0
+	for _, v := range sim.Objects("acme", simulator.KindProxyConfigs) {
+		if v["environment"] == "production" {
+			production++
+		}
+	}
+	if production != 1 {
+		t.Errorf("%d production configurations, want 1 (petstore's promotion)", production)
+	}
+}
