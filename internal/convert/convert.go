@@ -41,7 +41,8 @@ type Options struct {
 	// References between the input's objects are still resolved within their own namespaces.
 	Namespace string
 
-	// ExpandOpenAPI converts the Product and Backend a 3scale-operator OpenAPI generated (when they are in
+	// ExpandOpenAPI (kubectl apimsync convert --expand-openapi, the name the report uses) converts the
+	// Product and Backend a 3scale-operator OpenAPI generated (when they are in
 	// the input; they carry the OpenAPI as their controller owner) as ordinary objects, and skips the
 	// OpenAPI. They keep the system names, methods and plans 3scale-operator made, so they adopt 3scale's
 	// objects as they are; an apimsync OpenAPI instead generates its own (its method names, no plans).

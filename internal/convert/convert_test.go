@@ -110,8 +110,8 @@ var cases = []testCase{
 	{name: "openapi", input: []string{"openapi.yaml"}, want: []Finding{
 		{Object: "OpenAPI/openapi1", Namespace: "apis", Field: "metadata.name", Severity: SeverityChanged, Message: `renamed "petstore"`},
 		{Object: "OpenAPI/openapi1", Namespace: "apis", Field: "spec.openapiRef.secretRef", Severity: SeverityInfo, Message: `"petstore.yaml"`},
-		{Object: "Product/petstore-9a1c4f1e-0000-4000-8000-000000000001", Namespace: "apis", Severity: SeverityDropped, Message: "Options.ExpandOpenAPI"},
-		{Object: "Backend/petstore-9a1c4f1e-0000-4000-8000-000000000001", Namespace: "apis", Severity: SeverityDropped, Message: "Options.ExpandOpenAPI"},
+		{Object: "Product/petstore-9a1c4f1e-0000-4000-8000-000000000001", Namespace: "apis", Severity: SeverityDropped, Message: "--expand-openapi"},
+		{Object: "Backend/petstore-9a1c4f1e-0000-4000-8000-000000000001", Namespace: "apis", Severity: SeverityDropped, Message: "--expand-openapi"},
 		{Object: "ProxyConfigPromote/petstore-production", Namespace: "apis", Field: "spec.production", Severity: SeverityChanged, Message: `OpenAPI "petstore"`},
 		{Object: "Application/petstore-app", Namespace: "apis", Field: "spec.applicationPlanName", Severity: SeverityChanged, Message: "generates no plans"},
 		{Object: "ActiveDoc/petstore-doc", Namespace: "apis", Field: "spec.productSystemName", Severity: SeverityInfo, Message: `Product object "petstore", whose system name`},

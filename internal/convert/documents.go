@@ -139,10 +139,10 @@ func (c *converter) convertOpenAPI(it *item) {
 	info := c.openapis[nsKey(it.namespace, it.name)]
 	if c.opts.ExpandOpenAPI {
 		if len(info.products)+len(info.backends) == 0 {
-			c.skip(it, "", "with Options.ExpandOpenAPI the Product and Backend it generated are converted instead, and neither is in the input: "+
-				"add them (they carry this OpenAPI as their owner), or convert without ExpandOpenAPI")
+			c.skip(it, "", "with --expand-openapi the Product and Backend it generated are converted instead, and neither is in the input: "+
+				"add them (they carry this OpenAPI as their owner), or convert without --expand-openapi")
 		} else {
-			c.skip(it, "", "with Options.ExpandOpenAPI the Product and Backend it generated are converted instead (%s)",
+			c.skip(it, "", "with --expand-openapi the Product and Backend it generated are converted instead (%s)",
 				strings.Join(append(prefixed("Product/", info.products), prefixed("Backend/", info.backends)...), ", "))
 		}
 		return
@@ -186,11 +186,11 @@ func (c *converter) convertOpenAPI(it *item) {
 	}
 	if s.PrivateAPIHostHeader != nil {
 		c.dropped(it, "spec.privateAPIHostHeader", "apimsync's OpenAPI sets no host header on the Product it generates; "+
-			"use Options.ExpandOpenAPI (the generated Product keeps it), or a Product of your own")
+			"use --expand-openapi (the generated Product keeps it), or a Product of your own")
 	}
 	if s.PrivateAPISecretToken != nil {
 		c.dropped(it, "spec.privateAPISecretToken", "apimsync's OpenAPI sets no secret token on the Product it generates (3scale keeps the one it has); "+
-			"use Options.ExpandOpenAPI (the generated Product keeps it), or a Product of your own")
+			"use --expand-openapi (the generated Product keeps it), or a Product of your own")
 	}
 	if s.OIDC != nil {
 		o.Spec.OIDC, ok = c.openAPIOIDC(it, s.OIDC)
@@ -221,7 +221,7 @@ func (c *converter) openAPISystemNameFindings(it *item, info *openAPIInfo) {
 	case info.systemName == "":
 		c.changed(it, "", "3scale-operator named the generated Product and Backend after the document's title, which the conversion "+
 			"cannot read (the document's Secret is not in the input): apimsync names them %q, after this object, and adopts 3scale's only if that was their "+
-			"system name; otherwise it makes new ones (and the old ones stay in 3scale). Convert again with the Secret in the input, or use Options.ExpandOpenAPI", derived)
+			"system name; otherwise it makes new ones (and the old ones stay in 3scale). Convert again with the Secret in the input, or use --expand-openapi", derived)
 	case info.outName != it.name:
 		c.changed(it, "metadata.name", "renamed %q: apimsync derives the generated Product's and Backend's system name from the OpenAPI's name (dots become "+
 			"underscores), and this name gives %q, the system name 3scale-operator used (from %s), so they adopt 3scale's objects", info.outName, info.systemName, info.sysSource)
@@ -229,7 +229,7 @@ func (c *converter) openAPISystemNameFindings(it *item, info *openAPIInfo) {
 	default:
 		c.changed(it, "spec.productSystemName", "3scale-operator gave the generated Product and Backend the system name %q (from %s), which no object name "+
 			"can give in apimsync (it derives %q from this object's name): apimsync makes a new Product and Backend in 3scale, and the old ones stay; "+
-			"use Options.ExpandOpenAPI to keep them", info.systemName, info.sysSource, derived)
+			"use --expand-openapi to keep them", info.systemName, info.sysSource, derived)
 	}
 }
 
@@ -247,7 +247,7 @@ func (c *converter) openAPIOIDC(it *item, o *srcOIDC) (*v1alpha1.OpenAPIOIDCSpec
 	drop := func(field string, set bool) {
 		if set {
 			c.dropped(it, path+"."+field, "apimsync's OpenAPI takes only the issuer (issuerType, issuerEndpoint or issuerEndpointRef); "+
-				"use Options.ExpandOpenAPI (the generated Product keeps it), or a Product of your own")
+				"use --expand-openapi (the generated Product keeps it), or a Product of your own")
 		}
 	}
 	drop("authenticationFlow", o.AuthenticationFlow != nil)
