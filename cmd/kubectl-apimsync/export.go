@@ -44,9 +44,11 @@ func newExportCommand(flags *genericclioptions.ConfigFlags, streams genericioopt
 		Short: "Write a 3scale tenant as apimsync resources that adopt it with no write",
 		Long: `Read a 3scale tenant and write its backends, products (with their plans, policies and ActiveDocs), custom
 policies, developer accounts (with their users) and applications as apimsync resources, in a kustomize
-directory: one file per product, a kustomization.yaml, and templates of the Secrets to fill in. Applied to a namespace, the resources adopt what is in 3scale
-with no write (each adoption is announced). What apimsync cannot model is listed at the end and in
-kustomization.yaml, never dropped silently.
+directory: one file per product, a kustomization.yaml, and templates of the Secrets to fill in. Applied
+to a namespace, the resources adopt what is in 3scale with no write (each adoption is announced). What
+apimsync cannot model is listed at the end and in kustomization.yaml, never dropped silently. No
+credential is written: passwords stay in 3scale and applications adopt their keys, or, with
+--credentials secret-refs, both become references to Secrets whose templates you fill in.
 
 The tenant is the one of the provider-account Secret named by --secret in the namespace (default
 threescale-provider-account), or --admin-url with the token in the environment variable --token-env.`,
@@ -54,7 +56,7 @@ threescale-provider-account), or --admin-url with the token in the environment v
   kubectl apimsync export --all --out ./tenant
 
   # A tenant not connected yet: its admin URL, the token from THREESCALE_TOKEN
-  THREESCALE_TOKEN=... kubectl apimsync export --admin-url https://acme-admin.3scale.net --out ./acme
+  THREESCALE_TOKEN=... kubectl apimsync export --all --admin-url https://acme-admin.3scale.net --out ./acme
 
   # Only the product "shop" and the backends it uses
   kubectl apimsync export --out ./shop --product shop
