@@ -25,7 +25,7 @@ func operatorMadeTenant(t *testing.T, ns string) []*unstructured.Unstructured {
 }
 
 // operatorWorkloadKinds is what the workload holds, as apimsync objects.
-var operatorWorkloadKinds = map[string]int{"Backend": 2, "Product": 4, "ApplicationPlan": 6, "CustomPolicyDefinition": 1,
+var operatorWorkloadKinds = map[string]int{"Backend": 3, "Product": 5, "ApplicationPlan": 6, "CustomPolicyDefinition": 1,
 	"ActiveDoc": 1, "DeveloperAccount": 2, "Application": 5}
 
 // TestOperatorMadeTenantExportsWithNoWrite: a tenant 3scale-operator filled, exported and applied,
@@ -50,11 +50,13 @@ func TestOperatorMadeTenantExportsWithNoWrite(t *testing.T) {
 }
 
 // TestConvertedOperatorResourcesAdoptWithNoWrite: 3scale-operator's resources converted, applied with
-// their Secrets once 3scale-operator's are gone, adopt what 3scale-operator made with no write.
+// their Secrets once 3scale-operator's are gone, adopt what 3scale-operator made with no write. The
+// OpenAPI is converted expanded (--expand-openapi): the Backend and Product it generated become ordinary
+// objects that keep 3scale-operator's method names (an apimsync OpenAPI would generate its own).
 func TestConvertedOperatorResourcesAdoptWithNoWrite(t *testing.T) {
 	ns := newNamespace(t)
 	workload := operatorMadeTenant(t, ns)
-	res, err := convert.Convert(workload, convert.Options{Namespace: ns})
+	res, err := convert.Convert(workload, convert.Options{Namespace: ns, ExpandOpenAPI: true})
 	if err != nil {
 		t.Fatal(err)
 	}

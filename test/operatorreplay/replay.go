@@ -536,7 +536,7 @@ func (r *replay) policies(serviceID int64, in []operatorapi.Policy) error {
 	apicast := false
 	for _, p := range in {
 		conf := p.Configuration
-		if (len(conf) == 0 || string(conf) == "{}") && p.ConfigurationRef != nil {
+		if (len(conf) == 0 || string(conf) == "{}") && p.ConfigurationRef != nil && p.ConfigurationRef.Name != "" {
 			v, err := r.secret(p.ConfigurationRef.Name, "configuration")
 			if err != nil {
 				return fmt.Errorf("policy %s: %w", p.Name, err)
