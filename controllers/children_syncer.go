@@ -267,26 +267,28 @@ func syncChildren(ctx context.Context, c *tsclient.Client, scope tsclient.Scope,
 // syncMappingRules creates, updates and deletes mapping rules; a rule is identified by method, pattern and
 // metric (matchRules).
 func syncMappingRules(ctx context.Context, c *tsclient.Client, scope tsclient.Scope, snap *childrenSnapshot, want []v1alpha1.MappingRuleSpec) error {
+	for _, w := range want { // before any write: a rule of a missing metric stops the sync, with nothing half done
+		if snap.metricID(w.MetricMethodRef) == 0 {
+			return fmt.Errorf("cannot sync mapping rule %s %s: metric %q is missing in 3scale", w.HTTPMethod, w.Pattern, w.MetricMethodRef)
+		}
+	}
 	kept := make([]tsclient.MappingRule, 0, len(want))
 	matched := matchRules(snap, want)
 	for i, w := range want {
 		metricID := snap.metricID(w.MetricMethodRef)
-		if metricID == 0 {
-			return fmt.Errorf("cannot sync mapping rule %s %s: metric %q is missing in 3scale", w.HTTPMethod, w.Pattern, w.MetricMethodRef)
-		}
 		p := tsclient.MappingRuleParams{HTTPMethod: w.HTTPMethod, Pattern: w.Pattern, MetricID: metricID, Delta: int64(increment(w)), Last: &w.Last,
 			Position: int64(len(kept) + 1)}
 		switch {
 		case matched[i] == nil:
 			created, err := c.CreateMappingRule(ctx, scope, p)
 			if err != nil {
-				return fmt.Errorf("cannot create mapping rule %s %s: %w", w.HTTPMethod, w.Pattern, err)
+				return fmt.Errorf("cannot create mapping rule %s: %w", ruleName(w), err)
 			}
 			kept = append(kept, *created)
 		case !ruleMatches(*matched[i], w, metricID):
 			updated, err := c.UpdateMappingRule(ctx, scope, matched[i].ID, p)
 			if err != nil {
-				return fmt.Errorf("cannot update mapping rule %s %s: %w", w.HTTPMethod, w.Pattern, err)
+				return fmt.Errorf("cannot update mapping rule %s: %w", ruleName(w), err)
 			}
 			kept = append(kept, *updated)
 		default:
@@ -309,7 +311,7 @@ func syncMappingRules(ctx context.Context, c *tsclient.Client, scope tsclient.Sc
 				Last: &w.Last, Position: int64(i + 1)}
 			updated, err := c.UpdateMappingRule(ctx, scope, kept[i].ID, p)
 			if err != nil {
-				return fmt.Errorf("cannot move mapping rule %s %s to position %d: %w", w.HTTPMethod, w.Pattern, i+1, err)
+				return fmt.Errorf("cannot move mapping rule %s to position %d: %w", ruleName(w), i+1, err)
 			}
 			kept[i] = *updated
 		}
@@ -319,6 +321,11 @@ func syncMappingRules(ctx context.Context, c *tsclient.Client, scope tsclient.Sc
 	}
 	snap.Rules = kept
 	return nil
+}
+
+// ruleName names a spec rule in a message: "GET /pets$ (list_pets)".
+func ruleName(w v1alpha1.MappingRuleSpec) string {
+	return fmt.Sprintf("%s %s (%s)", w.HTTPMethod, w.Pattern, w.MetricMethodRef)
 }
 
 func containsRule(rules []tsclient.MappingRule, id int64) bool {

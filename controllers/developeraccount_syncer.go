@@ -53,6 +53,24 @@ func (s *accountSnapshot) Clone() *accountSnapshot {
 type accountDesired struct {
 	Passwords map[string]string
 	Versions  map[string]string
+	// Initial holds the passwords of the users whose passwordPolicy is OnCreate, sent only when apimsync
+	// makes the user; they are not hashed, so a change of their Secret is nothing to sync, and they are
+	// not in Versions, so that a user moving to Always gets its password set once.
+	Initial map[string]string `json:"-"`
+	// Unavailable says why an OnCreate user's password cannot be read (no Secret, no key, empty): the
+	// account waits for it only when it has to make that user.
+	Unavailable map[string]error `json:"-"`
+}
+
+// initialPassword returns the password to create a user with: an OnCreate user's waits for its Secret.
+func (d accountDesired) initialPassword(username string) (string, error) {
+	if err := d.Unavailable[username]; err != nil {
+		return "", err
+	}
+	if p, ok := d.Initial[username]; ok {
+		return p, nil
+	}
+	return d.Passwords[username], nil
 }
 
 // SentPasswords remembers, for this manager process only, a digest of each password it set in 3scale,
@@ -97,17 +115,13 @@ func userKey(sess *engine.Session, accountID int64, username string) string {
 
 // knownPasswords returns, by username, the versions of the passwords 3scale has as far as status and
 // this process tell: a version recorded in status that is still the Secret's, or a newer version of a
-// Secret whose password for that user is the one this process last set. A user whose passwordPolicy is
-// OnCreate has its password as far as apimsync is concerned: it is sent only with the user's creation.
+// Secret whose password for that user is the one this process last set. Users whose passwordPolicy is
+// OnCreate are not among them (see accountDesired.Initial).
 func (s *DeveloperAccountSyncer) knownPasswords(d *v1alpha1.DeveloperAccount, sess *engine.Session, desired accountDesired) map[string]string {
 	known := map[string]string{}
-	onCreate := map[string]bool{}
-	for _, u := range d.Spec.Users {
-		onCreate[u.Username] = u.PasswordPolicy == v1alpha1.PasswordOnCreate
-	}
 	for user, version := range desired.Versions {
 		switch {
-		case onCreate[user], d.Status.PasswordVersions[user] == version:
+		case d.Status.PasswordVersions[user] == version:
 		case d.Status.PasswordVersions[user] != "" && d.Status.AccountID != 0 &&
 			s.Sent.Same(userKey(sess, d.Status.AccountID, user), desired.Passwords[user]):
 		default:
@@ -167,17 +181,30 @@ func (s *DeveloperAccountSyncer) Validate(d *v1alpha1.DeveloperAccount) error {
 // own the account (same tenant, same first admin).
 func (s *DeveloperAccountSyncer) Resolve(ctx context.Context, d *v1alpha1.DeveloperAccount, sess *engine.Session) (engine.Resolved[accountDesired], error) {
 	r := engine.Resolved[accountDesired]{SystemName: firstAdmin(d).Username}
-	desired := accountDesired{Passwords: map[string]string{}, Versions: map[string]string{}}
+	desired := accountDesired{Passwords: map[string]string{}, Versions: map[string]string{}, Initial: map[string]string{}, Unavailable: map[string]error{}}
 	for _, u := range d.Spec.Users {
 		if u.PasswordRef == nil {
 			continue
 		}
-		v, version, err := secretKey(ctx, s.Reader, d.Namespace, u.PasswordRef, fmt.Sprintf("password of user %q", u.Username))
-		if err != nil {
-			return r, err
+		usedFor := fmt.Sprintf("password of user %q", u.Username)
+		v, version, err := secretKey(ctx, s.Reader, d.Namespace, u.PasswordRef, usedFor)
+		if err == nil && v == "" {
+			err = engine.Waiting(ReasonSecretNotFound, "Secret %q has an empty %q (%s): fill it in", u.PasswordRef.Name, u.PasswordRef.Key, usedFor)
 		}
-		desired.Passwords[u.Username] = v
-		desired.Versions[u.Username] = version
+		switch {
+		case u.PasswordPolicy == v1alpha1.PasswordOnCreate && err != nil:
+			if class, _, _ := engine.Classify(err); class != engine.ClassWaiting {
+				return r, err // not a missing Secret or key: an error reading it
+			}
+			desired.Unavailable[u.Username] = err
+		case u.PasswordPolicy == v1alpha1.PasswordOnCreate:
+			desired.Initial[u.Username] = v
+		case err != nil:
+			return r, err
+		default:
+			desired.Passwords[u.Username] = v
+			desired.Versions[u.Username] = version
+		}
 	}
 	if err := checkSoleOwner(ctx, s.Reader, s.Claims, d, &v1alpha1.DeveloperAccountList{}, ownerKey(sess.Tenant, "", r.SystemName)); err != nil {
 		return r, err
@@ -305,8 +332,12 @@ func accountMatches(snap *accountSnapshot, d *v1alpha1.DeveloperAccount) bool {
 func (s *DeveloperAccountSyncer) Create(ctx context.Context, d *v1alpha1.DeveloperAccount, sess *engine.Session, desired accountDesired) (engine.Created[*accountSnapshot], error) {
 	admin := firstAdmin(d)
 	created, fresh, err := createOrAdopt(sess.SystemName, func() (*tsclient.Account, error) {
+		password, err := desired.initialPassword(admin.Username)
+		if err != nil {
+			return nil, err
+		}
 		return sess.Remote.Signup(ctx, tsclient.SignupParams{OrgName: d.Spec.OrgName, Username: admin.Username, Email: admin.Email,
-			Password: desired.Passwords[admin.Username]})
+			Password: password})
 	}, d, sess, s.finder(ctx, sess))
 	if err != nil {
 		return made[*accountSnapshot](nil, fresh, err)
@@ -380,7 +411,10 @@ func (s *DeveloperAccountSyncer) syncUsers(ctx context.Context, d *v1alpha1.Deve
 			var err error
 			switch {
 			case !ok:
-				r, err = deref(c.CreateUser(ctx, id, tsclient.UserParams{Username: u.Username, Email: u.Email, Password: passwords[u.Username]}))
+				var password string
+				if password, err = desired.initialPassword(u.Username); err == nil {
+					r, err = deref(c.CreateUser(ctx, id, tsclient.UserParams{Username: u.Username, Email: u.Email, Password: password}))
+				}
 			case r.Email != u.Email || newPassword:
 				params := tsclient.UserParams{Email: u.Email}
 				if newPassword { // a changed password Secret (or a user whose password was never set by us)

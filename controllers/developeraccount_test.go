@@ -125,22 +125,25 @@ func TestAdoptedAccountGetsItsPasswords(t *testing.T) {
 }
 
 // TestOnCreatePasswordIsSetOnlyWithTheUser: with passwordPolicy OnCreate (3scale-operator's way), a
-// password goes to 3scale with the user's creation only: a changed Secret writes nothing, and an account
-// adopted from 3scale keeps the password someone chose there, while a user apimsync makes gets the Secret's.
+// password goes to 3scale with the user's creation only: a changed Secret writes nothing for that user
+// (while an Always user beside it gets its new one), an OnCreate user whose password Secret is gone still
+// syncs, moving to Always sets the Secret's password once, a new OnCreate user is made with its Secret's,
+// and an account adopted from 3scale keeps the password someone chose there for its OnCreate users.
 func TestOnCreatePasswordIsSetOnlyWithTheUser(t *testing.T) {
 	ns := newNamespace(t)
 	acc, pw := devAccount(ns, "acme")
 	alice, bob := pw.StringData["alice"], pw.StringData["bob"]
-	for i := range acc.Spec.Users {
-		acc.Spec.Users[i].PasswordPolicy = v1alpha1.PasswordOnCreate
-	}
+	acc.Spec.Users[0].PasswordPolicy = v1alpha1.PasswordOnCreate // alice; bob stays Always
 	create(t, defaultSecret(ns), pw, acc)
 	waitState(t, v1alpha1.ConditionSynced, acc)
-	for _, u := range []struct{ name, password string }{{"acme-alice", alice}, {"acme-bob", bob}} {
-		if got, _ := sim.PasswordOf(ns, u.name); got != u.password {
-			t.Errorf("%s's password after creation: %q, want the Secret's", u.name, got)
+	passwordIs := func(user, want, what string) {
+		t.Helper()
+		if got, _ := sim.PasswordOf(ns, user); got != want {
+			t.Errorf("%s's password in 3scale differs from %s", user, what)
 		}
 	}
+	passwordIs("acme-alice", alice, "the Secret's at creation")
+	passwordIs("acme-bob", bob, "the Secret's")
 	syncNow := func(value string) {
 		t.Helper()
 		update(t, acc, func() { acc.SetAnnotations(map[string]string{v1alpha1.SyncNowAnnotation: value}) })
@@ -152,29 +155,70 @@ func TestOnCreatePasswordIsSetOnlyWithTheUser(t *testing.T) {
 		})
 		waitState(t, v1alpha1.ConditionSynced, acc)
 	}
+
+	// Both passwords rotated: bob's is set (which shows the Secret was read), alice's is not.
 	before := writesTo(ns)
-	rotated := "rotated-bob-password-1234"
-	update(t, pw, func() { pw.StringData = map[string]string{"alice": alice, "bob": rotated} })
+	alice2, bob2 := "rotated-alice-password-1234", "rotated-bob-password-1234"
+	update(t, pw, func() { pw.StringData = map[string]string{"alice": alice2, "bob": bob2} })
+	eventually(t, waitTimeout, func() string {
+		if got, _ := sim.PasswordOf(ns, "acme-bob"); got != bob2 {
+			return "bob's new password is not set yet"
+		}
+		return ""
+	})
+	waitState(t, v1alpha1.ConditionSynced, acc)
+	if n := writesTo(ns) - before; n != 1 {
+		t.Errorf("%d writes after both passwords changed, want 1 (bob's): %v", n, lastWrites(ns, n))
+	}
+	passwordIs("acme-alice", alice, "the one set at creation")
+	if _, ok := acc.Status.PasswordVersions["acme-alice"]; ok {
+		t.Errorf("status records a password version for an OnCreate user: %v", acc.Status.PasswordVersions)
+	}
+
+	// Alice's key gone from the Secret: nothing to wait for, she exists.
+	update(t, pw, func() { pw.Data = map[string][]byte{"bob": []byte(bob2)}; pw.StringData = nil })
+	before = writesTo(ns)
 	syncNow("1")
 	if n := writesTo(ns) - before; n != 0 {
-		t.Errorf("%d writes after the password Secret changed, want 0: %v", n, lastWrites(ns, n))
+		t.Errorf("%d writes after an OnCreate user's password key went, want 0: %v", n, lastWrites(ns, n))
 	}
-	if got, _ := sim.PasswordOf(ns, "acme-bob"); got != bob {
-		t.Errorf("bob's password after the Secret changed: %q, want the one set at creation", got)
+
+	// Alice moves to Always: her Secret's password is set, once.
+	update(t, pw, func() { pw.StringData = map[string]string{"alice": alice2, "bob": bob2} })
+	update(t, acc, func() { acc.Spec.Users[0].PasswordPolicy = v1alpha1.PasswordAlways })
+	eventually(t, waitTimeout, func() string {
+		if got, _ := sim.PasswordOf(ns, "acme-alice"); got != alice2 {
+			return "alice's password is not the Secret's yet"
+		}
+		return ""
+	})
+	waitState(t, v1alpha1.ConditionSynced, acc)
+
+	// Back to OnCreate, and a new OnCreate user: made with its Secret's password; it waits for the key.
+	carol := "carol-first-password-1234"
+	update(t, acc, func() {
+		acc.Spec.Users[0].PasswordPolicy = v1alpha1.PasswordOnCreate
+		acc.Spec.Users = append(acc.Spec.Users, v1alpha1.DeveloperUserSpec{Username: "acme-carol", Email: "acme-carol@example.com", Role: "member",
+			PasswordRef: &v1alpha1.LocalSecretKeyRef{Name: pw.Name, Key: "carol"}, PasswordPolicy: v1alpha1.PasswordOnCreate})
+	})
+	waitState(t, v1alpha1.ConditionOrphan, acc)
+	if _, reason, msg := syncState(t, acc); reason != ReasonSecretNotFound || !strings.Contains(msg, `no key "carol"`) {
+		t.Errorf("a new OnCreate user without its password: %s %q, want %s naming the key", reason, msg, ReasonSecretNotFound)
 	}
-	// The account signed up again by hand, alice with a password of her own, bob gone: adopted, alice keeps
-	// hers and bob is made with the Secret's.
+	update(t, pw, func() { pw.StringData = map[string]string{"alice": alice2, "bob": bob2, "carol": carol} })
+	waitState(t, v1alpha1.ConditionSynced, acc)
+	passwordIs("acme-carol", carol, "the Secret's at creation")
+
+	// The account signed up again by hand, alice with a password of her own, bob and carol gone: adopted,
+	// alice keeps hers, bob (Always) and carol (OnCreate, made again) get their Secret's.
 	adminURL, token := tenantOf(ns)
 	send(t, http.MethodDelete, fmt.Sprintf("%s/admin/api/accounts/%d.json", adminURL, acc.Status.AccountID), token)
 	byHand := "chosen-by-hand-password-1234"
 	send(t, http.MethodPost, adminURL+"/admin/api/signup.json?org_name=Org+acme&username=acme-alice&email=acme-alice%40example.com&password="+byHand, token)
 	syncNow("2")
-	if got, _ := sim.PasswordOf(ns, "acme-alice"); got != byHand {
-		t.Errorf("alice's password after adoption: %q, want the one chosen in 3scale", got)
-	}
-	if got, _ := sim.PasswordOf(ns, "acme-bob"); got != rotated {
-		t.Errorf("bob's password, made again: %q, want the Secret's", got)
-	}
+	passwordIs("acme-alice", byHand, "the one chosen in 3scale")
+	passwordIs("acme-bob", bob2, "the Secret's")
+	passwordIs("acme-carol", carol, "the Secret's")
 }
 
 // send sends an authenticated request to the simulator, as a person in 3scale's admin portal would act,

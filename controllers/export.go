@@ -29,7 +29,8 @@ type ExportOptions struct {
 	// CredentialsToSecrets makes users' passwords and applications' credentials references to Secrets
 	// whose templates (keys, no values) are in Exported.Templates, for the user to fill in: each user gets
 	// passwordRef (the Secret becomes the password: adopting sets it, one write per user) and each
-	// application credentialsRef (the values filled in replace 3scale's, or match them: no write). By
+	// application credentialsRef (a user_key or app_keys filled in replace 3scale's, or match them: no
+	// write; an app_id must be 3scale's, it cannot change). By
 	// default users get no passwordRef (passwords stay as they are) and applications no credentialsRef
 	// (each keeps 3scale's credentials and writes them to its own Secret).
 	CredentialsToSecrets bool
@@ -69,7 +70,7 @@ func objectName(systemName string) string {
 // ExportTenant reads the tenant c talks to and returns it as apimsync resources.
 func ExportTenant(ctx context.Context, c *tsclient.Client, opts ExportOptions) (*Exported, error) {
 	e := &Exported{Files: map[string][]client.Object{}}
-	x := &exporter{c: c, e: e, opts: opts, backendNames: map[int64]string{}, metricRefs: map[int64]v1alpha1.MetricMethodRef{}, planNames: map[int64]string{}}
+	x := &exporter{c: c, e: e, opts: opts, backendNames: map[int64]string{}, metricRefs: map[int64]v1alpha1.MetricMethodRef{}, planNames: map[int64]string{}, appNames: map[string]bool{}}
 	products, err := c.ListProducts(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("cannot list the products: %w", err)
@@ -128,6 +129,7 @@ type exporter struct {
 	backendNames map[int64]string
 	metricRefs   map[int64]v1alpha1.MetricMethodRef
 	planNames    map[int64]string
+	appNames     map[string]bool // Application object names given so far
 }
 
 // backend exports a backend API and its metrics, methods and mapping rules.
@@ -140,7 +142,7 @@ func (x *exporter) backend(ctx context.Context, b tsclient.Backend) error {
 	x.backendNames[b.ID] = name
 	x.refs(children, name)
 	spec := v1alpha1.BackendSpec{Name: b.Name, SystemName: b.SystemName, Description: b.Description, PrivateBaseURL: b.PrivateEndpoint}
-	spec.Metrics, spec.Methods, spec.MappingRules = childrenSpecOf(children)
+	spec.Metrics, spec.Methods, spec.MappingRules = x.childrenSpecOf(children, fmt.Sprintf("Backend %q", b.SystemName))
 	x.e.add("backends", &v1alpha1.Backend{TypeMeta: typeMeta("Backend"), ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: spec})
 	return nil
 }
@@ -155,8 +157,10 @@ func (x *exporter) refs(children *childrenSnapshot, backend string) {
 }
 
 // childrenSpecOf is the spec of metrics, methods and mapping rules that matches children (hits only when
-// it differs from porta's; rules in porta's order).
-func childrenSpecOf(children *childrenSnapshot) (map[string]v1alpha1.MetricSpec, map[string]v1alpha1.MethodSpec, []v1alpha1.MappingRuleSpec) {
+// it differs from porta's; rules in porta's order). A rule the spec cannot hold (the same method,
+// pattern and metric as one before it, which porta keeps; a metric porta no longer lists) is left out,
+// and said.
+func (x *exporter) childrenSpecOf(children *childrenSnapshot, what string) (map[string]v1alpha1.MetricSpec, map[string]v1alpha1.MethodSpec, []v1alpha1.MappingRuleSpec) {
 	var metrics map[string]v1alpha1.MetricSpec
 	var methods map[string]v1alpha1.MethodSpec
 	names := map[int64]string{}
@@ -178,9 +182,21 @@ func childrenSpecOf(children *childrenSnapshot) (map[string]v1alpha1.MetricSpec,
 		methods[name] = v1alpha1.MethodSpec{FriendlyName: m.FriendlyName, Description: m.Description}
 	}
 	var rules []v1alpha1.MappingRuleSpec
+	seen := map[string]bool{}
 	for _, r := range children.Rules {
-		rules = append(rules, v1alpha1.MappingRuleSpec{HTTPMethod: r.HTTPMethod, Pattern: r.Pattern, MetricMethodRef: names[r.MetricID],
-			Increment: int32(r.Delta), Last: r.Last})
+		key := r.HTTPMethod + " " + r.Pattern + " " + names[r.MetricID]
+		switch {
+		case names[r.MetricID] == "":
+			x.e.Left = append(x.e.Left, fmt.Sprintf("%s: mapping rule %s %s counts metric %d, which 3scale does not list: left out (applying deletes it)",
+				what, r.HTTPMethod, r.Pattern, r.MetricID))
+		case seen[key]:
+			x.e.Left = append(x.e.Left, fmt.Sprintf("%s: mapping rule %s %s counts %q a second time: left out (applying deletes the copy)",
+				what, r.HTTPMethod, r.Pattern, names[r.MetricID]))
+		default:
+			seen[key] = true
+			rules = append(rules, v1alpha1.MappingRuleSpec{HTTPMethod: r.HTTPMethod, Pattern: r.Pattern, MetricMethodRef: names[r.MetricID],
+				Increment: int32(r.Delta), Last: r.Last})
+		}
 	}
 	return metrics, methods, rules
 }
@@ -210,7 +226,7 @@ func (x *exporter) product(ctx context.Context, p tsclient.Product, usages []tsc
 		return fmt.Errorf("cannot read the policy chain of %s: %w", what, err)
 	}
 	spec := v1alpha1.ProductSpec{Name: p.Name, SystemName: p.SystemName, Description: p.Description, BackendUsages: map[string]v1alpha1.BackendUsageSpec{}}
-	spec.Metrics, spec.Methods, spec.MappingRules = childrenSpecOf(children)
+	spec.Metrics, spec.Methods, spec.MappingRules = x.childrenSpecOf(children, what)
 	spec.Deployment = &v1alpha1.DeploymentSpec{ApicastHosted: &v1alpha1.ApicastHostedSpec{}}
 	if p.DeploymentOption == "self_managed" {
 		spec.Deployment = &v1alpha1.DeploymentSpec{ApicastSelfManaged: &v1alpha1.ApicastSelfManagedSpec{
@@ -282,9 +298,7 @@ func (x *exporter) authentication(ctx context.Context, p tsclient.Product, attrs
 			return nil, fmt.Errorf("cannot read the OIDC configuration of product %q: %w", p.SystemName, err)
 		}
 		// The issuer endpoint holds the client's credentials: a Secret reference, with a template.
-		secret := &corev1.Secret{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
-			ObjectMeta: metav1.ObjectMeta{Name: name + "-oidc-issuer"}, StringData: map[string]string{"issuerEndpoint": ""}}
-		x.e.Templates = append(x.e.Templates, secret)
+		secret := x.template(name+"-oidc-issuer", []string{"issuerEndpoint"})
 		a.OIDC = &v1alpha1.OIDCAuthSpec{IssuerType: attrs["oidc_issuer_type"],
 			IssuerEndpointRef:    &v1alpha1.LocalSecretKeyRef{Name: secret.Name, Key: "issuerEndpoint"},
 			JWTClaimWithClientID: attrs["jwt_claim_with_client_id"], JWTClaimWithClientIDType: attrs["jwt_claim_with_client_id_type"],
@@ -448,7 +462,6 @@ func (x *exporter) applications(ctx context.Context, a tsclient.Account, account
 	if err != nil {
 		return fmt.Errorf("cannot list the applications of account %q: %w", a.OrgName, err)
 	}
-	taken := map[string]bool{}
 	for _, app := range apps {
 		plan, ok := x.planNames[app.PlanID]
 		if !ok {
@@ -456,10 +469,10 @@ func (x *exporter) applications(ctx context.Context, a tsclient.Account, account
 			continue
 		}
 		name := cutString(account+"-"+objectName(app.Name), 240)
-		if taken[name] {
+		if x.appNames[name] { // within the account, or account "a" app "b-c" and account "a-b" app "c"
 			name += "-" + strconv.FormatInt(app.ID, 10)
 		}
-		taken[name] = true
+		x.appNames[name] = true
 		spec := v1alpha1.ApplicationSpec{AccountRef: account, PlanRef: plan, Name: app.Name, Description: app.Description, Suspended: app.State == appSuspended}
 		if x.opts.CredentialsToSecrets {
 			keys := []string{"app_id", "app_keys"}
@@ -488,14 +501,18 @@ func (x *exporter) template(name string, keys []string) *corev1.Secret {
 // and '+'.
 var notSecretKey = regexp.MustCompile(`[^-._a-zA-Z0-9]`)
 
-// secretKeyOf makes a Secret key of a username that no key of taken has yet.
+// secretKeyOf makes a Secret key of a username that no key of taken has yet ("." and ".." are no keys).
 func secretKeyOf(username string, taken map[string]string) string {
-	key := notSecretKey.ReplaceAllString(username, "_")
+	base := notSecretKey.ReplaceAllString(username, "_")
+	if strings.Trim(base, ".") == "" {
+		base = "_" + base
+	}
+	key := base
 	for i := 2; ; i++ {
 		if _, ok := taken[key]; !ok {
 			return key
 		}
-		key = notSecretKey.ReplaceAllString(username, "_") + "-" + strconv.Itoa(i)
+		key = base + "-" + strconv.Itoa(i)
 	}
 }
 

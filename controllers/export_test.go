@@ -255,13 +255,6 @@ func TestExportedCredentialsAsSecretReferences(t *testing.T) {
 	for _, file := range slices.Sorted(maps.Keys(exported.Files)) {
 		objs = append(objs, exported.Files[file]...)
 	}
-	raw, err := json.Marshal(append(slices.Clone(objs), asObjects(exported.Templates)...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if text := string(raw); strings.Contains(text, "a-long-enough-password") || strings.Contains(text, "acme-own-user-key-0123") {
-		t.Fatalf("the export holds a credential: %s", text)
-	}
 	templates := map[string]*corev1.Secret{}
 	for _, s := range exported.Templates {
 		templates[s.Name] = s
@@ -292,6 +285,20 @@ func TestExportedCredentialsAsSecretReferences(t *testing.T) {
 				values = append(values, k.Value)
 			}
 			appKeys[app.Name] = map[string]string{"user_key": app.UserKey, "app_id": app.ApplicationID, "app_keys": strings.Join(values, ",")}
+		}
+	}
+	// No credential 3scale holds is in the export: no user key, application id or key.
+	raw, err := json.Marshal(append(slices.Clone(objs), asObjects(exported.Templates)...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for app, creds := range appKeys {
+		for k, v := range creds {
+			for _, value := range strings.Split(v, ",") {
+				if value != "" && strings.Contains(string(raw), value) {
+					t.Errorf("the export holds the %s of application %q", k, app)
+				}
+			}
 		}
 	}
 	passwords, users := map[string]string{}, 0
@@ -342,7 +349,7 @@ func TestExportedCredentialsAsSecretReferences(t *testing.T) {
 	}
 	for username, password := range passwords {
 		if got, _ := sim.PasswordOf(ns, username); got != password {
-			t.Errorf("%s's password in 3scale: %q, want the filled-in Secret's", username, got)
+			t.Errorf("%s's password in 3scale differs from the filled-in Secret's", username)
 		}
 	}
 }

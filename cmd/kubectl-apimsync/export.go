@@ -74,7 +74,7 @@ threescale-provider-account), or --admin-url with the token in the environment v
 	cmd.Flags().StringSliceVar(&o.products, "product", nil, "Export only this product (system name), with the backends it uses; repeatable.")
 	cmd.Flags().StringSliceVar(&o.backends, "backend", nil, "Export only this backend (system name); repeatable.")
 	cmd.Flags().StringSliceVar(&o.accounts, "account", nil, "Export only this developer account (organization name), with its applications; repeatable.")
-	cmd.Flags().BoolVar(&o.all, "all", false, "Export everything (what no filter gives too); not with --product, --backend or --account.")
+	cmd.Flags().BoolVar(&o.all, "all", false, "Export the whole tenant; without it, give --product, --backend or --account.")
 	cmd.Flags().StringVar(&o.creds, "credentials", "keep", "keep: users keep their passwords and applications adopt 3scale's credentials; "+
 		"secret-refs: users' passwords and applications' credentials become references to Secrets, templates in "+secretsFile+".")
 	cmd.Flags().BoolVar(&o.overwrite, "overwrite", false, "Write into a directory that is not empty.")
@@ -83,8 +83,11 @@ threescale-provider-account), or --admin-url with the token in the environment v
 }
 
 func (o *exportOptions) run(ctx context.Context) error {
-	if o.all && len(o.products)+len(o.backends)+len(o.accounts) > 0 {
+	switch filters := len(o.products) + len(o.backends) + len(o.accounts); {
+	case o.all && filters > 0:
 		return fmt.Errorf("--all exports everything: give it alone, or only --product, --backend and --account")
+	case !o.all && filters == 0:
+		return fmt.Errorf("say what to export: --all for the whole tenant, or --product, --backend, --account")
 	}
 	if o.creds != "keep" && o.creds != "secret-refs" {
 		return fmt.Errorf("--credentials is keep or secret-refs, not %q", o.creds)
@@ -107,7 +110,7 @@ func (o *exportOptions) run(ctx context.Context) error {
 	}
 	fmt.Fprintf(o.streams.Out, "wrote %s (%s)\n", o.out, strings.Join(files, ", "))
 	if len(exported.Templates) > 0 {
-		fmt.Fprintf(o.streams.Out, "fill in %s, then add it to kustomization.yaml (or create those Secrets another way)\n", secretsFile)
+		fmt.Fprintf(o.streams.Out, "create the Secrets of %s before applying (from your secret store, or fill it in and apply it by hand; never commit it filled in)\n", secretsFile)
 	}
 	for _, l := range exported.Left {
 		fmt.Fprintf(o.streams.Out, "not exported: %s\n", l)
@@ -178,7 +181,7 @@ func writeExport(dir string, e *controllers.Exported) ([]string, error) {
 	var resources []string
 	for _, name := range names {
 		file := name + ".yaml"
-		if err := writeObjects(filepath.Join(dir, file), e.Files[name]); err != nil {
+		if err := writeObjects(filepath.Join(dir, file), e.Files[name], 0o644); err != nil {
 			return nil, err
 		}
 		resources = append(resources, file)
@@ -189,16 +192,21 @@ func writeExport(dir string, e *controllers.Exported) ([]string, error) {
 		for _, s := range e.Templates {
 			objs = append(objs, s)
 		}
-		if err := writeObjects(filepath.Join(dir, secretsFile), objs); err != nil {
+		// Filled in, it holds credentials: readable by its owner only, and kept out of git.
+		if err := writeObjects(filepath.Join(dir, secretsFile), objs, 0o600); err != nil {
 			return nil, err
 		}
-		written = append(written, secretsFile)
+		if err := os.WriteFile(filepath.Join(dir, ".gitignore"), []byte(secretsFile+"\n"), 0o644); err != nil {
+			return nil, err
+		}
+		written = append(written, secretsFile, ".gitignore")
 	}
 	var k strings.Builder
 	k.WriteString("# Written by kubectl apimsync export: apply it to a namespace whose provider-account Secret is this tenant's.\n")
 	k.WriteString("# Every object adopts what is in 3scale (announced by an AdoptedExisting event).\n")
 	if len(e.Templates) > 0 {
-		fmt.Fprintf(&k, "# Fill in %s and add it below (or create those Secrets another way): its Secrets hold what 3scale\n# does not give back.\n", secretsFile)
+		fmt.Fprintf(&k, "# Create the Secrets of %s (templates: keys, no values) before applying, from your secret store\n"+
+			"# (an ExternalSecret, a SealedSecret) or by hand; never commit that file filled in (.gitignore lists it).\n", secretsFile)
 	}
 	for _, l := range e.Left {
 		fmt.Fprintf(&k, "# Not exported: %s\n", l)
@@ -214,7 +222,7 @@ func writeExport(dir string, e *controllers.Exported) ([]string, error) {
 }
 
 // writeObjects writes objects as a YAML stream, without the fields the API server fills in.
-func writeObjects(path string, objs []client.Object) error {
+func writeObjects(path string, objs []client.Object, mode os.FileMode) error {
 	var b strings.Builder
 	for i, obj := range objs {
 		raw, err := yaml.Marshal(obj)
@@ -237,5 +245,5 @@ func writeObjects(path string, objs []client.Object) error {
 		}
 		b.Write(raw)
 	}
-	return os.WriteFile(path, []byte(b.String()), 0o644)
+	return os.WriteFile(path, []byte(b.String()), mode)
 }

@@ -85,17 +85,24 @@ func TestExportWritesAKustomizeDirectory(t *testing.T) {
 		!strings.Contains(string(templates), `alice: ""`) {
 		t.Errorf("no password reference with its template:\n%s\n---\n%s", accounts, templates)
 	}
+	if info, err := os.Stat(filepath.Join(refs, "secrets-to-fill.yaml")); err != nil || info.Mode().Perm() != 0o600 {
+		t.Errorf("secrets-to-fill.yaml: %v, want mode 0600 (it holds credentials once filled in)", err)
+	}
+	if ignore, err := os.ReadFile(filepath.Join(refs, ".gitignore")); err != nil || strings.TrimSpace(string(ignore)) != "secrets-to-fill.yaml" {
+		t.Errorf(".gitignore: %q %v, want it to list secrets-to-fill.yaml", ignore, err)
+	}
 
 	for name, c := range map[string]struct {
 		token string
 		args  []string
 		want  string
 	}{
-		"a refused token":     {"wrong", []string{"--out", t.TempDir()}, "the tenant refused the token"},
-		"no token":            {"", []string{"--out", t.TempDir()}, "the access token is not set"},
-		"a used directory":    {"acme-token", []string{"--out", dir}, "is not empty"},
-		"--all and a filter":  {"acme-token", []string{"--out", t.TempDir(), "--all", "--product", "shop"}, "--all exports everything"},
-		"unknown credentials": {"acme-token", []string{"--out", t.TempDir(), "--credentials", "plain"}, "--credentials is keep or secret-refs"},
+		"a refused token":        {"wrong", []string{"--all", "--out", t.TempDir()}, "the tenant refused the token"},
+		"no token":               {"", []string{"--all", "--out", t.TempDir()}, "the access token is not set"},
+		"a used directory":       {"acme-token", []string{"--all", "--out", dir}, "is not empty"},
+		"--all and a filter":     {"acme-token", []string{"--out", t.TempDir(), "--all", "--product", "shop"}, "--all exports everything"},
+		"no filter and no --all": {"acme-token", []string{"--out", t.TempDir()}, "say what to export"},
+		"unknown credentials":    {"acme-token", []string{"--all", "--out", t.TempDir(), "--credentials", "plain"}, "--credentials is keep or secret-refs"},
 	} {
 		t.Setenv("THREESCALE_TOKEN", c.token)
 		_, err := run(t, append([]string{"export", "--admin-url", adminURL, "--allow-insecure-http"}, c.args...)...)

@@ -644,7 +644,14 @@ func (r *replay) application(o *unstructured.Unstructured) error {
 	if s.AccountCR == nil || s.ProductCR == nil {
 		return errors.New("accountCR and productCR are required")
 	}
-	accountID, serviceID := r.accounts[s.AccountCR.Name], r.products[s.ProductCR.Name]
+	accountID, ok := r.accounts[s.AccountCR.Name]
+	if !ok {
+		return fmt.Errorf("no DeveloperAccount %q in the input", s.AccountCR.Name)
+	}
+	serviceID, ok := r.products[s.ProductCR.Name]
+	if !ok {
+		return fmt.Errorf("no Product %q in the input", s.ProductCR.Name)
+	}
 	plans, err := r.c.ListPlans(r.ctx, serviceID)
 	if err != nil {
 		return err

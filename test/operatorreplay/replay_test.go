@@ -37,13 +37,22 @@ func TestReplayLeavesWhat3scaleOperatorLeaves(t *testing.T) {
 	for _, s := range sim.Objects("acme", simulator.KindServices) {
 		services[fmt.Sprint(s["id"])] = fmt.Sprint(s["system_name"])
 	}
-	rules := map[string][]string{}
-	for _, r := range sim.Objects("acme", simulator.KindMappingRules) {
+	metrics := map[string]string{} // id → system name
+	for _, m := range sim.Objects("acme", simulator.KindMetrics) {
+		metrics[fmt.Sprint(m["id"])] = fmt.Sprint(m["system_name"])
+	}
+	rules := map[string][]string{} // by product, in position order
+	byPosition := sim.Objects("acme", simulator.KindMappingRules)
+	slices.SortStableFunc(byPosition, func(a, b map[string]any) int {
+		return strings.Compare(fmt.Sprintf("%08v", a["position"]), fmt.Sprintf("%08v", b["position"]))
+	})
+	for _, r := range byPosition {
 		if owner, ok := services[fmt.Sprint(r["owner_id"])]; ok && r["owner_type"] == "Proxy" {
-			rules[owner] = append(rules[owner], fmt.Sprintf("%v %v", r["http_method"], r["pattern"]))
+			rules[owner] = append(rules[owner], fmt.Sprintf("%v %v %s", r["http_method"], r["pattern"], metrics[fmt.Sprint(r["metric_id"])]))
 		}
 	}
-	for product, want := range map[string][]string{"stock": nil, "status_page": {"GET /"}, "petstore": {"POST /adoptions", "POST /adoptions"}} {
+	for product, want := range map[string][]string{"stock": nil, "status_page": {"GET / hits"},
+		"petstore": {"POST /adoptions adopt", "POST /adoptions adoptions"}} {
 		if got := rules[product]; !slices.Equal(got, want) {
 			t.Errorf("rules of %s: %v, want %v", product, got, want)
 		}
