@@ -361,3 +361,42 @@ func asObjects(secrets []*corev1.Secret) []client.Object {
 	}
 	return out
 }
+
+// TestExportedApplicationNamesAreUnique: account "a" with application "b c" and account "a b" with
+// application "c" make two Applications of different names (and, as references, two keys Secrets).
+func TestExportedApplicationNamesAreUnique(t *testing.T) {
+	ns := newNamespace(t)
+	c := tenantClient(t, ns)
+	ctx := context.Background()
+	product, err := c.CreateProduct(ctx, tsclient.ProductParams{Name: "Shop", SystemName: "shop", DeploymentOption: "hosted", BackendVersion: "1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := c.CreatePlan(ctx, product.ID, tsclient.PlanParams{Name: "Free", SystemName: "free", StateEvent: "publish"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, names := range [][2]string{{"a", "b c"}, {"a b", "c"}} {
+		acc, err := c.Signup(ctx, tsclient.SignupParams{OrgName: names[0], Username: fmt.Sprintf("user%d", i), Email: fmt.Sprintf("user%d@example.com", i),
+			Password: "a-long-enough-password"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.CreateApplication(ctx, acc.ID, tsclient.ApplicationParams{PlanID: plan.ID, Name: names[1]}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exported, err := ExportTenant(ctx, c, ExportOptions{CredentialsToSecrets: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, refs := map[string]bool{}, map[string]bool{}
+	for _, obj := range exported.Files["accounts"] {
+		if app, ok := obj.(*v1alpha1.Application); ok {
+			names[app.Name], refs[app.Spec.CredentialsRef.Name] = true, true
+		}
+	}
+	if len(names) != 2 || len(refs) != 2 {
+		t.Errorf("applications %v with keys Secrets %v, want 2 distinct of each", names, refs)
+	}
+}
