@@ -158,9 +158,7 @@ func TestPlanWaitingForItsApplicationsCountsAndNamesThem(t *testing.T) {
 		}
 		return ""
 	})
-	if !slices.Contains(eventsOf(t, plan), engine.ReasonDeletingDependants+": "+want) {
-		t.Errorf("no event %q: %v", want, eventsOf(t, plan))
-	}
+	wantEvent(t, plan, engine.ReasonDeletingDependants+": "+want)
 	if n := sim.Count(ns, simulator.KindPlans); n != 1 {
 		t.Errorf("the plan left 3scale before its applications left Kubernetes: %d plans", n)
 	}

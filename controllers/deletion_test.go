@@ -96,9 +96,7 @@ func TestProductWithManyPlansInMixedStatesIsDeletedCompletely(t *testing.T) {
 		}
 	}
 	// The product's deletion is the remote deletion of its plans: only the product says it deleted.
-	if ev := strings.Join(eventsOf(t, product), "\n"); !strings.Contains(ev, "RemoteDeleted") {
-		t.Errorf("the product has no RemoteDeleted event: %s", ev)
-	}
+	wantEvent(t, product, "RemoteDeleted")
 	for _, p := range plans {
 		if ev := strings.Join(eventsOf(t, p), "\n"); strings.Contains(ev, "RemoteDeleted") {
 			t.Errorf("plan %s, which went with its product, says it was deleted from 3scale: %s", p.GetName(), ev)

@@ -119,9 +119,7 @@ func TestAdoptedAccountGetsItsPasswords(t *testing.T) {
 		return ""
 	})
 	waitState(t, v1alpha1.ConditionSynced, acc)
-	if ev := strings.Join(eventsOf(t, acc), "\n"); !strings.Contains(ev, "AdoptedExisting") {
-		t.Errorf("no AdoptedExisting event: %s", ev)
-	}
+	wantEvent(t, acc, "AdoptedExisting")
 }
 
 // TestOnCreatePasswordIsSetOnlyWithTheUser: with passwordPolicy OnCreate (3scale-operator's way), a
@@ -290,9 +288,7 @@ func TestSuspendedUserIsUnsuspended(t *testing.T) {
 		}
 		return ""
 	})
-	if ev := strings.Join(eventsOf(t, acc), "\n"); !strings.Contains(ev, "DriftRepaired") {
-		t.Errorf("no DriftRepaired event: %s", ev)
-	}
+	wantEvent(t, acc, "DriftRepaired")
 }
 
 // TestTenantWithoutMultipleUsers: on a tenant whose multiple_users switch is denied, porta refuses to

@@ -195,14 +195,9 @@ func adoptsWithNoWrite(t *testing.T, ns string, objs []client.Object, want map[s
 	if n := writesTo(ns) - before; n != 0 {
 		t.Errorf("%d writes to 3scale to adopt the tenant, want 0: %v", n, lastWrites(ns, n))
 	}
-	eventually(t, waitTimeout, func() string { // each adoption is announced by an Event
-		for _, s := range synced {
-			if ev := strings.Join(eventsOf(t, s), "\n"); !strings.Contains(ev, engine.ReasonAdopted+": adopted existing") {
-				return fmt.Sprintf("%T %s: no adoption Event: %s", s, s.GetName(), ev)
-			}
-		}
-		return ""
-	})
+	for _, s := range synced { // each adoption is announced by an Event
+		wantEvent(t, s, engine.ReasonAdopted+": adopted existing")
+	}
 	// A drift check of everything: 3scale is read again, nothing written.
 	for _, s := range synced {
 		update(t, s, func() { s.SetAnnotations(map[string]string{v1alpha1.SyncNowAnnotation: "adopted"}) })

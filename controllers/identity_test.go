@@ -35,6 +35,24 @@ func eventsOf(t *testing.T, obj client.Object) []string {
 	return out
 }
 
+// wantEvent waits for an event of obj whose "Reason: note" contains want, and reports an error with the
+// events seen when none comes: the event recorder sends events asynchronously, in no set order.
+func wantEvent(t *testing.T, obj client.Object, want string) {
+	t.Helper()
+	deadline := time.Now().Add(waitTimeout)
+	for {
+		ev := strings.Join(eventsOf(t, obj), "\n")
+		if strings.Contains(ev, want) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("%s: no event %q among: %s", obj.GetName(), want, ev)
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 // byHand returns a 3scale client of a test tenant, to change 3scale behind apimsync's back.
 func byHand(t *testing.T, ns string) *tsclient.Client {
 	t.Helper()
@@ -187,9 +205,7 @@ func TestProviderAccountMovedToAnotherTenant(t *testing.T) {
 		return ""
 	})
 	waitState(t, v1alpha1.ConditionSynced, backend)
-	if ev := strings.Join(eventsOf(t, backend), "\n"); !strings.Contains(ev, engine.ReasonTenantChanged) {
-		t.Errorf("no TenantChanged event: %s", ev)
-	}
+	wantEvent(t, backend, engine.ReasonTenantChanged)
 	deleteObjects(t, backend)
 	waitGone(t, backend)
 	if got := sim.Count(ns, simulator.KindBackendAPIs); got != 1 {
@@ -271,9 +287,7 @@ func TestRepairReachesDependants(t *testing.T) {
 	})
 	waitState(t, v1alpha1.ConditionSynced, backend, product, plan)
 	for _, o := range []client.Object{backend, product} {
-		if ev := strings.Join(eventsOf(t, o), "\n"); !strings.Contains(ev, engine.ReasonDriftRepaired) {
-			t.Errorf("%s: no DriftRepaired event: %s", o.GetName(), ev)
-		}
+		wantEvent(t, o, engine.ReasonDriftRepaired)
 	}
 	if got := driftRepairs(t) - repairsBefore; got < 2 {
 		t.Errorf("drift repairs metric grew by %v, want at least 2", got)

@@ -71,9 +71,7 @@ func TestDraftProductHidesPlansAndHoldsApplications(t *testing.T) {
 		}
 		return ""
 	})
-	if ev := strings.Join(eventsOf(t, product), "\n"); !strings.Contains(ev, "moved from Draft to Published") {
-		t.Errorf("no lifecycle event: %s", ev)
-	}
+	wantEvent(t, product, "moved from Draft to Published")
 }
 
 // TestDeprecatedProductKeepsItsApplicationsAndReportsThem: Deprecated hides every plan, refuses a new
@@ -507,9 +505,7 @@ func TestRetiredProductTakesNoApplicationAndIsDeletedByTheCascade(t *testing.T) 
 			t.Errorf("%d %s left in 3scale, want 0", got, kind)
 		}
 	}
-	if ev := strings.Join(eventsOf(t, product), "\n"); !strings.Contains(ev, "RemoteDeleted") {
-		t.Errorf("the product has no RemoteDeleted event: %s", ev)
-	}
+	wantEvent(t, product, "RemoteDeleted")
 }
 
 // TestRetirementSweepIsDueOnceAfterTheMove: a Retired product sweeps its applications when its report
