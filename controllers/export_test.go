@@ -168,24 +168,35 @@ func exportAll(t *testing.T, ns string, fill func(secret, key string) string) []
 	return objs
 }
 
+// applyToTenant creates the namespace's provider-account Secret and the objects in the namespace, and
+// returns those that are synced with 3scale.
+func applyToTenant(t *testing.T, ns string, objs []client.Object) []syncedObject {
+	t.Helper()
+	create(t, defaultSecret(ns))
+	var synced []syncedObject
+	for _, obj := range objs {
+		obj.SetNamespace(ns)
+		create(t, obj)
+		if s, ok := obj.(syncedObject); ok {
+			synced = append(synced, s)
+		}
+	}
+	return synced
+}
+
 // adoptsWithNoWrite applies objects to a namespace whose tenant already has what they describe: every
 // object must be Synced with no write to 3scale, each announcing its adoption in an Event, at least the given number
 // of each kind; a drift check of everything (sync-now) must write nothing either.
 func adoptsWithNoWrite(t *testing.T, ns string, objs []client.Object, want map[string]int) {
 	t.Helper()
-	before := writesTo(ns)
-	create(t, defaultSecret(ns))
-	var synced []syncedObject
 	kinds := map[string]int{}
-	for _, obj := range objs {
-		obj.SetNamespace(ns)
-		kind := obj.GetObjectKind().GroupVersionKind().Kind
-		create(t, obj)
-		if s, ok := obj.(syncedObject); ok {
-			synced = append(synced, s)
-			kinds[kind]++
+	for _, obj := range objs { // before the create, which clears TypeMeta
+		if _, ok := obj.(syncedObject); ok {
+			kinds[obj.GetObjectKind().GroupVersionKind().Kind]++
 		}
 	}
+	before := writesTo(ns)
+	synced := applyToTenant(t, ns, objs)
 	for k, n := range want {
 		if kinds[k] < n {
 			t.Errorf("%d %s, want %d at least (%v)", kinds[k], k, n, kinds)
@@ -324,16 +335,7 @@ func TestExportedCredentialsAsSecretReferences(t *testing.T) {
 		s.Namespace = ns
 		create(t, s)
 	}
-	create(t, defaultSecret(ns))
-	var synced []syncedObject
-	for _, obj := range objs {
-		obj.SetNamespace(ns)
-		create(t, obj)
-		if s, ok := obj.(syncedObject); ok {
-			synced = append(synced, s)
-		}
-	}
-	waitState(t, v1alpha1.ConditionSynced, synced...)
+	waitState(t, v1alpha1.ConditionSynced, applyToTenant(t, ns, objs)...)
 	var writes []string
 	for _, w := range sim.Writes(ns)[before:] {
 		writes = append(writes, w.Method+" "+w.Endpoint)
