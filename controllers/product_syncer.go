@@ -43,6 +43,9 @@ type productDesired struct {
 	// Promotes is true with spec.production: the configuration versions are read (covered by the hash
 	// as spec.production).
 	Promotes bool `json:"-"`
+	// GatewayHash is the keyed hash of everything staging's configuration is built from, the product's
+	// and its backends' (product_deploy.go).
+	GatewayHash string `json:"-"`
 }
 
 // ProductSyncer syncs Products to 3scale services with their proxy settings, authentication, metrics,
@@ -102,7 +105,7 @@ func (s *ProductSyncer) resolve(ctx context.Context, p *v1alpha1.Product, sess *
 	if err := invalidChildren(children); err != nil {
 		return err
 	}
-	backendIDs, err := s.resolveBackends(ctx, p, sess.Tenant)
+	backendIDs, backends, err := s.resolveBackends(ctx, p, sess.Tenant)
 	if err != nil {
 		return err
 	}
@@ -120,13 +123,15 @@ func (s *ProductSyncer) resolve(ctx context.Context, p *v1alpha1.Product, sess *
 	if err := checkSoleOwner(ctx, s.Reader, s.Claims, p, &v1alpha1.ProductList{}, ownerKey(sess.Tenant, "", r.SystemName)); err != nil {
 		return err
 	}
-	desired := &productDesired{BackendIDs: backendIDs, Proxy: proxy, Policies: policies, OIDC: oidc, Promotes: p.Spec.Production != nil}
+	desired := productDesired{BackendIDs: backendIDs, Proxy: proxy, Policies: policies, OIDC: oidc, Promotes: p.Spec.Production != nil}
 	deployment, backendVersion := serviceAttrs(p)
-	hashed := []any{sess.Tenant, r.SystemName, p.Spec.Name, p.Spec.Description, deployment, backendVersion, children, desired}
-	if p.Spec.Production != nil { // only then: the hashes of products without it stay as they were
+	desired.GatewayHash = gatewayHash(sess, gatewayState{Tenant: sess.Tenant, SystemName: r.SystemName, Deployment: deployment,
+		BackendVersion: backendVersion, Children: children, Usages: backendIDs, Backends: backends, Desired: desired})
+	hashed := []any{desired.GatewayHash, p.Spec.Name, p.Spec.Description}
+	if p.Spec.Production != nil {
 		hashed = append(hashed, p.Spec.Production)
 	}
-	r.Desired, r.Hash = *desired, sess.HashOf(hashed...)
+	r.Desired, r.Hash = desired, sess.HashOf(hashed...)
 	return nil
 }
 
@@ -139,20 +144,24 @@ var backendOfProduct = dependency{Kind: "Backend", Field: "in spec.backendUsages
 		return engine.Pending(reason, format, args...)
 	}}
 
-func (s *ProductSyncer) resolveBackends(ctx context.Context, p *v1alpha1.Product, tenant string) (map[int64]string, error) {
+// resolveBackends returns the ids of the Backends the product uses, with their paths, and what of each
+// goes into the product's gateway configuration.
+func (s *ProductSyncer) resolveBackends(ctx context.Context, p *v1alpha1.Product, tenant string) (map[int64]string, []backendGateway, error) {
 	ids := map[int64]string{}
+	var gateway []backendGateway
 	for _, name := range sortedKeys(p.Spec.BackendUsages) {
 		var b v1alpha1.Backend
 		if err := checkDependency(ctx, s.Reader, p.Namespace, name, &b, backendOfProduct); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if b.Status.TenantHost != tenant {
-			return nil, engine.Invalid(ReasonInvalidSpec, "Backend %q is synced to tenant %s, but this Product to %s; a product can only use backends of its own tenant",
+			return nil, nil, engine.Invalid(ReasonInvalidSpec, "Backend %q is synced to tenant %s, but this Product to %s; a product can only use backends of its own tenant",
 				name, b.Status.TenantHost, tenant)
 		}
 		ids[b.Status.BackendID] = p.Spec.BackendUsages[name].Path
+		gateway = append(gateway, backendGateway{ID: b.Status.BackendID, PrivateBaseURL: b.Spec.PrivateBaseURL, Children: backendChildren(&b)})
 	}
-	return ids, nil
+	return ids, gateway, nil
 }
 
 // serviceAttrs returns 3scale's deployment_option and backend_version (authentication mode) for the spec.
@@ -229,9 +238,9 @@ func (s *ProductSyncer) Refresh(ctx context.Context, p *v1alpha1.Product, sess *
 func (s *ProductSyncer) Compare(_ context.Context, p *v1alpha1.Product, _ *engine.Session, d productDesired, snap *productSnapshot) (bool, error) {
 	recordMetrics(&p.Status.CommonStatus, snap.Children)
 	recordProduction(p, snap.Configs)
-	return snap.Retiring == nil && promotionTarget(p, snap.Configs) == 0 && serviceMatches(snap.Product, p) && proxyMatches(snap.Proxy, d.Proxy) && oidcMatches(snap.OIDC, d.OIDC) &&
-		policiesMatch(snap.Policies, d.Policies) && usagesMatch(snap.Usages, d.BackendIDs) &&
-		childrenUpToDate(snap.Children, productChildren(p)), nil
+	recordDeployedIfUnknown(p, d)
+	return snap.Retiring == nil && promotionTarget(p, snap.Configs) == 0 && !deployPending(p, d) &&
+		serviceMatches(snap.Product, p) && gatewayMatches(p, d, snap), nil
 }
 
 // readAll reads everything apimsync manages in one service.
@@ -307,6 +316,7 @@ func (s *ProductSyncer) Create(ctx context.Context, p *v1alpha1.Product, sess *e
 		return made[*productSnapshot](nil, fresh, err)
 	}
 	p.Status.ProductID = created.ID
+	oweDeploy(p) // made (or found after its own lost create) by this resource: never deployed yet
 	read := func(ctx context.Context, sess *engine.Session, r tsclient.Product) (*productSnapshot, error) {
 		snap, err := s.readNew(ctx, sess, r)
 		if err == nil && d.Promotes {
@@ -324,8 +334,8 @@ func (s *ProductSyncer) Create(ctx context.Context, p *v1alpha1.Product, sess *e
 }
 
 // Update implements engine.TypedSyncer: suspends the live applications of a product just retired,
-// writes what differs, then deploys the proxy configuration to staging when anything the gateway uses
-// changed.
+// writes what differs, then deploys the proxy configuration to staging when staging is behind
+// (deployPending: decided from state, product_deploy.go).
 func (s *ProductSyncer) Update(ctx context.Context, p *v1alpha1.Product, sess *engine.Session, d productDesired, snap *productSnapshot) (*productSnapshot, error) {
 	c, id := sess.Remote, snap.Product.ID
 	if snap.Retiring != nil {
@@ -343,6 +353,9 @@ func (s *ProductSyncer) Update(ctx context.Context, p *v1alpha1.Product, sess *e
 		}
 		snap.Retiring = nil
 	}
+	if !gatewayMatches(p, d, snap) {
+		oweDeploy(p) // recorded even if this attempt fails after the write
+	}
 	if !serviceMatches(snap.Product, p) {
 		updated, err := c.UpdateProduct(ctx, id, productParams(p, ""))
 		if err != nil {
@@ -350,45 +363,44 @@ func (s *ProductSyncer) Update(ctx context.Context, p *v1alpha1.Product, sess *e
 		}
 		snap.Product = *updated
 	}
-	deploy := false
 	if !proxyMatches(snap.Proxy, d.Proxy) {
 		updated, err := c.UpdateProxy(ctx, id, tsclient.ProxyParams(d.Proxy))
 		if err != nil {
 			return nil, fmt.Errorf("cannot update the proxy of product %q: %w", sess.SystemName, err)
 		}
-		snap.Proxy, deploy = proxyAttributes(updated), true
+		snap.Proxy = proxyAttributes(updated)
 	}
 	if !oidcMatches(snap.OIDC, d.OIDC) {
 		updated, err := c.UpdateOIDCConfiguration(ctx, id, *d.OIDC)
 		if err != nil {
 			return nil, fmt.Errorf("cannot update the OIDC configuration of product %q: %w", sess.SystemName, err)
 		}
-		snap.OIDC, deploy = updated, true
+		snap.OIDC = updated
 	}
 	if !policiesMatch(snap.Policies, d.Policies) {
 		updated, err := c.UpdatePolicies(ctx, id, d.Policies)
 		if err != nil {
 			return nil, fmt.Errorf("cannot update the policy chain of product %q: %w", sess.SystemName, err)
 		}
-		snap.Policies, deploy = updated, true
+		snap.Policies = updated
 	}
 	if !usagesMatch(snap.Usages, d.BackendIDs) {
 		if err := s.syncUsages(ctx, sess, snap, d.BackendIDs); err != nil {
 			return nil, err
 		}
-		deploy = true
 	}
 	want := productChildren(p)
 	if !childrenUpToDate(snap.Children, want) {
 		if err := syncChildren(ctx, c, tsclient.ProductScope(id), snap.Children, want); err != nil {
 			return nil, err
 		}
-		deploy = true
 	}
+	deploy := deployPending(p, d)
 	if deploy {
 		if err := c.DeployProxy(ctx, id); err != nil {
 			return nil, fmt.Errorf("cannot deploy the proxy configuration of product %q: %w", sess.SystemName, err)
 		}
+		p.Status.DeployedHash = d.GatewayHash
 	}
 	recordMetrics(&p.Status.CommonStatus, snap.Children)
 	if d.Promotes {

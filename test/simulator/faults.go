@@ -106,6 +106,44 @@ func (s *Simulator) drawFault(write bool) fault {
 	return f
 }
 
+// ScriptedFault is a fault a test asks for on the next Count requests of one tenant that match Method and
+// Template (the route's template, e.g. "/admin/api/services/{service_id}/proxy/deploy.json"): answered
+// Code (503 or 429) without doing anything, or, with Lose, done and its answer lost.
+type ScriptedFault struct {
+	Tenant, Method, Template string
+	Count                    int
+	Code                     int
+	Lose                     bool
+}
+
+// ScriptFault adds a scripted fault, served before any other on the requests it matches.
+func (s *Simulator) ScriptFault(f ScriptedFault) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.scripted = append(s.scripted, &f)
+}
+
+// takeScripted returns the fault scripted for this request, if any, and counts it; s.mu must be held.
+func (s *Simulator) takeScripted(tenant, method, template string) (fault, bool) {
+	for i, sf := range s.scripted {
+		if sf.Tenant != tenant || sf.Method != method || sf.Template != template {
+			continue
+		}
+		if sf.Count--; sf.Count <= 0 {
+			s.scripted = append(s.scripted[:i], s.scripted[i+1:]...)
+		}
+		f := fault{delay: s.faults.Latency, code: sf.Code, lose: sf.Lose}
+		if f.code == 0 && !f.lose {
+			f.code = http.StatusServiceUnavailable
+		}
+		if f.code == http.StatusTooManyRequests {
+			f.retry = 1
+		}
+		return f, true
+	}
+	return fault{}, false
+}
+
 // SetFaults replaces the faults injected from now on.
 func (s *Simulator) SetFaults(f Faults) {
 	s.mu.Lock()

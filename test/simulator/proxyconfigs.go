@@ -331,3 +331,20 @@ func endpointHosts(endpoints ...any) []string {
 	}
 	return hosts
 }
+
+// LatestConfig returns the version and content of the latest configuration of a tenant's product in an
+// environment ("sandbox" or "production"); ok is false when there is none. Tests use it to see what
+// a gateway would run.
+func (s *Simulator) LatestConfig(tenantName string, serviceID int64, env string) (version int, content json.RawMessage, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.names[tenantName]
+	if t == nil || t.services[serviceID] == nil {
+		return 0, nil, false
+	}
+	c := t.services[serviceID].latestConfig(env)
+	if c == nil {
+		return 0, nil, false
+	}
+	return c.version, c.content, true
+}

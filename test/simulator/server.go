@@ -72,10 +72,12 @@ type Simulator struct {
 	tenants map[string]*tenant // by token
 	names   map[string]*tenant // by name
 	faults  Faults
-	rnd     *rand.Rand
-	stats   map[CallKey]int
-	journal map[string][]CallKey // writes by tenant, in order, the last maxJournal
-	routes  []route
+	// scripted are the faults tests asked for on named requests of one tenant (ScriptFault).
+	scripted []*ScriptedFault
+	rnd      *rand.Rand
+	stats    map[CallKey]int
+	journal  map[string][]CallKey // writes by tenant, in order, the last maxJournal
+	routes   []route
 	// scopes are the scopes of the tokens SetTokenScopes restricted; any other token has them all.
 	scopes map[string][]string
 	// ignoredRetryAfter counts requests sent while a Retry-After of their tenant's rate limit ran.
@@ -333,6 +335,11 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 		t = nil
 	}
 	fault := s.drawFault(isWrite(hr.Method))
+	if t != nil {
+		if sf, ok := s.takeScripted(t.name, hr.Method, template); ok {
+			fault = sf
+		}
+	}
 	gate := accountGate(t)
 	if masterAPI {
 		gate = s.masterGate(hostTenant, t)

@@ -474,6 +474,14 @@ type ProductStatus struct {
 	// Production tells the configuration versions of staging and production, with spec.production.
 	// +optional
 	Production *ProductionStatus `json:"production,omitempty"`
+
+	// DeployedHash is a keyed hash of the gateway-relevant state (the product's and that of every Backend
+	// it uses) that staging's configuration was last built from: a deploy is due whenever it differs from
+	// the current one, whatever an earlier attempt wrote or lost. "Undeployed" while writes apimsync made
+	// wait for their deploy; empty when apimsync never deployed the product (adopted, restored without
+	// status, or synced by an earlier version): staging is then taken as deployed.
+	// +optional
+	DeployedHash string `json:"deployedHash,omitempty"`
 }
 
 // Product is a 3scale product (service): the API that callers subscribe to through application plans.

@@ -1,0 +1,131 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	"github.com/apimsync/apimsync/test/simulator"
+)
+
+// deployRequests counts a tenant's deploy requests that 3scale answered.
+func deployRequests(tenant string) int {
+	n := 0
+	for _, w := range sim.Writes(tenant) {
+		if w.Method == "POST" && w.Endpoint == "/admin/api/services/{service_id}/proxy/deploy.json" && w.Code > 0 && w.Code < 300 {
+			n++
+		}
+	}
+	return n
+}
+
+// stagingRuns waits until the latest staging configuration of p's product holds every string of want,
+// and returns its version.
+func stagingRuns(t *testing.T, p *v1alpha1.Product, want ...string) int {
+	t.Helper()
+	version := 0
+	eventually(t, waitTimeout, func() string {
+		if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(p), p); err != nil {
+			return err.Error()
+		}
+		v, content, ok := sim.LatestConfig(p.Namespace, p.Status.ProductID, "sandbox")
+		if !ok {
+			return "staging has no configuration"
+		}
+		for _, w := range want {
+			if !strings.Contains(string(content), w) {
+				return fmt.Sprintf("staging's configuration %d lacks %s", v, w)
+			}
+		}
+		version = v
+		return ""
+	})
+	return version
+}
+
+// TestBackendChangeDeploysEveryProductUsingIt: an edit of a Backend (a new mapping rule, a new private
+// endpoint) reaches the gateway of each Product that uses it: one deploy each, and with promote: Latest
+// one promotion of the new staging version.
+func TestBackendChangeDeploysEveryProductUsingIt(t *testing.T) {
+	ns := newNamespace(t)
+	backend := petsBackend(ns)
+	first := petstoreProduct(ns, "pets")
+	first.Spec.Production = &v1alpha1.ProductionSpec{Promote: v1alpha1.PromoteLatest}
+	second := petstoreProduct(ns, "pets")
+	second.Name, second.Spec.Name = "shop", "Shop"
+	create(t, defaultSecret(ns), backend, first, second)
+	waitState(t, v1alpha1.ConditionSynced, backend, first, second)
+	before := productionOf(t, first)
+	secondBefore, _, _ := sim.LatestConfig(ns, second.Status.ProductID, "sandbox")
+	deploys, promotes := deployRequests(ns), len(promotions(ns))
+
+	editAndWait(t, backend, func() {
+		backend.Spec.PrivateBaseURL = "https://pets-v2.internal:8443"
+		backend.Spec.MappingRules = append(backend.Spec.MappingRules, v1alpha1.MappingRuleSpec{HTTPMethod: "DELETE", Pattern: "/pets/{id}$", MetricMethodRef: "get_pet", Increment: 1})
+	})
+	for _, p := range []*v1alpha1.Product{first, second} {
+		stagingRuns(t, p, "pets-v2.internal", `"http_method":"DELETE"`)
+	}
+	waitState(t, v1alpha1.ConditionSynced, first, second)
+	after := productionOf(t, first)
+	if after.StagingVersion != before.StagingVersion+1 || after.ProductionVersion != after.StagingVersion {
+		t.Errorf("after the Backend's edit: %+v, want staging one version on (%d) and production on it", after, before.StagingVersion+1)
+	}
+	if v, _, _ := sim.LatestConfig(ns, second.Status.ProductID, "sandbox"); v != secondBefore+1 {
+		t.Errorf("Product %s: staging at configuration %d after the Backend's edit, want %d", second.Name, v, secondBefore+1)
+	}
+	if got := deployRequests(ns) - deploys; got != 2 {
+		t.Errorf("%d deploys after the Backend's edit, want 2 (one per Product using it)", got)
+	}
+	if got := len(promotions(ns)) - promotes; got != 1 {
+		t.Errorf("%d promotions after the Backend's edit, want 1 (only %s promotes Latest)", got, first.Name)
+	}
+	_, _, msg := syncState(t, first)
+	if want := fmt.Sprintf("production runs staging's configuration %d", after.StagingVersion); !strings.Contains(msg, want) {
+		t.Errorf("Synced message %q, want %q", msg, want)
+	}
+
+	// At rest: no deploy, no call.
+	calls := remoteCalls(ns)
+	update(t, first, func() { first.Spec.Description = "unchanged gateway" })
+	waitState(t, v1alpha1.ConditionSynced, first)
+	if got := deployRequests(ns) - deploys; got != 2 {
+		t.Errorf("a description edit deployed: %d deploys since the Backend's edit, want 2", got)
+	}
+	if got := remoteCalls(ns) - calls; got != 1 {
+		t.Errorf("a description edit made %d calls, want 1 (the update)", got)
+	}
+}
+
+// TestChangeWhoseAnswerWasLostIsDeployed: a write whose answer is lost, and a deploy that fails, still
+// end with staging running the change: the next attempt finds nothing left to write, but staging is
+// behind, and deploys.
+func TestChangeWhoseAnswerWasLostIsDeployed(t *testing.T) {
+	ns := newNamespace(t)
+	backend, product := petsBackend(ns), petstoreProduct(ns, "pets")
+	create(t, defaultSecret(ns), backend, product)
+	waitState(t, v1alpha1.ConditionSynced, backend, product)
+
+	sim.ScriptFault(simulator.ScriptedFault{Tenant: ns, Method: "POST", Template: "/admin/api/services/{service_id}/proxy/mapping_rules.json", Count: 1, Lose: true})
+	editAndWait(t, product, func() {
+		product.Spec.MappingRules = append(product.Spec.MappingRules, v1alpha1.MappingRuleSpec{HTTPMethod: "POST", Pattern: "/orders$", MetricMethodRef: "hits", Increment: 1})
+	})
+	if lostAnswers(ns) == 0 {
+		t.Fatalf("no answer was lost: the test did not exercise a lost write")
+	}
+	stagingRuns(t, product, `"pattern":"/orders$"`)
+
+	// The deploy itself fails (503), then succeeds on the retry.
+	sim.ScriptFault(simulator.ScriptedFault{Tenant: ns, Method: "POST", Template: "/admin/api/services/{service_id}/proxy/deploy.json", Count: 2, Code: 503})
+	editAndWait(t, product, func() {
+		product.Spec.MappingRules = append(product.Spec.MappingRules, v1alpha1.MappingRuleSpec{HTTPMethod: "PUT", Pattern: "/orders/{id}$", MetricMethodRef: "hits", Increment: 1})
+	})
+	stagingRuns(t, product, `"pattern":"/orders/{id}$"`)
+	if product.Status.DeployedHash == "" || product.Status.DeployedHash == deployOwed {
+		t.Errorf("status.deployedHash %q after the deploy, want the hash of what was deployed", product.Status.DeployedHash)
+	}
+}
