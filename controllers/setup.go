@@ -131,6 +131,7 @@ func (o Options) withDefaults() Options {
 // +kubebuilder:rbac:groups=capabilities.apimsync.io,resources=backends/status;products/status;applicationplans/status;developeraccounts/status;applications/status;activedocs/status;custompolicydefinitions/status;tenants/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=capabilities.apimsync.io,resources=backends/finalizers;products/finalizers;applicationplans/finalizers;developeraccounts/finalizers;applications/finalizers;activedocs/finalizers;custompolicydefinitions/finalizers;tenants/finalizers,verbs=update
 // +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=namespaces,verbs=get
 // +kubebuilder:rbac:groups=apps.3scale.net,resources=apimanagers,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch

@@ -21,9 +21,13 @@ import (
 // A Tenant is a provider account of an on-premises 3scale, made through the master API with a master
 // token (its session is the master portal's). porta shows a new tenant's access token once, in the
 // signup's answer: apimsync writes it at once into the provider-account Secret the Tenant names, which
-// it then controls (annotated with the Tenant's UID; no owner reference can cross namespaces). A tenant is
-// never adopted, and a signup whose answer was lost leaves a tenant whose token nobody can read: it is
-// reported, never deleted on a guess.
+// it then controls (annotated with the Tenant's UID; no owner reference can cross namespaces). It writes
+// there only into its own namespace or one whose Namespace consents (tenantSecretWritersAnnotation). A
+// Tenant applied without its status (a restore, a new cluster) finds its tenant on master (organization
+// and admin username) and adopts it, announced, with the Secret a Tenant of its name wrote — porta
+// accepts a second tenant of one organization name, so a second signup would move the team's objects to
+// an empty tenant; without such a Secret it says what to do. A signup whose answer was lost leaves a
+// tenant whose token nobody can read: it is reported, never deleted on a guess.
 
 // snapshotKindTenant is the kind under which tenants' snapshots are cached.
 const snapshotKindTenant = "tenant"
@@ -34,6 +38,14 @@ const (
 	ReasonSecretNotOurs       = "SecretNotControlled"
 	ReasonSecretNotWritable   = "ProviderAccountSecretNotWritable"
 	ReasonTenantScheduled     = "TenantScheduledForDeletion"
+	// ReasonNamespaceNotConsented: the namespace named in spec.providerAccountSecret has not allowed this
+	// Tenant to write a Secret there.
+	ReasonNamespaceNotConsented = "NamespaceNotConsented"
+	// ReasonTenantAmbiguous: master holds several tenants of this organization and admin.
+	ReasonTenantAmbiguous = "TenantAmbiguous"
+	// tenantSecretWritersAnnotation, on a Namespace, lists the Tenants ("namespace/name", comma-separated)
+	// allowed to write their provider-account Secret into it.
+	tenantSecretWritersAnnotation = "apimsync.io/tenant-secret-writers"
 	tenantStateApproved       = "approved"
 	tenantStateScheduled      = "scheduled_for_deletion"
 	tenantUIDAnnotation       = "apimsync.io/tenant-uid"
@@ -66,6 +78,8 @@ type tenantDesired struct {
 	Password string `json:"-"`
 	// PasswordVersion is the password Secret's version (UID and resourceVersion), for the hash.
 	PasswordVersion string
+	// AllowInsecureHTTP is the master Secret's opt-in to plain http, which the tenant's Secret inherits.
+	AllowInsecureHTTP bool
 }
 
 // tenantSnapshot is a tenant and its first admin user.
@@ -111,10 +125,51 @@ func (s *TenantSyncer) Resolve(ctx context.Context, t *v1alpha1.Tenant, sess *en
 	if err := checkSoleOwner(ctx, s.Reader, s.Claims, t, &v1alpha1.TenantList{}, ownerKey(sess.Tenant, "tenant", r.SystemName)); err != nil {
 		return r, err
 	}
-	r.Desired = tenantDesired{Password: password, PasswordVersion: version}
 	key := tenantSecretKey(t)
+	if err := s.checkConsent(ctx, t, key.Namespace); err != nil {
+		return r, err
+	}
+	r.Desired = tenantDesired{Password: password, PasswordVersion: version}
+	var master corev1.Secret
+	if err := s.Accounts.Reader.Get(ctx, client.ObjectKey{Namespace: t.Namespace, Name: t.Spec.MasterAccountRef.Name}, &master); err == nil {
+		r.Desired.AllowInsecureHTTP = secretFlag(&master, SecretKeyAllowInsecureHTTP)
+	}
 	r.Hash = sess.HashOf(sess.Tenant, t.Spec.OrganizationName, t.Spec.Username, t.Spec.Email, key.String(), version)
 	return r, nil
+}
+
+// checkConsent checks that the Tenant may write its provider-account Secret into namespace: its own, or
+// one whose Namespace lists it in the annotation apimsync.io/tenant-secret-writers. Anything else waits,
+// saying how to consent: a Secret planted in another team's namespace would send that team's objects,
+// passwords and keys to this Tenant's tenant.
+func (s *TenantSyncer) checkConsent(ctx context.Context, t *v1alpha1.Tenant, namespace string) error {
+	if namespace == t.Namespace {
+		return nil
+	}
+	var ns corev1.Namespace
+	if err := s.apiReader().Get(ctx, client.ObjectKey{Name: namespace}, &ns); err != nil {
+		if apierrors.IsNotFound(err) {
+			return engine.Waiting(ReasonSecretNotWritable, "namespace %q, where spec.providerAccountSecret is to be written, does not exist: no tenant is made until it does", namespace)
+		}
+		return err
+	}
+	self := t.Namespace + "/" + t.Name
+	for _, allowed := range strings.Split(ns.Annotations[tenantSecretWritersAnnotation], ",") {
+		if strings.TrimSpace(allowed) == self {
+			return nil
+		}
+	}
+	return engine.Waiting(ReasonNamespaceNotConsented,
+		"namespace %q has not allowed this Tenant to write its provider-account Secret there: its owner consents with "+
+			"kubectl annotate namespace %s %s=%s (a comma-separated list of Tenants)", namespace, namespace, tenantSecretWritersAnnotation, self)
+}
+
+// apiReader reads from the API server itself (SecretReader), or the manager's cache without one.
+func (s *TenantSyncer) apiReader() client.Reader {
+	if s.SecretReader != nil {
+		return s.SecretReader
+	}
+	return s.Reader
 }
 
 // Read implements engine.TypedSyncer: the tenant this Tenant made (by its recorded id). A create in
@@ -123,7 +178,7 @@ func (s *TenantSyncer) Read(ctx context.Context, t *v1alpha1.Tenant, sess *engin
 	id := t.Status.TenantID
 	if id == 0 {
 		if !sess.CreatePending {
-			return nil, false, nil // never adopted: a tenant's token is only in its signup's answer
+			return s.adopt(ctx, t, sess)
 		}
 		found, err := sess.Remote.FindTenant(ctx, t.Spec.Username, t.Spec.Email)
 		if tsclient.IsNotFound(err) || (err == nil && found.OrgName != t.Spec.OrganizationName) {
@@ -149,6 +204,71 @@ func (s *TenantSyncer) Read(ctx context.Context, t *v1alpha1.Tenant, sess *engin
 	if snap.Admin, err = s.admin(ctx, sess, t, id); err != nil {
 		return nil, false, err
 	}
+	return snap, true, nil
+}
+
+// adopt looks, for a Tenant that records no tenant and sent no signup, for the tenant master holds for
+// its organization and admin username (a restore, a new cluster, a re-created object). None: a signup
+// follows. One: adopted (the engine announces it; one scheduled for deletion is announced as such, and
+// Update resumes it) when the provider-account Secret holds its admin URL and was written by a Tenant of
+// this name (or by a person who annotated it so): this Tenant takes control of that Secret. Otherwise it
+// is Invalid, saying how to give it a token — never a second signup.
+func (s *TenantSyncer) adopt(ctx context.Context, t *v1alpha1.Tenant, sess *engine.Session) (*tenantSnapshot, bool, error) {
+	all, err := sess.Remote.ListTenants(ctx)
+	if err != nil {
+		return nil, false, fmt.Errorf("cannot list master's tenants to look for this Tenant's: %w", err)
+	}
+	var found []tenantSnapshot
+	for _, tenant := range all {
+		if tenant.OrgName != t.Spec.OrganizationName {
+			continue
+		}
+		admin, err := s.admin(ctx, sess, t, tenant.ID)
+		if err != nil {
+			return nil, false, err
+		}
+		if admin != nil {
+			found = append(found, tenantSnapshot{Tenant: tenant, Admin: admin})
+		}
+	}
+	switch {
+	case len(found) == 0:
+		return nil, false, nil
+	case len(found) > 1:
+		ids := make([]string, len(found))
+		for i, f := range found {
+			ids[i] = fmt.Sprint(f.Tenant.ID)
+		}
+		return nil, false, engine.Invalid(ReasonTenantAmbiguous, "master holds %d tenants of organization %q with admin %q (ids %s): apimsync cannot tell which is this Tenant's "+
+			"and signs up none; delete the extra ones in the master portal", len(found), t.Spec.OrganizationName, t.Spec.Username, strings.Join(ids, ", "))
+	}
+	snap := &found[0]
+	key := tenantSecretKey(t)
+	var secret corev1.Secret
+	err = s.apiReader().Get(ctx, key, &secret)
+	if err != nil && !apierrors.IsNotFound(err) {
+		return nil, false, err
+	}
+	self := t.Namespace + "/" + t.Name
+	if err != nil || secret.Annotations[tenantAnnotation] != self || string(secret.Data[SecretKeyAdminURL]) != snap.Tenant.AdminBaseURL || len(secret.Data[SecretKeyToken]) == 0 {
+		return nil, false, engine.Invalid(ReasonTenantTokenLost,
+			"tenant %q (id %d, admin %s) exists on master, and this Tenant records none: it adopts it rather than sign up a second one, but porta shows a tenant's "+
+				"access token only to its signup, and Secret %s holds none of it written for this Tenant. Create an access token (Account Management API, read-write) "+
+				"for its admin in its admin portal and write Secret %s with adminURL=%s and token=<the token>, annotated %s=%s; this Tenant then adopts the tenant",
+			snap.Tenant.OrgName, snap.Tenant.ID, t.Spec.Username, key, key, snap.Tenant.AdminBaseURL, tenantAnnotation, self)
+	}
+	if secret.Annotations[tenantUIDAnnotation] != string(t.UID) {
+		taken := secret.DeepCopy()
+		taken.Annotations[tenantUIDAnnotation] = string(t.UID)
+		if err := s.Writer.Update(ctx, taken); err != nil {
+			return nil, false, fmt.Errorf("cannot take control of Secret %s: %w", key, err)
+		}
+	}
+	if snap.Tenant.State == tenantStateScheduled && s.Recorder != nil {
+		s.Recorder.Eventf(t, nil, "Warning", ReasonTenantScheduled, "Adopt",
+			"adopting tenant %q (id %d), which 3scale had scheduled for deletion on %s: it is resumed, as this Tenant asks for it", snap.Tenant.OrgName, snap.Tenant.ID, snap.Tenant.DeletionDate)
+	}
+	t.Status.TenantID = snap.Tenant.ID
 	return snap, true, nil
 }
 
@@ -182,11 +302,7 @@ func (s *TenantSyncer) Compare(ctx context.Context, t *v1alpha1.Tenant, _ *engin
 func (s *TenantSyncer) secret(ctx context.Context, t *v1alpha1.Tenant) (*corev1.Secret, error) {
 	var secret corev1.Secret
 	key := tenantSecretKey(t)
-	reader := s.SecretReader
-	if reader == nil {
-		reader = s.Reader
-	}
-	if err := reader.Get(ctx, key, &secret); err != nil {
+	if err := s.apiReader().Get(ctx, key, &secret); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil, nil
 		}
@@ -219,7 +335,7 @@ func (s *TenantSyncer) Create(ctx context.Context, t *v1alpha1.Tenant, sess *eng
 	if err != nil {
 		return none, fmt.Errorf("cannot sign tenant %q up: %w", t.Spec.OrganizationName, err)
 	}
-	if err := s.writeSecret(ctx, t, sess, signup.Tenant.AdminBaseURL, signup.AccessToken); err != nil {
+	if err := s.writeSecret(ctx, t, want, signup.Tenant.AdminBaseURL, signup.AccessToken); err != nil {
 		return none, fmt.Errorf("tenant %q (id %d) was made but its provider-account Secret could not be written: %w", t.Spec.OrganizationName, signup.Tenant.ID, err)
 	}
 	t.Status.TenantID = signup.Tenant.ID
@@ -233,9 +349,13 @@ func (s *TenantSyncer) Create(ctx context.Context, t *v1alpha1.Tenant, sess *eng
 }
 
 // writeSecret writes the tenant's provider-account Secret (adminURL, token), controlled by this Tenant.
-// A plain-http master (a test or demo install) passes its opt-in on.
-func (s *TenantSyncer) writeSecret(ctx context.Context, t *v1alpha1.Tenant, sess *engine.Session, adminURL, token string) error {
+// A plain-http admin URL keeps the master Secret's opt-in to plain http (a test or demo install), and
+// only that: the tenant's Secret never allows what the master's did not.
+func (s *TenantSyncer) writeSecret(ctx context.Context, t *v1alpha1.Tenant, want tenantDesired, adminURL, token string) error {
 	secret := s.secretOf(t, adminURL, token)
+	if want.AllowInsecureHTTP && strings.HasPrefix(adminURL, "http://") {
+		secret.Data[SecretKeyAllowInsecureHTTP] = []byte("true")
+	}
 	err := s.Writer.Create(ctx, secret)
 	for try := 0; err != nil && !apierrors.IsAlreadyExists(err) && try < 3; try++ {
 		err = s.Writer.Create(ctx, secret) // the token exists nowhere else: a passing failure is retried here
@@ -251,9 +371,6 @@ func (s *TenantSyncer) secretOf(t *v1alpha1.Tenant, adminURL, token string) *cor
 		Annotations: map[string]string{tenantUIDAnnotation: string(t.UID), tenantAnnotation: t.Namespace + "/" + t.Name}},
 		Type: corev1.SecretTypeOpaque,
 		Data: map[string][]byte{SecretKeyAdminURL: []byte(adminURL), SecretKeyToken: []byte(token)}}
-	if strings.HasPrefix(adminURL, "http://") {
-		secret.Data[SecretKeyAllowInsecureHTTP] = []byte("true")
-	}
 	return secret
 }
 

@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
@@ -28,6 +29,19 @@ func tenantObjects(ns, org, team, token string) (*v1alpha1.Tenant, *corev1.Secre
 	return t, master, password
 }
 
+// consent annotates namespace team so that the Tenants may write their provider-account Secret there.
+func consent(t *testing.T, team string, tenants ...*v1alpha1.Tenant) {
+	t.Helper()
+	allowed := []string{"someone/else"}
+	for _, tenant := range tenants {
+		allowed = append(allowed, tenant.Namespace+"/"+tenant.Name)
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: team}}
+	update(t, ns, func() {
+		ns.SetAnnotations(map[string]string{tenantSecretWritersAnnotation: strings.Join(allowed, ", ")})
+	})
+}
+
 // masterClient is a client of the simulator's master portal.
 func masterClient(t *testing.T) *tsclient.Client {
 	t.Helper()
@@ -46,6 +60,7 @@ func masterClient(t *testing.T) *tsclient.Client {
 func TestTenantConnectsATeamNamespace(t *testing.T) {
 	ns, team := newNamespace(t), newNamespace(t)
 	tenant, master, password := tenantObjects(ns, "org-"+ns, team, masterToken)
+	consent(t, team, tenant)
 	create(t, master, password, tenant)
 	waitState(t, v1alpha1.ConditionSynced, tenant)
 	if tenant.Status.TenantID == 0 || !strings.Contains(tenant.Status.AdminURL, "/t/org-") || tenant.Status.State != "approved" {
@@ -101,11 +116,13 @@ func TestTenantConnectsATeamNamespace(t *testing.T) {
 func TestTenantBadInput(t *testing.T) {
 	ns, team := newNamespace(t), newNamespace(t)
 	refused, master, password := tenantObjects(ns, "refused-"+ns, team, "not-the-master-token")
+	consent(t, team, refused)
 	create(t, master, password, refused)
 	waitReason(t, refused, v1alpha1.ConditionInvalid, engine.ReasonUnauthorized)
 
 	other := newNamespace(t)
 	waiting, master2, _ := tenantObjects(other, "waiting-"+other, team, masterToken)
+	consent(t, team, refused, waiting)
 	create(t, master2, waiting)
 	waitReason(t, waiting, v1alpha1.ConditionOrphan, ReasonSecretNotFound)
 
@@ -132,4 +149,160 @@ func TestTenantBadInput(t *testing.T) {
 	if n := len(sim.Writes(simulator.MasterTenant)); n != before {
 		t.Errorf("%d writes to the master API for a Secret that cannot be written, want none", n-before)
 	}
+}
+
+// TestTenantWritesSecretsOnlyWhereAllowed: a Tenant writes its provider-account Secret into its own
+// namespace, or into one whose Namespace names it in apimsync.io/tenant-secret-writers; anywhere else
+// (kube-system, another team's namespace) it waits and says how to consent, with no tenant made and no
+// Secret written. The tenant's Secret allows plain http only because the master's Secret did.
+func TestTenantWritesSecretsOnlyWhereAllowed(t *testing.T) {
+	ns, team := newNamespace(t), newNamespace(t)
+	for _, target := range []string{"kube-system", team} {
+		planter, master, password := tenantObjects(ns, "planter-"+ns, target, masterToken)
+		planter.Name = "planter-" + strings.ReplaceAll(target, "-system", "")[:4]
+		before := len(sim.Writes(simulator.MasterTenant))
+		create(t, planter)
+		if target == "kube-system" {
+			create(t, master, password)
+		}
+		waitReason(t, planter, v1alpha1.ConditionOrphan, ReasonNamespaceNotConsented)
+		if _, _, msg := syncState(t, planter); !strings.Contains(msg, "kubectl annotate namespace "+target+" "+tenantSecretWritersAnnotation+"="+ns+"/"+planter.Name) {
+			t.Errorf("the message %q does not say how to consent", msg)
+		}
+		if n := len(sim.Writes(simulator.MasterTenant)); n != before {
+			t.Errorf("%d writes to the master API for a namespace that did not consent", n-before)
+		}
+		var secret corev1.Secret
+		if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: target, Name: v1alpha1.DefaultProviderAccountSecret}, &secret); err == nil {
+			t.Errorf("a Secret was written into %s", target)
+		}
+		deleteObjects(t, planter)
+		waitGone(t, planter)
+	}
+
+	// Its own namespace needs no consent.
+	own, _, _ := tenantObjects(ns, "own-"+ns, ns, masterToken)
+	create(t, own)
+	waitState(t, v1alpha1.ConditionSynced, own)
+	var secret corev1.Secret
+	if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: v1alpha1.DefaultProviderAccountSecret}, &secret); err != nil {
+		t.Fatal(err)
+	}
+	if string(secret.Data[SecretKeyAllowInsecureHTTP]) != "true" {
+		t.Errorf("the tenant's Secret lost the master Secret's opt-in to plain http")
+	}
+}
+
+// TestTenantSecretAllowsHTTPOnlyByTheMastersOptIn: the opt-in to plain http is copied from the master
+// Secret, never derived from the admin URL that signup answered.
+func TestTenantSecretAllowsHTTPOnlyByTheMastersOptIn(t *testing.T) {
+	tenant, _, _ := tenantObjects("platform", "acme", "team", masterToken)
+	cases := map[string]struct {
+		want     tenantDesired
+		adminURL string
+		allowed  bool
+	}{
+		"master opted in, http":      {tenantDesired{AllowInsecureHTTP: true}, "http://acme-admin.example.com", true},
+		"master did not, http":       {tenantDesired{}, "http://acme-admin.example.com", false},
+		"master opted in, but https": {tenantDesired{AllowInsecureHTTP: true}, "https://acme-admin.example.com", false},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := fake.NewClientBuilder().Build()
+			s := &TenantSyncer{Writer: c}
+			if err := s.writeSecret(context.Background(), tenant, tc.want, tc.adminURL, "tok"); err != nil {
+				t.Fatal(err)
+			}
+			var secret corev1.Secret
+			if err := c.Get(context.Background(), tenantSecretKey(tenant), &secret); err != nil {
+				t.Fatal(err)
+			}
+			if _, got := secret.Data[SecretKeyAllowInsecureHTTP]; got != tc.allowed {
+				t.Errorf("allowInsecureHTTP set: %v, want %v", got, tc.allowed)
+			}
+		})
+	}
+}
+
+// TestRestoredTenantAdoptsItsTenant: a Tenant applied again without its status (a restore from Git)
+// finds its tenant on master and adopts it, announced, with the Secret a Tenant of its name wrote: never
+// a second signup. Without that Secret it is Invalid and says what to do; a Secret written as it says
+// is adopted, and a tenant scheduled for deletion is resumed, announced as such.
+func TestRestoredTenantAdoptsItsTenant(t *testing.T) {
+	ns := newNamespace(t)
+	tenant, master, password := tenantObjects(ns, "restored-"+ns, ns, masterToken)
+	tenant.Spec.DeletionPolicy = v1alpha1.DeletionPolicyRetain
+	create(t, master, password, tenant)
+	waitState(t, v1alpha1.ConditionSynced, tenant)
+	id := tenant.Status.TenantID
+	signups := func() int {
+		n := 0
+		for _, w := range sim.Writes(simulator.MasterTenant) {
+			if w.Method == "POST" && w.Endpoint == "/master/api/providers.json" {
+				n++
+			}
+		}
+		return n
+	}
+	before := signups()
+
+	restore := func() *v1alpha1.Tenant {
+		deleteObjects(t, tenant)
+		waitGone(t, tenant)
+		again, _, _ := tenantObjects(ns, "restored-"+ns, ns, masterToken)
+		again.Spec.DeletionPolicy = v1alpha1.DeletionPolicyRetain
+		create(t, again)
+		return again
+	}
+	tenant = restore()
+	waitState(t, v1alpha1.ConditionSynced, tenant)
+	if tenant.Status.TenantID != id {
+		t.Errorf("the restored Tenant records tenant %d, want %d", tenant.Status.TenantID, id)
+	}
+	wantEvent(t, tenant, "adopted existing")
+	var secret corev1.Secret
+	key := client.ObjectKey{Namespace: ns, Name: v1alpha1.DefaultProviderAccountSecret}
+	if err := k8s.Get(context.Background(), key, &secret); err != nil || secret.Annotations[tenantUIDAnnotation] != string(tenant.UID) {
+		t.Errorf("the provider-account Secret is not under the restored Tenant's control: %v %v", err, secret.Annotations)
+	}
+
+	// Restored without its Secret: Invalid, saying what to do; no signup.
+	token := secret.Data[SecretKeyToken]
+	if err := k8s.Delete(context.Background(), &secret); err != nil {
+		t.Fatal(err)
+	}
+	tenant = restore()
+	waitReason(t, tenant, v1alpha1.ConditionInvalid, ReasonTenantTokenLost)
+	_, _, msg := syncState(t, tenant)
+	if !strings.Contains(msg, tenantAnnotation+"="+ns+"/"+tenant.Name) || !strings.Contains(msg, "adminURL=") {
+		t.Errorf("the message %q does not say how to hand the token over", msg)
+	}
+	// Meanwhile its tenant was scheduled for deletion; the Secret is written as the message says.
+	if err := masterClient(t).DeleteTenant(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	handed := providerSecret(ns, v1alpha1.DefaultProviderAccountSecret, tenant.Status.AdminURL, string(token))
+	handed.StringData["adminURL"] = adminURLOf(t, id)
+	handed.Annotations = map[string]string{tenantAnnotation: ns + "/" + tenant.Name}
+	create(t, handed)
+	update(t, tenant, func() { tenant.SetAnnotations(map[string]string{v1alpha1.SyncNowAnnotation: "handed"}) })
+	waitState(t, v1alpha1.ConditionSynced, tenant)
+	wantEvent(t, tenant, "scheduled for deletion")
+	got, err := masterClient(t).GetTenant(context.Background(), id)
+	if err != nil || got.State != "approved" {
+		t.Errorf("the adopted tenant: %+v, %v; want it resumed", got, err)
+	}
+	if n := signups() - before; n != 0 {
+		t.Errorf("%d signups after restores, want 0", n)
+	}
+}
+
+// adminURLOf reads a tenant's admin URL from master.
+func adminURLOf(t *testing.T, id int64) string {
+	t.Helper()
+	got, err := masterClient(t).GetTenant(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got.AdminBaseURL
 }

@@ -126,6 +126,7 @@ func (t *Tenant) GetRemoteID() int64 { return t.Status.TenantID }
 // SetRemoteID implements SyncedObject.
 func (t *Tenant) SetRemoteID(id int64) { t.Status.TenantID = id }
 
-// GetAdoptionPolicy implements SyncedObject: a tenant is never adopted (porta shows a tenant's access
-// token only in the answer that made it).
-func (t *Tenant) GetAdoptionPolicy() AdoptionPolicy { return AdoptionNever }
+// GetAdoptionPolicy implements SyncedObject: a Tenant applied without its status (a restore, a new
+// cluster) adopts the tenant of its organization and admin that master holds, with a provider-account
+// Secret a Tenant of its name wrote: never a second signup.
+func (t *Tenant) GetAdoptionPolicy() AdoptionPolicy { return AdoptionIfExists }
