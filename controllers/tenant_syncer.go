@@ -34,10 +34,10 @@ const snapshotKindTenant = "tenant"
 
 // Condition and event reasons of Tenants.
 const (
-	ReasonTenantTokenLost     = "TenantTokenLost"
-	ReasonSecretNotOurs       = "SecretNotControlled"
-	ReasonSecretNotWritable   = "ProviderAccountSecretNotWritable"
-	ReasonTenantScheduled     = "TenantScheduledForDeletion"
+	ReasonTenantTokenLost   = "TenantTokenLost"
+	ReasonSecretNotOurs     = "SecretNotControlled"
+	ReasonSecretNotWritable = "ProviderAccountSecretNotWritable"
+	ReasonTenantScheduled   = "TenantScheduledForDeletion"
 	// ReasonNamespaceNotConsented: the namespace named in spec.providerAccountSecret has not allowed this
 	// Tenant to write a Secret there.
 	ReasonNamespaceNotConsented = "NamespaceNotConsented"
@@ -46,12 +46,12 @@ const (
 	// tenantSecretWritersAnnotation, on a Namespace, lists the Tenants ("namespace/name", comma-separated)
 	// allowed to write their provider-account Secret into it.
 	tenantSecretWritersAnnotation = "apimsync.io/tenant-secret-writers"
-	tenantStateApproved       = "approved"
-	tenantStateScheduled      = "scheduled_for_deletion"
-	tenantUIDAnnotation       = "apimsync.io/tenant-uid"
-	tenantAnnotation          = "apimsync.io/tenant"
-	userStateActive           = "active"
-	tenantSecretNameByDefault = v1alpha1.DefaultProviderAccountSecret
+	tenantStateApproved           = "approved"
+	tenantStateScheduled          = "scheduled_for_deletion"
+	tenantUIDAnnotation           = "apimsync.io/tenant-uid"
+	tenantAnnotation              = "apimsync.io/tenant"
+	userStateActive               = "active"
+	tenantSecretNameByDefault     = v1alpha1.DefaultProviderAccountSecret
 )
 
 // TenantSyncer syncs Tenants to the master API.
