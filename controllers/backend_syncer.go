@@ -140,11 +140,59 @@ func (s *BackendSyncer) Update(ctx context.Context, b *v1alpha1.Backend, sess *e
 		}
 		snap.Backend = *updated
 	}
-	if err := syncChildren(ctx, sess.Remote, tsclient.BackendScope(id), snap.Children, want); err != nil {
+	scope := tsclient.BackendScope(id)
+	if err := upsertChildren(ctx, sess.Remote, scope, snap.Children, want); err != nil {
 		return nil, err
 	}
+	if removalsPending(snap.Children, want) {
+		// porta keeps a backend metric while the latest configuration of any product using the backend
+		// counts it: those products' gateways must first be built without the rules just removed.
+		if err := s.deployUsers(ctx, b, sess); err != nil {
+			return nil, err
+		}
+	}
+	err := removeChildren(ctx, sess.Remote, scope, snap.Children, want)
 	recordMetrics(&b.Status.CommonStatus, snap.Children)
+	if err != nil {
+		return nil, err
+	}
 	return snap, nil
+}
+
+// deployUsers deploys to staging each product that a Product of b's namespace on the same tenant uses b
+// in (by the product id its status records), and promotes the new staging version of those whose spec
+// says promote: Latest, as their own sync would: a Backend removing a metric cannot wait for them, since
+// they wait for it to be Synced. Products with another promotion policy keep production as it is; a
+// metric their production still counts waits (removeChildren).
+func (s *BackendSyncer) deployUsers(ctx context.Context, b *v1alpha1.Backend, sess *engine.Session) error {
+	var products v1alpha1.ProductList
+	if err := s.Reader.List(ctx, &products, client.InNamespace(b.Namespace), client.MatchingFields{indexBackendRefs: b.Name}); err != nil {
+		return err
+	}
+	c := sess.Remote
+	for _, p := range products.Items {
+		id := p.Status.ProductID
+		if id == 0 || p.Status.TenantHost != sess.Tenant || !p.DeletionTimestamp.IsZero() {
+			continue
+		}
+		if err := ignoreNotFound(c.DeployProxy(ctx, id)); err != nil {
+			return fmt.Errorf("cannot deploy product %q, which uses backend %q: %w", p.Name, sess.SystemName, err)
+		}
+		if prod := p.Spec.Production; prod == nil || prod.Promote != v1alpha1.PromoteLatest {
+			continue
+		}
+		v, err := readConfigVersions(ctx, c, id)
+		if err != nil {
+			return err
+		}
+		if v.Staging == 0 || v.Staging == v.Production {
+			continue
+		}
+		if _, err := c.PromoteProxyConfig(ctx, id, tsclient.EnvironmentSandbox, v.Staging, tsclient.EnvironmentProduction); err != nil && !tsclient.IsInvalid(err) {
+			return fmt.Errorf("cannot promote product %q, which uses backend %q: %w", p.Name, sess.SystemName, err)
+		}
+	}
+	return nil
 }
 
 // Delete implements engine.TypedSyncer: deletes the backend this Backend holds (by id, or by system name

@@ -196,8 +196,19 @@ func increment(w v1alpha1.MappingRuleSpec) int32 {
 
 // syncChildren makes the remote metrics, methods and mapping rules match the spec, writing only what
 // differs, in an order 3scale accepts: metrics and methods first, then rules, then removals (rules before
-// the metrics they count). snap is updated as it goes, so it stays a faithful snapshot on success.
+// the metrics they count). snap is updated as it goes, so it stays a faithful snapshot on success. A
+// caller whose removals may meet porta's refusal to delete a metric the latest gateway configuration
+// uses calls upsertChildren, deploys, then removeChildren.
 func syncChildren(ctx context.Context, c *tsclient.Client, scope tsclient.Scope, snap *childrenSnapshot, want childrenSpec) error {
+	if err := upsertChildren(ctx, c, scope, snap, want); err != nil {
+		return err
+	}
+	return removeChildren(ctx, c, scope, snap, want)
+}
+
+// upsertChildren is syncChildren but for the removal of metrics and methods: what it writes changes what
+// the gateway configuration is built from (mapping rules), while those removals do not.
+func upsertChildren(ctx context.Context, c *tsclient.Client, scope tsclient.Scope, snap *childrenSnapshot, want childrenSpec) error {
 	for _, name := range sortedKeys(want.Metrics) {
 		m := want.Metrics[name]
 		p := tsclient.MetricParams{SystemName: name, FriendlyName: m.FriendlyName, Unit: m.Unit, Description: m.Description}
@@ -242,13 +253,42 @@ func syncChildren(ctx context.Context, c *tsclient.Client, scope tsclient.Scope,
 			snap.Methods[name] = *updated
 		}
 	}
-	if err := syncMappingRules(ctx, c, scope, snap, want.Rules); err != nil {
-		return err
+	return syncMappingRules(ctx, c, scope, snap, want.Rules)
+}
+
+// removalsPending reports whether 3scale holds metrics or methods the spec no longer has.
+func removalsPending(snap *childrenSnapshot, want childrenSpec) bool {
+	for name := range snap.Methods {
+		if _, ok := want.Methods[name]; !ok {
+			return true
+		}
+	}
+	for name := range snap.Metrics {
+		if _, ok := want.Metrics[name]; !ok && name != hitsMetric {
+			return true
+		}
+	}
+	return false
+}
+
+// removeChildren deletes the metrics and methods the spec no longer has, methods first. porta refuses
+// to delete one that the latest staging or production configuration of a product still counts with a
+// mapping rule (Metric#avoid_destruction, app/models/metric.rb:224-242): that refusal is a wait (reason
+// MetricInUseByGateway), never Invalid, whose message says what lets it go.
+func removeChildren(ctx context.Context, c *tsclient.Client, scope tsclient.Scope, snap *childrenSnapshot, want childrenSpec) error {
+	hits := snap.hitsID()
+	inUse := func(kind, name string, err error) error {
+		if tsclient.IsInUse(err) {
+			return engine.Waiting(ReasonMetricInUseByGateway,
+				"3scale keeps %s %q while the latest gateway configuration of staging or production still counts it: "+
+					"it goes once production runs a configuration built without its mapping rules (see spec.production, or promote in the admin portal)", kind, name)
+		}
+		return fmt.Errorf("cannot delete %s %q: %w", kind, name, err)
 	}
 	for _, name := range sortedKeys(snap.Methods) {
 		if _, ok := want.Methods[name]; !ok {
 			if err := ignoreNotFound(c.DeleteMethod(ctx, scope, hits, snap.Methods[name].ID)); err != nil {
-				return fmt.Errorf("cannot delete method %q: %w", name, err)
+				return inUse("method", name, err)
 			}
 			delete(snap.Methods, name)
 		}
@@ -256,7 +296,7 @@ func syncChildren(ctx context.Context, c *tsclient.Client, scope tsclient.Scope,
 	for _, name := range sortedKeys(snap.Metrics) {
 		if _, ok := want.Metrics[name]; !ok && name != hitsMetric {
 			if err := ignoreNotFound(c.DeleteMetric(ctx, scope, snap.Metrics[name].ID)); err != nil {
-				return fmt.Errorf("cannot delete metric %q: %w", name, err)
+				return inUse("metric", name, err)
 			}
 			delete(snap.Metrics, name)
 		}

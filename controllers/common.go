@@ -46,6 +46,9 @@ const (
 	ReasonProductDeleting  = "ProductDeleting"
 	ReasonMetricNotFound   = "MetricNotFound"
 	ReasonSecretNotFound   = "SecretNotFound"
+	// ReasonMetricInUseByGateway: a metric or method removed from the spec is kept by 3scale while the
+	// latest staging or production configuration still counts it; waits for production to move on.
+	ReasonMetricInUseByGateway = "MetricInUseByGateway"
 )
 
 // systemNameOf returns the system name given in the spec, or one derived from the object's name (which

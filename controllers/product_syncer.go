@@ -391,7 +391,7 @@ func (s *ProductSyncer) Update(ctx context.Context, p *v1alpha1.Product, sess *e
 	}
 	want := productChildren(p)
 	if !childrenUpToDate(snap.Children, want) {
-		if err := syncChildren(ctx, c, tsclient.ProductScope(id), snap.Children, want); err != nil {
+		if err := upsertChildren(ctx, c, tsclient.ProductScope(id), snap.Children, want); err != nil {
 			return nil, err
 		}
 	}
@@ -402,11 +402,17 @@ func (s *ProductSyncer) Update(ctx context.Context, p *v1alpha1.Product, sess *e
 		}
 		p.Status.DeployedHash = d.GatewayHash
 	}
-	recordMetrics(&p.Status.CommonStatus, snap.Children)
 	if d.Promotes {
 		if err := s.syncProduction(ctx, c, p, snap, deploy); err != nil {
 			return nil, err
 		}
+	}
+	// Last: porta refuses to delete a metric that the latest staging or production configuration counts,
+	// so its removal waits for the deploy (and the promotion) above.
+	err := removeChildren(ctx, c, tsclient.ProductScope(id), snap.Children, want)
+	recordMetrics(&p.Status.CommonStatus, snap.Children)
+	if err != nil {
+		return nil, err
 	}
 	return snap, nil
 }

@@ -596,38 +596,50 @@ func (b *bench) steadyAfterRestart(ctx context.Context) error {
 	return nil
 }
 
-// edits makes one edit per kind (a mapping rule of a product, a limit of a plan) and counts the calls
-// each costs until the object is Synced again.
+// edits makes one edit per kind (a mapping rule of a product, of a backend, a limit of a plan) and counts
+// the calls each costs until the object is Synced again — for a backend, until every product using it has
+// synced the change too (its deploys, and promotions where a product follows staging).
 func (b *bench) edits(ctx context.Context, label string) error {
 	ns := b.work.Namespaces[0]
-	if len(ns.Products) == 0 || len(ns.Plans) == 0 {
+	if len(ns.Products) == 0 || len(ns.Plans) == 0 || len(ns.Backends) == 0 {
 		return nil
 	}
-	edits := []struct {
-		name string
-		obj  interface {
-			client.Object
-			v1alpha1.SyncedObject
-		}
-		change func(client.Object)
-	}{
-		{"mapping rule", &v1alpha1.Product{}, func(o client.Object) {
-			p := o.(*v1alpha1.Product)
-			p.Spec.MappingRules[0].Increment++
-		}},
-		{"limit", &v1alpha1.ApplicationPlan{}, func(o client.Object) {
-			p := o.(*v1alpha1.ApplicationPlan)
-			p.Spec.Limits[0].Value++
-		}},
+	type editable interface {
+		client.Object
+		v1alpha1.SyncedObject
 	}
-	keys := []client.ObjectKey{client.ObjectKeyFromObject(ns.Products[0]), client.ObjectKeyFromObject(ns.Plans[0])}
-	for i, e := range edits {
+	edits := []struct {
+		name   string
+		key    client.ObjectKey
+		obj    editable
+		change func(client.Object)
+		users  []*v1alpha1.Product // products that sync the change after the object
+	}{
+		{"mapping rule", client.ObjectKeyFromObject(ns.Products[0]), &v1alpha1.Product{}, func(o client.Object) {
+			o.(*v1alpha1.Product).Spec.MappingRules[0].Increment++
+		}, nil},
+		{"backend mapping rule", client.ObjectKeyFromObject(ns.Backends[0]), &v1alpha1.Backend{}, func(o client.Object) {
+			o.(*v1alpha1.Backend).Spec.MappingRules[0].Increment++
+		}, usersOf(ns, ns.Backends[0].Name)},
+		{"limit", client.ObjectKeyFromObject(ns.Plans[0]), &v1alpha1.ApplicationPlan{}, func(o client.Object) {
+			o.(*v1alpha1.ApplicationPlan).Spec.Limits[0].Value++
+		}, nil},
+	}
+	for _, e := range edits {
 		if err := resetSimStats(b.simURL); err != nil {
 			return err
 		}
+		before := map[client.ObjectKey]string{}
+		for _, p := range e.users {
+			var cur v1alpha1.Product
+			if err := b.k8s.Get(ctx, client.ObjectKeyFromObject(p), &cur); err != nil {
+				return err
+			}
+			before[client.ObjectKeyFromObject(p)] = cur.Status.SyncedHash
+		}
 		// The manager writes the object's status meanwhile: retry on conflict, as kubectl edit would.
 		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-			if err := b.k8s.Get(ctx, keys[i], e.obj); err != nil {
+			if err := b.k8s.Get(ctx, e.key, e.obj); err != nil {
 				return err
 			}
 			e.change(e.obj)
@@ -636,8 +648,14 @@ func (b *bench) edits(ctx context.Context, label string) error {
 		if err != nil {
 			return err
 		}
-		if err := b.waitSynced(ctx, keys[i], e.obj); err != nil {
+		if err := b.waitSynced(ctx, e.key, e.obj); err != nil {
 			return err
+		}
+		for key, hash := range before {
+			if err := b.waitResynced(ctx, key, hash); err != nil {
+				// Reported, not fatal: a manager whose products ignore their backends' edits is measured too.
+				b.logf("edit of a %s (%s): %v", e.name, label, err)
+			}
 		}
 		st, err := simStats(b.simURL)
 		if err != nil {
@@ -648,6 +666,38 @@ func (b *bench) edits(ctx context.Context, label string) error {
 		b.logf("edit of a %s (%s): %d calls", e.name, label, c.Total())
 	}
 	return nil
+}
+
+// usersOf returns the namespace's products that use the backend named name.
+func usersOf(ns Namespace, name string) []*v1alpha1.Product {
+	var out []*v1alpha1.Product
+	for _, p := range ns.Products {
+		if _, ok := p.Spec.BackendUsages[name]; ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// waitResynced waits (up to 30 s) until the product is Synced with a synced hash other than before.
+func (b *bench) waitResynced(ctx context.Context, key client.ObjectKey, before string) error {
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		var p v1alpha1.Product
+		if err := b.k8s.Get(ctx, key, &p); err != nil {
+			return err
+		}
+		if p.Status.SyncedHash != before && p.Status.ObservedGeneration == p.Generation &&
+			meta.IsStatusConditionTrue(p.Status.Conditions, v1alpha1.ConditionSynced) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	return fmt.Errorf("product %s did not sync its backend's edit within 30 s", key)
 }
 
 // waitSynced waits until the object is Synced at its current generation.
