@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -140,4 +141,41 @@ func TestInstallationAdminURL(t *testing.T) {
 	if got := installationAdminURL(defaultTenantName, "apps.example.com"); got != "https://3scale-admin.apps.example.com" {
 		t.Errorf("admin URL %q", got)
 	}
+}
+
+// TestMovingOffTheInstallationIsAnnounced: objects synced to the installation's tenant move when the
+// namespace gains its threescale-provider-account Secret for another tenant; what they leave on the
+// installation's tenant is left untouched and announced — an Event, status.leftBehind, and the Synced
+// message — never an unannounced copy.
+func TestMovingOffTheInstallationIsAnnounced(t *testing.T) {
+	ns, other := newNamespace(t), newNamespace(t)
+	_, token := tenantOf(ns)
+	b := petsBackend(ns)
+	create(t, systemSeed(ns, map[string]string{systemSeedAdminToken: token, "TENANT_NAME": ns}),
+		apiManager(ns, map[string]any{"wildcardDomain": ns + installationDomain, "tenantName": ns}), b)
+	waitState(t, v1alpha1.ConditionSynced, b)
+	oldID, oldTenant := b.Status.BackendID, b.Status.TenantHost
+
+	adminURL, otherToken := tenantOf(other)
+	create(t, providerSecret(ns, v1alpha1.DefaultProviderAccountSecret, adminURL, otherToken))
+	eventually(t, waitTimeout, func() string {
+		if state, _, msg := syncState(t, b); state != v1alpha1.ConditionSynced || b.Status.TenantHost == oldTenant {
+			return "not moved yet: " + state + ": " + msg
+		}
+		return ""
+	})
+	if n := sim.Count(other, simulator.KindBackendAPIs); n != 1 {
+		t.Errorf("%d backends on the new tenant, want 1", n)
+	}
+	if n := sim.Count(ns, simulator.KindBackendAPIs); n != 1 {
+		t.Errorf("%d backends on the installation's tenant, want 1 (left untouched)", n)
+	}
+	if got := b.Status.LeftBehind; len(got) != 1 || got[0].ID != oldID || got[0].Tenant != oldTenant {
+		t.Errorf("status.leftBehind %+v, want backend %d on %s", got, oldID, oldTenant)
+	}
+	_, _, msg := syncState(t, b)
+	if want := fmt.Sprintf("Backend %d on tenant %s", oldID, oldTenant); !strings.Contains(msg, "left untouched") || !strings.Contains(msg, want) {
+		t.Errorf("the Synced message %q does not tell what was left where (%s)", msg, want)
+	}
+	wantEvent(t, b, engine.ReasonTenantChanged)
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -175,6 +176,21 @@ func settleCreate(obj Object) {
 // rebindTenant forgets a remote id recorded on another tenant than the one the provider account now
 // points at: an id is bound to its tenant and never used against another. The object is then resolved
 // by system name on the new tenant; the old remote object is left as it is.
+// maxLeftBehind is how many copies left on earlier tenants status keeps, the latest.
+const maxLeftBehind = 5
+
+// leftBehindNote is what the Synced message says of the copies obj left on earlier tenants, "" for none.
+func leftBehindNote(kind string, st *v1alpha1.CommonStatus) string {
+	if len(st.LeftBehind) == 0 {
+		return ""
+	}
+	parts := make([]string, len(st.LeftBehind))
+	for i, c := range st.LeftBehind {
+		parts[i] = fmt.Sprintf("%s %d on tenant %s", kind, c.ID, c.Tenant)
+	}
+	return "left untouched when its provider account moved: " + strings.Join(parts, ", ")
+}
+
 func (r *Reconciler[T]) rebindTenant(obj T, s *Session) (rebound bool) {
 	st := obj.GetSyncStatus()
 	if pending := PendingCreate(obj); pending != "" && pending != s.Tenant {
@@ -188,6 +204,11 @@ func (r *Reconciler[T]) rebindTenant(obj T, s *Session) (rebound bool) {
 	r.event(obj, "Warning", ReasonTenantChanged, "Rebind",
 		"the provider account now points at tenant %s: %s %d on tenant %s is left there untouched, and the %s is looked up by system name on %s",
 		s.Tenant, r.Kind, id, st.TenantHost, r.Kind, s.Tenant)
+	// Recorded, and told in every Synced message from now on: a copy left behind is never unannounced.
+	st.LeftBehind = append(st.LeftBehind, v1alpha1.RemoteCopy{Tenant: st.TenantHost, ID: id, Since: metav1.Time{Time: r.now()}})
+	if n := len(st.LeftBehind); n > maxLeftBehind {
+		st.LeftBehind = st.LeftBehind[n-maxLeftBehind:]
+	}
 	obj.SetRemoteID(0)
 	st.SyncedHash = ""
 	return true

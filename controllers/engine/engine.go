@@ -295,6 +295,9 @@ func (r *Reconciler[T]) sync(ctx context.Context, obj T, w *statusWriter[T]) (ct
 	if report.Note != "" {
 		message += "; " + report.Note
 	}
+	if note := leftBehindNote(r.Kind, st); note != "" {
+		message += "; " + note
+	}
 	r.transition(obj, v1alpha1.ConditionSynced, ReasonSynced, message)
 	r.Backoff.Reset(client.ObjectKeyFromObject(obj))
 	r.quietSince.Delete(client.ObjectKeyFromObject(obj))

@@ -154,6 +154,22 @@ type CommonStatus struct {
 	// their own, after a restart too.
 	// +optional
 	MetricIDs map[string]int64 `json:"metricIDs,omitempty"`
+	// LeftBehind lists the remote objects this resource held on tenants its provider account no longer
+	// points at (the Secret edited, or created after the 3scale installation's tenant served): apimsync
+	// leaves them there untouched, and says so in the Synced message until the resource is deleted.
+	// +listType=atomic
+	// +optional
+	LeftBehind []RemoteCopy `json:"leftBehind,omitempty"`
+}
+
+// RemoteCopy is a remote object a resource left on a tenant it no longer syncs to.
+type RemoteCopy struct {
+	// Tenant is the host of that tenant's admin portal.
+	Tenant string `json:"tenant"`
+	// ID is the object's id there.
+	ID int64 `json:"id"`
+	// Since is when the resource moved away.
+	Since metav1.Time `json:"since"`
 }
 
 // MetricSpec is a 3scale metric: something a limit or pricing rule counts. The map key is its system name.
