@@ -148,8 +148,12 @@ func (s *TenantSyncer) checkConsent(ctx context.Context, t *v1alpha1.Tenant, nam
 	}
 	var ns corev1.Namespace
 	if err := s.apiReader().Get(ctx, client.ObjectKey{Name: namespace}, &ns); err != nil {
-		if apierrors.IsNotFound(err) {
+		switch {
+		case apierrors.IsNotFound(err):
 			return engine.Waiting(ReasonSecretNotWritable, "namespace %q, where spec.providerAccountSecret is to be written, does not exist: no tenant is made until it does", namespace)
+		case apierrors.IsForbidden(err):
+			return engine.Waiting(ReasonNamespaceNotConsented, "the manager may not read namespace %q to see whether it consents (the namespaced install grants no get on namespaces): "+
+				"name a Secret of the Tenant's own namespace, or grant the manager get on namespaces", namespace)
 		}
 		return err
 	}
