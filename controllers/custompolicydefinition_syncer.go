@@ -22,14 +22,17 @@ const snapshotKindCustomPolicy = "custompolicy"
 
 // Condition reasons of CustomPolicyDefinitions and of the Products that use them.
 const (
-	ReasonInvalidPolicySchema     = "InvalidPolicySchema"
-	ReasonPolicyInUse             = "PolicyInUse"
-	ReasonCustomPolicyNotFound    = "CustomPolicyNotFound"
-	ReasonCustomPolicyDeleting    = "CustomPolicyDeleting"
-	ReasonCustomPolicyInvalid     = "CustomPolicyInvalid"
-	ReasonCustomPolicyNotSynced   = "CustomPolicyNotSynced"
-	maxPolicySummary              = 75
-	customPolicyIdentifierSpacing = "-"
+	ReasonInvalidPolicySchema = "InvalidPolicySchema"
+	ReasonPolicyInUse         = "PolicyInUse"
+	// ReasonPolicyRegistryUnavailable: the tenant refuses its policy registry (a feature porta turns on per
+	// tenant).
+	ReasonPolicyRegistryUnavailable = "PolicyRegistryUnavailable"
+	ReasonCustomPolicyNotFound      = "CustomPolicyNotFound"
+	ReasonCustomPolicyDeleting      = "CustomPolicyDeleting"
+	ReasonCustomPolicyInvalid       = "CustomPolicyInvalid"
+	ReasonCustomPolicyNotSynced     = "CustomPolicyNotSynced"
+	maxPolicySummary                = 75
+	customPolicyIdentifierSpacing   = "-"
 )
 
 // policyVersionPattern is the version pattern of APIcast's policy manifest (apicast-policy-v1.1.schema.json),
@@ -204,9 +207,21 @@ func (s *CustomPolicyDefinitionSyncer) finder(ctx context.Context, sess *engine.
 func (s *CustomPolicyDefinitionSyncer) Read(ctx context.Context, c *v1alpha1.CustomPolicyDefinition, sess *engine.Session) (*customPolicySnapshot, bool, error) {
 	remote, err := locate(c, sess, s.finder(ctx, sess))
 	if err != nil || remote == nil {
-		return nil, false, err
+		return nil, false, registryRefused(err, sess.Tenant)
 	}
 	return &customPolicySnapshot{*remote}, true, nil
+}
+
+// registryRefused turns porta's 403 on the policy registry into what it means: the registry is a feature
+// porta grants per tenant (the policy_registry rolling update, config/abilities/provider_any.rb, and the
+// user's policy_registry permission), not a broken token — the token check passed.
+func registryRefused(err error, tenant string) error {
+	if !tsclient.IsForbidden(err) {
+		return err
+	}
+	return engine.Refused(ReasonPolicyRegistryUnavailable,
+		"tenant %s refuses its APIcast policy registry (403): the registry is a 3scale feature turned on per tenant (porta's policy_registry rolling update), "+
+			"and the token's user needs the policy registry permission; ask the 3scale administrators to enable it for this tenant. Products can still use APIcast's built-in policies", tenant)
 }
 
 // Compare implements engine.TypedSyncer: the name, version and manifest (as JSON values: porta stores
@@ -226,7 +241,7 @@ func (s *CustomPolicyDefinitionSyncer) Create(ctx context.Context, c *v1alpha1.C
 		return sess.Remote.CreateCustomPolicy(ctx, customPolicyParams(c, want))
 	}, c, sess, s.finder(ctx, sess))
 	if err != nil {
-		return made[*customPolicySnapshot](nil, fresh, err)
+		return made[*customPolicySnapshot](nil, fresh, registryRefused(err, sess.Tenant))
 	}
 	c.Status.PolicyID = created.ID
 	return made(&customPolicySnapshot{*created}, fresh, nil)

@@ -129,3 +129,22 @@ func TestCustomPolicySchemaIsChecked(t *testing.T) {
 		}
 	}
 }
+
+// TestCustomPolicyOnATenantWithoutTheRegistry: a tenant without porta's policy registry feature answers
+// 403 to the registry; the definition says so (PolicyRegistryUnavailable), not that the token is wrong,
+// and syncs once the tenant has it.
+func TestCustomPolicyOnATenantWithoutTheRegistry(t *testing.T) {
+	ns := newNamespace(t)
+	if !sim.SetPolicyRegistry(ns, false) {
+		t.Fatalf("no tenant %s in the simulator", ns)
+	}
+	def := customPolicy(ns, "stamp", nil)
+	create(t, defaultSecret(ns), def)
+	waitReason(t, def, v1alpha1.ConditionInvalid, ReasonPolicyRegistryUnavailable)
+	if _, _, msg := syncState(t, def); !strings.Contains(msg, "policy registry") || strings.Contains(msg, "token was refused") {
+		t.Errorf("Invalid message %q does not say the tenant lacks the policy registry", msg)
+	}
+	sim.SetPolicyRegistry(ns, true)
+	update(t, def, func() { def.SetAnnotations(map[string]string{v1alpha1.SyncNowAnnotation: "enabled"}) })
+	waitState(t, v1alpha1.ConditionSynced, def)
+}

@@ -129,3 +129,57 @@ func TestChangeWhoseAnswerWasLostIsDeployed(t *testing.T) {
 		t.Errorf("status.deployedHash %q after the deploy, want the hash of what was deployed", product.Status.DeployedHash)
 	}
 }
+
+// metricNamed reports whether the tenant holds a metric or method of that system name.
+func metricNamed(tenant, systemName string) bool {
+	for _, m := range sim.Objects(tenant, simulator.KindMetrics) {
+		if m["system_name"] == systemName {
+			return true
+		}
+	}
+	return false
+}
+
+// TestRemovedMetricWaitsForTheGateway: porta refuses to delete a metric or method that the latest staging
+// or production configuration counts. A product's method removed with its rule goes after the deploy
+// (and, with promote: Latest, the promotion); while production (promote: Manual) still runs a
+// configuration that counts it, the Product waits and says why — never Invalid — and goes on once
+// production may follow. A Backend's metric removed with its rule goes once the products using it are
+// deployed.
+func TestRemovedMetricWaitsForTheGateway(t *testing.T) {
+	ns := newNamespace(t)
+	backend, product := petsBackend(ns), petstoreProduct(ns, "pets")
+	product.Spec.Production = &v1alpha1.ProductionSpec{Promote: v1alpha1.PromoteLatest}
+	create(t, defaultSecret(ns), backend, product)
+	waitState(t, v1alpha1.ConditionSynced, backend, product)
+
+	// A Backend's metric and its rule: gone once staging and production are built without the rule.
+	editAndWait(t, backend, func() {
+		delete(backend.Spec.Metrics, "photos_mb")
+		backend.Spec.MappingRules = backend.Spec.MappingRules[:2]
+	})
+	if metricNamed(ns, "photos_mb") {
+		t.Errorf("the Backend's metric photos_mb is still in 3scale")
+	}
+	waitState(t, v1alpha1.ConditionSynced, product)
+
+	// The product's method, with production on Manual: staging is rebuilt, production still counts it.
+	editAndWait(t, product, func() { product.Spec.Description = "manual"; product.Spec.Production.Promote = v1alpha1.PromoteManual })
+	update(t, product, func() {
+		delete(product.Spec.Methods, "search")
+		product.Spec.MappingRules = nil
+	})
+	waitReason(t, product, v1alpha1.ConditionOrphan, ReasonMetricInUseByGateway)
+	if !metricNamed(ns, "search") {
+		t.Fatalf("the method search is gone although production's configuration counts it")
+	}
+	stagingRuns(t, product)
+	if _, content, _ := sim.LatestConfig(ns, product.Status.ProductID, "sandbox"); strings.Contains(string(content), `"pattern":"/search"`) {
+		t.Errorf("staging still runs the removed rule")
+	}
+	// Production may follow: promoted, then the method goes.
+	editAndWait(t, product, func() { product.Spec.Production.Promote = v1alpha1.PromoteLatest })
+	if metricNamed(ns, "search") {
+		t.Errorf("the method search is still in 3scale after production moved on")
+	}
+}

@@ -1,5 +1,6 @@
 // Command apimsync-sim serves the stateful 3scale Account Management API simulator (test/simulator) on
-// a loopback address, for the demo and for trying apimsync without a 3scale tenant.
+// a loopback address, for the demo and for trying apimsync without a 3scale tenant; with
+// --master-token, also a master account, for trying the Tenant kind.
 package main
 
 import (
@@ -7,6 +8,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log"
 	"net"
 	"net/http"
@@ -40,13 +42,42 @@ type config struct {
 	opts   simulator.Options
 }
 
-// parse reads the flags and refuses a non-loopback --listen address, a tenant without token and
-// impossible fault settings.
-func parse(args []string) (*config, error) {
+// usage introduces the flags (flag's -h).
+const usage = `Usage: apimsync-sim [--listen ADDR] --tenant NAME=TOKEN... [--master-token TOKEN] [flags]
+
+Serves the 3scale Account Management API simulator over plain HTTP on a loopback address. A tenant
+answers at http://ADDR with its token, or at http://ADDR/t/NAME (its own admin host); GET
+/__sim/stats shows the calls. A provider-account Secret for it: adminURL http://ADDR/t/NAME, token
+TOKEN, allowInsecureHTTP "true".
+
+With --master-token, a master account answers at http://ADDR/t/master (porta's master portal): POST
+/master/api/providers.json makes a tenant whose admin_base_url is http://ADDR/t/SLUG, reachable with
+the access token the signup answers. A Tenant's masterAccountRef Secret: adminURL
+http://ADDR/t/master, token the master token, allowInsecureHTTP "true".
+
+Example, a tenant and a master account:
+  apimsync-sim --listen 127.0.0.1:8081 --tenant demo=demo-token --master-token master-token
+
+Flags:
+`
+
+// parse reads the flags and refuses a non-loopback --listen address, a tenant without token, no tenant
+// nor master, a tenant that would be master or share its token, and impossible fault settings. Usage
+// and flag errors go to standard error.
+func parse(args []string) (*config, error) { return parseFlags(args, os.Stderr) }
+
+// parseFlags is parse writing usage and flag errors to out.
+func parseFlags(args []string, out io.Writer) (*config, error) {
 	c := &config{opts: simulator.Options{Tenants: tenantFlags{}}}
 	fs := flag.NewFlagSet("apimsync-sim", flag.ContinueOnError)
+	fs.SetOutput(out)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), usage)
+		fs.PrintDefaults()
+	}
 	fs.StringVar(&c.listen, "listen", "127.0.0.1:8081", "Loopback address to listen on.")
 	fs.Var(tenantFlags(c.opts.Tenants), "tenant", "A tenant as NAME=TOKEN (repeatable).")
+	fs.StringVar(&c.opts.MasterToken, "master-token", "", "Serve a master account (tenant \"master\", at /t/master) with this access token; its signups make new tenants at /t/SLUG.")
 	fs.Int64Var(&c.opts.Seed, "seed", 1, "Seed of the fault injection.")
 	fs.DurationVar(&c.opts.Faults.Latency, "latency", 0, "Latency added to every request.")
 	fs.DurationVar(&c.opts.Faults.LatencyJitter, "latency-jitter", 0, "Random extra latency, up to this.")
@@ -59,8 +90,15 @@ func parse(args []string) (*config, error) {
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
-	if len(c.opts.Tenants) == 0 {
-		return nil, errors.New("give at least one --tenant NAME=TOKEN")
+	if len(c.opts.Tenants) == 0 && c.opts.MasterToken == "" {
+		return nil, errors.New("give at least one --tenant NAME=TOKEN, or --master-token TOKEN")
+	}
+	if c.opts.MasterToken != "" {
+		for name, token := range c.opts.Tenants {
+			if name == simulator.MasterTenant || token == c.opts.MasterToken {
+				return nil, fmt.Errorf("--tenant %s: with --master-token, no tenant may be named %q or use the master token", name, simulator.MasterTenant)
+			}
+		}
 	}
 	if err := checkFaults(c.opts.Faults); err != nil {
 		return nil, err
@@ -91,6 +129,18 @@ func checkFaults(f simulator.Faults) error {
 	return nil
 }
 
+// options are the simulator's options once it listens on addr: with a master account, the tenants
+// master makes have their admin host on this listener, http://addr/t/SLUG, so that the admin_base_url
+// of a signup reaches the new tenant.
+func (c *config) options(addr string) simulator.Options {
+	opts := c.opts
+	if opts.MasterToken != "" {
+		opts.PlainHTTP = true
+		opts.AdminDomain = func(slug string) string { return addr + "/t/" + slug }
+	}
+	return opts
+}
+
 func main() {
 	c, err := parse(os.Args[1:])
 	if err != nil {
@@ -99,17 +149,25 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	srv := &http.Server{Addr: c.listen, Handler: simulator.New(c.opts), ReadHeaderTimeout: 10 * time.Second}
 	ln, err := net.Listen("tcp", c.listen)
 	if err != nil {
 		log.Fatalf("apimsync-sim: %v", err)
 	}
+	addr := ln.Addr().String()
+	srv := &http.Server{Addr: c.listen, Handler: simulator.New(c.options(addr)), ReadHeaderTimeout: 10 * time.Second}
 	names := make([]string, 0, len(c.opts.Tenants))
 	for n := range c.opts.Tenants {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	log.Printf("apimsync-sim: serving the 3scale API at http://%s for tenants %s (stats: GET /__sim/stats)", ln.Addr(), strings.Join(names, ", "))
+	tenants := "tenants " + strings.Join(names, ", ")
+	if len(names) == 0 {
+		tenants = "master's tenants only"
+	}
+	log.Printf("apimsync-sim: serving the 3scale API at http://%s for %s (stats: GET /__sim/stats)", addr, tenants)
+	if c.opts.MasterToken != "" {
+		log.Printf("apimsync-sim: master account at http://%s/t/master; its new tenants at http://%s/t/SLUG", addr, addr)
+	}
 	go func() {
 		<-ctx.Done()
 		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)

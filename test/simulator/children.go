@@ -247,17 +247,67 @@ func updateMetric(r *request, m *metric, key string) answer {
 	return ok(key, m.json())
 }
 
-// msgCannotDeleteHits is the error of Metric#destroyable? for the hits metric.
-const msgCannotDeleteHits = "Metric hits cannot be deleted"
+// Metric#destroyable?'s refusals (metric.rb:224-231), in activerecord.errors.models.metric.attributes.base
+// (config/locales/en.yml:1992-1996): cannot_delete_in_use, whose %{type} is "Metric" or "Method"
+// (Metric#type, metric.rb:135-139), and cannot_delete_hits.
+const (
+	msgMetricInUse      = "Metric is used by the latest gateway configuration and cannot be deleted"
+	msgMethodInUse      = "Method is used by the latest gateway configuration and cannot be deleted"
+	msgCannotDeleteHits = "The Hits metric cannot be deleted"
+)
 
-// deleteMetric refuses to delete hits (403, as porta's responder renders a refused DELETE);
-// otherwise it removes the metric with its methods and what refers to them.
+// deleteMetric is a metric's or method's DELETE, refused by Metric's before_destroy :avoid_destruction
+// (metric.rb:10,224-243) with every reason that applies, in porta's order: the metric is used by the
+// latest gateway configuration (metricInLatestConfigs), and it is a product's hits (system_name 'hits';
+// a backend's hits is 'hits.<id>' in porta, app/lib/backend_api_logic/metric_extension.rb:12,40-43, so
+// the rule spares it). A refusal is 403 {"errors":{"base":[...]}}, as the responder renders a DELETE's
+// errors (app/lib/three_scale/api/responder.rb:50-52,67-75). Otherwise it removes the metric with its
+// methods and what refers to them; the methods go by association, unchecked (acts_as_tree, and
+// destroyable? returns true when destroyed_by_association), as do a deleted product's or backend's metrics.
 func deleteMetric(r *request, m *metric) answer {
-	if m.systemName == "hits" && m.parentID == 0 {
-		return refused(msgCannotDeleteHits)
+	var reasons []string
+	if r.t.metricInLatestConfigs(m) {
+		reasons = append(reasons, msgMetricInUse)
+		if m.parentID != 0 {
+			reasons[0] = msgMethodInUse
+		}
+	}
+	if m.owner.kind == ownerService && m.systemName == "hits" {
+		reasons = append(reasons, msgCannotDeleteHits)
+	}
+	if len(reasons) > 0 {
+		return answer{http.StatusForbidden, map[string]any{"errors": map[string][]string{"base": reasons}}}
 	}
 	r.t.deleteMetric(m.id)
 	return deleted()
+}
+
+// metricInLatestConfigs is Metric#belongs_to_latest_config? (metric.rb:233-239): a product's metric is in
+// use when its id is the metric_id of a proxy rule of the product's newest sandbox or newest production
+// config (Proxy#metric_in_latest_configs?, proxy.rb:121-123; ProxyConfig#contains_metric?,
+// proxy_config.rb:124-126); a backend's, when it is so for any product using the backend now
+// (owner.services, through its backend usages). The configs' content is read as stored: a mapping rule
+// deleted since the last deploy still holds its metric.
+func (t *tenant) metricInLatestConfigs(m *metric) bool {
+	var products []*service
+	if m.owner.kind == ownerService {
+		products = append(products, t.services[m.owner.id])
+	} else {
+		for _, id := range sortedIDs(t.usages, func(u *backendUsage) bool { return u.backendID == m.owner.id }) {
+			products = append(products, t.services[t.usages[id].serviceID])
+		}
+	}
+	for _, s := range products {
+		if s == nil {
+			continue
+		}
+		for _, env := range []string{envSandbox, envProduction} {
+			if c := s.latestConfig(env); c != nil && c.containsMetric(m.id) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // deleteMetric deletes a metric with its methods, and the mapping rules, limits and pricing rules on

@@ -147,6 +147,27 @@ func promoteConfig(r *request) answer {
 	})
 }
 
+// containsMetric is ProxyConfig#contains_metric? (proxy_config.rb:124-126): some rule of the content's
+// proxy.proxy_rules has that metric_id.
+func (c *proxyConfig) containsMetric(metricID int64) bool {
+	var content struct {
+		Proxy struct {
+			ProxyRules []struct {
+				MetricID *int64 `json:"metric_id"`
+			} `json:"proxy_rules"`
+		} `json:"proxy"`
+	}
+	if err := json.Unmarshal(c.content, &content); err != nil {
+		return false
+	}
+	for _, r := range content.Proxy.ProxyRules {
+		if r.MetricID != nil && *r.MetricID == metricID {
+			return true
+		}
+	}
+	return false
+}
+
 // latestConfig is the config of env with the highest version (newest_first.first), nil if none.
 func (s *service) latestConfig(env string) *proxyConfig {
 	var latest *proxyConfig
@@ -234,7 +255,9 @@ const backendListener = "https://backend.simulator.invalid:443"
 // backend, the policy chain, and the mapping rules of the product then of its backends in usage order,
 // each backend rule's pattern under the usage's path. The same state gives the same bytes (JSON objects
 // have sorted keys); any change of the service, its proxy, policy chain, rules or backend usages gives
-// others. (Porta also rewrites the chain with a routing policy for subpaths; not modelled.)
+// others. The policy chain is the one APIcast runs (policyChain); porta also puts a generated routing
+// policy before apicast when a backend is used at a subpath (BackendApiLogic::RoutingPolicy,
+// app/lib/backend_api_logic/routing_policy.rb:5-18,32-45), which is not modelled.
 func (t *tenant) gatewayConfig(s *service) json.RawMessage {
 	proxy := make(map[string]any, len(s.proxy)+10)
 	for k, v := range s.proxy {
@@ -262,7 +285,7 @@ func (t *tenant) gatewayConfig(s *service) json.RawMessage {
 	proxy["api_backend"] = apiBackend
 	proxy["hosts"] = endpointHosts(s.proxy["endpoint"], s.proxy["sandbox_endpoint"])
 	proxy["backend"] = map[string]any{"endpoint": backendListener, "host": "backend.simulator.invalid"}
-	proxy["policy_chain"] = s.policies
+	proxy["policy_chain"] = policyChain(s.policies)
 	proxy["proxy_rules"] = t.gatewayRules(owners, prefixes)
 	proxy["service_backend_version"] = s.backendVersion
 	proxy["valid?"] = true
@@ -277,6 +300,38 @@ func (t *tenant) gatewayConfig(s *service) json.RawMessage {
 		panic(fmt.Sprintf("simulator: cannot render the configuration of service %d: %v", s.id, err)) // only JSON values are stored
 	}
 	return raw
+}
+
+// policyChain is Proxy::PoliciesConfig#chain (app/models/proxy.rb:571-574) over the stored chain,
+// normalized as PoliciesConfig#initialize does (policies_normalize, proxy.rb:588-591: apicast appended
+// when no policy is named apicast): only the policies whose enabled is truthy in Ruby (neither missing,
+// null nor false), each as PolicyConfig#to_chain_value, its name, version and configuration without the
+// null ones (to_h.slice, proxy.rb:513-521).
+func policyChain(policies []any) []any {
+	normalized := append([]any(nil), policies...)
+	hasAPIcast := false
+	for _, p := range policies {
+		attrs, _ := p.(map[string]any)
+		hasAPIcast = hasAPIcast || attrs["name"] == "apicast"
+	}
+	if !hasAPIcast {
+		normalized = append(normalized, defaultPolicy())
+	}
+	chain := []any{}
+	for _, p := range normalized {
+		attrs, _ := p.(map[string]any)
+		if enabled, set := attrs["enabled"]; !set || enabled == nil || enabled == false {
+			continue
+		}
+		value := map[string]any{}
+		for _, k := range []string{"name", "version", "configuration"} {
+			if v := attrs[k]; v != nil {
+				value[k] = v
+			}
+		}
+		chain = append(chain, value)
+	}
+	return chain
 }
 
 // gatewayRules renders the mapping rules of owners, owner after owner, each owner's in porta's order

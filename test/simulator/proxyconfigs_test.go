@@ -240,3 +240,52 @@ func TestConfigurationContent(t *testing.T) {
 		t.Errorf("proxy %v: want api_backend null (a subpath), the policy chain, no policies_config", proxy)
 	}
 }
+
+// TestConfigurationPolicyChain: a configuration's policy_chain is Proxy::PoliciesConfig#chain — the
+// enabled policies only (enabled missing, null or false leaves a policy out; any other value, even the
+// text "false", is true to Ruby), each with name, version and configuration only; apicast is appended
+// last when the chain names none, and a disabled apicast stays out.
+func TestConfigurationPolicyChain(t *testing.T) {
+	apicast := map[string]any{"name": "apicast", "version": "builtin", "configuration": map[string]any{}}
+	cors := map[string]any{"name": "cors", "version": "builtin", "configuration": map[string]any{"allow_credentials": true}}
+	cases := map[string]struct {
+		chain string
+		want  []any
+	}{
+		"the default chain": {chain: `[{"name":"apicast","version":"builtin","configuration":{},"enabled":true}]`, want: []any{apicast}},
+		"enabled policies in order, without enabled nor the UI's fields": {
+			chain: `[{"name":"cors","version":"builtin","configuration":{"allow_credentials":true},"enabled":true,"humanName":"CORS","id":"cors","removable":true},` +
+				`{"name":"apicast","version":"builtin","configuration":{},"enabled":true}]`,
+			want: []any{cors, apicast}},
+		"a policy without enabled is left out": {
+			chain: `[{"name":"cors","version":"builtin","configuration":{"allow_credentials":true}},{"name":"apicast","version":"builtin","configuration":{},"enabled":true}]`,
+			want:  []any{apicast}},
+		"a disabled policy is left out": {
+			chain: `[{"name":"cors","version":"builtin","configuration":{"allow_credentials":true},"enabled":false},{"name":"apicast","version":"builtin","configuration":{},"enabled":true}]`,
+			want:  []any{apicast}},
+		"enabled as the text false is true to Ruby": {
+			chain: `[{"name":"cors","version":"builtin","configuration":{"allow_credentials":true},"enabled":"false"},{"name":"apicast","version":"builtin","configuration":{},"enabled":true}]`,
+			want:  []any{cors, apicast}},
+		"no apicast: appended last": {
+			chain: `[{"name":"cors","version":"builtin","configuration":{"allow_credentials":true},"enabled":true}]`,
+			want:  []any{cors, apicast}},
+		"a disabled apicast is not replaced": {
+			chain: `[{"name":"cors","version":"builtin","configuration":{"allow_credentials":true},"enabled":true},{"name":"apicast","version":"builtin","configuration":{},"enabled":false}]`,
+			want:  []any{cors}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t)
+			svc, _ := h.product("shop")
+			b, _ := h.backend("stock")
+			h.create(path("/admin/api/services/%d/backend_usages.json", svc), url.Values{"backend_api_id": {fmt.Sprint(b)}}, "backend_usage")
+			// A config-driven product's chain update deploys to sandbox (policies_controller.rb:17-20).
+			h.check("chain", "PUT", path("/admin/api/services/%d/proxy/policies.json", svc), url.Values{"policies_config": {tc.chain}}, 200, "")
+			res := h.check("latest", "GET", path("/admin/api/services/%d/proxy/configs/sandbox/latest.json", svc), nil, 200, "")
+			proxy, _ := res.body.(map[string]any)["proxy_config"].(map[string]any)["content"].(map[string]any)["proxy"].(map[string]any)
+			if diff := cmp.Diff(tc.want, proxy["policy_chain"]); diff != "" {
+				t.Errorf("policy_chain (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

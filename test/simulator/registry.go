@@ -36,7 +36,47 @@ func (p *registryPolicy) json() map[string]any {
 // (policy.attributes.base.currently_in_use, config/locales/en.yml:2000).
 const msgPolicyInUse = "This policy is currently being used in one of your APIs and cannot be modified."
 
+// SetPolicyRegistry gives the tenant the policy registry or takes it away (given by default). Porta's
+// registry is a rolling-update feature, policy_registry (Logic::RollingUpdates::Features::PolicyRegistry,
+// app/lib/logic/rolling_updates.rb:258-262; config/rolling_updates.yml: true, false or a list of
+// provider ids), which `can :manage, :policy_registry` requires (config/abilities/provider_any.rb:14).
+// Without it, every /admin/api/registry/policies endpoint is 403 {"status":"Forbidden"} (registryGate).
+// The per-product policy chain (proxy/policies.json) is not gated. It reports whether the tenant exists.
+func (s *Simulator) SetPolicyRegistry(tenantName string, enabled bool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, found := s.names[tenantName]
+	if found {
+		t.policyRegistryDenied = !enabled
+	}
+	return found
+}
+
+// registryGate is PoliciesController's before_action :authorize_policies (policies_controller.rb:11,50-52),
+// which runs before anything is looked up or validated: the ability needs a tenant, not master
+// (account.tenant?), with the policy_registry feature (SetPolicyRegistry); without it CanCan's
+// AccessDenied is answered 403 {"status":"Forbidden"} (ErrorHandling#handle_access_denied,
+// app/controllers/concerns/error_handling.rb:26-28,40-64). The token's scope is checked before, as
+// porta authenticates first (Simulator.SetTokenScopes).
+func registryGate(h handlerFunc) handlerFunc {
+	return func(r *request) answer {
+		if r.t.policyRegistryDenied || r.t == r.sim.master {
+			return forbidden()
+		}
+		return h(r)
+	}
+}
+
 func registryRoutes() []route {
+	rs := registryEndpoints()
+	for i := range rs {
+		rs[i].handle = registryGate(rs[i].handle)
+	}
+	return rs
+}
+
+// registryEndpoints are the policy registry's endpoints, ungated.
+func registryEndpoints() []route {
 	return []route{
 		// index: every policy of the tenant, by id, not paged, {"policies":[{"policy":..}]}
 		// (policies_controller.rb:16-18; PoliciesRepresenter).

@@ -190,3 +190,48 @@ func TestRegistryScope(t *testing.T) {
 	h.check("chain with policy_registry", "GET", path("/admin/api/services/%d/proxy/policies.json", svc), nil, 200, "")
 	h.check("a service with policy_registry", "GET", path("/admin/api/services/%d.json", svc), nil, 403, denied)
 }
+
+// TestRegistryFeature: a tenant without the policy_registry feature (SetPolicyRegistry), and master,
+// get 403 {"status":"Forbidden"} from every registry endpoint before anything is looked up or validated;
+// the token's scope is checked first; the product's policy chain and the other tenant are not gated.
+func TestRegistryFeature(t *testing.T) {
+	h := newHarness(t, withMaster)
+	id := h.create(registry+".json", url.Values{"name": {"ratelimit"}, "version": {"1.0"}, "schema": {manifest("Rate limit", "1.0", nil)}}, "policy")
+	svc := h.create("/admin/api/services.json", url.Values{"name": {"Shop"}}, "service")
+	const forbidden = `{"status":"Forbidden"}`
+	policy := path("%s/%d.json", registry, id)
+	valid := url.Values{"name": {"other"}, "version": {"1.0"}, "schema": {manifest("Other", "1.0", nil)}}
+	cases := map[string]struct {
+		token, method, path string
+		form                url.Values
+		wantCode            int
+		wantRaw             string
+	}{
+		"list":                            {token: "tok", method: "GET", path: registry + ".json", wantCode: 403, wantRaw: forbidden},
+		"create":                          {token: "tok", method: "POST", path: registry + ".json", form: valid, wantCode: 403, wantRaw: forbidden},
+		"create, invalid":                 {token: "tok", method: "POST", path: registry + ".json", wantCode: 403, wantRaw: forbidden},
+		"read":                            {token: "tok", method: "GET", path: policy, wantCode: 403, wantRaw: forbidden},
+		"read an unknown one":             {token: "tok", method: "GET", path: registry + "/999.json", wantCode: 403, wantRaw: forbidden},
+		"update":                          {token: "tok", method: "PUT", path: policy, form: url.Values{"schema": {manifest("Rate limit", "1.0", nil)}}, wantCode: 403, wantRaw: forbidden},
+		"delete":                          {token: "tok", method: "DELETE", path: policy, wantCode: 403, wantRaw: forbidden},
+		"the product's chain":             {token: "tok", method: "GET", path: path("/admin/api/services/%d/proxy/policies.json", svc), wantCode: 200},
+		"another tenant with the feature": {token: "tok2", method: "GET", path: registry + ".json", wantCode: 200, wantRaw: `{"policies":[]}`},
+		"master, never a tenant":          {token: masterToken, method: "GET", path: registry + ".json", wantCode: 403, wantRaw: forbidden},
+	}
+	if !h.sim.SetPolicyRegistry("acme", false) || h.sim.SetPolicyRegistry("nobody", false) {
+		t.Fatal("SetPolicyRegistry: want true for acme, false for an unknown tenant")
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			h.checkAs(name, tc.token, tc.method, tc.path, tc.form, tc.wantCode, tc.wantRaw)
+		})
+	}
+	h.sim.SetTokenScopes("tok", "account_management")
+	h.check("a token without the scope: refused for that first", "GET", registry+".json", nil, 403, fmt.Sprintf(`{"error":%q}`, msgTokenPermissions))
+	h.sim.SetTokenScopes("tok", "policy_registry", "account_management")
+	h.sim.SetPolicyRegistry("acme", true)
+	h.check("the feature given back", "DELETE", policy, nil, 200, "")
+	if n := h.sim.Count("acme", KindCustomPolicies); n != 0 {
+		t.Errorf("%d custom policies, want 0: the refused requests changed nothing and the last delete went through", n)
+	}
+}

@@ -432,7 +432,8 @@ func defaultPolicy() map[string]any {
 // policies_config, which porta answers 400 (params.require), is answered as text that is not JSON.
 // Policies are not looked up in the registry nor among the builtin ones: any name and version is taken
 // (proxy.rb:475-537). A successful update makes a sandbox config when the configuration changed
-// (policies_controller.rb:17-20, deploySandbox); an unchanged chain keeps the service's updated_at.
+// (policies_controller.rb:17-20, deploySandbox); a changed chain counts up the proxy's lock_version, an
+// unchanged one keeps it and the service's updated_at.
 func updatePolicies(r *request) answer {
 	return withService(r, "service_id", func(svc *service) answer {
 		text := r.form.Get("policies_config")
@@ -445,7 +446,10 @@ func updatePolicies(r *request) answer {
 			return answer{http.StatusUnprocessableEntity, map[string]any{"policies_config": chain}}
 		}
 		if !reflect.DeepEqual(svc.policies, chain) {
+			// The proxy saved: its lock_version counts the save (optimistic locking), so the configuration
+			// changes even when the enabled chain it holds (policyChain) does not.
 			svc.policies = chain
+			svc.proxy["lock_version"] = svc.proxy["lock_version"].(int) + 1
 			svc.touch()
 		}
 		r.t.deploySandbox(svc)

@@ -40,6 +40,8 @@ type tenant struct {
 	accountApprovalRequired bool
 	// multipleUsersDenied: the tenant's multiple_users switch is denied (SetMultipleUsers).
 	multipleUsersDenied bool
+	// policyRegistryDenied: the tenant lacks the policy_registry feature (SetPolicyRegistry).
+	policyRegistryDenied bool
 	// account is the tenant's account in master's books, for a tenant master made (master.go); nil for
 	// one of Options.Tenants or AddTenant.
 	account *account
