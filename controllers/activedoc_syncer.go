@@ -1,9 +1,12 @@
 package controllers
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/big"
+	"reflect"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -178,7 +181,113 @@ func (s *ActiveDocSyncer) finder(ctx context.Context, sess *engine.Session) remo
 
 func activeDocMatches(r tsclient.ActiveDoc, d *v1alpha1.ActiveDoc, want activeDocDesired) bool {
 	return r.Name == d.Spec.Name && r.Description == d.Spec.Description && r.Published == d.Spec.Published &&
-		r.SkipSwaggerValidations == d.Spec.SkipSwaggerValidations && r.Body == want.Body && r.ServiceID == want.ProductID
+		r.SkipSwaggerValidations == d.Spec.SkipSwaggerValidations && sameDocument(r.Body, want.Body) && r.ServiceID == want.ProductID
+}
+
+// sameDocument tells whether two documents (JSON or YAML) mean the same, so that one written by another
+// tool is not rewritten for its form: porta keeps a body as it was sent, and 3scale-operator sends
+// kin-openapi v0.94's serialization of the document it loaded (keys sorted, "components":{} always).
+// Both are parsed into plain values and compared, so key order, spacing, JSON or YAML and the spelling of
+// a number (1.0, 1) do not count. Beyond that the rule is deliberately small (documentMeaning): only empty
+// members of an OpenAPI 3 document's top level that the specification makes equal to their absence are
+// dropped. Any other difference counts, an empty object or list included: an empty "paths" is not a
+// missing one (required in 3.0), an operation's "security": [] turns the top level's off, and a default
+// written out ("nullable": false) is kept as a difference too (a write too many, never one too few).
+// Text that does not parse is compared as text.
+func sameDocument(a, b string) bool {
+	if a == b {
+		return true
+	}
+	ma, err := documentMeaning(a)
+	if err != nil {
+		return false
+	}
+	mb, err := documentMeaning(b)
+	if err != nil {
+		return false
+	}
+	return reflect.DeepEqual(ma, mb)
+}
+
+// emptyMeansAbsent are the top-level members of an OpenAPI 3 document whose empty value the
+// specification defines as their absence: components (a container of optional maps of named objects:
+// empty, it declares nothing), servers (none or empty: one server "/"), security (none or empty: no
+// requirement; an operation's own is another matter, and is kept) and tags.
+var emptyMeansAbsent = []string{"components", "servers", "security", "tags"}
+
+// exactNumber is a number as exactNumbers writes it: a type of its own, so that it never equals a string.
+type exactNumber string
+
+// exactNumbers replaces the numbers of a decoded document by their exact value as a fraction, so that
+// 1, 1.0 and 1e0 are equal and two numbers a float64 cannot tell apart are not.
+func exactNumbers(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, e := range t {
+			t[k] = exactNumbers(e)
+		}
+	case []any:
+		for i, e := range t {
+			t[i] = exactNumbers(e)
+		}
+	case json.Number:
+		if r, ok := new(big.Rat).SetString(t.String()); ok {
+			return exactNumber(r.RatString())
+		}
+	}
+	return v
+}
+
+// componentMaps are the maps of named objects a components object holds (OpenAPI 3.0 and 3.1): empty,
+// one declares nothing. An extension (x-...) is not among them: what an empty one means is its tool's.
+var componentMaps = []string{"schemas", "responses", "parameters", "examples", "requestBodies", "headers",
+	"securitySchemes", "links", "callbacks", "pathItems"}
+
+// documentMeaning parses a JSON or YAML document into plain values (objects as maps, numbers exact:
+// exactNumbers) and, for an OpenAPI 3 document (one with "openapi"), drops components' empty
+// componentMaps, then the members of emptyMeansAbsent left empty.
+func documentMeaning(body string) (any, error) {
+	raw := []byte(body)
+	if !json.Valid(raw) {
+		var err error
+		if raw, err = yaml.YAMLToJSON(raw); err != nil {
+			return nil, err
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var doc any
+	if err := dec.Decode(&doc); err != nil {
+		return nil, err
+	}
+	doc = exactNumbers(doc)
+	top, ok := doc.(map[string]any)
+	if !ok {
+		return doc, nil
+	}
+	if _, ok := top["openapi"]; !ok {
+		return doc, nil // Swagger 2.0 (or not OpenAPI): taken as it is
+	}
+	if c, ok := top["components"].(map[string]any); ok {
+		for _, k := range componentMaps {
+			if m, ok := c[k].(map[string]any); ok && len(m) == 0 {
+				delete(c, k)
+			}
+		}
+	}
+	for _, k := range emptyMeansAbsent {
+		switch v := top[k].(type) {
+		case map[string]any:
+			if len(v) == 0 {
+				delete(top, k)
+			}
+		case []any:
+			if len(v) == 0 {
+				delete(top, k)
+			}
+		}
+	}
+	return top, nil
 }
 
 func activeDocParams(d *v1alpha1.ActiveDoc, want activeDocDesired, systemName string) tsclient.ActiveDocParams {

@@ -3,11 +3,17 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	"github.com/apimsync/apimsync/test/simulator"
@@ -180,5 +186,122 @@ func TestOpenAPINeverTakesWhatIsNotItsOwn(t *testing.T) {
 	}
 	if msg := waitOpenAPI(t, oidc, v1alpha1.ConditionInvalid, ReasonOIDCIssuerNeeded); !strings.Contains(msg, "set spec.oidc") {
 		t.Errorf("OpenID Connect without spec.oidc: %q", msg)
+	}
+}
+
+// TestOpenAPIBlockedGeneratesNothing: generation is all or nothing. An OpenAPI whose Product name is
+// taken by a hand-made Product creates neither its Backend nor its ActiveDoc (3scale gains no backend
+// nobody asked for), and one whose new ActiveDoc is blocked leaves its Backend and Product as they were,
+// though its document changed; each is Invalid naming the blocker, which is left alone.
+func TestOpenAPIBlockedGeneratesNothing(t *testing.T) {
+	ns := newNamespace(t)
+	theirs := petstoreProduct(ns)
+	theirs.Name = "shop"
+	shop := openAPIObject(ns, "shop", petstoreOpenAPI)
+	create(t, defaultSecret(ns), theirs, shop)
+	if msg := waitOpenAPI(t, shop, v1alpha1.ConditionInvalid, ReasonNotGenerated); !strings.Contains(msg, `Product "shop"`) {
+		t.Errorf("Invalid message %q, want it to name the Product", msg)
+	}
+	for _, obj := range []client.Object{&v1alpha1.Backend{}, &v1alpha1.ActiveDoc{}} {
+		if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "shop"}, obj); !apierrors.IsNotFound(err) {
+			t.Errorf("a blocked OpenAPI generated a %T: %v", obj, err)
+		}
+	}
+	if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(theirs), theirs); err != nil || theirs.Spec.Name != "Petstore" || len(theirs.OwnerReferences) != 0 {
+		t.Errorf("the hand-made Product was touched: %v, %q, owners %v", err, theirs.Spec.Name, theirs.OwnerReferences)
+	}
+	waitState(t, v1alpha1.ConditionSynced, theirs)
+	if n := sim.Count(ns, simulator.KindBackendAPIs); n != 0 {
+		t.Errorf("%d backends in 3scale, want none", n)
+	}
+
+	// Generated without an ActiveDoc, then asked for one whose name is taken, with a new document.
+	docs := openAPIObject(ns, "docs", petstoreOpenAPI)
+	docs.Spec.ActiveDoc = nil
+	create(t, docs)
+	waitOpenAPI(t, docs, v1alpha1.ConditionSynced, "")
+	handMade := &v1alpha1.ActiveDoc{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "docs"},
+		Spec: v1alpha1.ActiveDocSpec{Name: "Theirs", Document: `{"openapi":"3.0.3","info":{"title":"Theirs","version":"1"},"paths":{}}`}}
+	create(t, handMade)
+	update(t, docs, func() {
+		docs.Spec.ActiveDoc = &v1alpha1.OpenAPIActiveDocSpec{Published: true}
+		docs.Spec.Document = strings.Replace(petstoreOpenAPI, "title: Petstore API", "title: Petstore API v2", 1)
+	})
+	if msg := waitOpenAPI(t, docs, v1alpha1.ConditionInvalid, ReasonNotGenerated); !strings.Contains(msg, `ActiveDoc "docs"`) {
+		t.Errorf("Invalid message %q, want it to name the ActiveDoc", msg)
+	}
+	product, backend := &v1alpha1.Product{}, &v1alpha1.Backend{}
+	for _, obj := range []client.Object{product, backend} {
+		if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "docs"}, obj); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if product.Spec.Name != "Petstore API" || backend.Spec.Name != "Petstore API" {
+		t.Errorf("a blocked OpenAPI updated what it generated: product %q, backend %q", product.Spec.Name, backend.Spec.Name)
+	}
+	if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(handMade), handMade); err != nil || handMade.Spec.Name != "Theirs" || len(handMade.OwnerReferences) != 0 {
+		t.Errorf("the hand-made ActiveDoc was touched: %v, %q, owners %v", err, handMade.Spec.Name, handMade.OwnerReferences)
+	}
+}
+
+// TestOpenAPIStatusWriteSurvivesAConflict: a status write that conflicts (the OpenAPI changed since it was
+// read) is written again on the object as it now is, so the generated hash is not lost: a later hand
+// edit of a generated resource is then put back as a hand edit (EditReverted), not taken for a
+// regeneration.
+func TestOpenAPIStatusWriteSurvivesAConflict(t *testing.T) {
+	ctx := context.Background()
+	o := openAPIObject("team", "petstore", petstoreOpenAPI)
+	conflicts := 0
+	c := fake.NewClientBuilder().WithScheme(k8s.Scheme()).WithObjects(o).
+		WithStatusSubresource(&v1alpha1.OpenAPI{}, &v1alpha1.Backend{}, &v1alpha1.Product{}, &v1alpha1.ActiveDoc{}).
+		WithInterceptorFuncs(interceptor.Funcs{SubResourceUpdate: func(ctx context.Context, c client.Client, sub string, obj client.Object, opts ...client.SubResourceUpdateOption) error {
+			if _, ok := obj.(*v1alpha1.OpenAPI); ok && conflicts == 0 {
+				// Someone annotates the OpenAPI between the read and the status write: the write, at
+				// the version read, conflicts.
+				conflicts++
+				var now v1alpha1.OpenAPI
+				if err := c.Get(ctx, client.ObjectKeyFromObject(obj), &now); err != nil {
+					return err
+				}
+				now.Annotations = map[string]string{"example.com/reviewed": "yes"}
+				if err := c.Update(ctx, &now); err != nil {
+					return err
+				}
+			}
+			return c.SubResource(sub).Update(ctx, obj, opts...)
+		}}).Build()
+	recorder := events.NewFakeRecorder(100)
+	r := &OpenAPIReconciler{Client: c, Reader: c, Recorder: recorder}
+	req := ctrl.Request{NamespacedName: client.ObjectKeyFromObject(o)}
+	if _, err := r.Reconcile(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Get(ctx, req.NamespacedName, o); err != nil {
+		t.Fatal(err)
+	}
+	if conflicts != 1 || o.Status.GeneratedHash == "" || len(o.Status.Generated) != 3 {
+		t.Fatalf("after %d conflicts: generated hash %q, generated %v; want the status written", conflicts, o.Status.GeneratedHash, o.Status.Generated)
+	}
+
+	product := &v1alpha1.Product{}
+	if err := c.Get(ctx, req.NamespacedName, product); err != nil {
+		t.Fatal(err)
+	}
+	product.Spec.Name = "Edited by hand"
+	if err := c.Update(ctx, product); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Reconcile(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Get(ctx, req.NamespacedName, product); err != nil || product.Spec.Name != "Petstore API" {
+		t.Errorf("the hand edit was not put back: %v, %q", err, product.Spec.Name)
+	}
+	var reasons []string
+	for len(recorder.Events) > 0 {
+		reasons = append(reasons, <-recorder.Events)
+	}
+	if !slices.ContainsFunc(reasons, func(e string) bool { return strings.Contains(e, ReasonEditReverted) }) {
+		t.Errorf("no EditReverted event: %v", reasons)
 	}
 }

@@ -22,8 +22,9 @@
 //     admin role when asked.
 //   - Application: a create with name, description (always) and plan, and the credentials of
 //     authSecretRef (UserKey, or ApplicationID and ApplicationKey); a suspension when asked.
-//   - ActiveDoc: a create with the document as kin-openapi writes it back (JSON), the system name derived
-//     lowercased, the product when productSystemName is set.
+//   - ActiveDoc: a create with the document as kin-openapi v0.94 writes it back (JSON, keys sorted,
+//     "components":{} when it has none), the system name derived lowercased, the product when
+//     productSystemName is set.
 //   - CustomPolicyDefinition: a create without the manifest's description, then an update with it.
 //   - ProxyConfigPromote: a deploy to staging, then with production: true the promotion of staging's
 //     latest version.
@@ -692,7 +693,7 @@ func (r *replay) activeDoc(o *unstructured.Unstructured) error {
 	if err != nil {
 		return err
 	}
-	body, err := parsed.MarshalJSON()
+	body, err := asKinOpenAPIv094(parsed)
 	if err != nil {
 		return err
 	}
@@ -711,6 +712,28 @@ func (r *replay) activeDoc(o *unstructured.Unstructured) error {
 	}
 	_, err = r.c.CreateActiveDoc(r.ctx, p)
 	return err
+}
+
+// asKinOpenAPIv094 is a loaded document as 3scale-operator sends it to 3scale: kin-openapi's JSON
+// serialisation as v0.94 (3scale-operator's version) writes it. go.mod has a later kin-openapi, whose
+// output differs in one place that matters here: v0.94's T.Components is a struct value, which its jsoninfo
+// encoder never leaves out ("omitempty" does not apply to a struct), so a document without components is
+// stored with "components":{}; the later version has a *Components and leaves a nil one out. Both sort the
+// keys and write no space; porta keeps the body as it is sent.
+func asKinOpenAPIv094(doc *openapi3.T) ([]byte, error) {
+	body, err := doc.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(body, &top); err != nil {
+		return nil, err
+	}
+	if _, ok := top["components"]; ok {
+		return body, nil
+	}
+	top["components"] = json.RawMessage(`{}`)
+	return json.Marshal(top)
 }
 
 func (r *replay) customPolicy(o *unstructured.Unstructured) error {

@@ -94,3 +94,35 @@ func TestReplayLeavesWhat3scaleOperatorLeaves(t *testing.T) {
 		t.Errorf("%d production configurations, want 1 (petstore's promotion)", production)
 	}
 }
+
+// TestReplayStoresActiveDocsAsOperatorDoes: the ActiveDoc's document reaches 3scale as 3scale-operator
+// sends it, its Secret's YAML loaded and written back by kin-openapi v0.94 (3scale-operator's version):
+// JSON with sorted keys and "components":{} although the document has none. (The expected text is
+// v0.94's own output for the workload's document.)
+func TestReplayStoresActiveDocsAsOperatorDoes(t *testing.T) {
+	sim := simulator.New(simulator.Options{Tenants: map[string]string{"acme": "acme-token"}})
+	srv := httptest.NewServer(sim)
+	defer srv.Close()
+	c, err := tsclient.New(tsclient.Config{AdminURL: srv.URL + "/t/acme", Token: "acme-token",
+		Policy: &tsclient.AdminURLPolicy{AllowInsecureHTTP: true, AllowPrivate: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := Workload()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Replay(context.Background(), c, objs); err != nil {
+		t.Fatal(err)
+	}
+	docs := sim.Objects("acme", simulator.KindAPIDocs)
+	if len(docs) != 1 {
+		t.Fatalf("%d ActiveDocs in 3scale, want 1", len(docs))
+	}
+	want := `{"components":{},"info":{"title":"Pet Store","version":"1.0.0"},"openapi":"3.0.3",` +
+		`"paths":{"/pets":{"get":{"responses":{"200":{"description":"The pets"}},"summary":"List pets"}}},` +
+		`"servers":[{"url":"https://petstore.example.com"}]}`
+	if got := fmt.Sprint(docs[0]["body"]); got != want {
+		t.Errorf("body in 3scale:\n%s\nwant (kin-openapi v0.94's):\n%s", got, want)
+	}
+}
