@@ -135,11 +135,12 @@ func TestCustomPolicySchemaIsChecked(t *testing.T) {
 // and syncs once the tenant has it.
 func TestCustomPolicyOnATenantWithoutTheRegistry(t *testing.T) {
 	ns := newNamespace(t)
+	secret := defaultSecret(ns)
 	if !sim.SetPolicyRegistry(ns, false) {
 		t.Fatalf("no tenant %s in the simulator", ns)
 	}
 	def := customPolicy(ns, "stamp", nil)
-	create(t, defaultSecret(ns), def)
+	create(t, secret, def)
 	waitReason(t, def, v1alpha1.ConditionInvalid, ReasonPolicyRegistryUnavailable)
 	if _, _, msg := syncState(t, def); !strings.Contains(msg, "policy registry") || strings.Contains(msg, "token was refused") {
 		t.Errorf("Invalid message %q does not say the tenant lacks the policy registry", msg)

@@ -214,6 +214,15 @@ func TestOpenAPIBlockedGeneratesNothing(t *testing.T) {
 	if n := sim.Count(ns, simulator.KindBackendAPIs); n != 0 {
 		t.Errorf("%d backends in 3scale, want none", n)
 	}
+	// The blocker goes (its service kept: porta refuses to delete a tenant's last one): the OpenAPI is
+	// woken and generates everything (its Product adopts the service left in 3scale, of the same name).
+	update(t, theirs, func() { theirs.Spec.DeletionPolicy = v1alpha1.DeletionPolicyRetain })
+	deleteObjects(t, theirs)
+	waitOpenAPI(t, shop, v1alpha1.ConditionSynced, "")
+	generated := &v1alpha1.Product{}
+	if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "shop"}, generated); err != nil || !metav1.IsControlledBy(generated, shop) {
+		t.Errorf("after the blocker went, Product shop is not the OpenAPI's: %v, owners %v", err, generated.OwnerReferences)
+	}
 
 	// Generated without an ActiveDoc, then asked for one whose name is taken, with a new document.
 	docs := openAPIObject(ns, "docs", petstoreOpenAPI)

@@ -237,12 +237,15 @@ func newKind(kind string) client.Object {
 }
 
 // setupOpenAPI registers the OpenAPI controller: it owns what it generates (woken when one changes, to
-// put a hand edit back and to report their state), and reads its document from a ConfigMap or Secret.
+// put a hand edit back and to report their state), is woken when a resource of its namespace that no
+// OpenAPI owns goes (it may have blocked a generation), and reads its document from a ConfigMap or Secret.
 func setupOpenAPI(sh shared, reader client.Reader) error {
 	r := &OpenAPIReconciler{Client: sh.mgr.GetClient(), Reader: reader, Recorder: sh.mgr.GetEventRecorder("apimsync-openapi")}
 	list := &v1alpha1.OpenAPIList{}
+	blockerGone := blockerGone(reader)
 	return ctrl.NewControllerManagedBy(sh.mgr).For(&v1alpha1.OpenAPI{}).Named("openapi").WithOptions(sh.ctrlOpts()).
 		Owns(&v1alpha1.Backend{}).Owns(&v1alpha1.Product{}).Owns(&v1alpha1.ActiveDoc{}).
+		Watches(&v1alpha1.Backend{}, blockerGone).Watches(&v1alpha1.Product{}, blockerGone).Watches(&v1alpha1.ActiveDoc{}, blockerGone).
 		WatchesMetadata(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(referencing(reader, list, indexConfigMapRefs))).
 		WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(referencing(reader, list, indexSecretRefs))).
 		Complete(r)
@@ -523,4 +526,22 @@ func (l *tenantLabels) of(tenant string) string {
 	}
 	l.seen[tenant] = true
 	return tenant
+}
+
+// blockerGone wakes the OpenAPIs of a namespace when a Backend, Product or ActiveDoc there that no
+// OpenAPI controls is deleted: it may have held a name one of them generates (generation is
+// all-or-nothing, so a blocked OpenAPI made nothing and owns nothing that would wake it).
+func blockerGone(reader client.Reader) handler.EventHandler {
+	return handler.Funcs{DeleteFunc: func(ctx context.Context, e event.DeleteEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+		if owner := metav1.GetControllerOf(e.Object); owner != nil && owner.Kind == "OpenAPI" {
+			return
+		}
+		var openAPIs v1alpha1.OpenAPIList
+		if err := reader.List(ctx, &openAPIs, client.InNamespace(e.Object.GetNamespace())); err != nil {
+			return
+		}
+		for _, o := range openAPIs.Items {
+			q.Add(reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&o)})
+		}
+	}}
 }
