@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
@@ -23,7 +24,10 @@ import (
 // a sync would make. The objects are read from an in-memory copy of the namespace (its apimsync objects,
 // Secrets and ConfigMaps) with the given objects over it (a given object that exists keeps its status: its
 // recorded identity), in the order objects are created; each one diffed is then taken as synced, so that
-// its dependants resolve.
+// its dependants resolve. Writes to the cluster (an Application's credentials Secret) go to that copy
+// and are reported apart: they change nothing in 3scale. An object without a provider-account Secret in a
+// namespace where 3scale-operator installed 3scale is planned against that installation's tenant, as the
+// manager syncs it.
 
 // Plan is what syncing one object would do.
 type Plan struct {
@@ -32,36 +36,61 @@ type Plan struct {
 	// created first) or "invalid" (the spec cannot work); Message says more.
 	Action  string
 	Message string
-	Writes  []tsclient.Write
+	// Writes are the requests to 3scale a sync would make.
+	Writes []tsclient.Write
+	// ClusterWrites are the writes to the cluster a sync would make, one line each (`create Secret
+	// "app-credentials"`: an Application's credentials Secret): they change nothing in 3scale.
+	ClusterWrites []string
+	// SecretFields name the form fields of Writes whose values come from a Secret (an ActiveDoc's document
+	// in a Secret): never to be shown.
+	SecretFields []string
 }
 
-// Changes reports whether a plan would change 3scale.
+// Changes reports whether a plan would change 3scale (ClusterWrites alone do not).
 func (p Plan) Changes() bool { return p.Action == "update" || p.Action == "create" }
 
 // diffKinds are the kinds diff handles, in the order objects are created (an object after what it
 // references).
 var diffKinds = []string{"CustomPolicyDefinition", "Backend", "Product", "ApplicationPlan", "DeveloperAccount", "Application", "ActiveDoc"}
 
+// DiffOptions tune DiffObjects.
+type DiffOptions struct {
+	// InstallationAdminURL, when set, replaces the admin URL a 3scale installation implies (as
+	// ProviderAccounts.InstallationAdminURL; a test points it at its simulator).
+	InstallationAdminURL func(tenantName, wildcardDomain string) string
+}
+
 // DiffObjects plans objs (apimsync objects, their namespace set to namespace) against 3scale, with the
 // namespace's objects, Secrets and ConfigMaps read from cluster behind them. It never writes to 3scale or
-// to the cluster. Objects of other kinds (OpenAPI, Tenant) are planned as "none" with a word why.
-func DiffObjects(ctx context.Context, cluster client.Reader, scheme *runtime.Scheme, namespace string, objs []client.Object) ([]Plan, error) {
+// to the cluster. Objects of other kinds (OpenAPI, Tenant) are planned as "none" with a word why; the
+// Secrets and ConfigMaps among objs are read by the others, not planned. Without apimsync's CRDs in the
+// cluster, the error says so in one line.
+func DiffObjects(ctx context.Context, cluster client.Reader, scheme *runtime.Scheme, namespace string, objs []client.Object, opts DiffOptions) ([]Plan, error) {
 	mem, err := memoryOf(ctx, cluster, scheme, namespace, objs)
 	if err != nil {
 		return nil, err
 	}
-	var writes *[]tsclient.Write
+	var current *Plan // the plan being made, whose writes are recorded
 	accounts := &ProviderAccounts{Reader: mem, Pool: cache.NewClientPool(16, 0, 0, 0), AllowPrivate: true,
+		InstallationAdminURL: opts.InstallationAdminURL,
 		DryRun: func(w tsclient.Write) {
-			if writes != nil {
-				*writes = append(*writes, w)
+			if current != nil {
+				current.Writes = append(current.Writes, w)
 			}
 		}}
+	if cluster != nil {
+		accounts.Installations = cluster // APIManagers are not in mem: read where the manager reads them
+	}
+	writer := clusterRecorder{Client: mem, record: func(write string) {
+		if current != nil {
+			current.ClusterWrites = append(current.ClusterWrites, write)
+		}
+	}}
 	snapshots, lists := cache.NewSnapshots(1024), &BurstLists{}
 	claims := func() *Claims { return &Claims{Reader: mem} }
 	run := func(obj client.Object, plan *Plan) error {
-		writes = &plan.Writes
-		defer func() { writes = nil }()
+		current = plan
+		defer func() { current = nil }()
 		switch o := obj.(type) {
 		case *v1alpha1.Backend:
 			return planOne(ctx, mem, engine.Typed(snapshotKindBackend, snapshots, &BackendSyncer{Reader: mem, Accounts: accounts, Claims: claims(), Lists: lists}), o, plan)
@@ -75,9 +104,12 @@ func DiffObjects(ctx context.Context, cluster client.Reader, scheme *runtime.Sch
 			return planOne(ctx, mem, engine.Typed(snapshotKindAccount, snapshots, &DeveloperAccountSyncer{Reader: mem, Accounts: accounts, Claims: claims(),
 				Sent: &SentPasswords{}}), o, plan)
 		case *v1alpha1.Application:
-			return planOne(ctx, mem, engine.Typed(snapshotKindApplication, snapshots, &ApplicationSyncer{Reader: mem, Writer: mem, Accounts: accounts,
+			return planOne(ctx, mem, engine.Typed(snapshotKindApplication, snapshots, &ApplicationSyncer{Reader: mem, Writer: writer, Accounts: accounts,
 				Claims: claims()}), o, plan)
 		case *v1alpha1.ActiveDoc:
+			if ref := o.Spec.DocumentRef; ref != nil && ref.SecretKeyRef != nil {
+				plan.SecretFields = append(plan.SecretFields, activeDocBodyField)
+			}
 			return planOne(ctx, mem, engine.Typed(snapshotKindActiveDoc, snapshots, &ActiveDocSyncer{Reader: mem, Accounts: accounts, Claims: claims()}), o, plan)
 		case *v1alpha1.CustomPolicyDefinition:
 			return planOne(ctx, mem, engine.Typed(snapshotKindCustomPolicy, snapshots, &CustomPolicyDefinitionSyncer{Reader: mem, Accounts: accounts,
@@ -90,8 +122,8 @@ func DiffObjects(ctx context.Context, cluster client.Reader, scheme *runtime.Sch
 	for _, kind := range append(diffKinds, "") {
 		for _, given := range objs {
 			k := engine.KindOf(given)
-			if (kind != "" && k != kind) || (kind == "" && contains(diffKinds, k)) {
-				continue
+			if (kind != "" && k != kind) || (kind == "" && contains(diffKinds, k)) || !isApimsyncObject(given) {
+				continue // another pass's kind, or a Secret or ConfigMap the objects read
 			}
 			obj := given.DeepCopyObject().(client.Object)
 			if err := mem.Get(ctx, client.ObjectKeyFromObject(given), obj); err != nil {
@@ -122,6 +154,13 @@ func planOne[T engine.Object](ctx context.Context, mem client.Client, syncer eng
 				case !obs.UpToDate:
 					plan.Action, plan.Message = "update", fmt.Sprintf("update %s %q on tenant %s", plan.Kind, sess.SystemName, sess.Tenant)
 					_, err = syncer.Update(ctx, obj, sess, obs)
+					if err == nil && len(plan.Writes) == 0 {
+						// Nothing for 3scale: what is out of date is in the cluster (ClusterWrites).
+						plan.Action, plan.Message = "none", fmt.Sprintf("%s %q is in sync with tenant %s", plan.Kind, sess.SystemName, sess.Tenant)
+						if len(plan.ClusterWrites) > 0 {
+							plan.Message += "; a sync would write to the cluster only"
+						}
+					}
 				default:
 					plan.Action, plan.Message = "none", fmt.Sprintf("%s %q is in sync with tenant %s", plan.Kind, sess.SystemName, sess.Tenant)
 				}
@@ -162,13 +201,19 @@ func memoryOf(ctx context.Context, cluster client.Reader, scheme *runtime.Scheme
 	b = b.WithStatusSubresource(syncedKinds()...)
 	have := map[string]client.Object{}
 	lists := []client.ObjectList{&corev1.SecretList{}, &corev1.ConfigMapList{}}
+	names := []string{"Secrets", "ConfigMaps"}
 	for _, kind := range diffKinds {
-		lists = append(lists, listOfKind(kind))
+		lists, names = append(lists, listOfKind(kind)), append(names, kind+"s")
 	}
 	if cluster != nil {
-		for _, l := range lists {
-			if err := cluster.List(ctx, l, client.InNamespace(namespace)); err != nil && !apierrors.IsNotFound(err) {
-				return nil, fmt.Errorf("cannot list the namespace's %T: %w", l, err)
+		for i, l := range lists {
+			err := cluster.List(ctx, l, client.InNamespace(namespace))
+			switch {
+			case meta.IsNoMatchError(err) && i >= 2:
+				return nil, fmt.Errorf("apimsync's CRDs are not installed in this cluster (it has no %s of %s): install apimsync first (docs/install.md)",
+					diffKinds[i-2], v1alpha1.GroupVersion)
+			case err != nil && !apierrors.IsNotFound(err):
+				return nil, fmt.Errorf("cannot list the %s of namespace %q: %w", names[i], namespace, err)
 			}
 			_ = forEachItem(l, func(o client.Object) {
 				o.SetResourceVersion("")
@@ -177,6 +222,9 @@ func memoryOf(ctx context.Context, cluster client.Reader, scheme *runtime.Scheme
 		}
 	}
 	for _, given := range objs {
+		if secret, ok := given.(*corev1.Secret); ok && len(secret.StringData) > 0 {
+			given = withStringData(secret) // as the API server stores it: the syncers read Data
+		}
 		key := engine.KindOf(given) + "/" + given.GetName()
 		if existing, ok := have[key]; ok {
 			merged := given.DeepCopyObject().(client.Object)
@@ -209,6 +257,72 @@ func copyStatus(from, into client.Object) {
 	}
 	t["status"] = f["status"]
 	_ = runtime.DefaultUnstructuredConverter.FromUnstructured(t, into)
+}
+
+// activeDocBodyField is the form field of an ActiveDoc's document in its writes.
+const activeDocBodyField = "body"
+
+// isApimsyncObject tells an apimsync object from the Secrets and ConfigMaps given with them.
+func isApimsyncObject(obj client.Object) bool {
+	switch obj.(type) {
+	case *corev1.Secret, *corev1.ConfigMap:
+		return false
+	}
+	return true
+}
+
+// withStringData returns a copy of secret with its stringData merged into data, as the API server stores
+// a Secret (stringData wins).
+func withStringData(secret *corev1.Secret) *corev1.Secret {
+	out := secret.DeepCopy()
+	if out.Data == nil {
+		out.Data = map[string][]byte{}
+	}
+	for k, v := range out.StringData {
+		out.Data[k] = []byte(v)
+	}
+	out.StringData = nil
+	return out
+}
+
+// clusterRecorder is the client syncers write Kubernetes objects with in a diff: each write goes to the
+// in-memory namespace, and is recorded as one line (`create Secret "app-credentials"`), to be reported
+// apart from the writes to 3scale.
+type clusterRecorder struct {
+	client.Client
+	record func(write string)
+}
+
+// Create implements client.Writer, recording the create.
+func (r clusterRecorder) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
+	return r.recorded("create", obj, r.Client.Create(ctx, obj, opts...))
+}
+
+// Update implements client.Writer, recording the update.
+func (r clusterRecorder) Update(ctx context.Context, obj client.Object, opts ...client.UpdateOption) error {
+	return r.recorded("update", obj, r.Client.Update(ctx, obj, opts...))
+}
+
+// Patch implements client.Writer, recording the patch as an update.
+func (r clusterRecorder) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+	return r.recorded("update", obj, r.Client.Patch(ctx, obj, patch, opts...))
+}
+
+// Delete implements client.Writer, recording the delete.
+func (r clusterRecorder) Delete(ctx context.Context, obj client.Object, opts ...client.DeleteOption) error {
+	return r.recorded("delete", obj, r.Client.Delete(ctx, obj, opts...))
+}
+
+// recorded records a write that succeeded, as its verb, the object's kind and name, and returns err.
+func (r clusterRecorder) recorded(verb string, obj client.Object, err error) error {
+	if err == nil {
+		kind := engine.KindOf(obj)
+		if gvk, gvkErr := r.Client.GroupVersionKindFor(obj); gvkErr == nil {
+			kind = gvk.Kind
+		}
+		r.record(fmt.Sprintf("%s %s %q", verb, kind, obj.GetName()))
+	}
+	return err
 }
 
 func contains(list []string, s string) bool {

@@ -2,7 +2,9 @@ package controllers
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -32,7 +34,9 @@ type ExportOptions struct {
 	// application credentialsRef (a user_key or app_keys filled in replace 3scale's, or match them: no
 	// write; an app_id must be 3scale's, it cannot change). By
 	// default users get no passwordRef (passwords stay as they are) and applications no credentialsRef
-	// (each keeps 3scale's credentials and writes them to its own Secret).
+	// (each keeps 3scale's credentials and writes them to its own Secret). A policy whose configuration
+	// holds what looks like a credential reads it from a Secret (configurationRef, a template too) instead
+	// of having it inline, flagged in Left, as by default.
 	CredentialsToSecrets bool
 }
 
@@ -51,9 +55,64 @@ func (e *Exported) add(file string, obj client.Object) {
 	e.Files[file] = append(e.Files[file], obj)
 }
 
-// credentialLike finds a JSON key that may name a credential in a policy's configuration, with a value
-// that can hold one: a string, an object or a list (CORS's allow_credentials: true holds none).
-var credentialLike = regexp.MustCompile(`(?i)"[^"]*(secret|password|token|api_key|apikey|authorization|credential)[^"]*"\s*:\s*["{\[]`)
+// credentialWord finds a word that names a credential: in a key of a policy's configuration, or in the
+// name of the header or parameter an entry of it sets.
+var credentialWord = regexp.MustCompile(`(?i)secret|passw|token|api[-_]?key|authorization|credential|cookie`)
+
+// policyConfigurationKey is the key of the Secret a policy's configuration is read from (configurationRef).
+const policyConfigurationKey = "configuration"
+
+// policyCredentials returns where a policy's configuration holds what looks like a credential, as paths
+// ("request[0].value"): the value of a key that names one, when it can hold one (a string, an object, a
+// list; not a flag such as CORS's allow_credentials), and the value of an entry that sets a header or a
+// parameter whose name is a credential's (the headers policy's {"header": "Authorization", "value": ...}).
+func policyCredentials(raw []byte) []string {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil
+	}
+	var out []string
+	findCredentials(v, "", &out)
+	return out
+}
+
+// findCredentials adds to out the paths under v (at path) that policyCredentials reports.
+func findCredentials(v any, path string, out *[]string) {
+	at := func(k string) string {
+		if path == "" {
+			return k
+		}
+		return path + "." + k
+	}
+	switch t := v.(type) {
+	case []any:
+		for i, e := range t {
+			findCredentials(e, fmt.Sprintf("%s[%d]", path, i), out)
+		}
+	case map[string]any:
+		keys := slices.Sorted(maps.Keys(t))
+		names := false // an entry of this object names a credential: the header or parameter it sets
+		for _, k := range keys {
+			if s, ok := t[k].(string); ok && k != "value" && credentialWord.MatchString(s) {
+				names = true
+			}
+		}
+		for _, k := range keys {
+			switch e := t[k].(type) {
+			case string:
+				if e != "" && (credentialWord.MatchString(k) || (names && k == "value")) {
+					*out = append(*out, at(k))
+				}
+			case map[string]any, []any:
+				if credentialWord.MatchString(k) {
+					*out = append(*out, at(k))
+				} else {
+					findCredentials(e, at(k), out)
+				}
+			}
+		}
+	}
+}
 
 // objectName makes a Kubernetes object name of a 3scale system name (lowercase, '-' for what a DNS label
 // cannot hold).
@@ -239,9 +298,8 @@ func (x *exporter) product(ctx context.Context, p tsclient.Product, usages []tsc
 		ps := v1alpha1.PolicySpec{Name: pol.Name, Version: pol.Version, Enabled: pol.Enabled}
 		if len(pol.Configuration) > 0 && string(pol.Configuration) != "null" {
 			ps.Configuration = &apiextensionsv1.JSON{Raw: pol.Configuration}
-			if credentialLike.Match(pol.Configuration) {
-				x.e.Left = append(x.e.Left, fmt.Sprintf("%s: the configuration of policy %q is written inline and looks like it holds a credential: "+
-					"move it to a Secret (configurationRef) before committing it", what, pol.Name))
+			if where := policyCredentials(pol.Configuration); len(where) > 0 {
+				x.policyWithCredential(&ps, what, name, where)
 			}
 		}
 		spec.Policies = append(spec.Policies, ps)
@@ -259,6 +317,23 @@ func (x *exporter) product(ctx context.Context, p tsclient.Product, usages []tsc
 		return err
 	}
 	return x.activeDocs(ctx, p, name, file)
+}
+
+// policyWithCredential deals with a policy whose configuration holds what looks like a credential (at the
+// paths where): with CredentialsToSecrets, the policy reads its configuration from a Secret
+// (configurationRef) whose template is added, the configuration nowhere in the export; otherwise it stays
+// inline. Either way a Left line says which policy and where, never the value.
+func (x *exporter) policyWithCredential(ps *v1alpha1.PolicySpec, what, product string, where []string) {
+	if !x.opts.CredentialsToSecrets {
+		x.e.Left = append(x.e.Left, fmt.Sprintf("%s: the configuration of policy %q is written inline and holds what looks like a credential (%s): "+
+			"move it to a Secret (configurationRef) before committing it, or export with --credentials secret-refs", what, ps.Name, strings.Join(where, ", ")))
+		return
+	}
+	secret := x.template(product+"-policy-"+objectName(ps.Name), []string{policyConfigurationKey})
+	ps.Configuration, ps.ConfigurationRef = nil, &v1alpha1.LocalSecretKeyRef{Name: secret.Name, Key: policyConfigurationKey}
+	x.e.Left = append(x.e.Left, fmt.Sprintf("%s: the configuration of policy %q holds what looks like a credential (%s), so it is not in the files: "+
+		"the policy reads it from Secret %q (configurationRef); fill the template's key %s with the configuration as 3scale has it (the policy chain's JSON)",
+		what, ps.Name, strings.Join(where, ", "), secret.Name, policyConfigurationKey))
 }
 
 // authentication is the spec of a product's authentication and gateway options: only what differs from
@@ -486,10 +561,15 @@ func (x *exporter) applications(ctx context.Context, a tsclient.Account, account
 	return nil
 }
 
-// template adds a Secret to fill in, with the keys given and no value.
+// template adds a Secret to fill in, with the keys given and no value; a name taken by another template
+// (two policies of one name in a chain) gets a number.
 func (x *exporter) template(name string, keys []string) *corev1.Secret {
+	name = cutString(name, 240)
+	for i, base := 2, name; slices.ContainsFunc(x.e.Templates, func(s *corev1.Secret) bool { return s.Name == name }); i++ {
+		name = base + "-" + strconv.Itoa(i)
+	}
 	secret := &corev1.Secret{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
-		ObjectMeta: metav1.ObjectMeta{Name: cutString(name, 253)}, StringData: map[string]string{}}
+		ObjectMeta: metav1.ObjectMeta{Name: name}, StringData: map[string]string{}}
 	for _, k := range keys {
 		secret.StringData[k] = ""
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -226,22 +227,103 @@ func adoptsWithNoWrite(t *testing.T, ns string, objs []client.Object, want map[s
 	}
 }
 
-// TestCredentialLikeConfiguration: a policy configuration whose key names a credential is flagged when its
-// value can hold one (a string, an object, a list), not for a flag such as CORS's allow_credentials.
-func TestCredentialLikeConfiguration(t *testing.T) {
-	for conf, want := range map[string]bool{
-		`{"password":"s3cret"}`:                         true,
-		`{"headers":{"Authorization" : "Bearer x"}}`:    true,
-		`{"credentials":{"user":"a","pass":"b"}}`:       true,
-		`{"api_keys":["k1"]}`:                           true,
-		`{"allow_origin":"*","allow_credentials":true}`: false,
-		`{"token_introspection_ttl":30,"cache":null}`:   false,
-		`{"rules":[{"header":"X-Cache","cache":true}]}`: false,
-	} {
-		if got := credentialLike.MatchString(conf); got != want {
-			t.Errorf("%s: flagged %v, want %v", conf, got, want)
+// TestPolicyCredentials: a policy configuration holds a credential under a key that names one, when its
+// value can hold one (a string, an object, a list; not a flag such as CORS's allow_credentials), and in
+// the value that sets a header (or parameter) whose name is a credential's, as the headers policy does.
+func TestPolicyCredentials(t *testing.T) {
+	cases := map[string][]string{
+		`{"password":"s3cret"}`:                         {"password"},
+		`{"headers":{"Authorization" : "Bearer x"}}`:    {"headers.Authorization"},
+		`{"credentials":{"user":"a","pass":"b"}}`:       {"credentials"},
+		`{"api_keys":["k1"]}`:                           {"api_keys"},
+		`{"allow_origin":"*","allow_credentials":true}`: nil,
+		`{"token_introspection_ttl":30,"cache":null}`:   nil,
+		`{"rules":[{"header":"X-Cache","cache":true}]}`: nil,
+		`{"request":[{"op":"set","header":"X-Cache","value_type":"plain","value":"1"},{"op":"set","header":"Authorization","value_type":"plain","value":"Bearer x"}]}`: {
+			"request[1].value"},
+		`{"request":[{"op":"push","header":"X-Api-Key","value":"k"}],"response":[{"op":"delete","header":"Cookie"}]}`: {"request[0].value"},
+		`{"rules":[{"op":"add","arg":"access_token","value":"t"}]}`:                                                   {"rules[0].value"},
+	}
+	for conf, want := range cases {
+		if diff := cmp.Diff(want, policyCredentials([]byte(conf))); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", conf, diff)
 		}
 	}
+}
+
+// TestExportedPolicyCredentials: a policy whose configuration holds a credential (a headers policy that
+// sets Authorization) is flagged when written inline, naming where; with CredentialsToSecrets it is a
+// configurationRef to a Secret template instead, the credential nowhere in the export, and, filled in
+// with the configuration, it adopts the product with no write.
+func TestExportedPolicyCredentials(t *testing.T) {
+	ns := newNamespace(t)
+	c := tenantClient(t, ns)
+	ctx := context.Background()
+	product, err := c.CreateProduct(ctx, tsclient.ProductParams{Name: "Gate", SystemName: "gate", DeploymentOption: "hosted", BackendVersion: "1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const credential = "upstream-credential-0123"
+	config := `{"request":[{"op":"set","header":"Authorization","value_type":"plain","value":"Bearer ` + credential + `"}]}`
+	if _, err := c.UpdatePolicies(ctx, product.ID, []tsclient.Policy{{Name: "headers", Version: "builtin", Enabled: true, Configuration: json.RawMessage(config)},
+		{Name: "apicast", Version: "builtin", Enabled: true, Configuration: json.RawMessage(`{}`)}}); err != nil {
+		t.Fatal(err)
+	}
+
+	kept, err := ExportTenant(ctx, c, ExportOptions{Products: []string{"gate"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	flagged := false
+	for _, l := range kept.Left {
+		flagged = flagged || (strings.Contains(l, `policy "headers"`) && strings.Contains(l, "request[0].value") && !strings.Contains(l, credential))
+	}
+	if !flagged {
+		t.Errorf("the inline credential is not flagged where it is: %q", kept.Left)
+	}
+
+	exported, err := ExportTenant(ctx, c, ExportOptions{Products: []string{"gate"}, CredentialsToSecrets: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs := asObjects(exported.Templates)
+	for _, file := range slices.Sorted(maps.Keys(exported.Files)) {
+		objs = append(objs, exported.Files[file]...)
+	}
+	raw, err := json.Marshal(append(objs, &corev1.Secret{StringData: map[string]string{"left": strings.Join(exported.Left, "\n")}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(raw), credential) {
+		t.Errorf("the export holds the policy's credential")
+	}
+	var ref *v1alpha1.LocalSecretKeyRef
+	for _, obj := range exported.Files["product-gate"] {
+		if p, ok := obj.(*v1alpha1.Product); ok {
+			for _, pol := range p.Spec.Policies {
+				if pol.Name == "headers" {
+					if pol.Configuration != nil {
+						t.Errorf("the headers policy's configuration is inline")
+					}
+					ref = pol.ConfigurationRef
+				}
+			}
+		}
+	}
+	var template *corev1.Secret
+	for _, s := range exported.Templates {
+		if ref != nil && s.Name == ref.Name {
+			template = s
+		}
+	}
+	if template == nil {
+		t.Fatalf("the headers policy's configurationRef %v names no template", ref)
+	}
+	if v, ok := template.StringData[ref.Key]; !ok || v != "" {
+		t.Fatalf("template %s: key %q %v with value %q, want it empty", template.Name, ref.Key, ok, v)
+	}
+	template.StringData[ref.Key] = config // filled in, as the user would
+	adoptsWithNoWrite(t, ns, objs, map[string]int{"Product": 1})
 }
 
 // TestExportedCredentialsAsSecretReferences: with CredentialsToSecrets, users' passwords and applications'

@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -48,8 +50,16 @@ them in a kustomize directory. Embedded plans become ApplicationPlans, Developer
 account, references are rewritten to object names. Every field with no equivalent, every reference
 rewritten and every object skipped is in the report, printed and written to report.txt.
 
-Apply the result after 3scale-operator's objects are gone with their 3scale side kept (stop the operator,
-remove their finalizers, delete them): the apimsync objects adopt 3scale's existing objects.`,
+The objects are written without a namespace: apply them to the namespace of your choice (kubectl apply
+-n, or the kustomization's namespace). With -f, -n/--namespace writes that namespace into every object;
+with --from-cluster, -n is the namespace read (with -A, or files of several namespaces, each object keeps
+its own, since objects of one name would collide). --from-cluster also reads the Secrets that hold
+ActiveDocs' and OpenAPIs' documents, to name their keys; nothing of them is written.
+
+Switch over one operator at a time, since both would write the same 3scale objects: stop 3scale-operator,
+check that kubectl apimsync diff exits 0, apply the result (the apimsync objects adopt 3scale's existing
+objects), and once every object is Synced with no write, remove the finalizers of 3scale-operator's
+objects and delete them (docs/migration.md).`,
 		Example: `  # Files of a GitOps repository
   kubectl apimsync convert -f ./3scale-operator/ --out ./apimsync
 
@@ -88,7 +98,11 @@ func (o *convertOptions) run(ctx context.Context) error {
 	if err := checkKinds(in); err != nil {
 		return err
 	}
-	result, err := convert.Convert(in, convert.Options{ExpandOpenAPI: o.expandOpenAPI})
+	opts := convert.Options{ExpandOpenAPI: o.expandOpenAPI, NoNamespace: true}
+	if ns := *o.flags.Namespace; ns != "" && !o.fromCluster {
+		opts.Namespace = ns // asked for: with --from-cluster, -n is the namespace read
+	}
+	result, err := convert.Convert(in, opts)
 	if err != nil {
 		return err
 	}
@@ -97,7 +111,7 @@ func (o *convertOptions) run(ctx context.Context) error {
 		file := strings.ToLower(obj.GetObjectKind().GroupVersionKind().Kind) + "s"
 		exported.Files[file] = append(exported.Files[file], obj)
 	}
-	files, err := writeExport(o.out, exported)
+	files, err := writeExport(o.out, exported, convertHeader)
 	if err != nil {
 		return err
 	}
@@ -194,9 +208,13 @@ func readObjects(path string) ([]*unstructured.Unstructured, error) {
 	}
 }
 
+// convertCluster is the cluster convert --from-cluster reads, and the namespace kubectl's flags select
+// (a test replaces it).
+var convertCluster = func(flags *genericclioptions.ConfigFlags) (client.Reader, string, error) { return clientFor(flags) }
+
 // readCluster lists 3scale-operator's objects of the namespace (or all), and the Secrets they may name.
 func (o *convertOptions) readCluster(ctx context.Context) ([]*unstructured.Unstructured, error) {
-	c, namespace, err := clientFor(o.flags)
+	c, namespace, err := convertCluster(o.flags)
 	if err != nil {
 		return nil, err
 	}
@@ -222,5 +240,32 @@ func (o *convertOptions) readCluster(ctx context.Context) ([]*unstructured.Unstr
 	if !installed {
 		return nil, errors.New("3scale-operator's resources (capabilities.3scale.net) are not installed in this cluster")
 	}
-	return out, nil
+	return append(out, o.readSecrets(ctx, c, convert.SecretsRead(out))...), nil
+}
+
+// readSecrets reads the Secrets the conversion reads (convert.SecretsRead: those holding documents). One
+// that is missing or not readable is left out, with a line on standard error: the report then says what
+// the conversion guessed without it. Their values are never printed.
+func (o *convertOptions) readSecrets(ctx context.Context, c client.Reader, keys []client.ObjectKey) []*unstructured.Unstructured {
+	var out []*unstructured.Unstructured
+	for _, key := range keys {
+		secret := &unstructured.Unstructured{}
+		secret.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Secret"))
+		if err := c.Get(ctx, key, secret); err != nil {
+			why := "it does not exist"
+			if !apierrors.IsNotFound(err) {
+				why = "it cannot be read: " + strings.ReplaceAll(err.Error(), "\n", " ")
+			}
+			fmt.Fprintf(o.streams.ErrOut, "warning: Secret %s/%s, which holds a document, is left out of the conversion: %s\n", key.Namespace, key.Name, why)
+			continue
+		}
+		out = append(out, secret)
+	}
+	return out
+}
+
+// convertHeader opens the kustomization.yaml convert writes.
+var convertHeader = []string{
+	"Written by kubectl apimsync convert from 3scale-operator's resources: read report.txt before applying.",
+	"Stop 3scale-operator, check that kubectl apimsync diff exits 0, then apply: every object adopts what is in 3scale; remove 3scale-operator's objects once all are Synced (docs/migration.md).",
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers"
+	"github.com/apimsync/apimsync/internal/convert"
 	"github.com/apimsync/apimsync/internal/kustomize"
 )
 
@@ -48,7 +49,11 @@ fields it sets), or nothing. Dependencies are read from the files first, then fr
 3scale and the cluster, and writes to neither: the syncers' own code decides, with a client that lists
 the writes instead of sending them, so the writes shown are the ones a sync would make.
 
-Exit status: 0 when nothing would change, 1 when something would, 2 on an error (as kubectl diff).`,
+Writes to the cluster a sync would make (an Application's credentials Secret) are listed apart, as
+"cluster: ...": they change nothing in 3scale. A document read from a Secret is never shown.
+
+Exit status: 0 when nothing in 3scale would change (writes to the cluster alone included), 1 when
+something in 3scale would, 2 on an error, or when the files hold no apimsync resource (as kubectl diff).`,
 		Example: `  # A pull request's GitOps directory, against the namespace it deploys to
   kubectl apimsync diff -n team-a -k gitops/team-a
 
@@ -82,6 +87,9 @@ func (o *diffOptions) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := someApimsyncObject(in); err != nil {
+		return err
+	}
 	c, namespace, err := clientFor(o.flags)
 	if err != nil {
 		return err
@@ -90,7 +98,7 @@ func (o *diffOptions) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	plans, err := controllers.DiffObjects(ctx, c, scheme(), namespace, objs)
+	plans, err := controllers.DiffObjects(ctx, c, scheme(), namespace, objs, controllers.DiffOptions{})
 	if err != nil {
 		return err
 	}
@@ -127,30 +135,57 @@ func typedObjects(in []*unstructured.Unstructured, namespace string) ([]client.O
 	return out, nil
 }
 
+// someApimsyncObject refuses an input without an apimsync resource: "nothing would change" would be
+// wrong, there being nothing to diff (a directory of something else, or 3scale-operator's resources, which
+// convert turns into apimsync's).
+func someApimsyncObject(in []*unstructured.Unstructured) error {
+	operator := false
+	for _, u := range in {
+		switch u.GroupVersionKind().Group {
+		case v1alpha1.GroupVersion.Group:
+			return nil
+		case convert.SourceGroup:
+			operator = true
+		}
+	}
+	if operator {
+		return fmt.Errorf("no apimsync resource (%s) to diff, only 3scale-operator's (%s): convert them first with kubectl apimsync convert",
+			v1alpha1.GroupVersion.Group, convert.SourceGroup)
+	}
+	if len(in) == 0 {
+		return fmt.Errorf("no apimsync resource (%s) to diff: the files hold no object", v1alpha1.GroupVersion.Group)
+	}
+	return fmt.Errorf("no apimsync resource (%s) to diff among the %d objects of the files", v1alpha1.GroupVersion.Group, len(in))
+}
+
 // sensitive names the form fields whose values diff never prints.
 var sensitive = regexp.MustCompile(`(?i)password|token|secret|key|issuer|credential|policies_config|configuration`)
 
-// printPlans writes the plans, one line per object and one per write, and tells whether any would change
-// 3scale.
+// printPlans writes the plans, one line per object and one per write (to 3scale, then to the cluster,
+// "cluster: ..."), and tells whether any would change 3scale: writes to the cluster alone do not.
 func printPlans(out io.Writer, plans []controllers.Plan) bool {
 	changes := false
 	for _, p := range plans {
 		mark := map[string]string{"none": "=", "update": "~", "create": "+", "wait": "!", "invalid": "!"}[p.Action]
 		fmt.Fprintf(out, "%s %s/%s: %s\n", mark, p.Kind, p.Name, p.Message)
 		for _, w := range p.Writes {
-			fmt.Fprintf(out, "    %s %s%s\n", w.Method, w.Endpoint, describeForm(w))
+			fmt.Fprintf(out, "    %s %s%s\n", w.Method, w.Endpoint, describeForm(w, p.SecretFields))
+		}
+		for _, w := range p.ClusterWrites {
+			fmt.Fprintf(out, "    cluster: %s\n", w)
 		}
 		changes = changes || p.Changes()
 	}
 	return changes
 }
 
-// describeForm is what a write sets: its fields, values shown but for those that may hold a credential.
-func describeForm(w tsclient.Write) string {
+// describeForm is what a write sets: its fields, values shown but for those that may hold a credential
+// and those whose values come from a Secret (secretFields).
+func describeForm(w tsclient.Write, secretFields []string) string {
 	var parts []string
 	for k, vs := range w.Form {
 		v := strings.Join(vs, ",")
-		if sensitive.MatchString(k) {
+		if sensitive.MatchString(k) || slices.Contains(secretFields, k) {
 			v = "(hidden)"
 		} else if len(v) > 60 {
 			v = v[:57] + "..."

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"net/http/httptest"
 	"os"
@@ -12,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	tsclient "github.com/apimsync/apimsync/client"
+	"github.com/apimsync/apimsync/controllers"
 	"github.com/apimsync/apimsync/test/simulator"
 )
 
@@ -83,5 +85,94 @@ func TestDiffCommand(t *testing.T) {
 	}
 	if _, err := run(t, "diff", "-n", ns.Name, "-f", other); exitCode(err) != 2 || !strings.Contains(err.Error(), "unknown kind Backendd") {
 		t.Errorf("an unknown kind: exit %d, %v", exitCode(err), err)
+	}
+}
+
+// diffNamespace makes a namespace whose provider account is the tenant "acme" of a new simulator, and
+// returns it with a client of that tenant.
+func diffNamespace(t *testing.T) (string, *tsclient.Client) {
+	t.Helper()
+	sim := simulator.New(simulator.Options{Tenants: map[string]string{"acme": "acme-token"}})
+	srv := httptest.NewServer(sim)
+	t.Cleanup(srv.Close)
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "diff-"}}
+	if err := k8s.Create(context.Background(), ns); err != nil {
+		t.Fatal(err)
+	}
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "threescale-provider-account"},
+		StringData: map[string]string{"adminURL": srv.URL + "/t/acme", "token": "acme-token", "allowInsecureHTTP": "true"}}
+	if err := k8s.Create(context.Background(), secret); err != nil {
+		t.Fatal(err)
+	}
+	c, err := tsclient.New(tsclient.Config{AdminURL: srv.URL + "/t/acme", Token: "acme-token", Policy: &tsclient.AdminURLPolicy{AllowInsecureHTTP: true, AllowPrivate: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ns.Name, c
+}
+
+// writeFile writes text to a file of a temporary directory and returns its path.
+func writeFile(t *testing.T, name, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestDiffWithNoApimsyncResource: files without an apimsync resource (a ConfigMap alone, 3scale-operator's
+// resources) are not "nothing would change": diff says there is nothing to diff, in one line, exit 2.
+func TestDiffWithNoApimsyncResource(t *testing.T) {
+	ns, _ := diffNamespace(t)
+	cases := map[string]struct{ text, want string }{
+		"a ConfigMap alone": {"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: doc}\ndata: {openapi: '{}'}\n", "no apimsync resource"},
+		"3scale-operator's": {"apiVersion: capabilities.3scale.net/v1beta1\nkind: Backend\nmetadata: {name: pets}\nspec: {name: Pets, privateBaseURL: 'https://pets.internal'}\n",
+			"kubectl apimsync convert"},
+		"an empty file": {"", "no apimsync resource"},
+	}
+	for name, c := range cases {
+		out, err := run(t, "diff", "-n", ns, "-f", writeFile(t, "in.yaml", c.text))
+		if exitCode(err) != 2 || err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: exit %d, %v, want one line saying %q\n%s", name, exitCode(err), err, c.want, out)
+		}
+	}
+}
+
+// TestDiffHidesADocumentFromASecret: an ActiveDoc whose document is in a Secret shows its update without
+// any of the document (a Secret's content); one from a ConfigMap shows its start.
+func TestDiffHidesADocumentFromASecret(t *testing.T) {
+	ns, c := diffNamespace(t)
+	if _, err := c.CreateActiveDoc(context.Background(), tsclient.ActiveDocParams{Name: "Pets", SystemName: "pets",
+		Body: `{"openapi":"3.0.3","info":{"title":"Old","version":"1"},"paths":{}}`}); err != nil {
+		t.Fatal(err)
+	}
+	const doc = `{"openapi":"3.0.3","info":{"title":"SECRET-TITLE","version":"2"},"paths":{}}`
+	for _, from := range []struct{ kind, ref string }{{"Secret", "secretKeyRef"}, {"ConfigMap", "configMapKeyRef"}} {
+		file := writeFile(t, "doc.yaml", "apiVersion: v1\nkind: "+from.kind+"\nmetadata: {name: pets-doc}\n"+
+			map[string]string{"Secret": "stringData", "ConfigMap": "data"}[from.kind]+":\n  openapi.json: '"+doc+"'\n---\n"+
+			"apiVersion: capabilities.apimsync.io/v1alpha1\nkind: ActiveDoc\nmetadata: {name: pets}\n"+
+			"spec: {name: Pets, systemName: pets, documentRef: {"+from.ref+": {name: pets-doc, key: openapi.json}}}\n")
+		out, err := run(t, "diff", "-n", ns, "-f", file)
+		if exitCode(err) != 1 || !strings.Contains(out, "~ ActiveDoc/pets") {
+			t.Fatalf("from a %s: exit %d (%v)\n%s", from.kind, exitCode(err), err, out)
+		}
+		if shown := strings.Contains(out, "SECRET-TITLE"); shown != (from.kind == "ConfigMap") {
+			t.Errorf("from a %s: the document's start shown: %v\n%s", from.kind, shown, out)
+		}
+	}
+}
+
+// TestPrintPlansClusterWrites: writes to the cluster alone (an Application's credentials Secret) are
+// listed apart from 3scale's and are no change to 3scale (exit 0).
+func TestPrintPlansClusterWrites(t *testing.T) {
+	var out bytes.Buffer
+	changes := printPlans(&out, []controllers.Plan{{Kind: "Application", Name: "app", Action: "none", Message: `Application "App" is in sync with tenant t`,
+		ClusterWrites: []string{`create Secret "app-credentials"`}}})
+	if changes {
+		t.Errorf("a write to the cluster alone counts as a change to 3scale")
+	}
+	if !strings.Contains(out.String(), `    cluster: create Secret "app-credentials"`) || !strings.HasPrefix(out.String(), "= Application/app") {
+		t.Errorf("printed:\n%s", out.String())
 	}
 }

@@ -48,7 +48,9 @@ directory: one file per product, a kustomization.yaml, and templates of the Secr
 to a namespace, the resources adopt what is in 3scale with no write (each adoption is announced). What
 apimsync cannot model is listed at the end and in kustomization.yaml, never dropped silently. No
 credential is written: passwords stay in 3scale and applications adopt their keys, or, with
---credentials secret-refs, both become references to Secrets whose templates you fill in.
+--credentials secret-refs, both become references to Secrets whose templates you fill in. A policy
+configuration that holds what looks like a credential (a headers policy setting Authorization) is
+flagged, or, with --credentials secret-refs, read from a Secret (configurationRef) whose template you fill in.
 
 The tenant is the one of the provider-account Secret named by --secret in the namespace (default
 threescale-provider-account), or --admin-url with the token in the environment variable --token-env.`,
@@ -76,7 +78,7 @@ threescale-provider-account), or --admin-url with the token in the environment v
 	cmd.Flags().StringSliceVar(&o.accounts, "account", nil, "Export only this developer account (organization name), with its applications; repeatable.")
 	cmd.Flags().BoolVar(&o.all, "all", false, "Export the whole tenant; without it, give --product, --backend or --account.")
 	cmd.Flags().StringVar(&o.creds, "credentials", "keep", "keep: users keep their passwords and applications adopt 3scale's credentials; "+
-		"secret-refs: users' passwords and applications' credentials become references to Secrets, templates in "+secretsFile+".")
+		"secret-refs: users' passwords, applications' credentials and policy configurations that hold a credential become references to Secrets, templates in "+secretsFile+".")
 	cmd.Flags().BoolVar(&o.overwrite, "overwrite", false, "Write into a directory that is not empty.")
 	_ = cmd.MarkFlagRequired("out")
 	return cmd
@@ -104,7 +106,7 @@ func (o *exportOptions) run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("cannot read the tenant: %w", err)
 	}
-	files, err := writeExport(o.out, exported)
+	files, err := writeExport(o.out, exported, exportHeader)
 	if err != nil {
 		return err
 	}
@@ -168,8 +170,15 @@ func (o *exportOptions) tenant(ctx context.Context) (*tsclient.Client, error) {
 // secretsFile holds the templates of the Secrets to fill in; it is not in the kustomization's resources.
 const secretsFile = "secrets-to-fill.yaml"
 
-// writeExport writes the export as a kustomize directory and returns the files written.
-func writeExport(dir string, e *controllers.Exported) ([]string, error) {
+// exportHeader opens the kustomization.yaml export writes.
+var exportHeader = []string{
+	"Written by kubectl apimsync export: apply it to a namespace whose provider-account Secret is this tenant's.",
+	"Every object adopts what is in 3scale (announced by an AdoptedExisting event).",
+}
+
+// writeExport writes the export as a kustomize directory, its kustomization.yaml opened by the comment
+// lines of header, and returns the files written.
+func writeExport(dir string, e *controllers.Exported, header []string) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -202,8 +211,9 @@ func writeExport(dir string, e *controllers.Exported) ([]string, error) {
 		written = append(written, secretsFile, ".gitignore")
 	}
 	var k strings.Builder
-	k.WriteString("# Written by kubectl apimsync export: apply it to a namespace whose provider-account Secret is this tenant's.\n")
-	k.WriteString("# Every object adopts what is in 3scale (announced by an AdoptedExisting event).\n")
+	for _, line := range header {
+		k.WriteString("# " + line + "\n")
+	}
 	if len(e.Templates) > 0 {
 		fmt.Fprintf(&k, "# Create the Secrets of %s (templates: keys, no values) before applying, from your secret store\n"+
 			"# (an ExternalSecret, a SealedSecret) or by hand; never commit that file filled in (.gitignore lists it).\n", secretsFile)

@@ -41,6 +41,11 @@ type Options struct {
 	// References between the input's objects are still resolved within their own namespaces.
 	Namespace string
 
+	// NoNamespace writes the objects without a namespace, to be applied to any (kubectl apply -n, or a
+	// kustomization's namespace), when the input's objects are all of one namespace; of several, objects
+	// of one name would collide, so each keeps its own and a Finding says so. Namespace, when set, wins.
+	NoNamespace bool
+
 	// ExpandOpenAPI (kubectl apimsync convert --expand-openapi, the name the report uses) converts the
 	// Product and Backend a 3scale-operator OpenAPI generated (when they are in
 	// the input; they carry the OpenAPI as their controller owner) as ordinary objects, and skips the
@@ -230,6 +235,7 @@ func (c *converter) collect(in []*unstructured.Unstructured) error {
 			return err
 		}
 	}
+	c.dropNamespaces()
 	slices.SortStableFunc(c.items, func(a, b *item) int {
 		return cmp.Or(cmp.Compare(sourceRank(a), sourceRank(b)), cmp.Compare(a.group, b.group), cmp.Compare(a.kind, b.kind),
 			cmp.Compare(a.namespace, b.namespace), cmp.Compare(a.name, b.name))
@@ -432,6 +438,31 @@ func providerRef(ref *srcLocalRef) *v1alpha1.ProviderAccountRef {
 // what 3scale-operator did, and adoption of the existing 3scale object.
 func common(ref *srcLocalRef, deletion v1alpha1.DeletionPolicy) v1alpha1.CommonSpec {
 	return v1alpha1.CommonSpec{ProviderAccountRef: providerRef(ref), DeletionPolicy: deletion, Adoption: v1alpha1.AdoptionIfExists}
+}
+
+// dropNamespaces applies Options.NoNamespace: the items' output namespace is none when the objects to
+// convert are all of one namespace, and a Finding says which way it went.
+func (c *converter) dropNamespaces() {
+	if !c.opts.NoNamespace || c.opts.Namespace != "" {
+		return
+	}
+	namespaces := map[string]bool{}
+	for _, it := range c.items {
+		if it.group == SourceGroup {
+			namespaces[it.namespace] = true
+		}
+	}
+	if len(namespaces) > 1 {
+		c.findings = append(c.findings, Finding{Severity: SeverityInfo, Message: "the input holds objects of namespaces " +
+			strings.Join(slices.Sorted(maps.Keys(namespaces)), ", ") + ": each object keeps its namespace (objects of one name in two namespaces " +
+			"would collide without it); convert one namespace at a time for objects without a namespace"})
+		return
+	}
+	for _, it := range c.items {
+		it.outNS = ""
+	}
+	c.findings = append(c.findings, Finding{Severity: SeverityInfo, Message: "the objects are written without a namespace: apply them to the " +
+		"namespace of your choice (kubectl apply -n, or the kustomization's namespace); the Secrets and ConfigMaps they name must exist there"})
 }
 
 // localSecret checks that a Secret reference of it stays in its namespace, as apimsync's references do;

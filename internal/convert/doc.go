@@ -13,8 +13,8 @@
 // deleted), and 3scale-operator's defaults are written out where apimsync's differ (the hits metric, the
 // apicast policy, monthly billing and charging on, a plan hidden, a user a member). Where 3scale-operator
 // left a setting as 3scale had it and apimsync manages it (an unset gateway response, say), a Finding says
-// which value apimsync will set. Objects keep their name, namespace (or Options.Namespace) and labels (an
-// ApplicationPlan takes its Product's).
+// which value apimsync will set. Objects keep their name, namespace (or Options.Namespace; none with
+// Options.NoNamespace, for an input of one namespace) and labels (an ApplicationPlan takes its Product's).
 //
 // What maps to what:
 //
@@ -68,4 +68,5 @@
 // Secrets in the input are not converted; they are read to find the key of a Secret that holds an
 // OpenAPI document (3scale-operator reads a Secret's only key, whatever its name; apimsync names the key)
 // and an OpenAPI document's title (3scale-operator's system name for what an OpenAPI generates).
+// SecretsRead names them, for a caller that reads the input from a cluster.
 package convert

@@ -4,7 +4,11 @@ import (
 	"cmp"
 	"net/url"
 	"path"
+	"slices"
 	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 )
@@ -13,6 +17,36 @@ import (
 // 3scale-operator reads whatever its name) when the Secret is not in the input, and the key of the
 // ConfigMap that replaces a URL.
 const documentKey = "openapi"
+
+// SecretsRead returns the Secrets a conversion of in reads when they are in its input: those that hold
+// the documents of its ActiveDocs and OpenAPIs (3scale-operator reads a Secret's only key, whatever its
+// name; apimsync names the key, and an OpenAPI's title gives the system names of what it generates).
+// Each is named once, in the namespace its reference gives or else its object's. kubectl apimsync
+// convert --from-cluster reads them with the objects.
+func SecretsRead(in []*unstructured.Unstructured) []client.ObjectKey {
+	var out []client.ObjectKey
+	for _, u := range in {
+		if u == nil || u.GroupVersionKind().Group != SourceGroup {
+			continue
+		}
+		var path []string
+		switch u.GetKind() {
+		case "ActiveDoc":
+			path = []string{"spec", "activeDocOpenAPIRef", "secretRef"}
+		case "OpenAPI":
+			path = []string{"spec", "openapiRef", "secretRef"}
+		default:
+			continue
+		}
+		name, _, _ := unstructured.NestedString(u.Object, append(path, "name")...)
+		namespace, _, _ := unstructured.NestedString(u.Object, append(path, "namespace")...)
+		key := client.ObjectKey{Namespace: cmp.Or(namespace, u.GetNamespace()), Name: name}
+		if name != "" && !slices.Contains(out, key) {
+			out = append(out, key)
+		}
+	}
+	return out
+}
 
 func (c *converter) convertActiveDoc(it *item) {
 	s, ok := decode[srcActiveDocSpec](c, it)
@@ -61,8 +95,8 @@ func (c *converter) convertActiveDoc(it *item) {
 	if s.ProductSystemName != nil && *s.ProductSystemName != "" {
 		d.Spec.ProductRef = c.productRef(it, "spec.productSystemName", *s.ProductSystemName)
 	}
-	c.info(it, "spec.activeDocOpenAPIRef", "3scale-operator sent 3scale the document as kin-openapi re-serialized it; apimsync sends it as written "+
-		"(YAML converted to JSON): the first sync rewrites the body in 3scale once when the two texts differ")
+	c.info(it, "spec.activeDocOpenAPIRef", "3scale-operator sent 3scale the document as kin-openapi re-serialized it; apimsync compares documents by meaning, "+
+		"so that body is adopted as it is (nothing is rewritten) while the document means the same")
 	c.emit(it, d)
 }
 
@@ -106,7 +140,7 @@ func (c *converter) documentRef(it *item, field string, ref srcDocumentRef) (*v1
 			key = documentKey
 			c.changed(it, field+".secretRef", "3scale-operator reads the Secret's only key, whatever its name, and apimsync needs the name: the Secret %q is not "+
 				"in the input, so documentRef.secretKeyRef.key is %q; set it to the Secret's key (kubectl get secret %s -o jsonpath='{.data}'), "+
-				"or convert again with the Secret in the input", sr.Name, key, sr.Name)
+				"or convert again with the Secret in the input (-f with a file of it; --from-cluster reads it from the cluster)", sr.Name, key, sr.Name)
 		}
 		return &v1alpha1.DocumentRef{SecretKeyRef: &v1alpha1.LocalSecretKeyRef{Name: sr.Name, Key: key}}, true
 	}
@@ -221,7 +255,7 @@ func (c *converter) openAPISystemNameFindings(it *item, info *openAPIInfo) {
 	case info.systemName == "":
 		c.changed(it, "", "3scale-operator named the generated Product and Backend after the document's title, which the conversion "+
 			"cannot read (the document's Secret is not in the input): apimsync names them %q, after this object, and adopts 3scale's only if that was their "+
-			"system name; otherwise it makes new ones (and the old ones stay in 3scale). Convert again with the Secret in the input, or use --expand-openapi", derived)
+			"system name; otherwise it makes new ones (and the old ones stay in 3scale). Convert again with the Secret in the input (-f with a file of it; --from-cluster reads it from the cluster), or use --expand-openapi", derived)
 	case info.outName != it.name:
 		c.changed(it, "metadata.name", "renamed %q: apimsync derives the generated Product's and Backend's system name from the OpenAPI's name (dots become "+
 			"underscores), and this name gives %q, the system name 3scale-operator used (from %s), so they adopt 3scale's objects", info.outName, info.systemName, info.sysSource)

@@ -106,8 +106,9 @@ func (c *converter) notes() {
 	}
 	if len(deleting) > 0 {
 		c.findings = append(c.findings, Finding{Severity: SeverityInfo, Message: "3scale-operator's finalizers delete the 3scale objects of its " +
-			strings.Join(deleting, ", ") + " objects when those are deleted: once the apimsync objects are Synced, stop 3scale-operator and remove the finalizers " +
-			"of its objects before deleting them (docs/migration.md)"})
+			strings.Join(deleting, ", ") + " objects when those are deleted, and both operators would write the same 3scale objects: stop 3scale-operator first, " +
+			"check that kubectl apimsync diff exits 0, apply, and once every object is Synced with no write, remove the finalizers of its objects, " +
+			"then delete them (docs/migration.md)"})
 	}
 	if c.opts.Namespace != "" {
 		c.findings = append(c.findings, Finding{Severity: SeverityInfo, Message: "every object goes to namespace " + c.opts.Namespace +
