@@ -194,20 +194,11 @@ func increment(w v1alpha1.MappingRuleSpec) int32 {
 	return w.Increment
 }
 
-// syncChildren makes the remote metrics, methods and mapping rules match the spec, writing only what
-// differs, in an order 3scale accepts: metrics and methods first, then rules, then removals (rules before
-// the metrics they count). snap is updated as it goes, so it stays a faithful snapshot on success. A
-// caller whose removals may meet porta's refusal to delete a metric the latest gateway configuration
-// uses calls upsertChildren, deploys, then removeChildren.
-func syncChildren(ctx context.Context, c *tsclient.Client, scope tsclient.Scope, snap *childrenSnapshot, want childrenSpec) error {
-	if err := upsertChildren(ctx, c, scope, snap, want); err != nil {
-		return err
-	}
-	return removeChildren(ctx, c, scope, snap, want)
-}
-
-// upsertChildren is syncChildren but for the removal of metrics and methods: what it writes changes what
-// the gateway configuration is built from (mapping rules), while those removals do not.
+// upsertChildren makes the remote metrics, methods and mapping rules match the spec but for the removal
+// of metrics and methods (removeChildren), writing only what differs, in an order 3scale accepts: metrics
+// and methods first, then rules (rules before the metrics they count go). snap is updated as it goes, so
+// it stays a faithful snapshot on success. Callers deploy between the two: porta refuses to delete a
+// metric that the latest gateway configuration counts.
 func upsertChildren(ctx context.Context, c *tsclient.Client, scope tsclient.Scope, snap *childrenSnapshot, want childrenSpec) error {
 	for _, name := range sortedKeys(want.Metrics) {
 		m := want.Metrics[name]
