@@ -64,6 +64,7 @@ func (r *Result) Table() string {
 	r.floorRow(row, "deletion", del.Seconds, r.Floor.DeletionSeconds, "delete, finalizer removed")
 	row("deletion: the bench's own deletes sent in (16 at a time)", fmt.Sprintf("%.1f s", del.Sent), "", "")
 	row("deletion: remote objects left", fmt.Sprint(r.LeftAfterDeletion), "0", "")
+	r.Faults.rows(row)
 	return b.String()
 }
 

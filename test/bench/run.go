@@ -59,6 +59,8 @@ type Config struct {
 	// ManagerBin and SimBin are the binaries to run (make build); ManagerArgs are added to the manager's.
 	ManagerBin, SimBin string
 	ManagerArgs        []string
+	// Faults, when set (BENCH_FAULTS), runs the faults phase after the deletion: see FaultsPhase.
+	Faults *simulator.Faults
 	// Settle is how long a restarted manager is left before its memory is read (default 15s).
 	Settle time.Duration
 	// Dir receives the processes' logs.
@@ -130,6 +132,7 @@ type Result struct {
 	Deletion            Phase            `json:"deletion"`
 	DeletionSeries      []Point          `json:"deletionSeries"` // objects left over time
 	LeftAfterDeletion   int              `json:"remoteObjectsLeftAfterDeletion"`
+	Faults              *FaultsPhase     `json:"faults,omitempty"`
 	Floor               Floor            `json:"controlPlaneFloor"`
 	ObjectsPerNamespace []int            `json:"objectsPerNamespace"`
 }
@@ -208,6 +211,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}},
 		{"drift", b.drift},
 		{"deletion", b.deletion},
+		{"faults", b.faults},
 		{"floor", b.floor},
 	}
 	for _, s := range steps {
