@@ -133,6 +133,11 @@ func (s *BackendSyncer) Create(ctx context.Context, b *v1alpha1.Backend, sess *e
 // Update implements engine.TypedSyncer: writes the attributes and children that differ.
 func (s *BackendSyncer) Update(ctx context.Context, b *v1alpha1.Backend, sess *engine.Session, want childrenSpec, snap *backendSnapshot) (*backendSnapshot, error) {
 	id := snap.Backend.ID
+	if !sameEndpoint(snap.Backend.PrivateEndpoint, b.Spec.PrivateBaseURL) || !childrenUpToDate(snap.Children, want) {
+		// Recorded before the writes, kept even if the sync fails after them: the products using the
+		// backend deploy once it is Synced again (product_deploy.go).
+		b.Status.GatewayRevision++
+	}
 	if !backendAttrsMatch(snap.Backend, b) {
 		updated, err := sess.Remote.UpdateBackend(ctx, id, backendParams(b, ""))
 		if err != nil {

@@ -25,6 +25,9 @@ type backendGateway struct {
 	ID             int64
 	PrivateBaseURL string
 	Children       childrenSpec
+	// Revision is the Backend's status.gatewayRevision: a drift repair of the backend, which changes no
+	// spec, still deploys its products.
+	Revision int64
 }
 
 // gatewayState is everything a product's staging configuration is built from.

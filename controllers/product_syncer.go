@@ -159,7 +159,8 @@ func (s *ProductSyncer) resolveBackends(ctx context.Context, p *v1alpha1.Product
 				name, b.Status.TenantHost, tenant)
 		}
 		ids[b.Status.BackendID] = p.Spec.BackendUsages[name].Path
-		gateway = append(gateway, backendGateway{ID: b.Status.BackendID, PrivateBaseURL: b.Spec.PrivateBaseURL, Children: backendChildren(&b)})
+		gateway = append(gateway, backendGateway{ID: b.Status.BackendID, PrivateBaseURL: b.Spec.PrivateBaseURL, Children: backendChildren(&b),
+			Revision: b.Status.GatewayRevision})
 	}
 	return ids, gateway, nil
 }

@@ -70,6 +70,12 @@ type BackendStatus struct {
 	// BackendID is the id of the backend API in 3scale.
 	// +optional
 	BackendID int64 `json:"backendID,omitempty"`
+
+	// GatewayRevision counts the syncs that wrote something the gateway configuration of a product using
+	// this backend is built from (its private endpoint, metrics, methods, mapping rules), drift repairs
+	// included: each new value deploys every Product that uses the backend once.
+	// +optional
+	GatewayRevision int64 `json:"gatewayRevision,omitempty"`
 }
 
 // Backend is a 3scale backend API: an upstream service that Products route traffic to.
