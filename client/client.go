@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"html"
+	"net"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -70,9 +71,9 @@ type Config struct {
 	DryRun func(Write)
 	// ReadRetries bounds the retries of one call after its first attempt (default 3, so 4 attempts in
 	// all; negative: none). Reads (GET) are retried when they fail for a passing reason: no answer, a
-	// timeout, 5xx or 429; writes only when answered 429, which porta does before doing anything. A
-	// Retry-After is always honoured (up to MaxRetryAfter); one longer than 30s, or than what is left of
-	// the deadline, ends the call with its error at once, for the caller to requeue.
+	// timeout, 5xx or 429; writes when answered 429 or 503, which say the tenant did not act on the
+	// request. A Retry-After is always honoured (up to MaxRetryAfter); one longer than 30s, or than what
+	// is left of the deadline, ends the call with its error at once, for the caller to requeue.
 	ReadRetries int
 	// RetryInitialInterval is the first wait before a retry (default 200ms), growing exponentially.
 	RetryInitialInterval time.Duration
@@ -251,6 +252,28 @@ type call struct {
 	xml bool
 }
 
+// replayable reports a write that ends in the same place however often it is applied, so that one whose
+// answer was lost may be sent again rather than fail the caller's whole sync: a PUT, PATCH or DELETE of
+// one resource by its id (or of a product's proxy, OIDC settings or policy chain), setting attributes
+// only. State transitions (approve, suspend, resume, activate, a state_event) are not: porta refuses a
+// transition from the state it leads to. A DELETE sent again answers 404, which callers take as done.
+func (r call) replayable() bool {
+	switch r.method {
+	case http.MethodPut, http.MethodPatch, http.MethodDelete:
+	default:
+		return false
+	}
+	if strings.HasPrefix(r.endpoint, "/master/") || r.form.Has("state_event") {
+		return false
+	}
+	for _, suffix := range []string{"/{id}.json", "/proxy.json", "/oidc_configuration.json", "/policies.json"} {
+		if strings.HasSuffix(r.endpoint, suffix) {
+			return true
+		}
+	}
+	return false
+}
+
 // path fills the endpoint template's {placeholders} in order with the call's args.
 func (r call) path() string {
 	p := r.endpoint
@@ -305,9 +328,14 @@ const maxRetryAfterInCall = 30 * time.Second
 
 // retryDelay decides whether a failed attempt is tried again, and after how long. Reads (GET, which
 // change nothing) are retried on 5xx, timeouts, lost connections and 429, up to c.attempts attempts,
-// with jittered exponential backoff; writes only on 429 with Retry-After, which porta answers before
-// doing anything. A Retry-After is always honoured: never sooner than it says, and not at all when it is
-// longer than maxRetryAfterInCall. A connection the admin URL policy refused is not retried.
+// with jittered exponential backoff; writes on 429 and 503, which say the tenant did not act on the
+// request (a rate limit, or the tenant unavailable: porta answers them before its controllers run, and
+// a proxy before it reaches porta), so that one such answer among a product's fifteen writes costs a
+// pause, not the whole sync. A write whose answer was lost is sent again when it is replayable (an
+// update by id: the same again); any other write that got no answer, or another 5xx, may have been
+// applied: it is never sent again here (the caller settles it from state). A Retry-After is always
+// honoured: never sooner than it says, and not at all when it is longer than maxRetryAfterInCall. A
+// connection the admin URL policy refused is not retried.
 func (c *Client) retryDelay(r call, err error, attempt int, policy *backoff.ExponentialBackOff) (time.Duration, bool) {
 	if err == nil || attempt >= c.attempts || errors.Is(err, errAddressRefused) {
 		return 0, false
@@ -318,8 +346,9 @@ func (c *Client) retryDelay(r call, err error, attempt int, policy *backoff.Expo
 	}
 	read := r.method == http.MethodGet
 	switch {
-	case e.StatusCode == http.StatusTooManyRequests && (read || e.RetryAfter > 0):
+	case e.StatusCode == http.StatusTooManyRequests, e.StatusCode == http.StatusServiceUnavailable:
 	case read && IsUnavailable(err):
+	case e.StatusCode == 0 && r.replayable(): // no answer to an update by id: sending it again is safe
 	default:
 		return 0, false
 	}
@@ -344,6 +373,8 @@ func (c *Client) attempt(ctx context.Context, r call, out any) (err error) {
 		o := Outcome{Latency: time.Since(start)}
 		if e, ok := asAPIError(err); ok {
 			o.Code, o.RetryAfter = e.StatusCode, e.RetryAfter
+			// A connection closed without an answer, as opposed to one that timed out: no sign of load.
+			o.Dropped = e.StatusCode == 0 && !errors.Is(err, context.DeadlineExceeded) && !isTimeout(err)
 		} else {
 			o.Code = http.StatusOK
 		}
@@ -603,4 +634,11 @@ func parseFieldErrors(raw json.RawMessage) map[string][]string {
 		return map[string][]string{"base": list}
 	}
 	return nil
+}
+
+// isTimeout reports a network error that is a timeout (net.Error.Timeout), as opposed to a connection
+// closed or refused.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }

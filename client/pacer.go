@@ -29,6 +29,9 @@ type Outcome struct {
 	Code       int           // HTTP status; 0 = no answer (timeout, connection error)
 	Latency    time.Duration // <= 0 means not measured: the latency check is skipped
 	RetryAfter time.Duration // from a Retry-After header, 0 if none
+	// Dropped is a request without an answer whose connection was closed (not a timeout): a proxy or the
+	// network dropped it, which says nothing of the tenant's load.
+	Dropped bool
 }
 
 // minLatencyWindow is how long the best latency seen is remembered. Latency worse than twice that best
@@ -307,6 +310,14 @@ func (p *Pacer) release(seq uint64, bg bool, o Outcome) {
 		p.learnRate(now, seq)
 	}
 	switch c := o.Code; {
+	case c == 503 && o.RetryAfter == 0 || c == 0 && o.Dropped:
+		// A 503 without Retry-After (maintenance, a proxy without a backend) or a dropped connection says
+		// little of load: halving on each would pin the limit to its floor on a flaky tenant, where 1 in
+		// 5 answers is one. A light cut, once per window (equilibrium near ten in flight at that rate).
+		if seq > p.cutSeq {
+			p.limit = math.Max(p.min, p.limit*lightCut)
+			p.cutSeq = p.seq
+		}
 	case c == 0 || c == 429 || c == 502 || c == 503 || c == 504:
 		// All the requests of one window meet the same overload; only one started after the last cut
 		// shows that the cut was not enough. Otherwise a burst of 429s would cut the limit to the floor.
@@ -361,9 +372,14 @@ type rateSample struct {
 	r  float64
 }
 
-// learntBurst is the burst of the learnt rate: small, for the tenant's own burst allowance is unknown
-// and may be small; what it hides is spent after every Retry-After pause.
-const learntBurst = 2
+// learntBurst is the burst of the learnt rate: one, for the tenant's own burst allowance is unknown and
+// may be one (a token bucket of one refuses any two requests closer than 1/rate), and each 429 pauses
+// the whole tenant for its Retry-After, at least a second: spacing requests evenly at the learnt rate
+// costs nothing, and a burst of two against such a tenant met a 429 at every Retry-After's end.
+const learntBurst = 1
+
+// lightCut is the factor a 503 without Retry-After or a dropped connection cuts the limit by.
+const lightCut = 0.9
 
 // rateLookback is how long before a 429 the rate it refuses is taken from.
 const rateLookback = 1500 * time.Millisecond

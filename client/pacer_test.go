@@ -123,23 +123,23 @@ func TestPacerCutsOncePerRound(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r(Outcome{Code: 503, Latency: 5 * time.Millisecond})
+			r(Outcome{Code: 502, Latency: 5 * time.Millisecond})
 		}()
 	}
 	wg.Wait()
 	if got := p.Limit(); got != 10 {
-		t.Fatalf("limit after one window of 20 503s = %d, want 10 (one cut)", got)
+		t.Fatalf("limit after one window of 20 502s = %d, want 10 (one cut)", got)
 	}
-	// A request started after the cut that still meets 503 shows the cut was not enough: cut again.
-	pacerDo(t, p, Outcome{Code: 503})
+	// A request started after the cut that still meets 502 shows the cut was not enough: cut again.
+	pacerDo(t, p, Outcome{Code: 502})
 	if got := p.Limit(); got != 5 {
-		t.Errorf("limit after a 503 in the next round = %d, want 5", got)
+		t.Errorf("limit after a 502 in the next round = %d, want 5", got)
 	}
 	for i := 0; i < 10; i++ {
-		pacerDo(t, p, Outcome{Code: 503})
+		pacerDo(t, p, Outcome{Code: 502})
 	}
 	if got := p.Limit(); got != 1 {
-		t.Errorf("limit after many rounds of 503 = %d, want Min 1", got)
+		t.Errorf("limit after many rounds of 502 = %d, want Min 1", got)
 	}
 	// A release called twice counts once.
 	r, _ := p.Acquire(context.Background())
@@ -150,17 +150,25 @@ func TestPacerCutsOncePerRound(t *testing.T) {
 	}
 }
 
+// TestPacerCutsOnOverloadOnly: overload (429, 502, 504, a 503 with Retry-After, a timeout) halves the
+// limit; a 503 without Retry-After or a dropped connection, which say little of load, cut it lightly
+// (8 → 7); answers about the request itself do not cut it.
 func TestPacerCutsOnOverloadOnly(t *testing.T) {
-	for code, cuts := range map[int]bool{0: true, 429: true, 502: true, 503: true, 504: true,
-		404: false, 422: false, 409: false, 200: false, 500: false} {
+	cases := map[string]struct {
+		o    Outcome
+		want int
+	}{
+		"timeout": {Outcome{Code: 0}, 4}, "429": {Outcome{Code: 429}, 4}, "502": {Outcome{Code: 502}, 4}, "504": {Outcome{Code: 504}, 4},
+		"503 with Retry-After": {Outcome{Code: 503, RetryAfter: time.Millisecond}, 4},
+		"503":                  {Outcome{Code: 503}, 7}, "dropped": {Outcome{Code: 0, Dropped: true}, 7},
+		"404": {Outcome{Code: 404}, 8}, "422": {Outcome{Code: 422}, 8}, "409": {Outcome{Code: 409}, 8}, "200": {Outcome{Code: 200}, 8}, "500": {Outcome{Code: 500}, 8},
+	}
+	for name, tc := range cases {
 		p := NewPacer(PacerConfig{Initial: 8})
-		pacerDo(t, p, Outcome{Code: code, Latency: time.Millisecond})
-		want := 8
-		if cuts {
-			want = 4
-		}
-		if got := p.Limit(); got != want {
-			t.Errorf("limit after one %d = %d, want %d", code, got, want)
+		tc.o.Latency = time.Millisecond
+		pacerDo(t, p, tc.o)
+		if got := p.Limit(); got != tc.want {
+			t.Errorf("limit after one %s = %d, want %d", name, got, tc.want)
 		}
 	}
 }

@@ -13,10 +13,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// TestReadsAreRetriedWritesAreNot: a GET answered 503 twice then 200 succeeds in one call; a POST
-// answered 503 is sent once (it may have been applied: the caller decides); a POST answered 429 is sent
-// again after Retry-After (porta refused it before doing anything).
-func TestReadsAreRetriedWritesAreNot(t *testing.T) {
+// TestWritesAreRetriedOnlyWhenNotActedOn: a GET answered 503 twice then 200 succeeds in one call; a POST
+// answered 429 is sent again after Retry-After, and one answered 503 again too (the tenant did not act
+// on either); a POST answered 500 is sent once (it may have been applied: the caller decides).
+func TestWritesAreRetriedOnlyWhenNotActedOn(t *testing.T) {
 	var gets, posts atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -28,12 +28,18 @@ func TestReadsAreRetriedWritesAreNot(t *testing.T) {
 			}
 			_, _ = w.Write([]byte(`{"service":{"id":42}}`))
 		case http.MethodPost:
-			if posts.Add(1) == 1 && r.URL.Path == "/admin/api/backend_apis.json" {
+			n := posts.Add(1)
+			switch {
+			case n == 1 && r.URL.Path == "/admin/api/backend_apis.json":
 				w.Header().Set("Retry-After", "1")
 				w.WriteHeader(http.StatusTooManyRequests)
-				return
+			case n == 2:
+				w.WriteHeader(http.StatusServiceUnavailable)
+			case r.URL.Path == "/admin/api/backend_apis.json":
+				_, _ = w.Write([]byte(`{"backend_api":{"id":7}}`))
+			default:
+				w.WriteHeader(http.StatusInternalServerError)
 			}
-			w.WriteHeader(http.StatusServiceUnavailable)
 		}
 	}))
 	defer srv.Close()
@@ -46,15 +52,15 @@ func TestReadsAreRetriedWritesAreNot(t *testing.T) {
 		t.Errorf("GET: %+v, %v after %d attempts; want product 42 after 3", p, err, gets.Load())
 	}
 	start := time.Now()
-	if _, err := c.CreateBackend(ctx, BackendParams{Name: "b"}); !IsUnavailable(err) {
-		t.Errorf("POST after a 429 then a 503: %v, want the 503", err)
+	if b, err := c.CreateBackend(ctx, BackendParams{Name: "b"}); err != nil || b.ID != 7 {
+		t.Errorf("POST after a 429 then a 503: %+v, %v; want backend 7", b, err)
 	}
-	if elapsed := time.Since(start); posts.Load() != 2 || elapsed < 950*time.Millisecond {
-		t.Errorf("POST: %d attempts in %s; want 2, the second after Retry-After (1s)", posts.Load(), elapsed)
+	if elapsed := time.Since(start); posts.Load() != 3 || elapsed < 950*time.Millisecond {
+		t.Errorf("POST: %d attempts in %s; want 3, the second after Retry-After (1s)", posts.Load(), elapsed)
 	}
 	posts.Store(10)
 	if _, err := c.CreateProduct(ctx, ProductParams{Name: "p"}); !IsUnavailable(err) || posts.Load() != 11 {
-		t.Errorf("POST answered 503: %v after %d attempts; want one attempt", err, posts.Load()-10)
+		t.Errorf("POST answered 500: %v after %d attempts; want one attempt", err, posts.Load()-10)
 	}
 }
 
@@ -114,7 +120,8 @@ func TestHungReadIsTriedAgain(t *testing.T) {
 }
 
 // TestRetryAfterOf503IsHonoured: a read answered 503 with Retry-After is not tried again sooner than it
-// says, and RetryAfter reports it to the caller; a write answered so is not retried.
+// says, and RetryAfter reports it to the caller; a write answered so is tried again as often, each time
+// after it.
 func TestRetryAfterOf503IsHonoured(t *testing.T) {
 	srv, n := countingServer(t, func(n int32, w http.ResponseWriter, r *http.Request) {
 		if n == 1 || r.Method != http.MethodGet {
@@ -136,9 +143,11 @@ func TestRetryAfterOf503IsHonoured(t *testing.T) {
 		t.Errorf("retried after %s, sooner than Retry-After: 1", elapsed)
 	}
 	n.Store(10)
+	start = time.Now()
 	_, err = c.CreateProduct(context.Background(), ProductParams{Name: "p"})
-	if d, ok := RetryAfter(err); !ok || d != time.Second || n.Load() != 11 {
-		t.Errorf("POST answered 503 with Retry-After: %v (Retry-After %v, %v) after %d attempts; want one attempt and the delay reported", err, d, ok, n.Load()-10)
+	if d, ok := RetryAfter(err); !ok || d != time.Second || n.Load() != 14 || time.Since(start) < 2900*time.Millisecond {
+		t.Errorf("POST answered 503 with Retry-After: %v (Retry-After %v, %v) after %d attempts in %s; want 4, a second apart, and the delay reported",
+			err, d, ok, n.Load()-10, time.Since(start))
 	}
 }
 
@@ -168,16 +177,16 @@ func TestRetryAfterBeyondTheDeadlineOrTheCapIsNotWaited(t *testing.T) {
 	}
 }
 
-// TestWriteIsRetriedOnlyOn429WithRetryAfter: a write answered 429 without Retry-After is sent once (the
-// caller's backoff decides when to try again); with Retry-After it is sent again after it.
-func TestWriteIsRetriedOnlyOn429WithRetryAfter(t *testing.T) {
+// TestWriteIsRetriedOn429: a write answered 429, even without Retry-After, was refused before anything
+// was done: it is sent again, with backoff, as a read is.
+func TestWriteIsRetriedOn429(t *testing.T) {
 	srv, n := countingServer(t, func(_ int32, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusTooManyRequests) })
 	c, err := New(Config{AdminURL: srv.URL, Token: "tok-retry-1234", RetryInitialInterval: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.CreateProduct(context.Background(), ProductParams{Name: "p"}); !IsRateLimited(err) || n.Load() != 1 {
-		t.Errorf("POST answered 429 without Retry-After: %v after %d attempts; want one attempt", err, n.Load())
+	if _, err := c.CreateProduct(context.Background(), ProductParams{Name: "p"}); !IsRateLimited(err) || n.Load() != 4 {
+		t.Errorf("POST answered 429 without Retry-After: %v after %d attempts; want 4", err, n.Load())
 	}
 	n.Store(0)
 	if _, err := c.GetProduct(context.Background(), 1); !IsRateLimited(err) || n.Load() != 4 {
@@ -269,5 +278,34 @@ func TestCappedRetryAfterIsWaitedInTheCall(t *testing.T) {
 	if elapsed := time.Since(start); err != nil || p.ID != 7 || n.Load() != 2 || elapsed < 950*time.Millisecond || elapsed > 5*time.Second {
 		t.Errorf("GET after Retry-After 3600 capped at 1s: %+v, %v after %d attempts in %s; want product 7 after 2 attempts, about 1s",
 			p, err, n.Load(), elapsed)
+	}
+}
+
+// TestLostAnswerOfAnUpdateIsReplayed: a PUT by id whose answer is lost (the connection closed after the
+// request) is sent again, as it ends in the same place; a POST, and a state transition, are not.
+func TestLostAnswerOfAnUpdateIsReplayed(t *testing.T) {
+	srv, n := countingServer(t, func(n int32, w http.ResponseWriter, r *http.Request) {
+		if n == 1 || r.Method == http.MethodPost || strings.HasSuffix(r.URL.Path, "/suspend.json") {
+			hj, _ := w.(http.Hijacker)
+			conn, _, _ := hj.Hijack()
+			_ = conn.Close()
+			return
+		}
+		_, _ = w.Write([]byte(`{"metric":{"id":5,"system_name":"m","friendly_name":"M","unit":"hit"}}`))
+	})
+	c, err := New(Config{AdminURL: srv.URL, Token: "tok-retry-1234", RetryInitialInterval: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, err := c.UpdateMetric(context.Background(), ProductScope(1), 5, MetricParams{FriendlyName: "M", Unit: "hit"}); err != nil || m.ID != 5 || n.Load() != 2 {
+		t.Errorf("PUT of a metric whose first answer was lost: %+v, %v after %d attempts; want metric 5 after 2", m, err, n.Load())
+	}
+	n.Store(10)
+	if _, err := c.CreateMetric(context.Background(), ProductScope(1), MetricParams{SystemName: "m", FriendlyName: "M", Unit: "hit"}); err == nil || n.Load() != 11 {
+		t.Errorf("POST whose answer was lost: %v after %d attempts; want the error after one", err, n.Load()-10)
+	}
+	n.Store(20)
+	if _, err := c.SuspendApplication(context.Background(), 1, 2); err == nil || n.Load() != 21 {
+		t.Errorf("a suspension whose answer was lost: %v after %d attempts; want the error after one", err, n.Load()-20)
 	}
 }
