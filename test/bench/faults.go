@@ -194,14 +194,8 @@ func (b *bench) faults(ctx context.Context) error {
 	if err := b.setFaults(nil); err != nil {
 		return err
 	}
-	for _, ns := range b.work.Namespaces {
-		for _, path := range []string{"/admin/api/services.json", "/admin/api/backend_apis.json"} {
-			n, err := b.remoteCount(ns.Name, path)
-			if err != nil {
-				return err
-			}
-			fp.Left += n
-		}
+	if fp.Left, err = b.remoteObjects(); err != nil {
+		return err
 	}
 	b.logf("faults: deleted in %.1fs, %d remote objects left", fp.DeletionSeconds, fp.Left)
 	return nil

@@ -804,15 +804,9 @@ func (b *bench) deletion(ctx context.Context) error {
 	ph.Events = b.events(ctx).minus(eventsBefore)
 	ph.Sent = sent.Seconds()
 	b.res.Deletion = ph
-	left := 0
-	for _, ns := range b.work.Namespaces {
-		for _, path := range []string{"/admin/api/services.json", "/admin/api/backend_apis.json"} {
-			n, err := b.remoteCount(ns.Name, path)
-			if err != nil {
-				return err
-			}
-			left += n
-		}
+	left, err := b.remoteObjects()
+	if err != nil {
+		return err
 	}
 	b.res.LeftAfterDeletion = left
 	b.logf("deletion: %.1fs, %d calls (minimal %d), %d remote objects left", ph.Seconds, ph.Calls.Total(), ph.Minimal.Total(), left)
@@ -852,6 +846,21 @@ func (b *bench) events(ctx context.Context) APIServerWrites {
 
 // remoteCount counts the objects of a tenant's list (first page: the bench's tenants are small enough
 // once emptied; a non-empty first page is already a failure).
+// remoteObjects counts the services and backends left in every tenant.
+func (b *bench) remoteObjects() (int, error) {
+	left := 0
+	for _, ns := range b.work.Namespaces {
+		for _, path := range []string{"/admin/api/services.json", "/admin/api/backend_apis.json"} {
+			n, err := b.remoteCount(ns.Name, path)
+			if err != nil {
+				return 0, err
+			}
+			left += n
+		}
+	}
+	return left, nil
+}
+
 func (b *bench) remoteCount(tenant, path string) (int, error) {
 	req, _ := http.NewRequest(http.MethodGet, b.simURL+"/t/"+tenant+path, nil)
 	req.SetBasicAuth("", b.tokens[tenant])
