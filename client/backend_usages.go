@@ -26,7 +26,12 @@ func (c *Client) ListBackendUsages(ctx context.Context, serviceID int64) ([]Back
 // CreateBackendUsage adds a backend to a product (POST /admin/api/services/{service_id}/backend_usages.json).
 func (c *Client) CreateBackendUsage(ctx context.Context, serviceID int64, p BackendUsageParams) (*BackendUsage, error) {
 	f := form{}.int("backend_api_id", p.BackendAPIID).str("path", p.Path)
-	return one[BackendUsage](ctx, c, call{method: "POST", endpoint: "/admin/api/services/{service_id}/backend_usages.json", args: []any{serviceID}, form: f.values()})
+	return settled(ctx, c, func() (*BackendUsage, error) {
+		return one[BackendUsage](ctx, c, call{method: "POST", endpoint: "/admin/api/services/{service_id}/backend_usages.json", args: []any{serviceID}, form: f.values()})
+	}, func() (*BackendUsage, error) {
+		us, err := c.ListBackendUsages(ctx, serviceID)
+		return first(us, err, func(u BackendUsage) bool { return u.BackendID == p.BackendAPIID })
+	})
 }
 
 // UpdateBackendUsage changes the path of a backend usage (PUT /admin/api/services/{service_id}/backend_usages/{id}.json).

@@ -96,7 +96,12 @@ func (c *Client) ListMetrics(ctx context.Context, s Scope) ([]Metric, error) {
 // CreateMetric creates a metric (POST .../metrics.json).
 func (c *Client) CreateMetric(ctx context.Context, s Scope, p MetricParams) (*Metric, error) {
 	f := form{}.str("system_name", p.SystemName).str("friendly_name", p.FriendlyName).str("unit", p.Unit).str("description", p.Description)
-	return c.metric(ctx, call{method: "POST", endpoint: s.metrics + ".json", args: []any{s.id}, form: f.values()})
+	return settled(ctx, c, func() (*Metric, error) {
+		return c.metric(ctx, call{method: "POST", endpoint: s.metrics + ".json", args: []any{s.id}, form: f.values()})
+	}, func() (*Metric, error) {
+		ms, err := c.ListMetrics(ctx, s)
+		return first(ms, err, func(m Metric) bool { return m.ParentID == 0 && sameMetricName(s, m.SystemName, p.SystemName) })
+	})
 }
 
 // UpdateMetric updates a metric (PUT .../metrics/{id}.json).
@@ -127,7 +132,12 @@ func (c *Client) ListMethods(ctx context.Context, s Scope, metricID int64) ([]Me
 // CreateMethod creates a method under a metric (POST .../metrics/{metric_id}/methods.json).
 func (c *Client) CreateMethod(ctx context.Context, s Scope, metricID int64, p MethodParams) (*Metric, error) {
 	f := form{}.str("system_name", p.SystemName).str("friendly_name", p.FriendlyName).str("description", p.Description)
-	m, err := c.metric(ctx, call{method: "POST", endpoint: s.metrics + "/{metric_id}/methods.json", args: []any{s.id, metricID}, form: f.values()})
+	m, err := settled(ctx, c, func() (*Metric, error) {
+		return c.metric(ctx, call{method: "POST", endpoint: s.metrics + "/{metric_id}/methods.json", args: []any{s.id, metricID}, form: f.values()})
+	}, func() (*Metric, error) {
+		ms, err := c.ListMethods(ctx, s, metricID)
+		return first(ms, err, func(m Metric) bool { return sameMetricName(s, m.SystemName, p.SystemName) })
+	})
 	if m != nil && m.ParentID == 0 {
 		m.ParentID = metricID
 	}
@@ -171,7 +181,20 @@ func (p MappingRuleParams) form() form {
 
 // CreateMappingRule creates a mapping rule (POST .../mapping_rules.json).
 func (c *Client) CreateMappingRule(ctx context.Context, s Scope, p MappingRuleParams) (*MappingRule, error) {
-	return one[MappingRule](ctx, c, call{method: "POST", endpoint: s.mappingRules + ".json", args: []any{s.id}, form: p.form().values()})
+	return settled(ctx, c, func() (*MappingRule, error) {
+		return one[MappingRule](ctx, c, call{method: "POST", endpoint: s.mappingRules + ".json", args: []any{s.id}, form: p.form().values()})
+	}, func() (*MappingRule, error) {
+		rules, err := c.ListMappingRules(ctx, s)
+		// The newest of its method, pattern, metric and delta: porta keeps rules alike side by side.
+		var found *MappingRule
+		for i, r := range rules {
+			if err == nil && r.HTTPMethod == p.HTTPMethod && r.Pattern == p.Pattern && r.MetricID == p.MetricID && r.Delta == p.Delta &&
+				(found == nil || r.ID > found.ID) {
+				found = &rules[i]
+			}
+		}
+		return found, err
+	})
 }
 
 // UpdateMappingRule updates a mapping rule (PATCH for products, PUT for backends: .../mapping_rules/{id}.json).

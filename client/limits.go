@@ -33,8 +33,13 @@ func (c *Client) ListLimits(ctx context.Context, planID int64) ([]Limit, error) 
 // CreateLimit creates a limit on a metric
 // (POST /admin/api/application_plans/{application_plan_id}/metrics/{metric_id}/limits.json).
 func (c *Client) CreateLimit(ctx context.Context, planID, metricID int64, p LimitParams) (*Limit, error) {
-	return one[Limit](ctx, c, call{method: "POST", endpoint: "/admin/api/application_plans/{application_plan_id}/metrics/{metric_id}/limits.json",
-		args: []any{planID, metricID}, form: p.form().values()})
+	return settled(ctx, c, func() (*Limit, error) {
+		return one[Limit](ctx, c, call{method: "POST", endpoint: "/admin/api/application_plans/{application_plan_id}/metrics/{metric_id}/limits.json",
+			args: []any{planID, metricID}, form: p.form().values()})
+	}, func() (*Limit, error) {
+		ls, err := c.ListLimits(ctx, planID)
+		return first(ls, err, func(l Limit) bool { return l.MetricID == metricID && l.Period == p.Period })
+	})
 }
 
 // UpdateLimit updates a limit (PUT /admin/api/application_plans/{application_plan_id}/metrics/{metric_id}/limits/{id}.json).

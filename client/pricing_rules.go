@@ -32,8 +32,13 @@ func (c *Client) ListPricingRules(ctx context.Context, planID int64) ([]PricingR
 // (POST /admin/api/application_plans/{application_plan_id}/metrics/{metric_id}/pricing_rules.json).
 func (c *Client) CreatePricingRule(ctx context.Context, planID, metricID int64, p PricingRuleParams) (*PricingRule, error) {
 	f := form{}.int("min", p.Min).int("max", p.Max).str("cost_per_unit", p.CostPerUnit)
-	return one[PricingRule](ctx, c, call{method: "POST", endpoint: "/admin/api/application_plans/{application_plan_id}/metrics/{metric_id}/pricing_rules.json",
-		args: []any{planID, metricID}, form: f.values()})
+	return settled(ctx, c, func() (*PricingRule, error) {
+		return one[PricingRule](ctx, c, call{method: "POST", endpoint: "/admin/api/application_plans/{application_plan_id}/metrics/{metric_id}/pricing_rules.json",
+			args: []any{planID, metricID}, form: f.values()})
+	}, func() (*PricingRule, error) {
+		rs, err := c.ListPricingRules(ctx, planID)
+		return first(rs, err, func(r PricingRule) bool { return r.MetricID == metricID && r.Min == p.Min && r.Max == p.Max })
+	})
 }
 
 // DeletePricingRule deletes a pricing rule

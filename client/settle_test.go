@@ -1,0 +1,95 @@
+package client
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apimsync/apimsync/test/simulator"
+)
+
+// TestLostCreatesAreSettledWithOneRead: against the simulator, whose lost answers commit the write, a
+// create of a metric, a method, a mapping rule, a limit, a pricing rule or a backend usage whose answer
+// is lost costs one list read and returns what it made: no error for the caller, no duplicate.
+func TestLostCreatesAreSettledWithOneRead(t *testing.T) {
+	f := newSimFixture(t)
+	ctx := context.Background()
+	lose := func(template string) {
+		f.sim.ScriptFault(simulator.ScriptedFault{Tenant: simTenant, Method: "POST", Template: template, Count: 1, Lose: true})
+	}
+	product := outcome(f.client.CreateProduct(ctx, ProductParams{Name: "Shop", SystemName: "shop"})).must(t, "product")
+	backend := outcome(f.client.CreateBackend(ctx, BackendParams{Name: "Pets", SystemName: "pets", PrivateEndpoint: "https://b.example.com"})).must(t, "backend")
+	ps, bs := ProductScope(product.ID), BackendScope(backend.ID)
+
+	lose("/admin/api/backend_apis/{backend_api_id}/metrics.json")
+	m := outcome(f.client.CreateMetric(ctx, bs, MetricParams{SystemName: "mb", FriendlyName: "MB", Unit: "MB"})).must(t, "lost metric")
+	lose("/admin/api/services/{service_id}/metrics.json")
+	pm := outcome(f.client.CreateMetric(ctx, ps, MetricParams{SystemName: "orders", FriendlyName: "Orders", Unit: "hit"})).must(t, "lost product metric")
+	lose("/admin/api/services/{service_id}/metrics/{metric_id}/methods.json")
+	all, err := f.client.ListMetrics(ctx, ps)
+	hits := outcome(first(all, err, func(m Metric) bool { return m.SystemName == "hits" })).must(t, "hits")
+	_ = outcome(f.client.CreateMethod(ctx, ps, hits.ID, MethodParams{SystemName: "list", FriendlyName: "List"})).must(t, "lost method")
+	lose("/admin/api/services/{service_id}/proxy/mapping_rules.json")
+	r := outcome(f.client.CreateMappingRule(ctx, ps, MappingRuleParams{HTTPMethod: "POST", Pattern: "/orders", MetricID: pm.ID, Delta: 1})).must(t, "lost rule")
+	lose("/admin/api/services/{service_id}/backend_usages.json")
+	u := outcome(f.client.CreateBackendUsage(ctx, product.ID, BackendUsageParams{BackendAPIID: backend.ID, Path: "/"})).must(t, "lost usage")
+	plan := outcome(f.client.CreatePlan(ctx, product.ID, PlanParams{Name: "Basic", SystemName: "basic"})).must(t, "plan")
+	lose("/admin/api/application_plans/{application_plan_id}/metrics/{metric_id}/limits.json")
+	l := outcome(f.client.CreateLimit(ctx, plan.ID, pm.ID, LimitParams{Period: "day", Value: 10})).must(t, "lost limit")
+	lose("/admin/api/application_plans/{application_plan_id}/metrics/{metric_id}/pricing_rules.json")
+	pr := outcome(f.client.CreatePricingRule(ctx, plan.ID, m.ID, PricingRuleParams{Min: 1, Max: 10, CostPerUnit: "0.1"})).must(t, "lost pricing rule")
+	if m.ID == 0 || r.ID == 0 || u.ID == 0 || l.ID == 0 || pr.ID == 0 || r.MetricID != pm.ID || u.BackendID != backend.ID || l.Period != "day" {
+		t.Errorf("settled objects: metric %+v, rule %+v, usage %+v, limit %+v, pricing rule %+v", m, r, u, l, pr)
+	}
+	for kind, want := range map[string]int{"mapping_rules": 2, "backend_usages": 1, "limits": 1, "pricing_rules": 1} {
+		// mapping rules: porta's default GET / and the one made
+		if got := f.sim.Count(simTenant, kind); got != want {
+			t.Errorf("%d %s, want %d: a lost create was sent twice", got, kind, want)
+		}
+	}
+	lost := 0
+	for _, c := range f.sim.Stats().Calls {
+		if c.Code == 0 {
+			lost += c.Count
+		}
+	}
+	if lost != 7 {
+		t.Errorf("%d lost answers, want 7: the test did not lose what it meant to", lost)
+	}
+}
+
+// TestLostCreateThatMadeNothingIsSentAgain: a create whose connection closed before porta made anything
+// (the read finds nothing) is sent again, once; one that timed out is not settled (porta may still be
+// making it).
+func TestLostCreateThatMadeNothingIsSentAgain(t *testing.T) {
+	var posts int
+	srv, _ := countingServer(t, func(_ int32, w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.Method == http.MethodGet:
+			_, _ = w.Write([]byte(`{"limits":[]}`))
+		case strings.Contains(r.URL.Path, "slow"):
+			time.Sleep(300 * time.Millisecond)
+			_, _ = w.Write([]byte(`{"limit":{"id":9,"metric_id":2,"period":"day","value":1}}`))
+		default:
+			if posts++; posts == 1 {
+				hj, _ := w.(http.Hijacker)
+				conn, _, _ := hj.Hijack()
+				_ = conn.Close()
+				return
+			}
+			_, _ = w.Write([]byte(`{"limit":{"id":8,"metric_id":2,"period":"day","value":1}}`))
+		}
+	})
+	c, err := New(Config{AdminURL: srv.URL, Token: "tok-settle-1234"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l, err := c.CreateLimit(context.Background(), 1, 2, LimitParams{Period: "day", Value: 1}); err != nil || l.ID != 8 || posts != 2 {
+		t.Errorf("a lost create that made nothing: %+v, %v after %d POSTs; want limit 8 after 2", l, err, posts)
+	}
+	if answerLost(&APIError{Method: "POST", Cause: context.DeadlineExceeded}) || answerLost(&APIError{Method: "POST", NotSent: true}) {
+		t.Errorf("a timeout or a request never sent counts as a lost answer")
+	}
+}
