@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/test/simulator"
 )
 
@@ -127,6 +128,35 @@ func TestChangeWhoseAnswerWasLostIsDeployed(t *testing.T) {
 	stagingRuns(t, product, `"pattern":"/orders/{id}$"`)
 	if product.Status.DeployedHash == "" || product.Status.DeployedHash == deployOwed {
 		t.Errorf("status.deployedHash %q after the deploy, want the hash of what was deployed", product.Status.DeployedHash)
+	}
+
+	// A manager that stopped between a write and its deploy, before writing any status: the write is in
+	// 3scale (made here by hand, with no deploy), and the next sync — which reads 3scale, as a restarted
+	// manager's empty cache does (sync-now here) — finds nothing to write; but staging is behind the
+	// spec's gateway state, so it deploys.
+	c := byHand(t, ns)
+	hits, err := c.ListMetrics(context.Background(), tsclient.ProductScope(product.Status.ProductID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hitsID int64
+	for _, m := range hits {
+		if m.SystemName == "hits" {
+			hitsID = m.ID
+		}
+	}
+	if _, err := c.CreateMappingRule(context.Background(), tsclient.ProductScope(product.Status.ProductID),
+		tsclient.MappingRuleParams{HTTPMethod: "DELETE", Pattern: "/orders/{id}$", MetricID: hitsID, Delta: 1}); err != nil {
+		t.Fatal(err)
+	}
+	writes := len(sim.Writes(ns))
+	editAndWait(t, product, func() {
+		product.SetAnnotations(map[string]string{v1alpha1.SyncNowAnnotation: "restarted"})
+		product.Spec.MappingRules = append(product.Spec.MappingRules, v1alpha1.MappingRuleSpec{HTTPMethod: "DELETE", Pattern: "/orders/{id}$", MetricMethodRef: "hits", Increment: 1})
+	})
+	stagingRuns(t, product, `"http_method":"DELETE"`)
+	if got := sim.Writes(ns)[writes:]; len(got) != 1 || got[0].Endpoint != "/admin/api/services/{service_id}/proxy/deploy.json" {
+		t.Errorf("after a restart between a write and its deploy: writes %v, want the deploy alone", got)
 	}
 }
 
