@@ -120,12 +120,22 @@ func TestChangeWhoseAnswerWasLostIsDeployed(t *testing.T) {
 	}
 	stagingRuns(t, product, `"pattern":"/orders$"`)
 
-	// The deploy itself fails (503), then succeeds on the retry.
-	sim.ScriptFault(simulator.ScriptedFault{Tenant: ns, Method: "POST", Template: "/admin/api/services/{service_id}/proxy/deploy.json", Count: 2, Code: 503})
+	// The deploy itself fails, then succeeds on the next sync.
+	// (a 500: the client sends a write again by itself only after a 429 or 503, so this one fails the sync)
+	sim.ScriptFault(simulator.ScriptedFault{Tenant: ns, Method: "POST", Template: "/admin/api/services/{service_id}/proxy/deploy.json", Count: 1, Code: 500})
 	editAndWait(t, product, func() {
 		product.Spec.MappingRules = append(product.Spec.MappingRules, v1alpha1.MappingRuleSpec{HTTPMethod: "PUT", Pattern: "/orders/{id}$", MetricMethodRef: "hits", Increment: 1})
 	})
 	stagingRuns(t, product, `"pattern":"/orders/{id}$"`)
+	failed := 0
+	for _, w := range sim.Writes(ns) {
+		if w.Endpoint == "/admin/api/services/{service_id}/proxy/deploy.json" && w.Code == 500 {
+			failed++
+		}
+	}
+	if failed != 1 {
+		t.Errorf("%d deploys answered 500, want 1: the test did not make a deploy fail", failed)
+	}
 	if product.Status.DeployedHash == "" || product.Status.DeployedHash == deployOwed {
 		t.Errorf("status.deployedHash %q after the deploy, want the hash of what was deployed", product.Status.DeployedHash)
 	}
