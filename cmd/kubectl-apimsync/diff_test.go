@@ -31,18 +31,8 @@ spec:
 // TestDiffCommand: a resource 3scale lacks is a create (exit 1); one that matches 3scale is nothing
 // (exit 0); an edit lists its write (exit 1); an unknown kind is an error (exit 2). 3scale gets no write.
 func TestDiffCommand(t *testing.T) {
-	sim := simulator.New(simulator.Options{Tenants: map[string]string{"acme": "acme-token"}})
-	srv := httptest.NewServer(sim)
-	defer srv.Close()
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "diff-"}}
-	if err := k8s.Create(context.Background(), ns); err != nil {
-		t.Fatal(err)
-	}
-	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "threescale-provider-account"},
-		StringData: map[string]string{"adminURL": srv.URL + "/t/acme", "token": "acme-token", "allowInsecureHTTP": "true"}}
-	if err := k8s.Create(context.Background(), secret); err != nil {
-		t.Fatal(err)
-	}
+	nsName, c, sim := diffNamespace(t)
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: nsName}}
 	dir := t.TempDir()
 	file := func(description string) string {
 		p := filepath.Join(dir, "pets.yaml")
@@ -58,10 +48,6 @@ func TestDiffCommand(t *testing.T) {
 		t.Errorf("a backend 3scale lacks: exit %d (%v)\n%s", exitCode(err), err, out)
 	}
 
-	c, err := tsclient.New(tsclient.Config{AdminURL: srv.URL + "/t/acme", Token: "acme-token", Policy: &tsclient.AdminURLPolicy{AllowInsecureHTTP: true, AllowPrivate: true}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	desc := "The pets"
 	if _, err := c.CreateBackend(context.Background(), tsclient.BackendParams{Name: "Pets", SystemName: "pets", Description: &desc, PrivateEndpoint: "https://pets.internal"}); err != nil {
 		t.Fatal(err)
@@ -89,8 +75,8 @@ func TestDiffCommand(t *testing.T) {
 }
 
 // diffNamespace makes a namespace whose provider account is the tenant "acme" of a new simulator, and
-// returns it with a client of that tenant.
-func diffNamespace(t *testing.T) (string, *tsclient.Client) {
+// returns it with a client of that tenant and the simulator.
+func diffNamespace(t *testing.T) (string, *tsclient.Client, *simulator.Simulator) {
 	t.Helper()
 	sim := simulator.New(simulator.Options{Tenants: map[string]string{"acme": "acme-token"}})
 	srv := httptest.NewServer(sim)
@@ -108,7 +94,7 @@ func diffNamespace(t *testing.T) (string, *tsclient.Client) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ns.Name, c
+	return ns.Name, c, sim
 }
 
 // writeFile writes text to a file of a temporary directory and returns its path.
@@ -124,7 +110,7 @@ func writeFile(t *testing.T, name, text string) string {
 // TestDiffWithNoApimsyncResource: files without an apimsync resource (a ConfigMap alone, 3scale-operator's
 // resources) are not "nothing would change": diff says there is nothing to diff, in one line, exit 2.
 func TestDiffWithNoApimsyncResource(t *testing.T) {
-	ns, _ := diffNamespace(t)
+	ns, _, _ := diffNamespace(t)
 	cases := map[string]struct{ text, want string }{
 		"a ConfigMap alone": {"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: doc}\ndata: {openapi: '{}'}\n", "no apimsync resource"},
 		"3scale-operator's": {"apiVersion: capabilities.3scale.net/v1beta1\nkind: Backend\nmetadata: {name: pets}\nspec: {name: Pets, privateBaseURL: 'https://pets.internal'}\n",
@@ -142,7 +128,7 @@ func TestDiffWithNoApimsyncResource(t *testing.T) {
 // TestDiffHidesADocumentFromASecret: an ActiveDoc whose document is in a Secret shows its update without
 // any of the document (a Secret's content); one from a ConfigMap shows its start.
 func TestDiffHidesADocumentFromASecret(t *testing.T) {
-	ns, c := diffNamespace(t)
+	ns, c, _ := diffNamespace(t)
 	if _, err := c.CreateActiveDoc(context.Background(), tsclient.ActiveDocParams{Name: "Pets", SystemName: "pets",
 		Body: `{"openapi":"3.0.3","info":{"title":"Old","version":"1"},"paths":{}}`}); err != nil {
 		t.Fatal(err)

@@ -18,21 +18,7 @@ import (
 // its key; apicast appended to a chain; the signup admin and the other users active, with their roles; a
 // custom policy's description (sent after the create); the promotion to production.
 func TestReplayLeavesWhat3scaleOperatorLeaves(t *testing.T) {
-	sim := simulator.New(simulator.Options{Tenants: map[string]string{"acme": "acme-token"}})
-	srv := httptest.NewServer(sim)
-	defer srv.Close()
-	c, err := tsclient.New(tsclient.Config{AdminURL: srv.URL + "/t/acme", Token: "acme-token",
-		Policy: &tsclient.AdminURLPolicy{AllowInsecureHTTP: true, AllowPrivate: true}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	objs, err := Workload()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := Replay(context.Background(), c, objs); err != nil {
-		t.Fatal(err)
-	}
+	sim := replayed(t)
 	services := map[string]string{} // id → system name
 	for _, s := range sim.Objects("acme", simulator.KindServices) {
 		services[fmt.Sprint(s["id"])] = fmt.Sprint(s["system_name"])
@@ -100,9 +86,25 @@ func TestReplayLeavesWhat3scaleOperatorLeaves(t *testing.T) {
 // JSON with sorted keys and "components":{} although the document has none. (The expected text is
 // v0.94's own output for the workload's document.)
 func TestReplayStoresActiveDocsAsOperatorDoes(t *testing.T) {
+	sim := replayed(t)
+	docs := sim.Objects("acme", simulator.KindAPIDocs)
+	if len(docs) != 1 {
+		t.Fatalf("%d ActiveDocs in 3scale, want 1", len(docs))
+	}
+	want := `{"components":{},"info":{"title":"Pet Store","version":"1.0.0"},"openapi":"3.0.3",` +
+		`"paths":{"/pets":{"get":{"responses":{"200":{"description":"The pets"}},"summary":"List pets"}}},` +
+		`"servers":[{"url":"https://petstore.example.com"}]}`
+	if got := fmt.Sprint(docs[0]["body"]); got != want {
+		t.Errorf("body in 3scale:\n%s\nwant (kin-openapi v0.94's):\n%s", got, want)
+	}
+}
+
+// replayed replays the workload on the tenant "acme" of a new simulator and returns the simulator.
+func replayed(t *testing.T) *simulator.Simulator {
+	t.Helper()
 	sim := simulator.New(simulator.Options{Tenants: map[string]string{"acme": "acme-token"}})
 	srv := httptest.NewServer(sim)
-	defer srv.Close()
+	t.Cleanup(srv.Close)
 	c, err := tsclient.New(tsclient.Config{AdminURL: srv.URL + "/t/acme", Token: "acme-token",
 		Policy: &tsclient.AdminURLPolicy{AllowInsecureHTTP: true, AllowPrivate: true}})
 	if err != nil {
@@ -115,14 +117,5 @@ func TestReplayStoresActiveDocsAsOperatorDoes(t *testing.T) {
 	if err := Replay(context.Background(), c, objs); err != nil {
 		t.Fatal(err)
 	}
-	docs := sim.Objects("acme", simulator.KindAPIDocs)
-	if len(docs) != 1 {
-		t.Fatalf("%d ActiveDocs in 3scale, want 1", len(docs))
-	}
-	want := `{"components":{},"info":{"title":"Pet Store","version":"1.0.0"},"openapi":"3.0.3",` +
-		`"paths":{"/pets":{"get":{"responses":{"200":{"description":"The pets"}},"summary":"List pets"}}},` +
-		`"servers":[{"url":"https://petstore.example.com"}]}`
-	if got := fmt.Sprint(docs[0]["body"]); got != want {
-		t.Errorf("body in 3scale:\n%s\nwant (kin-openapi v0.94's):\n%s", got, want)
-	}
+	return sim
 }

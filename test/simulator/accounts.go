@@ -145,11 +145,17 @@ func forbidden() answer {
 // default): accounts signed up then stay "created" with a pending admin, and become "pending" (not
 // "approved") when a user is activated. It reports whether the tenant exists.
 func (s *Simulator) SetAccountApprovalRequired(tenantName string, required bool) bool {
+	return s.setOn(tenantName, func(t *tenant) { t.accountApprovalRequired = required })
+}
+
+// setOn changes the tenant named tenantName with set, under the simulator's lock, and reports whether
+// the tenant exists.
+func (s *Simulator) setOn(tenantName string, set func(*tenant)) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t, found := s.names[tenantName]
 	if found {
-		t.accountApprovalRequired = required
+		set(t)
 	}
 	return found
 }
@@ -174,13 +180,7 @@ func (s *Simulator) SetMandatoryAppKey(tenantName string, serviceID int64, manda
 // an allowed switch, config/abilities/switches.rb:20-27); every other user call still works. It reports
 // whether the tenant exists.
 func (s *Simulator) SetMultipleUsers(tenantName string, allowed bool) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	t, found := s.names[tenantName]
-	if found {
-		t.multipleUsersDenied = !allowed
-	}
-	return found
+	return s.setOn(tenantName, func(t *tenant) { t.multipleUsersDenied = !allowed })
 }
 
 func accountRoutes() []route {

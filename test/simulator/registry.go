@@ -43,13 +43,7 @@ const msgPolicyInUse = "This policy is currently being used in one of your APIs 
 // Without it, every /admin/api/registry/policies endpoint is 403 {"status":"Forbidden"} (registryGate).
 // The per-product policy chain (proxy/policies.json) is not gated. It reports whether the tenant exists.
 func (s *Simulator) SetPolicyRegistry(tenantName string, enabled bool) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	t, found := s.names[tenantName]
-	if found {
-		t.policyRegistryDenied = !enabled
-	}
-	return found
+	return s.setOn(tenantName, func(t *tenant) { t.policyRegistryDenied = !enabled })
 }
 
 // registryGate is PoliciesController's before_action :authorize_policies (policies_controller.rb:11,50-52),
