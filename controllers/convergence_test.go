@@ -227,17 +227,11 @@ func TestPlanResolvesMetricIDsFromStatus(t *testing.T) {
 	t.Logf("one edited limit after a restart: %d remote calls", remoteCalls(ns)-base)
 }
 
-// editAndWait reads obj, changes it, updates it, waits until it is Synced at its new generation, and a
-// second more for any call that follows.
+// editAndWait reads obj, changes it, updates it (again on a conflict with the controllers' status
+// writes), waits until it is Synced at its new generation, and a second more for any call that follows.
 func editAndWait(t *testing.T, obj syncedObject, change func()) {
 	t.Helper()
-	if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(obj), obj); err != nil {
-		t.Fatal(err)
-	}
-	change()
-	if err := k8s.Update(context.Background(), obj); err != nil {
-		t.Fatal(err)
-	}
+	update(t, obj, change)
 	waitState(t, v1alpha1.ConditionSynced, obj)
 	time.Sleep(time.Second)
 }
