@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -66,23 +67,32 @@ type Pacer struct {
 	waiting    int           // requests waiting for a slot
 
 	// The rate the tenant accepts, learnt from its 429s: a concurrency limit cannot pace below one request
-	// per round trip, and a SaaS tenant's limit is a rate. nil until the first 429, then 90% of the rate
-	// served, a first guess that grows by 25% a second until a 429 meets the paced rate. That 429 comes
-	// late, once the tenant's burst allowance is spent, so the rate it refuses (refused) is estimated
-	// from the rate before it and the rate served (learnRate), and the learnt rate goes to 90% of it
-	// (once per second at most). Successes then raise it by 5% a second (at least one request/s per
-	// second) up to 97% of refused, and past that ten times slower: it settles just under the tenant's
-	// limit and probes it rarely, instead of meeting a 429 (and its Retry-After pause of the whole
-	// tenant, at least a second) every few seconds. A probe 10% past refused that met no 429 for
-	// rateRetryAfter finds a limit raised since (or refused too low): growth is fast again.
-	learnt  *rate.Limiter
+	// per round trip, and a SaaS tenant's limit is a rate. 0 until the first 429, then 90% of the rate
+	// served, a first guess (the tenant's burst allowance taken as what it answered until then) that
+	// grows fourfold a second until a 429 meets the paced rate. That 429 comes late, once the allowance
+	// is spent, so the rate it refuses (refused) is the lowest rate at which a token bucket of that
+	// allowance would have answered what the tenant answered since the last pause (learnRate), and the
+	// learnt rate goes to 90% of it (once per second at most). Successes then raise it by 5% a second
+	// (at least one request/s per second) up to 97% of refused, where it holds for rateHold, then
+	// probes at 0.5% a second: it settles just under the tenant's limit and probes it rarely, instead
+	// of meeting a 429 (and its Retry-After pause of the whole tenant, at least a second) every few
+	// seconds. A probe 10% past refused that met no 429 for rateRetryAfter finds a limit raised since
+	// (or refused too low): growth is fast again. A 429 that no such bucket explains is no rate: the
+	// learnt rate is cut lightly and refused kept.
+	learnt  float64 // requests per second; 0 until the first 429
+	burst   float64 // the tenant's burst allowance as seen at the first 429
 	refused float64
-	rateCut time.Time
+	// lastPaced is when the last request paced by the learnt rate took its slot: the next one goes
+	// 1/learnt after it at the earliest. Spacing is decided when the slot is taken, not by tokens
+	// reserved ahead: reservations made at one rate and kept while it changed (or across a Retry-After
+	// pause) let two requests go closer than 1/learnt, which a tenant with a burst of one refuses.
+	lastPaced time.Time
+	rateCut   time.Time
 	// rateCutSeq is seq when the learnt rate was last cut: a 429 to a request sent before then (already
 	// on its way when the cut and the pause came) says nothing of the new rate.
 	rateCutSeq uint64
-	history    [8]rateSample // the learnt rate at least rateSampleEvery apart, a ring
-	sampled    int
+	answered   [512]time.Time // when the last requests answered with success were sent, a ring
+	nAnswered  int
 	// rateBound is when a request last had to wait for the learnt rate. A 429 while the learnt rate has
 	// not paced anything for a while is not about that rate (a tenant answering 429 at random, another
 	// client sharing the tenant's budget): the pause is honoured, the rate is not cut, lest it decay.
@@ -131,84 +141,116 @@ func NewPacer(cfg PacerConfig) *Pacer {
 func (p *Pacer) Acquire(ctx context.Context) (release func(Outcome), err error) {
 	bg := IsBackground(ctx)
 	for {
-		learnt, err := p.takeTokens(ctx, bg)
-		if err != nil {
+		if err := p.takeTokens(ctx, bg); err != nil {
 			return nil, err
 		}
-		seq, err := p.takeSlot(ctx, bg, learnt)
+		seq, sent, err := p.takeSlot(ctx, bg)
 		if err != nil {
 			return nil, err
 		}
 		if seq != 0 {
 			var once sync.Once
-			return func(o Outcome) { once.Do(func() { p.release(seq, bg, o) }) }, nil
+			return func(o Outcome) { once.Do(func() { p.release(seq, bg, sent, o) }) }, nil
 		}
-		// A Retry-After pause began, or a rate was learnt, while this request waited for its slot: the
-		// tokens it holds are from before. Sent the moment the pause ends, all such requests would be a
-		// burst the tenant answers with the next 429: take tokens again, after the pause.
+		// A Retry-After pause began while this request waited for its slot: the tokens it holds are
+		// from before. Sent the moment the pause ends, all such requests would be a burst the tenant
+		// answers with the next 429: take tokens again, after the pause.
 	}
 }
 
 // takeTokens waits out any Retry-After pause, then takes the request's tokens: of the background share
-// (bg), of the QPS cap and of the learnt rate, which it returns (nil while none is learnt).
-func (p *Pacer) takeTokens(ctx context.Context, bg bool) (*rate.Limiter, error) {
+// (bg) and of the QPS cap. The learnt rate is kept by takeSlot.
+func (p *Pacer) takeTokens(ctx context.Context, bg bool) error {
 	// A Retry-After pause is waited out before any token is taken: tokens taken during the pause would
 	// all be spent the moment it ends, a burst the tenant answers with the next 429s and the next pause.
 	if err := p.waitPause(ctx); err != nil {
-		return nil, err
+		return err
 	}
 	if bg {
 		if err := p.waitBackgroundRate(ctx); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if p.limiter != nil {
-		if err := p.limiter.Wait(ctx); err != nil {
-			return nil, err
-		}
+		return p.limiter.Wait(ctx)
 	}
-	p.mu.Lock()
-	learnt := p.learnt
-	p.mu.Unlock()
-	if learnt != nil {
-		if err := p.waitLearnt(ctx, learnt); err != nil {
-			return nil, err
-		}
-	}
-	return learnt, nil
+	return nil
 }
 
-// takeSlot waits for a slot under the concurrency limit and takes it, returning the request's number.
-// It gives up (0) when a Retry-After pause is in force or the learnt rate is no longer the one its tokens
-// are from (learnt); it returns ctx.Err() if ctx ends first.
-func (p *Pacer) takeSlot(ctx context.Context, bg bool, learnt *rate.Limiter) (uint64, error) {
+// takeSlot waits for a slot under the concurrency limit and, once a rate is learnt, for the time
+// 1/learnt after the last paced request; it takes both at once and returns the request's number and
+// when it took them. It gives up (0) when a Retry-After pause is in force, and returns ctx.Err() if ctx
+// ends first.
+func (p *Pacer) takeSlot(ctx context.Context, bg bool) (uint64, time.Time, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	var due time.Time // the paced time this request waited for, zero if none
 	for {
 		if err := ctx.Err(); err != nil {
-			return 0, err
+			return 0, time.Time{}, err
 		}
-		if p.pauseUntil.After(p.now()) || p.learnt != learnt {
-			return 0, nil
+		now := p.now()
+		if p.pauseUntil.After(now) {
+			return 0, time.Time{}, nil
 		}
-		if float64(p.inFlight) < math.Floor(p.limit) && (!bg || p.bgInFlight < p.backgroundSlots()) {
-			p.inFlight++
-			if bg {
-				p.bgInFlight++
+		if float64(p.inFlight) >= math.Floor(p.limit) || bg && p.bgInFlight >= p.backgroundSlots() {
+			p.waitWake(ctx, 0)
+			continue
+		}
+		if p.learnt > 0 {
+			next := p.lastPaced.Add(time.Duration(float64(time.Second) / p.learnt))
+			// A request that waited for next goes then even if the clock (a test's) says otherwise:
+			// its timer ran; unless another took that time meanwhile or the rate was cut.
+			if now.Before(next) && (due.IsZero() || next.After(due)) {
+				p.rateBound = now // this request waits for the learnt rate: it is what paces the tenant now
+				due = next
+				if !p.waitWake(ctx, next.Sub(now)) {
+					due = time.Time{} // woken before its time: it must wait again
+				}
+				continue
 			}
-			p.seq++
-			return p.seq, nil
+			now = later(now, next)
+			p.lastPaced = now
 		}
-		wake := p.wake
-		p.waiting++
-		p.mu.Unlock()
-		select {
-		case <-ctx.Done():
-		case <-wake:
+		p.inFlight++
+		if bg {
+			p.bgInFlight++
 		}
-		p.mu.Lock()
-		p.waiting--
+		p.seq++
+		return p.seq, now, nil
 	}
+}
+
+// waitWake waits, with p.mu released, until a slot may have freed, ctx ends or d (if positive) passes;
+// it reports whether d passed. Called with p.mu held.
+func (p *Pacer) waitWake(ctx context.Context, d time.Duration) bool {
+	wake := p.wake
+	p.waiting++
+	p.mu.Unlock()
+	var timeout <-chan time.Time
+	if d > 0 {
+		timer := time.NewTimer(d)
+		defer timer.Stop()
+		timeout = timer.C
+	}
+	passed := false
+	select {
+	case <-ctx.Done():
+	case <-wake:
+	case <-timeout:
+		passed = true
+	}
+	p.mu.Lock()
+	p.waiting--
+	return passed
+}
+
+// later returns the later of a and b.
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // queued returns the requests waiting for a slot (for tests).
@@ -216,33 +258,6 @@ func (p *Pacer) queued() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.waiting
-}
-
-// waitLearnt takes a token of the learnt rate, on the pacer's clock, waiting for it if need be; a wait
-// is recorded in rateBound. It gives up at once, taking nothing, when ctx would end before the token.
-func (p *Pacer) waitLearnt(ctx context.Context, learnt *rate.Limiter) error {
-	now := p.now()
-	r := learnt.ReserveN(now, 1)
-	delay := r.DelayFrom(now)
-	if delay <= 0 {
-		return nil
-	}
-	if deadline, ok := ctx.Deadline(); ok && deadline.Sub(now) < delay {
-		r.CancelAt(now)
-		return context.DeadlineExceeded
-	}
-	p.mu.Lock()
-	p.rateBound = now // this request waits for the learnt rate: it is what paces the tenant now
-	p.mu.Unlock()
-	timer := time.NewTimer(delay)
-	defer timer.Stop()
-	select {
-	case <-ctx.Done():
-		r.CancelAt(p.now())
-		return ctx.Err()
-	case <-timer.C:
-		return nil
-	}
 }
 
 // waitPause waits until no Retry-After pause is in force, or ctx ends.
@@ -278,8 +293,8 @@ func (p *Pacer) waitBackgroundRate(ctx context.Context) error {
 	if p.limiter != nil {
 		known = float64(p.limiter.Limit())
 	}
-	if p.learnt != nil {
-		known = math.Min(known, float64(p.learnt.Limit()))
+	if p.learnt > 0 {
+		known = math.Min(known, p.learnt)
 	}
 	p.mu.Unlock()
 	if math.IsInf(known, 1) {
@@ -291,8 +306,9 @@ func (p *Pacer) waitBackgroundRate(ctx context.Context) error {
 	return p.bgRate.Wait(ctx)
 }
 
-// release frees the slot of request seq (a background one if bg) and adapts the limit to its outcome.
-func (p *Pacer) release(seq uint64, bg bool, o Outcome) {
+// release frees the slot of request seq (a background one if bg, sent at sent) and adapts the limit and
+// the learnt rate to its outcome.
+func (p *Pacer) release(seq uint64, bg bool, sent time.Time, o Outcome) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	// Only a window in use says anything about whether the tenant could take a larger one: one request
@@ -303,11 +319,11 @@ func (p *Pacer) release(seq uint64, bg bool, o Outcome) {
 		p.bgInFlight--
 	}
 	now := p.now()
+	if o.Code == 429 {
+		p.learnRate(now, seq, sent) // before this 429's pause: the pause before it bounds what it learns from
+	}
 	if until := now.Add(o.RetryAfter); o.RetryAfter > 0 && until.After(p.pauseUntil) {
 		p.pauseUntil = until
-	}
-	if o.Code == 429 {
-		p.learnRate(now, seq)
 	}
 	switch c := o.Code; {
 	case c == 503 && o.RetryAfter == 0 || c == 0 && o.Dropped:
@@ -327,24 +343,30 @@ func (p *Pacer) release(seq uint64, bg bool, o Outcome) {
 		}
 	case c >= 200 && c < 300 || c >= 400 && c < 500: // 4xx are answers about the request, not overload
 		p.served.add(now)
-		if p.learnt != nil && now.Sub(p.rateBound) <= rateBoundWindow {
+		p.answered[p.nAnswered%len(p.answered)] = sent
+		p.nAnswered++
+		if p.learnt > 0 && now.Sub(p.rateBound) <= rateBoundWindow {
 			// Only a rate that paces requests learns from their success: one that paces nothing would
 			// drift up unchecked, and come down only through many 429s.
-			r := float64(p.learnt.Limit())
+			r := p.learnt
 			// Each success adds step/r of the rate, at r successes a second: step of it a second.
 			step := max(1/r, 0.05) // 5 % a second, at least one request/s per second
 			switch {
 			case p.refused == 0:
-				step = 0.25 // no paced rate refused yet: the first guess may be far too low, grow by 25 % a second
+				step = 3 // no paced rate refused yet: the first guess may be far too low, double every second
 			case r >= rateRetryShare*p.refused && now.Sub(p.rateCut) >= rateRetryAfter:
 				// Well past the rate refused, and no 429 for long (the tenant's burst allowance hides an
 				// excess for a while): the limit is higher now; grow fast again.
 				p.refused = 1.5 * r
+			case r >= rateProbeShare*p.refused && now.Sub(p.rateCut) < rateHold:
+				step = 0 // near the rate the tenant refused, just refused: hold
 			case r >= rateProbeShare*p.refused:
-				step /= 10 // near the rate the tenant refused: probe slowly
+				// Near the rate the tenant refused: probe slowly, 0.5% a second. A tenant with a burst of
+				// one refuses any request sent less than 1/rate after the last, so a probe past its rate
+				// costs a Retry-After pause of the whole tenant, at least a second.
+				step = 0.005
 			}
-			p.learnt.SetLimitAt(now, rate.Limit(r+step))
-			p.sample(now, r+step)
+			p.learnt = r + step
 		}
 		if (o.Latency <= 0 || o.Latency <= 2*p.observe(now, o.Latency)) && used {
 			p.limit = math.Min(p.max, p.limit+1/p.limit)
@@ -362,77 +384,31 @@ const rateBoundWindow = 2 * time.Second
 // rateRetryShare the share past which a probe that met no 429 for rateRetryAfter forgets it.
 const (
 	rateProbeShare = 0.97
+	rateHold       = 30 * time.Second // how long the learnt rate holds near the rate refused before it probes
 	rateRetryShare = 1.1
 	rateRetryAfter = 30 * time.Second
 )
 
-// rateSample is the learnt rate at a time.
-type rateSample struct {
-	at time.Time
-	r  float64
-}
-
-// learntBurst is the burst of the learnt rate: one, for the tenant's own burst allowance is unknown and
-// may be one (a token bucket of one refuses any two requests closer than 1/rate), and each 429 pauses
-// the whole tenant for its Retry-After, at least a second: spacing requests evenly at the learnt rate
-// costs nothing, and a burst of two against such a tenant met a 429 at every Retry-After's end.
-const learntBurst = 1
-
 // lightCut is the factor a 503 without Retry-After or a dropped connection cuts the limit by.
 const lightCut = 0.9
-
-// rateLookback is how long before a 429 the rate it refuses is taken from.
-const rateLookback = 1500 * time.Millisecond
-
-// rateSampleEvery is how far apart the samples of the learnt rate are kept.
-const rateSampleEvery = 250 * time.Millisecond
-
-// sample records the learnt rate r at now, unless the last sample is more recent than rateSampleEvery.
-// Called with p.mu held.
-func (p *Pacer) sample(now time.Time, r float64) {
-	if p.sampled > 0 && now.Sub(p.history[(p.sampled-1)%len(p.history)].at) < rateSampleEvery {
-		return
-	}
-	p.history[p.sampled%len(p.history)] = rateSample{at: now, r: r}
-	p.sampled++
-}
-
-// rateAgo returns the learnt rate as it was d before now: the newest sample at least that old, or the
-// oldest kept; r when there is none. Called with p.mu held.
-func (p *Pacer) rateAgo(now time.Time, d time.Duration, r float64) float64 {
-	n := min(p.sampled, len(p.history))
-	best, oldest := time.Time{}, time.Time{}
-	out, fallback := r, r
-	for i := range n {
-		s := p.history[i]
-		if !s.at.After(now.Add(-d)) && s.at.After(best) {
-			best, out = s.at, s.r
-		}
-		if oldest.IsZero() || s.at.Before(oldest) {
-			oldest, fallback = s.at, s.r
-		}
-	}
-	if best.IsZero() {
-		return fallback
-	}
-	return out
-}
 
 // learnRate sets the learnt rate after a 429 to request seq: the first time to 90% of the rate the tenant
 // served in the last two seconds, later to 90% of the rate refused; at least one request per second. At
 // most one cut a second, and only by a request sent after the last cut: the 429s of one burst are one
 // signal.
-func (p *Pacer) learnRate(now time.Time, seq uint64) {
+func (p *Pacer) learnRate(now time.Time, seq uint64, sent time.Time) {
 	if now.Sub(p.rateCut) < time.Second || seq <= p.rateCutSeq {
 		return
 	}
-	if p.learnt == nil {
+	if p.learnt == 0 {
 		p.rateCut = now
 		// What was served is only a first guess (a lower bound, the rate of the burst that met the 429
 		// unknown): the learnt rate grows fast from it until the next 429 says where the limit is.
 		r := math.Max(0.9*p.served.rate(now, 2*time.Second), 1)
-		p.learnt = rate.NewLimiter(rate.Limit(r), learntBurst)
-		p.sample(now, r)
+		p.learnt = r
+		// Requests went as fast as the concurrency limit let them until this 429: the tenant's burst
+		// allowance is about what it answered so far.
+		p.burst = max(float64(p.served.total), 1)
 		return
 	}
 	// Later cuts start from the learnt rate, not from what was served: what was served is less than the
@@ -442,17 +418,64 @@ func (p *Pacer) learnRate(now time.Time, seq uint64) {
 		return
 	}
 	// The tenant's burst allowance hides an excess for a while, so a 429 comes late: a rate that grows
-	// (25% a second at first) is refused well past the limit. The rate refused is taken as the lower of
-	// the rate now and the higher of the rate rateLookback ago and the rate served over the last two
-	// seconds (all that was sent went through until the allowance ran out). What was served is never a
-	// bound on its own: it is less than the tenant allows whenever work waited (on dependencies, on
-	// Retry-After pauses), and a tenant answering 429 at random would cut the rate down to nothing.
-	cur := float64(p.learnt.Limit())
-	p.refused = math.Min(cur, math.Max(p.rateAgo(now, rateLookback, cur), p.served.rate(now, 2*time.Second)))
+	// (fourfold a second at first) is refused past the limit, the more so the larger the allowance.
+	// The tenant's rate is then at least the lowest rate at which a token bucket of the burst seen at
+	// the first 429, full at the end of the last Retry-After pause, would have answered every request
+	// answered since (bucketRate). That is the rate refused, for the learnt rate is too high only if
+	// such a bucket, at that rate, refuses this request: otherwise no bucket explains the 429 (a
+	// tenant answering 429 at random, another client spending the same budget), and the rate is cut
+	// lightly, the rate refused kept, lest 429s that are no rate decay it to nothing.
+	cur := p.learnt
+	need, explained := p.bucketRate(p.pauseUntil, sent)
+	if !explained {
+		p.learnt = math.Max(lightCut*cur, 1)
+		return
+	}
+	p.refused = math.Min(need, cur)
 	p.rateCut, p.rateCutSeq = now, p.seq
-	r := math.Max(0.9*p.refused, 1)
-	p.learnt.SetLimitAt(now, rate.Limit(r))
-	p.sample(now, r)
+	p.learnt = math.Max(0.9*p.refused, 1)
+}
+
+// bucketRate returns the lowest rate at which a token bucket of p.burst, full at since, answers every
+// request answered since (as sent), and whether such a bucket refuses a request sent at refused.
+// Called with p.mu held.
+func (p *Pacer) bucketRate(since, refused time.Time) (float64, bool) {
+	var sent []time.Time
+	for i := range min(p.nAnswered, len(p.answered)) {
+		if t := p.answered[i]; t.After(since) && t.Before(refused) {
+			sent = append(sent, t)
+		}
+	}
+	slices.SortFunc(sent, func(a, b time.Time) int { return a.Compare(b) })
+	// answers reports whether a bucket of rate r answers every request sent, and then whether it has
+	// a token left for refused.
+	answers := func(r float64) (bool, bool) {
+		tokens, last := p.burst, time.Time{}
+		for _, t := range append(sent, refused) {
+			if !last.IsZero() {
+				tokens = math.Min(p.burst, tokens+r*t.Sub(last).Seconds())
+			}
+			last = t
+			if tokens < 1 {
+				return t.Equal(refused), false
+			}
+			tokens--
+		}
+		return true, true
+	}
+	lo, hi := 0.0, 1.0
+	for ok, _ := answers(hi); !ok && hi < 1e6; ok, _ = answers(hi) {
+		hi *= 2
+	}
+	for range 40 { // bisection: a faster bucket answers more
+		if ok, _ := answers((lo + hi) / 2); ok {
+			hi = (lo + hi) / 2
+		} else {
+			lo = (lo + hi) / 2
+		}
+	}
+	_, left := answers(hi)
+	return hi, !left
 }
 
 // servedCounter counts successes in slots of servedSlot, the last len(count) slots.
@@ -460,6 +483,7 @@ type servedCounter struct {
 	slot  [16]int64 // the slot number (time / servedSlot) of each count
 	count [16]int
 	first time.Time // the first success counted
+	total int       // successes counted, in all
 }
 
 const servedSlot = 250 * time.Millisecond
@@ -471,15 +495,15 @@ func (c *servedCounter) add(now time.Time) {
 		c.slot[i], c.count[i] = n, 0
 	}
 	c.count[i]++
+	c.total++
 	if c.first.IsZero() {
 		c.first = now
 	}
 }
 
-// rate is the rate of successes over the last window (at most len(count) slots), over a second at least:
-// a tenant's burst allowance answers a few requests at once, which over the few milliseconds they took
-// would read as a rate of hundreds a second. 0 when fewer than two.
-func (c *servedCounter) rate(now time.Time, window time.Duration) float64 {
+// within returns the successes counted over the last window (at most len(count) slots) and the time
+// they cover: from the start of the oldest slot to now, or from the first success.
+func (c *servedCounter) within(now time.Time, window time.Duration) (int, time.Duration) {
 	n := now.UnixNano() / int64(servedSlot)
 	k := min(int64(window/servedSlot), int64(len(c.count)))
 	sum := 0
@@ -488,11 +512,17 @@ func (c *servedCounter) rate(now time.Time, window time.Duration) float64 {
 			sum += c.count[i]
 		}
 	}
+	return sum, min(now.Sub(time.Unix(0, (n-k+1)*int64(servedSlot))), now.Sub(c.first))
+}
+
+// rate is the rate of successes over the last window (at most len(count) slots), over a second at least:
+// a tenant's burst allowance answers a few requests at once, which over the few milliseconds they took
+// would read as a rate of hundreds a second. 0 when fewer than two.
+func (c *servedCounter) rate(now time.Time, window time.Duration) float64 {
+	sum, span := c.within(now, window)
 	if sum < 2 {
 		return 0
 	}
-	// The time the counted slots cover: from the start of the oldest to now, or from the first success.
-	span := min(now.Sub(time.Unix(0, (n-k+1)*int64(servedSlot))), now.Sub(c.first))
 	return float64(sum) / max(span.Seconds(), 1)
 }
 
@@ -500,10 +530,7 @@ func (c *servedCounter) rate(now time.Time, window time.Duration) float64 {
 func (p *Pacer) LearntRate() float64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.learnt == nil {
-		return 0
-	}
-	return float64(p.learnt.Limit())
+	return p.learnt
 }
 
 // observe records a latency and returns the best seen in the last 15 to 30 seconds (two half windows).

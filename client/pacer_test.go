@@ -381,14 +381,14 @@ func TestPacerLearnsTheTenantRate(t *testing.T) {
 	if got := p.LearntRate(); got != first {
 		t.Errorf("a 429 while the learnt rate paced nothing cut it: %v, want %v (a random 429 is no rate)", got, first)
 	}
+	// A tenant with an allowance of five: five answered at once, then a 429.
 	clock.advance(2 * time.Second)
-	// Without the clock moving, the burst goes, then a request waits for the learnt rate.
-	for i := 0; !p.rateBound.Equal(clock.now()); i++ {
-		if i == 50 {
-			t.Fatal("no request waited for the learnt rate")
-		}
+	p = NewPacer(PacerConfig{Now: clock.now})
+	for range 5 {
+		clock.advance(time.Millisecond)
 		pacerDo(t, p, Outcome{Code: 200, Latency: time.Millisecond})
 	}
+	pacerDo(t, p, Outcome{Code: 429, Latency: time.Millisecond})
 	// pacedSuccess is a success at the learnt rate while it paces the tenant (requests wait for it); the
 	// rate after it is recorded with its time.
 	type point struct {
@@ -396,61 +396,61 @@ func TestPacerLearnsTheTenantRate(t *testing.T) {
 		r  float64
 	}
 	var seen []point
-	rateAt := func(at time.Time) float64 { // the rate the test saw last at or before at
-		r := 0.0
-		for _, pt := range seen {
-			if !pt.at.After(at) {
-				r = pt.r
-			}
-		}
-		return r
-	}
 	pacedSuccess := func() {
-		clock.advance(time.Duration(float64(time.Second) / p.LearntRate()))
-		p.mu.Lock()
-		p.rateBound = clock.now()
-		p.mu.Unlock()
-		pacerDo(t, p, Outcome{Code: 200, Latency: time.Millisecond})
+		pacedDo(t, p, clock, Outcome{Code: 200, Latency: time.Millisecond})
 		seen = append(seen, point{clock.now(), p.LearntRate()})
 	}
-	clock.advance(time.Second) // the waiting request's debt paid: no more real waits below
+	clock.advance(time.Second)
 	start := p.LearntRate()
-	for range 60 { // paced: each success grows it by a quarter until a paced rate is refused
+	for range 60 { // paced: each success grows it by 3/s (fourfold a second) until a paced rate is refused
 		pacedSuccess()
 	}
 	grown := p.LearntRate()
-	if want := start + 60*0.25; math.Abs(grown-want) > 0.01 {
+	if want := start + 60*3; math.Abs(grown-want) > 0.01 {
 		t.Errorf("learnt rate %v after 60 paced successes from %v, want %v", grown, start, want)
 	}
 	now := clock.now()
 	pacerDo(t, p, Outcome{Code: 429, Latency: time.Millisecond})
 	cut := p.LearntRate()
-	// The 429 came late: the rate refused is the rate of 1.5s before (or what was served), not the rate
-	// now. Samples are 250ms apart at most.
-	before := rateAt(now.Add(-rateLookback))
-	// served: over the last 2s, counted in slots of 250ms, so over 1.75s at least
-	served := float64(len(slices.DeleteFunc(slices.Clone(seen), func(pt point) bool { return now.Sub(pt.at) >= 2*time.Second }))) / 1.75
-	if low, high := 0.9*rateAt(now.Add(-rateLookback-rateSampleEvery)), 0.9*max(before, served); cut < low-0.01 || cut > high+0.01 {
-		t.Errorf("a 429 at the paced rate %v left %v, want 90%% of the rate 1.5s before or of the rate served, in [%v, %v]", grown, cut, low, high)
+	// The 429 came late, the tenant's allowance (the 5 requests answered before the first 429) spent:
+	// the rate refused is the rate above which the growth sent 4 requests (a bucket of 5 refuses once
+	// 4 went above its rate: the fifth token is the request's own).
+	excess := func(l float64) float64 {
+		sum := 0.0
+		for i := 1; i < len(seen); i++ {
+			sum += math.Max(seen[i-1].r-l, 0) * seen[i].at.Sub(seen[i-1].at).Seconds()
+		}
+		return sum + math.Max(seen[len(seen)-1].r-l, 0)*now.Sub(seen[len(seen)-1].at).Seconds()
+	}
+	if above := excess(cut / 0.9); above < 4*0.7 || above > 4*1.3 {
+		t.Errorf("a 429 after a fast growth to %v left %v: %v requests were sent above the rate refused, want the allowance of 4", grown, cut, above)
 	}
 	if cut > 0.9*grown-1 {
 		t.Errorf("a 429 after a fast growth left %v, want well under 90%% of the rate then (%v)", cut, grown)
 	}
 	refused := cut / 0.9
+	// Back fast to 97% of the refused rate (5% a second, at least 1/s per second), then it holds for
+	// rateHold.
+	for i := 0; p.LearntRate() < 0.97*refused; i++ {
+		if i == 1000 {
+			t.Fatalf("learnt rate %v after %d successes, want back to 97%% of the refused %v", p.LearntRate(), i, refused)
+		}
+		pacedSuccess()
+	}
+	held := p.LearntRate()
 	for range 60 {
 		pacedSuccess()
 	}
-	// Back fast to 97% of the refused rate (5% a second, at least 1/s per second: some 40 successes
-	// here), then slowly.
-	probing := p.LearntRate()
-	if high := 0.97*refused + 60*max(1/probing, 0.05)/10; probing < 0.97*refused || probing > high {
-		t.Errorf("learnt rate %v after 60 successes, want just over 97%% of the refused %v, at most %v", probing, refused, high)
+	if got := p.LearntRate(); got != held {
+		t.Errorf("learnt rate %v after 60 successes at 97%% of the refused %v, want it held at %v", got, refused, held)
 	}
+	clock.advance(rateHold)
+	probing := p.LearntRate()
 	for range 100 {
 		pacedSuccess()
 	}
-	if got, most := p.LearntRate(), probing+100*max(1/probing, 0.05)/10; got > most+0.01 {
-		t.Errorf("learnt rate %v after 100 probing successes from %v, want at most %v (a tenth of the pace)", got, probing, most)
+	if got, most := p.LearntRate(), probing+100*0.005+0.01; got <= probing || got > most {
+		t.Errorf("learnt rate %v after 100 successes past the hold from %v, want a slow probe, at most %v (0.5%% a second)", got, probing, most)
 	}
 	// Probing past the rate refused with no 429 for long: the limit went up, growth is fast again.
 	refused = p.refused
@@ -475,6 +475,80 @@ func TestPacerLearnsTheTenantRate(t *testing.T) {
 	pacerDo(t, small, Outcome{Code: 429, Latency: time.Millisecond})
 	if got := small.LearntRate(); got > 10 {
 		t.Errorf("learnt rate %v from a burst of 10 answered in 10ms, want at most 10 a second", got)
+	}
+}
+
+// TestPacerLearnsARateWithNoBurst: against a tenant that refuses a second request at once (an allowance
+// of one), a paced 429 says the rate is between the one that spaced the last request answered and the
+// one that spaced the refused request: the learnt rate goes to 90% of the former.
+func TestPacerLearnsARateWithNoBurst(t *testing.T) {
+	clock := &pacerClock{}
+	clock.advance(time.Hour)
+	p := NewPacer(PacerConfig{Now: clock.now})
+	pacerDo(t, p, Outcome{Code: 200, Latency: time.Millisecond})
+	pacerDo(t, p, Outcome{Code: 429, Latency: time.Millisecond})
+	if got := p.LearntRate(); got != 1 {
+		t.Fatalf("learnt rate %v after a 429 with one request served, want the floor of 1/s", got)
+	}
+	var answered float64
+	for p.LearntRate() < 10 { // paced successes: the rate grows fourfold a second
+		answered = p.LearntRate()
+		pacedDo(t, p, clock, Outcome{Code: 200, Latency: time.Millisecond})
+	}
+	pacedDo(t, p, clock, Outcome{Code: 429, Latency: time.Millisecond})
+	if got, want := p.LearntRate(), 0.9*answered; math.Abs(got-want) > 1e-6 {
+		t.Errorf("learnt rate %v after a paced 429, want 90%% of the last rate answered (%v)", got, want)
+	}
+}
+
+// pacedDo runs one request through p that meets o, 1/rate after the last, as one the learnt rate paces.
+func pacedDo(t *testing.T, p *Pacer, clock *pacerClock, o Outcome) {
+	t.Helper()
+	clock.advance(time.Duration(float64(time.Second) / p.LearntRate()))
+	p.mu.Lock()
+	p.rateBound = clock.now()
+	p.mu.Unlock()
+	pacerDo(t, p, o)
+}
+
+// TestPacerSpacesRequestsEvenly: requests paced by the learnt rate go 1/rate apart, also when the rate
+// grows while they wait. (Tokens reserved ahead at the lower rate once let the requests of both rates go
+// together, which a tenant with an allowance of one refuses.)
+func TestPacerSpacesRequestsEvenly(t *testing.T) {
+	t.Parallel()
+	p := NewPacer(PacerConfig{Initial: 8})
+	p.mu.Lock()
+	p.learnt, p.refused, p.rateCut = 10, 10.3, time.Now() // held: successes do not move it
+	p.mu.Unlock()
+	var mu sync.Mutex
+	var sent []time.Time
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 3 {
+				release, err := p.Acquire(context.Background())
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				sent = append(sent, time.Now())
+				if len(sent) == 6 {
+					p.mu.Lock()
+					p.learnt, p.refused = 20, 20.3 // grown while the others wait
+					p.mu.Unlock()
+				}
+				mu.Unlock()
+				release(Outcome{Code: 200, Latency: time.Millisecond})
+			}
+		})
+	}
+	wg.Wait()
+	slices.SortFunc(sent, func(a, b time.Time) int { return a.Compare(b) })
+	for i := 1; i < len(sent); i++ {
+		if gap := sent[i].Sub(sent[i-1]); gap < 45*time.Millisecond {
+			t.Errorf("requests %d and %d went %v apart, want at least 1/20s", i, i+1, gap)
+		}
 	}
 }
 
@@ -606,8 +680,32 @@ func TestPacerRetakesTokensAfterAPause(t *testing.T) {
 	if times[0].Before(pauseEnd) {
 		t.Errorf("a request went %v before the pause ended", pauseEnd.Sub(times[0]))
 	}
-	// At 1/s with a burst of learntBurst, the requests past the burst wait a second each.
-	if gap := times[learntBurst].Sub(pauseEnd); gap < 800*time.Millisecond {
-		t.Errorf("request %d went %v after the pause, want about a second later (the learnt rate)", learntBurst+1, gap)
+	// At 1/s, evenly spaced: the second request after the pause goes a second after the first.
+	if gap := times[1].Sub(pauseEnd); gap < 800*time.Millisecond {
+		t.Errorf("request 2 went %v after the pause, want about a second later (the learnt rate)", gap)
+	}
+}
+
+// TestPacerA429NoBucketExplainsCutsLightly: a 429 that no token bucket of the tenant's allowance would
+// have answered (too few requests since the last pause to spend it) is not about the rate: the learnt
+// rate is cut lightly and the rate refused kept, so that 429s answered at random do not decay it.
+func TestPacerA429NoBucketExplainsCutsLightly(t *testing.T) {
+	clock := &pacerClock{}
+	clock.advance(time.Hour)
+	p := NewPacer(PacerConfig{Now: clock.now})
+	for range 5 { // an allowance of five
+		clock.advance(time.Millisecond)
+		pacerDo(t, p, Outcome{Code: 200, Latency: time.Millisecond})
+	}
+	pacerDo(t, p, Outcome{Code: 429, Latency: time.Millisecond, RetryAfter: time.Second})
+	clock.advance(2 * time.Second) // the pause is over: the tenant's bucket is full again
+	for range 2 {
+		pacedDo(t, p, clock, Outcome{Code: 200, Latency: time.Millisecond})
+	}
+	before, refused := p.LearntRate(), p.refused
+	pacedDo(t, p, clock, Outcome{Code: 429, Latency: time.Millisecond, RetryAfter: time.Second})
+	if got := p.LearntRate(); math.Abs(got-lightCut*before) > 1e-9 || p.refused != refused {
+		t.Errorf("a 429 two requests after a pause, against an allowance of five: learnt rate %v, refused %v; want %v, %v",
+			got, p.refused, lightCut*before, refused)
 	}
 }

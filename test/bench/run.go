@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -844,8 +845,6 @@ func (b *bench) events(ctx context.Context) APIServerWrites {
 	return out
 }
 
-// remoteCount counts the objects of a tenant's list (first page: the bench's tenants are small enough
-// once emptied; a non-empty first page is already a failure).
 // remoteObjects counts the services and backends left in every tenant.
 func (b *bench) remoteObjects() (int, error) {
 	left := 0
@@ -861,14 +860,29 @@ func (b *bench) remoteObjects() (int, error) {
 	return left, nil
 }
 
+// remoteCount counts the objects of a tenant's list (first page: the bench's tenants are small enough
+// once emptied; a non-empty first page is already a failure). A rate-limited tenant's 429 is waited out
+// as its Retry-After asks.
 func (b *bench) remoteCount(tenant, path string) (int, error) {
-	req, _ := http.NewRequest(http.MethodGet, b.simURL+"/t/"+tenant+path, nil)
-	req.SetBasicAuth("", b.tokens[tenant])
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return 0, err
+	var res *http.Response
+	for attempt := 0; ; attempt++ {
+		req, _ := http.NewRequest(http.MethodGet, b.simURL+"/t/"+tenant+path, nil)
+		req.SetBasicAuth("", b.tokens[tenant])
+		var err error
+		if res, err = http.DefaultClient.Do(req); err != nil {
+			return 0, err
+		}
+		if res.StatusCode != http.StatusTooManyRequests || attempt == 10 {
+			break
+		}
+		res.Body.Close()
+		wait, _ := strconv.Atoi(res.Header.Get("Retry-After"))
+		time.Sleep(time.Duration(max(wait, 1)) * time.Second)
 	}
 	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		return 0, fmt.Errorf("GET %s of tenant %s: %s", path, tenant, res.Status)
+	}
 	var body map[string][]any
 	if err := json.NewDecoder(res.Body).Decode(&body); err != nil {
 		return 0, err
