@@ -13,7 +13,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
-	"github.com/apimsync/apimsync/controllers/engine"
 	"github.com/apimsync/apimsync/test/simulator"
 )
 
@@ -126,7 +125,7 @@ func TestDeletingAPlanDeletesItsApplicationsFirst(t *testing.T) {
 	}
 	t.Logf("deleting a plan with 3 applications took %d calls", remoteCalls(ns)-before)
 	// Past the suite's quiet wait (a loaded machine), saying what it waits for is right.
-	if ev := strings.Join(eventsOf(t, plan), "\n"); strings.Contains(ev, engine.ReasonDeletingDependants) && took < quietWait {
+	if ev := strings.Join(eventsOf(t, plan), "\n"); strings.Contains(ev, v1alpha1.ReasonDeletingDependants) && took < quietWait {
 		t.Errorf("the plan announced a wait of %v for its applications: %s", took, ev)
 	}
 	waitState(t, v1alpha1.ConditionSynced, acc, product)
@@ -176,7 +175,7 @@ func TestApplicationMovesBetweenPlans(t *testing.T) {
 		t.Errorf("%d change_plan calls, plan %d; want 1 and %d", changes, app.Status.PlanID, gold.Status.PlanID)
 	}
 	update(t, app, func() { app.Spec.PlanRef = "foreign" })
-	waitReason(t, app, v1alpha1.ConditionInvalid, ReasonPlanOfAnotherProduct)
+	waitReason(t, app, v1alpha1.ConditionInvalid, v1alpha1.ReasonPlanOfAnotherProduct)
 }
 
 // TestLostResponsesMakeNoDuplicateAccountsOrApplications: with 30 % of write answers lost, accounts and
@@ -234,7 +233,7 @@ func TestActiveDocFromAConfigMap(t *testing.T) {
 	bad := &v1alpha1.ActiveDoc{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "bad"},
 		Spec: v1alpha1.ActiveDocSpec{Name: "Bad", Document: "{not json: ["}}
 	create(t, bad)
-	waitReason(t, bad, v1alpha1.ConditionInvalid, ReasonInvalidDocument)
+	waitReason(t, bad, v1alpha1.ConditionInvalid, v1alpha1.ReasonInvalidDocument)
 
 	other := newNamespace(t)
 	foreign := &v1alpha1.ActiveDoc{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "foreign"},
@@ -242,7 +241,7 @@ func TestActiveDocFromAConfigMap(t *testing.T) {
 			CommonSpec: v1alpha1.CommonSpec{ProviderAccountRef: &v1alpha1.ProviderAccountRef{Name: "elsewhere"}}}}
 	adminURL, token := tenantOf(other)
 	create(t, providerSecret(ns, "elsewhere", adminURL, token), foreign)
-	waitReason(t, foreign, v1alpha1.ConditionInvalid, ReasonInvalidSpec)
+	waitReason(t, foreign, v1alpha1.ConditionInvalid, v1alpha1.ReasonInvalidSpec)
 }
 
 // TestAdminRoleMovesBetweenUsers: making the member the admin and the admin a member works although porta

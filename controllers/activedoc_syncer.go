@@ -22,16 +22,10 @@ import (
 // snapshotKindActiveDoc is the kind under which ActiveDocs snapshots are cached.
 const snapshotKindActiveDoc = "activedoc"
 
-// Condition reasons of ActiveDocs.
-const (
-	ReasonDocumentNotFound = "DocumentNotFound"
-	ReasonInvalidDocument  = "InvalidDocument"
-)
-
 // productOfActiveDoc is an ActiveDoc's spec.productRef. Being deleted, the Product takes its ActiveDocs
 // along in 3scale: the ActiveDoc waits (Orphan) for it to be gone or back.
-var productOfActiveDoc = dependency{Kind: "Product", Field: "spec.productRef", NotFound: ReasonProductNotFound, Deleting: ReasonProductDeleting,
-	Invalid: ReasonProductInvalid, NotSynced: ReasonProductNotSynced, WhileDeleting: waitingFor}
+var productOfActiveDoc = dependency{Kind: "Product", Field: "spec.productRef", NotFound: v1alpha1.ReasonProductNotFound, Deleting: v1alpha1.ReasonProductDeleting,
+	Invalid: v1alpha1.ReasonProductInvalid, NotSynced: v1alpha1.ReasonProductNotSynced, WhileDeleting: waitingFor}
 
 // activeDocDesired is the document and product Resolve found.
 type activeDocDesired struct {
@@ -80,7 +74,7 @@ func (s *ActiveDocSyncer) Resolve(ctx context.Context, d *v1alpha1.ActiveDoc, se
 		_, err = openapiimport.Parse(ctx, []byte(body))
 	}
 	if err != nil {
-		return r, engine.Invalid(ReasonInvalidDocument, "the document is not an OpenAPI document: %v", err)
+		return r, engine.Invalid(v1alpha1.ReasonInvalidDocument, "the document is not an OpenAPI document: %v", err)
 	}
 	desired := activeDocDesired{Body: body}
 	if ref := d.Spec.ProductRef; ref != "" {
@@ -89,7 +83,7 @@ func (s *ActiveDocSyncer) Resolve(ctx context.Context, d *v1alpha1.ActiveDoc, se
 			return r, err
 		}
 		if p.Status.TenantHost != sess.Tenant {
-			return r, engine.Invalid(ReasonInvalidSpec, "Product %q is synced to tenant %s, but this ActiveDoc to %s: an ActiveDoc can only be bound to a product of its own tenant",
+			return r, engine.Invalid(v1alpha1.ReasonInvalidSpec, "Product %q is synced to tenant %s, but this ActiveDoc to %s: an ActiveDoc can only be bound to a product of its own tenant",
 				ref, p.Status.TenantHost, sess.Tenant)
 		}
 		desired.ProductID = p.Status.ProductID
@@ -122,17 +116,17 @@ func readDocument(ctx context.Context, reader client.Reader, namespace, inline s
 		var cm corev1.ConfigMap
 		if err := reader.Get(ctx, client.ObjectKey{Namespace: namespace, Name: ref.ConfigMapKeyRef.Name}, &cm); err != nil {
 			if apierrors.IsNotFound(err) {
-				return "", engine.Waiting(ReasonDocumentNotFound, "waiting for ConfigMap %q (spec.documentRef.configMapKeyRef) to be created", ref.ConfigMapKeyRef.Name)
+				return "", engine.Waiting(v1alpha1.ReasonDocumentNotFound, "waiting for ConfigMap %q (spec.documentRef.configMapKeyRef) to be created", ref.ConfigMapKeyRef.Name)
 			}
 			return "", err
 		}
 		v, ok := cm.Data[ref.ConfigMapKeyRef.Key]
 		if !ok {
-			return "", engine.Waiting(ReasonDocumentNotFound, "ConfigMap %q has no key %q (spec.documentRef.configMapKeyRef)", ref.ConfigMapKeyRef.Name, ref.ConfigMapKeyRef.Key)
+			return "", engine.Waiting(v1alpha1.ReasonDocumentNotFound, "ConfigMap %q has no key %q (spec.documentRef.configMapKeyRef)", ref.ConfigMapKeyRef.Name, ref.ConfigMapKeyRef.Key)
 		}
 		return v, nil
 	}
-	return "", engine.Invalid(ReasonInvalidSpec, "spec.documentRef names neither a ConfigMap nor a Secret")
+	return "", engine.Invalid(v1alpha1.ReasonInvalidSpec, "spec.documentRef names neither a ConfigMap nor a Secret")
 }
 
 // openAPIAsJSON checks that body is a JSON or YAML object with an "openapi" or "swagger" version and

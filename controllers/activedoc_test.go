@@ -52,7 +52,7 @@ func TestDocumentThatIsNotOpenAPIIsInvalid(t *testing.T) {
 		doc := &v1alpha1.ActiveDoc{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: strings.ReplaceAll(name, " ", "-")},
 			Spec: v1alpha1.ActiveDocSpec{Name: name, Document: c.document}}
 		create(t, doc)
-		waitReason(t, doc, v1alpha1.ConditionInvalid, ReasonInvalidDocument)
+		waitReason(t, doc, v1alpha1.ConditionInvalid, v1alpha1.ReasonInvalidDocument)
 		if _, _, msg := syncState(t, doc); !strings.Contains(msg, "not an OpenAPI document") || !strings.Contains(msg, c.want) {
 			t.Errorf("%s: message %q, want it to say why (%q)", name, msg, c.want)
 		}

@@ -34,9 +34,9 @@ func credentialsSecretAllowed(a *v1alpha1.Application, sess *engine.Session) err
 	name := credentialsSecretName(a)
 	switch {
 	case name == v1alpha1.DefaultProviderAccountSecret || name == sess.SecretName:
-		return engine.Invalid(ReasonInvalidSpec, "the credentials Secret %q is the provider-account Secret: name another one in spec.credentialsSecretName", name)
+		return engine.Invalid(v1alpha1.ReasonInvalidSpec, "the credentials Secret %q is the provider-account Secret: name another one in spec.credentialsSecretName", name)
 	case a.Spec.CredentialsRef != nil && name == a.Spec.CredentialsRef.Name:
-		return engine.Invalid(ReasonInvalidSpec, "the credentials Secret %q is the spec.credentialsRef Secret, which is yours: name another one in spec.credentialsSecretName", name)
+		return engine.Invalid(v1alpha1.ReasonInvalidSpec, "the credentials Secret %q is the spec.credentialsRef Secret, which is yours: name another one in spec.credentialsSecretName", name)
 	}
 	return nil
 }
@@ -60,7 +60,7 @@ func (s *ApplicationSyncer) resolveCredentials(ctx context.Context, a *v1alpha1.
 	var secret corev1.Secret
 	if err := s.Reader.Get(ctx, client.ObjectKey{Namespace: a.Namespace, Name: ref.Name}, &secret); err != nil {
 		if apierrors.IsNotFound(err) {
-			return engine.Waiting(ReasonCredentialsUnavailable, "waiting for Secret %q (spec.credentialsRef) to be created", ref.Name)
+			return engine.Waiting(v1alpha1.ReasonCredentialsUnavailable, "waiting for Secret %q (spec.credentialsRef) to be created", ref.Name)
 		}
 		return err
 	}
@@ -73,23 +73,23 @@ func (s *ApplicationSyncer) resolveCredentials(ctx context.Context, a *v1alpha1.
 			}
 		}
 		if d.AppID == "" {
-			return engine.Invalid(ReasonInvalidSpec, "Secret %q (spec.credentialsRef) has no %s: the plan's product identifies applications by app id and key", ref.Name, credentialAppID)
+			return engine.Invalid(v1alpha1.ReasonInvalidSpec, "Secret %q (spec.credentialsRef) has no %s: the plan's product identifies applications by app id and key", ref.Name, credentialAppID)
 		}
 		for _, k := range d.AppKeys {
 			// porta's route addresses any key without a slash, dots included (config/routes.rb:603:
 			// ([^/]+?)(?=\.json|\.xml|$|/)): a key with a slash could be created but never deleted.
 			if strings.Contains(k, "/") {
-				return engine.Invalid(ReasonInvalidSpec, "Secret %q (spec.credentialsRef) lists an app key with '/': 3scale's API cannot address such a key to delete it later", ref.Name)
+				return engine.Invalid(v1alpha1.ReasonInvalidSpec, "Secret %q (spec.credentialsRef) lists an app key with '/': 3scale's API cannot address such a key to delete it later", ref.Name)
 			}
 		}
 		if len(d.AppKeys) > d.KeysLimit {
-			return engine.Invalid(ReasonInvalidSpec, "Secret %q (spec.credentialsRef) lists %d app keys: 3scale keeps at most %d per application of this product",
+			return engine.Invalid(v1alpha1.ReasonInvalidSpec, "Secret %q (spec.credentialsRef) lists %d app keys: 3scale keeps at most %d per application of this product",
 				ref.Name, len(d.AppKeys), d.KeysLimit)
 		}
 		return nil
 	}
 	if d.UserKey = get(credentialUserKey); d.UserKey == "" {
-		return engine.Invalid(ReasonInvalidSpec, "Secret %q (spec.credentialsRef) has no %s: the plan's product identifies applications by user key", ref.Name, credentialUserKey)
+		return engine.Invalid(v1alpha1.ReasonInvalidSpec, "Secret %q (spec.credentialsRef) has no %s: the plan's product identifies applications by user key", ref.Name, credentialUserKey)
 	}
 	return nil
 }
@@ -158,7 +158,7 @@ func (s *ApplicationSyncer) holderOfCredentials(ctx context.Context, a *v1alpha1
 	case holder.AccountID != d.AccountID || holder.Name != a.Spec.Name:
 		return nil, taken
 	case !sess.CreatePending && a.GetAdoptionPolicy() == v1alpha1.AdoptionNever:
-		return nil, engine.Refused(engine.ReasonAdoptionRefused,
+		return nil, engine.Refused(v1alpha1.ReasonAdoptionRefused,
 			"an application %q with these credentials already exists on the account in 3scale (id %d) and this resource did not create it; spec.adoption is Never", holder.Name, holder.ID)
 	}
 	return holder, nil
@@ -243,7 +243,7 @@ func (s *ApplicationSyncer) writeCredentials(ctx context.Context, a *v1alpha1.Ap
 		return controllerutil.SetControllerReference(a, secret, s.Writer.Scheme())
 	})
 	if err != nil {
-		return engine.Invalid(ReasonInvalidSpec, "cannot write the credentials Secret %q: %v", secret.Name, err)
+		return engine.Invalid(v1alpha1.ReasonInvalidSpec, "cannot write the credentials Secret %q: %v", secret.Name, err)
 	}
 	a.Status.CredentialsSecret = secret.Name
 	return nil

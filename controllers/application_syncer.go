@@ -17,20 +17,6 @@ import (
 // snapshotKindApplication is the kind under which application snapshots are cached.
 const snapshotKindApplication = "application"
 
-// Condition reasons of Applications.
-const (
-	ReasonAccountNotFound        = "AccountNotFound"
-	ReasonAccountNotSynced       = "AccountNotSynced"
-	ReasonAccountInvalid         = "AccountInvalid"
-	ReasonAccountDeleting        = "AccountDeleting"
-	ReasonPlanNotFound           = "PlanNotFound"
-	ReasonPlanNotSynced          = "PlanNotSynced"
-	ReasonPlanInvalid            = "PlanInvalid"
-	ReasonPlanDeleting           = "PlanDeleting"
-	ReasonPlanOfAnotherProduct   = "PlanOfAnotherProduct"
-	ReasonCredentialsUnavailable = "CredentialsNotFound"
-)
-
 // Keys of an Application's credentials Secret (the one it reads and the one it writes).
 const (
 	credentialUserKey = "user_key"
@@ -112,17 +98,17 @@ func (s *ApplicationSyncer) resolve(ctx context.Context, a *v1alpha1.Application
 		return err
 	}
 	if plan.Status.TenantHost != sess.Tenant {
-		return engine.Invalid(ReasonInvalidSpec, "ApplicationPlan %q is on tenant %s, but DeveloperAccount %q on %s: an application needs both on one tenant",
+		return engine.Invalid(v1alpha1.ReasonInvalidSpec, "ApplicationPlan %q is on tenant %s, but DeveloperAccount %q on %s: an application needs both on one tenant",
 			plan.Name, plan.Status.TenantHost, acc.Name, sess.Tenant)
 	}
 	if a.Status.ApplicationID != 0 && a.Status.ProductID != 0 && plan.Status.ProductID != a.Status.ProductID {
-		return engine.Invalid(ReasonPlanOfAnotherProduct,
+		return engine.Invalid(v1alpha1.ReasonPlanOfAnotherProduct,
 			"ApplicationPlan %q belongs to another product than the one this application is on (3scale product %d): 3scale cannot move an application between products; create a new Application on that plan and delete this one",
 			plan.Name, a.Status.ProductID)
 	}
 	var product v1alpha1.Product
 	if err := s.Reader.Get(ctx, client.ObjectKey{Namespace: a.Namespace, Name: plan.Spec.ProductRef}, &product); err != nil {
-		return engine.Waiting(ReasonProductNotFound, "waiting for Product %q of plan %q", plan.Spec.ProductRef, plan.Name)
+		return engine.Waiting(v1alpha1.ReasonProductNotFound, "waiting for Product %q of plan %q", plan.Spec.ProductRef, plan.Name)
 	}
 	_, backendVersion := serviceAttrs(&product)
 	desired := &applicationDesired{AccountID: acc.Status.AccountID, PlanID: plan.Status.PlanID, ProductID: plan.Status.ProductID,
@@ -155,22 +141,22 @@ func lifecycleAllows(a *v1alpha1.Application, plan *v1alpha1.ApplicationPlan, pr
 	switch product.Spec.EffectiveLifecycle() {
 	case v1alpha1.LifecycleDraft:
 		if isNew && !plan.Spec.AllowInDraft {
-			return engine.Waiting(ReasonProductDraft, "Product %q is in Draft: applications wait until it is Published (or use a plan with allowInDraft: true)", product.Name)
+			return engine.Waiting(v1alpha1.ReasonProductDraft, "Product %q is in Draft: applications wait until it is Published (or use a plan with allowInDraft: true)", product.Name)
 		}
 	case v1alpha1.LifecycleDeprecated:
 		if isNew {
-			return engine.Invalid(ReasonProductDeprecated, "Product %q is Deprecated: it takes no new application (existing ones keep working); use a plan of another product", product.Name)
+			return engine.Invalid(v1alpha1.ReasonProductDeprecated, "Product %q is Deprecated: it takes no new application (existing ones keep working); use a plan of another product", product.Name)
 		}
 	case v1alpha1.LifecycleRetired:
 		switch {
 		case isNew:
-			return engine.Invalid(ReasonProductRetired, "Product %q is Retired: it takes no application; use a plan of another product", product.Name)
+			return engine.Invalid(v1alpha1.ReasonProductRetired, "Product %q is Retired: it takes no application; use a plan of another product", product.Name)
 		case a.Status.RetiredAt != nil:
 			date := "an unknown date"
 			if at := product.Status.LifecycleChangedAt; at != nil {
 				date = at.UTC().Format(time.DateOnly)
 			}
-			return engine.Invalid(ReasonProductRetired, "product %s was retired on %s: this application is suspended in 3scale and its credentials Secret deleted; "+
+			return engine.Invalid(v1alpha1.ReasonProductRetired, "product %s was retired on %s: this application is suspended in 3scale and its credentials Secret deleted; "+
 				"move its consumers to an Application on another product's plan, then delete this one", product.Name, date)
 		}
 		d.Retire = true
@@ -180,10 +166,10 @@ func lifecycleAllows(a *v1alpha1.Application, plan *v1alpha1.ApplicationPlan, pr
 
 // accountOfApplication and planOfApplication are an Application's spec.accountRef and spec.planRef.
 var (
-	accountOfApplication = dependency{Kind: "DeveloperAccount", Field: "spec.accountRef", NotFound: ReasonAccountNotFound,
-		Deleting: ReasonAccountDeleting, Invalid: ReasonAccountInvalid, NotSynced: ReasonAccountNotSynced}
-	planOfApplication = dependency{Kind: "ApplicationPlan", Field: "spec.planRef", NotFound: ReasonPlanNotFound,
-		Deleting: ReasonPlanDeleting, Invalid: ReasonPlanInvalid, NotSynced: ReasonPlanNotSynced}
+	accountOfApplication = dependency{Kind: "DeveloperAccount", Field: "spec.accountRef", NotFound: v1alpha1.ReasonAccountNotFound,
+		Deleting: v1alpha1.ReasonAccountDeleting, Invalid: v1alpha1.ReasonAccountInvalid, NotSynced: v1alpha1.ReasonAccountNotSynced}
+	planOfApplication = dependency{Kind: "ApplicationPlan", Field: "spec.planRef", NotFound: v1alpha1.ReasonPlanNotFound,
+		Deleting: v1alpha1.ReasonPlanDeleting, Invalid: v1alpha1.ReasonPlanInvalid, NotSynced: v1alpha1.ReasonPlanNotSynced}
 )
 
 // Compare implements engine.TypedSyncer: the application and its credentials Secret. A retiring
@@ -290,7 +276,7 @@ func (s *ApplicationSyncer) Update(ctx context.Context, a *v1alpha1.Application,
 	}
 	if !appIDMatches(snap.App, d) {
 		// porta's application_id is read-only (attr_readonly, app/lib/backend/model_extensions/cinstance.rb:17).
-		return nil, engine.Invalid(ReasonInvalidSpec, "Secret %q (spec.credentialsRef) names another %s than the application's in 3scale, which cannot change: "+
+		return nil, engine.Invalid(v1alpha1.ReasonInvalidSpec, "Secret %q (spec.credentialsRef) names another %s than the application's in 3scale, which cannot change: "+
 			"restore it, or create a new Application with the new one", a.Spec.CredentialsRef.Name, credentialAppID)
 	}
 	var err error

@@ -76,14 +76,14 @@ func (s *ApplicationPlanSyncer) Connect(ctx context.Context, a *v1alpha1.Applica
 }
 
 // productOfPlan is an ApplicationPlan's spec.productRef.
-var productOfPlan = dependency{Kind: "Product", Field: "spec.productRef", NotFound: ReasonProductNotFound, Deleting: ReasonProductDeleting,
-	Invalid: ReasonProductInvalid, NotSynced: ReasonProductNotSynced}
+var productOfPlan = dependency{Kind: "Product", Field: "spec.productRef", NotFound: v1alpha1.ReasonProductNotFound, Deleting: v1alpha1.ReasonProductDeleting,
+	Invalid: v1alpha1.ReasonProductInvalid, NotSynced: v1alpha1.ReasonProductNotSynced}
 
 // backendOfPlan is a Backend whose metrics a plan's limits or pricing rules name. Its metrics go with it
 // in 3scale, and their limits and pricing rules with them: one being deleted is waited for (quietly for a
 // while: mostly it goes with the rest) until it is gone or back.
-var backendOfPlan = dependency{Kind: "Backend", NotFound: ReasonBackendNotFound, Deleting: ReasonBackendDeleting, Invalid: ReasonBackendInvalid,
-	NotSynced: ReasonBackendNotSynced, DeletingHint: "remove it from the limits and pricing rules, or delete this plan too",
+var backendOfPlan = dependency{Kind: "Backend", NotFound: v1alpha1.ReasonBackendNotFound, Deleting: v1alpha1.ReasonBackendDeleting, Invalid: v1alpha1.ReasonBackendInvalid,
+	NotSynced: v1alpha1.ReasonBackendNotSynced, DeletingHint: "remove it from the limits and pricing rules, or delete this plan too",
 	WhileDeleting: func(dep engine.Object, reason, format string, args ...any) error {
 		return engine.GoingAway(dep.GetDeletionTimestamp().Time, reason, format, args...)
 	}}
@@ -127,15 +127,15 @@ func (s *ApplicationPlanSyncer) resolve(ctx context.Context, a *v1alpha1.Applica
 	for _, ref := range refs {
 		if ref.Backend == "" {
 			if !hasMetric(p.Spec.Metrics, p.Spec.Methods, ref.SystemName) {
-				return engine.Invalid(ReasonInvalidSpec, "metric or method %q is not defined in Product %q (set metricMethodRef.backend for a backend's metric)", ref.SystemName, p.Name)
+				return engine.Invalid(v1alpha1.ReasonInvalidSpec, "metric or method %q is not defined in Product %q (set metricMethodRef.backend for a backend's metric)", ref.SystemName, p.Name)
 			}
 			continue
 		}
 		if _, used := p.Spec.BackendUsages[ref.Backend]; !used {
-			return engine.Invalid(ReasonInvalidSpec, "metric %q names Backend %q, which Product %q does not use (spec.backendUsages)", ref.SystemName, ref.Backend, p.Name)
+			return engine.Invalid(v1alpha1.ReasonInvalidSpec, "metric %q names Backend %q, which Product %q does not use (spec.backendUsages)", ref.SystemName, ref.Backend, p.Name)
 		}
 		if b, err := backend(ref.Backend); err == nil && !hasMetric(b.Spec.Metrics, b.Spec.Methods, ref.SystemName) {
-			return engine.Waiting(ReasonMetricNotFound, "waiting for metric %q to be defined in Backend %q", ref.SystemName, ref.Backend)
+			return engine.Waiting(v1alpha1.ReasonMetricNotFound, "waiting for metric %q to be defined in Backend %q", ref.SystemName, ref.Backend)
 		}
 	}
 	if err := readyDependency(&p, productOfPlan); err != nil {
@@ -177,7 +177,7 @@ func (s *ApplicationPlanSyncer) resolve(ctx context.Context, a *v1alpha1.Applica
 // Validate implements engine.Validator: one limit per metric and period, no overlapping pricing ranges.
 func (s *ApplicationPlanSyncer) Validate(a *v1alpha1.ApplicationPlan) error {
 	if err := validatePlan(a); err != nil {
-		return engine.Invalid(ReasonInvalidSpec, "%v", err)
+		return engine.Invalid(v1alpha1.ReasonInvalidSpec, "%v", err)
 	}
 	return nil
 }

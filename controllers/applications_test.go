@@ -192,17 +192,17 @@ func TestApplicationBringYourOwnCredentials(t *testing.T) {
 		app, plan, reason, message string
 		data                       map[string]string
 	}{
-		{"uk-missing", "basic", ReasonInvalidSpec, `Secret "uk-missing-creds" (spec.credentialsRef) has no user_key: the plan's product identifies applications by user key`,
+		{"uk-missing", "basic", v1alpha1.ReasonInvalidSpec, `Secret "uk-missing-creds" (spec.credentialsRef) has no user_key: the plan's product identifies applications by user key`,
 			map[string]string{"app_id": "not-what-it-needs"}},
-		{"id-missing", "orders-basic", ReasonInvalidSpec, `Secret "id-missing-creds" (spec.credentialsRef) has no app_id: the plan's product identifies applications by app id and key`,
+		{"id-missing", "orders-basic", v1alpha1.ReasonInvalidSpec, `Secret "id-missing-creds" (spec.credentialsRef) has no app_id: the plan's product identifies applications by app id and key`,
 			map[string]string{"user_key": "not-what-it-needs-either"}},
-		{"too-many-keys", "orders-basic", ReasonInvalidSpec, `Secret "too-many-keys-creds" (spec.credentialsRef) lists 6 app keys: 3scale keeps at most 5 per application of this product`,
+		{"too-many-keys", "orders-basic", v1alpha1.ReasonInvalidSpec, `Secret "too-many-keys-creds" (spec.credentialsRef) lists 6 app keys: 3scale keeps at most 5 per application of this product`,
 			map[string]string{"app_id": "too-many-01", "app_keys": sixKeys}},
-		{"slashed-key", "orders-basic", ReasonInvalidSpec, `Secret "slashed-key-creds" (spec.credentialsRef) lists an app key with '/': 3scale's API cannot address such a key to delete it later`,
+		{"slashed-key", "orders-basic", v1alpha1.ReasonInvalidSpec, `Secret "slashed-key-creds" (spec.credentialsRef) lists an app key with '/': 3scale's API cannot address such a key to delete it later`,
 			map[string]string{"app_id": "slashed-01", "app_keys": "key/with/slash"}},
-		{"refused-key", "orders-basic", engine.ReasonRemoteRejected, "application_keys is invalid",
+		{"refused-key", "orders-basic", v1alpha1.ReasonRemoteRejected, "application_keys is invalid",
 			map[string]string{"app_id": "refused-01", "app_key": "tiny"}},
-		{"taken-key", "basic", engine.ReasonRemoteRejected, "user_key has already been taken",
+		{"taken-key", "basic", v1alpha1.ReasonRemoteRejected, "user_key has already been taken",
 			map[string]string{"user_key": userKey}},
 	}
 	var invalid []*v1alpha1.Application
@@ -284,7 +284,7 @@ func TestApplicationKeyRotation(t *testing.T) {
 		t.Errorf("credentials Secret app_key %q, want the first key key-5", got["app_key"])
 	}
 	update(t, creds, func() { creds.StringData = map[string]string{"app_id": "another-app-id"} })
-	waitReason(t, app, v1alpha1.ConditionInvalid, ReasonInvalidSpec)
+	waitReason(t, app, v1alpha1.ConditionInvalid, v1alpha1.ReasonInvalidSpec)
 	if _, _, msg := syncState(t, app); !strings.Contains(msg, "names another app_id than the application's in 3scale, which cannot change") {
 		t.Errorf("changed app_id: message %q", msg)
 	}
@@ -357,7 +357,7 @@ func TestApplicationCredentialsSecretName(t *testing.T) {
 		t.Errorf("the default-named Secret app-credentials was written too")
 	}
 
-	waitReason(t, squatter, v1alpha1.ConditionInvalid, ReasonInvalidSpec)
+	waitReason(t, squatter, v1alpha1.ConditionInvalid, v1alpha1.ReasonInvalidSpec)
 	if _, _, msg := syncState(t, squatter); !strings.Contains(msg, `secret "someone-elses" exists and is not this Application's: choose another spec.credentialsSecretName`) {
 		t.Errorf("refused Secret: message %q", msg)
 	}
@@ -385,13 +385,13 @@ func TestApplicationInvalidDependenciesCascadeAndRecover(t *testing.T) {
 	create(t, defaultSecret(ns), acc, pw, okAcc, okPw, petsBackend(ns), petstoreProduct(ns, "pets"), ordersProduct(ns),
 		basicPlan(ns, "basic", "petstore"), basicPlan(ns, "foreign", "orders"), plan, onBadAccount, onBadPlan)
 
-	waitReason(t, acc, v1alpha1.ConditionInvalid, engine.ReasonRemoteRejected)
-	waitReason(t, onBadAccount, v1alpha1.ConditionInvalid, ReasonAccountInvalid)
+	waitReason(t, acc, v1alpha1.ConditionInvalid, v1alpha1.ReasonRemoteRejected)
+	waitReason(t, onBadAccount, v1alpha1.ConditionInvalid, v1alpha1.ReasonAccountInvalid)
 	if _, _, msg := syncState(t, onBadAccount); !strings.Contains(msg, `DeveloperAccount "acme" is invalid: `) || !strings.Contains(msg, "password is too short") {
 		t.Errorf("account cascade: message %q", msg)
 	}
-	waitReason(t, plan, v1alpha1.ConditionInvalid, ReasonInvalidSpec)
-	waitReason(t, onBadPlan, v1alpha1.ConditionInvalid, ReasonPlanInvalid)
+	waitReason(t, plan, v1alpha1.ConditionInvalid, v1alpha1.ReasonInvalidSpec)
+	waitReason(t, onBadPlan, v1alpha1.ConditionInvalid, v1alpha1.ReasonPlanInvalid)
 	if _, _, msg := syncState(t, onBadPlan); !strings.Contains(msg, `ApplicationPlan "gold" is invalid: metric or method "no_such_metric" is not defined`) {
 		t.Errorf("plan cascade: message %q", msg)
 	}
@@ -404,7 +404,7 @@ func TestApplicationInvalidDependenciesCascadeAndRecover(t *testing.T) {
 	waitState(t, v1alpha1.ConditionSynced, acc, plan, onBadAccount, onBadPlan)
 
 	update(t, onBadAccount, func() { onBadAccount.Spec.PlanRef = "foreign" })
-	waitReason(t, onBadAccount, v1alpha1.ConditionInvalid, ReasonPlanOfAnotherProduct)
+	waitReason(t, onBadAccount, v1alpha1.ConditionInvalid, v1alpha1.ReasonPlanOfAnotherProduct)
 	if _, _, msg := syncState(t, onBadAccount); !strings.Contains(msg, `ApplicationPlan "foreign" belongs to another product`) ||
 		!strings.Contains(msg, "3scale cannot move an application between products") {
 		t.Errorf("move to another product: message %q", msg)
@@ -435,11 +435,11 @@ func TestOrphanApplicationIsWokenByItsDependencies(t *testing.T) {
 	// The plan exists but cannot sync: its product is missing.
 	plan := basicPlan(ns, "basic", "petstore")
 	create(t, defaultSecret(ns), acc, pw, petsBackend(ns), plan, waitsForPlan, waitsForAccount)
-	waitReason(t, waitsForPlan, v1alpha1.ConditionOrphan, ReasonPlanNotSynced)
+	waitReason(t, waitsForPlan, v1alpha1.ConditionOrphan, v1alpha1.ReasonPlanNotSynced)
 	if _, _, msg := syncState(t, waitsForPlan); msg != `waiting for ApplicationPlan "basic" to be Synced` {
 		t.Errorf("plan not synced: message %q", msg)
 	}
-	waitReason(t, waitsForAccount, v1alpha1.ConditionOrphan, ReasonAccountNotFound)
+	waitReason(t, waitsForAccount, v1alpha1.ConditionOrphan, v1alpha1.ReasonAccountNotFound)
 	if _, _, msg := syncState(t, waitsForAccount); msg != `waiting for DeveloperAccount "late" (spec.accountRef) to be created` {
 		t.Errorf("account not found: message %q", msg)
 	}

@@ -220,7 +220,7 @@ func (s *BackendSyncer) Delete(ctx context.Context, b *v1alpha1.Backend, sess *e
 		if len(users) > 0 {
 			who = "the Products " + strings.Join(users, ", ")
 		}
-		return engine.Waiting(engine.ReasonDeletionBlocked,
+		return engine.Waiting(v1alpha1.ReasonDeletionBlocked,
 			"3scale refuses to delete backend %q while %s use it: remove it from their spec.backendUsages (or delete them)", sess.SystemName, who)
 	}
 	if err != nil && !tsclient.IsNotFound(err) {

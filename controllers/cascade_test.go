@@ -150,15 +150,15 @@ func TestPlanWaitingForItsApplicationsCountsAndNamesThem(t *testing.T) {
 	hold := " (waiting for finalizer " + holdFinalizer + ")"
 	want := "deleting 3 applications first: app-0" + hold + ", app-1" + hold + ", app-2" + hold
 	eventually(t, waitTimeout, func() string {
-		if state, reason, msg := syncState(t, plan); state != v1alpha1.ConditionOrphan || reason != engine.ReasonDeletingDependants || msg != want {
-			return fmt.Sprintf("the plan is %s/%s %q, want Orphan/%s %q", state, reason, msg, engine.ReasonDeletingDependants, want)
+		if state, reason, msg := syncState(t, plan); state != v1alpha1.ConditionOrphan || reason != v1alpha1.ReasonDeletingDependants || msg != want {
+			return fmt.Sprintf("the plan is %s/%s %q, want Orphan/%s %q", state, reason, msg, v1alpha1.ReasonDeletingDependants, want)
 		}
 		if n := sim.Count(ns, "applications"); n != 0 {
 			return fmt.Sprintf("%d applications still in 3scale", n)
 		}
 		return ""
 	})
-	wantEvent(t, plan, engine.ReasonDeletingDependants+": "+want)
+	wantEvent(t, plan, v1alpha1.ReasonDeletingDependants+": "+want)
 	if n := sim.Count(ns, simulator.KindPlans); n != 1 {
 		t.Errorf("the plan left 3scale before its applications left Kubernetes: %d plans", n)
 	}
@@ -197,11 +197,11 @@ func TestStuckApplicationIsNamedByItsPlan(t *testing.T) {
 	sim.RevokeToken(appToken)
 	deleteObjects(t, plan)
 	waitGone(t, free)
-	waitReason(t, stuck, v1alpha1.ConditionInvalid, engine.ReasonUnauthorized)
+	waitReason(t, stuck, v1alpha1.ConditionInvalid, v1alpha1.ReasonUnauthorized)
 	want := "deleting 1 application first: app-0 (stuck: the provider account's token was refused by 3scale"
 	eventually(t, waitTimeout, func() string {
-		if state, reason, msg := syncState(t, plan); state != v1alpha1.ConditionOrphan || reason != engine.ReasonDeletingDependants || !strings.HasPrefix(msg, want) {
-			return fmt.Sprintf("the plan is %s/%s %q, want Orphan/%s starting %q", state, reason, msg, engine.ReasonDeletingDependants, want)
+		if state, reason, msg := syncState(t, plan); state != v1alpha1.ConditionOrphan || reason != v1alpha1.ReasonDeletingDependants || !strings.HasPrefix(msg, want) {
+			return fmt.Sprintf("the plan is %s/%s %q, want Orphan/%s starting %q", state, reason, msg, v1alpha1.ReasonDeletingDependants, want)
 		}
 		return ""
 	})
@@ -297,7 +297,7 @@ func TestRetainedDependantsKeepTheirOwnersInThreescale(t *testing.T) {
 		t.Helper()
 		eventually(t, waitTimeout, func() string {
 			ev := strings.Join(eventsOf(t, obj), "\n")
-			if !strings.Contains(ev, engine.ReasonKeptForRetained) || !strings.Contains(ev, names+" with deletionPolicy Retain") {
+			if !strings.Contains(ev, v1alpha1.ReasonKeptForRetained) || !strings.Contains(ev, names+" with deletionPolicy Retain") {
 				return "no KeptForRetainedDependants event naming " + names + ":\n" + ev
 			}
 			return ""
@@ -436,7 +436,7 @@ func TestDeletingAnAccountTakesItsApplicationsOnTwoPlans(t *testing.T) {
 	waitGone(t, apps[0])
 	want := "deleting 1 application first: app-2 (waiting for finalizer " + holdFinalizer + ")"
 	eventually(t, waitTimeout, func() string { // it says so once it has seen app-1 go
-		if state, reason, msg := syncState(t, acc); state != v1alpha1.ConditionOrphan || reason != engine.ReasonDeletingDependants || msg != want {
+		if state, reason, msg := syncState(t, acc); state != v1alpha1.ConditionOrphan || reason != v1alpha1.ReasonDeletingDependants || msg != want {
 			return fmt.Sprintf("the account is %s (%s): %q", state, reason, msg)
 		}
 		return ""
@@ -551,7 +551,7 @@ func TestApplicationMovedToAnotherProductIsDeletedWithItsPlan(t *testing.T) {
 	create(t, defaultSecret(ns), acc, pw, backend, product, orders, basic, ordersBasic, app)
 	waitState(t, v1alpha1.ConditionSynced, app, ordersBasic)
 	update(t, app, func() { app.Spec.PlanRef = "orders-basic" })
-	waitReason(t, app, v1alpha1.ConditionInvalid, ReasonPlanOfAnotherProduct)
+	waitReason(t, app, v1alpha1.ConditionInvalid, v1alpha1.ReasonPlanOfAnotherProduct)
 
 	deleteObjects(t, orders)
 	waitGone(t, orders, ordersBasic, app)

@@ -270,7 +270,7 @@ func removeChildren(ctx context.Context, c *tsclient.Client, scope tsclient.Scop
 	hits := snap.hitsID()
 	inUse := func(kind, name string, err error) error {
 		if tsclient.IsInUse(err) {
-			return engine.Waiting(ReasonMetricInUseByGateway,
+			return engine.Waiting(v1alpha1.ReasonMetricInUseByGateway,
 				"3scale keeps %s %q while the latest gateway configuration of staging or production still counts it: "+
 					"it goes once production runs a configuration built without its mapping rules (see spec.production, or promote in the admin portal)", kind, name)
 		}
@@ -374,7 +374,7 @@ func invalidChildren(want childrenSpec) error {
 		_, isMetric := want.Metrics[r.MetricMethodRef]
 		_, isMethod := want.Methods[r.MetricMethodRef]
 		if r.MetricMethodRef != hitsMetric && !isMetric && !isMethod {
-			return engine.Invalid(ReasonInvalidSpec, "mapping rule %s %s counts %q, which is neither a metric nor a method of this object", r.HTTPMethod, r.Pattern, r.MetricMethodRef)
+			return engine.Invalid(v1alpha1.ReasonInvalidSpec, "mapping rule %s %s counts %q, which is neither a metric nor a method of this object", r.HTTPMethod, r.Pattern, r.MetricMethodRef)
 		}
 	}
 	return nil

@@ -33,24 +33,6 @@ const (
 	indexPolicyKey = "apimsync.policyKey"
 )
 
-// Condition reasons of the per-kind syncers.
-const (
-	ReasonInvalidSpec      = "InvalidSpec"
-	ReasonBackendNotFound  = "BackendNotFound"
-	ReasonBackendNotSynced = "BackendNotSynced"
-	ReasonBackendInvalid   = "BackendInvalid"
-	ReasonBackendDeleting  = "BackendDeleting"
-	ReasonProductNotFound  = "ProductNotFound"
-	ReasonProductNotSynced = "ProductNotSynced"
-	ReasonProductInvalid   = "ProductInvalid"
-	ReasonProductDeleting  = "ProductDeleting"
-	ReasonMetricNotFound   = "MetricNotFound"
-	ReasonSecretNotFound   = "SecretNotFound"
-	// ReasonMetricInUseByGateway: a metric or method removed from the spec is kept by 3scale while the
-	// latest staging or production configuration still counts it; waits for production to move on.
-	ReasonMetricInUseByGateway = "MetricInUseByGateway"
-)
-
 // systemNameOf returns the system name given in the spec, or one derived from the object's name (which
 // never changes): dots become underscores, as 3scale system names take no dots.
 func systemNameOf(specSystemName, objectName string) string {

@@ -17,7 +17,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
-	"github.com/apimsync/apimsync/controllers/engine"
 	"github.com/apimsync/apimsync/test/argocd"
 	"github.com/apimsync/apimsync/test/testenv"
 )
@@ -30,11 +29,11 @@ func TestWorstOrderConverges(t *testing.T) {
 	product := petstoreProduct(ns, "pets")
 	backend := petsBackend(ns)
 	create(t, plan)
-	waitReason(t, plan, v1alpha1.ConditionOrphan, ReasonProductNotFound)
+	waitReason(t, plan, v1alpha1.ConditionOrphan, v1alpha1.ReasonProductNotFound)
 	create(t, product)
-	waitReason(t, product, v1alpha1.ConditionOrphan, engine.ReasonProviderAccountNotFound)
+	waitReason(t, product, v1alpha1.ConditionOrphan, v1alpha1.ReasonProviderAccountNotFound)
 	create(t, backend)
-	waitReason(t, backend, v1alpha1.ConditionOrphan, engine.ReasonProviderAccountNotFound)
+	waitReason(t, backend, v1alpha1.ConditionOrphan, v1alpha1.ReasonProviderAccountNotFound)
 	start := time.Now()
 	create(t, defaultSecret(ns))
 	waitState(t, v1alpha1.ConditionSynced, backend, product, plan)
@@ -270,9 +269,9 @@ func TestInvalidCascadesAndRecovers(t *testing.T) {
 	backend.Spec.ProviderAccountRef = &v1alpha1.ProviderAccountRef{Name: "backend-account"}
 	product, plan := petstoreProduct(ns, "pets"), basicPlan(ns, "basic", "petstore")
 	create(t, defaultSecret(ns), broken, backend, product, plan)
-	waitReason(t, backend, v1alpha1.ConditionInvalid, engine.ReasonProviderAccountInvalid)
-	waitReason(t, product, v1alpha1.ConditionInvalid, ReasonBackendInvalid)
-	waitReason(t, plan, v1alpha1.ConditionInvalid, ReasonProductInvalid)
+	waitReason(t, backend, v1alpha1.ConditionInvalid, v1alpha1.ReasonProviderAccountInvalid)
+	waitReason(t, product, v1alpha1.ConditionInvalid, v1alpha1.ReasonBackendInvalid)
+	waitReason(t, plan, v1alpha1.ConditionInvalid, v1alpha1.ReasonProductInvalid)
 	if _, _, msg := syncState(t, plan); !strings.Contains(msg, "backend-account") {
 		t.Errorf("the plan's message does not name the root cause: %q", msg)
 	}
@@ -308,10 +307,10 @@ func TestPlanSpecErrorsShowWhileItsProductWaits(t *testing.T) {
 		state, reason string
 		want          string
 	}{
-		{typo, v1alpha1.ConditionInvalid, ReasonInvalidSpec, `metric or method "serach" is not defined in Product "petstore"`},
-		{unused, v1alpha1.ConditionInvalid, ReasonInvalidSpec, `names Backend "users", which Product "petstore" does not use`},
-		{overlap, v1alpha1.ConditionInvalid, ReasonInvalidSpec, `pricingRules[1] (50-1000) overlaps pricingRules[0] (1-100)`},
-		{backendTypo, v1alpha1.ConditionOrphan, ReasonMetricNotFound, `waiting for metric "list_petz" to be defined in Backend "pets"`},
+		{typo, v1alpha1.ConditionInvalid, v1alpha1.ReasonInvalidSpec, `metric or method "serach" is not defined in Product "petstore"`},
+		{unused, v1alpha1.ConditionInvalid, v1alpha1.ReasonInvalidSpec, `names Backend "users", which Product "petstore" does not use`},
+		{overlap, v1alpha1.ConditionInvalid, v1alpha1.ReasonInvalidSpec, `pricingRules[1] (50-1000) overlaps pricingRules[0] (1-100)`},
+		{backendTypo, v1alpha1.ConditionOrphan, v1alpha1.ReasonMetricNotFound, `waiting for metric "list_petz" to be defined in Backend "pets"`},
 	} {
 		waitReason(t, tc.plan, tc.state, tc.reason)
 		if _, _, msg := syncState(t, tc.plan); !strings.Contains(msg, tc.want) {

@@ -17,23 +17,13 @@ import (
 	"github.com/apimsync/apimsync/controllers/engine"
 )
 
+const (
+	maxPolicySummary              = 75
+	customPolicyIdentifierSpacing = "-"
+)
+
 // snapshotKindCustomPolicy is the kind under which custom policies' snapshots are cached.
 const snapshotKindCustomPolicy = "custompolicy"
-
-// Condition reasons of CustomPolicyDefinitions and of the Products that use them.
-const (
-	ReasonInvalidPolicySchema = "InvalidPolicySchema"
-	ReasonPolicyInUse         = "PolicyInUse"
-	// ReasonPolicyRegistryUnavailable: the tenant refuses its policy registry (a feature porta turns on per
-	// tenant).
-	ReasonPolicyRegistryUnavailable = "PolicyRegistryUnavailable"
-	ReasonCustomPolicyNotFound      = "CustomPolicyNotFound"
-	ReasonCustomPolicyDeleting      = "CustomPolicyDeleting"
-	ReasonCustomPolicyInvalid       = "CustomPolicyInvalid"
-	ReasonCustomPolicyNotSynced     = "CustomPolicyNotSynced"
-	maxPolicySummary                = 75
-	customPolicyIdentifierSpacing   = "-"
-)
 
 // policyVersionPattern is the version pattern of APIcast's policy manifest (apicast-policy-v1.1.schema.json),
 // which porta applies unanchored, as a Ruby regular expression: multi-line.
@@ -86,7 +76,7 @@ func (s *CustomPolicyDefinitionSyncer) Validate(c *v1alpha1.CustomPolicyDefiniti
 // policyManifest checks a CustomPolicyDefinition's schema and returns it as compact JSON.
 func policyManifest(c *v1alpha1.CustomPolicyDefinition) (json.RawMessage, error) {
 	invalid := func(format string, args ...any) error {
-		return engine.Invalid(ReasonInvalidPolicySchema, "spec.schema: "+format, args...)
+		return engine.Invalid(v1alpha1.ReasonInvalidPolicySchema, "spec.schema: "+format, args...)
 	}
 	var manifest map[string]json.RawMessage
 	if err := json.Unmarshal(c.Spec.Schema.Raw, &manifest); err != nil || manifest == nil {
@@ -219,7 +209,7 @@ func registryRefused(err error, tenant string) error {
 	if !tsclient.IsForbidden(err) {
 		return err
 	}
-	return engine.Refused(ReasonPolicyRegistryUnavailable,
+	return engine.Refused(v1alpha1.ReasonPolicyRegistryUnavailable,
 		"tenant %s refuses its APIcast policy registry (403): the registry is a 3scale feature turned on per tenant (porta's policy_registry rolling update), "+
 			"and the token's user needs the policy registry permission; ask the 3scale administrators to enable it for this tenant. Products can still use APIcast's built-in policies", tenant)
 }
@@ -252,7 +242,7 @@ func (s *CustomPolicyDefinitionSyncer) Create(ctx context.Context, c *v1alpha1.C
 func (s *CustomPolicyDefinitionSyncer) Update(ctx context.Context, c *v1alpha1.CustomPolicyDefinition, sess *engine.Session, want customPolicyDesired, snap *customPolicySnapshot) (*customPolicySnapshot, error) {
 	updated, err := sess.Remote.UpdateCustomPolicy(ctx, snap.ID, customPolicyParams(c, want))
 	if tsclient.IsInvalid(err) && strings.Contains(err.Error(), "currently being used") {
-		return nil, engine.Invalid(ReasonPolicyInUse, "3scale refuses to change custom policy %q while a product's policy chain uses it: "+
+		return nil, engine.Invalid(v1alpha1.ReasonPolicyInUse, "3scale refuses to change custom policy %q while a product's policy chain uses it: "+
 			"publish the change as a new version (a new CustomPolicyDefinition) and move the Products' spec.policies to it", sess.SystemName)
 	}
 	if err != nil {
@@ -268,15 +258,15 @@ func (s *CustomPolicyDefinitionSyncer) Delete(ctx context.Context, c *v1alpha1.C
 	sess.SystemName = customPolicyIdentifier(c)
 	err := deleteHeld(c, sess, s.finder(ctx, sess), func(id int64) error { return sess.Remote.DeleteCustomPolicy(ctx, id) })
 	if tsclient.IsInUse(err) {
-		return engine.Waiting(engine.ReasonDeletionBlocked,
+		return engine.Waiting(v1alpha1.ReasonDeletionBlocked,
 			"3scale refuses to delete custom policy %q while a product's policy chain uses it: remove it from those products' policies", sess.SystemName)
 	}
 	return err
 }
 
 // customPolicyOfProduct is a custom policy of a Product's chain.
-var customPolicyOfProduct = dependency{Kind: "CustomPolicyDefinition", Field: "in spec.policies", NotFound: ReasonCustomPolicyNotFound,
-	Deleting: ReasonCustomPolicyDeleting, Invalid: ReasonCustomPolicyInvalid, NotSynced: ReasonCustomPolicyNotSynced,
+var customPolicyOfProduct = dependency{Kind: "CustomPolicyDefinition", Field: "in spec.policies", NotFound: v1alpha1.ReasonCustomPolicyNotFound,
+	Deleting: v1alpha1.ReasonCustomPolicyDeleting, Invalid: v1alpha1.ReasonCustomPolicyInvalid, NotSynced: v1alpha1.ReasonCustomPolicyNotSynced,
 	DeletingHint: "remove the policy from spec.policies to let it go", WhileDeleting: waitingFor}
 
 // checkCustomPolicies checks that every custom policy of a Product's chain (a version but "builtin") has
@@ -290,7 +280,7 @@ func checkCustomPolicies(ctx context.Context, reader client.Reader, p *v1alpha1.
 		}
 		name, version, _ := strings.Cut(key, "@")
 		if len(defs.Items) == 0 {
-			return engine.Missing(ReasonCustomPolicyNotFound,
+			return engine.Missing(v1alpha1.ReasonCustomPolicyNotFound,
 				"waiting for a CustomPolicyDefinition of policy %q version %q (in spec.policies) to be created: 3scale's registry must hold the policy for APIcast to load it "+
 					"(one already in 3scale is adopted)", name, version)
 		}
@@ -302,7 +292,7 @@ func checkCustomPolicies(ctx context.Context, reader client.Reader, p *v1alpha1.
 			return err
 		}
 		if def.Status.TenantHost != tenant {
-			return engine.Invalid(ReasonInvalidSpec, "CustomPolicyDefinition %q is synced to tenant %s, but this Product to %s; a product can only use custom policies of its own tenant",
+			return engine.Invalid(v1alpha1.ReasonInvalidSpec, "CustomPolicyDefinition %q is synced to tenant %s, but this Product to %s; a product can only use custom policies of its own tenant",
 				def.Name, def.Status.TenantHost, tenant)
 		}
 	}

@@ -10,7 +10,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
-	"github.com/apimsync/apimsync/controllers/engine"
 	"github.com/apimsync/apimsync/test/simulator"
 )
 
@@ -46,7 +45,7 @@ func TestCustomPolicyDefinitionAndItsProducts(t *testing.T) {
 	ns := newNamespace(t)
 	backend, product := petsBackend(ns), withCustomPolicy(petstoreProduct(ns, "pets"), "stamp")
 	create(t, defaultSecret(ns), backend, product)
-	waitReason(t, product, v1alpha1.ConditionOrphan, ReasonCustomPolicyNotFound)
+	waitReason(t, product, v1alpha1.ConditionOrphan, v1alpha1.ReasonCustomPolicyNotFound)
 	if _, _, msg := syncState(t, product); !strings.Contains(msg, `policy "stamp" version "0.1"`) {
 		t.Errorf("Orphan message %q does not name the policy", msg)
 	}
@@ -65,7 +64,7 @@ func TestCustomPolicyDefinitionAndItsProducts(t *testing.T) {
 	update(t, def, func() {
 		def.Spec.Schema.Raw = customPolicy(ns, "stamp", func(m map[string]any) { m["summary"] = "Stamps requests" }).Spec.Schema.Raw
 	})
-	waitReason(t, def, v1alpha1.ConditionInvalid, ReasonPolicyInUse)
+	waitReason(t, def, v1alpha1.ConditionInvalid, v1alpha1.ReasonPolicyInUse)
 	if _, _, msg := syncState(t, def); !strings.Contains(msg, "new version") {
 		t.Errorf("Invalid message %q does not say what to do", msg)
 	}
@@ -74,11 +73,11 @@ func TestCustomPolicyDefinitionAndItsProducts(t *testing.T) {
 
 	// Deleting it waits for the Product.
 	deleteObjects(t, def)
-	waitReason(t, def, v1alpha1.ConditionOrphan, engine.ReasonDeletionBlocked)
+	waitReason(t, def, v1alpha1.ConditionOrphan, v1alpha1.ReasonDeletionBlocked)
 	if _, _, msg := syncState(t, def); !strings.Contains(msg, "petstore") {
 		t.Errorf("the blocked deletion does not name the product: %q", msg)
 	}
-	waitReason(t, product, v1alpha1.ConditionOrphan, ReasonCustomPolicyDeleting)
+	waitReason(t, product, v1alpha1.ConditionOrphan, v1alpha1.ReasonCustomPolicyDeleting)
 	if n := sim.Count(ns, simulator.KindCustomPolicies); n != 1 {
 		t.Fatalf("the policy was deleted from the registry while in use: %d left", n)
 	}
@@ -115,7 +114,7 @@ func TestCustomPolicySchemaIsChecked(t *testing.T) {
 		def := customPolicy(ns, "p_"+strings.ReplaceAll(strings.ToLower(name), " ", "_"), c.edit)
 		create(t, def)
 		defs = append(defs, def)
-		waitReason(t, def, v1alpha1.ConditionInvalid, ReasonInvalidPolicySchema)
+		waitReason(t, def, v1alpha1.ConditionInvalid, v1alpha1.ReasonInvalidPolicySchema)
 		if _, _, msg := syncState(t, def); !strings.Contains(msg, c.want) {
 			t.Errorf("%s: message %q, want %q", name, msg, c.want)
 		}
@@ -141,7 +140,7 @@ func TestCustomPolicyOnATenantWithoutTheRegistry(t *testing.T) {
 	}
 	def := customPolicy(ns, "stamp", nil)
 	create(t, secret, def)
-	waitReason(t, def, v1alpha1.ConditionInvalid, ReasonPolicyRegistryUnavailable)
+	waitReason(t, def, v1alpha1.ConditionInvalid, v1alpha1.ReasonPolicyRegistryUnavailable)
 	if _, _, msg := syncState(t, def); !strings.Contains(msg, "policy registry") || strings.Contains(msg, "token was refused") {
 		t.Errorf("Invalid message %q does not say the tenant lacks the policy registry", msg)
 	}

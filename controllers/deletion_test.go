@@ -13,7 +13,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
-	"github.com/apimsync/apimsync/controllers/engine"
 )
 
 // deleteObjects deletes objects; one already gone (its owner deleted it first) is fine.
@@ -35,11 +34,11 @@ func TestBackendInUseWaitsForItsProducts(t *testing.T) {
 	waitState(t, v1alpha1.ConditionSynced, backend, product)
 
 	deleteObjects(t, backend)
-	waitReason(t, backend, v1alpha1.ConditionOrphan, engine.ReasonDeletionBlocked)
+	waitReason(t, backend, v1alpha1.ConditionOrphan, v1alpha1.ReasonDeletionBlocked)
 	if _, _, msg := syncState(t, backend); !strings.Contains(msg, "petstore") || !strings.HasPrefix(msg, "deleting:") {
 		t.Errorf("the blocked deletion does not name the product: %q", msg)
 	}
-	waitReason(t, product, v1alpha1.ConditionOrphan, ReasonBackendDeleting)
+	waitReason(t, product, v1alpha1.ConditionOrphan, v1alpha1.ReasonBackendDeleting)
 	assertHealth(t, "Progressing", status.TerminatingStatus, backend)
 	if got := sim.Count(ns, "backend_apis"); got != 1 {
 		t.Fatalf("backend deleted from 3scale while in use: %d left", got)

@@ -25,10 +25,6 @@ const (
 	roleAdmin       = "admin"
 )
 
-// ReasonMultipleUsersDenied: the account has more than one user in its spec on a tenant whose
-// multiple_users switch is denied.
-const ReasonMultipleUsersDenied = "MultipleUsersDenied"
-
 // accountSnapshot is the remote state of one developer account and its users.
 type accountSnapshot struct {
 	Account tsclient.Account
@@ -172,7 +168,7 @@ func (s *DeveloperAccountSyncer) Connect(ctx context.Context, d *v1alpha1.Develo
 // Validate implements engine.Validator: an account needs a user (its first admin).
 func (s *DeveloperAccountSyncer) Validate(d *v1alpha1.DeveloperAccount) error {
 	if len(d.Spec.Users) == 0 {
-		return engine.Invalid(ReasonInvalidSpec, "an account needs at least one user")
+		return engine.Invalid(v1alpha1.ReasonInvalidSpec, "an account needs at least one user")
 	}
 	return nil
 }
@@ -189,7 +185,7 @@ func (s *DeveloperAccountSyncer) Resolve(ctx context.Context, d *v1alpha1.Develo
 		usedFor := fmt.Sprintf("password of user %q", u.Username)
 		v, version, err := secretKey(ctx, s.Reader, d.Namespace, u.PasswordRef, usedFor)
 		if err == nil && v == "" {
-			err = engine.Waiting(ReasonSecretNotFound, "Secret %q has an empty %q (%s): fill it in", u.PasswordRef.Name, u.PasswordRef.Key, usedFor)
+			err = engine.Waiting(v1alpha1.ReasonSecretNotFound, "Secret %q has an empty %q (%s): fill it in", u.PasswordRef.Name, u.PasswordRef.Key, usedFor)
 		}
 		switch {
 		case u.PasswordPolicy == v1alpha1.PasswordOnCreate && err != nil:
@@ -257,7 +253,7 @@ func usersAllowed(d *v1alpha1.DeveloperAccount, snap *accountSnapshot) error {
 	if !snap.ListDenied || len(d.Spec.Users) <= 1 {
 		return nil
 	}
-	return engine.Refused(ReasonMultipleUsersDenied,
+	return engine.Refused(v1alpha1.ReasonMultipleUsersDenied,
 		"the tenant's multiple_users switch is denied (3scale refuses to list the users of account %d): a developer account can have only its admin there; list only %q in spec.users, or have the tenant's \"Multiple Users\" feature allowed (its plan's switch)",
 		snap.Account.ID, firstAdmin(d).Username)
 }

@@ -200,8 +200,8 @@ func TestOnCreatePasswordIsSetOnlyWithTheUser(t *testing.T) {
 			PasswordRef: &v1alpha1.LocalSecretKeyRef{Name: pw.Name, Key: "carol"}, PasswordPolicy: v1alpha1.PasswordOnCreate})
 	})
 	waitState(t, v1alpha1.ConditionOrphan, acc)
-	if _, reason, msg := syncState(t, acc); reason != ReasonSecretNotFound || !strings.Contains(msg, `no key "carol"`) {
-		t.Errorf("a new OnCreate user without its password: %s %q, want %s naming the key", reason, msg, ReasonSecretNotFound)
+	if _, reason, msg := syncState(t, acc); reason != v1alpha1.ReasonSecretNotFound || !strings.Contains(msg, `no key "carol"`) {
+		t.Errorf("a new OnCreate user without its password: %s %q, want %s naming the key", reason, msg, v1alpha1.ReasonSecretNotFound)
 	}
 	update(t, pw, func() { pw.StringData = map[string]string{"alice": alice2, "bob": bob2, "carol": carol} })
 	waitState(t, v1alpha1.ConditionSynced, acc)
@@ -320,7 +320,7 @@ func TestTenantWithoutMultipleUsers(t *testing.T) {
 	waitState(t, v1alpha1.ConditionSynced, acc)
 
 	update(t, acc, func() { acc.Spec.Users = append(acc.Spec.Users, bob) })
-	waitReason(t, acc, v1alpha1.ConditionInvalid, ReasonMultipleUsersDenied)
+	waitReason(t, acc, v1alpha1.ConditionInvalid, v1alpha1.ReasonMultipleUsersDenied)
 	if _, _, msg := syncState(t, acc); !strings.Contains(msg, "multiple_users switch") || !strings.Contains(msg, "Multiple Users") {
 		t.Errorf("Invalid message %q does not name the switch", msg)
 	}

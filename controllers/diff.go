@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -49,10 +51,6 @@ type Plan struct {
 // Changes reports whether a plan would change 3scale (ClusterWrites alone do not).
 func (p Plan) Changes() bool { return p.Action == "update" || p.Action == "create" }
 
-// diffKinds are the kinds diff handles, in the order objects are created (an object after what it
-// references).
-var diffKinds = []string{"CustomPolicyDefinition", "Backend", "Product", "ApplicationPlan", "DeveloperAccount", "Application", "ActiveDoc"}
-
 // DiffOptions tune DiffObjects.
 type DiffOptions struct {
 	// InstallationAdminURL, when set, replaces the admin URL a 3scale installation implies (as
@@ -86,43 +84,25 @@ func DiffObjects(ctx context.Context, cluster client.Reader, scheme *runtime.Sch
 			current.ClusterWrites = append(current.ClusterWrites, write)
 		}
 	}}
-	snapshots, lists := cache.NewSnapshots(1024), &BurstLists{}
-	claims := func() *Claims { return &Claims{Reader: mem} }
+	deps := kindDeps{Reader: mem, Writer: writer, Accounts: accounts, Snapshots: cache.NewSnapshots(1024), Lists: &BurstLists{}}
 	run := func(obj client.Object, plan *Plan) error {
 		current = plan
 		defer func() { current = nil }()
-		switch o := obj.(type) {
-		case *v1alpha1.Backend:
-			return planOne(ctx, mem, engine.Typed(snapshotKindBackend, snapshots, &BackendSyncer{Reader: mem, Accounts: accounts, Claims: claims(), Lists: lists}), o, plan)
-		case *v1alpha1.Product:
-			return planOne(ctx, mem, engine.Typed(snapshotKindProduct, snapshots, &ProductSyncer{Reader: mem, Accounts: accounts, Applications: snapshots,
-				Claims: claims(), Lists: lists}), o, plan)
-		case *v1alpha1.ApplicationPlan:
-			return planOne(ctx, mem, engine.Typed(snapshotKindPlan, snapshots, &ApplicationPlanSyncer{Reader: mem, Accounts: accounts, Peers: snapshots,
-				Claims: claims(), Lists: lists}), o, plan)
-		case *v1alpha1.DeveloperAccount:
-			return planOne(ctx, mem, engine.Typed(snapshotKindAccount, snapshots, &DeveloperAccountSyncer{Reader: mem, Accounts: accounts, Claims: claims(),
-				Sent: &SentPasswords{}}), o, plan)
-		case *v1alpha1.Application:
-			return planOne(ctx, mem, engine.Typed(snapshotKindApplication, snapshots, &ApplicationSyncer{Reader: mem, Writer: writer, Accounts: accounts,
-				Claims: claims()}), o, plan)
-		case *v1alpha1.ActiveDoc:
-			if ref := o.Spec.DocumentRef; ref != nil && ref.SecretKeyRef != nil {
-				plan.SecretFields = append(plan.SecretFields, activeDocBodyField)
-			}
-			return planOne(ctx, mem, engine.Typed(snapshotKindActiveDoc, snapshots, &ActiveDocSyncer{Reader: mem, Accounts: accounts, Claims: claims()}), o, plan)
-		case *v1alpha1.CustomPolicyDefinition:
-			return planOne(ctx, mem, engine.Typed(snapshotKindCustomPolicy, snapshots, &CustomPolicyDefinitionSyncer{Reader: mem, Accounts: accounts,
-				Claims: claims()}), o, plan)
+		if k := kindNamed(engine.KindOf(obj)); k != nil && k.Planned() {
+			return k.plan(ctx, mem, deps, obj, plan)
 		}
 		plan.Action, plan.Message = "none", "not synced to 3scale itself (an OpenAPI's generated resources, a Tenant's master API): not planned"
 		return nil
 	}
+	order, err := creationOrder(referenceGraph)
+	if err != nil {
+		return nil, err
+	}
 	var plans []Plan
-	for _, kind := range append(diffKinds, "") {
+	for _, kind := range append(order, "") {
 		for _, given := range objs {
 			k := engine.KindOf(given)
-			if (kind != "" && k != kind) || (kind == "" && contains(diffKinds, k)) || !isApimsyncObject(given) {
+			if (kind != "" && k != kind) || (kind == "" && slices.Contains(order, k)) || !isApimsyncObject(given) {
 				continue // another pass's kind, or a Secret or ConfigMap the objects read
 			}
 			obj := given.DeepCopyObject().(client.Object)
@@ -186,7 +166,7 @@ func planOne[T engine.Object](ctx context.Context, mem client.Client, syncer eng
 	// dependants wait for it).
 	st := obj.GetSyncStatus()
 	st.TenantHost, st.SystemName, st.SyncedHash, st.ObservedGeneration = sess.Tenant, sess.SystemName, sess.Hash, obj.GetGeneration()
-	engine.SetSyncState(st, v1alpha1.ConditionSynced, engine.ReasonSynced, "planned", obj.GetGeneration())
+	engine.SetSyncState(st, v1alpha1.ConditionSynced, v1alpha1.ReasonSynced, "planned", obj.GetGeneration())
 	return mem.Status().Update(ctx, obj)
 }
 
@@ -202,8 +182,10 @@ func memoryOf(ctx context.Context, cluster client.Reader, scheme *runtime.Scheme
 	have := map[string]client.Object{}
 	lists := []client.ObjectList{&corev1.SecretList{}, &corev1.ConfigMapList{}}
 	names := []string{"Secrets", "ConfigMaps"}
-	for _, kind := range diffKinds {
-		lists, names = append(lists, listOfKind(kind)), append(names, kind+"s")
+	for _, k := range kinds {
+		if k.Planned() {
+			lists, names = append(lists, k.NewList()), append(names, k.Name()+"s")
+		}
 	}
 	if cluster != nil {
 		for i, l := range lists {
@@ -211,7 +193,7 @@ func memoryOf(ctx context.Context, cluster client.Reader, scheme *runtime.Scheme
 			switch {
 			case meta.IsNoMatchError(err) && i >= 2:
 				return nil, fmt.Errorf("apimsync's CRDs are not installed in this cluster (it has no %s of %s): install apimsync first (docs/install.md)",
-					diffKinds[i-2], v1alpha1.GroupVersion)
+					strings.TrimSuffix(names[i], "s"), v1alpha1.GroupVersion)
 			case err != nil && !apierrors.IsNotFound(err):
 				return nil, fmt.Errorf("cannot list the %s of namespace %q: %w", names[i], namespace, err)
 			}
@@ -323,13 +305,4 @@ func (r clusterRecorder) recorded(verb string, obj client.Object, err error) err
 		r.record(fmt.Sprintf("%s %s %q", verb, kind, obj.GetName()))
 	}
 	return err
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

@@ -137,7 +137,7 @@ func TestDriftChecksOfTheSamplesWriteNothing(t *testing.T) {
 		}
 	}
 	for _, o := range objs {
-		if ev := strings.Join(eventsOf(t, o), "\n"); strings.Contains(ev, engine.ReasonDriftRepaired) {
+		if ev := strings.Join(eventsOf(t, o), "\n"); strings.Contains(ev, v1alpha1.ReasonDriftRepaired) {
 			t.Errorf("%s reported a repair: %s", o.GetName(), ev)
 		}
 	}

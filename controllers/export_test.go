@@ -17,7 +17,6 @@ import (
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
-	"github.com/apimsync/apimsync/controllers/engine"
 )
 
 // lastWrites lists a tenant's last n writes (method and endpoint), for a failure's message.
@@ -208,7 +207,7 @@ func adoptsWithNoWrite(t *testing.T, ns string, objs []client.Object, want map[s
 		t.Errorf("%d writes to 3scale to adopt the tenant, want 0: %v", n, lastWrites(ns, n))
 	}
 	for _, s := range synced { // each adoption is announced by an Event
-		wantEvent(t, s, engine.ReasonAdopted+": adopted existing")
+		wantEvent(t, s, v1alpha1.ReasonAdopted+": adopted existing")
 	}
 	// A drift check of everything: 3scale is read again, nothing written.
 	for _, s := range synced {

@@ -88,7 +88,7 @@ func locateWith[R any](obj syncedObject, sess *engine.Session, f remoteFinder[R]
 		}
 		if !sess.CreatePending {
 			if obj.GetAdoptionPolicy() == v1alpha1.AdoptionNever {
-				return nil, engine.Refused(engine.ReasonAdoptionRefused,
+				return nil, engine.Refused(v1alpha1.ReasonAdoptionRefused,
 					"a %s with system name %q already exists in 3scale (id %d) and this resource did not create it; spec.adoption is Never: "+
 						"give this resource another systemName, delete that %s in 3scale, or set spec.adoption to IfExists to take it over",
 					f.kind, name, id, f.kind)
@@ -222,7 +222,7 @@ func checkSoleOwner(ctx context.Context, reader client.Reader, claims *Claims, o
 		}
 	})
 	if owner == nil && going != nil {
-		return engine.Waiting(engine.ReasonRemoteBeingDeleted,
+		return engine.Waiting(v1alpha1.ReasonRemoteBeingDeleted,
 			"the same 3scale object (tenant, system name) is held by %s, which is being deleted: waiting for its deletion to finish before creating or adopting it",
 			seenFrom(obj, going))
 	}
@@ -236,7 +236,7 @@ func checkSoleOwner(ctx context.Context, reader client.Reader, claims *Claims, o
 	if owner == nil {
 		return nil
 	}
-	return engine.Invalid(engine.ReasonRemoteOwnedByOtherResource,
+	return engine.Invalid(v1alpha1.ReasonRemoteOwnedByOtherResource,
 		"the same 3scale object (tenant, system name) is already managed by %s; give this resource another systemName or remove one of them; deleting this resource leaves that object untouched",
 		seenFrom(obj, owner))
 }

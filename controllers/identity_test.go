@@ -93,7 +93,7 @@ func TestLoserOfAConflictDeletesNothingRemotely(t *testing.T) {
 	loser := petstoreProduct(other)
 	loser.Spec.SystemName = "shop"
 	create(t, providerSecret(other, v1alpha1.DefaultProviderAccountSecret, adminURL, token), loser)
-	waitReason(t, loser, v1alpha1.ConditionInvalid, engine.ReasonRemoteOwnedByOtherResource)
+	waitReason(t, loser, v1alpha1.ConditionInvalid, v1alpha1.ReasonRemoteOwnedByOtherResource)
 	deleteObjects(t, loser)
 	waitGone(t, loser)
 
@@ -180,7 +180,7 @@ func TestAdoptionIsAnnouncedAndCanBeRefused(t *testing.T) {
 		}
 		return ""
 	})
-	waitReason(t, refusing, v1alpha1.ConditionInvalid, engine.ReasonAdoptionRefused)
+	waitReason(t, refusing, v1alpha1.ConditionInvalid, v1alpha1.ReasonAdoptionRefused)
 	if got := sim.Count(ns, simulator.KindServices); got != 2 {
 		t.Errorf("%d services, want 2", got)
 	}
@@ -205,7 +205,7 @@ func TestProviderAccountMovedToAnotherTenant(t *testing.T) {
 		return ""
 	})
 	waitState(t, v1alpha1.ConditionSynced, backend)
-	wantEvent(t, backend, engine.ReasonTenantChanged)
+	wantEvent(t, backend, v1alpha1.ReasonTenantChanged)
 	deleteObjects(t, backend)
 	waitGone(t, backend)
 	if got := sim.Count(ns, simulator.KindBackendAPIs); got != 1 {
@@ -297,7 +297,7 @@ func TestRepairReachesDependants(t *testing.T) {
 	// sync is a sync of a changed dependency (no DriftRepaired of its own), whatever it finds.
 	for _, o := range []client.Object{product, backend} {
 		update(t, o, func() { o.SetAnnotations(map[string]string{v1alpha1.SyncNowAnnotation: "1"}) })
-		wantEvent(t, o, engine.ReasonDriftRepaired)
+		wantEvent(t, o, v1alpha1.ReasonDriftRepaired)
 	}
 	eventually(t, waitTimeout, func() string {
 		if got := sim.Count(ns, simulator.KindLimits); got != limits {
@@ -328,7 +328,7 @@ func TestRefusedTokenShowsAtOnce(t *testing.T) {
 	before, refusedBefore := remoteCalls(ns), refusedCalls(ns)
 	update(t, secret, func() { secret.StringData = map[string]string{"adminURL": adminURL, "token": "wrong"} })
 	for _, o := range objs {
-		waitReason(t, o, v1alpha1.ConditionInvalid, engine.ReasonUnauthorized)
+		waitReason(t, o, v1alpha1.ConditionInvalid, v1alpha1.ReasonUnauthorized)
 	}
 	// One probe with the new token answers for the 4 objects. A reconcile already past its credentials
 	// check when the Secret changed may make one call of its own with the new token (seen once in CI), so
@@ -364,7 +364,7 @@ func TestTwoSpellingsOfOneAdminURLAreOneTenant(t *testing.T) {
 	respelled := "HTTP://" + strings.TrimPrefix(adminURL, "http://") + "/"
 	intruder := petsBackend(other)
 	create(t, providerSecret(other, v1alpha1.DefaultProviderAccountSecret, respelled, token), intruder)
-	waitReason(t, intruder, v1alpha1.ConditionInvalid, engine.ReasonRemoteOwnedByOtherResource)
+	waitReason(t, intruder, v1alpha1.ConditionInvalid, v1alpha1.ReasonRemoteOwnedByOtherResource)
 	if intruder.Status.TenantHost != owner.Status.TenantHost {
 		t.Errorf("tenant %q and %q: one tenant spelled twice", intruder.Status.TenantHost, owner.Status.TenantHost)
 	}
@@ -379,7 +379,7 @@ func TestRefusedCreateClaimsNothing(t *testing.T) {
 	backend.Spec.PrivateBaseURL = "https://localhost:8443"
 	backend.Spec.Adoption = v1alpha1.AdoptionNever
 	create(t, defaultSecret(ns), backend)
-	waitReason(t, backend, v1alpha1.ConditionInvalid, engine.ReasonRemoteRejected)
+	waitReason(t, backend, v1alpha1.ConditionInvalid, v1alpha1.ReasonRemoteRejected)
 	if got := engine.PendingCreate(backend); got != "" {
 		t.Errorf("create-pending marker on %q after 3scale refused the create (annotation %q, settled %q)", got,
 			backend.Annotations[v1alpha1.CreatePendingAnnotation], backend.Status.CreateSettled)
@@ -390,7 +390,7 @@ func TestRefusedCreateClaimsNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	update(t, backend, func() { backend.Spec.PrivateBaseURL = "https://pets.internal:8443" })
-	waitReason(t, backend, v1alpha1.ConditionInvalid, engine.ReasonAdoptionRefused)
+	waitReason(t, backend, v1alpha1.ConditionInvalid, v1alpha1.ReasonAdoptionRefused)
 	// Refused on what 3scale holds, the same attempt is not made again at every wake-up (each made a
 	// create-pending write, a create refused as taken, and woke the object again).
 	writes := len(sim.Writes(ns))

@@ -66,13 +66,6 @@ func fieldIndexes() []fieldIndex {
 	}...)
 }
 
-// syncedKinds returns an empty object of every kind apimsync syncs.
-func syncedKinds() []client.Object {
-	return []client.Object{&v1alpha1.Backend{}, &v1alpha1.Product{}, &v1alpha1.ApplicationPlan{},
-		&v1alpha1.DeveloperAccount{}, &v1alpha1.Application{}, &v1alpha1.ActiveDoc{}, &v1alpha1.CustomPolicyDefinition{},
-		&v1alpha1.Tenant{}}
-}
-
 // customPolicyRefs lists the custom policies of a Product's chain (every version but "builtin") by
 // v1alpha1.PolicyKey.
 func customPolicyRefs(o client.Object) []string {

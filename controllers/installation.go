@@ -46,7 +46,7 @@ func installationAdminURL(tenantName, wildcardDomain string) string {
 
 // noProviderAccount is the wait of an object that found no provider account in any of the three places.
 func noProviderAccount(namespace, why string) error {
-	return engine.Waiting(engine.ReasonProviderAccountNotFound,
+	return engine.Waiting(v1alpha1.ReasonProviderAccountNotFound,
 		"no provider account in namespace %q: spec.providerAccountRef is not set, there is no Secret %q, and %s; "+
 			"create the Secret %q with the keys %s and %s (or install 3scale in this namespace)",
 		namespace, v1alpha1.DefaultProviderAccountSecret, why, v1alpha1.DefaultProviderAccountSecret, SecretKeyAdminURL, SecretKeyToken)
@@ -79,11 +79,11 @@ func (p *ProviderAccounts) connectInstallation(ctx context.Context, namespace st
 		tenantName = defaultTenantName
 	}
 	if strings.TrimSpace(wildcard) == "" {
-		return nil, engine.Invalid(engine.ReasonProviderAccountInvalid, "%s: the APIManager has no spec.wildcardDomain to tell the admin URL from", what)
+		return nil, engine.Invalid(v1alpha1.ReasonProviderAccountInvalid, "%s: the APIManager has no spec.wildcardDomain to tell the admin URL from", what)
 	}
 	token := strings.TrimSpace(string(seed.Data[systemSeedAdminToken]))
 	if token == "" {
-		return nil, engine.Invalid(engine.ReasonProviderAccountInvalid, "%s: the Secret has no %s", what, systemSeedAdminToken)
+		return nil, engine.Invalid(v1alpha1.ReasonProviderAccountInvalid, "%s: the Secret has no %s", what, systemSeedAdminToken)
 	}
 	adminURL, policy := installationAdminURL(tenantName, wildcard), tsclient.AdminURLPolicy{AllowPrivate: p.AllowPrivate}
 	if p.InstallationAdminURL != nil {

@@ -13,7 +13,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
-	"github.com/apimsync/apimsync/controllers/engine"
 	"github.com/apimsync/apimsync/test/simulator"
 )
 
@@ -47,8 +46,8 @@ func TestInstallationIsTheThirdProviderAccount(t *testing.T) {
 	waitState(t, v1alpha1.ConditionOrphan, b)
 	_, reason, msg := syncState(t, b)
 	for _, place := range []string{"spec.providerAccountRef", `"threescale-provider-account"`, `"system-seed"`} {
-		if reason != engine.ReasonProviderAccountNotFound || !strings.Contains(msg, place) {
-			t.Errorf("Orphan %s: %q, want %s naming %s", reason, msg, engine.ReasonProviderAccountNotFound, place)
+		if reason != v1alpha1.ReasonProviderAccountNotFound || !strings.Contains(msg, place) {
+			t.Errorf("Orphan %s: %q, want %s naming %s", reason, msg, v1alpha1.ReasonProviderAccountNotFound, place)
 		}
 	}
 
@@ -112,8 +111,8 @@ func TestInstallationThatCannotBeUsed(t *testing.T) {
 	seed := systemSeed(ns, map[string]string{"TENANT_NAME": ns})
 	create(t, seed, manager, b)
 	waitState(t, v1alpha1.ConditionInvalid, b)
-	if _, reason, msg := syncState(t, b); reason != engine.ReasonProviderAccountInvalid || !strings.Contains(msg, "spec.wildcardDomain") {
-		t.Errorf("Invalid %s: %q, want %s about spec.wildcardDomain", reason, msg, engine.ReasonProviderAccountInvalid)
+	if _, reason, msg := syncState(t, b); reason != v1alpha1.ReasonProviderAccountInvalid || !strings.Contains(msg, "spec.wildcardDomain") {
+		t.Errorf("Invalid %s: %q, want %s about spec.wildcardDomain", reason, msg, v1alpha1.ReasonProviderAccountInvalid)
 	}
 	if err := unstructured.SetNestedField(manager.Object, ns+installationDomain, "spec", "wildcardDomain"); err != nil {
 		t.Fatal(err)
@@ -122,7 +121,7 @@ func TestInstallationThatCannotBeUsed(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, waitTimeout, func() string {
-		if _, reason, msg := syncState(t, b); reason != engine.ReasonProviderAccountInvalid || !strings.Contains(msg, systemSeedAdminToken) {
+		if _, reason, msg := syncState(t, b); reason != v1alpha1.ReasonProviderAccountInvalid || !strings.Contains(msg, systemSeedAdminToken) {
 			return reason + ": " + msg
 		}
 		return ""
@@ -177,5 +176,5 @@ func TestMovingOffTheInstallationIsAnnounced(t *testing.T) {
 	if want := fmt.Sprintf("Backend %d on tenant %s", oldID, oldTenant); !strings.Contains(msg, "left untouched") || !strings.Contains(msg, want) {
 		t.Errorf("the Synced message %q does not tell what was left where (%s)", msg, want)
 	}
-	wantEvent(t, b, engine.ReasonTenantChanged)
+	wantEvent(t, b, v1alpha1.ReasonTenantChanged)
 }

@@ -209,7 +209,7 @@ func TestRemovedMetricWaitsForTheGateway(t *testing.T) {
 		delete(product.Spec.Methods, "search")
 		product.Spec.MappingRules = nil
 	})
-	waitReason(t, product, v1alpha1.ConditionOrphan, ReasonMetricInUseByGateway)
+	waitReason(t, product, v1alpha1.ConditionOrphan, v1alpha1.ReasonMetricInUseByGateway)
 	if !metricNamed(ns, "search") {
 		t.Fatalf("the method search is gone although production's configuration counts it")
 	}

@@ -31,7 +31,7 @@ func (s *ProductSyncer) resolvePolicies(ctx context.Context, p *v1alpha1.Product
 				return nil, err
 			}
 			if !json.Valid([]byte(v)) {
-				return nil, engine.Invalid(ReasonInvalidSpec, "policies[%d] (%s): the configuration in Secret %q is not JSON", i, pol.Name, pol.ConfigurationRef.Name)
+				return nil, engine.Invalid(v1alpha1.ReasonInvalidSpec, "policies[%d] (%s): the configuration in Secret %q is not JSON", i, pol.Name, pol.ConfigurationRef.Name)
 			}
 			config = json.RawMessage(v)
 		}

@@ -14,16 +14,6 @@ import (
 	tsclient "github.com/apimsync/apimsync/client"
 )
 
-// Condition and event reasons of the product lifecycle.
-const (
-	ReasonLifecycleChanged  = "LifecycleChanged"
-	ReasonProductDraft      = "ProductDraft"
-	ReasonProductDeprecated = "ProductDeprecated"
-	ReasonProductRetired    = "ProductRetired"
-	// ReasonApplicationsSuspended is the Event of a retired product that suspended its applications.
-	ReasonApplicationsSuspended = "ApplicationsSuspended"
-)
-
 // Application states of porta (app/models/contract/states.rb).
 const (
 	appLive      = "live"
@@ -62,7 +52,7 @@ func (l *productLifecycle) track(p *v1alpha1.Product) (due bool, in time.Duratio
 		// The sweep is due on a move apimsync saw, never on a status it has no past of.
 		p.Status.RetirementSweepPending = stage == v1alpha1.LifecycleRetired && from != ""
 		if from != "" && l.Recorder != nil {
-			l.Recorder.Eventf(p, nil, "Normal", ReasonLifecycleChanged, "Lifecycle", "the product moved from %s to %s", from, stage)
+			l.Recorder.Eventf(p, nil, "Normal", v1alpha1.ReasonLifecycleChanged, "Lifecycle", "the product moved from %s to %s", from, stage)
 		}
 	}
 	for _, s := range []v1alpha1.ProductLifecycle{v1alpha1.LifecycleDraft, v1alpha1.LifecyclePublished, v1alpha1.LifecycleDeprecated, v1alpha1.LifecycleRetired} {
@@ -149,7 +139,7 @@ func (l *productLifecycle) suspendAll(ctx context.Context, c *tsclient.Client, p
 	p.Status.RetirementSweepPending = false
 	l.storeUsage(p, now)
 	if l.Recorder != nil {
-		l.Recorder.Eventf(p, nil, "Normal", ReasonApplicationsSuspended, "Retire",
+		l.Recorder.Eventf(p, nil, "Normal", v1alpha1.ReasonApplicationsSuspended, "Retire",
 			"the product is retired: %d applications suspended in 3scale now (every live one on it, with or without an Application object); %d suspended in all, %d still live (pending ones, which porta cannot suspend)",
 			count, p.Status.Usage.SuspendedApplications, p.Status.Usage.LiveApplications)
 	}

@@ -49,7 +49,7 @@ func newDraftProduct(t *testing.T, ns string) draftProduct {
 	d.internal.Spec.AllowInDraft = true
 	create(t, defaultSecret(ns), acc, pw, petsBackend(ns), d.product, d.basic, d.internal, d.waiting, d.tester)
 	waitState(t, v1alpha1.ConditionSynced, d.basic, d.internal, d.tester)
-	waitReason(t, d.waiting, v1alpha1.ConditionOrphan, ReasonProductDraft)
+	waitReason(t, d.waiting, v1alpha1.ConditionOrphan, v1alpha1.ReasonProductDraft)
 	return d
 }
 
@@ -110,7 +110,7 @@ func TestDeprecatedProductKeepsItsApplicationsAndReportsThem(t *testing.T) {
 	}
 	newcomer := application(ns, "late", "other", "basic")
 	create(t, newcomer)
-	waitReason(t, newcomer, v1alpha1.ConditionInvalid, ReasonProductDeprecated)
+	waitReason(t, newcomer, v1alpha1.ConditionInvalid, v1alpha1.ReasonProductDeprecated)
 	waitState(t, v1alpha1.ConditionSynced, apps...)
 	if got := sim.Count(ns, simulator.KindApplications); got != 3 {
 		t.Errorf("%d applications in 3scale, want the 3 that existed before the product was deprecated", got)
@@ -332,13 +332,13 @@ func TestLifecycleMovesAreEventsAndDrivePlans(t *testing.T) {
 	var want []string
 	from := v1alpha1.LifecycleDraft
 	for _, m := range moves {
-		want = append(want, fmt.Sprintf("Normal  %s  apimsync-product  the product moved from %s to %s", ReasonLifecycleChanged, from, m.to))
+		want = append(want, fmt.Sprintf("Normal  %s  apimsync-product  the product moved from %s to %s", v1alpha1.ReasonLifecycleChanged, from, m.to))
 		from = m.to
 	}
 	eventually(t, waitTimeout, func() string {
 		var got []string
 		for _, e := range describedEvents(t, product) {
-			if strings.Contains(e, ReasonLifecycleChanged) {
+			if strings.Contains(e, v1alpha1.ReasonLifecycleChanged) {
 				got = append(got, e)
 			}
 		}
@@ -427,7 +427,7 @@ func TestRetiredProductSuspendsEveryApplicationOnIt(t *testing.T) {
 	eventually(t, waitTimeout, func() string {
 		ev := strings.Join(describedEvents(t, product), "\n")
 		// The sweep suspends what is still live; the Application objects may have suspended theirs first.
-		if !strings.Contains(ev, "Normal  "+ReasonApplicationsSuspended+"  apimsync-product  the product is retired: ") ||
+		if !strings.Contains(ev, "Normal  "+v1alpha1.ReasonApplicationsSuspended+"  apimsync-product  the product is retired: ") ||
 			!strings.Contains(ev, "; 5 suspended in all, 0 still live") {
 			return "no event with the count of suspended applications:\n" + ev
 		}
@@ -446,7 +446,7 @@ func TestRetiredProductSuspendsEveryApplicationOnIt(t *testing.T) {
 		t.Errorf("%d applications in 3scale, want 6", got)
 	}
 	for _, a := range []syncedObject{a1, a2} {
-		waitReason(t, a, v1alpha1.ConditionInvalid, ReasonProductRetired)
+		waitReason(t, a, v1alpha1.ConditionInvalid, v1alpha1.ReasonProductRetired)
 	}
 	var suspends []string
 	for _, w := range sim.Writes(ns)[mark:] {
@@ -484,11 +484,11 @@ func TestRetiredProductTakesNoApplicationAndIsDeletedByTheCascade(t *testing.T) 
 	product, basic, internal, waiting, tester := d.product, d.basic, d.internal, d.waiting, d.tester
 
 	moveTo(t, product, v1alpha1.LifecycleRetired)
-	waitReason(t, tester, v1alpha1.ConditionInvalid, ReasonProductRetired)
+	waitReason(t, tester, v1alpha1.ConditionInvalid, v1alpha1.ReasonProductRetired)
 	newcomer := application(ns, "late", "acme", "basic")
 	create(t, newcomer)
 	for _, a := range []syncedObject{waiting, newcomer} {
-		waitReason(t, a, v1alpha1.ConditionInvalid, ReasonProductRetired)
+		waitReason(t, a, v1alpha1.ConditionInvalid, v1alpha1.ReasonProductRetired)
 		if _, _, msg := syncState(t, a); !strings.Contains(msg, "is Retired: it takes no application") {
 			t.Errorf("%s: %q", a.GetName(), msg)
 		}
@@ -578,17 +578,17 @@ func TestRetiringDeletesOnlyCredentialsSecretsTheApplicationControls(t *testing.
 	onTenant := application(ns, "on-tenant", "beta", "basic")
 	onTenant.Spec.CredentialsSecretName = "team-tenant"
 	create(t, other, acc2, pw2, onTenant)
-	waitReason(t, onTenant, v1alpha1.ConditionInvalid, ReasonInvalidSpec)
+	waitReason(t, onTenant, v1alpha1.ConditionInvalid, v1alpha1.ReasonInvalidSpec)
 	if _, _, msg := syncState(t, onTenant); !strings.Contains(msg, `the credentials Secret "team-tenant" is the provider-account Secret`) {
 		t.Errorf("credentials Secret named after the account's provider-account Secret: %q", msg)
 	}
 
 	waitState(t, v1alpha1.ConditionSynced, ours, product, plan)
-	waitReason(t, theirs, v1alpha1.ConditionInvalid, ReasonInvalidSpec)
+	waitReason(t, theirs, v1alpha1.ConditionInvalid, v1alpha1.ReasonInvalidSpec)
 	moveTo(t, product, v1alpha1.LifecycleDeprecated)
 	moveTo(t, product, v1alpha1.LifecycleRetired)
 	for _, a := range []syncedObject{ours, theirs} {
-		waitReason(t, a, v1alpha1.ConditionInvalid, ReasonProductRetired)
+		waitReason(t, a, v1alpha1.ConditionInvalid, v1alpha1.ReasonProductRetired)
 	}
 	if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "ours-credentials"}, &corev1.Secret{}); !apierrors.IsNotFound(err) {
 		t.Errorf("the retired application's own credentials Secret is still there (%v)", err)
@@ -615,7 +615,7 @@ func TestRetirementSweepHappensOncePerRetirement(t *testing.T) {
 	waitState(t, v1alpha1.ConditionSynced, app, product, plan)
 	moveTo(t, product, v1alpha1.LifecycleDeprecated)
 	moveTo(t, product, v1alpha1.LifecycleRetired)
-	waitReason(t, app, v1alpha1.ConditionInvalid, ReasonProductRetired)
+	waitReason(t, app, v1alpha1.ConditionInvalid, v1alpha1.ReasonProductRetired)
 	eventually(t, waitTimeout, func() string {
 		if got := remoteApp(t, ns, app)["state"]; got != "suspended" {
 			return fmt.Sprintf("the application is %v in 3scale, want suspended by the sweep", got)

@@ -17,12 +17,6 @@ import (
 // refuses is recorded and not tried again until staging moves on or the spec changes: a refusal is a
 // note and an Event on a Synced product, never a loop.
 
-// Condition and event reasons of promotion.
-const (
-	ReasonPromoted         = "Promoted"
-	ReasonPromotionRefused = "PromotionRefused"
-)
-
 // configVersions are the latest configuration versions of a product's two environments (0: none).
 type configVersions struct {
 	Staging, Production int
@@ -113,7 +107,7 @@ func (s *ProductSyncer) promote(ctx context.Context, c *tsclient.Client, p *v1al
 	if err != nil {
 		st.RefusedVersion, st.RefusedGeneration = target, p.Generation
 		st.RefusedMessage = fmt.Sprintf("3scale refused to promote staging configuration %d to production: %v", target, err)
-		s.event(p, "Warning", ReasonPromotionRefused, st.RefusedMessage)
+		s.event(p, "Warning", v1alpha1.ReasonPromotionRefused, st.RefusedMessage)
 		return nil
 	}
 	st.PromotedVersion = target
@@ -122,13 +116,13 @@ func (s *ProductSyncer) promote(ctx context.Context, c *tsclient.Client, p *v1al
 		st.RefusedVersion, st.RefusedGeneration = target, p.Generation
 		st.RefusedMessage = fmt.Sprintf("staging configuration %d was promoted, but production keeps running its latest, %d: "+
 			"APIcast loads production's highest version, so a version older than that cannot take effect", target, newer)
-		s.event(p, "Warning", ReasonPromotionRefused, st.RefusedMessage)
+		s.event(p, "Warning", v1alpha1.ReasonPromotionRefused, st.RefusedMessage)
 		return nil
 	}
 	snap.Configs.Production = promoted.Version
 	recordProduction(p, snap.Configs)
 	st.RefusedVersion, st.RefusedMessage, st.RefusedGeneration = 0, "", 0
-	s.event(p, "Normal", ReasonPromoted, fmt.Sprintf("promoted staging configuration %d to production", target))
+	s.event(p, "Normal", v1alpha1.ReasonPromoted, fmt.Sprintf("promoted staging configuration %d to production", target))
 	return nil
 }
 

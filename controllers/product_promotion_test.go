@@ -133,7 +133,7 @@ func TestManualAndPinnedProduction(t *testing.T) {
 	if got := promotions(ns); len(got) != sent+1 || got[len(got)-1] != 422 {
 		t.Errorf("promote requests %v, want one more, refused (422)", got)
 	}
-	wantEvent(t, product, ReasonPromotionRefused)
+	wantEvent(t, product, v1alpha1.ReasonPromotionRefused)
 	update(t, product, func() { product.SetAnnotations(map[string]string{v1alpha1.SyncNowAnnotation: "refused"}) })
 	eventually(t, waitTimeout, func() string {
 		if syncState(t, product); product.Status.SyncNow != "refused" {

@@ -138,8 +138,8 @@ func (s *ProductSyncer) resolve(ctx context.Context, p *v1alpha1.Product, sess *
 // backendOfProduct is a Backend in a Product's spec.backendUsages. One being deleted is waited for
 // quietly (Pending): in a mass deletion the Product goes a moment later, and a Synced one stays Synced
 // meanwhile (the Backend waits for it, in 3scale too); past the quiet wait the Product is Orphan.
-var backendOfProduct = dependency{Kind: "Backend", Field: "in spec.backendUsages", NotFound: ReasonBackendNotFound, Deleting: ReasonBackendDeleting,
-	Invalid: ReasonBackendInvalid, NotSynced: ReasonBackendNotSynced, DeletingHint: "remove it from spec.backendUsages to let it go",
+var backendOfProduct = dependency{Kind: "Backend", Field: "in spec.backendUsages", NotFound: v1alpha1.ReasonBackendNotFound, Deleting: v1alpha1.ReasonBackendDeleting,
+	Invalid: v1alpha1.ReasonBackendInvalid, NotSynced: v1alpha1.ReasonBackendNotSynced, DeletingHint: "remove it from spec.backendUsages to let it go",
 	WhileDeleting: func(_ engine.Object, reason, format string, args ...any) error {
 		return engine.Pending(reason, format, args...)
 	}}
@@ -155,7 +155,7 @@ func (s *ProductSyncer) resolveBackends(ctx context.Context, p *v1alpha1.Product
 			return nil, nil, err
 		}
 		if b.Status.TenantHost != tenant {
-			return nil, nil, engine.Invalid(ReasonInvalidSpec, "Backend %q is synced to tenant %s, but this Product to %s; a product can only use backends of its own tenant",
+			return nil, nil, engine.Invalid(v1alpha1.ReasonInvalidSpec, "Backend %q is synced to tenant %s, but this Product to %s; a product can only use backends of its own tenant",
 				name, b.Status.TenantHost, tenant)
 		}
 		ids[b.Status.BackendID] = p.Spec.BackendUsages[name].Path

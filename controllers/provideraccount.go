@@ -72,7 +72,7 @@ func (p *ProviderAccounts) Connect(ctx context.Context, namespace, name string) 
 			if name == v1alpha1.DefaultProviderAccountSecret && p.Installations != nil {
 				return p.connectInstallation(ctx, namespace)
 			}
-			return nil, engine.Waiting(engine.ReasonProviderAccountNotFound,
+			return nil, engine.Waiting(v1alpha1.ReasonProviderAccountNotFound,
 				"the provider-account Secret %q does not exist in namespace %q: create it with the keys %s and %s",
 				name, namespace, SecretKeyAdminURL, SecretKeyToken)
 		}
@@ -81,16 +81,16 @@ func (p *ProviderAccounts) Connect(ctx context.Context, namespace, name string) 
 	adminURL := strings.TrimSpace(string(secret.Data[SecretKeyAdminURL]))
 	token := strings.TrimSpace(string(secret.Data[SecretKeyToken]))
 	if adminURL == "" {
-		return nil, engine.Invalid(engine.ReasonProviderAccountInvalid,
+		return nil, engine.Invalid(v1alpha1.ReasonProviderAccountInvalid,
 			"the provider-account Secret %q has no %s: put the tenant's admin portal URL there, e.g. https://acme-admin.3scale.net",
 			name, SecretKeyAdminURL)
 	}
 	policy := tsclient.AdminURLPolicy{AllowInsecureHTTP: secretFlag(&secret, SecretKeyAllowInsecureHTTP), AllowPrivate: p.AllowPrivate}
 	if token == "" {
 		if _, err := checkAdminURL(policy, adminURL); err != nil {
-			return nil, engine.Invalid(engine.ReasonProviderAccountInvalid, "the provider-account Secret %q: %v", name, err)
+			return nil, engine.Invalid(v1alpha1.ReasonProviderAccountInvalid, "the provider-account Secret %q: %v", name, err)
 		}
-		return nil, engine.Invalid(engine.ReasonProviderAccountInvalid,
+		return nil, engine.Invalid(v1alpha1.ReasonProviderAccountInvalid,
 			"the provider-account Secret %q has no %s: put an access token with read-write access to the Account Management API there",
 			name, SecretKeyToken)
 	}
@@ -102,7 +102,7 @@ func (p *ProviderAccounts) Connect(ctx context.Context, namespace, name string) 
 func (p *ProviderAccounts) session(secret *corev1.Secret, policy tsclient.AdminURLPolicy, adminURL, token, what string) (*engine.Session, error) {
 	tenant, err := checkAdminURL(policy, adminURL)
 	if err != nil {
-		return nil, engine.Invalid(engine.ReasonProviderAccountInvalid, "%s: %v", what, err)
+		return nil, engine.Invalid(v1alpha1.ReasonProviderAccountInvalid, "%s: %v", what, err)
 	}
 	remote, err := p.Pool.Get(tenant, tsclient.Config{
 		AdminURL:           adminURL,
@@ -117,7 +117,7 @@ func (p *ProviderAccounts) session(secret *corev1.Secret, policy tsclient.AdminU
 		DryRun:             p.DryRun,
 	})
 	if err != nil {
-		return nil, engine.Invalid(engine.ReasonProviderAccountInvalid, "%s cannot be used: %v", what, err)
+		return nil, engine.Invalid(v1alpha1.ReasonProviderAccountInvalid, "%s cannot be used: %v", what, err)
 	}
 	s := &engine.Session{Remote: remote, Tenant: tenant, SecretName: secret.Name, HashKey: hashKeyOf(token)}
 	s.AccountVersion = accountVersion(secret, s)

@@ -30,7 +30,7 @@ func TestRefusedTokenIsInvalidUntilTheSecretChanges(t *testing.T) {
 	secret := providerSecret(ns, v1alpha1.DefaultProviderAccountSecret, adminURL, "revoked-"+ns)
 	backend := petsBackend(ns)
 	create(t, secret, backend)
-	waitReason(t, backend, v1alpha1.ConditionInvalid, engine.ReasonUnauthorized)
+	waitReason(t, backend, v1alpha1.ConditionInvalid, v1alpha1.ReasonUnauthorized)
 	before := remoteCalls(ns)
 	time.Sleep(2 * time.Second)
 	if got := remoteCalls(ns) - before; got != 0 {
@@ -100,7 +100,7 @@ func TestConnectAppliesTheAdminURLPolicy(t *testing.T) {
 	for name, want := range refused {
 		_, err := accounts.Connect(context.Background(), "team-a", name)
 		var re *engine.ReasonedError
-		if !errors.As(err, &re) || re.Reason != engine.ReasonProviderAccountInvalid || !strings.Contains(re.Message, want) {
+		if !errors.As(err, &re) || re.Reason != v1alpha1.ReasonProviderAccountInvalid || !strings.Contains(re.Message, want) {
 			t.Errorf("%s: %v; want ProviderAccountInvalid saying %q", name, err, want)
 		}
 		if err != nil && strings.Contains(err.Error(), "s3cr3t") {

@@ -7,6 +7,31 @@ import (
 
 // TestDeletionOrderFollowsTheGraph: every kind comes before the kinds it references; a cycle is refused
 // naming the cycle, and only it.
+// TestCreationOrderFollowsTheGraph: every kind of the table of kinds is created after the kinds it
+// references (diff plans them in that order, so that dependants resolve), ties in the table's order; a
+// cycle fails as for the deletion order.
+func TestCreationOrderFollowsTheGraph(t *testing.T) {
+	order, err := creationOrder(referenceGraph)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(order) != len(kinds) {
+		t.Fatalf("creation order %v, want every kind of the table (%d)", order, len(kinds))
+	}
+	for _, r := range referenceGraph {
+		if slices.Index(order, r.From) < slices.Index(order, r.To) {
+			t.Errorf("%s goes before %s, which it references (%s): order %v", r.From, r.To, r.Field, order)
+		}
+	}
+	want := []string{"CustomPolicyDefinition", "Backend", "Product", "ApplicationPlan", "DeveloperAccount", "Application", "ActiveDoc", "Tenant"}
+	if !slices.Equal(order, want) {
+		t.Errorf("creation order %v, want %v", order, want)
+	}
+	if _, err := creationOrder(append(slices.Clone(referenceGraph), reference{From: "Backend", To: "Backend", Field: "spec.x"})); err == nil {
+		t.Error("creation order of a graph with a cycle: no error")
+	}
+}
+
 func TestDeletionOrderFollowsTheGraph(t *testing.T) {
 	order, err := deletionOrder(referenceGraph)
 	if err != nil {

@@ -10,7 +10,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
-	"github.com/apimsync/apimsync/controllers/engine"
 	"github.com/apimsync/apimsync/test/simulator"
 )
 
@@ -58,7 +57,7 @@ func TestRemoteRejectionIsInvalidUntilTheSpecChanges(t *testing.T) {
 	product.Spec.BackendUsages = map[string]v1alpha1.BackendUsageSpec{"pets": {Path: "/same"}, "pets-two": {Path: "/same"}}
 	create(t, defaultSecret(ns), b1, b2, product)
 	waitState(t, v1alpha1.ConditionSynced, b1, b2)
-	waitReason(t, product, v1alpha1.ConditionInvalid, engine.ReasonRemoteRejected)
+	waitReason(t, product, v1alpha1.ConditionInvalid, v1alpha1.ReasonRemoteRejected)
 	if _, _, msg := syncState(t, product); !strings.Contains(msg, "path is already taken") {
 		t.Errorf("message does not carry 3scale's reason: %q", msg)
 	}
@@ -103,7 +102,7 @@ func TestOneRemoteObjectHasOneOwner(t *testing.T) {
 	intruder := petsBackend(other)
 	intruder.Spec.PrivateBaseURL = "https://elsewhere.internal"
 	create(t, providerSecret(other, v1alpha1.DefaultProviderAccountSecret, adminURL, token), intruder)
-	waitReason(t, intruder, v1alpha1.ConditionInvalid, engine.ReasonRemoteOwnedByOtherResource)
+	waitReason(t, intruder, v1alpha1.ConditionInvalid, v1alpha1.ReasonRemoteOwnedByOtherResource)
 	if _, _, msg := syncState(t, intruder); !strings.Contains(msg, "another namespace") || strings.Contains(msg, ns) {
 		t.Errorf("message should say \"another namespace\" and not name it: %q", msg)
 	}
@@ -120,7 +119,7 @@ func TestOneRemoteObjectHasOneOwner(t *testing.T) {
 	twin := petsBackend(ns)
 	twin.Name, twin.Spec.SystemName = "pets-twin", owner.Status.SystemName
 	create(t, twin)
-	waitReason(t, twin, v1alpha1.ConditionInvalid, engine.ReasonRemoteOwnedByOtherResource)
+	waitReason(t, twin, v1alpha1.ConditionInvalid, v1alpha1.ReasonRemoteOwnedByOtherResource)
 	if _, _, msg := syncState(t, twin); !strings.Contains(msg, fmt.Sprintf("%q in this namespace", owner.Name)) {
 		t.Errorf("message should name the owner in this namespace: %q", msg)
 	}
@@ -146,7 +145,7 @@ func TestRenameWaitsForTheOldResourcesDeletion(t *testing.T) {
 	renamed := petsBackend(ns)
 	renamed.Name, renamed.Spec.SystemName = "pets-renamed", old.Status.SystemName
 	create(t, renamed)
-	waitReason(t, renamed, v1alpha1.ConditionOrphan, engine.ReasonRemoteBeingDeleted)
+	waitReason(t, renamed, v1alpha1.ConditionOrphan, v1alpha1.ReasonRemoteBeingDeleted)
 	if _, _, msg := syncState(t, renamed); !strings.Contains(msg, `held by "pets" in this namespace, which is being deleted`) {
 		t.Errorf("message of the renamed resource: %q", msg)
 	}
@@ -163,7 +162,7 @@ func TestRenameWaitsForTheOldResourcesDeletion(t *testing.T) {
 		t.Errorf("%d backends in 3scale, want 1", got)
 	}
 	for _, e := range eventsOf(t, renamed) {
-		if strings.Contains(e, engine.ReasonAdopted) {
+		if strings.Contains(e, v1alpha1.ReasonAdopted) {
 			t.Errorf("the renamed resource adopted: %s", e)
 		}
 	}
@@ -172,7 +171,7 @@ func TestRenameWaitsForTheOldResourcesDeletion(t *testing.T) {
 	twin := petsBackend(ns)
 	twin.Name, twin.Spec.SystemName = "pets-twin", renamed.Status.SystemName
 	create(t, twin)
-	waitReason(t, twin, v1alpha1.ConditionInvalid, engine.ReasonRemoteOwnedByOtherResource)
+	waitReason(t, twin, v1alpha1.ConditionInvalid, v1alpha1.ReasonRemoteOwnedByOtherResource)
 	deleteObjects(t, renamed)
 	waitGone(t, renamed)
 	waitState(t, v1alpha1.ConditionSynced, twin)

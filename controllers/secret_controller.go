@@ -11,7 +11,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
-	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	"github.com/apimsync/apimsync/controllers/engine"
 )
 
@@ -76,12 +75,11 @@ func (r *SecretReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 	return ctrl.Result{}, nil
 }
 
-// inUse reports whether any Backend, Product or ApplicationPlan of the namespace that still has its
+// inUse reports whether any synced object of the namespace (of any kind of the table) that still has its
 // remote-cleanup finalizer reads the Secret.
 func (r *SecretReconciler) inUse(ctx context.Context, secret client.Object) (bool, error) {
-	for _, list := range []client.ObjectList{&v1alpha1.BackendList{}, &v1alpha1.ProductList{}, &v1alpha1.ApplicationPlanList{},
-		&v1alpha1.DeveloperAccountList{}, &v1alpha1.ApplicationList{}, &v1alpha1.ActiveDocList{}, &v1alpha1.CustomPolicyDefinitionList{},
-		&v1alpha1.TenantList{}} {
+	for _, k := range kinds {
+		list := k.NewList()
 		// Read only: the cache's objects as they are, no copy of each.
 		if err := r.Client.List(ctx, list, client.InNamespace(secret.GetNamespace()), client.MatchingFields{indexSecretRefs: secret.GetName()},
 			client.UnsafeDisableDeepCopy); err != nil {

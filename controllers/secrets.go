@@ -26,13 +26,13 @@ func secretKey(ctx context.Context, reader client.Reader, namespace string, ref 
 	var secret corev1.Secret
 	if err := reader.Get(ctx, client.ObjectKey{Namespace: namespace, Name: ref.Name}, &secret); err != nil {
 		if apierrors.IsNotFound(err) {
-			return "", "", engine.Waiting(ReasonSecretNotFound, "waiting for Secret %q (%s) to be created", ref.Name, usedFor)
+			return "", "", engine.Waiting(v1alpha1.ReasonSecretNotFound, "waiting for Secret %q (%s) to be created", ref.Name, usedFor)
 		}
 		return "", "", err
 	}
 	v, ok := secret.Data[ref.Key]
 	if !ok {
-		return "", "", engine.Waiting(ReasonSecretNotFound, "Secret %q has no key %q (%s)", ref.Name, ref.Key, usedFor)
+		return "", "", engine.Waiting(v1alpha1.ReasonSecretNotFound, "Secret %q has no key %q (%s)", ref.Name, ref.Key, usedFor)
 	}
 	return string(v), string(secret.UID) + "/" + secret.ResourceVersion, nil
 }

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -226,16 +227,6 @@ type watch struct {
 	mapFunc handler.MapFunc
 }
 
-// newKind returns an empty object of a kind of the reference graph.
-func newKind(kind string) client.Object {
-	for _, o := range syncedKinds() {
-		if engine.KindOf(o) == kind {
-			return o
-		}
-	}
-	panic("unknown kind " + kind)
-}
-
 // setupOpenAPI registers the OpenAPI controller: it owns what it generates (woken when one changes, to
 // put a hand edit back and to report their state), is woken when a resource of its namespace that no
 // OpenAPI owns goes (it may have blocked a generation), and reads its document from a ConfigMap or Secret.
@@ -249,14 +240,6 @@ func setupOpenAPI(sh shared, reader client.Reader) error {
 		WatchesMetadata(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(referencing(reader, list, indexConfigMapRefs))).
 		WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(referencing(reader, list, indexSecretRefs))).
 		Complete(r)
-}
-
-// listOfKind returns an empty list of kind's objects.
-func listOfKind(kind string) client.ObjectList {
-	return map[string]client.ObjectList{"Backend": &v1alpha1.BackendList{}, "Product": &v1alpha1.ProductList{},
-		"ApplicationPlan": &v1alpha1.ApplicationPlanList{}, "DeveloperAccount": &v1alpha1.DeveloperAccountList{},
-		"Application": &v1alpha1.ApplicationList{}, "ActiveDoc": &v1alpha1.ActiveDocList{},
-		"CustomPolicyDefinition": &v1alpha1.CustomPolicyDefinitionList{}, "Tenant": &v1alpha1.TenantList{}}[kind]
 }
 
 // referenced maps an object to the objects of ref.To it names through ref's field (by their Key, read
@@ -291,7 +274,7 @@ func referenced(reader client.Reader, ref reference) handler.MapFunc {
 // controller with mgr. It fails when the reference graph has a cycle.
 func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error {
 	opts = opts.withDefaults()
-	if _, err := deletionOrder(referenceGraph); err != nil {
+	if _, err := creationOrder(referenceGraph); err != nil {
 		return err
 	}
 	if err := registerIndexes(ctx, mgr); err != nil {
@@ -313,7 +296,6 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 		accounts.Installations = mgr.GetCache()
 	}
 	snapshots := cache.NewSnapshots(opts.SnapshotCacheSize)
-	lists := &BurstLists{}
 	sh := shared{mgr: mgr, opts: opts, reader: reader, installations: installations, states: engine.NewStateTracker(), creds: &CredentialChecks{}, deletions: engine.NewDeletions(),
 		// Each controller has its own workqueue rate limiter: passing failures back off exponentially,
 		// but never longer than RetryBackoffMax.
@@ -324,36 +306,13 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 					&workqueue.TypedBucketRateLimiter[reconcile.Request]{Limiter: rate.NewLimiter(rate.Limit(50), 300)},
 				)}
 		}}
-	claims := func() *Claims { return &Claims{Reader: reader} }
-	err := errors.Join(
-		kindController(sh, "Backend", func() *v1alpha1.Backend { return &v1alpha1.Backend{} },
-			engine.Typed(snapshotKindBackend, snapshots, &BackendSyncer{Reader: reader, Accounts: accounts, Claims: claims(), Lists: lists}), &v1alpha1.BackendList{}),
-		kindController(sh, "Product", func() *v1alpha1.Product { return &v1alpha1.Product{} },
-			engine.Typed(snapshotKindProduct, snapshots, &ProductSyncer{Reader: reader, Accounts: accounts, Applications: snapshots, Claims: claims(), Lists: lists,
-				Lifecycle: productLifecycle{Recorder: mgr.GetEventRecorder("apimsync-product"), UsagePeriod: opts.UsageReportPeriod}}), &v1alpha1.ProductList{}),
-		kindController(sh, "ApplicationPlan", func() *v1alpha1.ApplicationPlan { return &v1alpha1.ApplicationPlan{} },
-			engine.Typed(snapshotKindPlan, snapshots, &ApplicationPlanSyncer{Reader: reader, Accounts: accounts, Peers: snapshots, Claims: claims(), Lists: lists}), &v1alpha1.ApplicationPlanList{},
-			// A plan's limits may name a Backend's metrics.
-			watch{&v1alpha1.Backend{}, referencing(reader, &v1alpha1.ApplicationPlanList{}, indexBackendRefs)}),
-		kindController(sh, "DeveloperAccount", func() *v1alpha1.DeveloperAccount { return &v1alpha1.DeveloperAccount{} },
-			engine.Typed(snapshotKindAccount, snapshots, &DeveloperAccountSyncer{Reader: reader, Accounts: accounts, Claims: claims(), Sent: &SentPasswords{}}), &v1alpha1.DeveloperAccountList{}),
-		kindController(sh, "Application", func() *v1alpha1.Application { return &v1alpha1.Application{} },
-			engine.Typed(snapshotKindApplication, snapshots, &ApplicationSyncer{Reader: reader, Writer: mgr.GetClient(), Accounts: accounts, Claims: claims()}), &v1alpha1.ApplicationList{},
-			// The plan's Product decides the kind of credentials.
-			watch{&v1alpha1.Product{}, applicationsOfProduct(reader)},
-			// The account's provider-account Secret is the application's: a fixed token wakes it at once.
-			watch{&corev1.Secret{}, applicationsOfAccountsReading(reader)}),
-		kindController(sh, "ActiveDoc", func() *v1alpha1.ActiveDoc { return &v1alpha1.ActiveDoc{} },
-			engine.Typed(snapshotKindActiveDoc, snapshots, &ActiveDocSyncer{Reader: reader, Accounts: accounts, Claims: claims()}), &v1alpha1.ActiveDocList{},
-			watch{&corev1.ConfigMap{}, referencing(reader, &v1alpha1.ActiveDocList{}, indexConfigMapRefs)}),
-		kindController(sh, "CustomPolicyDefinition", func() *v1alpha1.CustomPolicyDefinition { return &v1alpha1.CustomPolicyDefinition{} },
-			engine.Typed(snapshotKindCustomPolicy, snapshots, &CustomPolicyDefinitionSyncer{Reader: reader, Accounts: accounts, Claims: claims()}),
-			&v1alpha1.CustomPolicyDefinitionList{}),
-		setupOpenAPI(sh, reader),
-		kindController(sh, "Tenant", func() *v1alpha1.Tenant { return &v1alpha1.Tenant{} },
-			engine.Typed(snapshotKindTenant, snapshots, &TenantSyncer{Reader: reader, Writer: mgr.GetClient(), SecretReader: mgr.GetAPIReader(), Accounts: accounts, Claims: claims(),
-				Recorder: mgr.GetEventRecorder("apimsync-tenant")}), &v1alpha1.TenantList{}),
-	)
+	deps := kindDeps{Reader: reader, Writer: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Accounts: accounts, Snapshots: snapshots,
+		Lists: &BurstLists{}, Recorder: func(name string) events.EventRecorder { return mgr.GetEventRecorder(name) }, Opts: opts}
+	errs := []error{setupOpenAPI(sh, reader)}
+	for _, k := range kinds {
+		errs = append(errs, k.controller(sh, deps))
+	}
+	err := errors.Join(errs...)
 	if err != nil {
 		return err
 	}

@@ -18,6 +18,18 @@ import (
 	"github.com/apimsync/apimsync/controllers/engine"
 )
 
+const (
+	// tenantSecretWritersAnnotation, on a Namespace, lists the Tenants ("namespace/name", comma-separated)
+	// allowed to write their provider-account Secret into it.
+	tenantSecretWritersAnnotation = "apimsync.io/tenant-secret-writers"
+	tenantStateApproved           = "approved"
+	tenantStateScheduled          = "scheduled_for_deletion"
+	tenantUIDAnnotation           = "apimsync.io/tenant-uid"
+	tenantAnnotation              = "apimsync.io/tenant"
+	userStateActive               = "active"
+	tenantSecretNameByDefault     = v1alpha1.DefaultProviderAccountSecret
+)
+
 // A Tenant is a provider account of an on-premises 3scale, made through the master API with a master
 // token (its session is the master portal's). porta shows a new tenant's access token once, in the
 // signup's answer: apimsync writes it at once into the provider-account Secret the Tenant names, which
@@ -31,28 +43,6 @@ import (
 
 // snapshotKindTenant is the kind under which tenants' snapshots are cached.
 const snapshotKindTenant = "tenant"
-
-// Condition and event reasons of Tenants.
-const (
-	ReasonTenantTokenLost   = "TenantTokenLost"
-	ReasonSecretNotOurs     = "SecretNotControlled"
-	ReasonSecretNotWritable = "ProviderAccountSecretNotWritable"
-	ReasonTenantScheduled   = "TenantScheduledForDeletion"
-	// ReasonNamespaceNotConsented: the namespace named in spec.providerAccountSecret has not allowed this
-	// Tenant to write a Secret there.
-	ReasonNamespaceNotConsented = "NamespaceNotConsented"
-	// ReasonTenantAmbiguous: master holds several tenants of this organization and admin.
-	ReasonTenantAmbiguous = "TenantAmbiguous"
-	// tenantSecretWritersAnnotation, on a Namespace, lists the Tenants ("namespace/name", comma-separated)
-	// allowed to write their provider-account Secret into it.
-	tenantSecretWritersAnnotation = "apimsync.io/tenant-secret-writers"
-	tenantStateApproved           = "approved"
-	tenantStateScheduled          = "scheduled_for_deletion"
-	tenantUIDAnnotation           = "apimsync.io/tenant-uid"
-	tenantAnnotation              = "apimsync.io/tenant"
-	userStateActive               = "active"
-	tenantSecretNameByDefault     = v1alpha1.DefaultProviderAccountSecret
-)
 
 // TenantSyncer syncs Tenants to the master API.
 type TenantSyncer struct {
@@ -150,9 +140,9 @@ func (s *TenantSyncer) checkConsent(ctx context.Context, t *v1alpha1.Tenant, nam
 	if err := s.apiReader().Get(ctx, client.ObjectKey{Name: namespace}, &ns); err != nil {
 		switch {
 		case apierrors.IsNotFound(err):
-			return engine.Waiting(ReasonSecretNotWritable, "namespace %q, where spec.providerAccountSecret is to be written, does not exist: no tenant is made until it does", namespace)
+			return engine.Waiting(v1alpha1.ReasonSecretNotWritable, "namespace %q, where spec.providerAccountSecret is to be written, does not exist: no tenant is made until it does", namespace)
 		case apierrors.IsForbidden(err):
-			return engine.Waiting(ReasonNamespaceNotConsented, "the manager may not read namespace %q to see whether it consents (the namespaced install grants no get on namespaces): "+
+			return engine.Waiting(v1alpha1.ReasonNamespaceNotConsented, "the manager may not read namespace %q to see whether it consents (the namespaced install grants no get on namespaces): "+
 				"name a Secret of the Tenant's own namespace, or grant the manager get on namespaces", namespace)
 		}
 		return err
@@ -163,7 +153,7 @@ func (s *TenantSyncer) checkConsent(ctx context.Context, t *v1alpha1.Tenant, nam
 			return nil
 		}
 	}
-	return engine.Waiting(ReasonNamespaceNotConsented,
+	return engine.Waiting(v1alpha1.ReasonNamespaceNotConsented,
 		"namespace %q has not allowed this Tenant to write its provider-account Secret there: its owner consents with "+
 			"kubectl annotate namespace %s %s=%s (a comma-separated list of Tenants)", namespace, namespace, tenantSecretWritersAnnotation, self)
 }
@@ -191,7 +181,7 @@ func (s *TenantSyncer) Read(ctx context.Context, t *v1alpha1.Tenant, sess *engin
 		if err != nil {
 			return nil, false, fmt.Errorf("cannot look for the tenant of a signup in doubt: %w", err)
 		}
-		return nil, false, engine.Invalid(ReasonTenantTokenLost,
+		return nil, false, engine.Invalid(v1alpha1.ReasonTenantTokenLost,
 			"3scale made tenant %q (id %d) but the answer to the signup, the only one that shows its access token, was lost: "+
 				"delete that tenant in the master portal and apimsync signs up again, or create an access token for its admin and write Secret %s yourself "+
 				"(with adminURL and token), then delete this Tenant with deletionPolicy: Retain", found.OrgName, found.ID, tenantSecretKey(t))
@@ -243,7 +233,7 @@ func (s *TenantSyncer) adopt(ctx context.Context, t *v1alpha1.Tenant, sess *engi
 		for i, f := range found {
 			ids[i] = fmt.Sprint(f.Tenant.ID)
 		}
-		return nil, false, engine.Invalid(ReasonTenantAmbiguous, "master holds %d tenants of organization %q with admin %q (ids %s): apimsync cannot tell which is this Tenant's "+
+		return nil, false, engine.Invalid(v1alpha1.ReasonTenantAmbiguous, "master holds %d tenants of organization %q with admin %q (ids %s): apimsync cannot tell which is this Tenant's "+
 			"and signs up none; delete the extra ones in the master portal", len(found), t.Spec.OrganizationName, t.Spec.Username, strings.Join(ids, ", "))
 	}
 	snap := &found[0]
@@ -255,7 +245,7 @@ func (s *TenantSyncer) adopt(ctx context.Context, t *v1alpha1.Tenant, sess *engi
 	}
 	self := t.Namespace + "/" + t.Name
 	if err != nil || secret.Annotations[tenantAnnotation] != self || string(secret.Data[SecretKeyAdminURL]) != snap.Tenant.AdminBaseURL || len(secret.Data[SecretKeyToken]) == 0 {
-		return nil, false, engine.Invalid(ReasonTenantTokenLost,
+		return nil, false, engine.Invalid(v1alpha1.ReasonTenantTokenLost,
 			"tenant %q (id %d, admin %s) exists on master, and this Tenant records none: it adopts it rather than sign up a second one, but porta shows a tenant's "+
 				"access token only to its signup, and Secret %s holds none of it written for this Tenant. Create an access token (Account Management API, read-write) "+
 				"for its admin in its admin portal and write Secret %s with adminURL=%s and token=<the token>, annotated %s=%s; this Tenant then adopts the tenant",
@@ -269,7 +259,7 @@ func (s *TenantSyncer) adopt(ctx context.Context, t *v1alpha1.Tenant, sess *engi
 		}
 	}
 	if snap.Tenant.State == tenantStateScheduled && s.Recorder != nil {
-		s.Recorder.Eventf(t, nil, "Warning", ReasonTenantScheduled, "Adopt",
+		s.Recorder.Eventf(t, nil, "Warning", v1alpha1.ReasonTenantScheduled, "Adopt",
 			"adopting tenant %q (id %d), which 3scale had scheduled for deletion on %s: it is resumed, as this Tenant asks for it", snap.Tenant.OrgName, snap.Tenant.ID, snap.Tenant.DeletionDate)
 	}
 	t.Status.TenantID = snap.Tenant.ID
@@ -313,7 +303,7 @@ func (s *TenantSyncer) secret(ctx context.Context, t *v1alpha1.Tenant) (*corev1.
 		return nil, err
 	}
 	if secret.Annotations[tenantUIDAnnotation] != string(t.UID) {
-		return nil, engine.Invalid(ReasonSecretNotOurs, "Secret %s exists and was not written by this Tenant: it is left as it is; name another one in spec.providerAccountSecret", key)
+		return nil, engine.Invalid(v1alpha1.ReasonSecretNotOurs, "Secret %s exists and was not written by this Tenant: it is left as it is; name another one in spec.providerAccountSecret", key)
 	}
 	return &secret, nil
 }
@@ -324,14 +314,14 @@ func (s *TenantSyncer) Create(ctx context.Context, t *v1alpha1.Tenant, sess *eng
 	var none engine.Created[*tenantSnapshot]
 	if existing, err := s.secret(ctx, t); err != nil || existing != nil {
 		if err == nil { // a Secret of ours with a token of a tenant we no longer know: keep it, and stop
-			err = engine.Invalid(ReasonTenantTokenLost, "Secret %s holds the token of a tenant this Tenant made earlier and no longer records: "+
+			err = engine.Invalid(v1alpha1.ReasonTenantTokenLost, "Secret %s holds the token of a tenant this Tenant made earlier and no longer records: "+
 				"delete that Secret (and that tenant in 3scale) to sign up again", tenantSecretKey(t))
 		}
 		return none, engine.NothingMade(err)
 	}
 	// The Secret must be writable before the tenant is made: its token exists nowhere else afterwards.
 	if err := s.Writer.Create(ctx, s.secretOf(t, "https://check.invalid", "check"), client.DryRunAll); err != nil {
-		return none, engine.NothingMade(engine.Waiting(ReasonSecretNotWritable, "the provider-account Secret %s cannot be written (%v): no tenant is made until it can "+
+		return none, engine.NothingMade(engine.Waiting(v1alpha1.ReasonSecretNotWritable, "the provider-account Secret %s cannot be written (%v): no tenant is made until it can "+
 			"(does the namespace exist, and may the manager write Secrets there?)", tenantSecretKey(t), apierrors.ReasonForError(err)))
 	}
 	signup, err := sess.Remote.SignupTenant(ctx, tsclient.TenantParams{OrgName: t.Spec.OrganizationName, Username: t.Spec.Username,
@@ -401,7 +391,7 @@ func (s *TenantSyncer) Update(ctx context.Context, t *v1alpha1.Tenant, sess *eng
 	case err != nil:
 		return nil, err
 	case secret == nil:
-		return nil, engine.Invalid(ReasonTenantTokenLost, "Secret %s, the only copy of tenant %d's access token, was deleted: create an access token for its admin in its admin portal "+
+		return nil, engine.Invalid(v1alpha1.ReasonTenantTokenLost, "Secret %s, the only copy of tenant %d's access token, was deleted: create an access token for its admin in its admin portal "+
 			"and write the Secret yourself (adminURL, token), or delete the tenant in 3scale and this Tenant's status to sign up again", tenantSecretKey(t), id)
 	case string(secret.Data[SecretKeyAdminURL]) != snap.Tenant.AdminBaseURL:
 		secret = secret.DeepCopy()
@@ -431,7 +421,7 @@ func (s *TenantSyncer) Delete(ctx context.Context, t *v1alpha1.Tenant, sess *eng
 				return fmt.Errorf("cannot schedule the deletion of tenant %d: %w", id, err)
 			}
 			if tenant, err = sess.Remote.GetTenant(ctx, id); err == nil && s.Recorder != nil {
-				s.Recorder.Eventf(t, nil, "Normal", ReasonTenantScheduled, "Delete",
+				s.Recorder.Eventf(t, nil, "Normal", v1alpha1.ReasonTenantScheduled, "Delete",
 					"3scale scheduled tenant %q (id %d) for deletion; it deletes it for good on %s", tenant.OrgName, id, tenant.DeletionDate)
 			}
 		}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
-	"github.com/apimsync/apimsync/controllers/engine"
 	"github.com/apimsync/apimsync/test/simulator"
 )
 
@@ -118,20 +117,20 @@ func TestTenantBadInput(t *testing.T) {
 	refused, master, password := tenantObjects(ns, "refused-"+ns, team, "not-the-master-token")
 	consent(t, team, refused)
 	create(t, master, password, refused)
-	waitReason(t, refused, v1alpha1.ConditionInvalid, engine.ReasonUnauthorized)
+	waitReason(t, refused, v1alpha1.ConditionInvalid, v1alpha1.ReasonUnauthorized)
 
 	other := newNamespace(t)
 	waiting, master2, _ := tenantObjects(other, "waiting-"+other, team, masterToken)
 	consent(t, team, refused, waiting)
 	create(t, master2, waiting)
-	waitReason(t, waiting, v1alpha1.ConditionOrphan, ReasonSecretNotFound)
+	waitReason(t, waiting, v1alpha1.ConditionOrphan, v1alpha1.ReasonSecretNotFound)
 
 	theirs := providerSecret(team, v1alpha1.DefaultProviderAccountSecret, "https://someone-admin.example.com", "their-token")
 	create(t, theirs)
 	before := len(sim.Writes(simulator.MasterTenant))
 	create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: other, Name: "admin-password"},
 		StringData: map[string]string{"password": "a-long-password-of-the-admin"}})
-	waitReason(t, waiting, v1alpha1.ConditionInvalid, ReasonSecretNotOurs)
+	waitReason(t, waiting, v1alpha1.ConditionInvalid, v1alpha1.ReasonSecretNotOurs)
 	if n := len(sim.Writes(simulator.MasterTenant)); n != before {
 		t.Errorf("%d writes to the master API, want none: no tenant is made for a Secret it cannot write", n-before)
 	}
@@ -145,7 +144,7 @@ func TestTenantBadInput(t *testing.T) {
 	nowhere, master3, password3 := tenantObjects(third, "nowhere-"+third, "no-such-namespace", masterToken)
 	before = len(sim.Writes(simulator.MasterTenant))
 	create(t, master3, password3, nowhere)
-	waitReason(t, nowhere, v1alpha1.ConditionOrphan, ReasonSecretNotWritable)
+	waitReason(t, nowhere, v1alpha1.ConditionOrphan, v1alpha1.ReasonSecretNotWritable)
 	if n := len(sim.Writes(simulator.MasterTenant)); n != before {
 		t.Errorf("%d writes to the master API for a Secret that cannot be written, want none", n-before)
 	}
@@ -165,7 +164,7 @@ func TestTenantWritesSecretsOnlyWhereAllowed(t *testing.T) {
 		if target == "kube-system" {
 			create(t, master, password)
 		}
-		waitReason(t, planter, v1alpha1.ConditionOrphan, ReasonNamespaceNotConsented)
+		waitReason(t, planter, v1alpha1.ConditionOrphan, v1alpha1.ReasonNamespaceNotConsented)
 		if _, _, msg := syncState(t, planter); !strings.Contains(msg, "kubectl annotate namespace "+target+" "+tenantSecretWritersAnnotation+"="+ns+"/"+planter.Name) {
 			t.Errorf("the message %q does not say how to consent", msg)
 		}
@@ -272,7 +271,7 @@ func TestRestoredTenantAdoptsItsTenant(t *testing.T) {
 		t.Fatal(err)
 	}
 	tenant = restore()
-	waitReason(t, tenant, v1alpha1.ConditionInvalid, ReasonTenantTokenLost)
+	waitReason(t, tenant, v1alpha1.ConditionInvalid, v1alpha1.ReasonTenantTokenLost)
 	_, _, msg := syncState(t, tenant)
 	if !strings.Contains(msg, tenantAnnotation+"="+ns+"/"+tenant.Name) || !strings.Contains(msg, "adminURL=") {
 		t.Errorf("the message %q does not say how to hand the token over", msg)

@@ -209,9 +209,7 @@ type row struct{ kind, name, state, id, message string }
 func table(ctx context.Context, c client.Client) ([]row, bool, error) {
 	var rows []row
 	all := true
-	lists := []client.ObjectList{&v1alpha1.CustomPolicyDefinitionList{}, &v1alpha1.BackendList{}, &v1alpha1.ProductList{}, &v1alpha1.ApplicationPlanList{},
-		&v1alpha1.DeveloperAccountList{}, &v1alpha1.ApplicationList{}, &v1alpha1.ActiveDocList{}}
-	for _, l := range lists {
+	for _, l := range controllers.ObjectLists() {
 		if err := c.List(ctx, l, client.InNamespace(demoNamespace)); err != nil {
 			return nil, false, err
 		}

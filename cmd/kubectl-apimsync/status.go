@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	"github.com/apimsync/apimsync/controllers"
 )
 
 // statusRow is one object in `kubectl apimsync status`.
@@ -105,10 +106,7 @@ func (o *statusOptions) run(ctx context.Context) error {
 // statusRows lists the apimsync objects of namespace (all when ""), sorted by tenant, kind and name.
 func statusRows(ctx context.Context, c client.Client, namespace string) ([]statusRow, error) {
 	var rows []statusRow
-	lists := []client.ObjectList{&v1alpha1.BackendList{}, &v1alpha1.ProductList{}, &v1alpha1.ApplicationPlanList{},
-		&v1alpha1.DeveloperAccountList{}, &v1alpha1.ApplicationList{}, &v1alpha1.ActiveDocList{},
-		&v1alpha1.CustomPolicyDefinitionList{}, &v1alpha1.TenantList{}, &v1alpha1.OpenAPIList{}}
-	for _, l := range lists {
+	for _, l := range controllers.ObjectLists() {
 		if err := c.List(ctx, l, client.InNamespace(namespace)); err != nil {
 			if meta.IsNoMatchError(err) {
 				return nil, fmt.Errorf("apimsync's resources are not installed in this cluster (make install): %w", err)

@@ -201,7 +201,7 @@ func (r *Reconciler[T]) rebindTenant(obj T, s *Session) (rebound bool) {
 	if id == 0 || st.TenantHost == "" || st.TenantHost == s.Tenant {
 		return rebound
 	}
-	r.event(obj, "Warning", ReasonTenantChanged, "Rebind",
+	r.event(obj, "Warning", v1alpha1.ReasonTenantChanged, "Rebind",
 		"the provider account now points at tenant %s: %s %d on tenant %s is left there untouched, and the %s is looked up by system name on %s",
 		s.Tenant, r.Kind, id, st.TenantHost, r.Kind, s.Tenant)
 	// Recorded, and told in every Synced message from now on: a copy left behind is never unannounced.

@@ -279,7 +279,7 @@ func (r *Reconciler[T]) sync(ctx context.Context, obj T, w *statusWriter[T]) (ct
 		// Nothing changed on our side, yet 3scale differed: a drift check (periodic or on demand)
 		// repaired it.
 		DriftRepairs.WithLabelValues(r.Kind).Inc()
-		r.event(obj, "Warning", ReasonDriftRepaired, "Repair",
+		r.event(obj, "Warning", v1alpha1.ReasonDriftRepaired, "Repair",
 			"the %s in 3scale had drifted from its spec and was repaired", r.Kind)
 	}
 
@@ -290,7 +290,7 @@ func (r *Reconciler[T]) sync(ctx context.Context, obj T, w *statusWriter[T]) (ct
 	if report.Adopted != 0 {
 		message = fmt.Sprintf("%s %q is in sync with tenant %s (adopted the existing %s %d, which this resource did not create)",
 			r.Kind, s.SystemName, s.Tenant, r.Kind, report.Adopted)
-		r.event(obj, "Normal", ReasonAdopted, "Adopt", "adopted existing %s %d (system name %q) on tenant %s", r.Kind, report.Adopted, s.SystemName, s.Tenant)
+		r.event(obj, "Normal", v1alpha1.ReasonAdopted, "Adopt", "adopted existing %s %d (system name %q) on tenant %s", r.Kind, report.Adopted, s.SystemName, s.Tenant)
 	}
 	if report.Note != "" {
 		message += "; " + report.Note
@@ -298,7 +298,7 @@ func (r *Reconciler[T]) sync(ctx context.Context, obj T, w *statusWriter[T]) (ct
 	if note := leftBehindNote(r.Kind, st); note != "" {
 		message += "; " + note
 	}
-	r.transition(obj, v1alpha1.ConditionSynced, ReasonSynced, message)
+	r.transition(obj, v1alpha1.ConditionSynced, v1alpha1.ReasonSynced, message)
 	r.Backoff.Reset(client.ObjectKeyFromObject(obj))
 	r.quietSince.Delete(client.ObjectKeyFromObject(obj))
 	return ctrl.Result{RequeueAfter: r.nextCheck(obj, st, s, now)}, nil

@@ -275,7 +275,7 @@ func TestErrorClasses(t *testing.T) {
 			wantRequeue: time.Second,
 		},
 		"invalid is terminal: no error, no requeue, the generation is handled": {
-			err:        Invalid(ReasonProviderAccountInvalid, "no token"),
+			err:        Invalid(v1alpha1.ReasonProviderAccountInvalid, "no token"),
 			wantState:  []string{"Invalid/ProviderAccountInvalid", "Stalled/Invalid"},
 			wantObsGen: 1,
 		},
@@ -425,7 +425,7 @@ func TestDeletion(t *testing.T) {
 		"Delete removes the remote object, then the finalizer": {policy: v1alpha1.DeletionPolicyDelete, wantDeletes: 1, wantGone: true},
 		"Retain keeps the remote object":                       {policy: v1alpha1.DeletionPolicyRetain, wantDeletes: 0, wantGone: true},
 		"a blocked delete keeps the finalizer and waits": {policy: v1alpha1.DeletionPolicyDelete, wantDeletes: 1,
-			deleteErr: Waiting(ReasonDeletionBlocked, "used by product x"), wantStateHas: "Orphan/DeletionBlocked"},
+			deleteErr: Waiting(v1alpha1.ReasonDeletionBlocked, "used by product x"), wantStateHas: "Orphan/DeletionBlocked"},
 		"porta's refusal of a plan with applications waits": {policy: v1alpha1.DeletionPolicyDelete, wantDeletes: 1,
 			deleteErr: &tsclient.APIError{StatusCode: 422, Method: "DELETE", Endpoint: "/admin/api/services/{service_id}/application_plans/{id}.json",
 				Errors: map[string][]string{"base": {"This application plan cannot be deleted"}}}, wantStateHas: "Orphan/DeletionBlocked"},
@@ -561,7 +561,7 @@ func TestObjectHeldByAnotherFinalizerIsNotRequeued(t *testing.T) {
 
 func TestNeverSyncedObjectIsDeletedWithoutRemoteCall(t *testing.T) {
 	h := newHarness(t, newBackend())
-	h.syncer.connect = func() error { return Waiting(ReasonProviderAccountNotFound, "no secret") }
+	h.syncer.connect = func() error { return Waiting(v1alpha1.ReasonProviderAccountNotFound, "no secret") }
 	if _, err := h.reconcile(); err != nil {
 		t.Fatal(err)
 	}
@@ -676,19 +676,19 @@ func TestDeletingDependantsCountsAndNamesThem(t *testing.T) {
 		o.SetDeletionTimestamp(&metav1.Time{Time: time.Now()})
 		o.SetFinalizers([]string{Finalizer})
 		SetSyncState(o.GetSyncStatus(), v1alpha1.ConditionInvalid, reason, message, 1)
-		if reason == ReasonDeletingDependants {
+		if reason == v1alpha1.ReasonDeletingDependants {
 			SetSyncState(o.GetSyncStatus(), v1alpha1.ConditionOrphan, reason, message, 1)
 		}
 	}
 	stuck := app("b")
-	deleting(stuck, ReasonUnauthorized, "deleting: the token was refused")
+	deleting(stuck, v1alpha1.ReasonUnauthorized, "deleting: the token was refused")
 	before := app("d") // Orphan before its deletion, which is under way: not stuck
 	deleting(before, "PlanDeleting", "ApplicationPlan \"basic\" is being deleted")
 	held := app("e") // apimsync is done with it, another finalizer keeps it
-	deleting(held, ReasonUnauthorized, "deleting: the token was refused")
+	deleting(held, v1alpha1.ReasonUnauthorized, "deleting: the token was refused")
 	held.SetFinalizers([]string{"example.com/backup"})
 	plan := &v1alpha1.ApplicationPlan{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "basic"}}
-	deleting(plan, ReasonDeletingDependants, "deleting 1 application first: x")
+	deleting(plan, v1alpha1.ReasonDeletingDependants, "deleting 1 application first: x")
 
 	for name, tc := range map[string]struct {
 		policy      v1alpha1.DeletionPolicy
@@ -754,8 +754,8 @@ func TestDeletingDependantsCountsAndNamesThem(t *testing.T) {
 				t.Fatal(err)
 			}
 			c := meta.FindStatusCondition(b.Status.Conditions, v1alpha1.ConditionOrphan)
-			if c == nil || c.Status != metav1.ConditionTrue || c.Reason != ReasonDeletingDependants || c.Message != tc.wantMessage {
-				t.Errorf("condition %+v, want Orphan/%s %q", c, ReasonDeletingDependants, tc.wantMessage)
+			if c == nil || c.Status != metav1.ConditionTrue || c.Reason != v1alpha1.ReasonDeletingDependants || c.Message != tc.wantMessage {
+				t.Errorf("condition %+v, want Orphan/%s %q", c, v1alpha1.ReasonDeletingDependants, tc.wantMessage)
 			}
 			if h.syncer.calls["Delete"] != 0 {
 				t.Errorf("the owner was deleted remotely before its dependants")
@@ -1081,11 +1081,11 @@ func TestDeletionWaitsAreQuiet(t *testing.T) {
 		wantReason        string // "": quiet
 	}{
 		"users all going, within the quiet wait":  {users: []client.Object{product("a", true), product("b", true)}, after: 5 * time.Second},
-		"users all going, past it":                {users: []client.Object{product("a", true)}, after: time.Minute, wantReason: ReasonDeletionBlocked},
+		"users all going, past it":                {users: []client.Object{product("a", true)}, after: time.Minute, wantReason: v1alpha1.ReasonDeletionBlocked},
 		"a user not going yet, within it":         {users: []client.Object{product("a", true), product("b", false)}, after: time.Second},
-		"a user not going yet, past it":           {users: []client.Object{product("a", true), product("b", false)}, after: 31 * time.Second, wantReason: ReasonDeletionBlocked},
+		"a user not going yet, past it":           {users: []client.Object{product("a", true), product("b", false)}, after: 31 * time.Second, wantReason: v1alpha1.ReasonDeletionBlocked},
 		"dependants going, within the quiet wait": {dependants: []client.Object{plan}, after: 5 * time.Second},
-		"dependants going, past it":               {dependants: []client.Object{plan}, after: 31 * time.Second, wantReason: ReasonDeletingDependants},
+		"dependants going, past it":               {dependants: []client.Object{plan}, after: 31 * time.Second, wantReason: v1alpha1.ReasonDeletingDependants},
 	} {
 		t.Run(name, func(t *testing.T) {
 			h := createdThenDeleted(t)

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	tsclient "github.com/apimsync/apimsync/client"
+
+	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 )
 
 // Class says what happens after an error: the three error classes of the engine.
@@ -121,7 +123,7 @@ func GoingAway(since time.Time, reason, format string, args ...any) error {
 // (a prune deletes dependants and owners in any order): the object is looked at again when grace
 // (the object's deletion grace, Reconciler.DependantGrace) ends, or when the owner changes, and makes no call meanwhile.
 func OwnerMayFollow(since time.Time, grace time.Duration, format string, args ...any) error {
-	return &ReasonedError{class: ClassWaiting, Reason: ReasonWaitingForOwner, Message: fmt.Sprintf(format, args...),
+	return &ReasonedError{class: ClassWaiting, Reason: v1alpha1.ReasonWaitingForOwner, Message: fmt.Sprintf(format, args...),
 		RetryAfter: grace, quiet: quietGoing, since: since, recheck: grace}
 }
 
@@ -137,29 +139,6 @@ func Refused(reason, format string, args ...any) error {
 	return &ReasonedError{class: ClassInvalid, Reason: reason, Message: fmt.Sprintf(format, args...), remote: true}
 }
 
-// Condition reasons the engine itself uses. Syncers add their own.
-const (
-	ReasonSyncing                    = "Syncing"
-	ReasonSynced                     = "Synced"
-	ReasonRemoteUnavailable          = "RemoteUnavailable"
-	ReasonRateLimited                = "RateLimited"
-	ReasonRemoteRejected             = "RemoteRejected"
-	ReasonUnauthorized               = "ProviderAccountUnauthorized"
-	ReasonProviderAccountNotFound    = "ProviderAccountNotFound"
-	ReasonProviderAccountInvalid     = "ProviderAccountInvalid"
-	ReasonDeleting                   = "Deleting"
-	ReasonDeletionBlocked            = "DeletionBlocked"
-	ReasonRemoteOwnedByOtherResource = "OwnedByAnotherResource"
-	ReasonRemoteBeingDeleted         = "HeldByResourceBeingDeleted"
-	ReasonDriftRepaired              = "DriftRepaired"
-	ReasonAdopted                    = "AdoptedExisting"
-	ReasonAdoptionRefused            = "AdoptionRefused"
-	ReasonTenantChanged              = "TenantChanged"
-	ReasonDeletingDependants         = "DeletingDependants"
-	ReasonWaitingForOwner            = "WaitingForOwner"
-	ReasonKeptForRetained            = "KeptForRetainedDependants"
-)
-
 // Classify maps any error to its class, a condition reason and a message. Client errors are classified
 // by their HTTP meaning: 422 is invalid, 401/403 invalid until the Secret changes, 429/5xx retryable.
 func Classify(err error) (Class, string, string) {
@@ -169,17 +148,17 @@ func Classify(err error) (Class, string, string) {
 	}
 	switch {
 	case tsclient.IsAddressRefused(err):
-		return ClassInvalid, ReasonProviderAccountInvalid, "the provider account's admin URL cannot be used: " + err.Error()
+		return ClassInvalid, v1alpha1.ReasonProviderAccountInvalid, "the provider account's admin URL cannot be used: " + err.Error()
 	case isDeletionRefusal(err):
-		return ClassWaiting, ReasonDeletionBlocked, "3scale refuses to delete it for now (" + err.Error() + "); retrying with backoff"
+		return ClassWaiting, v1alpha1.ReasonDeletionBlocked, "3scale refuses to delete it for now (" + err.Error() + "); retrying with backoff"
 	case tsclient.IsInvalid(err):
-		return ClassInvalid, ReasonRemoteRejected, "3scale rejected the spec: " + err.Error()
+		return ClassInvalid, v1alpha1.ReasonRemoteRejected, "3scale rejected the spec: " + err.Error()
 	case tsclient.IsUnauthorized(err), tsclient.IsForbidden(err):
-		return ClassInvalid, ReasonUnauthorized, "the provider account's token was refused by 3scale (" + err.Error() + "); fix the token in the provider-account Secret"
+		return ClassInvalid, v1alpha1.ReasonUnauthorized, "the provider account's token was refused by 3scale (" + err.Error() + "); fix the token in the provider-account Secret"
 	case tsclient.IsRateLimited(err):
-		return ClassRetryable, ReasonRateLimited, "3scale rate-limited the tenant; retrying: " + err.Error()
+		return ClassRetryable, v1alpha1.ReasonRateLimited, "3scale rate-limited the tenant; retrying: " + err.Error()
 	default:
-		return ClassRetryable, ReasonRemoteUnavailable, "sync failed, retrying: " + err.Error()
+		return ClassRetryable, v1alpha1.ReasonRemoteUnavailable, "sync failed, retrying: " + err.Error()
 	}
 }
 

@@ -35,7 +35,7 @@ func (r *Reconciler[T]) finalize(ctx context.Context, obj T, w *statusWriter[T])
 			return ctrl.Result{}, err
 		}
 		if len(going) > 0 {
-			return r.failQuietly(ctx, obj, w, &ReasonedError{class: ClassWaiting, Reason: ReasonWaitingForOwner, RetryAfter: 5 * time.Second,
+			return r.failQuietly(ctx, obj, w, &ReasonedError{class: ClassWaiting, Reason: v1alpha1.ReasonWaitingForOwner, RetryAfter: 5 * time.Second,
 				Message: fmt.Sprintf("deletionPolicy is Retain: waiting for %s, being deleted, to be kept in 3scale for this %s first", strings.Join(going, " and "), r.Kind),
 				quiet:   quietGoing, since: obj.GetDeletionTimestamp().Time})
 		}
@@ -56,7 +56,7 @@ func (r *Reconciler[T]) finalize(ctx context.Context, obj T, w *statusWriter[T])
 	id := obj.GetRemoteID()
 	pending := PendingCreate(obj)
 	if len(retained) > 0 {
-		r.event(obj, "Warning", ReasonKeptForRetained, "Delete",
+		r.event(obj, "Warning", v1alpha1.ReasonKeptForRetained, "Delete",
 			"left the %s in 3scale (id %d): %s with deletionPolicy Retain keep remote objects under it, which 3scale would refuse to delete it for or delete along with it; to delete it in 3scale too, set their deletionPolicy to Delete before deleting",
 			r.Kind, id, strings.Join(retained, ", "))
 	} else if obj.GetDeletionPolicy() == v1alpha1.DeletionPolicyDelete && (id != 0 || pending != "") {
@@ -89,10 +89,10 @@ func (r *Reconciler[T]) finalize(ctx context.Context, obj T, w *statusWriter[T])
 			obj.SetRemoteID(0)
 			r.settle(obj)
 			if !wentWithOwner {
-				r.event(obj, "Normal", "RemoteDeleted", "Delete", "deleted the %s from tenant %s", r.Kind, s.Tenant)
+				r.event(obj, "Normal", v1alpha1.ReasonRemoteDeleted, "Delete", "deleted the %s from tenant %s", r.Kind, s.Tenant)
 			}
 		} else {
-			r.event(obj, "Warning", ReasonTenantChanged, "Delete",
+			r.event(obj, "Warning", v1alpha1.ReasonTenantChanged, "Delete",
 				"the provider account now points at tenant %s: the %s on tenant %s was left there untouched", s.Tenant, r.Kind, bound)
 		}
 	}
@@ -154,8 +154,8 @@ func (r *Reconciler[T]) deleteDependants(ctx context.Context, obj T) error {
 				for _, c := range so.GetSyncStatus().Conditions {
 					switch {
 					case c.Type != state || c.Status != metav1.ConditionTrue:
-					case c.Reason == ReasonWaitingForOwner: // not stuck: waiting a moment for its owner (this one)
-					case c.Reason == ReasonDeletingDependants: // not stuck: waiting for its own dependants
+					case c.Reason == v1alpha1.ReasonWaitingForOwner: // not stuck: waiting a moment for its owner (this one)
+					case c.Reason == v1alpha1.ReasonDeletingDependants: // not stuck: waiting for its own dependants
 						name += fmt.Sprintf(" (%s)", c.Message)
 					case strings.HasPrefix(c.Message, deletingPrefix): // its deletion failed, not its sync before
 						name += fmt.Sprintf(" (stuck: %s)", strings.TrimPrefix(c.Message, deletingPrefix))
@@ -176,7 +176,7 @@ func (r *Reconciler[T]) deleteDependants(ctx context.Context, obj T) error {
 	if grace > 0 {
 		retry = min(retry, grace) // then the owner deletes those left
 	}
-	return &ReasonedError{class: ClassWaiting, Reason: ReasonDeletingDependants, RetryAfter: retry,
+	return &ReasonedError{class: ClassWaiting, Reason: v1alpha1.ReasonDeletingDependants, RetryAfter: retry,
 		Message: dependantsMessage(kinds, names), quiet: quietGoing, since: obj.GetDeletionTimestamp().Time, recheck: grace}
 }
 
@@ -298,7 +298,7 @@ func (r *Reconciler[T]) waitForUsers(ctx context.Context, obj T) error {
 	for _, u := range users {
 		names = append(names, nameOf(u))
 	}
-	return &ReasonedError{class: ClassWaiting, Reason: ReasonDeletionBlocked, RetryAfter: 30 * time.Second,
+	return &ReasonedError{class: ClassWaiting, Reason: v1alpha1.ReasonDeletionBlocked, RetryAfter: 30 * time.Second,
 		Message: fmt.Sprintf("3scale refuses to delete this %s while it is used: waiting for %s to stop using it (change their spec) or to be deleted",
 			r.Kind, strings.Join(names, ", ")),
 		quiet: quietGoing, since: obj.GetDeletionTimestamp().Time}

@@ -132,7 +132,7 @@ func TestCreatePendingMarkerLastsOnlyWhileInDoubt(t *testing.T) {
 	}{
 		"422: refused":     {err: &tsclient.APIError{StatusCode: 422, Method: "POST", Errors: map[string][]string{"private_endpoint": {"Sorry, this domain is protected"}}}},
 		"429 given up":     {err: &tsclient.APIError{StatusCode: 429, Method: "POST", RetryAfter: time.Minute}},
-		"adoption refused": {err: Refused(ReasonAdoptionRefused, "a backend with system name %q already exists", "pets")},
+		"adoption refused": {err: Refused(v1alpha1.ReasonAdoptionRefused, "a backend with system name %q already exists", "pets")},
 		"taken, and nothing of its own listed (being deleted)": {err: fmt.Errorf("3scale says system name %q is taken but lists no such backend: %w", "pets",
 			&tsclient.APIError{StatusCode: 422, Method: "POST", Errors: map[string][]string{"system_name": {"has already been taken"}}})},
 		"503: may have made":             {err: &tsclient.APIError{StatusCode: 503, Method: "POST"}, want: tenant},
@@ -374,7 +374,7 @@ func TestTenantChangeForgetsTheOldID(t *testing.T) {
 func TestInvalidFromARemoteAnswerIsRetriedSlowly(t *testing.T) {
 	for name, refusal := range map[string]error{
 		"3scale's 422":                &tsclient.APIError{StatusCode: 422, Method: "POST", Errors: map[string][]string{"name": {"is invalid"}}},
-		"a decision on what it holds": Refused(ReasonAdoptionRefused, "a backend %q exists", "pets"),
+		"a decision on what it holds": Refused(v1alpha1.ReasonAdoptionRefused, "a backend %q exists", "pets"),
 	} {
 		h := newHarness(t, newBackend())
 		h.rec.InvalidRetryPeriod = 10 * time.Minute
@@ -424,7 +424,7 @@ func TestChangedProviderAccountIsCheckedOnce(t *testing.T) {
 	if _, err := h.reconcile(); err != nil {
 		t.Fatal(err)
 	}
-	if state, reason, _ := syncStateOf(h.get()); checks != 1 || state != v1alpha1.ConditionInvalid || reason != ReasonUnauthorized {
+	if state, reason, _ := syncStateOf(h.get()); checks != 1 || state != v1alpha1.ConditionInvalid || reason != v1alpha1.ReasonUnauthorized {
 		t.Errorf("after a refused token: %d checks, %s/%s", checks, state, reason)
 	}
 	if h.syncer.calls["Observe"] != 0 {
@@ -478,8 +478,8 @@ func TestAddressRefusedAtDialTimeIsInvalid(t *testing.T) {
 		t.Fatal(err)
 	}
 	callErr := c.ProbeCredentials(context.Background())
-	if class, reason, _ := Classify(callErr); class != ClassInvalid || reason != ReasonProviderAccountInvalid {
-		t.Errorf("a refused address (%v) is %v/%s, want Invalid/%s", callErr, class, reason, ReasonProviderAccountInvalid)
+	if class, reason, _ := Classify(callErr); class != ClassInvalid || reason != v1alpha1.ReasonProviderAccountInvalid {
+		t.Errorf("a refused address (%v) is %v/%s, want Invalid/%s", callErr, class, reason, v1alpha1.ReasonProviderAccountInvalid)
 	}
 }
 

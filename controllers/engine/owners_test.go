@@ -36,12 +36,12 @@ func TestLeaveToOwners(t *testing.T) {
 			}
 			switch {
 			case err == nil && tc.wantWait != "":
-				t.Errorf("no error, want waiting/%s %q", ReasonWaitingForOwner, tc.wantWait)
+				t.Errorf("no error, want waiting/%s %q", v1alpha1.ReasonWaitingForOwner, tc.wantWait)
 			case err != nil && tc.wantWait == "":
 				t.Errorf("error %v, want none", err)
 			case err != nil:
-				if class, reason, message := Classify(err); class != ClassWaiting || reason != ReasonWaitingForOwner || message != tc.wantWait {
-					t.Errorf("error %v/%s %q, want waiting/%s %q", class, reason, message, ReasonWaitingForOwner, tc.wantWait)
+				if class, reason, message := Classify(err); class != ClassWaiting || reason != v1alpha1.ReasonWaitingForOwner || message != tc.wantWait {
+					t.Errorf("error %v/%s %q, want waiting/%s %q", class, reason, message, v1alpha1.ReasonWaitingForOwner, tc.wantWait)
 				}
 			}
 		})

@@ -21,7 +21,7 @@ import (
 // (Invalid, terminal) or retryable (InSync, workqueue backoff or Retry-After).
 func (r *Reconciler[T]) fail(ctx context.Context, obj T, err error) (ctrl.Result, error) {
 	class, reason, message := Classify(err)
-	if !obj.GetDeletionTimestamp().IsZero() && reason != ReasonDeletingDependants { // that one says "deleting" already
+	if !obj.GetDeletionTimestamp().IsZero() && reason != v1alpha1.ReasonDeletingDependants { // that one says "deleting" already
 		message = deletingPrefix + message
 	}
 	key := client.ObjectKeyFromObject(obj)

@@ -1,0 +1,258 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/tools/events"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	"github.com/apimsync/apimsync/cache"
+	"github.com/apimsync/apimsync/controllers/engine"
+)
+
+// The table of kinds: one row per kind the engine syncs, from which the manager's controllers
+// (SetupWithManager), diff's plans (DiffObjects), the indexes and watches over all kinds, the Secret
+// controller's lists and the creation and deletion orders are derived. Adding a kind is its syncer and
+// one row.
+
+// kindDeps is what every kind's syncer is built from; the manager and diff give the same, but diff's
+// Reader is an in-memory copy of the namespace and its writes are recorded, not sent.
+type kindDeps struct {
+	Reader client.Reader
+	// Writer writes to the cluster (an Application's credentials Secret, a Tenant's provider account).
+	Writer client.Client
+	// APIReader reads the cluster without the cache (a Tenant's Secrets, which the cache does not hold).
+	APIReader client.Reader
+	Accounts  *ProviderAccounts
+	Snapshots *cache.Snapshots
+	Lists     *BurstLists
+	// Recorder returns the Event recorder of a controller; nil in diff, which emits none.
+	Recorder func(name string) events.EventRecorder
+	Opts     Options
+}
+
+// recorder returns the Event recorder named name, or nil (no Events) when d has none.
+func (d kindDeps) recorder(name string) events.EventRecorder {
+	if d.Recorder == nil {
+		return nil
+	}
+	return d.Recorder(name)
+}
+
+// claims returns a fresh ownership-claims checker over d's reader.
+func (d kindDeps) claims() *Claims { return &Claims{Reader: d.Reader} }
+
+// kindRow is one row of the table of kinds.
+type kindRow interface {
+	// Name is the kind's name (Backend).
+	Name() string
+	// New returns an empty object of the kind; NewList an empty list.
+	New() client.Object
+	NewList() client.ObjectList
+	// Planned tells whether diff plans the kind's objects (a Tenant's master API is not planned).
+	Planned() bool
+	// controller builds the kind's reconciler, controller and watches.
+	controller(sh shared, d kindDeps) error
+	// plan plans obj as diff does (Planned kinds only).
+	plan(ctx context.Context, mem client.Client, d kindDeps, obj client.Object, plan *Plan) error
+}
+
+// kindOf is the row of the kind of T.
+type kindOf[T engine.Object] struct {
+	name    string
+	newObj  func() T
+	newList func() client.ObjectList
+	// syncer builds the kind's syncer from d.
+	syncer func(d kindDeps) engine.Syncer[T]
+	// watches are the kind's own extra watches (what its syncer reads beyond the reference graph).
+	watches func(reader client.Reader) []watch
+	// notPlanned keeps diff from planning the kind.
+	notPlanned bool
+	// secretFields name the form fields of obj's writes whose values come from a Secret (diff hides them).
+	secretFields func(obj T) []string
+}
+
+func (k kindOf[T]) Name() string               { return k.name }
+func (k kindOf[T]) New() client.Object         { return k.newObj() }
+func (k kindOf[T]) NewList() client.ObjectList { return k.newList() }
+func (k kindOf[T]) Planned() bool              { return !k.notPlanned }
+
+func (k kindOf[T]) controller(sh shared, d kindDeps) error {
+	var watches []watch
+	if k.watches != nil {
+		watches = k.watches(sh.reader)
+	}
+	return kindController(sh, k.name, k.newObj, k.syncer(d), k.newList(), watches...)
+}
+
+func (k kindOf[T]) plan(ctx context.Context, mem client.Client, d kindDeps, obj client.Object, plan *Plan) error {
+	o, ok := obj.(T)
+	if !ok {
+		return fmt.Errorf("a %T is not a %s", obj, k.name)
+	}
+	if k.secretFields != nil {
+		plan.SecretFields = append(plan.SecretFields, k.secretFields(o)...)
+	}
+	return planOne(ctx, mem, k.syncer(d), o, plan)
+}
+
+// kinds is the table of kinds, in the order kinds are created when nothing else decides it (creationOrder).
+var kinds = []kindRow{
+	kindOf[*v1alpha1.CustomPolicyDefinition]{name: "CustomPolicyDefinition",
+		newObj:  func() *v1alpha1.CustomPolicyDefinition { return &v1alpha1.CustomPolicyDefinition{} },
+		newList: func() client.ObjectList { return &v1alpha1.CustomPolicyDefinitionList{} },
+		syncer: func(d kindDeps) engine.Syncer[*v1alpha1.CustomPolicyDefinition] {
+			return engine.Typed(snapshotKindCustomPolicy, d.Snapshots, &CustomPolicyDefinitionSyncer{Reader: d.Reader, Accounts: d.Accounts, Claims: d.claims()})
+		}},
+	kindOf[*v1alpha1.Backend]{name: "Backend",
+		newObj:  func() *v1alpha1.Backend { return &v1alpha1.Backend{} },
+		newList: func() client.ObjectList { return &v1alpha1.BackendList{} },
+		syncer: func(d kindDeps) engine.Syncer[*v1alpha1.Backend] {
+			return engine.Typed(snapshotKindBackend, d.Snapshots, &BackendSyncer{Reader: d.Reader, Accounts: d.Accounts, Claims: d.claims(), Lists: d.Lists})
+		}},
+	kindOf[*v1alpha1.Product]{name: "Product",
+		newObj:  func() *v1alpha1.Product { return &v1alpha1.Product{} },
+		newList: func() client.ObjectList { return &v1alpha1.ProductList{} },
+		syncer: func(d kindDeps) engine.Syncer[*v1alpha1.Product] {
+			return engine.Typed(snapshotKindProduct, d.Snapshots, &ProductSyncer{Reader: d.Reader, Accounts: d.Accounts, Applications: d.Snapshots,
+				Claims: d.claims(), Lists: d.Lists,
+				Lifecycle: productLifecycle{Recorder: d.recorder("apimsync-product"), UsagePeriod: d.Opts.UsageReportPeriod}})
+		}},
+	kindOf[*v1alpha1.ApplicationPlan]{name: "ApplicationPlan",
+		newObj:  func() *v1alpha1.ApplicationPlan { return &v1alpha1.ApplicationPlan{} },
+		newList: func() client.ObjectList { return &v1alpha1.ApplicationPlanList{} },
+		syncer: func(d kindDeps) engine.Syncer[*v1alpha1.ApplicationPlan] {
+			return engine.Typed(snapshotKindPlan, d.Snapshots, &ApplicationPlanSyncer{Reader: d.Reader, Accounts: d.Accounts, Peers: d.Snapshots,
+				Claims: d.claims(), Lists: d.Lists})
+		},
+		// A plan's limits may name a Backend's metrics.
+		watches: func(reader client.Reader) []watch {
+			return []watch{{&v1alpha1.Backend{}, referencing(reader, &v1alpha1.ApplicationPlanList{}, indexBackendRefs)}}
+		}},
+	kindOf[*v1alpha1.DeveloperAccount]{name: "DeveloperAccount",
+		newObj:  func() *v1alpha1.DeveloperAccount { return &v1alpha1.DeveloperAccount{} },
+		newList: func() client.ObjectList { return &v1alpha1.DeveloperAccountList{} },
+		syncer: func(d kindDeps) engine.Syncer[*v1alpha1.DeveloperAccount] {
+			return engine.Typed(snapshotKindAccount, d.Snapshots, &DeveloperAccountSyncer{Reader: d.Reader, Accounts: d.Accounts, Claims: d.claims(),
+				Sent: &SentPasswords{}})
+		}},
+	kindOf[*v1alpha1.Application]{name: "Application",
+		newObj:  func() *v1alpha1.Application { return &v1alpha1.Application{} },
+		newList: func() client.ObjectList { return &v1alpha1.ApplicationList{} },
+		syncer: func(d kindDeps) engine.Syncer[*v1alpha1.Application] {
+			return engine.Typed(snapshotKindApplication, d.Snapshots, &ApplicationSyncer{Reader: d.Reader, Writer: d.Writer, Accounts: d.Accounts,
+				Claims: d.claims()})
+		},
+		watches: func(reader client.Reader) []watch {
+			return []watch{
+				// The plan's Product decides the kind of credentials.
+				{&v1alpha1.Product{}, applicationsOfProduct(reader)},
+				// The account's provider-account Secret is the application's: a fixed token wakes it at once.
+				{&corev1.Secret{}, applicationsOfAccountsReading(reader)},
+			}
+		}},
+	kindOf[*v1alpha1.ActiveDoc]{name: "ActiveDoc",
+		newObj:  func() *v1alpha1.ActiveDoc { return &v1alpha1.ActiveDoc{} },
+		newList: func() client.ObjectList { return &v1alpha1.ActiveDocList{} },
+		syncer: func(d kindDeps) engine.Syncer[*v1alpha1.ActiveDoc] {
+			return engine.Typed(snapshotKindActiveDoc, d.Snapshots, &ActiveDocSyncer{Reader: d.Reader, Accounts: d.Accounts, Claims: d.claims()})
+		},
+		watches: func(reader client.Reader) []watch {
+			return []watch{{&corev1.ConfigMap{}, referencing(reader, &v1alpha1.ActiveDocList{}, indexConfigMapRefs)}}
+		},
+		secretFields: func(o *v1alpha1.ActiveDoc) []string {
+			if ref := o.Spec.DocumentRef; ref != nil && ref.SecretKeyRef != nil {
+				return []string{activeDocBodyField}
+			}
+			return nil
+		}},
+	kindOf[*v1alpha1.Tenant]{name: "Tenant", notPlanned: true,
+		newObj:  func() *v1alpha1.Tenant { return &v1alpha1.Tenant{} },
+		newList: func() client.ObjectList { return &v1alpha1.TenantList{} },
+		syncer: func(d kindDeps) engine.Syncer[*v1alpha1.Tenant] {
+			return engine.Typed(snapshotKindTenant, d.Snapshots, &TenantSyncer{Reader: d.Reader, Writer: d.Writer, SecretReader: d.APIReader,
+				Accounts: d.Accounts, Claims: d.claims(), Recorder: d.recorder("apimsync-tenant")})
+		}},
+}
+
+// kindNamed returns the row of the kind named name, or nil.
+func kindNamed(name string) kindRow {
+	for _, k := range kinds {
+		if k.Name() == name {
+			return k
+		}
+	}
+	return nil
+}
+
+// syncedKinds returns an empty object of every kind apimsync syncs.
+func syncedKinds() []client.Object {
+	out := make([]client.Object, 0, len(kinds))
+	for _, k := range kinds {
+		out = append(out, k.New())
+	}
+	return out
+}
+
+// newKind returns an empty object of a kind of the table.
+func newKind(kind string) client.Object {
+	if k := kindNamed(kind); k != nil {
+		return k.New()
+	}
+	panic("unknown kind " + kind)
+}
+
+// listOfKind returns an empty list of kind's objects, or nil for a kind not in the table.
+func listOfKind(kind string) client.ObjectList {
+	if k := kindNamed(kind); k != nil {
+		return k.NewList()
+	}
+	return nil
+}
+
+// ObjectLists returns an empty list of every kind of apimsync's, the synced ones in creation order, then
+// the OpenAPIs (kubectl apimsync status lists them all).
+func ObjectLists() []client.ObjectList {
+	order, _ := creationOrder(referenceGraph)
+	out := make([]client.ObjectList, 0, len(order)+1)
+	for _, name := range order {
+		out = append(out, listOfKind(name))
+	}
+	return append(out, &v1alpha1.OpenAPIList{})
+}
+
+// creationOrder returns the kinds of the table in the order their objects are made when everything is
+// applied at once: every kind after the kinds it references (a topological order of the graph), ties in
+// the table's order. A cycle is an error, as for deletionOrder.
+func creationOrder(graph []reference) ([]string, error) {
+	refs := map[string][]string{} // kind -> kinds it references
+	for _, r := range graph {
+		if !slices.Contains(refs[r.From], r.To) {
+			refs[r.From] = append(refs[r.From], r.To)
+		}
+	}
+	var order []string
+	placed := map[string]bool{}
+	for len(order) < len(kinds) {
+		next := ""
+		for _, k := range kinds {
+			if name := k.Name(); !placed[name] && !slices.ContainsFunc(refs[name], func(to string) bool { return !placed[to] }) {
+				next = name
+				break
+			}
+		}
+		if next == "" {
+			if _, err := deletionOrder(graph); err != nil {
+				return nil, err
+			}
+			return nil, fmt.Errorf("no creation order: the kinds placed are %v", order)
+		}
+		placed[next] = true
+		order = append(order, next)
+	}
+	return order, nil
+}
