@@ -82,6 +82,8 @@ type Pacer struct {
 	learnt  float64 // requests per second; 0 until the first 429
 	burst   float64 // the tenant's burst allowance as seen at the first 429
 	refused float64
+	// topRefused is the highest rate refused so far: refused never goes below half of it.
+	topRefused float64
 	// lastPaced is when the last request paced by the learnt rate took its slot: the next one goes
 	// 1/learnt after it at the earliest. Spacing is decided when the slot is taken, not by tokens
 	// reserved ahead: reservations made at one rate and kept while it changed (or across a Retry-After
@@ -431,7 +433,11 @@ func (p *Pacer) learnRate(now time.Time, seq uint64, sent time.Time) {
 		p.learnt = math.Max(lightCut*cur, 1)
 		return
 	}
-	p.refused = math.Min(need, cur)
+	// At least half the highest rate refused so far: 429s answered at random between paced requests
+	// that a bucket explains (the rate had just grown back after a light cut) would each take the rate
+	// refused a little lower, down to nothing over a few hundred of them.
+	p.refused = math.Max(math.Min(need, cur), p.topRefused/2)
+	p.topRefused = math.Max(p.topRefused, p.refused)
 	p.rateCut, p.rateCutSeq = now, p.seq
 	p.learnt = math.Max(0.9*p.refused, 1)
 }

@@ -709,3 +709,35 @@ func TestPacerA429NoBucketExplainsCutsLightly(t *testing.T) {
 			got, p.refused, lightCut*before, refused)
 	}
 }
+
+// TestPacerRateRefusedKeepsHalfItsHighest: 429s answered at random just as the rate grows back after
+// a pause (which a token bucket of one explains: the refused request went faster than any answered
+// since) do not take the rate refused below half the highest one refused.
+func TestPacerRateRefusedKeepsHalfItsHighest(t *testing.T) {
+	clock := &pacerClock{}
+	clock.advance(time.Hour)
+	p := NewPacer(PacerConfig{Now: clock.now})
+	pacerDo(t, p, Outcome{Code: 200, Latency: time.Millisecond})
+	pacerDo(t, p, Outcome{Code: 429, Latency: time.Millisecond}) // an allowance of one
+	for p.LearntRate() < 20 {
+		pacedDo(t, p, clock, Outcome{Code: 200, Latency: time.Millisecond})
+	}
+	pacedDo(t, p, clock, Outcome{Code: 429, Latency: time.Millisecond, RetryAfter: time.Second})
+	top := p.refused
+	if top < 10 {
+		t.Fatalf("rate refused %v after a paced 429 past 20/s", top)
+	}
+	for range 30 {
+		clock.advance(2 * time.Second) // past the pause
+		p.mu.Lock()
+		p.learnt *= 0.8 // lower than before: the next successes regrow it
+		p.mu.Unlock()
+		for range 3 {
+			pacedDo(t, p, clock, Outcome{Code: 200, Latency: time.Millisecond})
+		}
+		pacedDo(t, p, clock, Outcome{Code: 429, Latency: time.Millisecond, RetryAfter: time.Second})
+	}
+	if p.refused < top/2 {
+		t.Errorf("rate refused %v after 30 cycles of 429s as the rate regrew, want at least half of %v", p.refused, top)
+	}
+}
