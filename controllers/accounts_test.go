@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	"github.com/apimsync/apimsync/controllers/engine"
 	"github.com/apimsync/apimsync/test/simulator"
 )
 
@@ -39,8 +40,8 @@ func application(ns, name, account, plan string) *v1alpha1.Application {
 func TestAccountsAndApplicationsConvergeInTheWorstOrder(t *testing.T) {
 	ns := newNamespace(t)
 	acc, pw := devAccount(ns, "acme")
-	apps := []syncedObject{application(ns, "app-1", "acme", "basic"), application(ns, "app-2", "acme", "gold")}
-	plans := []syncedObject{basicPlan(ns, "basic", "petstore"), basicPlan(ns, "gold", "petstore")}
+	apps := []engine.Object{application(ns, "app-1", "acme", "basic"), application(ns, "app-2", "acme", "gold")}
+	plans := []engine.Object{basicPlan(ns, "basic", "petstore"), basicPlan(ns, "gold", "petstore")}
 	backend, product := petsBackend(ns), petstoreProduct(ns, "pets")
 	for _, o := range apps {
 		create(t, o)
@@ -49,7 +50,7 @@ func TestAccountsAndApplicationsConvergeInTheWorstOrder(t *testing.T) {
 		create(t, o)
 	}
 	create(t, acc, pw, product, backend, defaultSecret(ns))
-	all := append(append(append([]syncedObject{}, apps...), plans...), acc, product, backend)
+	all := append(append(append([]engine.Object{}, apps...), plans...), acc, product, backend)
 	waitState(t, v1alpha1.ConditionSynced, all...)
 	for _, a := range sim.Objects(ns, "accounts") {
 		if a["state"] != "approved" {
@@ -83,7 +84,7 @@ func keys(m map[string][]byte) []string { return sortedKeys(m) }
 
 // planWithApplications makes an account, a product with its backend and a plan "basic" with n
 // applications app-0...app-(n-1), each with the given finalizers, and waits until they are all Synced.
-func planWithApplications(t *testing.T, ns string, n int, finalizers ...string) (acc *v1alpha1.DeveloperAccount, product *v1alpha1.Product, plan *v1alpha1.ApplicationPlan, apps []syncedObject) {
+func planWithApplications(t *testing.T, ns string, n int, finalizers ...string) (acc *v1alpha1.DeveloperAccount, product *v1alpha1.Product, plan *v1alpha1.ApplicationPlan, apps []engine.Object) {
 	t.Helper()
 	acc, pw := devAccount(ns, "acme")
 	product, plan = petstoreProduct(ns, "pets"), basicPlan(ns, "basic", "petstore")
@@ -137,7 +138,7 @@ func TestDeletingAnAccountDeletesItsApplications(t *testing.T) {
 	ns := newNamespace(t)
 	acc, pw := devAccount(ns, "acme")
 	backend, product, plan := petsBackend(ns), petstoreProduct(ns, "pets"), basicPlan(ns, "basic", "petstore")
-	apps := []syncedObject{application(ns, "app-1", "acme", "basic"), application(ns, "app-2", "acme", "basic")}
+	apps := []engine.Object{application(ns, "app-1", "acme", "basic"), application(ns, "app-2", "acme", "basic")}
 	create(t, defaultSecret(ns), acc, pw, backend, product, plan, apps[0], apps[1])
 	waitState(t, v1alpha1.ConditionSynced, append(apps, acc, plan)...)
 	deleteObjects(t, acc)
@@ -186,7 +187,7 @@ func TestLostResponsesMakeNoDuplicateAccountsOrApplications(t *testing.T) {
 	defer sim.SetFaults(simulator.Faults{})
 	backend, product, plan := petsBackend(ns), petstoreProduct(ns, "pets"), basicPlan(ns, "basic", "petstore")
 	create(t, defaultSecret(ns), backend, product, plan)
-	var objs []syncedObject
+	var objs []engine.Object
 	for i := range 3 {
 		acc, pw := devAccount(ns, fmt.Sprintf("org-%d", i))
 		create(t, acc, pw)

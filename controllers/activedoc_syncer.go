@@ -8,8 +8,6 @@ import (
 	"math/big"
 	"reflect"
 
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
@@ -59,10 +57,16 @@ func (s *ActiveDocSyncer) Connect(ctx context.Context, d *v1alpha1.ActiveDoc) (*
 	return s.Accounts.Connect(ctx, d.Namespace, secretForSession(d, d.Spec.ProviderAccountSecretName()))
 }
 
+// SystemName is the system name of the object's remote object, from its spec alone: its spec.systemName, or
+// one derived from its name.
+func (s *ActiveDocSyncer) SystemName(d *v1alpha1.ActiveDoc) string {
+	return systemNameOf(d.Spec.SystemName, d.Name)
+}
+
 // Resolve implements engine.TypedSyncer: the document must be JSON or YAML OpenAPI (or Swagger); a product
 // must be Synced on the ActiveDoc's own tenant.
 func (s *ActiveDocSyncer) Resolve(ctx context.Context, d *v1alpha1.ActiveDoc, sess *engine.Session) (engine.Resolved[activeDocDesired], error) {
-	r := engine.Resolved[activeDocDesired]{SystemName: systemNameOf(d.Spec.SystemName, d.Name)}
+	r := engine.Resolved[activeDocDesired]{}
 	body, err := s.document(ctx, d)
 	if err != nil {
 		return r, err
@@ -88,45 +92,19 @@ func (s *ActiveDocSyncer) Resolve(ctx context.Context, d *v1alpha1.ActiveDoc, se
 		}
 		desired.ProductID = p.Status.ProductID
 	}
-	if err := checkSoleOwner(ctx, s.Reader, s.Claims, d, &v1alpha1.ActiveDocList{}, ownerKey(sess.Tenant, "", r.SystemName)); err != nil {
+	if err := checkSoleOwner(ctx, s.Reader, s.Claims, d, &v1alpha1.ActiveDocList{}, ownerKey(sess.Tenant, "", sess.SystemName)); err != nil {
 		return r, err
 	}
 	d.Status.ProductID = desired.ProductID
 	r.Desired = desired
 	// The hash covers what it always covered (a pointer to the desired state hashes as its value).
-	r.Hash = sess.HashOf(sess.Tenant, r.SystemName, d.Spec.Name, d.Spec.Description, d.Spec.Published, d.Spec.SkipSwaggerValidations, &desired)
+	r.Hash = sess.HashOf(sess.Tenant, sess.SystemName, d.Spec.Name, d.Spec.Description, d.Spec.Published, d.Spec.SkipSwaggerValidations, &desired)
 	return r, nil
 }
 
 // document returns the OpenAPI document from the spec, a ConfigMap or a Secret.
 func (s *ActiveDocSyncer) document(ctx context.Context, d *v1alpha1.ActiveDoc) (string, error) {
 	return readDocument(ctx, s.Reader, d.Namespace, d.Spec.Document, d.Spec.DocumentRef)
-}
-
-// readDocument returns a document given inline, or by ref from a ConfigMap or a Secret key of namespace;
-// a missing ConfigMap or key makes the object wait (DocumentNotFound), a missing Secret or key too
-// (SecretNotFound).
-func readDocument(ctx context.Context, reader client.Reader, namespace, inline string, ref *v1alpha1.DocumentRef) (string, error) {
-	switch {
-	case ref == nil:
-		return inline, nil
-	case ref.SecretKeyRef != nil:
-		return secretValue(ctx, reader, namespace, ref.SecretKeyRef, "spec.documentRef.secretKeyRef")
-	case ref.ConfigMapKeyRef != nil:
-		var cm corev1.ConfigMap
-		if err := reader.Get(ctx, client.ObjectKey{Namespace: namespace, Name: ref.ConfigMapKeyRef.Name}, &cm); err != nil {
-			if apierrors.IsNotFound(err) {
-				return "", engine.Waiting(v1alpha1.ReasonDocumentNotFound, "waiting for ConfigMap %q (spec.documentRef.configMapKeyRef) to be created", ref.ConfigMapKeyRef.Name)
-			}
-			return "", err
-		}
-		v, ok := cm.Data[ref.ConfigMapKeyRef.Key]
-		if !ok {
-			return "", engine.Waiting(v1alpha1.ReasonDocumentNotFound, "ConfigMap %q has no key %q (spec.documentRef.configMapKeyRef)", ref.ConfigMapKeyRef.Name, ref.ConfigMapKeyRef.Key)
-		}
-		return v, nil
-	}
-	return "", engine.Invalid(v1alpha1.ReasonInvalidSpec, "spec.documentRef names neither a ConfigMap nor a Secret")
 }
 
 // openAPIAsJSON checks that body is a JSON or YAML object with an "openapi" or "swagger" version and
@@ -320,6 +298,5 @@ func (s *ActiveDocSyncer) Owners(ctx context.Context, d *v1alpha1.ActiveDoc, ses
 
 // Delete implements engine.TypedSyncer.
 func (s *ActiveDocSyncer) Delete(ctx context.Context, d *v1alpha1.ActiveDoc, sess *engine.Session) error {
-	sess.SystemName = systemNameOf(d.Spec.SystemName, d.Name)
 	return deleteHeld(d, sess, s.finder(ctx, sess), func(id int64) error { return sess.Remote.DeleteActiveDoc(ctx, id) })
 }

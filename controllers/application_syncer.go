@@ -78,11 +78,15 @@ func (s *ApplicationSyncer) Connect(ctx context.Context, a *v1alpha1.Application
 	return connectVia(ctx, s.Accounts, s.Reader, a, a.Spec.AccountRef, &acc, acc.Spec.ProviderAccountSecretName, accountOfApplication)
 }
 
+// SystemName is the system name of the object's remote object, from its spec alone: its spec.name (3scale
+// has none: the name identifies it among its account's applications).
+func (s *ApplicationSyncer) SystemName(a *v1alpha1.Application) string { return a.Spec.Name }
+
 // Resolve implements engine.TypedSyncer: the account and the plan must be Synced on the session's
 // tenant (an Invalid one makes the application Invalid); the plan must be of the product the
 // application is on.
 func (s *ApplicationSyncer) Resolve(ctx context.Context, a *v1alpha1.Application, sess *engine.Session) (engine.Resolved[applicationDesired], error) {
-	r := engine.Resolved[applicationDesired]{SystemName: a.Spec.Name}
+	r := engine.Resolved[applicationDesired]{}
 	err := s.resolve(ctx, a, sess, &r)
 	return r, err
 }
@@ -123,7 +127,7 @@ func (s *ApplicationSyncer) resolve(ctx context.Context, a *v1alpha1.Application
 		return err
 	}
 	a.Status.AccountID, a.Status.ProductID = desired.AccountID, desired.ProductID
-	if err := checkSoleOwner(ctx, s.Reader, s.Claims, a, &v1alpha1.ApplicationList{}, ownerKey(sess.Tenant, itoa64(desired.AccountID), r.SystemName)); err != nil {
+	if err := checkSoleOwner(ctx, s.Reader, s.Claims, a, &v1alpha1.ApplicationList{}, ownerKey(sess.Tenant, itoa64(desired.AccountID), sess.SystemName)); err != nil {
 		return err
 	}
 	spec := a.Spec
@@ -345,7 +349,6 @@ func (s *ApplicationSyncer) Owners(ctx context.Context, a *v1alpha1.Application,
 // name on its account after its own lost create); an account or product gone from 3scale already took it
 // along.
 func (s *ApplicationSyncer) Delete(ctx context.Context, a *v1alpha1.Application, sess *engine.Session) error {
-	sess.SystemName = a.Spec.Name
 	id, accountID := a.Status.ApplicationID, a.Status.AccountID
 	if accountID == 0 {
 		return nil // on no account in 3scale: nothing to delete

@@ -90,10 +90,16 @@ var backendOfPlan = dependency{Kind: "Backend", NotFound: v1alpha1.ReasonBackend
 
 func metricRefKey(r v1alpha1.MetricMethodRef) string { return r.Backend + "/" + r.SystemName }
 
+// SystemName is the system name of the object's remote object, from its spec alone: its spec.systemName, or
+// one derived from its name.
+func (s *ApplicationPlanSyncer) SystemName(a *v1alpha1.ApplicationPlan) string {
+	return systemNameOf(a.Spec.SystemName, a.Name)
+}
+
 // Resolve implements engine.TypedSyncer: the Product must be Synced (an Invalid one makes the plan
 // Invalid); every limit and pricing rule must name a metric of the product or of a backend it uses.
 func (s *ApplicationPlanSyncer) Resolve(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session) (engine.Resolved[planDesired], error) {
-	r := engine.Resolved[planDesired]{SystemName: systemNameOf(a.Spec.SystemName, a.Name)}
+	r := engine.Resolved[planDesired]{}
 	err := s.resolve(ctx, a, sess, &r)
 	return r, err
 }
@@ -164,13 +170,13 @@ func (s *ApplicationPlanSyncer) resolve(ctx context.Context, a *v1alpha1.Applica
 		metricsHashes[ref.Backend] = b.Status.MetricsHash
 		desired.RecordedIDs[ref.Backend] = b.Status.MetricIDs
 	}
-	if err := checkSoleOwner(ctx, s.Reader, s.Claims, a, &v1alpha1.ApplicationPlanList{}, ownerKey(sess.Tenant, strconv.FormatInt(p.Status.ProductID, 10), r.SystemName)); err != nil {
+	if err := checkSoleOwner(ctx, s.Reader, s.Claims, a, &v1alpha1.ApplicationPlanList{}, ownerKey(sess.Tenant, strconv.FormatInt(p.Status.ProductID, 10), sess.SystemName)); err != nil {
 		return err
 	}
 	desired.DepsMetrics = engine.HashOf(metricsHashes)
 	specForHash := a.Spec
 	specForHash.DeletionPolicy, specForHash.Adoption = "", ""
-	r.Desired, r.Hash = *desired, sess.HashOf(sess.Tenant, r.SystemName, specForHash, desired, deps)
+	r.Desired, r.Hash = *desired, sess.HashOf(sess.Tenant, sess.SystemName, specForHash, desired, deps)
 	return nil
 }
 
@@ -468,7 +474,6 @@ func (s *ApplicationPlanSyncer) Owners(ctx context.Context, a *v1alpha1.Applicat
 // Delete implements engine.TypedSyncer: deletes the plan this ApplicationPlan holds (by id, or by system
 // name after its own lost create); a product gone from 3scale already (404) took it along.
 func (s *ApplicationPlanSyncer) Delete(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session) error {
-	sess.SystemName = systemNameOf(a.Spec.SystemName, a.Name)
 	productID := a.Status.ProductID
 	return deleteHeld(a, sess, s.finder(ctx, sess, productID), func(id int64) error { return sess.Remote.DeletePlan(ctx, productID, id) })
 }

@@ -448,7 +448,7 @@ func TestOrphanApplicationIsWokenByItsDependencies(t *testing.T) {
 
 	// wakeUp makes app retry now (an edit), creates objs 0.5s later and returns how long after dep was
 	// seen Synced app was seen Synced.
-	wakeUp := func(dep, app syncedObject, objs ...client.Object) time.Duration {
+	wakeUp := func(dep, app engine.Object, objs ...client.Object) time.Duration {
 		t.Helper()
 		update(t, app, func() { app.SetLabels(map[string]string{"retry": "now"}) })
 		time.Sleep(500 * time.Millisecond)
@@ -499,7 +499,7 @@ func TestLostApplicationCreateAnswersMakeNoDuplicates(t *testing.T) {
 	}
 	sim.SetFaults(simulator.Faults{LostResponseRate: 0.5})
 	defer sim.SetFaults(simulator.Faults{})
-	var apps []syncedObject
+	var apps []engine.Object
 	for i := 0; lostCreates() == 0 || len(apps) < 3; i++ {
 		if i == 20 {
 			t.Fatalf("20 applications and no lost create answer: the test exercised nothing")

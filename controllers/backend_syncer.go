@@ -60,14 +60,20 @@ func (s *BackendSyncer) Validate(b *v1alpha1.Backend) error {
 	return invalidChildren(backendChildren(b))
 }
 
+// SystemName is the system name of the object's remote object, from its spec alone: its spec.systemName, or
+// one derived from its name.
+func (s *BackendSyncer) SystemName(b *v1alpha1.Backend) string {
+	return systemNameOf(b.Spec.SystemName, b.Name)
+}
+
 // Resolve implements engine.TypedSyncer: sole ownership and the hash of the desired state (the
 // backend's children).
 func (s *BackendSyncer) Resolve(ctx context.Context, b *v1alpha1.Backend, sess *engine.Session) (engine.Resolved[childrenSpec], error) {
-	r := engine.Resolved[childrenSpec]{SystemName: systemNameOf(b.Spec.SystemName, b.Name), Desired: backendChildren(b)}
-	if err := checkSoleOwner(ctx, s.Reader, s.Claims, b, &v1alpha1.BackendList{}, ownerKey(sess.Tenant, "", r.SystemName)); err != nil {
+	r := engine.Resolved[childrenSpec]{Desired: backendChildren(b)}
+	if err := checkSoleOwner(ctx, s.Reader, s.Claims, b, &v1alpha1.BackendList{}, ownerKey(sess.Tenant, "", sess.SystemName)); err != nil {
 		return r, err
 	}
-	r.Hash = sess.HashOf(sess.Tenant, r.SystemName, b.Spec.Name, b.Spec.Description, b.Spec.PrivateBaseURL, r.Desired)
+	r.Hash = sess.HashOf(sess.Tenant, sess.SystemName, b.Spec.Name, b.Spec.Description, b.Spec.PrivateBaseURL, r.Desired)
 	return r, nil
 }
 
@@ -204,7 +210,6 @@ func (s *BackendSyncer) deployUsers(ctx context.Context, b *v1alpha1.Backend, se
 // after its own lost create). 3scale refuses to delete a backend a product still uses: the Backend then
 // waits, naming the Products to change.
 func (s *BackendSyncer) Delete(ctx context.Context, b *v1alpha1.Backend, sess *engine.Session) error {
-	sess.SystemName = systemNameOf(b.Spec.SystemName, b.Name)
 	id := b.Status.BackendID
 	if id == 0 {
 		remote, err := locate(b, sess, s.finder(ctx, sess))

@@ -330,7 +330,7 @@ func TestDeletingAProductTakesItsPlansAndApplications(t *testing.T) {
 	acc, pw := devAccount(ns, "acme")
 	backend, product := petsBackend(ns), petstoreProduct(ns, "pets")
 	basic, gold := basicPlan(ns, "basic", "petstore"), basicPlan(ns, "gold", "petstore")
-	apps := []syncedObject{application(ns, "app-1", "acme", "basic"), application(ns, "app-2", "acme", "gold"), application(ns, "app-3", "acme", "basic")}
+	apps := []engine.Object{application(ns, "app-1", "acme", "basic"), application(ns, "app-2", "acme", "gold"), application(ns, "app-3", "acme", "basic")}
 	create(t, defaultSecret(ns), acc, pw, backend, product, basic, gold)
 	for _, a := range apps {
 		create(t, a)
@@ -367,7 +367,7 @@ func TestDeletingAProductTakesItsPlansAndApplications(t *testing.T) {
 func TestAPruneDeletesEachObjectOnce(t *testing.T) {
 	ns := newNamespace(t)
 	backend, product := petsBackend(ns), petstoreProduct(ns, "pets")
-	plans := []syncedObject{basicPlan(ns, "basic", "petstore"), basicPlan(ns, "gold", "petstore"), basicPlan(ns, "silver", "petstore")}
+	plans := []engine.Object{basicPlan(ns, "basic", "petstore"), basicPlan(ns, "gold", "petstore"), basicPlan(ns, "silver", "petstore")}
 	create(t, defaultSecret(ns), backend, product)
 	for _, p := range plans {
 		create(t, p)
@@ -392,7 +392,7 @@ func TestAPruneOfPlansFirstLeavesThemToTheProduct(t *testing.T) {
 	ns := newNamespace(t)
 	backend, product := petsBackend(ns), petstoreProduct(ns, "pets")
 	alone := basicPlan(ns, "alone", "petstore")
-	plans := []syncedObject{basicPlan(ns, "basic", "petstore"), basicPlan(ns, "gold", "petstore")}
+	plans := []engine.Object{basicPlan(ns, "basic", "petstore"), basicPlan(ns, "gold", "petstore")}
 	create(t, defaultSecret(ns), backend, product, alone)
 	for _, p := range plans {
 		create(t, p)
@@ -425,7 +425,7 @@ func TestDeletingAnAccountTakesItsApplicationsOnTwoPlans(t *testing.T) {
 	basic, gold := basicPlan(ns, "basic", "petstore"), basicPlan(ns, "gold", "petstore")
 	held := application(ns, "app-2", "acme", "gold")
 	held.Finalizers = []string{holdFinalizer}
-	apps := []syncedObject{application(ns, "app-1", "acme", "basic"), held}
+	apps := []engine.Object{application(ns, "app-1", "acme", "basic"), held}
 	create(t, defaultSecret(ns), acc, pw, backend, product, basic, gold, apps[0], apps[1])
 	waitState(t, v1alpha1.ConditionSynced, append(apps, acc, basic, gold)...)
 	journal := watchDeletions(t, ns)

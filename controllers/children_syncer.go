@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
@@ -378,16 +377,4 @@ func invalidChildren(want childrenSpec) error {
 		}
 	}
 	return nil
-}
-
-func ignoreNotFound(err error) error {
-	if tsclient.IsNotFound(err) {
-		return nil
-	}
-	return err
-}
-
-// sortedKeys returns the keys of m in order, for deterministic writes.
-func sortedKeys[K cmp.Ordered, V any](m map[K]V) []K {
-	return slices.Sorted(maps.Keys(m))
 }

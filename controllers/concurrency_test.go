@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	"github.com/apimsync/apimsync/controllers/engine"
 	"github.com/apimsync/apimsync/test/simulator"
 )
 
@@ -15,7 +16,7 @@ import (
 func TestConcurrentSyncsShareSnapshotsSafely(t *testing.T) {
 	ns := newNamespace(t)
 	backend, product := petsBackend(ns), petstoreProduct(ns, "pets")
-	objs := []syncedObject{backend, product}
+	objs := []engine.Object{backend, product}
 	create(t, defaultSecret(ns), backend, product)
 	for i := range 4 {
 		plan := basicPlan(ns, fmt.Sprintf("plan-%d", i), "petstore")

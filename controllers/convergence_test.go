@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	"github.com/apimsync/apimsync/controllers/engine"
 	"github.com/apimsync/apimsync/test/argocd"
 	"github.com/apimsync/apimsync/test/testenv"
 )
@@ -64,9 +65,9 @@ func TestRandomOrdersConverge(t *testing.T) {
 			create(t, o)
 			time.Sleep(50 * time.Millisecond)
 		}
-		var synced []syncedObject
+		var synced []engine.Object
 		for _, o := range objs {
-			if s, ok := o.(syncedObject); ok {
+			if s, ok := o.(engine.Object); ok {
 				synced = append(synced, s)
 			}
 		}
@@ -78,7 +79,7 @@ func TestRandomOrdersConverge(t *testing.T) {
 }
 
 // waitReason waits for a sync state with a given reason.
-func waitReason(t *testing.T, obj syncedObject, state, reason string) {
+func waitReason(t *testing.T, obj engine.Object, state, reason string) {
 	t.Helper()
 	eventually(t, waitTimeout, func() string {
 		s, r, m := syncState(t, obj)
@@ -102,7 +103,7 @@ func TestSteadyStateCostsNoRemoteCall(t *testing.T) {
 	// Resyncs: touch a label on every object 5 times (each a reconcile), then wait.
 	base := remoteCalls(ns)
 	for i := range 5 {
-		for _, o := range []syncedObject{backend, product, plan} {
+		for _, o := range []engine.Object{backend, product, plan} {
 			if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(o), o); err != nil {
 				t.Fatal(err)
 			}
@@ -201,7 +202,7 @@ func TestPlanResolvesMetricIDsFromStatus(t *testing.T) {
 	backend, product, plan := petsBackend(ns), petstoreProduct(ns, "pets"), basicPlan(ns, "basic", "petstore")
 	create(t, defaultSecret(ns), backend, product, plan)
 	waitState(t, v1alpha1.ConditionSynced, backend, product, plan)
-	for o, names := range map[syncedObject][]string{backend: {"hits", "photos_mb", "list_pets", "get_pet"}, product: {"hits", "search"}} {
+	for o, names := range map[engine.Object][]string{backend: {"hits", "photos_mb", "list_pets", "get_pet"}, product: {"hits", "search"}} {
 		if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(o), o); err != nil {
 			t.Fatal(err)
 		}
@@ -228,7 +229,7 @@ func TestPlanResolvesMetricIDsFromStatus(t *testing.T) {
 
 // editAndWait reads obj, changes it, updates it (again on a conflict with the controllers' status
 // writes), waits until it is Synced at its new generation, and a second more for any call that follows.
-func editAndWait(t *testing.T, obj syncedObject, change func()) {
+func editAndWait(t *testing.T, obj engine.Object, change func()) {
 	t.Helper()
 	update(t, obj, change)
 	waitState(t, v1alpha1.ConditionSynced, obj)
@@ -329,7 +330,7 @@ func TestPlanSpecErrorsShowWhileItsProductWaits(t *testing.T) {
 }
 
 // assertHealth checks what Argo CD (the shipped Lua health check) and Flux (kstatus) say of live objects.
-func assertHealth(t *testing.T, wantArgo string, wantKstatus status.Status, objs ...syncedObject) {
+func assertHealth(t *testing.T, wantArgo string, wantKstatus status.Status, objs ...engine.Object) {
 	t.Helper()
 	root, err := testenv.RepoRoot()
 	if err != nil {

@@ -167,18 +167,24 @@ func (s *CustomPolicyDefinitionSyncer) Connect(ctx context.Context, c *v1alpha1.
 	return s.Accounts.Connect(ctx, c.Namespace, secretForSession(c, c.Spec.ProviderAccountSecretName()))
 }
 
+// SystemName is the system name of the object's remote object, from its spec alone: its policy's name and
+// version.
+func (s *CustomPolicyDefinitionSyncer) SystemName(c *v1alpha1.CustomPolicyDefinition) string {
+	return customPolicyIdentifier(c)
+}
+
 // Resolve implements engine.TypedSyncer: one resource per policy name and version in a tenant.
 func (s *CustomPolicyDefinitionSyncer) Resolve(ctx context.Context, c *v1alpha1.CustomPolicyDefinition, sess *engine.Session) (engine.Resolved[customPolicyDesired], error) {
-	r := engine.Resolved[customPolicyDesired]{SystemName: customPolicyIdentifier(c)}
+	r := engine.Resolved[customPolicyDesired]{}
 	schema, err := policyManifest(c)
 	if err != nil {
 		return r, err
 	}
-	if err := checkSoleOwner(ctx, s.Reader, s.Claims, c, &v1alpha1.CustomPolicyDefinitionList{}, ownerKey(sess.Tenant, "", r.SystemName)); err != nil {
+	if err := checkSoleOwner(ctx, s.Reader, s.Claims, c, &v1alpha1.CustomPolicyDefinitionList{}, ownerKey(sess.Tenant, "", sess.SystemName)); err != nil {
 		return r, err
 	}
 	r.Desired = customPolicyDesired{Schema: schema}
-	r.Hash = sess.HashOf(sess.Tenant, r.SystemName, string(schema))
+	r.Hash = sess.HashOf(sess.Tenant, sess.SystemName, string(schema))
 	return r, nil
 }
 
@@ -255,7 +261,6 @@ func (s *CustomPolicyDefinitionSyncer) Update(ctx context.Context, c *v1alpha1.C
 // use the policy (a Blocks reference); a product elsewhere that uses it makes 3scale refuse (403), and
 // the definition waits, naming it.
 func (s *CustomPolicyDefinitionSyncer) Delete(ctx context.Context, c *v1alpha1.CustomPolicyDefinition, sess *engine.Session) error {
-	sess.SystemName = customPolicyIdentifier(c)
 	err := deleteHeld(c, sess, s.finder(ctx, sess), func(id int64) error { return sess.Remote.DeleteCustomPolicy(ctx, id) })
 	if tsclient.IsInUse(err) {
 		return engine.Waiting(v1alpha1.ReasonDeletionBlocked,

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	"github.com/apimsync/apimsync/controllers/engine"
 )
 
 // deleteObjects deletes objects; one already gone (its owner deleted it first) is fine.
@@ -65,7 +66,7 @@ func TestProductWithManyPlansInMixedStatesIsDeletedCompletely(t *testing.T) {
 	ns := newNamespace(t)
 	backend, product := petsBackend(ns), petstoreProduct(ns, "pets")
 	create(t, defaultSecret(ns), backend, product)
-	var plans []syncedObject
+	var plans []engine.Object
 	for i := range 12 {
 		p := basicPlan(ns, fmt.Sprintf("plan-%02d", i), "petstore")
 		switch i % 3 {

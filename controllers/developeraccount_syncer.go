@@ -173,10 +173,16 @@ func (s *DeveloperAccountSyncer) Validate(d *v1alpha1.DeveloperAccount) error {
 	return nil
 }
 
+// SystemName is the system name of the object's remote object, from its spec alone: the username of its
+// first admin user (3scale identifies an account by it).
+func (s *DeveloperAccountSyncer) SystemName(d *v1alpha1.DeveloperAccount) string {
+	return firstAdmin(d).Username
+}
+
 // Resolve implements engine.TypedSyncer: the users' password Secrets must exist; no other resource may
 // own the account (same tenant, same first admin).
 func (s *DeveloperAccountSyncer) Resolve(ctx context.Context, d *v1alpha1.DeveloperAccount, sess *engine.Session) (engine.Resolved[accountDesired], error) {
-	r := engine.Resolved[accountDesired]{SystemName: firstAdmin(d).Username}
+	r := engine.Resolved[accountDesired]{}
 	desired := accountDesired{Passwords: map[string]string{}, Versions: map[string]string{}, Initial: map[string]string{}, Unavailable: map[string]error{}}
 	for _, u := range d.Spec.Users {
 		if u.PasswordRef == nil {
@@ -202,13 +208,13 @@ func (s *DeveloperAccountSyncer) Resolve(ctx context.Context, d *v1alpha1.Develo
 			desired.Versions[u.Username] = version
 		}
 	}
-	if err := checkSoleOwner(ctx, s.Reader, s.Claims, d, &v1alpha1.DeveloperAccountList{}, ownerKey(sess.Tenant, "", r.SystemName)); err != nil {
+	if err := checkSoleOwner(ctx, s.Reader, s.Claims, d, &v1alpha1.DeveloperAccountList{}, ownerKey(sess.Tenant, "", sess.SystemName)); err != nil {
 		return r, err
 	}
 	r.Desired = desired
 	spec := d.Spec
 	spec.CommonSpec = v1alpha1.CommonSpec{}
-	r.Hash = sess.HashOf(sess.Tenant, r.SystemName, spec, &desired)
+	r.Hash = sess.HashOf(sess.Tenant, sess.SystemName, spec, &desired)
 	return r, nil
 }
 
@@ -452,15 +458,5 @@ func (s *DeveloperAccountSyncer) syncUsers(ctx context.Context, d *v1alpha1.Deve
 
 // Delete implements engine.TypedSyncer: deleting the account deletes its users and applications in 3scale.
 func (s *DeveloperAccountSyncer) Delete(ctx context.Context, d *v1alpha1.DeveloperAccount, sess *engine.Session) error {
-	sess.SystemName = firstAdmin(d).Username
 	return deleteHeld(d, sess, s.finder(ctx, sess), func(id int64) error { return sess.Remote.DeleteAccount(ctx, id) })
-}
-
-// deref turns a (pointer, error) answer into a value.
-func deref[T any](v *T, err error) (T, error) {
-	if err != nil || v == nil {
-		var zero T
-		return zero, err
-	}
-	return *v, nil
 }

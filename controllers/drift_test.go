@@ -36,14 +36,14 @@ func writesTo(tenant string) int {
 
 // applySamples creates samples/ in ns, its provider account pointed at ns's simulator tenant, and
 // returns the synced objects.
-func applySamples(t *testing.T, ns string) []syncedObject {
+func applySamples(t *testing.T, ns string) []engine.Object {
 	t.Helper()
 	rendered, err := testenv.Render("samples")
 	if err != nil {
 		t.Fatal(err)
 	}
 	adminURL, token := tenantOf(ns)
-	var out []syncedObject
+	var out []engine.Object
 	for _, u := range rendered {
 		u.SetNamespace(ns)
 		if u.GetKind() == "Secret" && u.GetName() == v1alpha1.DefaultProviderAccountSecret {
@@ -60,8 +60,8 @@ func applySamples(t *testing.T, ns string) []syncedObject {
 	return out
 }
 
-func typedSynced(t *testing.T, u *unstructured.Unstructured) syncedObject {
-	var obj syncedObject
+func typedSynced(t *testing.T, u *unstructured.Unstructured) engine.Object {
+	var obj engine.Object
 	switch u.GetKind() {
 	case "Backend":
 		obj = &v1alpha1.Backend{}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
+	"github.com/apimsync/apimsync/controllers/engine"
 )
 
 // lastWrites lists a tenant's last n writes (method and endpoint), for a failure's message.
@@ -170,14 +171,14 @@ func exportAll(t *testing.T, ns string, fill func(secret, key string) string) []
 
 // applyToTenant creates the namespace's provider-account Secret and the objects in the namespace, and
 // returns those that are synced with 3scale.
-func applyToTenant(t *testing.T, ns string, objs []client.Object) []syncedObject {
+func applyToTenant(t *testing.T, ns string, objs []client.Object) []engine.Object {
 	t.Helper()
 	create(t, defaultSecret(ns))
-	var synced []syncedObject
+	var synced []engine.Object
 	for _, obj := range objs {
 		obj.SetNamespace(ns)
 		create(t, obj)
-		if s, ok := obj.(syncedObject); ok {
+		if s, ok := obj.(engine.Object); ok {
 			synced = append(synced, s)
 		}
 	}
@@ -191,7 +192,7 @@ func adoptsWithNoWrite(t *testing.T, ns string, objs []client.Object, want map[s
 	t.Helper()
 	kinds := map[string]int{}
 	for _, obj := range objs { // before the create, which clears TypeMeta
-		if _, ok := obj.(syncedObject); ok {
+		if _, ok := obj.(engine.Object); ok {
 			kinds[obj.GetObjectKind().GroupVersionKind().Kind]++
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/engine"
+	"strings"
 )
 
 // remoteFinder says how to read one kind of remote object: by id, and all of them (to find one by system
@@ -50,12 +51,12 @@ func tenantFinder[R any](kind string, sess *engine.Session, lists *BurstLists, g
 // Never). An object whose recorded id is gone from 3scale was deleted behind our back: nil,
 // so that it is created again (drift repair). It never finds anything for an object being deleted that
 // holds no id and no create-pending marker.
-func locate[R any](obj syncedObject, sess *engine.Session, f remoteFinder[R]) (*R, error) {
+func locate[R any](obj engine.Object, sess *engine.Session, f remoteFinder[R]) (*R, error) {
 	return locateWith(obj, sess, f, false)
 }
 
 // locateWith is locate; fresh asks for a list read now rather than a shared one.
-func locateWith[R any](obj syncedObject, sess *engine.Session, f remoteFinder[R], fresh bool) (*R, error) {
+func locateWith[R any](obj engine.Object, sess *engine.Session, f remoteFinder[R], fresh bool) (*R, error) {
 	if id := obj.GetRemoteID(); id != 0 {
 		remote, err := f.get(id)
 		if err == nil {
@@ -105,7 +106,7 @@ func locateWith[R any](obj syncedObject, sess *engine.Session, f remoteFinder[R]
 // (which announces or refuses an adoption) instead of duplicating it. fresh is true when the object was
 // made by this very call: it then holds only what 3scale puts in a new object, so its children need not
 // be read.
-func createOrAdopt[R any](systemName string, create func() (*R, error), obj syncedObject, sess *engine.Session, f remoteFinder[R]) (created *R, fresh bool, err error) {
+func createOrAdopt[R any](systemName string, create func() (*R, error), obj engine.Object, sess *engine.Session, f remoteFinder[R]) (created *R, fresh bool, err error) {
 	created, err = create()
 	fresh = err == nil
 	field := f.uniqueField
@@ -156,7 +157,7 @@ type claim struct {
 }
 
 // claim makes obj the claimant of key unless another live resource holds it; it returns the holder then.
-func (c *Claims) claim(ctx context.Context, obj syncedObject, key string) (types.NamespacedName, bool) {
+func (c *Claims) claim(ctx context.Context, obj engine.Object, key string) (types.NamespacedName, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.byKey == nil {
@@ -188,7 +189,7 @@ func (c *Claims) alive(ctx context.Context, held claim) bool {
 
 // holdsBefore reports whether a owns the remote object before b by what their status records: a holds
 // its id and b does not, or both do (which only an older version could leave) and a is older.
-func holdsBefore(a, b syncedObject) bool {
+func holdsBefore(a, b engine.Object) bool {
 	holdsA, holdsB := a.GetRemoteID() != 0, b.GetRemoteID() != 0
 	return holdsA && (!holdsB || olderThan(a, b))
 }
@@ -201,13 +202,13 @@ func holdsBefore(a, b syncedObject) bool {
 // sameRemoteObject wakes obj when the other one changes or goes. list is an empty list of the kind; key is obj's owner key. It
 // reads the manager's cache only. The message names the owner only when it is in obj's namespace, so
 // that nobody learns of objects in namespaces they may not read.
-func checkSoleOwner(ctx context.Context, reader client.Reader, claims *Claims, obj syncedObject, list client.ObjectList, key string) error {
+func checkSoleOwner(ctx context.Context, reader client.Reader, claims *Claims, obj engine.Object, list client.ObjectList, key string) error {
 	if err := reader.List(ctx, list, client.MatchingFields{indexOwnerKey: key}); err != nil {
 		return err
 	}
 	var owner, going client.Object
 	_ = forEachItem(list, func(o client.Object) {
-		other, ok := o.(syncedObject)
+		other, ok := o.(engine.Object)
 		switch {
 		case !ok || other.GetUID() == obj.GetUID():
 		case other.GetDeletionTimestamp().IsZero():
@@ -253,7 +254,7 @@ func seenFrom(obj, other client.Object) string {
 // deleteHeld deletes the remote object obj holds: by the id in its status, or, after its own create whose
 // answer was lost (create-pending), the one locate finds by system name. del deletes by id; 404 is done,
 // and so is a parent gone from 3scale (its children went with it).
-func deleteHeld[R any](obj syncedObject, sess *engine.Session, f remoteFinder[R], del func(id int64) error) error {
+func deleteHeld[R any](obj engine.Object, sess *engine.Session, f remoteFinder[R], del func(id int64) error) error {
 	id := obj.GetRemoteID()
 	if id == 0 {
 		remote, err := locate(obj, sess, f)
@@ -269,4 +270,28 @@ func deleteHeld[R any](obj syncedObject, sess *engine.Session, f remoteFinder[R]
 		f.forget(id)
 	}
 	return nil
+}
+
+// systemNameOf returns the system name given in the spec, or one derived from the object's name (which
+// never changes): dots become underscores, as 3scale system names take no dots.
+func systemNameOf(specSystemName, objectName string) string {
+	if specSystemName != "" {
+		return specSystemName
+	}
+	return strings.ReplaceAll(objectName, ".", "_")
+}
+
+// ownerKey identifies a remote object across the cluster: tenant, scope (e.g. the product of a plan) and
+// system name.
+func ownerKey(tenant, scope, systemName string) string {
+	return tenant + "|" + scope + "|" + systemName
+}
+
+// olderThan orders two objects by creation, then by namespace and name: the older holds what both claim.
+func olderThan(a, b client.Object) bool {
+	ta, tb := a.GetCreationTimestamp(), b.GetCreationTimestamp()
+	if !ta.Equal(&tb) {
+		return ta.Before(&tb)
+	}
+	return a.GetNamespace()+"/"+a.GetName() < b.GetNamespace()+"/"+b.GetName()
 }

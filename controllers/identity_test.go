@@ -86,9 +86,9 @@ func TestLoserOfAConflictDeletesNothingRemotely(t *testing.T) {
 	adminURL, token := tenantOf(ns)
 	backend, product := petsBackend(ns), petstoreProduct(ns, "pets")
 	product.Spec.SystemName = "shop"
-	plans := []syncedObject{basicPlan(ns, "basic", "petstore"), basicPlan(ns, "gold", "petstore")}
+	plans := []engine.Object{basicPlan(ns, "basic", "petstore"), basicPlan(ns, "gold", "petstore")}
 	create(t, defaultSecret(ns), backend, product, plans[0], plans[1])
-	waitState(t, v1alpha1.ConditionSynced, append([]syncedObject{backend, product}, plans...)...)
+	waitState(t, v1alpha1.ConditionSynced, append([]engine.Object{backend, product}, plans...)...)
 
 	loser := petstoreProduct(other)
 	loser.Spec.SystemName = "shop"
@@ -106,7 +106,7 @@ func TestLoserOfAConflictDeletesNothingRemotely(t *testing.T) {
 	if _, err := byHand(t, ns).GetProduct(context.Background(), product.Status.ProductID); err != nil {
 		t.Errorf("the winner's product %d is gone: %v", product.Status.ProductID, err)
 	}
-	waitState(t, v1alpha1.ConditionSynced, append([]syncedObject{product}, plans...)...)
+	waitState(t, v1alpha1.ConditionSynced, append([]engine.Object{product}, plans...)...)
 }
 
 // TestSimultaneousClaimsHaveOneOwner: two new resources claiming the same (tenant, kind, system name) in
@@ -318,7 +318,7 @@ func TestRepairReachesDependants(t *testing.T) {
 func TestRefusedTokenShowsAtOnce(t *testing.T) {
 	ns := newNamespace(t)
 	secret := defaultSecret(ns)
-	objs := []syncedObject{petsBackend(ns), petstoreProduct(ns, "pets"), basicPlan(ns, "basic", "petstore"), basicPlan(ns, "gold", "petstore")}
+	objs := []engine.Object{petsBackend(ns), petstoreProduct(ns, "pets"), basicPlan(ns, "basic", "petstore"), basicPlan(ns, "gold", "petstore")}
 	create(t, secret)
 	for _, o := range objs {
 		create(t, o)

@@ -199,3 +199,27 @@ func forEachItem(list client.ObjectList, f func(client.Object)) error {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// Field indexes the controllers register; watches use them to find the objects a change concerns.
+const (
+	// indexSecretRefs indexes objects by the names of the Secrets they read (provider account, policy
+	// configuration, OIDC issuer).
+	indexSecretRefs = "apimsync.secretRefs"
+	// indexBackendRefs indexes Products by the Backends of spec.backendUsages, and ApplicationPlans by the
+	// Backends their limits and pricing rules name.
+	indexBackendRefs = "apimsync.backendRefs"
+	// indexProductRef indexes ApplicationPlans by spec.productRef.
+	indexProductRef = "apimsync.productRef"
+	// indexOwnerKey indexes objects by the remote object they own: tenant, scope and system name.
+	indexOwnerKey = "apimsync.ownerKey"
+	// indexAccountRef indexes Applications by spec.accountRef.
+	indexAccountRef = "apimsync.accountRef"
+	// indexPlanRef indexes Applications by spec.planRef.
+	indexPlanRef = "apimsync.planRef"
+	// indexConfigMapRefs indexes ActiveDocs by the ConfigMap they read their document from.
+	indexConfigMapRefs = "apimsync.configMapRefs"
+	// indexCustomPolicyRefs indexes Products by the custom policies of their chain (v1alpha1.PolicyKey).
+	indexCustomPolicyRefs = "apimsync.customPolicyRefs"
+	// indexPolicyKey indexes CustomPolicyDefinitions by the policy they define (v1alpha1.PolicyKey).
+	indexPolicyKey = "apimsync.policyKey"
+)

@@ -458,10 +458,3 @@ func setSpec(into, from any) {
 		*t = *from.(*v1alpha1.ActiveDocSpec)
 	}
 }
-
-func cutString(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n]
-}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
+	"github.com/apimsync/apimsync/controllers/engine"
 	"github.com/apimsync/apimsync/test/simulator"
 )
 
@@ -83,7 +84,7 @@ func TestDeprecatedProductKeepsItsApplicationsAndReportsThem(t *testing.T) {
 	other, pw2 := devAccount(ns, "other")
 	backend, product, plan := petsBackend(ns), petstoreProduct(ns, "pets"), basicPlan(ns, "basic", "petstore")
 	product.Spec.UsageReport = &v1alpha1.UsageReportSpec{Top: 1}
-	apps := []syncedObject{application(ns, "a1", "acme", "basic"), application(ns, "a2", "acme", "basic"), application(ns, "o1", "other", "basic")}
+	apps := []engine.Object{application(ns, "a1", "acme", "basic"), application(ns, "a2", "acme", "basic"), application(ns, "o1", "other", "basic")}
 	create(t, defaultSecret(ns), acme, pw1, other, pw2, backend, product, plan, apps[0], apps[1], apps[2])
 	waitState(t, v1alpha1.ConditionSynced, append(apps, product, plan, acme)...)
 	update(t, product, func() { product.Spec.Lifecycle = v1alpha1.LifecycleDeprecated })
@@ -213,7 +214,7 @@ func describedEvents(t *testing.T, obj client.Object) []string {
 }
 
 // condition returns the status and message of one condition of an object, read again.
-func condition(t *testing.T, obj syncedObject, kind string) (metav1.ConditionStatus, string) {
+func condition(t *testing.T, obj engine.Object, kind string) (metav1.ConditionStatus, string) {
 	t.Helper()
 	if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(obj), obj); err != nil {
 		t.Fatal(err)
@@ -235,7 +236,7 @@ func TestUsageReportNamesAccountsApplicationsAndPlans(t *testing.T) {
 	other, pw2 := devAccount(ns, "other")
 	backend, product := petsBackend(ns), petstoreProduct(ns, "pets")
 	basic, gold := basicPlan(ns, "basic", "petstore"), basicPlan(ns, "gold", "petstore")
-	apps := []syncedObject{application(ns, "a1", "acme", "basic"), application(ns, "a2", "acme", "gold"), application(ns, "o1", "other", "gold")}
+	apps := []engine.Object{application(ns, "a1", "acme", "basic"), application(ns, "a2", "acme", "gold"), application(ns, "o1", "other", "gold")}
 	create(t, defaultSecret(ns), acme, pw1, other, pw2, backend, product, basic, gold, apps[0], apps[1], apps[2])
 	waitState(t, v1alpha1.ConditionSynced, append(apps, product, basic, gold, acme, other)...)
 	// 11 developer-portal sign-ups, one application each, made after the two accounts above (higher ids).
@@ -445,7 +446,7 @@ func TestRetiredProductSuspendsEveryApplicationOnIt(t *testing.T) {
 	if got := sim.Count(ns, simulator.KindApplications); got != 6 {
 		t.Errorf("%d applications in 3scale, want 6", got)
 	}
-	for _, a := range []syncedObject{a1, a2} {
+	for _, a := range []engine.Object{a1, a2} {
 		waitReason(t, a, v1alpha1.ConditionInvalid, v1alpha1.ReasonProductRetired)
 	}
 	var suspends []string
@@ -457,7 +458,7 @@ func TestRetiredProductSuspendsEveryApplicationOnIt(t *testing.T) {
 	if want := []string{"200", "200", "200", "200", "200"}; !slices.Equal(suspends, want) {
 		t.Errorf("suspend calls while retiring %v, want one per live application: %v", suspends, want)
 	}
-	for _, a := range []syncedObject{a1, a2} {
+	for _, a := range []engine.Object{a1, a2} {
 		if status, msg := condition(t, a, v1alpha1.ConditionStalled); status != metav1.ConditionTrue || !strings.Contains(msg, "product petstore was retired on "+today) {
 			t.Errorf("%s: Stalled is %q (%q), want True saying when the product was retired", a.GetName(), status, msg)
 		}
@@ -487,7 +488,7 @@ func TestRetiredProductTakesNoApplicationAndIsDeletedByTheCascade(t *testing.T) 
 	waitReason(t, tester, v1alpha1.ConditionInvalid, v1alpha1.ReasonProductRetired)
 	newcomer := application(ns, "late", "acme", "basic")
 	create(t, newcomer)
-	for _, a := range []syncedObject{waiting, newcomer} {
+	for _, a := range []engine.Object{waiting, newcomer} {
 		waitReason(t, a, v1alpha1.ConditionInvalid, v1alpha1.ReasonProductRetired)
 		if _, _, msg := syncState(t, a); !strings.Contains(msg, "is Retired: it takes no application") {
 			t.Errorf("%s: %q", a.GetName(), msg)
@@ -587,7 +588,7 @@ func TestRetiringDeletesOnlyCredentialsSecretsTheApplicationControls(t *testing.
 	waitReason(t, theirs, v1alpha1.ConditionInvalid, v1alpha1.ReasonInvalidSpec)
 	moveTo(t, product, v1alpha1.LifecycleDeprecated)
 	moveTo(t, product, v1alpha1.LifecycleRetired)
-	for _, a := range []syncedObject{ours, theirs} {
+	for _, a := range []engine.Object{ours, theirs} {
 		waitReason(t, a, v1alpha1.ConditionInvalid, v1alpha1.ReasonProductRetired)
 	}
 	if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "ours-credentials"}, &corev1.Secret{}); !apierrors.IsNotFound(err) {

@@ -87,11 +87,17 @@ func (s *ProductSyncer) Connect(ctx context.Context, p *v1alpha1.Product) (*engi
 	return s.Accounts.Connect(ctx, p.Namespace, secretForSession(p, p.Spec.ProviderAccountSecretName()))
 }
 
+// SystemName is the system name of the object's remote object, from its spec alone: its spec.systemName, or
+// one derived from its name.
+func (s *ProductSyncer) SystemName(p *v1alpha1.Product) string {
+	return systemNameOf(p.Spec.SystemName, p.Name)
+}
+
 // Resolve implements engine.TypedSyncer: every Backend used must exist and be Synced on the same tenant
 // (an Invalid one makes the Product Invalid), Secrets of policies and OIDC must exist, and no other
 // resource may own the same service. A Deprecated or Retired product's usage report is periodic work.
 func (s *ProductSyncer) Resolve(ctx context.Context, p *v1alpha1.Product, sess *engine.Session) (engine.Resolved[productDesired], error) {
-	r := engine.Resolved[productDesired]{SystemName: systemNameOf(p.Spec.SystemName, p.Name)}
+	r := engine.Resolved[productDesired]{}
 	r.PeriodicDue, r.PeriodicIn = s.Lifecycle.track(p)
 	err := s.resolve(ctx, p, sess, &r)
 	return r, err
@@ -120,12 +126,12 @@ func (s *ProductSyncer) resolve(ctx context.Context, p *v1alpha1.Product, sess *
 	if err != nil {
 		return err
 	}
-	if err := checkSoleOwner(ctx, s.Reader, s.Claims, p, &v1alpha1.ProductList{}, ownerKey(sess.Tenant, "", r.SystemName)); err != nil {
+	if err := checkSoleOwner(ctx, s.Reader, s.Claims, p, &v1alpha1.ProductList{}, ownerKey(sess.Tenant, "", sess.SystemName)); err != nil {
 		return err
 	}
 	desired := productDesired{BackendIDs: backendIDs, Proxy: proxy, Policies: policies, OIDC: oidc, Promotes: p.Spec.Production != nil}
 	deployment, backendVersion := serviceAttrs(p)
-	desired.GatewayHash = gatewayHash(sess, gatewayState{Tenant: sess.Tenant, SystemName: r.SystemName, Deployment: deployment,
+	desired.GatewayHash = gatewayHash(sess, gatewayState{Tenant: sess.Tenant, SystemName: sess.SystemName, Deployment: deployment,
 		BackendVersion: backendVersion, Children: children, Usages: backendIDs, Backends: backends, Desired: desired})
 	hashed := []any{desired.GatewayHash, p.Spec.Name, p.Spec.Description}
 	if p.Spec.Production != nil {
@@ -421,7 +427,6 @@ func (s *ProductSyncer) Update(ctx context.Context, p *v1alpha1.Product, sess *e
 // Delete implements engine.TypedSyncer: deletes the service this Product holds (by id, or by system name
 // after its own lost create); its plans, usages and children go with it.
 func (s *ProductSyncer) Delete(ctx context.Context, p *v1alpha1.Product, sess *engine.Session) error {
-	sess.SystemName = systemNameOf(p.Spec.SystemName, p.Name)
 	if err := deleteHeld(p, sess, s.finder(ctx, sess), func(id int64) error { return sess.Remote.DeleteProduct(ctx, id) }); err != nil {
 		return err
 	}

@@ -206,7 +206,7 @@ func retainedUnder(reader client.Reader, graph []reference) func(ctx context.Con
 		}
 		var out []string
 		for _, d := range deps {
-			so, ok := d.(syncedObject)
+			so, ok := d.(engine.Object)
 			if !ok || so.GetRemoteID() == 0 || !controllerutil.ContainsFinalizer(d, engine.Finalizer) {
 				continue
 			}
@@ -241,7 +241,7 @@ func ownersGoing(reader client.Reader, graph []reference) func(ctx context.Conte
 				if !r.goesAlong() || r.From != engine.KindOf(o) {
 					continue
 				}
-				owner := newKind(r.To).(syncedObject)
+				owner := newKind(r.To).(engine.Object)
 				if reader.Get(ctx, client.ObjectKey{Namespace: o.GetNamespace(), Name: ownerName(o, r.To)}, owner) != nil {
 					continue
 				}
@@ -278,7 +278,7 @@ func ownerName(o client.Object, kind string) string {
 // lives under the owner's remote object held (the id the dependant's status records for it). An owner
 // whose remote object is another one (the dependant was moved to it, Invalid, and still lives under the
 // old one; the owner re-created since) is no owner of the dependant's remote object: engine.OwnerStays.
-func fateOf(ctx context.Context, reader client.Reader, namespace, name, tenant string, held int64, owner syncedObject) engine.OwnerFate {
+func fateOf(ctx context.Context, reader client.Reader, namespace, name, tenant string, held int64, owner engine.Object) engine.OwnerFate {
 	if name == "" || held == 0 || reader.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, owner) != nil ||
 		owner.GetDeletionPolicy() != v1alpha1.DeletionPolicyDelete || owner.GetRemoteID() != held ||
 		owner.GetSyncStatus().TenantHost != tenant || !controllerutil.ContainsFinalizer(owner, engine.Finalizer) {

@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	"github.com/apimsync/apimsync/controllers/engine"
 	"github.com/apimsync/apimsync/test/simulator"
 )
 
@@ -20,12 +21,12 @@ func TestFaultyRemoteConvergesWithoutDuplicates(t *testing.T) {
 	sim.SetFaults(simulator.Faults{ErrorRate: 0.1, RateLimitRate: 0.05, RetryAfterSeconds: 1, LostResponseRate: 0.3})
 	defer sim.SetFaults(simulator.Faults{})
 	backend, product := petsBackend(ns), petstoreProduct(ns, "pets")
-	plans := []syncedObject{basicPlan(ns, "basic", "petstore"), basicPlan(ns, "gold", "petstore"), basicPlan(ns, "silver", "petstore")}
+	plans := []engine.Object{basicPlan(ns, "basic", "petstore"), basicPlan(ns, "gold", "petstore"), basicPlan(ns, "silver", "petstore")}
 	create(t, defaultSecret(ns), backend, product)
 	for _, p := range plans {
 		create(t, p)
 	}
-	waitState(t, v1alpha1.ConditionSynced, append([]syncedObject{backend, product}, plans...)...)
+	waitState(t, v1alpha1.ConditionSynced, append([]engine.Object{backend, product}, plans...)...)
 	want := map[string]int{"backend_apis": 1, "services": 1, "application_plans": 3, "backend_usages": 1, "limits": 6, "pricing_rules": 6, "mapping_rules": 4, "metrics": 6}
 	for kind, n := range want {
 		if got := sim.Count(ns, kind); got != n {
@@ -245,7 +246,7 @@ func TestConvergesThroughABadTenant(t *testing.T) {
 	sim.SetFaults(simulator.Faults{ErrorRate: 0.2, RateLimitRate: 0.1, RetryAfterSeconds: 1, LostResponseRate: 0.2})
 	defer sim.SetFaults(simulator.Faults{})
 	create(t, defaultSecret(ns))
-	var objs []syncedObject
+	var objs []engine.Object
 	for i := range 5 {
 		b := petsBackend(ns)
 		b.Name = fmt.Sprintf("pets-%d", i)
@@ -319,7 +320,7 @@ func lostAnswers(tenant string) int {
 	return n
 }
 
-func toClientObjects(objs []syncedObject) []client.Object {
+func toClientObjects(objs []engine.Object) []client.Object {
 	out := make([]client.Object, len(objs))
 	for i, o := range objs {
 		out[i] = o

@@ -39,7 +39,7 @@ func secretKey(ctx context.Context, reader client.Reader, namespace string, ref 
 
 // secretForSession returns the provider-account Secret to use: while the object is being deleted, the
 // one it was synced with (the spec may have moved on), otherwise the spec's.
-func secretForSession(obj syncedObject, fromSpec string) string {
+func secretForSession(obj engine.Object, fromSpec string) string {
 	if !obj.GetDeletionTimestamp().IsZero() && obj.GetSyncStatus().ProviderAccountSecret != "" {
 		return obj.GetSyncStatus().ProviderAccountSecret
 	}

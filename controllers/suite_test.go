@@ -25,6 +25,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	"github.com/apimsync/apimsync/controllers/engine"
 	"github.com/apimsync/apimsync/test/simulator"
 	"github.com/apimsync/apimsync/test/testenv"
 )
@@ -189,7 +190,7 @@ func create(t *testing.T, objs ...client.Object) {
 }
 
 // syncState reads an object and returns its sync state and the reason and message of that condition.
-func syncState(t *testing.T, obj syncedObject) (state, reason, message string) {
+func syncState(t *testing.T, obj engine.Object) (state, reason, message string) {
 	t.Helper()
 	if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(obj), obj); err != nil {
 		return "error: " + err.Error(), "", ""
@@ -218,7 +219,7 @@ func eventually(t *testing.T, timeout time.Duration, cond func() string) {
 }
 
 // waitState waits until every object is in the sync state given at its current generation.
-func waitState(t *testing.T, want string, objs ...syncedObject) {
+func waitState(t *testing.T, want string, objs ...engine.Object) {
 	t.Helper()
 	eventually(t, waitTimeout, func() string {
 		for _, o := range objs {

@@ -105,14 +105,17 @@ func (s *TenantSyncer) Connect(ctx context.Context, t *v1alpha1.Tenant) (*engine
 	return s.Accounts.Connect(ctx, t.Namespace, secretForSession(t, t.Spec.MasterAccountRef.Name))
 }
 
+// SystemName is the system name of the object's remote object, from its spec alone: its organization name.
+func (s *TenantSyncer) SystemName(t *v1alpha1.Tenant) string { return t.Spec.OrganizationName }
+
 // Resolve implements engine.TypedSyncer: the admin's password, and one Tenant per organization on a master.
 func (s *TenantSyncer) Resolve(ctx context.Context, t *v1alpha1.Tenant, sess *engine.Session) (engine.Resolved[tenantDesired], error) {
-	r := engine.Resolved[tenantDesired]{SystemName: t.Spec.OrganizationName}
+	r := engine.Resolved[tenantDesired]{}
 	password, version, err := secretKey(ctx, s.Reader, t.Namespace, &t.Spec.PasswordRef, "spec.passwordRef")
 	if err != nil {
 		return r, err
 	}
-	if err := checkSoleOwner(ctx, s.Reader, s.Claims, t, &v1alpha1.TenantList{}, ownerKey(sess.Tenant, "tenant", r.SystemName)); err != nil {
+	if err := checkSoleOwner(ctx, s.Reader, s.Claims, t, &v1alpha1.TenantList{}, ownerKey(sess.Tenant, "tenant", sess.SystemName)); err != nil {
 		return r, err
 	}
 	key := tenantSecretKey(t)

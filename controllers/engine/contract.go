@@ -30,7 +30,8 @@ type Session struct {
 	Tenant string
 	// SecretName is the provider-account Secret used.
 	SecretName string
-	// SystemName is the effective system name of the remote object.
+	// SystemName is the effective system name of the remote object, set as the session is made
+	// (TypedSyncer.SystemName), so that every call after has it, Delete included.
 	SystemName string
 	// Hash covers everything the remote state derives from (spec, tenant, dependencies' remote ids).
 	// When it equals status.syncedHash the object is in sync without asking 3scale.
@@ -101,7 +102,7 @@ type Syncer[T Object] interface {
 	// no remote call. On deletion it must work from status alone when the spec's references are gone.
 	Connect(ctx context.Context, obj T) (*Session, error)
 	// Resolve reads what obj depends on, validates what the schema cannot (what the spec alone tells may
-	// be a Validator's), and fills in s.SystemName, s.Hash and s.Desired. It makes no remote call.
+	// be a Validator's), and fills in s.Hash and s.Desired. It makes no remote call.
 	Resolve(ctx context.Context, obj T, s *Session) error
 	// Observe reads the remote object.
 	Observe(ctx context.Context, obj T, s *Session) (Observation, error)

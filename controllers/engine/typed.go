@@ -12,9 +12,6 @@ import (
 
 // Resolved is what a TypedSyncer's Resolve found.
 type Resolved[D any] struct {
-	// SystemName is the remote object's effective system name. Returned also with an error: the owner-key
-	// index finds a waiting object by it (the loser of an ownership conflict, woken when the holder goes).
-	SystemName string
 	// Hash is the keyed hash (Session.HashOf) of everything the remote state derives from.
 	Hash string
 	// Desired is what Create, Compare and Update work towards (dependencies' ids, documents, passwords).
@@ -47,6 +44,11 @@ type SnapshotStore interface {
 type TypedSyncer[T Object, D any, S Snapshot[S]] interface {
 	// Connect finds obj's provider account and returns a session with a client for its tenant (Syncer).
 	Connect(ctx context.Context, obj T) (*Session, error)
+	// SystemName is the effective system name of obj's remote object, from its spec alone. The adapter
+	// puts it in the session as it connects, for every call after (Delete too, where Resolve is not
+	// called), and the owner-key index finds a waiting object by it (the loser of an ownership
+	// conflict, woken when the holder goes).
+	SystemName(obj T) string
 	// Resolve reads what obj depends on and checks what the schema cannot. It makes no remote call.
 	Resolve(ctx context.Context, obj T, s *Session) (Resolved[D], error)
 	// Read reads the remote object from 3scale: by the id obj recorded, or by system name (locate). It is
@@ -130,12 +132,17 @@ func (a *typed[T, D, S]) Owners(ctx context.Context, obj T, s *Session) []Owner 
 }
 
 func (a *typed[T, D, S]) Connect(ctx context.Context, obj T) (*Session, error) {
-	return a.ts.Connect(ctx, obj)
+	s, err := a.ts.Connect(ctx, obj)
+	if s != nil {
+		s.SystemName = a.ts.SystemName(obj)
+	}
+	return s, err
 }
 
 func (a *typed[T, D, S]) Resolve(ctx context.Context, obj T, s *Session) error {
+	s.SystemName = a.ts.SystemName(obj)
 	r, err := a.ts.Resolve(ctx, obj, s)
-	s.SystemName, s.PeriodicDue, s.PeriodicIn = r.SystemName, r.PeriodicDue, r.PeriodicIn
+	s.PeriodicDue, s.PeriodicIn = r.PeriodicDue, r.PeriodicIn
 	if err != nil {
 		return err
 	}

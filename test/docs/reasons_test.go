@@ -64,7 +64,7 @@ func TestReasonsAreCommentedAndDocumented(t *testing.T) {
 		}
 	}
 	// The table of reasons: | state | reason | what to do |.
-	row := regexp.MustCompile("^\\| *(Synced|InSync|Orphan|Invalid)[^|]*\\|([^|]*)\\|")
+	row := regexp.MustCompile(`^\| *(Synced|InSync|Orphan|Invalid)[^|]*\|([^|]*)\|`)
 	quoted := regexp.MustCompile("`([A-Za-z]+)`")
 	rows := 0
 	for _, line := range strings.Split(status, "\n") {
