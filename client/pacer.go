@@ -355,7 +355,7 @@ func (p *Pacer) release(seq uint64, bg bool, sent time.Time, o Outcome) {
 			step := max(1/r, 0.05) // 5 % a second, at least one request/s per second
 			switch {
 			case p.refused == 0:
-				step = 3 // no paced rate refused yet: the first guess may be far too low, double every second
+				step = 3 // no paced rate refused yet: the first guess may be far too low, grow fourfold a second
 			case r >= rateRetryShare*p.refused && now.Sub(p.rateCut) >= rateRetryAfter:
 				// Well past the rate refused, and no 429 for long (the tenant's burst allowance hides an
 				// excess for a while): the limit is higher now; grow fast again.
@@ -453,11 +453,12 @@ func (p *Pacer) bucketRate(since, refused time.Time) (float64, bool) {
 		}
 	}
 	slices.SortFunc(sent, func(a, b time.Time) int { return a.Compare(b) })
+	sent = append(sent, refused)
 	// answers reports whether a bucket of rate r answers every request sent, and then whether it has
 	// a token left for refused.
 	answers := func(r float64) (bool, bool) {
 		tokens, last := p.burst, time.Time{}
-		for _, t := range append(sent, refused) {
+		for _, t := range sent {
 			if !last.IsZero() {
 				tokens = math.Min(p.burst, tokens+r*t.Sub(last).Seconds())
 			}
