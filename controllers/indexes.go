@@ -29,41 +29,43 @@ func registerIndexes(ctx context.Context, mgr ctrl.Manager) error {
 }
 
 // fieldIndexes are the field indexes the watches and checks use (registerIndexes; diff's in-memory
-// reader has the same).
+// reader has the same): the Secrets and the remote object of every kind of the table, each edge of the
+// reference graph (and the key its To objects are found by), the kinds' own, and the OpenAPIs'.
 func fieldIndexes() []fieldIndex {
 	var out []fieldIndex
-	for _, obj := range syncedKinds() {
+	for _, k := range kinds {
+		obj := k.New()
 		out = append(out, fieldIndex{obj, indexSecretRefs, secretRefs}, fieldIndex{obj, indexOwnerKey, ownerKeyOf})
+		out = append(out, k.indexes()...)
 	}
-	single := func(name string) []string {
-		if name == "" {
-			return nil
+	for _, r := range referenceGraph {
+		out = append(out, fieldIndex{newKind(r.From), r.Index, r.Names})
+		if r.KeyIndex != "" {
+			key := r.Key
+			out = append(out, fieldIndex{newKind(r.To), r.KeyIndex, func(o client.Object) []string { return single(key(o)) }})
 		}
-		return []string{name}
 	}
-	return append(out, []fieldIndex{
-		{&v1alpha1.Product{}, indexBackendRefs, backendRefs},
-		{&v1alpha1.Product{}, indexCustomPolicyRefs, customPolicyRefs},
-		{&v1alpha1.CustomPolicyDefinition{}, indexPolicyKey, func(o client.Object) []string { return single(policyKeyOf(o)) }},
-		{&v1alpha1.ApplicationPlan{}, indexBackendRefs, backendRefs},
-		{&v1alpha1.ApplicationPlan{}, indexProductRef, func(o client.Object) []string { return single(o.(*v1alpha1.ApplicationPlan).Spec.ProductRef) }},
-		{&v1alpha1.ActiveDoc{}, indexProductRef, func(o client.Object) []string { return single(o.(*v1alpha1.ActiveDoc).Spec.ProductRef) }},
-		{&v1alpha1.ActiveDoc{}, indexConfigMapRefs, func(o client.Object) []string {
-			if r := o.(*v1alpha1.ActiveDoc).Spec.DocumentRef; r != nil && r.ConfigMapKeyRef != nil {
-				return single(r.ConfigMapKeyRef.Name)
-			}
-			return nil
+	return append(out,
+		fieldIndex{&v1alpha1.OpenAPI{}, indexConfigMapRefs, func(o client.Object) []string {
+			return configMapOf(o.(*v1alpha1.OpenAPI).Spec.DocumentRef)
 		}},
-		{&v1alpha1.OpenAPI{}, indexConfigMapRefs, func(o client.Object) []string {
-			if r := o.(*v1alpha1.OpenAPI).Spec.DocumentRef; r != nil && r.ConfigMapKeyRef != nil {
-				return single(r.ConfigMapKeyRef.Name)
-			}
-			return nil
-		}},
-		{&v1alpha1.OpenAPI{}, indexSecretRefs, secretRefs},
-		{&v1alpha1.Application{}, indexAccountRef, func(o client.Object) []string { return single(o.(*v1alpha1.Application).Spec.AccountRef) }},
-		{&v1alpha1.Application{}, indexPlanRef, func(o client.Object) []string { return single(o.(*v1alpha1.Application).Spec.PlanRef) }},
-	}...)
+		fieldIndex{&v1alpha1.OpenAPI{}, indexSecretRefs, secretRefs})
+}
+
+// single is name as a list: none when it is empty.
+func single(name string) []string {
+	if name == "" {
+		return nil
+	}
+	return []string{name}
+}
+
+// configMapOf is the ConfigMap a document reference names, if it names one.
+func configMapOf(r *v1alpha1.DocumentRef) []string {
+	if r != nil && r.ConfigMapKeyRef != nil {
+		return single(r.ConfigMapKeyRef.Name)
+	}
+	return nil
 }
 
 // customPolicyRefs lists the custom policies of a Product's chain (every version but "builtin") by

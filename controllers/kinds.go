@@ -55,6 +55,8 @@ type kindRow interface {
 	NewList() client.ObjectList
 	// Planned tells whether diff plans the kind's objects (a Tenant's master API is not planned).
 	Planned() bool
+	// indexes are the kind's own field indexes (beyond its Secrets, its remote object and the graph's).
+	indexes() []fieldIndex
 	// controller builds the kind's reconciler, controller and watches.
 	controller(sh shared, d kindDeps) error
 	// plan plans obj as diff does (Planned kinds only).
@@ -68,8 +70,10 @@ type kindOf[T engine.Object] struct {
 	newList func() client.ObjectList
 	// syncer builds the kind's syncer from d.
 	syncer func(d kindDeps) engine.Syncer[T]
-	// watches are the kind's own extra watches (what its syncer reads beyond the reference graph).
-	watches func(reader client.Reader) []watch
+	// watches are the kind's own extra watches (what its syncer reads beyond the reference graph), and
+	// ownIndexes the field indexes they use.
+	watches    func(reader client.Reader) []watch
+	ownIndexes []fieldIndex
 	// notPlanned keeps diff from planning the kind.
 	notPlanned bool
 	// secretFields name the form fields of obj's writes whose values come from a Secret (diff hides them).
@@ -80,6 +84,7 @@ func (k kindOf[T]) Name() string               { return k.name }
 func (k kindOf[T]) New() client.Object         { return k.newObj() }
 func (k kindOf[T]) NewList() client.ObjectList { return k.newList() }
 func (k kindOf[T]) Planned() bool              { return !k.notPlanned }
+func (k kindOf[T]) indexes() []fieldIndex      { return k.ownIndexes }
 
 func (k kindOf[T]) controller(sh shared, d kindDeps) error {
 	var watches []watch
@@ -132,7 +137,8 @@ var kinds = []kindRow{
 		// A plan's limits may name a Backend's metrics.
 		watches: func(reader client.Reader) []watch {
 			return []watch{{&v1alpha1.Backend{}, referencing(reader, &v1alpha1.ApplicationPlanList{}, indexBackendRefs)}}
-		}},
+		},
+		ownIndexes: []fieldIndex{{&v1alpha1.ApplicationPlan{}, indexBackendRefs, backendRefs}}},
 	kindOf[*v1alpha1.DeveloperAccount]{name: "DeveloperAccount",
 		newObj:  func() *v1alpha1.DeveloperAccount { return &v1alpha1.DeveloperAccount{} },
 		newList: func() client.ObjectList { return &v1alpha1.DeveloperAccountList{} },
@@ -164,6 +170,9 @@ var kinds = []kindRow{
 		watches: func(reader client.Reader) []watch {
 			return []watch{{&corev1.ConfigMap{}, referencing(reader, &v1alpha1.ActiveDocList{}, indexConfigMapRefs)}}
 		},
+		ownIndexes: []fieldIndex{{&v1alpha1.ActiveDoc{}, indexConfigMapRefs, func(o client.Object) []string {
+			return configMapOf(o.(*v1alpha1.ActiveDoc).Spec.DocumentRef)
+		}}},
 		secretFields: func(o *v1alpha1.ActiveDoc) []string {
 			if ref := o.Spec.DocumentRef; ref != nil && ref.SecretKeyRef != nil {
 				return []string{activeDocBodyField}

@@ -26,6 +26,9 @@ type reference struct {
 	// policy's name and version), and KeyIndex the field index of To objects by it.
 	Key      func(client.Object) string
 	KeyIndex string
+	// Names returns the names of the To objects a From object references (or their Key): the Index holds
+	// them, and a change of the From object wakes them.
+	Names func(client.Object) []string
 	// List returns an empty list of From objects.
 	List func() client.ObjectList
 	// Owned: a From object cannot exist without its To object; deleting the To object deletes it first.
@@ -42,6 +45,17 @@ type reference struct {
 	Along bool
 }
 
+// refField returns the Names of a reference held in one string field of T objects (none when it is
+// empty, or the object is not a T).
+func refField[T client.Object](field func(T) string) func(client.Object) []string {
+	return func(o client.Object) []string {
+		if t, ok := o.(T); ok {
+			return single(field(t))
+		}
+		return nil
+	}
+}
+
 // goesAlong reports whether 3scale deletes r's From objects along with its To object.
 func (r reference) goesAlong() bool { return r.Owned || r.Along }
 
@@ -49,17 +63,21 @@ func (r reference) goesAlong() bool { return r.Owned || r.Along }
 // is ordered per kind pair anywhere else.
 var referenceGraph = []reference{
 	{From: "Application", To: "DeveloperAccount", Field: "spec.accountRef", Index: indexAccountRef, Owned: true,
-		List: func() client.ObjectList { return &v1alpha1.ApplicationList{} }},
+		Names: refField(func(o *v1alpha1.Application) string { return o.Spec.AccountRef }),
+		List:  func() client.ObjectList { return &v1alpha1.ApplicationList{} }},
 	{From: "Application", To: "ApplicationPlan", Field: "spec.planRef", Index: indexPlanRef, Owned: true,
-		List: func() client.ObjectList { return &v1alpha1.ApplicationList{} }},
+		Names: refField(func(o *v1alpha1.Application) string { return o.Spec.PlanRef }),
+		List:  func() client.ObjectList { return &v1alpha1.ApplicationList{} }},
 	{From: "ApplicationPlan", To: "Product", Field: "spec.productRef", Index: indexProductRef, Owned: true,
-		List: func() client.ObjectList { return &v1alpha1.ApplicationPlanList{} }},
-	{From: "Product", To: "Backend", Field: "spec.backendUsages", Index: indexBackendRefs, Blocks: true,
+		Names: refField(func(o *v1alpha1.ApplicationPlan) string { return o.Spec.ProductRef }),
+		List:  func() client.ObjectList { return &v1alpha1.ApplicationPlanList{} }},
+	{From: "Product", To: "Backend", Field: "spec.backendUsages", Index: indexBackendRefs, Blocks: true, Names: backendRefs,
 		List: func() client.ObjectList { return &v1alpha1.ProductList{} }},
 	{From: "ActiveDoc", To: "Product", Field: "spec.productRef", Index: indexProductRef, Along: true,
-		List: func() client.ObjectList { return &v1alpha1.ActiveDocList{} }},
+		Names: refField(func(o *v1alpha1.ActiveDoc) string { return o.Spec.ProductRef }),
+		List:  func() client.ObjectList { return &v1alpha1.ActiveDocList{} }},
 	{From: "Product", To: "CustomPolicyDefinition", Field: "spec.policies", Index: indexCustomPolicyRefs, Blocks: true,
-		Key: policyKeyOf, KeyIndex: indexPolicyKey, List: func() client.ObjectList { return &v1alpha1.ProductList{} }},
+		Names: customPolicyRefs, Key: policyKeyOf, KeyIndex: indexPolicyKey, List: func() client.ObjectList { return &v1alpha1.ProductList{} }},
 }
 
 // keyOf is what r's From objects' Index holds for the To object obj.

@@ -246,17 +246,7 @@ func setupOpenAPI(sh shared, reader client.Reader) error {
 // through ref.KeyIndex, when ref has one).
 func referenced(reader client.Reader, ref reference) handler.MapFunc {
 	return func(ctx context.Context, obj client.Object) []reconcile.Request {
-		var names []string
-		switch t := obj.(type) {
-		case *v1alpha1.Application:
-			names = map[string][]string{"DeveloperAccount": {t.Spec.AccountRef}, "ApplicationPlan": {t.Spec.PlanRef}}[ref.To]
-		case *v1alpha1.ApplicationPlan:
-			names = []string{t.Spec.ProductRef}
-		case *v1alpha1.ActiveDoc:
-			names = []string{t.Spec.ProductRef}
-		case *v1alpha1.Product:
-			names = map[string][]string{"Backend": backendRefs(t), "CustomPolicyDefinition": customPolicyRefs(t)}[ref.To]
-		}
+		names := ref.Names(obj)
 		if ref.KeyIndex != "" {
 			names = namesByKey(ctx, reader, listOfKind(ref.To), obj.GetNamespace(), ref.KeyIndex, names)
 		}
