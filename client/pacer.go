@@ -428,8 +428,13 @@ func (p *Pacer) learnRate(now time.Time, seq uint64, sent time.Time) {
 	// tenant answering 429 at random, another client spending the same budget), and the rate is cut
 	// lightly, the rate refused kept, lest 429s that are no rate decay it to nothing.
 	cur := p.learnt
-	need, explained := p.bucketRate(p.pauseUntil, sent)
-	if !explained {
+	need, explained, evidence := p.bucketRate(p.pauseUntil, sent)
+	// A bucket explains a 429 on little evidence at almost any rate, down to nothing: fewer requests
+	// answered since the pause than twice the allowance (a tenant answering 429 at random, an allowance
+	// underestimated by an early random 429), or a tenant sent far less than the learnt rate (requests
+	// held back by their dependencies). Taken as the rate refused, such 429s pinned the learnt rate to
+	// its floor of 1/s, where the 429s that kept coming held it.
+	if !explained || float64(evidence) < 2*p.burst || p.sentRate(sent) < drivenShare*cur {
 		p.learnt = math.Max(lightCut*cur, 1)
 		return
 	}
@@ -442,10 +447,38 @@ func (p *Pacer) learnRate(now time.Time, seq uint64, sent time.Time) {
 	p.learnt = math.Max(0.9*p.refused, 1)
 }
 
+// drivenShare is the share of the learnt rate the tenant must have been sent, just before a 429, for the
+// 429 to say anything of that rate.
+const drivenShare = 0.5
+
+// drivenWindow is how many requests answered before a 429 sentRate measures the rate sent over.
+const drivenWindow = 2
+
+// sentRate is the rate at which the last drivenWindow requests answered before the one sent at refused
+// were sent, up to it; 0 when fewer were answered. Called with p.mu held.
+func (p *Pacer) sentRate(refused time.Time) float64 {
+	var last []time.Time
+	for i := range min(p.nAnswered, len(p.answered)) {
+		if t := p.answered[i]; t.Before(refused) {
+			last = append(last, t)
+		}
+	}
+	if len(last) < drivenWindow {
+		return 0
+	}
+	slices.SortFunc(last, func(a, b time.Time) int { return b.Compare(a) })
+	span := refused.Sub(last[drivenWindow-1]).Seconds()
+	if span <= 0 {
+		return math.Inf(1)
+	}
+	return drivenWindow / span
+}
+
 // bucketRate returns the lowest rate at which a token bucket of p.burst, full at since, answers every
-// request answered since (as sent), and whether such a bucket refuses a request sent at refused.
+// request answered since (as sent), whether such a bucket refuses a request sent at refused, and how
+// many requests were answered since.
 // Called with p.mu held.
-func (p *Pacer) bucketRate(since, refused time.Time) (float64, bool) {
+func (p *Pacer) bucketRate(since, refused time.Time) (rate float64, explained bool, answered int) {
 	var sent []time.Time
 	for i := range min(p.nAnswered, len(p.answered)) {
 		if t := p.answered[i]; t.After(since) && t.Before(refused) {
@@ -482,7 +515,7 @@ func (p *Pacer) bucketRate(since, refused time.Time) (float64, bool) {
 		}
 	}
 	_, left := answers(hi)
-	return hi, !left
+	return hi, !left, len(sent) - 1
 }
 
 // servedCounter counts successes in slots of servedSlot, the last len(count) slots.

@@ -741,3 +741,62 @@ func TestPacerRateRefusedKeepsHalfItsHighest(t *testing.T) {
 		t.Errorf("rate refused %v after 30 cycles of 429s as the rate regrew, want at least half of %v", p.refused, top)
 	}
 }
+
+// TestPacerA429WhileLittleIsSentCutsLightly: a 429 that comes while the tenant is sent far less than the
+// learnt rate (requests held back by their dependencies, a tenant answering 429 at random) says nothing
+// of that rate, even though a bucket explains it: the learnt rate is cut lightly and the rate refused
+// kept. (Taking the rate sent as the rate refused pinned the learnt rate to its floor of 1/s.)
+func TestPacerA429WhileLittleIsSentCutsLightly(t *testing.T) {
+	clock := &pacerClock{}
+	clock.advance(time.Hour)
+	p := NewPacer(PacerConfig{Now: clock.now})
+	pacerDo(t, p, Outcome{Code: 200, Latency: time.Millisecond})
+	pacerDo(t, p, Outcome{Code: 429, Latency: time.Millisecond}) // an allowance of one
+	for p.LearntRate() < 20 {
+		pacedDo(t, p, clock, Outcome{Code: 200, Latency: time.Millisecond})
+	}
+	pacedDo(t, p, clock, Outcome{Code: 429, Latency: time.Millisecond, RetryAfter: time.Second})
+	clock.advance(2 * time.Second) // past the pause
+	for range 3 {                  // a request every 900ms: far under the learnt rate
+		clock.advance(900 * time.Millisecond)
+		pacerDo(t, p, Outcome{Code: 200, Latency: time.Millisecond})
+	}
+	clock.advance(600 * time.Millisecond) // sooner than the others: a bucket of one at their rate refuses it
+	p.mu.Lock()
+	p.rateBound = clock.now() // a request waited for the learnt rate a moment ago
+	p.mu.Unlock()
+	before, refused := p.LearntRate(), p.refused
+	pacerDo(t, p, Outcome{Code: 429, Latency: time.Millisecond, RetryAfter: time.Second})
+	if got := p.LearntRate(); math.Abs(got-lightCut*before) > 1e-9 || p.refused != refused {
+		t.Errorf("a 429 with a request sent every 900ms, the learnt rate %v: learnt rate %v, refused %v; want %v, %v",
+			before, got, p.refused, lightCut*before, refused)
+	}
+}
+
+// TestPacerA429OnLittleEvidenceCutsLightly: a 429 three requests after a pause, against an allowance
+// seen as three, is explained by a bucket at almost any rate, down to nothing: on so little evidence
+// the learnt rate is cut lightly and the rate refused kept (the learnt rate once fell to its floor of
+// 1/s that way, where random 429s held it).
+func TestPacerA429OnLittleEvidenceCutsLightly(t *testing.T) {
+	clock := &pacerClock{}
+	clock.advance(time.Hour)
+	p := NewPacer(PacerConfig{Now: clock.now})
+	for range 3 { // an allowance of three, as the first 429 makes it
+		clock.advance(time.Millisecond)
+		pacerDo(t, p, Outcome{Code: 200, Latency: time.Millisecond})
+	}
+	pacerDo(t, p, Outcome{Code: 429, Latency: time.Millisecond, RetryAfter: time.Second})
+	clock.advance(2 * time.Second) // past the pause
+	p.mu.Lock()
+	p.learnt = 20
+	p.mu.Unlock()
+	for range 3 {
+		pacedDo(t, p, clock, Outcome{Code: 200, Latency: time.Millisecond})
+	}
+	before, refused := p.LearntRate(), p.refused
+	pacedDo(t, p, clock, Outcome{Code: 429, Latency: time.Millisecond, RetryAfter: time.Second})
+	if got := p.LearntRate(); math.Abs(got-lightCut*before) > 1e-9 || p.refused != refused {
+		t.Errorf("a 429 three requests after a pause at %v/s, against an allowance of three: learnt rate %v, refused %v; want %v, %v",
+			before, got, p.refused, lightCut*before, refused)
+	}
+}

@@ -281,7 +281,9 @@ func TestConvergesThroughABadTenant(t *testing.T) {
 	for _, o := range objs {
 		create(t, o)
 	}
-	// The target is 3 minutes (measured: 2m57s on 2 busy cores); the budget leaves room for a slower CI.
+	// Measured: 34-43s with -race on 2 cores, also after another faults test (before the pacer stopped
+	// taking 429s on little evidence as the tenant's rate, 2m49s-4m there: pinned at a request a second).
+	// The budget leaves room for a slower CI; performance targets live in the bench's faults phase.
 	eventually(t, 4*time.Minute, func() string {
 		for _, o := range objs {
 			if state, reason, msg := syncState(t, o); state != v1alpha1.ConditionSynced || o.GetSyncStatus().ObservedGeneration != o.GetGeneration() {
