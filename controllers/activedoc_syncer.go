@@ -131,7 +131,7 @@ func openAPIAsJSON(body string) (string, error) {
 }
 
 // Read implements engine.TypedSyncer.
-func (s *ActiveDocSyncer) Read(ctx context.Context, d *v1alpha1.ActiveDoc, sess *engine.Session) (*activeDocSnapshot, bool, error) {
+func (s *ActiveDocSyncer) Read(ctx context.Context, d *v1alpha1.ActiveDoc, sess *engine.Session, _ activeDocDesired) (*activeDocSnapshot, bool, error) {
 	remote, err := locate(d, sess, s.finder(ctx, sess))
 	if err != nil || remote == nil {
 		return nil, false, err

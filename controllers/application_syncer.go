@@ -187,8 +187,7 @@ func (s *ApplicationSyncer) Compare(ctx context.Context, a *v1alpha1.Application
 }
 
 // Read implements engine.TypedSyncer: the application on its account, and its keys.
-func (s *ApplicationSyncer) Read(ctx context.Context, a *v1alpha1.Application, sess *engine.Session) (*applicationSnapshot, bool, error) {
-	d := engine.DesiredOf[applicationDesired](sess)
+func (s *ApplicationSyncer) Read(ctx context.Context, a *v1alpha1.Application, sess *engine.Session, d applicationDesired) (*applicationSnapshot, bool, error) {
 	remote, err := locate(a, sess, s.finder(ctx, sess, d.AccountID))
 	if err != nil || remote == nil {
 		return nil, false, err

@@ -207,8 +207,7 @@ func (s *ApplicationPlanSyncer) Serves(want planDesired, snap *planSnapshot) boo
 
 // Read implements engine.TypedSyncer: the plan among its product's, its limits and pricing rules, and
 // the ids of the metrics they name.
-func (s *ApplicationPlanSyncer) Read(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session) (*planSnapshot, bool, error) {
-	want := engine.DesiredOf[planDesired](sess)
+func (s *ApplicationPlanSyncer) Read(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session, want planDesired) (*planSnapshot, bool, error) {
 	if want.ProductID == 0 {
 		return nil, false, nil
 	}

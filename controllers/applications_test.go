@@ -17,7 +17,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
-	"github.com/apimsync/apimsync/cache"
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/engine"
 	"github.com/apimsync/apimsync/test/simulator"
@@ -574,10 +573,9 @@ func TestCreateInDoubtFindsItsApplicationByItsCredentials(t *testing.T) {
 			a.UID = types.UID("uid-" + strings.ReplaceAll(strings.ReplaceAll(name, " ", "-"), "'", ""))
 			a.Spec.CredentialsSecretName = "creds-" + string(a.UID)
 			want := applicationDesired{AccountID: ours, PlanID: plan.ID, ProductID: svc.ID, UserKey: tc.userKey}
-			sess := &engine.Session{Remote: c, Tenant: "t", SystemName: "app", CreatePending: tc.pending, Desired: want}
+			sess := &engine.Session{Remote: c, Tenant: "t", SystemName: "app", CreatePending: tc.pending}
 			before := sim.Count(ns, simulator.KindApplications)
-			// Through the engine's adapter, which tells the adoption the engine announces.
-			report, err := engine.Typed(snapshotKindApplication, cache.NewSnapshots(16), engine.TypedSyncer[*v1alpha1.Application, applicationDesired, *applicationSnapshot](syncer)).Create(ctx, a, sess)
+			made, err := syncer.Create(ctx, a, sess, want)
 			if got := sim.Count(ns, simulator.KindApplications); got != before {
 				t.Errorf("%d applications in 3scale after the create, want %d: a duplicate", got, before)
 			}
@@ -593,8 +591,9 @@ func TestCreateInDoubtFindsItsApplicationByItsCredentials(t *testing.T) {
 			if err != nil || a.Status.ApplicationID != tc.wantID {
 				t.Fatalf("create: %v, application %d; want %d", err, a.Status.ApplicationID, tc.wantID)
 			}
-			if adopted := report.Adopted == tc.wantID; adopted != tc.wantAdopt {
-				t.Errorf("adoption announced: %v (report.Adopted %d), want %v", adopted, report.Adopted, tc.wantAdopt)
+			// The adoption the engine announces (Created.AdoptedBy, as its create path tells it).
+			if adopted := made.AdoptedBy(sess) == tc.wantID; adopted != tc.wantAdopt {
+				t.Errorf("adoption announced: %v (adopted %d), want %v", adopted, made.AdoptedBy(sess), tc.wantAdopt)
 			}
 		})
 	}

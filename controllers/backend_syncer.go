@@ -79,7 +79,7 @@ func (s *BackendSyncer) Resolve(ctx context.Context, b *v1alpha1.Backend, sess *
 
 // Read implements engine.TypedSyncer: the backend (by id, or by system name to adopt one created by a
 // lost request) with its children.
-func (s *BackendSyncer) Read(ctx context.Context, b *v1alpha1.Backend, sess *engine.Session) (*backendSnapshot, bool, error) {
+func (s *BackendSyncer) Read(ctx context.Context, b *v1alpha1.Backend, sess *engine.Session, _ childrenSpec) (*backendSnapshot, bool, error) {
 	remote, err := locate(b, sess, s.finder(ctx, sess))
 	if err != nil || remote == nil {
 		return nil, false, err

@@ -200,7 +200,7 @@ func (s *CustomPolicyDefinitionSyncer) finder(ctx context.Context, sess *engine.
 }
 
 // Read implements engine.TypedSyncer.
-func (s *CustomPolicyDefinitionSyncer) Read(ctx context.Context, c *v1alpha1.CustomPolicyDefinition, sess *engine.Session) (*customPolicySnapshot, bool, error) {
+func (s *CustomPolicyDefinitionSyncer) Read(ctx context.Context, c *v1alpha1.CustomPolicyDefinition, sess *engine.Session, _ customPolicyDesired) (*customPolicySnapshot, bool, error) {
 	remote, err := locate(c, sess, s.finder(ctx, sess))
 	if err != nil || remote == nil {
 		return nil, false, registryRefused(err, sess.Tenant)

@@ -242,7 +242,7 @@ func recordUsers(d *v1alpha1.DeveloperAccount, snap *accountSnapshot) {
 }
 
 // Read implements engine.TypedSyncer: the account (by id, or its first admin's username) and its users.
-func (s *DeveloperAccountSyncer) Read(ctx context.Context, d *v1alpha1.DeveloperAccount, sess *engine.Session) (*accountSnapshot, bool, error) {
+func (s *DeveloperAccountSyncer) Read(ctx context.Context, d *v1alpha1.DeveloperAccount, sess *engine.Session, _ accountDesired) (*accountSnapshot, bool, error) {
 	remote, err := locate(d, sess, s.finder(ctx, sess))
 	if err != nil || remote == nil {
 		return nil, false, err

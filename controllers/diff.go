@@ -119,35 +119,29 @@ func DiffObjects(ctx context.Context, cluster client.Reader, scheme *runtime.Sch
 	return plans, nil
 }
 
-// planOne plans one object with its kind's syncer (through the engine's adapter), then records it in mem
-// as synced (its remote id if it has one), for its dependants to resolve.
-func planOne[T engine.Object](ctx context.Context, mem client.Client, syncer engine.Syncer[T], obj T, plan *Plan) error {
-	sess, err := syncer.Connect(ctx, obj)
+// planOne plans one object with its kind's engine (Preview), then records it in mem as synced (its
+// remote id if it has one), for its dependants to resolve.
+func planOne[T engine.Object, D any, S engine.Snapshot[S]](ctx context.Context, mem client.Client, r *engine.Reconciler[T, D, S], obj T, plan *Plan) error {
+	p, err := r.Preview(ctx, obj)
+	sess := p.Session
 	if err == nil {
-		if err = syncer.Resolve(ctx, obj, sess); err == nil {
-			sess.ForceRead = true
-			var obs engine.Observation
-			if obs, err = syncer.Observe(ctx, obj, sess); err == nil {
-				switch {
-				case !obs.Exists:
-					plan.Action, plan.Message = "create", fmt.Sprintf("create %s %q (with what it holds) on tenant %s", plan.Kind, sess.SystemName, sess.Tenant)
-				case !obs.UpToDate:
-					plan.Action, plan.Message = "update", fmt.Sprintf("update %s %q on tenant %s", plan.Kind, sess.SystemName, sess.Tenant)
-					_, err = syncer.Update(ctx, obj, sess, obs)
-					if err == nil && len(plan.Writes) == 0 {
-						// Nothing for 3scale: what is out of date is in the cluster (ClusterWrites).
-						plan.Action, plan.Message = "none", fmt.Sprintf("%s %q is in sync with tenant %s", plan.Kind, sess.SystemName, sess.Tenant)
-						if len(plan.ClusterWrites) > 0 {
-							plan.Message += "; a sync would write to the cluster only"
-						}
-					}
-				default:
-					plan.Action, plan.Message = "none", fmt.Sprintf("%s %q is in sync with tenant %s", plan.Kind, sess.SystemName, sess.Tenant)
-				}
-				if err == nil && obs.Adopted != 0 {
-					plan.Message += fmt.Sprintf(" (adopting the existing %s %d)", plan.Kind, obs.Adopted)
+		switch {
+		case !p.Exists:
+			plan.Action, plan.Message = "create", fmt.Sprintf("create %s %q (with what it holds) on tenant %s", plan.Kind, sess.SystemName, sess.Tenant)
+		case !p.UpToDate:
+			plan.Action, plan.Message = "update", fmt.Sprintf("update %s %q on tenant %s", plan.Kind, sess.SystemName, sess.Tenant)
+			if len(plan.Writes) == 0 {
+				// Nothing for 3scale: what is out of date is in the cluster (ClusterWrites).
+				plan.Action, plan.Message = "none", fmt.Sprintf("%s %q is in sync with tenant %s", plan.Kind, sess.SystemName, sess.Tenant)
+				if len(plan.ClusterWrites) > 0 {
+					plan.Message += "; a sync would write to the cluster only"
 				}
 			}
+		default:
+			plan.Action, plan.Message = "none", fmt.Sprintf("%s %q is in sync with tenant %s", plan.Kind, sess.SystemName, sess.Tenant)
+		}
+		if p.Adopted != 0 {
+			plan.Message += fmt.Sprintf(" (adopting the existing %s %d)", plan.Kind, p.Adopted)
 		}
 	}
 	if err != nil {

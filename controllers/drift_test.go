@@ -305,7 +305,7 @@ func TestPlanDriftCheckTrustsItsDependenciesSnapshots(t *testing.T) {
 		Metrics: map[string]tsclient.Metric{"hits": {ID: 90}}}})
 	s := &ApplicationPlanSyncer{Peers: snapshots}
 	want := planDesired{ProductID: 7, Backends: map[string]int64{"pets": 9}}
-	sess := &engine.Session{Remote: remote, Tenant: tenant, ForceRead: true, Desired: want}
+	sess := &engine.Session{Remote: remote, Tenant: tenant, ForceRead: true}
 
 	ids, err := s.metricIDs(tsclient.WithBackground(context.Background()), sess, want)
 	if err != nil {

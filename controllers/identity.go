@@ -133,7 +133,7 @@ func createOrAdopt[R any](systemName string, create func() (*R, error), obj engi
 
 // made is a TypedSyncer's Create result for a remote object created (fresh) or found already there by
 // createOrAdopt.
-func made[S any](snap S, fresh bool, err error) (engine.Created[S], error) {
+func made[S engine.Snapshot[S]](snap S, fresh bool, err error) (engine.Created[S], error) {
 	return engine.Created[S]{Snapshot: snap, Existing: !fresh}, err
 }
 

@@ -64,12 +64,14 @@ type kindRow interface {
 }
 
 // kindOf is the row of the kind of T.
-type kindOf[T engine.Object] struct {
+type kindOf[T engine.Object, D any, S engine.Snapshot[S]] struct {
 	name    string
 	newObj  func() T
 	newList func() client.ObjectList
-	// syncer builds the kind's syncer from d.
-	syncer func(d kindDeps) engine.Syncer[T]
+	// snapshotKind names the kind's remote snapshots in the shared cache.
+	snapshotKind string
+	// syncer builds the kind's syncer from d: D is its desired state, S its remote snapshot.
+	syncer func(d kindDeps) engine.TypedSyncer[T, D, S]
 	// watches are the kind's own extra watches (what its syncer reads beyond the reference graph), and
 	// ownIndexes the field indexes they use.
 	watches    func(reader client.Reader) []watch
@@ -80,21 +82,21 @@ type kindOf[T engine.Object] struct {
 	secretFields func(obj T) []string
 }
 
-func (k kindOf[T]) Name() string               { return k.name }
-func (k kindOf[T]) New() client.Object         { return k.newObj() }
-func (k kindOf[T]) NewList() client.ObjectList { return k.newList() }
-func (k kindOf[T]) Planned() bool              { return !k.notPlanned }
-func (k kindOf[T]) indexes() []fieldIndex      { return k.ownIndexes }
+func (k kindOf[T, D, S]) Name() string               { return k.name }
+func (k kindOf[T, D, S]) New() client.Object         { return k.newObj() }
+func (k kindOf[T, D, S]) NewList() client.ObjectList { return k.newList() }
+func (k kindOf[T, D, S]) Planned() bool              { return !k.notPlanned }
+func (k kindOf[T, D, S]) indexes() []fieldIndex      { return k.ownIndexes }
 
-func (k kindOf[T]) controller(sh shared, d kindDeps) error {
+func (k kindOf[T, D, S]) controller(sh shared, d kindDeps) error {
 	var watches []watch
 	if k.watches != nil {
 		watches = k.watches(sh.reader)
 	}
-	return kindController(sh, k.name, k.newObj, k.syncer(d), k.newList(), watches...)
+	return kindController(sh, k.reconciler(d), k.newList(), watches...)
 }
 
-func (k kindOf[T]) plan(ctx context.Context, mem client.Client, d kindDeps, obj client.Object, plan *Plan) error {
+func (k kindOf[T, D, S]) plan(ctx context.Context, mem client.Client, d kindDeps, obj client.Object, plan *Plan) error {
 	o, ok := obj.(T)
 	if !ok {
 		return fmt.Errorf("a %T is not a %s", obj, k.name)
@@ -102,56 +104,61 @@ func (k kindOf[T]) plan(ctx context.Context, mem client.Client, d kindDeps, obj 
 	if k.secretFields != nil {
 		plan.SecretFields = append(plan.SecretFields, k.secretFields(o)...)
 	}
-	return planOne(ctx, mem, k.syncer(d), o, plan)
+	return planOne(ctx, mem, k.reconciler(d), o, plan)
+}
+
+// reconciler is the kind's engine, its syncer built from d; kindController fills in the rest.
+func (k kindOf[T, D, S]) reconciler(d kindDeps) *engine.Reconciler[T, D, S] {
+	return &engine.Reconciler[T, D, S]{Kind: k.name, New: k.newObj, Syncer: k.syncer(d), Snapshots: d.Snapshots, SnapshotKind: k.snapshotKind}
 }
 
 // kinds is the table of kinds, in the order kinds are created when nothing else decides it (creationOrder).
 var kinds = []kindRow{
-	kindOf[*v1alpha1.CustomPolicyDefinition]{name: "CustomPolicyDefinition",
+	kindOf[*v1alpha1.CustomPolicyDefinition, customPolicyDesired, *customPolicySnapshot]{name: "CustomPolicyDefinition", snapshotKind: snapshotKindCustomPolicy,
 		newObj:  func() *v1alpha1.CustomPolicyDefinition { return &v1alpha1.CustomPolicyDefinition{} },
 		newList: func() client.ObjectList { return &v1alpha1.CustomPolicyDefinitionList{} },
-		syncer: func(d kindDeps) engine.Syncer[*v1alpha1.CustomPolicyDefinition] {
-			return engine.Typed(snapshotKindCustomPolicy, d.Snapshots, &CustomPolicyDefinitionSyncer{Reader: d.Reader, Accounts: d.Accounts, Claims: d.claims()})
+		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.CustomPolicyDefinition, customPolicyDesired, *customPolicySnapshot] {
+			return &CustomPolicyDefinitionSyncer{Reader: d.Reader, Accounts: d.Accounts, Claims: d.claims()}
 		}},
-	kindOf[*v1alpha1.Backend]{name: "Backend",
+	kindOf[*v1alpha1.Backend, childrenSpec, *backendSnapshot]{name: "Backend", snapshotKind: snapshotKindBackend,
 		newObj:  func() *v1alpha1.Backend { return &v1alpha1.Backend{} },
 		newList: func() client.ObjectList { return &v1alpha1.BackendList{} },
-		syncer: func(d kindDeps) engine.Syncer[*v1alpha1.Backend] {
-			return engine.Typed(snapshotKindBackend, d.Snapshots, &BackendSyncer{Reader: d.Reader, Accounts: d.Accounts, Claims: d.claims(), Lists: d.Lists})
+		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.Backend, childrenSpec, *backendSnapshot] {
+			return &BackendSyncer{Reader: d.Reader, Accounts: d.Accounts, Claims: d.claims(), Lists: d.Lists}
 		}},
-	kindOf[*v1alpha1.Product]{name: "Product",
+	kindOf[*v1alpha1.Product, productDesired, *productSnapshot]{name: "Product", snapshotKind: snapshotKindProduct,
 		newObj:  func() *v1alpha1.Product { return &v1alpha1.Product{} },
 		newList: func() client.ObjectList { return &v1alpha1.ProductList{} },
-		syncer: func(d kindDeps) engine.Syncer[*v1alpha1.Product] {
-			return engine.Typed(snapshotKindProduct, d.Snapshots, &ProductSyncer{Reader: d.Reader, Accounts: d.Accounts, Applications: d.Snapshots,
+		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.Product, productDesired, *productSnapshot] {
+			return &ProductSyncer{Reader: d.Reader, Accounts: d.Accounts, Applications: d.Snapshots,
 				Claims: d.claims(), Lists: d.Lists,
-				Lifecycle: productLifecycle{Recorder: d.recorder("apimsync-product"), UsagePeriod: d.Opts.UsageReportPeriod}})
+				Lifecycle: productLifecycle{Recorder: d.recorder("apimsync-product"), UsagePeriod: d.Opts.UsageReportPeriod}}
 		}},
-	kindOf[*v1alpha1.ApplicationPlan]{name: "ApplicationPlan",
+	kindOf[*v1alpha1.ApplicationPlan, planDesired, *planSnapshot]{name: "ApplicationPlan", snapshotKind: snapshotKindPlan,
 		newObj:  func() *v1alpha1.ApplicationPlan { return &v1alpha1.ApplicationPlan{} },
 		newList: func() client.ObjectList { return &v1alpha1.ApplicationPlanList{} },
-		syncer: func(d kindDeps) engine.Syncer[*v1alpha1.ApplicationPlan] {
-			return engine.Typed(snapshotKindPlan, d.Snapshots, &ApplicationPlanSyncer{Reader: d.Reader, Accounts: d.Accounts, Peers: d.Snapshots,
-				Claims: d.claims(), Lists: d.Lists})
+		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.ApplicationPlan, planDesired, *planSnapshot] {
+			return &ApplicationPlanSyncer{Reader: d.Reader, Accounts: d.Accounts, Peers: d.Snapshots,
+				Claims: d.claims(), Lists: d.Lists}
 		},
 		// A plan's limits may name a Backend's metrics.
 		watches: func(reader client.Reader) []watch {
 			return []watch{{&v1alpha1.Backend{}, referencing(reader, &v1alpha1.ApplicationPlanList{}, indexBackendRefs)}}
 		},
 		ownIndexes: []fieldIndex{{&v1alpha1.ApplicationPlan{}, indexBackendRefs, backendRefs}}},
-	kindOf[*v1alpha1.DeveloperAccount]{name: "DeveloperAccount",
+	kindOf[*v1alpha1.DeveloperAccount, accountDesired, *accountSnapshot]{name: "DeveloperAccount", snapshotKind: snapshotKindAccount,
 		newObj:  func() *v1alpha1.DeveloperAccount { return &v1alpha1.DeveloperAccount{} },
 		newList: func() client.ObjectList { return &v1alpha1.DeveloperAccountList{} },
-		syncer: func(d kindDeps) engine.Syncer[*v1alpha1.DeveloperAccount] {
-			return engine.Typed(snapshotKindAccount, d.Snapshots, &DeveloperAccountSyncer{Reader: d.Reader, Accounts: d.Accounts, Claims: d.claims(),
-				Sent: &SentPasswords{}})
+		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.DeveloperAccount, accountDesired, *accountSnapshot] {
+			return &DeveloperAccountSyncer{Reader: d.Reader, Accounts: d.Accounts, Claims: d.claims(),
+				Sent: &SentPasswords{}}
 		}},
-	kindOf[*v1alpha1.Application]{name: "Application",
+	kindOf[*v1alpha1.Application, applicationDesired, *applicationSnapshot]{name: "Application", snapshotKind: snapshotKindApplication,
 		newObj:  func() *v1alpha1.Application { return &v1alpha1.Application{} },
 		newList: func() client.ObjectList { return &v1alpha1.ApplicationList{} },
-		syncer: func(d kindDeps) engine.Syncer[*v1alpha1.Application] {
-			return engine.Typed(snapshotKindApplication, d.Snapshots, &ApplicationSyncer{Reader: d.Reader, Writer: d.Writer, Accounts: d.Accounts,
-				Claims: d.claims()})
+		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.Application, applicationDesired, *applicationSnapshot] {
+			return &ApplicationSyncer{Reader: d.Reader, Writer: d.Writer, Accounts: d.Accounts,
+				Claims: d.claims()}
 		},
 		watches: func(reader client.Reader) []watch {
 			return []watch{
@@ -161,11 +168,11 @@ var kinds = []kindRow{
 				{&corev1.Secret{}, applicationsOfAccountsReading(reader)},
 			}
 		}},
-	kindOf[*v1alpha1.ActiveDoc]{name: "ActiveDoc",
+	kindOf[*v1alpha1.ActiveDoc, activeDocDesired, *activeDocSnapshot]{name: "ActiveDoc", snapshotKind: snapshotKindActiveDoc,
 		newObj:  func() *v1alpha1.ActiveDoc { return &v1alpha1.ActiveDoc{} },
 		newList: func() client.ObjectList { return &v1alpha1.ActiveDocList{} },
-		syncer: func(d kindDeps) engine.Syncer[*v1alpha1.ActiveDoc] {
-			return engine.Typed(snapshotKindActiveDoc, d.Snapshots, &ActiveDocSyncer{Reader: d.Reader, Accounts: d.Accounts, Claims: d.claims()})
+		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.ActiveDoc, activeDocDesired, *activeDocSnapshot] {
+			return &ActiveDocSyncer{Reader: d.Reader, Accounts: d.Accounts, Claims: d.claims()}
 		},
 		watches: func(reader client.Reader) []watch {
 			return []watch{{&corev1.ConfigMap{}, referencing(reader, &v1alpha1.ActiveDocList{}, indexConfigMapRefs)}}
@@ -179,12 +186,12 @@ var kinds = []kindRow{
 			}
 			return nil
 		}},
-	kindOf[*v1alpha1.Tenant]{name: "Tenant", notPlanned: true,
+	kindOf[*v1alpha1.Tenant, tenantDesired, *tenantSnapshot]{name: "Tenant", snapshotKind: snapshotKindTenant, notPlanned: true,
 		newObj:  func() *v1alpha1.Tenant { return &v1alpha1.Tenant{} },
 		newList: func() client.ObjectList { return &v1alpha1.TenantList{} },
-		syncer: func(d kindDeps) engine.Syncer[*v1alpha1.Tenant] {
-			return engine.Typed(snapshotKindTenant, d.Snapshots, &TenantSyncer{Reader: d.Reader, Writer: d.Writer, SecretReader: d.APIReader,
-				Accounts: d.Accounts, Claims: d.claims(), Recorder: d.recorder("apimsync-tenant")})
+		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.Tenant, tenantDesired, *tenantSnapshot] {
+			return &TenantSyncer{Reader: d.Reader, Writer: d.Writer, SecretReader: d.APIReader,
+				Accounts: d.Accounts, Claims: d.claims(), Recorder: d.recorder("apimsync-tenant")}
 		}},
 }
 

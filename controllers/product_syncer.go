@@ -204,12 +204,12 @@ var proxyDefaults = map[string]string{
 
 // Read implements engine.TypedSyncer: the service (by id, or by system name to adopt one created by a
 // lost request) and everything apimsync manages in it.
-func (s *ProductSyncer) Read(ctx context.Context, p *v1alpha1.Product, sess *engine.Session) (*productSnapshot, bool, error) {
+func (s *ProductSyncer) Read(ctx context.Context, p *v1alpha1.Product, sess *engine.Session, want productDesired) (*productSnapshot, bool, error) {
 	remote, err := locate(p, sess, s.finder(ctx, sess))
 	if err != nil || remote == nil {
 		return nil, false, err
 	}
-	snap, err := s.readAll(ctx, sess, engine.DesiredOf[productDesired](sess), *remote)
+	snap, err := s.readAll(ctx, sess, want, *remote)
 	return snap, err == nil, err
 }
 

@@ -154,20 +154,18 @@ type shared struct {
 // kindController builds the generic reconciler of one kind, its controller and its watches: Secrets it
 // reads, the objects it references (wake it when they change), and the objects that reference it
 // (wake it while it waits for them on deletion).
-func kindController[T engine.Object](sh shared, kind string, newObj func() T, syncer engine.Syncer[T], list client.ObjectList, watches ...watch) error {
-	r := &engine.Reconciler[T]{
-		Client: sh.mgr.GetClient(), Kind: kind, New: newObj, Syncer: syncer,
-		Recorder:         sh.mgr.GetEventRecorder("apimsync-" + strings.ToLower(kind)),
-		Backoff:          engine.NewOrphanBackoff(sh.opts.OrphanBackoffInitial, sh.opts.OrphanBackoffMax),
-		DriftCheckPeriod: sh.opts.DriftCheckPeriod, States: sh.states, Credentials: sh.creds,
-		InvalidRetryPeriod: max(sh.opts.InvalidRetryPeriod, 0), QuietWait: max(sh.opts.QuietWait, 0),
-		DependantGrace: max(sh.opts.DependantGrace, 0),
-		Deletions:      sh.deletions,
-		Dependants:     ownedDependants(sh.reader, referenceGraph, kind),
-		Users:          blockingUsers(sh.reader, referenceGraph, kind),
-		RetainedUnder:  retainedUnder(sh.reader, referenceGraph),
-		OwnersGoing:    ownersGoing(sh.reader, referenceGraph),
-	}
+func kindController[T engine.Object, D any, S engine.Snapshot[S]](sh shared, r *engine.Reconciler[T, D, S], list client.ObjectList, watches ...watch) error {
+	kind, newObj := r.Kind, r.New
+	r.Client = sh.mgr.GetClient()
+	r.Recorder = sh.mgr.GetEventRecorder("apimsync-" + strings.ToLower(kind))
+	r.Backoff = engine.NewOrphanBackoff(sh.opts.OrphanBackoffInitial, sh.opts.OrphanBackoffMax)
+	r.DriftCheckPeriod, r.States, r.Credentials = sh.opts.DriftCheckPeriod, sh.states, sh.creds
+	r.InvalidRetryPeriod, r.QuietWait = max(sh.opts.InvalidRetryPeriod, 0), max(sh.opts.QuietWait, 0)
+	r.DependantGrace, r.Deletions = max(sh.opts.DependantGrace, 0), sh.deletions
+	r.Dependants = ownedDependants(sh.reader, referenceGraph, kind)
+	r.Users = blockingUsers(sh.reader, referenceGraph, kind)
+	r.RetainedUnder = retainedUnder(sh.reader, referenceGraph)
+	r.OwnersGoing = ownersGoing(sh.reader, referenceGraph)
 	b := ctrl.NewControllerManagedBy(sh.mgr).For(newObj()).Named(strings.ToLower(kind)).WithOptions(sh.ctrlOpts()).
 		WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(readingSecret(sh.reader, list))).
 		// Its own kind: its deletions are recorded (a prune under way, DependantGrace), and the objects

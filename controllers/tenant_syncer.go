@@ -171,7 +171,7 @@ func (s *TenantSyncer) apiReader() client.Reader {
 
 // Read implements engine.TypedSyncer: the tenant this Tenant made (by its recorded id). A create in
 // doubt (its answer lost) that made one is reported: its token is lost.
-func (s *TenantSyncer) Read(ctx context.Context, t *v1alpha1.Tenant, sess *engine.Session) (*tenantSnapshot, bool, error) {
+func (s *TenantSyncer) Read(ctx context.Context, t *v1alpha1.Tenant, sess *engine.Session, _ tenantDesired) (*tenantSnapshot, bool, error) {
 	id := t.Status.TenantID
 	if id == 0 {
 		if !sess.CreatePending {

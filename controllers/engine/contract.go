@@ -1,6 +1,7 @@
 package engine
 
-// The contract between the engine and the per-kind syncers: what a syncer is given and returns.
+// What the engine hands a syncer (the session) and what it tells of a sync (the report); the syncer's
+// contract itself is TypedSyncer (typed.go).
 
 import (
 	"context"
@@ -36,8 +37,6 @@ type Session struct {
 	// Hash covers everything the remote state derives from (spec, tenant, dependencies' remote ids).
 	// When it equals status.syncedHash the object is in sync without asking 3scale.
 	Hash string
-	// Desired is kind-specific state computed by Resolve (dependency ids...), for Observe/Create/Update.
-	Desired any
 	// ForceRead tells Observe to read 3scale rather than trust cached snapshots (drift check, sync-now).
 	ForceRead bool
 	// AccountVersion identifies the provider-account Secret's content (a keyed hash of its data), never
@@ -61,18 +60,6 @@ type Session struct {
 // derives from.
 func (s *Session) HashOf(values ...any) string { return keyedHash(s.HashKey, values...) }
 
-// Observation is what Observe learnt of the remote object.
-type Observation struct {
-	// Exists is false when the remote object is not there (never created, or deleted behind our back).
-	Exists bool
-	// UpToDate is true when the remote object matches the spec.
-	UpToDate bool
-	// Snapshot is the remote state read (kind-specific), handed to Update.
-	Snapshot any
-	// Report is what the read tells the Synced condition (an adoption, a note).
-	Report
-}
-
 // Report is what a sync produced that the engine tells in the Synced condition, returned by Observe,
 // Create and Update.
 type Report struct {
@@ -95,31 +82,7 @@ func (r Report) after(w Report, wrote bool) Report {
 	return w
 }
 
-// Syncer says how one kind talks to 3scale. Every call is idempotent; Delete of something already gone
-// is success. Errors are classified by Classify: use Waiting and Invalid for the non-retryable ones.
-type Syncer[T Object] interface {
-	// Connect finds obj's provider account and returns a session with a client for its tenant. It makes
-	// no remote call. On deletion it must work from status alone when the spec's references are gone.
-	Connect(ctx context.Context, obj T) (*Session, error)
-	// Resolve reads what obj depends on, validates what the schema cannot (what the spec alone tells may
-	// be a Validator's), and fills in s.Hash and s.Desired. It makes no remote call.
-	Resolve(ctx context.Context, obj T, s *Session) error
-	// Observe reads the remote object.
-	Observe(ctx context.Context, obj T, s *Session) (Observation, error)
-	// Create creates the remote object, adopting one with the same system name rather than making a
-	// duplicate, and records its id in obj's status as soon as 3scale answers the create. The engine keeps
-	// its create-pending marker after a failure only while the create may have made something (see
-	// create): an error is taken to mean nothing was made when no id is recorded and it is a
-	// ReasonedError, NothingMade, a 4xx, or a request never sent; so a decision returned as a
-	// ReasonedError must come before any write that may have made the object.
-	Create(ctx context.Context, obj T, s *Session) (Report, error)
-	// Update makes the remote object match the spec, writing only what differs.
-	Update(ctx context.Context, obj T, s *Session, o Observation) (Report, error)
-	// Delete deletes the remote object; 404 is success.
-	Delete(ctx context.Context, obj T, s *Session) error
-}
-
-// Validator is an optional part of a Syncer: it checks what the object's spec alone can tell (what the
+// Validator is an optional part of a TypedSyncer: it checks what the object's spec alone can tell (what the
 // schema cannot), reading nothing, and returns an Invalid error when the spec cannot work. The engine
 // asks it before anything else, so such a spec is Invalid at once, not after a wait for a dependency or
 // the provider account that would end in the same refusal (a plan with two limits on one metric and

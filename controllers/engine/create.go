@@ -33,7 +33,7 @@ import (
 // adopted with an Event or refused; that is the safe side of the doubt. The marker is metadata: a
 // replace of the whole object (kubectl replace, Argo CD's Replace=true) while a create is in doubt drops
 // it with the finalizer, and the object created then is later seen as a stranger's too.
-func (r *Reconciler[T]) create(ctx context.Context, obj T, s *Session, w *statusWriter[T]) (Report, error) {
+func (r *Reconciler[T, D, S]) create(ctx context.Context, obj T, s *Session, want D, w *statusWriter[T, D, S]) (Report, error) {
 	if !s.CreatePending {
 		mark := nextCreateMark(obj, s.Tenant)
 		err := r.updateMetadata(ctx, obj, w, func(o client.Object) bool {
@@ -50,7 +50,7 @@ func (r *Reconciler[T]) create(ctx context.Context, obj T, s *Session, w *status
 			return Report{}, fmt.Errorf("cannot record the create-pending marker: %w", err)
 		}
 	}
-	report, err := r.Syncer.Create(ctx, obj, s)
+	report, err := r.createRemote(ctx, obj, s, want)
 	if err != nil && madeNothing(err) {
 		r.settle(obj)
 	}
@@ -61,7 +61,7 @@ func (r *Reconciler[T]) create(ctx context.Context, obj T, s *Session, w *status
 // conflict (the object changed since it was read: a spec edit, another controller's metadata) is looked
 // at again shortly, with no condition and no event (the change's own watch event brings it back too);
 // any other error is retried by the workqueue. Nothing is recorded either way.
-func (r *Reconciler[T]) metadataNotWritten(w *statusWriter[T], err error) (ctrl.Result, error) {
+func (r *Reconciler[T, D, S]) metadataNotWritten(w *statusWriter[T, D, S], err error) (ctrl.Result, error) {
 	w.done = true
 	if errors.Is(err, errObjectChanged) {
 		return ctrl.Result{RequeueAfter: time.Second}, nil
@@ -73,7 +73,7 @@ func (r *Reconciler[T]) metadataNotWritten(w *statusWriter[T], err error) (ctrl.
 // with optimistic locking: a conflict is returned). The status obj carries, set so far by this
 // reconcile, is kept for the status write at its end, and that write then diffs against the object as
 // stored now. On failure obj's metadata is as it was; a conflict is errObjectChanged.
-func (r *Reconciler[T]) updateMetadata(ctx context.Context, obj T, w *statusWriter[T], change func(client.Object) bool) error {
+func (r *Reconciler[T, D, S]) updateMetadata(ctx context.Context, obj T, w *statusWriter[T, D, S], change func(client.Object) bool) error {
 	// The update is made from the object as last read or written (w.before), not from obj: its answer is
 	// decoded into the copy sent without clearing it first, so status obj holds and the API server does
 	// not (an id just recorded) would stay in the copy, and the status write that diffs against it would
@@ -143,7 +143,7 @@ func PendingCreate(obj Object) string {
 // settle is settleCreate, remembered: should the status write that records it fail, the next reconcile
 // still knows that the create under this marker made nothing or was settled (recallSettled), and never
 // takes a same-named stranger for its own. Forgotten with the object.
-func (r *Reconciler[T]) settle(obj T) {
+func (r *Reconciler[T, D, S]) settle(obj T) {
 	settleCreate(obj)
 	if mark := obj.GetAnnotations()[v1alpha1.CreatePendingAnnotation]; mark != "" {
 		r.settled.Store(client.ObjectKeyFromObject(obj), mark)
@@ -152,7 +152,7 @@ func (r *Reconciler[T]) settle(obj T) {
 
 // recallSettled settles again, in obj as read, a create this reconciler settled whose status write may
 // have failed.
-func (r *Reconciler[T]) recallSettled(key types.NamespacedName, obj T) {
+func (r *Reconciler[T, D, S]) recallSettled(key types.NamespacedName, obj T) {
 	v, ok := r.settled.Load(key)
 	if !ok {
 		return
@@ -191,7 +191,7 @@ func leftBehindNote(kind string, st *v1alpha1.CommonStatus) string {
 	return "left untouched when its provider account moved: " + strings.Join(parts, ", ")
 }
 
-func (r *Reconciler[T]) rebindTenant(obj T, s *Session) (rebound bool) {
+func (r *Reconciler[T, D, S]) rebindTenant(obj T, s *Session) (rebound bool) {
 	st := obj.GetSyncStatus()
 	if pending := PendingCreate(obj); pending != "" && pending != s.Tenant {
 		r.settle(obj)
@@ -216,7 +216,7 @@ func (r *Reconciler[T]) rebindTenant(obj T, s *Session) (rebound bool) {
 
 // checkCredentials checks the provider account once per tenant when its Secret changed since the
 // object last synced, so that a refused token shows at once on every object using it.
-func (r *Reconciler[T]) checkCredentials(ctx context.Context, st *v1alpha1.CommonStatus, s *Session) error {
+func (r *Reconciler[T, D, S]) checkCredentials(ctx context.Context, st *v1alpha1.CommonStatus, s *Session) error {
 	if st.ProviderAccountVersion != s.AccountVersion && st.ProviderAccountVersion != "" && r.Credentials != nil {
 		if err := r.Credentials.Check(ctx, s); err != nil {
 			return err

@@ -22,16 +22,22 @@ import (
 	tsclient "github.com/apimsync/apimsync/client"
 )
 
-// Reconciler is the generic reconciler of one kind.
-type Reconciler[T Object] struct {
+// Reconciler is the generic reconciler of one kind: T its objects, D the desired state its syncer
+// resolves, S the remote state it reads.
+type Reconciler[T Object, D any, S Snapshot[S]] struct {
 	// Client reads and writes Kubernetes objects.
 	Client client.Client
 	// Kind names the kind in events, logs and metrics.
 	Kind string
 	// New returns an empty object of the kind.
 	New func() T
-	// Syncer talks to 3scale for the kind.
-	Syncer Syncer[T]
+	// Syncer talks to 3scale for the kind: the one contract between the engine and a kind, typed by its
+	// desired state D and remote snapshot S.
+	Syncer TypedSyncer[T, D, S]
+	// Snapshots caches the kind's remote snapshots under SnapshotKind (nil caches nothing: every
+	// observation reads 3scale).
+	Snapshots    SnapshotStore
+	SnapshotKind string
 	// Recorder emits an event on each sync state transition.
 	Recorder events.EventRecorder
 	// Backoff spaces the retries of orphans.
@@ -116,7 +122,7 @@ type rejection struct {
 }
 
 // Reconcile implements reconcile.Reconciler: it brings one object and its remote counterpart in line.
-func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+func (r *Reconciler[T, D, S]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	r.startOnce.Do(func() { r.started = r.now() })
 	obj := r.New()
 	if err := r.Client.Get(ctx, req.NamespacedName, obj); err != nil {
@@ -132,7 +138,7 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		// was just done. Look again in a moment.
 		return ctrl.Result{RequeueAfter: 100 * time.Millisecond}, nil
 	}
-	st := &statusWriter[T]{r: r, before: obj.DeepCopyObject().(T)}
+	st := &statusWriter[T, D, S]{r: r, before: obj.DeepCopyObject().(T)}
 	r.recallSettled(req.NamespacedName, obj)
 
 	var res ctrl.Result
@@ -150,7 +156,7 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 }
 
 // sync handles an object that is not being deleted.
-func (r *Reconciler[T]) sync(ctx context.Context, obj T, w *statusWriter[T]) (ctrl.Result, error) {
+func (r *Reconciler[T, D, S]) sync(ctx context.Context, obj T, w *statusWriter[T, D, S]) (ctrl.Result, error) {
 	if v, ok := r.Syncer.(Validator[T]); ok {
 		if err := v.Validate(obj); err != nil {
 			return r.fail(ctx, obj, err)
@@ -166,7 +172,7 @@ func (r *Reconciler[T]) sync(ctx context.Context, obj T, w *statusWriter[T]) (ct
 		}
 	}
 
-	s, err := r.Syncer.Connect(ctx, obj)
+	s, err := r.connect(ctx, obj)
 	if err != nil {
 		return r.failQuietly(ctx, obj, w, err)
 	}
@@ -175,7 +181,8 @@ func (r *Reconciler[T]) sync(ctx context.Context, obj T, w *statusWriter[T]) (ct
 	if err := r.checkCredentials(ctx, st, s); err != nil {
 		return r.fail(ctx, obj, err)
 	}
-	if err := r.Syncer.Resolve(ctx, obj, s); err != nil {
+	want, err := r.resolve(ctx, obj, s)
+	if err != nil {
 		if s.SystemName != "" {
 			// Recorded even when the sync cannot go on: the owner-key index finds a waiting object by it
 			// (the loser of an ownership conflict, woken when the holder goes).
@@ -234,21 +241,21 @@ func (r *Reconciler[T]) sync(ctx context.Context, obj T, w *statusWriter[T]) (ct
 
 	s.ForceRead = driftDue || syncNow != st.SyncNow
 	ctx, progress := tsclient.WithProgress(ctx)
-	obs, err := r.Syncer.Observe(ctx, obj, s)
+	obs, err := r.observe(ctx, obj, s, want)
 	report := obs.Report
 	if err == nil {
 		var wrote Report
 		switch {
 		case !obs.Exists:
-			wrote, err = r.create(ctx, obj, s, w)
+			wrote, err = r.create(ctx, obj, s, want, w)
 		case !controllerutil.ContainsFinalizer(obj, Finalizer):
 			// Observe adopted an existing object: the finalizer goes on before the object is written to
 			// or its id recorded.
 			if err = r.updateMetadata(ctx, obj, w, addFinalizer); err == nil && !obs.UpToDate {
-				wrote, err = r.Syncer.Update(ctx, obj, s, obs)
+				wrote, err = r.update(ctx, obj, s, want, obs.snapshot.Clone())
 			}
 		case !obs.UpToDate:
-			wrote, err = r.Syncer.Update(ctx, obj, s, obs)
+			wrote, err = r.update(ctx, obj, s, want, obs.snapshot.Clone())
 		}
 		report = report.after(wrote, !obs.Exists || !obs.UpToDate)
 	}

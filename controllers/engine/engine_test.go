@@ -28,7 +28,7 @@ import (
 	tsclient "github.com/apimsync/apimsync/client"
 )
 
-// fakeSyncer is a Syncer made of funcs; nil funcs succeed. It counts calls.
+// fakeSyncer is a TypedSyncer made of funcs; nil funcs succeed. It counts calls (its Read as "Observe").
 type fakeSyncer struct {
 	// lastBackground: the last Observe was made as background work (a drift check).
 	lastBackground bool
@@ -45,6 +45,27 @@ type fakeSyncer struct {
 	tenant         string // default acme-admin.example.com
 	version        string // the provider account's version
 }
+
+// Observation is what the fake's observe finds: whether the remote object exists and matches, and the
+// id of one found that the resource does not record (Adopted: the engine announces it as an adoption).
+type Observation struct {
+	Exists, UpToDate bool
+	Report
+}
+
+// fakeSnapshot is the fake's remote state: its id and whether it matches.
+type fakeSnapshot struct {
+	id       int64
+	upToDate bool
+}
+
+func (f *fakeSnapshot) RemoteID() int64 { return f.id }
+func (f *fakeSnapshot) Clone() *fakeSnapshot {
+	c := *f
+	return &c
+}
+
+var _ TypedSyncer[*v1alpha1.Backend, struct{}, *fakeSnapshot] = &fakeSyncer{}
 
 func (f *fakeSyncer) count(name string) {
 	if f.calls == nil {
@@ -67,39 +88,59 @@ func (f *fakeSyncer) Connect(_ context.Context, _ *v1alpha1.Backend) (*Session, 
 	return &Session{Tenant: tenant, SecretName: "threescale-provider-account", AccountVersion: f.version}, nil
 }
 
-func (f *fakeSyncer) Resolve(_ context.Context, _ *v1alpha1.Backend, s *Session) error {
+func (f *fakeSyncer) SystemName(*v1alpha1.Backend) string { return "pets" }
+
+func (f *fakeSyncer) Resolve(context.Context, *v1alpha1.Backend, *Session) (Resolved[struct{}], error) {
 	f.count("Resolve")
-	s.SystemName, s.Hash = "pets", f.hash
 	if f.resolve != nil {
-		return f.resolve()
+		if err := f.resolve(); err != nil {
+			return Resolved[struct{}]{}, err
+		}
 	}
-	return nil
+	return Resolved[struct{}]{Hash: f.hash}, nil
 }
 
-func (f *fakeSyncer) Observe(ctx context.Context, b *v1alpha1.Backend, s *Session) (Observation, error) {
+func (f *fakeSyncer) Read(ctx context.Context, b *v1alpha1.Backend, s *Session, _ struct{}) (*fakeSnapshot, bool, error) {
 	f.count("Observe")
 	f.lastS, f.lastObj, f.lastBackground = s, b, tsclient.IsBackground(ctx)
+	o := Observation{Exists: true, UpToDate: true}
 	if f.observe != nil {
-		return f.observe(s)
+		var err error
+		if o, err = f.observe(s); err != nil {
+			return nil, false, err
+		}
 	}
-	return Observation{Exists: true, UpToDate: true}, nil
+	if !o.Exists {
+		return nil, false, nil
+	}
+	id := o.Adopted
+	if id == 0 {
+		id = b.Status.BackendID
+	}
+	return &fakeSnapshot{id: id, upToDate: o.UpToDate}, true, nil
 }
 
-func (f *fakeSyncer) Create(_ context.Context, b *v1alpha1.Backend, _ *Session) (Report, error) {
+func (f *fakeSyncer) Compare(_ context.Context, _ *v1alpha1.Backend, _ *Session, _ struct{}, snap *fakeSnapshot) (bool, error) {
+	return snap.upToDate, nil
+}
+
+func (f *fakeSyncer) Create(_ context.Context, b *v1alpha1.Backend, _ *Session, _ struct{}) (Created[*fakeSnapshot], error) {
 	f.count("Create")
 	b.Status.BackendID = 42
 	if f.create != nil {
-		return Report{}, f.create(b)
+		if err := f.create(b); err != nil {
+			return Created[*fakeSnapshot]{}, err
+		}
 	}
-	return Report{}, nil
+	return Created[*fakeSnapshot]{Snapshot: &fakeSnapshot{id: b.Status.BackendID, upToDate: true}}, nil
 }
 
-func (f *fakeSyncer) Update(context.Context, *v1alpha1.Backend, *Session, Observation) (Report, error) {
+func (f *fakeSyncer) Update(context.Context, *v1alpha1.Backend, *Session, struct{}, *fakeSnapshot) (*fakeSnapshot, error) {
 	f.count("Update")
 	if f.update != nil {
-		return Report{}, f.update()
+		return nil, f.update()
 	}
-	return Report{}, nil
+	return nil, nil
 }
 
 func (f *fakeSyncer) Delete(_ context.Context, _ *v1alpha1.Backend, s *Session) error {
@@ -115,7 +156,7 @@ type harness struct {
 	t      *testing.T
 	client client.Client
 	syncer *fakeSyncer
-	rec    *Reconciler[*v1alpha1.Backend]
+	rec    *Reconciler[*v1alpha1.Backend, struct{}, *fakeSnapshot]
 	events *events.FakeRecorder
 	now    time.Time
 	key    types.NamespacedName
@@ -130,7 +171,7 @@ func newHarness(t *testing.T, obj *v1alpha1.Backend) *harness {
 	c := fake.NewClientBuilder().WithScheme(scheme).WithStatusSubresource(&v1alpha1.Backend{}).WithObjects(obj).Build()
 	h := &harness{t: t, client: c, syncer: &fakeSyncer{hash: "h1"}, events: events.NewFakeRecorder(100),
 		now: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC), key: client.ObjectKeyFromObject(obj)}
-	h.rec = &Reconciler[*v1alpha1.Backend]{
+	h.rec = &Reconciler[*v1alpha1.Backend, struct{}, *fakeSnapshot]{
 		Client: c, Kind: "Backend", New: func() *v1alpha1.Backend { return &v1alpha1.Backend{} },
 		Syncer: h.syncer, Recorder: h.events, Backoff: NewOrphanBackoff(time.Second, time.Minute),
 		DriftCheckPeriod: time.Hour, Now: func() time.Time { return h.now }, States: NewStateTracker(),
@@ -641,7 +682,7 @@ func TestOverdueDriftChecksWaitForTheirSlot(t *testing.T) {
 	b := h.get()
 	// A new manager (a fresh reconciler) five hours later.
 	h.now = h.now.Add(5 * time.Hour)
-	h.rec = &Reconciler[*v1alpha1.Backend]{Client: h.client, Kind: "Backend", New: h.rec.New, Syncer: h.syncer, Recorder: h.events,
+	h.rec = &Reconciler[*v1alpha1.Backend, struct{}, *fakeSnapshot]{Client: h.client, Kind: "Backend", New: h.rec.New, Syncer: h.syncer, Recorder: h.events,
 		Backoff: NewOrphanBackoff(time.Second, time.Minute), DriftCheckPeriod: time.Hour, Now: func() time.Time { return h.now }, States: NewStateTracker()}
 	h.syncer.calls = nil
 	res, err := h.reconcile()

@@ -24,7 +24,7 @@ import (
 // right after its own create whose answer was lost (create-pending marker), and only on the tenant the
 // id belongs to. A resource that never held one (it lost an ownership conflict, was Orphan or Invalid
 // all along) deletes nothing remotely.
-func (r *Reconciler[T]) finalize(ctx context.Context, obj T, w *statusWriter[T]) (ctrl.Result, error) {
+func (r *Reconciler[T, D, S]) finalize(ctx context.Context, obj T, w *statusWriter[T, D, S]) (ctrl.Result, error) {
 	if !controllerutil.ContainsFinalizer(obj, Finalizer) {
 		return ctrl.Result{}, nil
 	}
@@ -63,7 +63,7 @@ func (r *Reconciler[T]) finalize(ctx context.Context, obj T, w *statusWriter[T])
 		if err := r.waitForUsers(ctx, obj); err != nil {
 			return r.failQuietly(ctx, obj, w, err)
 		}
-		s, err := r.Syncer.Connect(ctx, obj)
+		s, err := r.connect(ctx, obj)
 		if err != nil {
 			return r.fail(ctx, obj, err)
 		}
@@ -79,7 +79,7 @@ func (r *Reconciler[T]) finalize(ctx context.Context, obj T, w *statusWriter[T])
 			}
 			left, wentWithOwner, err := leaveToOwners(obj, r.deletionGraceLeft(obj), owners)
 			if err == nil && !left {
-				err = r.Syncer.Delete(ctx, obj, s)
+				err = r.deleteRemote(ctx, obj, s)
 			}
 			if err != nil {
 				return r.failQuietly(ctx, obj, w, err)
@@ -124,7 +124,7 @@ func (r *Reconciler[T]) finalize(ctx context.Context, obj T, w *statusWriter[T])
 // writes for nothing. Past QuietWait the owner says what it waits for, so that a stuck one shows. For
 // DependantGrace from its deletion, the owner leaves the dependants not being deleted yet to whoever
 // deleted it (a prune deletes them a moment later), and looks again when the grace ends.
-func (r *Reconciler[T]) deleteDependants(ctx context.Context, obj T) error {
+func (r *Reconciler[T, D, S]) deleteDependants(ctx context.Context, obj T) error {
 	deps, err := related(ctx, r.Dependants, obj)
 	if err != nil || len(deps) == 0 {
 		return err
@@ -187,7 +187,7 @@ func (r *Reconciler[T]) deleteDependants(ctx context.Context, obj T) error {
 // (the timestamp is the API server's clock); it lasts DependantGrace from then, or from the last
 // deletion seen in its namespace since, and never more than dependantGraceCap times DependantGrace from
 // its beginning.
-func (r *Reconciler[T]) deletionGraceLeft(obj T) time.Duration {
+func (r *Reconciler[T, D, S]) deletionGraceLeft(obj T) time.Duration {
 	if r.DependantGrace <= 0 || r.Deletions.IsOurs(obj.GetUID()) {
 		return 0 // deleted by its owner's cascade: no prune to wait for, and its owner is going
 	}
@@ -216,7 +216,7 @@ const dependantGraceCap = 10
 // deleteDependant deletes a dependant, unless this reconciler asked for it in the last few seconds: the
 // cache may not show its deletion yet, and every change of the owner's dependants wakes the owner again
 // (in a mass deletion, several DELETEs of each for one that is needed).
-func (r *Reconciler[T]) deleteDependant(ctx context.Context, owner T, d client.Object) error {
+func (r *Reconciler[T, D, S]) deleteDependant(ctx context.Context, owner T, d client.Object) error {
 	now := r.now()
 	// One owner is reconciled by one worker at a time: its map needs no lock of its own.
 	v, _ := r.deleting.LoadOrStore(client.ObjectKeyFromObject(owner), map[string]time.Time{})
@@ -289,7 +289,7 @@ func countOf(n int, kind string) string {
 // yet: in a mass deletion (a namespace, a whole application pruned) they usually are a moment later, and
 // the condition and event would be one write each per object for nothing; past QuietWait it is Orphan,
 // naming them, for someone to act upon.
-func (r *Reconciler[T]) waitForUsers(ctx context.Context, obj T) error {
+func (r *Reconciler[T, D, S]) waitForUsers(ctx context.Context, obj T) error {
 	users, err := related(ctx, r.Users, obj)
 	if err != nil || len(users) == 0 {
 		return err

@@ -19,7 +19,7 @@ import (
 // quietWait tells whether err is a quiet wait still within its QuietWait (a Pending wait of a new or a
 // Synced object, or a GoingAway one), and how long is left of it (the object is looked at again then, if a
 // watch has not woken it before).
-func (r *Reconciler[T]) quietWait(obj T, err error) (time.Duration, bool) {
+func (r *Reconciler[T, D, S]) quietWait(obj T, err error) (time.Duration, bool) {
 	var re *ReasonedError
 	if r.QuietWait <= 0 || !errors.As(err, &re) {
 		return 0, false
@@ -56,7 +56,7 @@ func (r *Reconciler[T]) quietWait(obj T, err error) (time.Duration, bool) {
 
 // failQuietly is fail, except for a quiet wait within its QuietWait: then nothing is written (w) and the
 // object is looked at again when the wait ends.
-func (r *Reconciler[T]) failQuietly(ctx context.Context, obj T, w *statusWriter[T], err error) (ctrl.Result, error) {
+func (r *Reconciler[T, D, S]) failQuietly(ctx context.Context, obj T, w *statusWriter[T, D, S], err error) (ctrl.Result, error) {
 	if wait, ok := r.quietWait(obj, err); ok {
 		w.done = true // nothing worth a write: the status stays as it was
 		var re *ReasonedError
@@ -97,7 +97,7 @@ func admissionRetry() time.Duration {
 
 // refusedBefore tells whether 3scale refused this very attempt (same spec, dependencies and sync-now)
 // less than InvalidRetryPeriod ago, and if so how long until it may be tried again.
-func (r *Reconciler[T]) refusedBefore(key types.NamespacedName, attempt rejection, state string) (time.Duration, bool) {
+func (r *Reconciler[T, D, S]) refusedBefore(key types.NamespacedName, attempt rejection, state string) (time.Duration, bool) {
 	v, ok := r.rejected.Load(key)
 	if !ok || state != v1alpha1.ConditionInvalid {
 		return 0, false
@@ -115,7 +115,7 @@ func (r *Reconciler[T]) refusedBefore(key types.NamespacedName, attempt rejectio
 
 // nextCheck is when a synced object is looked at again: its drift check, or its syncer's periodic work
 // if sooner.
-func (r *Reconciler[T]) nextCheck(obj T, st *v1alpha1.CommonStatus, s *Session, now time.Time) time.Duration {
+func (r *Reconciler[T, D, S]) nextCheck(obj T, st *v1alpha1.CommonStatus, s *Session, now time.Time) time.Duration {
 	d := r.untilDriftCheck(obj, st, now)
 	if s.PeriodicIn > 0 && (d == 0 || s.PeriodicIn < d) {
 		d = s.PeriodicIn
@@ -123,7 +123,7 @@ func (r *Reconciler[T]) nextCheck(obj T, st *v1alpha1.CommonStatus, s *Session, 
 	return d
 }
 
-func (r *Reconciler[T]) untilDriftCheck(obj T, st *v1alpha1.CommonStatus, now time.Time) time.Duration {
+func (r *Reconciler[T, D, S]) untilDriftCheck(obj T, st *v1alpha1.CommonStatus, now time.Time) time.Duration {
 	if r.DriftCheckPeriod <= 0 || st.LastSyncTime == nil {
 		return 0
 	}
@@ -139,7 +139,7 @@ func (r *Reconciler[T]) untilDriftCheck(obj T, st *v1alpha1.CommonStatus, now ti
 // not before this reconciler started: then every period, at its slot. So the checks of objects synced
 // together (a cold start, a restore) and of objects overdue when the manager starts are spread evenly
 // over the period instead of coming all at once, and the call rate stays flat.
-func (r *Reconciler[T]) driftDueAt(obj T, st *v1alpha1.CommonStatus) time.Time {
+func (r *Reconciler[T, D, S]) driftDueAt(obj T, st *v1alpha1.CommonStatus) time.Time {
 	earliest := st.LastSyncTime.Add(r.DriftCheckPeriod / 2)
 	if earliest.Before(r.started) {
 		earliest = r.started
@@ -162,20 +162,20 @@ func driftSlot(uid types.UID, earliest time.Time, period time.Duration) time.Tim
 	return time.Unix(0, n*p+phase)
 }
 
-func (r *Reconciler[T]) now() time.Time {
+func (r *Reconciler[T, D, S]) now() time.Time {
 	if r.Now != nil {
 		return r.Now()
 	}
 	return time.Now()
 }
 
-func (r *Reconciler[T]) track(id types.NamespacedName, obj T) {
+func (r *Reconciler[T, D, S]) track(id types.NamespacedName, obj T) {
 	if r.States != nil {
 		r.States.Set(r.Kind, id, SyncState(obj.GetSyncStatus()))
 	}
 }
 
-func (r *Reconciler[T]) forget(id types.NamespacedName) {
+func (r *Reconciler[T, D, S]) forget(id types.NamespacedName) {
 	r.Backoff.Reset(id)
 	r.quietSince.Delete(id)
 	r.deleting.Delete(id)

@@ -19,7 +19,7 @@ import (
 
 // fail turns an error into conditions and a result, by its class: waiting (Orphan, backoff), invalid
 // (Invalid, terminal) or retryable (InSync, workqueue backoff or Retry-After).
-func (r *Reconciler[T]) fail(ctx context.Context, obj T, err error) (ctrl.Result, error) {
+func (r *Reconciler[T, D, S]) fail(ctx context.Context, obj T, err error) (ctrl.Result, error) {
 	class, reason, message := Classify(err)
 	if !obj.GetDeletionTimestamp().IsZero() && reason != v1alpha1.ReasonDeletingDependants { // that one says "deleting" already
 		message = deletingPrefix + message
@@ -57,7 +57,7 @@ func (r *Reconciler[T]) fail(ctx context.Context, obj T, err error) (ctrl.Result
 }
 
 // transition sets the sync state and emits an event when it changed.
-func (r *Reconciler[T]) transition(obj T, state, reason, message string) {
+func (r *Reconciler[T, D, S]) transition(obj T, state, reason, message string) {
 	if !SetSyncState(obj.GetSyncStatus(), state, reason, message, obj.GetGeneration()) {
 		return
 	}
@@ -68,7 +68,7 @@ func (r *Reconciler[T]) transition(obj T, state, reason, message string) {
 	r.event(obj, eventType, reason, state, "%s", message)
 }
 
-func (r *Reconciler[T]) event(obj T, eventType, reason, action, format string, args ...any) {
+func (r *Reconciler[T, D, S]) event(obj T, eventType, reason, action, format string, args ...any) {
 	if r.Recorder != nil {
 		r.Recorder.Eventf(obj, nil, eventType, reason, action, format, args...)
 	}
@@ -77,15 +77,15 @@ func (r *Reconciler[T]) event(obj T, eventType, reason, action, format string, a
 // statusWriter writes an object's status at the end of a reconcile when it changed since it was last
 // read or written (before is that object; a metadata update, such as the create-pending marker's,
 // moves it on). A merge patch (no resourceVersion) never conflicts.
-type statusWriter[T Object] struct {
-	r      *Reconciler[T]
+type statusWriter[T Object, D any, S Snapshot[S]] struct {
+	r      *Reconciler[T, D, S]
 	before T
 	// done: nothing more is written in this pass (the object is gone, or the pass did nothing worth
 	// recording).
 	done bool
 }
 
-func (w *statusWriter[T]) write(ctx context.Context, obj T) error {
+func (w *statusWriter[T, D, S]) write(ctx context.Context, obj T) error {
 	// The whole objects first: a reconcile that changed nothing (most of them, in a burst) costs no
 	// conversion; the statuses as unstructured data then, so that only a difference that shows is written.
 	if w.done || equality.Semantic.DeepEqual(w.before, obj) || equality.Semantic.DeepEqual(statusOf(w.before), statusOf(obj)) {
@@ -108,7 +108,7 @@ type lastWrite struct {
 }
 
 // wrote remembers the resourceVersion of our last write of obj, for staleCache.
-func (r *Reconciler[T]) wrote(obj T) {
+func (r *Reconciler[T, D, S]) wrote(obj T) {
 	if rv, err := strconv.ParseUint(obj.GetResourceVersion(), 10, 64); err == nil {
 		r.written.Store(client.ObjectKeyFromObject(obj), lastWrite{rv: rv})
 	}
@@ -116,14 +116,14 @@ func (r *Reconciler[T]) wrote(obj T) {
 
 // finalized remembers that obj's finalizer was removed: the API server deletes it then, and answers with
 // the resourceVersion it had, so any copy of this object (this UID) the cache still holds is stale.
-func (r *Reconciler[T]) finalized(obj T) {
+func (r *Reconciler[T, D, S]) finalized(obj T) {
 	r.written.Store(client.ObjectKeyFromObject(obj), lastWrite{gone: true, uid: obj.GetUID()})
 }
 
 // staleCache reports whether obj, as the cache has it, is older than our own last write of it. Resource
 // versions are compared as numbers: the API server's are etcd revisions, comparable as integers
 // (Kubernetes' comparable resource versions, KEP-5504); one that does not parse is never called stale.
-func (r *Reconciler[T]) staleCache(key types.NamespacedName, obj T) bool {
+func (r *Reconciler[T, D, S]) staleCache(key types.NamespacedName, obj T) bool {
 	v, ok := r.written.Load(key)
 	if !ok {
 		return false

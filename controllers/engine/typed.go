@@ -6,9 +6,8 @@ import (
 	"time"
 )
 
-// The typed syncer contract: what a kind says about talking to 3scale, with typed desired and remote
-// states, and nothing of the snapshot cache, which the engine owns. Typed adapts a TypedSyncer to the
-// engine's Syncer.
+// The contract between the engine and the per-kind syncers: what a kind says about talking to 3scale,
+// with typed desired and remote states, and nothing of the snapshot cache, which the engine owns.
 
 // Resolved is what a TypedSyncer's Resolve found.
 type Resolved[D any] struct {
@@ -39,30 +38,38 @@ type SnapshotStore interface {
 	Forget(tenant, kind string, id int64)
 }
 
-// TypedSyncer says how one kind talks to 3scale. Every call is idempotent; Delete of something already
-// gone is success. Errors are classified by Classify, as for Syncer.
+// TypedSyncer says how one kind talks to 3scale: the one contract between the engine and a kind, with
+// the kind's desired state D and remote snapshot S typed end to end. Every call is idempotent; Delete of
+// something already gone is success. Errors are classified by Classify: use Waiting and Invalid for the
+// non-retryable ones.
 type TypedSyncer[T Object, D any, S Snapshot[S]] interface {
-	// Connect finds obj's provider account and returns a session with a client for its tenant (Syncer).
+	// Connect finds obj's provider account and returns a session with a client for its tenant. It makes
+	// no remote call. On deletion it must work from status alone when the spec's references are gone.
 	Connect(ctx context.Context, obj T) (*Session, error)
-	// SystemName is the effective system name of obj's remote object, from its spec alone. The adapter
+	// SystemName is the effective system name of obj's remote object, from its spec alone. The engine
 	// puts it in the session as it connects, for every call after (Delete too, where Resolve is not
 	// called), and the owner-key index finds a waiting object by it (the loser of an ownership
 	// conflict, woken when the holder goes).
 	SystemName(obj T) string
-	// Resolve reads what obj depends on and checks what the schema cannot. It makes no remote call.
+	// Resolve reads what obj depends on, checks what the schema cannot (what the spec alone tells may be
+	// a Validator's), and returns the desired state and its hash. It makes no remote call.
 	Resolve(ctx context.Context, obj T, s *Session) (Resolved[D], error)
-	// Read reads the remote object from 3scale: by the id obj recorded, or by system name (locate). It is
-	// called when no cached snapshot serves (none, or a fresh read is due); found is false when there is
-	// no remote object.
-	Read(ctx context.Context, obj T, s *Session) (snap S, found bool, err error)
+	// Read reads the remote object from 3scale: by the id obj recorded, or by system name (locate), for
+	// want (what Resolve returned). It is called when no cached snapshot serves (none, or a fresh read is
+	// due); found is false when there is no remote object.
+	Read(ctx context.Context, obj T, s *Session, want D) (snap S, found bool, err error)
 	// Compare reports whether the remote object matches obj and want (and what it keeps in Kubernetes
 	// matches too: an Application's credentials Secret). It may record in obj's status what the snapshot
 	// tells (the ids of its metrics), and refuse what the remote state cannot take (an error, as from
 	// Resolve). It makes no remote call.
 	Compare(ctx context.Context, obj T, s *Session, want D, snap S) (bool, error)
 	// Create creates the remote object, adopting one with its system name rather than making a
-	// duplicate, records its id in obj's status as soon as 3scale answers (see Syncer.Create), and returns
-	// its state as made; the engine then calls Update unless Compare says it matches.
+	// duplicate, records its id in obj's status as soon as 3scale answers, and returns its state as made;
+	// the engine then calls Update unless Compare says it matches. The engine keeps its create-pending
+	// marker after a failure only while the create may have made something (see create): an error is
+	// taken to mean nothing was made when no id is recorded and it is a ReasonedError, NothingMade, a
+	// 4xx, or a request never sent; so a decision returned as a ReasonedError must come before any write
+	// that may have made the object.
 	Create(ctx context.Context, obj T, s *Session, want D) (Created[S], error)
 	// Update makes the remote object match, writing only what differs, and returns its state after (nil
 	// when that is not known: nothing is cached). snap is the engine's own copy.
@@ -72,7 +79,7 @@ type TypedSyncer[T Object, D any, S Snapshot[S]] interface {
 }
 
 // Created is what a TypedSyncer's Create made or found.
-type Created[S any] struct {
+type Created[S Snapshot[S]] struct {
 	// Snapshot is the remote object's state as made (or as found).
 	Snapshot S
 	// Existing is true when 3scale refused the create because the object was there already (its system
@@ -99,62 +106,6 @@ type CacheChecker[D, S any] interface {
 // not cached (a product's usage report, and the applications its retirement sweep is to suspend).
 type Refresher[T Object, S any] interface {
 	Refresh(ctx context.Context, obj T, s *Session, snap S) (S, error)
-}
-
-// Typed adapts a TypedSyncer to the engine's Syncer: it keeps the kind's snapshots in store under kind,
-// reads them unless a fresh read is due, stores what Read, Create and Update return, and forgets them
-// before a write (a failed one leaves the remote state unknown) and after a deletion. The syncer's
-// Validator and OwnedBy, when it has them, are kept.
-func Typed[T Object, D any, S Snapshot[S]](kind string, store SnapshotStore, ts TypedSyncer[T, D, S]) Syncer[T] {
-	return &typed[T, D, S]{kind: kind, store: store, ts: ts}
-}
-
-type typed[T Object, D any, S Snapshot[S]] struct {
-	kind  string
-	store SnapshotStore
-	ts    TypedSyncer[T, D, S]
-}
-
-// Validate implements Validator with the syncer's, if it has one.
-func (a *typed[T, D, S]) Validate(obj T) error {
-	if v, ok := a.ts.(Validator[T]); ok {
-		return v.Validate(obj)
-	}
-	return nil
-}
-
-// Owners implements OwnedBy with the syncer's, if it has one.
-func (a *typed[T, D, S]) Owners(ctx context.Context, obj T, s *Session) []Owner {
-	if o, ok := a.ts.(OwnedBy[T]); ok {
-		return o.Owners(ctx, obj, s)
-	}
-	return nil
-}
-
-func (a *typed[T, D, S]) Connect(ctx context.Context, obj T) (*Session, error) {
-	s, err := a.ts.Connect(ctx, obj)
-	if s != nil {
-		s.SystemName = a.ts.SystemName(obj)
-	}
-	return s, err
-}
-
-func (a *typed[T, D, S]) Resolve(ctx context.Context, obj T, s *Session) error {
-	s.SystemName = a.ts.SystemName(obj)
-	r, err := a.ts.Resolve(ctx, obj, s)
-	s.PeriodicDue, s.PeriodicIn = r.PeriodicDue, r.PeriodicIn
-	if err != nil {
-		return err
-	}
-	s.Hash, s.Desired = r.Hash, r.Desired
-	return nil
-}
-
-// DesiredOf is the desired state Resolve returned, which the session carries into Read (the zero value
-// on deletion, where Resolve is not called).
-func DesiredOf[D any](s *Session) D {
-	d, _ := s.Desired.(D)
-	return d
 }
 
 // SnapshotReader reads cached snapshots (of other kinds: a plan reads its product's metric ids).
@@ -191,112 +142,175 @@ func Amend[S Snapshot[S]](store SnapshotStore, tenant, kind string, id int64, ch
 	store.Forget(tenant, kind, id)
 }
 
-func (a *typed[T, D, S]) Observe(ctx context.Context, obj T, s *Session) (Observation, error) {
+// observation is what the engine learnt of the remote object in one sync.
+type observation[S any] struct {
+	// Exists is false when the remote object is not there (never created, or deleted behind our back).
+	Exists bool
+	// UpToDate is true when the remote object matches the spec.
+	UpToDate bool
+	// snapshot is the remote state read, handed (a copy) to Update.
+	snapshot S
+	// Report is what the read tells the Synced condition (an adoption, a note).
+	Report
+}
+
+// connect is the syncer's Connect, with the system name put in the session for every call after (Delete
+// too, where Resolve is not called).
+func (r *Reconciler[T, D, S]) connect(ctx context.Context, obj T) (*Session, error) {
+	s, err := r.Syncer.Connect(ctx, obj)
+	if s != nil {
+		s.SystemName = r.Syncer.SystemName(obj)
+	}
+	return s, err
+}
+
+// resolve is the syncer's Resolve: the desired state, returned, and the hash and periodic work, put in
+// the session.
+func (r *Reconciler[T, D, S]) resolve(ctx context.Context, obj T, s *Session) (D, error) {
+	s.SystemName = r.Syncer.SystemName(obj)
+	res, err := r.Syncer.Resolve(ctx, obj, s)
+	s.PeriodicDue, s.PeriodicIn = res.PeriodicDue, res.PeriodicIn
+	if err != nil {
+		var zero D
+		return zero, err
+	}
+	s.Hash = res.Hash
+	return res.Desired, nil
+}
+
+// cached is the kind's cached snapshot of id on tenant, if there is one.
+func (r *Reconciler[T, D, S]) cached(tenant string, id int64) (S, bool) {
+	var zero S
+	if r.Snapshots == nil {
+		return zero, false
+	}
+	v, ok := r.Snapshots.Lookup(tenant, r.SnapshotKind, id)
+	if !ok {
+		return zero, false
+	}
+	snap, ok := v.(S)
+	return snap, ok
+}
+
+// remember caches snap as the kind's remote state on tenant.
+func (r *Reconciler[T, D, S]) remember(tenant string, snap S) {
+	if r.Snapshots != nil {
+		r.Snapshots.Put(tenant, r.SnapshotKind, snap.RemoteID(), snap)
+	}
+}
+
+// unknown forgets the kind's cached snapshot of id on tenant: a write under way leaves it unknown.
+func (r *Reconciler[T, D, S]) unknown(tenant string, id int64) {
+	if r.Snapshots != nil && id != 0 {
+		r.Snapshots.Forget(tenant, r.SnapshotKind, id)
+	}
+}
+
+// observe reads the remote object: from the cache unless a fresh read is due (or the cached snapshot
+// does not serve want: CacheChecker), else with the syncer's Read, whose snapshot it caches.
+func (r *Reconciler[T, D, S]) observe(ctx context.Context, obj T, s *Session, want D) (observation[S], error) {
 	id := obj.GetRemoteID()
 	if id != 0 && !s.ForceRead {
-		if v, ok := a.store.Lookup(s.Tenant, a.kind, id); ok {
-			if snap, ok := v.(S); ok && a.serves(s, snap) {
-				return a.observed(ctx, obj, s, snap, Report{})
-			}
+		if snap, ok := r.cached(s.Tenant, id); ok && r.serves(want, snap) {
+			return r.observed(ctx, obj, s, want, snap, Report{})
 		}
 	}
-	snap, found, err := a.ts.Read(ctx, obj, s)
+	snap, found, err := r.Syncer.Read(ctx, obj, s, want)
 	if err != nil || !found {
 		if id != 0 && obj.GetRemoteID() == 0 { // its recorded object is gone from 3scale
-			a.store.Forget(s.Tenant, a.kind, id)
+			r.unknown(s.Tenant, id)
 		}
-		return Observation{}, err
+		return observation[S]{}, err
 	}
-	a.store.Put(s.Tenant, a.kind, snap.RemoteID(), snap)
+	r.remember(s.Tenant, snap)
 	var report Report
 	if id == 0 && !s.CreatePending {
 		// Read found by system name an object that no create of this resource made: an adoption.
 		report.Adopted = snap.RemoteID()
 	}
-	return a.observed(ctx, obj, s, snap, report)
+	return r.observed(ctx, obj, s, want, snap, report)
 }
 
 // note is the Noter's note on snap, if the syncer has one and snap is known.
-func (a *typed[T, D, S]) note(obj T, snap S) string {
-	if n, ok := a.ts.(Noter[T, S]); ok && !isNil(snap) {
+func (r *Reconciler[T, D, S]) note(obj T, snap S) string {
+	if n, ok := r.Syncer.(Noter[T, S]); ok && !isNil(snap) {
 		return n.Note(obj, snap)
 	}
 	return ""
 }
 
-// serves tells whether a cached snapshot serves the session's desired state (CacheChecker).
-func (a *typed[T, D, S]) serves(s *Session, snap S) bool {
-	c, ok := a.ts.(CacheChecker[D, S])
-	return !ok || c.Serves(DesiredOf[D](s), snap)
+// serves tells whether a cached snapshot serves the desired state (CacheChecker).
+func (r *Reconciler[T, D, S]) serves(want D, snap S) bool {
+	c, ok := r.Syncer.(CacheChecker[D, S])
+	return !ok || c.Serves(want, snap)
 }
 
-// observed is what Observe tells of an existing remote object, after the periodic work if it is due.
-func (a *typed[T, D, S]) observed(ctx context.Context, obj T, s *Session, snap S, report Report) (Observation, error) {
-	if r, ok := a.ts.(Refresher[T, S]); ok && s.PeriodicDue && obj.GetRemoteID() != 0 {
+// observed is what observe tells of an existing remote object, after the periodic work if it is due.
+func (r *Reconciler[T, D, S]) observed(ctx context.Context, obj T, s *Session, want D, snap S, report Report) (observation[S], error) {
+	if p, ok := r.Syncer.(Refresher[T, S]); ok && s.PeriodicDue && obj.GetRemoteID() != 0 {
 		var err error
-		if snap, err = r.Refresh(ctx, obj, s, snap); err != nil {
-			return Observation{}, err
+		if snap, err = p.Refresh(ctx, obj, s, snap); err != nil {
+			return observation[S]{}, err
 		}
 	}
-	upToDate, err := a.ts.Compare(ctx, obj, s, DesiredOf[D](s), snap)
+	upToDate, err := r.Syncer.Compare(ctx, obj, s, want, snap)
 	if err != nil {
-		return Observation{}, err
+		return observation[S]{}, err
 	}
-	report.Note = a.note(obj, snap)
-	return Observation{Exists: true, UpToDate: upToDate, Snapshot: snap, Report: report}, nil
+	report.Note = r.note(obj, snap)
+	return observation[S]{Exists: true, UpToDate: upToDate, snapshot: snap, Report: report}, nil
 }
 
-func (a *typed[T, D, S]) Create(ctx context.Context, obj T, s *Session) (Report, error) {
-	want := DesiredOf[D](s)
-	made, err := a.ts.Create(ctx, obj, s, want)
+// createRemote is the syncer's Create, then its Update unless Compare says the object made matches.
+func (r *Reconciler[T, D, S]) createRemote(ctx context.Context, obj T, s *Session, want D) (Report, error) {
+	made, err := r.Syncer.Create(ctx, obj, s, want)
 	if err != nil {
 		return Report{}, err
 	}
 	snap := made.Snapshot
-	var report Report
-	if made.Existing && !s.CreatePending {
-		report.Adopted = snap.RemoteID()
-	}
-	upToDate, err := a.ts.Compare(ctx, obj, s, want, snap)
+	report := Report{Adopted: made.AdoptedBy(s)}
+	upToDate, err := r.Syncer.Compare(ctx, obj, s, want, snap)
 	if err != nil {
 		return Report{}, err
 	}
 	if upToDate {
-		a.store.Put(s.Tenant, a.kind, snap.RemoteID(), snap)
-		report.Note = a.note(obj, snap)
+		r.remember(s.Tenant, snap)
+		report.Note = r.note(obj, snap)
 		return report, nil
 	}
-	updated, err := a.update(ctx, obj, s, want, snap.Clone())
+	updated, err := r.update(ctx, obj, s, want, snap.Clone())
 	updated.Adopted = report.Adopted
 	return updated, err
 }
 
-func (a *typed[T, D, S]) Update(ctx context.Context, obj T, s *Session, o Observation) (Report, error) {
-	snap, _ := o.Snapshot.(S) // what Observe returned
-	return a.update(ctx, obj, s, DesiredOf[D](s), snap.Clone())
+// AdoptedBy is the id of the object a create found already there (Existing) and that no create of this
+// resource made (no create was pending on the session): an adoption the engine announces; 0 otherwise.
+func (c Created[S]) AdoptedBy(s *Session) int64 {
+	if !c.Existing || s.CreatePending || isNil(c.Snapshot) {
+		return 0
+	}
+	return c.Snapshot.RemoteID()
 }
 
-func (a *typed[T, D, S]) update(ctx context.Context, obj T, s *Session, want D, snap S) (Report, error) {
-	id := snap.RemoteID()
-	a.store.Forget(s.Tenant, a.kind, id) // a failed write leaves the remote state unknown: read it next time
-	next, err := a.ts.Update(ctx, obj, s, want, snap)
+// update is the syncer's Update of snap (the engine's own copy), whose result it caches.
+func (r *Reconciler[T, D, S]) update(ctx context.Context, obj T, s *Session, want D, snap S) (Report, error) {
+	r.unknown(s.Tenant, snap.RemoteID()) // a failed write leaves the remote state unknown: read it next time
+	next, err := r.Syncer.Update(ctx, obj, s, want, snap)
 	if err != nil || isNil(next) {
 		return Report{}, err
 	}
-	a.store.Put(s.Tenant, a.kind, next.RemoteID(), next)
-	return Report{Note: a.note(obj, next)}, nil
+	r.remember(s.Tenant, next)
+	return Report{Note: r.note(obj, next)}, nil
 }
 
-func (a *typed[T, D, S]) Delete(ctx context.Context, obj T, s *Session) error {
+// deleteRemote is the syncer's Delete; the kind's snapshots of what obj held are forgotten.
+func (r *Reconciler[T, D, S]) deleteRemote(ctx context.Context, obj T, s *Session) error {
 	before := obj.GetRemoteID()
-	if err := a.ts.Delete(ctx, obj, s); err != nil {
+	if err := r.Syncer.Delete(ctx, obj, s); err != nil {
 		return err
 	}
-	for _, id := range []int64{before, obj.GetRemoteID()} {
-		if id != 0 {
-			a.store.Forget(s.Tenant, a.kind, id)
-		}
-	}
+	r.unknown(s.Tenant, before)
+	r.unknown(s.Tenant, obj.GetRemoteID())
 	return nil
 }
 
@@ -304,4 +318,34 @@ func (a *typed[T, D, S]) Delete(ctx context.Context, obj T, s *Session) error {
 func isNil(v any) bool {
 	r := reflect.ValueOf(v)
 	return !r.IsValid() || (r.Kind() == reflect.Pointer && r.IsNil())
+}
+
+// Preview is what a sync of one object would find, for diff: the session it would use, whether the
+// remote object exists and matches, and what it would adopt.
+type Preview struct {
+	Session  *Session
+	Exists   bool
+	UpToDate bool
+	Adopted  int64
+}
+
+// Preview connects and resolves obj, reads its remote object from 3scale (never the cache) and, when it
+// exists but differs, runs the syncer's Update: with a session whose client records writes instead of
+// sending them (diff's), that lists what a sync would write. It changes nothing in Kubernetes.
+func (r *Reconciler[T, D, S]) Preview(ctx context.Context, obj T) (Preview, error) {
+	s, err := r.connect(ctx, obj)
+	if err != nil {
+		return Preview{}, err
+	}
+	want, err := r.resolve(ctx, obj, s)
+	if err != nil {
+		return Preview{Session: s}, err
+	}
+	s.ForceRead = true
+	obs, err := r.observe(ctx, obj, s, want)
+	p := Preview{Session: s, Exists: obs.Exists, UpToDate: obs.UpToDate, Adopted: obs.Adopted}
+	if err == nil && obs.Exists && !obs.UpToDate {
+		_, err = r.update(ctx, obj, s, want, obs.snapshot.Clone())
+	}
+	return p, err
 }
