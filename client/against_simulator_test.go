@@ -303,6 +303,21 @@ func TestClientFlowAgainstSimulator(t *testing.T) {
 	counts["pricing_rules"] = 1
 	checkCounts(t, f, "pricing", counts)
 
+	// Features: the product's, enabled on the plan; enabling again is success (porta's 409).
+	gold := outcome(c.CreateProductFeature(ctx, p.ID, FeatureParams{Name: "Gold", SystemName: "gold", Description: "24/7",
+		Scope: FeatureScopeApplicationPlan})).must(t, "create feature")
+	checkSame(t, "created feature", &Feature{ID: gold.ID, Name: "Gold", SystemName: "gold", Description: "24/7", Scope: "application_plan", Visible: true}, gold)
+	gold = outcome(c.UpdateProductFeature(ctx, p.ID, gold.ID, FeatureParams{Name: "Gold support", SystemName: "gold"})).must(t, "update feature")
+	checkSame(t, "features", []Feature{*gold}, outcome(c.ListProductFeatures(ctx, p.ID)).must(t, "list features"))
+	mustDo(t, "enable feature", c.EnablePlanFeature(ctx, plan.ID, gold.ID))
+	mustDo(t, "enable feature again", c.EnablePlanFeature(ctx, plan.ID, gold.ID))
+	checkSame(t, "plan features", []Feature{*gold}, outcome(c.ListPlanFeatures(ctx, plan.ID)).must(t, "list plan features"))
+	mustDo(t, "disable feature", c.DisablePlanFeature(ctx, plan.ID, gold.ID))
+	if err := c.DisablePlanFeature(ctx, plan.ID, gold.ID); !IsNotFound(err) {
+		t.Errorf("disabling a feature not enabled: %v, want not found", err)
+	}
+	mustDo(t, "delete feature", c.DeleteProductFeature(ctx, p.ID, gold.ID))
+
 	// A used backend cannot be deleted.
 	err := c.DeleteBackend(ctx, b.ID)
 	if !IsInUse(err) || IsForbidden(err) {

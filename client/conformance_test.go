@@ -136,8 +136,21 @@ var clientCalls = map[string]func(ctx context.Context, c *Client) error{
 		_, err := c.UpdateLimit(ctx, 61, 31, 71, LimitParams{Period: "month", Value: 2000})
 		return err
 	},
-	"DeleteLimit":      func(ctx context.Context, c *Client) error { return c.DeleteLimit(ctx, 61, 31, 71) },
-	"ListPricingRules": func(ctx context.Context, c *Client) error { _, err := c.ListPricingRules(ctx, 61); return err },
+	"DeleteLimit":         func(ctx context.Context, c *Client) error { return c.DeleteLimit(ctx, 61, 31, 71) },
+	"ListProductFeatures": func(ctx context.Context, c *Client) error { _, err := c.ListProductFeatures(ctx, 11); return err },
+	"CreateProductFeature": func(ctx context.Context, c *Client) error {
+		_, err := c.CreateProductFeature(ctx, 11, FeatureParams{Name: "Gold", SystemName: "gold", Description: "24/7", Scope: FeatureScopeApplicationPlan})
+		return err
+	},
+	"UpdateProductFeature": func(ctx context.Context, c *Client) error {
+		_, err := c.UpdateProductFeature(ctx, 11, 91, FeatureParams{Name: "Gold", SystemName: "gold", Description: "24/7"})
+		return err
+	},
+	"DeleteProductFeature": func(ctx context.Context, c *Client) error { return c.DeleteProductFeature(ctx, 11, 91) },
+	"ListPlanFeatures":     func(ctx context.Context, c *Client) error { _, err := c.ListPlanFeatures(ctx, 61); return err },
+	"EnablePlanFeature":    func(ctx context.Context, c *Client) error { return c.EnablePlanFeature(ctx, 61, 91) },
+	"DisablePlanFeature":   func(ctx context.Context, c *Client) error { return c.DisablePlanFeature(ctx, 61, 91) },
+	"ListPricingRules":     func(ctx context.Context, c *Client) error { _, err := c.ListPricingRules(ctx, 61); return err },
 	"CreatePricingRule": func(ctx context.Context, c *Client) error {
 		_, err := c.CreatePricingRule(ctx, 61, 31, PricingRuleParams{Min: 1, Max: 100, CostPerUnit: "0.05"})
 		return err

@@ -144,6 +144,9 @@ const (
 	portaLimit  = `{"id":71,"metric_id":3,"plan_id":61,"period":"month","value":1000,"created_at":"2026-01-02T10:00:00Z","updated_at":"2026-01-02T10:00:00Z"}`
 	portaPrice  = `{"id":81,"metric_id":3,"plan_id":61,"cost_per_unit":"0.05","min":1,"max":100,"created_at":"2026-01-02T10:00:00Z","updated_at":"2026-01-02T10:00:00Z"}`
 	portaDelete = ``
+	// A feature as FeatureRepresenter writes it: the scope underscored, visible, no service id.
+	portaFeature = `{"id":91,"name":"Gold support","system_name":"gold","scope":"application_plan","visible":true,"description":"24/7",` +
+		`"created_at":"2026-01-02T10:00:00Z","updated_at":"2026-01-02T10:00:00Z"}`
 	// A proxy config as ProxyConfigRepresenter writes it: id, version, environment and the content, the
 	// product's APIcast configuration (Apicast::ProxySource), shortened here.
 	portaProxyConfigContent = `{"id":42,"account_id":2,"name":"Shop","system_name":"shop","backend_version":"1","deployment_option":"self_managed",
@@ -183,8 +186,9 @@ var (
 	wantUsage = &BackendUsage{ID: 6, Path: "/stock", ServiceID: 42, BackendID: 7}
 	wantPlan  = &ApplicationPlan{ID: 61, Name: "Gold", SystemName: "gold", State: "published", ApprovalRequired: true, TrialPeriodDays: 14,
 		SetupFee: "10.5", CostPerMonth: "99.0", ServiceID: 42}
-	wantLimit = &Limit{ID: 71, MetricID: 3, PlanID: 61, Period: "month", Value: 1000}
-	wantPrice = &PricingRule{ID: 81, MetricID: 3, PlanID: 61, Min: 1, Max: 100, CostPerUnit: "0.05"}
+	wantLimit   = &Limit{ID: 71, MetricID: 3, PlanID: 61, Period: "month", Value: 1000}
+	wantFeature = &Feature{ID: 91, Name: "Gold support", SystemName: "gold", Description: "24/7", Scope: "application_plan", Visible: true}
+	wantPrice   = &PricingRule{ID: 81, MetricID: 3, PlanID: 61, Min: 1, Max: 100, CostPerUnit: "0.05"}
 
 	wantSandboxConfig    = &ProxyConfig{ID: 101, Version: 4, Environment: "sandbox"}
 	wantProductionConfig = &ProxyConfig{ID: 102, Version: 4, Environment: "production"}
@@ -944,6 +948,56 @@ func TestEveryCallContract(t *testing.T) {
 			call: func(ctx context.Context, c *Client) (any, error) { return nil, c.DeleteLimit(ctx, 61, 3, 71) },
 			code: 200, body: portaDelete,
 			want: seenRequest{Method: "DELETE", Path: "/admin/api/application_plans/61/metrics/3/limits/71.json"},
+		},
+		"ListProductFeatures: all at once": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.ListProductFeatures(ctx, 42) },
+			code: 200, body: `{"features":[{"feature":` + portaFeature + `}]}`,
+			want:       seenRequest{Method: "GET", Path: "/admin/api/services/42/features.json"},
+			wantResult: []Feature{*wantFeature},
+		},
+		"CreateProductFeature: the scope CamelCase": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.CreateProductFeature(ctx, 42, FeatureParams{Name: "Gold support", SystemName: "gold", Description: "24/7", Scope: FeatureScopeApplicationPlan})
+			},
+			code: 201, body: `{"feature":` + portaFeature + `}`,
+			want: seenRequest{Method: "POST", Path: "/admin/api/services/42/features.json", Form: url.Values{"name": {"Gold support"},
+				"system_name": {"gold"}, "description": {"24/7"}, "scope": {"ApplicationPlan"}}},
+			wantResult: wantFeature,
+		},
+		"UpdateProductFeature: no scope, a description cleared": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.UpdateProductFeature(ctx, 42, 91, FeatureParams{Name: "Gold support", SystemName: "gold", Scope: FeatureScopeServicePlan})
+			},
+			code: 200, body: `{"feature":` + portaFeature + `}`,
+			want: seenRequest{Method: "PUT", Path: "/admin/api/services/42/features/91.json", Form: url.Values{"name": {"Gold support"},
+				"system_name": {"gold"}, "description": {""}}},
+			wantResult: wantFeature,
+		},
+		"DeleteProductFeature": {
+			call: func(ctx context.Context, c *Client) (any, error) { return nil, c.DeleteProductFeature(ctx, 42, 91) },
+			code: 200, body: portaDelete,
+			want: seenRequest{Method: "DELETE", Path: "/admin/api/services/42/features/91.json"},
+		},
+		"ListPlanFeatures": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.ListPlanFeatures(ctx, 61) },
+			code: 200, body: `{"features":[{"feature":` + portaFeature + `}]}`,
+			want:       seenRequest{Method: "GET", Path: "/admin/api/application_plans/61/features.json"},
+			wantResult: []Feature{*wantFeature},
+		},
+		"EnablePlanFeature": {
+			call: func(ctx context.Context, c *Client) (any, error) { return nil, c.EnablePlanFeature(ctx, 61, 91) },
+			code: 201, body: `{"feature":` + portaFeature + `}`,
+			want: seenRequest{Method: "POST", Path: "/admin/api/application_plans/61/features.json", Form: url.Values{"feature_id": {"91"}}},
+		},
+		"EnablePlanFeature: enabled already (409, no body) is success": {
+			call: func(ctx context.Context, c *Client) (any, error) { return nil, c.EnablePlanFeature(ctx, 61, 91) },
+			code: 409, body: ``,
+			want: seenRequest{Method: "POST", Path: "/admin/api/application_plans/61/features.json", Form: url.Values{"feature_id": {"91"}}},
+		},
+		"DisablePlanFeature": {
+			call: func(ctx context.Context, c *Client) (any, error) { return nil, c.DisablePlanFeature(ctx, 61, 91) },
+			code: 200, body: portaDelete,
+			want: seenRequest{Method: "DELETE", Path: "/admin/api/application_plans/61/features/91.json"},
 		},
 		"ListPricingRules": {
 			call: func(ctx context.Context, c *Client) (any, error) { return c.ListPricingRules(ctx, 61) },

@@ -139,8 +139,21 @@ var everyCall = map[string]func(ctx context.Context, c *Client) error{
 		_, err := c.UpdateLimit(ctx, 7, 2, 8, LimitParams{Period: "day", Value: 6})
 		return err
 	},
-	"DeleteLimit":      func(ctx context.Context, c *Client) error { return c.DeleteLimit(ctx, 7, 2, 8) },
-	"ListPricingRules": func(ctx context.Context, c *Client) error { _, err := c.ListPricingRules(ctx, 7); return err },
+	"DeleteLimit":         func(ctx context.Context, c *Client) error { return c.DeleteLimit(ctx, 7, 2, 8) },
+	"ListProductFeatures": func(ctx context.Context, c *Client) error { _, err := c.ListProductFeatures(ctx, 1); return err },
+	"CreateProductFeature": func(ctx context.Context, c *Client) error {
+		_, err := c.CreateProductFeature(ctx, 1, FeatureParams{Name: "Gold", SystemName: "gold", Description: "24/7", Scope: FeatureScopeApplicationPlan})
+		return err
+	},
+	"UpdateProductFeature": func(ctx context.Context, c *Client) error {
+		_, err := c.UpdateProductFeature(ctx, 1, 9, FeatureParams{Name: "Gold", SystemName: "gold", Description: "24/7"})
+		return err
+	},
+	"DeleteProductFeature": func(ctx context.Context, c *Client) error { return c.DeleteProductFeature(ctx, 1, 9) },
+	"ListPlanFeatures":     func(ctx context.Context, c *Client) error { _, err := c.ListPlanFeatures(ctx, 7); return err },
+	"EnablePlanFeature":    func(ctx context.Context, c *Client) error { return c.EnablePlanFeature(ctx, 7, 9) },
+	"DisablePlanFeature":   func(ctx context.Context, c *Client) error { return c.DisablePlanFeature(ctx, 7, 9) },
+	"ListPricingRules":     func(ctx context.Context, c *Client) error { _, err := c.ListPricingRules(ctx, 7); return err },
 	"CreatePricingRule": func(ctx context.Context, c *Client) error {
 		_, err := c.CreatePricingRule(ctx, 7, 2, PricingRuleParams{Min: 1, Max: 10, CostPerUnit: "0.5"})
 		return err

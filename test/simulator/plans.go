@@ -247,7 +247,7 @@ func planDeletion(t *tenant, p *plan) answer {
 	return deleted()
 }
 
-// deletePlan removes a plan with its limits, pricing rules and, when its service goes (destroyed by
+// deletePlan removes a plan with its limits, pricing rules, enabled features and, when its service goes (destroyed by
 // association), its applications (ApplicationPlan has_many :cinstances, dependent: :destroy).
 func (t *tenant) deletePlan(id int64) {
 	for aid, a := range t.apps {
@@ -264,6 +264,9 @@ func (t *tenant) deletePlan(id int64) {
 		if p.planID == id {
 			delete(t.pricing, pid)
 		}
+	}
+	for _, f := range t.features { // Plan has_many :features_plans, dependent: :delete_all
+		delete(f.plans, id)
 	}
 	delete(t.plans, id)
 }

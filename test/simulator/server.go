@@ -116,6 +116,7 @@ func New(opts Options) *Simulator {
 	rs = append(rs, backendRoutes()...)
 	rs = append(rs, childRoutes()...)
 	rs = append(rs, planRoutes()...)
+	rs = append(rs, featureRoutes()...)
 	rs = append(rs, accountRoutes()...)
 	rs = append(rs, applicationRoutes()...)
 	rs = append(rs, activeDocRoutes()...)

@@ -211,6 +211,12 @@ func deleteService(r *request) answer {
 				delete(t.docs, id)
 			}
 		}
+		// Its features go too (Service has_many :features, dependent: :destroy).
+		for id, f := range t.features {
+			if f.serviceID == svc.id {
+				delete(t.features, id)
+			}
+		}
 		delete(t.services, svc.id)
 		return deleted()
 	})

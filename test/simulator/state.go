@@ -32,6 +32,7 @@ type tenant struct {
 	apps     map[int64]*application
 	docs     map[int64]*apiDoc
 	registry map[int64]*registryPolicy // the APIcast policy registry's custom policies
+	features map[int64]*feature        // the products' features, with the plans that enable them
 	deploys  int
 	limiter  *rate.Limiter // the tenant's API rate limit (Faults.TenantRateLimit)
 	// refusedAt is the last 429 of the rate limit; quietUntil the end of the Retry-After it announced.
@@ -51,7 +52,7 @@ func newTenant(name string) *tenant {
 	return &tenant{name: name, services: map[int64]*service{}, backends: map[int64]*backendAPI{}, metrics: map[int64]*metric{},
 		rules: map[int64]*mappingRule{}, usages: map[int64]*backendUsage{}, plans: map[int64]*plan{}, limits: map[int64]*limit{},
 		pricing: map[int64]*pricingRule{}, accounts: map[int64]*account{}, users: map[int64]*user{}, apps: map[int64]*application{},
-		docs: map[int64]*apiDoc{}, registry: map[int64]*registryPolicy{}}
+		docs: map[int64]*apiDoc{}, registry: map[int64]*registryPolicy{}, features: map[int64]*feature{}}
 }
 
 func (t *tenant) id() int64 { t.nextID++; return t.nextID }
@@ -395,6 +396,10 @@ const (
 	KindUsers          = "users"
 	KindApplications   = "applications"
 	KindAPIDocs        = "api_docs"
+	KindFeatures       = "features" // the products' features, with "service_id"
+	// KindPlanFeatures are the features enabled on application plans: {"plan_id", "feature_id"}, in
+	// feature then plan order.
+	KindPlanFeatures = "plan_features"
 )
 
 // Count returns how many objects of a kind (see the Kind constants) a tenant has; -1 for an unknown
@@ -440,6 +445,19 @@ func (t *tenant) objects(kind string) ([]map[string]any, bool) {
 	switch kind {
 	case KindServices:
 		collect(sortedIDs(t.services, nil), func(id int64) map[string]any { return t.services[id].json() })
+	case KindFeatures:
+		collect(sortedIDs(t.features, nil), func(id int64) map[string]any {
+			j := t.features[id].json()
+			j["service_id"] = t.features[id].serviceID
+			return j
+		})
+	case KindPlanFeatures:
+		out = []map[string]any{}
+		for _, fid := range sortedIDs(t.features, nil) {
+			for _, pid := range sortedIDs(t.features[fid].plans, func(bool) bool { return true }) {
+				out = append(out, map[string]any{"plan_id": pid, "feature_id": fid})
+			}
+		}
 	case KindBackendAPIs:
 		collect(sortedIDs(t.backends, nil), func(id int64) map[string]any { return t.backends[id].json() })
 	case KindMetrics:
