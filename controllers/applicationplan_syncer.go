@@ -27,6 +27,9 @@ type planSnapshot struct {
 	// DepsMetrics is planDesired.DepsMetrics when the snapshot was read: a snapshot read before a
 	// metric was re-created (with a new id) is stale.
 	DepsMetrics string
+	// Features are the ids of the features the plan enables, read only for a plan that manages them
+	// (nil otherwise).
+	Features []int64
 }
 
 // RemoteID implements engine.Snapshot.
@@ -45,6 +48,10 @@ type planDesired struct {
 	// RecordedIDs are the metric ids the Product ("") and the Backends (by name) recorded in their status
 	// (status.metricIDs), for when their snapshots are not cached. Not hashed: DepsMetrics covers them.
 	RecordedIDs map[string]map[string]int64 `json:"-"`
+	// Features are the ids of the features to enable, by system name (the Product's status.featureIDs).
+	Features map[string]int64
+	// ManagesFeatures is true when the plan manages its features (planFeaturesManaged): they are read.
+	ManagesFeatures bool `json:"-"`
 }
 
 // ApplicationPlanSyncer syncs ApplicationPlans to the application plans of their product, with limits and pricing
@@ -144,12 +151,19 @@ func (s *ApplicationPlanSyncer) resolve(ctx context.Context, a *v1alpha1.Applica
 			return engine.Waiting(v1alpha1.ReasonMetricNotFound, "waiting for metric %q to be defined in Backend %q", ref.SystemName, ref.Backend)
 		}
 	}
+	if err := checkPlanFeatures(a, &p); err != nil {
+		return err
+	}
 	if err := readyDependency(&p, productOfPlan); err != nil {
+		return err
+	}
+	features, err := planFeatureIDs(a, &p)
+	if err != nil {
 		return err
 	}
 	a.Status.ProductID = p.Status.ProductID
 	desired := &planDesired{ProductID: p.Status.ProductID, Backends: map[string]int64{}, Lifecycle: p.Spec.EffectiveLifecycle(),
-		RecordedIDs: map[string]map[string]int64{"": p.Status.MetricIDs}}
+		RecordedIDs: map[string]map[string]int64{"": p.Status.MetricIDs}, Features: features, ManagesFeatures: planFeaturesManaged(a)}
 	// Dependencies' metrics go into the hash, specs and remote ids (desired.DepsMetrics): a metric
 	// re-created with a new id there (a repair) means limits to re-create here.
 	deps := map[string]any{"": [2]any{p.Spec.Metrics, p.Spec.Methods}}
@@ -196,13 +210,14 @@ func hasMetric(metrics map[string]v1alpha1.MetricSpec, methods map[string]v1alph
 
 // Compare implements engine.TypedSyncer.
 func (s *ApplicationPlanSyncer) Compare(_ context.Context, a *v1alpha1.ApplicationPlan, _ *engine.Session, want planDesired, snap *planSnapshot) (bool, error) {
+	recordEnabledFeatures(a, want.Features, snap.Features)
 	return planMatches(snap.Plan, a, want.Lifecycle) && slices.EqualFunc(sortedLimits(snap.Limits), sortedLimits(mustLimits(a, snap)), limitEqual) &&
-		pricingMatches(snap.PricingRules, a, snap), nil
+		pricingMatches(snap.PricingRules, a, snap) && enabledFeaturesMatch(a, want.Features, snap.Features), nil
 }
 
 // Serves implements engine.CacheChecker: a snapshot read before a metric it names was re-created is stale.
 func (s *ApplicationPlanSyncer) Serves(want planDesired, snap *planSnapshot) bool {
-	return snap.DepsMetrics == want.DepsMetrics
+	return snap.DepsMetrics == want.DepsMetrics && (!want.ManagesFeatures || snap.Features != nil)
 }
 
 // Read implements engine.TypedSyncer: the plan among its product's, its limits and pricing rules, and
@@ -234,6 +249,11 @@ func (s *ApplicationPlanSyncer) readAll(ctx context.Context, sess *engine.Sessio
 	}
 	if snap.MetricIDs, err = s.metricIDs(ctx, sess, want); err != nil {
 		return nil, err
+	}
+	if want.ManagesFeatures {
+		if snap.Features, err = readEnabledFeatures(ctx, c, remote.ID); err != nil {
+			return nil, err
+		}
 	}
 	return snap, nil
 }
@@ -436,7 +456,7 @@ func (s *ApplicationPlanSyncer) Create(ctx context.Context, a *v1alpha1.Applicat
 	}
 	// A new plan has no limit and no pricing rule: nothing to read but the metric ids, which come from
 	// the product's and backends' snapshots.
-	snap := &planSnapshot{Plan: *created, DepsMetrics: d.DepsMetrics}
+	snap := &planSnapshot{Plan: *created, DepsMetrics: d.DepsMetrics, Features: []int64{}}
 	snap.MetricIDs, err = s.metricIDs(ctx, sess, d)
 	return made(snap, fresh, err)
 }
@@ -460,6 +480,11 @@ func (s *ApplicationPlanSyncer) Update(ctx context.Context, a *v1alpha1.Applicat
 	}
 	if err := s.syncPricing(ctx, a, sess, snap); err != nil {
 		return nil, err
+	}
+	if !enabledFeaturesMatch(a, d.Features, snap.Features) {
+		if err := syncEnabledFeatures(ctx, c, a, d.Features, snap); err != nil {
+			return nil, err
+		}
 	}
 	return snap, nil
 }

@@ -29,6 +29,8 @@ type productSnapshot struct {
 	// Configs are the latest configuration versions of staging and production, read only for a Product
 	// with spec.production (nil otherwise).
 	Configs *configVersions
+	// Features are the product's features, read only for a Product that manages them (nil otherwise).
+	Features []tsclient.Feature
 }
 
 // RemoteID implements engine.Snapshot.
@@ -43,6 +45,9 @@ type productDesired struct {
 	// Promotes is true with spec.production: the configuration versions are read (covered by the hash
 	// as spec.production).
 	Promotes bool `json:"-"`
+	// Features is true when the Product manages its features (featuresManaged): they are read (covered
+	// by the hash as spec.features).
+	Features bool `json:"-"`
 	// GatewayHash is the keyed hash of everything staging's configuration is built from, the product's
 	// and its backends' (product_deploy.go).
 	GatewayHash string `json:"-"`
@@ -73,9 +78,10 @@ var (
 )
 
 // Serves implements engine.CacheChecker: a snapshot read without the configuration versions does not
-// serve a Product that now has spec.production.
+// serve a Product that now has spec.production, nor one read without the features a Product that now
+// manages them.
 func (s *ProductSyncer) Serves(want productDesired, snap *productSnapshot) bool {
-	return !want.Promotes || snap.Configs != nil
+	return (!want.Promotes || snap.Configs != nil) && (!want.Features || snap.Features != nil)
 }
 
 func productChildren(p *v1alpha1.Product) childrenSpec {
@@ -129,7 +135,8 @@ func (s *ProductSyncer) resolve(ctx context.Context, p *v1alpha1.Product, sess *
 	if err := checkSoleOwner(ctx, s.Reader, s.Claims, p, &v1alpha1.ProductList{}, ownerKey(sess.Tenant, "", sess.SystemName)); err != nil {
 		return err
 	}
-	desired := productDesired{BackendIDs: backendIDs, Proxy: proxy, Policies: policies, OIDC: oidc, Promotes: p.Spec.Production != nil}
+	desired := productDesired{BackendIDs: backendIDs, Proxy: proxy, Policies: policies, OIDC: oidc, Promotes: p.Spec.Production != nil,
+		Features: featuresManaged(p)}
 	deployment, backendVersion := serviceAttrs(p)
 	desired.GatewayHash = gatewayHash(sess, gatewayState{Tenant: sess.Tenant, SystemName: sess.SystemName, Deployment: deployment,
 		BackendVersion: backendVersion, Children: children, Usages: backendIDs, Backends: backends, Desired: desired})
@@ -246,8 +253,9 @@ func (s *ProductSyncer) Compare(_ context.Context, p *v1alpha1.Product, _ *engin
 	recordMetrics(&p.Status.CommonStatus, snap.Children)
 	recordProduction(p, snap.Configs)
 	recordDeployedIfUnknown(p, d)
+	recordFeatures(p, snap.Features)
 	return snap.Retiring == nil && promotionTarget(p, snap.Configs) == 0 && !deployPending(p, d) &&
-		serviceMatches(snap.Product, p) && gatewayMatches(p, d, snap), nil
+		serviceMatches(snap.Product, p) && gatewayMatches(p, d, snap) && featuresMatch(p, snap.Features), nil
 }
 
 // readAll reads everything apimsync manages in one service.
@@ -278,6 +286,14 @@ func (s *ProductSyncer) readAll(ctx context.Context, sess *engine.Session, d pro
 			return nil, err
 		}
 	}
+	if d.Features {
+		if snap.Features, err = c.ListProductFeatures(ctx, id); err != nil {
+			return nil, fmt.Errorf("cannot list the features of product %d: %w", id, err)
+		}
+		if snap.Features == nil {
+			snap.Features = []tsclient.Feature{} // read: none
+		}
+	}
 	return snap, nil
 }
 
@@ -290,7 +306,8 @@ func (s *ProductSyncer) readNew(ctx context.Context, sess *engine.Session, remot
 	if err != nil {
 		return nil, err
 	}
-	return &productSnapshot{Product: remote, Proxy: map[string]string{}, Children: children}, nil
+	// A new service has no feature.
+	return &productSnapshot{Product: remote, Proxy: map[string]string{}, Children: children, Features: []tsclient.Feature{}}, nil
 }
 
 // finder reads services of the session's tenant.
@@ -393,6 +410,11 @@ func (s *ProductSyncer) Update(ctx context.Context, p *v1alpha1.Product, sess *e
 	}
 	if !usagesMatch(snap.Usages, d.BackendIDs) {
 		if err := s.syncUsages(ctx, sess, snap, d.BackendIDs); err != nil {
+			return nil, err
+		}
+	}
+	if !featuresMatch(p, snap.Features) {
+		if err := syncFeatures(ctx, c, p, snap); err != nil {
 			return nil, err
 		}
 	}

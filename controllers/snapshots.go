@@ -61,6 +61,7 @@ func (s *productSnapshot) Clone() *productSnapshot {
 		c.OIDC = &oidc
 	}
 	c.Policies = slices.Clone(s.Policies)
+	c.Features = slices.Clone(s.Features)
 	c.Usages = slices.Clone(s.Usages)
 	c.Children = s.Children.clone()
 	if s.Configs != nil {
@@ -76,5 +77,6 @@ func (s *planSnapshot) Clone() *planSnapshot {
 	c.Limits = slices.Clone(s.Limits)
 	c.PricingRules = slices.Clone(s.PricingRules)
 	c.MetricIDs = maps.Clone(s.MetricIDs)
+	c.Features = slices.Clone(s.Features)
 	return &c
 }

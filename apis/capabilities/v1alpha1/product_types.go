@@ -87,6 +87,15 @@ type ProductSpec struct {
 	// +optional
 	BackendUsages map[string]BackendUsageSpec `json:"backendUsages,omitempty"`
 
+	// Features of the product, by system name: what the developer portal lists on the plans that enable
+	// them (ApplicationPlan spec.features). A feature removed from here is deleted in 3scale (it leaves
+	// the plans with it); features apimsync never made are left alone. When unset, the product's
+	// features are not managed.
+	// +kubebuilder:validation:MaxProperties=64
+	// +kubebuilder:validation:XValidation:rule="self.all(k, k.matches('^[A-Za-z0-9_][A-Za-z0-9_/-]+$') && size(k) <= 255)",message="feature system names are 2 to 255 letters, digits, '_', '-' or '/', not starting with '-' or '/'"
+	// +optional
+	Features map[string]FeatureSpec `json:"features,omitempty"`
+
 	// Policies is the APIcast policy chain, in order. When empty, 3scale's default chain is kept.
 	// +kubebuilder:validation:MaxItems=50
 	// +listType=atomic
@@ -454,6 +463,12 @@ type ProductStatus struct {
 	// +optional
 	ProductID int64 `json:"productID,omitempty"`
 
+	// FeatureIDs are the remote ids of the features of spec.features that apimsync made or took, by
+	// system name: plans enable them by id, and a feature that leaves the spec is deleted only if it
+	// is here.
+	// +optional
+	FeatureIDs map[string]int64 `json:"featureIDs,omitempty"`
+
 	// Lifecycle is the lifecycle stage last acted upon, and LifecycleChangedAt when it was entered.
 	// +optional
 	Lifecycle ProductLifecycle `json:"lifecycle,omitempty"`
@@ -511,4 +526,22 @@ type ProductList struct {
 	metav1.TypeMeta `json:",inline"`
 	metav1.ListMeta `json:"metadata,omitempty"`
 	Items           []Product `json:"items"`
+}
+
+// FeatureSpec is one of a product's features.
+type FeatureSpec struct {
+	// Name is the feature's name in the developer portal.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=255
+	Name string `json:"name"`
+	// Description of the feature.
+	// +optional
+	Description string `json:"description,omitempty"`
+	// Scope is the kind of plan that may enable it: ApplicationPlan (the default) or ServicePlan (the
+	// product's service plans, which apimsync does not manage). 3scale cannot change a feature's scope:
+	// a change makes the feature again (it leaves the plans that enabled it).
+	// +kubebuilder:validation:Enum=ApplicationPlan;ServicePlan
+	// +kubebuilder:default=ApplicationPlan
+	// +optional
+	Scope string `json:"scope,omitempty"`
 }

@@ -1,0 +1,125 @@
+package controllers
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	tsclient "github.com/apimsync/apimsync/client"
+	"github.com/apimsync/apimsync/test/simulator"
+)
+
+// remoteFeatures lists a tenant's features as "system_name:scope" and the enablings as
+// "plan_id/system_name".
+func remoteFeatures(ns string) (features, enabled []string) {
+	names := map[int64]string{}
+	for _, f := range sim.Objects(ns, simulator.KindFeatures) {
+		names[f["id"].(int64)] = f["system_name"].(string)
+		features = append(features, f["system_name"].(string)+":"+f["scope"].(string))
+	}
+	for _, e := range sim.Objects(ns, simulator.KindPlanFeatures) {
+		enabled = append(enabled, itoa64(e["plan_id"].(int64))+"/"+names[e["feature_id"].(int64)])
+	}
+	slices.Sort(features)
+	slices.Sort(enabled)
+	return features, enabled
+}
+
+// TestPlanFeatures: a Product's features are made in 3scale and the plans enable theirs; an edit updates
+// them in place; what leaves a spec leaves 3scale; what a person made or enabled by hand is left alone.
+func TestPlanFeatures(t *testing.T) {
+	ns := newNamespace(t)
+	backend := petsBackend(ns)
+	product := petstoreProduct(ns, backend.Name)
+	product.Spec.Features = map[string]v1alpha1.FeatureSpec{
+		"gold":   {Name: "Gold support", Description: "24/7"},
+		"portal": {Name: "Portal", Scope: "ServicePlan"},
+	}
+	plan := basicPlan(ns, "basic", product.Name)
+	plan.Spec.Features = []string{"gold"}
+	create(t, defaultSecret(ns), backend, product, plan)
+	waitState(t, v1alpha1.ConditionSynced, backend, product, plan)
+	planID := itoa64(plan.Status.PlanID)
+	features, enabled := remoteFeatures(ns)
+	if want := []string{"gold:application_plan", "portal:service_plan"}; !slices.Equal(features, want) {
+		t.Errorf("features in 3scale %v, want %v", features, want)
+	}
+	if want := []string{planID + "/gold"}; !slices.Equal(enabled, want) {
+		t.Errorf("enabled %v, want %v", enabled, want)
+	}
+	if product.Status.FeatureIDs["gold"] == 0 || plan.Status.FeatureIDs["gold"] != product.Status.FeatureIDs["gold"] {
+		t.Errorf("recorded ids: product %v, plan %v", product.Status.FeatureIDs, plan.Status.FeatureIDs)
+	}
+
+	// A person adds a feature and enables it by hand: apimsync leaves both.
+	adminURL, token := tenantOf(ns)
+	c, err := tsclient.New(tsclient.Config{AdminURL: adminURL, Token: token, Policy: &tsclient.AdminURLPolicy{AllowInsecureHTTP: true, AllowPrivate: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	manual, err := c.CreateProductFeature(ctx, product.Status.ProductID, tsclient.FeatureParams{Name: "Manual", SystemName: "manual", Scope: tsclient.FeatureScopeApplicationPlan})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.EnablePlanFeature(ctx, plan.Status.PlanID, manual.ID); err != nil {
+		t.Fatal(err)
+	}
+	goldID := product.Status.FeatureIDs["gold"]
+	update(t, product, func() { product.Spec.Features["gold"] = v1alpha1.FeatureSpec{Name: "Gold", Description: "24/7"} })
+	update(t, plan, func() { plan.Spec.Features = nil })
+	waitState(t, v1alpha1.ConditionSynced, product, plan)
+	eventually(t, waitTimeout, func() string {
+		if _, enabled := remoteFeatures(ns); !slices.Equal(enabled, []string{planID + "/manual"}) {
+			return "enabled " + strings.Join(enabled, ",") + ", want the manual one only"
+		}
+		return ""
+	})
+	if f := sim.Objects(ns, simulator.KindFeatures); !slices.ContainsFunc(f, func(m map[string]any) bool { return m["id"] == goldID && m["name"] == "Gold" }) {
+		t.Errorf("gold not renamed in place: %v", f)
+	}
+
+	// Removed from the Product: deleted in 3scale; the manual one stays.
+	update(t, product, func() { delete(product.Spec.Features, "gold") })
+	waitState(t, v1alpha1.ConditionSynced, product)
+	eventually(t, waitTimeout, func() string {
+		if features, _ := remoteFeatures(ns); !slices.Equal(features, []string{"manual:application_plan", "portal:service_plan"}) {
+			return "features " + strings.Join(features, ",")
+		}
+		return ""
+	})
+	if err := k8s.Get(ctx, client.ObjectKeyFromObject(product), product); err != nil {
+		t.Fatal(err)
+	}
+	if _, kept := product.Status.FeatureIDs["gold"]; kept {
+		t.Errorf("status still records the deleted feature: %v", product.Status.FeatureIDs)
+	}
+}
+
+// TestPlanFeaturesBadInput: a plan naming a feature its Product does not declare, or one only service
+// plans may enable, is Invalid at once with a message that names it.
+func TestPlanFeaturesBadInput(t *testing.T) {
+	ns := newNamespace(t)
+	backend := petsBackend(ns)
+	product := petstoreProduct(ns, backend.Name)
+	product.Spec.Features = map[string]v1alpha1.FeatureSpec{"portal": {Name: "Portal", Scope: "ServicePlan"}}
+	unknown := basicPlan(ns, "unknown", product.Name)
+	unknown.Spec.Features = []string{"nope"}
+	servicePlans := basicPlan(ns, "service-plans", product.Name)
+	servicePlans.Spec.Features = []string{"portal"}
+	create(t, defaultSecret(ns), backend, product, unknown, servicePlans)
+	waitReason(t, unknown, v1alpha1.ConditionInvalid, v1alpha1.ReasonInvalidSpec)
+	waitReason(t, servicePlans, v1alpha1.ConditionInvalid, v1alpha1.ReasonInvalidSpec)
+	for obj, want := range map[*v1alpha1.ApplicationPlan]string{
+		unknown:      `feature "nope" is not one of Product "petstore"'s features`,
+		servicePlans: `feature "portal" of Product "petstore" has scope ServicePlan`,
+	} {
+		if _, _, msg := syncState(t, obj); !strings.Contains(msg, want) {
+			t.Errorf("%s: %q, want it to say %q", obj.Name, msg, want)
+		}
+	}
+}
