@@ -29,8 +29,9 @@ func remoteFeatures(ns string) (features, enabled []string) {
 	return features, enabled
 }
 
-// TestPlanFeatures: a Product's features are made in 3scale and the plans enable theirs; an edit updates
-// them in place; what leaves a spec leaves 3scale; what a person made or enabled by hand is left alone.
+// TestPlanFeatures: a Product's features are made in 3scale and the plans enable theirs; one changed by
+// hand is repaired; an edit updates them in place; what leaves a spec leaves 3scale; what a person made
+// or enabled by hand is left alone.
 func TestPlanFeatures(t *testing.T) {
 	ns := newNamespace(t)
 	backend := petsBackend(ns)
@@ -55,13 +56,28 @@ func TestPlanFeatures(t *testing.T) {
 		t.Errorf("recorded ids: product %v, plan %v", product.Status.FeatureIDs, plan.Status.FeatureIDs)
 	}
 
-	// A person adds a feature and enables it by hand: apimsync leaves both.
+	// Renamed by hand in the admin portal: put back at the next drift check (here asked for: sync-now).
 	adminURL, token := tenantOf(ns)
 	c, err := tsclient.New(tsclient.Config{AdminURL: adminURL, Token: token, Policy: &tsclient.AdminURLPolicy{AllowInsecureHTTP: true, AllowPrivate: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
+	goldID := product.Status.FeatureIDs["gold"]
+	if _, err := c.UpdateProductFeature(ctx, product.Status.ProductID, goldID, tsclient.FeatureParams{Name: "Hacked", SystemName: "gold"}); err != nil {
+		t.Fatal(err)
+	}
+	update(t, product, func() { product.Annotations = map[string]string{v1alpha1.SyncNowAnnotation: "1"} })
+	eventually(t, waitTimeout, func() string {
+		for _, f := range sim.Objects(ns, simulator.KindFeatures) {
+			if f["id"] == goldID && (f["name"] != "Gold support" || f["description"] != "24/7") {
+				return "gold not repaired yet"
+			}
+		}
+		return ""
+	})
+
+	// A person adds a feature and enables it by hand: apimsync leaves both.
 	manual, err := c.CreateProductFeature(ctx, product.Status.ProductID, tsclient.FeatureParams{Name: "Manual", SystemName: "manual", Scope: tsclient.FeatureScopeApplicationPlan})
 	if err != nil {
 		t.Fatal(err)
@@ -69,7 +85,6 @@ func TestPlanFeatures(t *testing.T) {
 	if err := c.EnablePlanFeature(ctx, plan.Status.PlanID, manual.ID); err != nil {
 		t.Fatal(err)
 	}
-	goldID := product.Status.FeatureIDs["gold"]
 	update(t, product, func() { product.Spec.Features["gold"] = v1alpha1.FeatureSpec{Name: "Gold", Description: "24/7"} })
 	update(t, plan, func() { plan.Spec.Features = nil })
 	waitState(t, v1alpha1.ConditionSynced, product, plan)
