@@ -304,6 +304,23 @@ func (x *exporter) product(ctx context.Context, p tsclient.Product, usages []tsc
 		}
 		spec.Policies = append(spec.Policies, ps)
 	}
+	features, err := c.ListProductFeatures(ctx, p.ID)
+	if err != nil {
+		return fmt.Errorf("cannot list the features of %s: %w", what, err)
+	}
+	featureNames := map[int64]string{}
+	for _, f := range features {
+		if spec.Features == nil {
+			spec.Features = map[string]v1alpha1.FeatureSpec{}
+		}
+		fs := v1alpha1.FeatureSpec{Name: f.Name, Description: f.Description, Scope: remoteScope(f)}
+		if fs.Name == "" {
+			fs.Name = f.SystemName
+			x.e.Left = append(x.e.Left, fmt.Sprintf("%s: feature %q has no name (3scale allows none, apimsync requires one): exported with its system name as its name, which applying it writes", what, f.SystemName))
+		}
+		spec.Features[f.SystemName] = fs
+		featureNames[f.ID] = f.SystemName
+	}
 	for _, u := range usages {
 		backend, ok := x.backendNames[u.BackendID]
 		if !ok {
@@ -313,7 +330,7 @@ func (x *exporter) product(ctx context.Context, p tsclient.Product, usages []tsc
 		spec.BackendUsages[backend] = v1alpha1.BackendUsageSpec{Path: u.Path}
 	}
 	x.e.add(file, &v1alpha1.Product{TypeMeta: typeMeta("Product"), ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: spec})
-	if err := x.plans(ctx, p, name, file); err != nil {
+	if err := x.plans(ctx, p, name, file, featureNames); err != nil {
 		return err
 	}
 	return x.activeDocs(ctx, p, name, file)
@@ -386,8 +403,9 @@ func (x *exporter) authentication(ctx context.Context, p tsclient.Product, attrs
 	return a, nil
 }
 
-// plans exports a product's application plans with their limits and pricing rules.
-func (x *exporter) plans(ctx context.Context, p tsclient.Product, product, file string) error {
+// plans exports a product's application plans with their limits, pricing rules and the features they
+// enable.
+func (x *exporter) plans(ctx context.Context, p tsclient.Product, product, file string, featureNames map[int64]string) error {
 	plans, err := x.c.ListPlans(ctx, p.ID)
 	if err != nil {
 		return fmt.Errorf("cannot list the plans of product %q: %w", p.SystemName, err)
@@ -420,6 +438,16 @@ func (x *exporter) plans(ctx context.Context, p tsclient.Product, product, file 
 				continue
 			}
 			spec.PricingRules = append(spec.PricingRules, v1alpha1.PricingRuleSpec{From: r.Min, To: r.Max, PricePerUnit: string(r.CostPerUnit), MetricMethodRef: ref})
+		}
+		if len(featureNames) > 0 { // a product with no feature has no plan enabling one
+			enabled, err := x.c.ListPlanFeatures(ctx, plan.ID)
+			if err != nil {
+				return fmt.Errorf("cannot list the features of plan %q: %w", plan.SystemName, err)
+			}
+			for _, f := range enabled {
+				spec.Features = append(spec.Features, featureNames[f.ID])
+			}
+			slices.Sort(spec.Features)
 		}
 		name := cutString(product+"-"+objectName(plan.SystemName), 253)
 		x.planNames[plan.ID] = name

@@ -34,7 +34,7 @@ func lastWrites(tenant string, n int) []string {
 // handMadeTenant fills a tenant by hand, as a team using the admin portal or the toolbox would: two
 // backends with metrics, methods and rules; a self-managed app id/key product with a policy chain, a
 // changed gateway response and header credentials; a hosted user-key product; plans with limits and
-// pricing rules on product methods and backend metrics; a custom policy; an ActiveDoc bound to a product;
+// pricing rules on product methods and backend metrics; features, one enabled on a plan; a custom policy; an ActiveDoc bound to a product;
 // two accounts, one with an admin and a member; applications with 3scale's credentials and with their own.
 func handMadeTenant(t *testing.T, c *tsclient.Client) {
 	t.Helper()
@@ -94,6 +94,13 @@ func handMadeTenant(t *testing.T, c *tsclient.Client) {
 	must(err)
 	_, err = c.CreatePlan(ctx, shop.ID, tsclient.PlanParams{Name: "Hidden", SystemName: "hidden"})
 	must(err)
+	// Features: one the Gold plan enables, one for service plans.
+	support, err := c.CreateProductFeature(ctx, shop.ID, tsclient.FeatureParams{Name: "Support", SystemName: "support", Description: "24/7",
+		Scope: tsclient.FeatureScopeApplicationPlan})
+	must(err)
+	must(c.EnablePlanFeature(ctx, gold.ID, support.ID))
+	_, err = c.CreateProductFeature(ctx, shop.ID, tsclient.FeatureParams{Name: "Portal", SystemName: "portal", Scope: tsclient.FeatureScopeServicePlan})
+	must(err)
 
 	open, err := c.CreateProduct(ctx, tsclient.ProductParams{Name: "Open", SystemName: "open", DeploymentOption: "hosted", BackendVersion: "1"})
 	must(err)
@@ -130,7 +137,22 @@ func TestExportedTenantAdoptsWithNoWrite(t *testing.T) {
 	ns := newNamespace(t)
 	handMadeTenant(t, tenantClient(t, ns))
 	noTemplate := func(secret, key string) string { t.Fatalf("a Secret to fill in: %s", secret); return "" }
-	adoptsWithNoWrite(t, ns, exportAll(t, ns, noTemplate), map[string]int{"Backend": 2, "Product": 2, "ApplicationPlan": 3,
+	objs := exportAll(t, ns, noTemplate)
+	// The features, and the one a plan enables, are exported (and adopted below with no write).
+	for _, obj := range objs {
+		switch o := obj.(type) {
+		case *v1alpha1.Product:
+			if want := map[string]v1alpha1.FeatureSpec{"support": {Name: "Support", Description: "24/7", Scope: "ApplicationPlan"},
+				"portal": {Name: "Portal", Scope: "ServicePlan"}}; o.Spec.SystemName == "shop" && !maps.Equal(o.Spec.Features, want) {
+				t.Errorf("exported features of shop: %v, want %v", o.Spec.Features, want)
+			}
+		case *v1alpha1.ApplicationPlan:
+			if o.Spec.SystemName == "gold" && !slices.Equal(o.Spec.Features, []string{"support"}) {
+				t.Errorf("exported features of plan gold: %v, want [support]", o.Spec.Features)
+			}
+		}
+	}
+	adoptsWithNoWrite(t, ns, objs, map[string]int{"Backend": 2, "Product": 2, "ApplicationPlan": 3,
 		"CustomPolicyDefinition": 1, "ActiveDoc": 1, "DeveloperAccount": 2, "Application": 2})
 }
 
