@@ -710,10 +710,10 @@ func TestPacerA429NoBucketExplainsCutsLightly(t *testing.T) {
 	}
 }
 
-// TestPacerRateRefusedKeepsHalfItsHighest: 429s answered at random just as the rate grows back after
-// a pause (which a token bucket of one explains: the refused request went faster than any answered
-// since) do not take the rate refused below half the highest one refused.
-func TestPacerRateRefusedKeepsHalfItsHighest(t *testing.T) {
+// pacerRefusedPast20 is a pacer against a tenant with an allowance of one, whose learnt rate grew past
+// 20/s and met a paced 429 with a second's Retry-After.
+func pacerRefusedPast20(t *testing.T) (*Pacer, *pacerClock) {
+	t.Helper()
 	clock := &pacerClock{}
 	clock.advance(time.Hour)
 	p := NewPacer(PacerConfig{Now: clock.now})
@@ -723,6 +723,14 @@ func TestPacerRateRefusedKeepsHalfItsHighest(t *testing.T) {
 		pacedDo(t, p, clock, Outcome{Code: 200, Latency: time.Millisecond})
 	}
 	pacedDo(t, p, clock, Outcome{Code: 429, Latency: time.Millisecond, RetryAfter: time.Second})
+	return p, clock
+}
+
+// TestPacerRateRefusedKeepsHalfItsHighest: 429s answered at random just as the rate grows back after
+// a pause (which a token bucket of one explains: the refused request went faster than any answered
+// since) do not take the rate refused below half the highest one refused.
+func TestPacerRateRefusedKeepsHalfItsHighest(t *testing.T) {
+	p, clock := pacerRefusedPast20(t)
 	top := p.refused
 	if top < 10 {
 		t.Fatalf("rate refused %v after a paced 429 past 20/s", top)
@@ -747,15 +755,7 @@ func TestPacerRateRefusedKeepsHalfItsHighest(t *testing.T) {
 // of that rate, even though a bucket explains it: the learnt rate is cut lightly and the rate refused
 // kept. (Taking the rate sent as the rate refused pinned the learnt rate to its floor of 1/s.)
 func TestPacerA429WhileLittleIsSentCutsLightly(t *testing.T) {
-	clock := &pacerClock{}
-	clock.advance(time.Hour)
-	p := NewPacer(PacerConfig{Now: clock.now})
-	pacerDo(t, p, Outcome{Code: 200, Latency: time.Millisecond})
-	pacerDo(t, p, Outcome{Code: 429, Latency: time.Millisecond}) // an allowance of one
-	for p.LearntRate() < 20 {
-		pacedDo(t, p, clock, Outcome{Code: 200, Latency: time.Millisecond})
-	}
-	pacedDo(t, p, clock, Outcome{Code: 429, Latency: time.Millisecond, RetryAfter: time.Second})
+	p, clock := pacerRefusedPast20(t)
 	clock.advance(2 * time.Second) // past the pause
 	for range 3 {                  // a request every 900ms: far under the learnt rate
 		clock.advance(900 * time.Millisecond)
