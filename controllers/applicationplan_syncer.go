@@ -48,8 +48,9 @@ type planDesired struct {
 	// RecordedIDs are the metric ids the Product ("") and the Backends (by name) recorded in their status
 	// (status.metricIDs), for when their snapshots are not cached. Not hashed: DepsMetrics covers them.
 	RecordedIDs map[string]map[string]int64 `json:"-"`
-	// Features are the ids of the features to enable, by system name (the Product's status.featureIDs).
-	Features map[string]int64
+	// Features are the ids of the features to enable, by system name (the Product's status.featureIDs);
+	// left out of the hash when none, so that a plan without features hashes as it did before them.
+	Features map[string]int64 `json:",omitempty"`
 	// ManagesFeatures is true when the plan manages its features (planFeaturesManaged): they are read.
 	ManagesFeatures bool `json:"-"`
 }
@@ -450,6 +451,7 @@ func (s *ApplicationPlanSyncer) Create(ctx context.Context, a *v1alpha1.Applicat
 		return made[*planSnapshot](nil, fresh, err)
 	}
 	a.Status.PlanID = created.ID
+	a.Status.FeatureIDs = nil // those enabled on a plan no longer there, or of another tenant's
 	if !fresh {
 		snap, err := s.readAll(ctx, sess, d, *created)
 		return made(snap, false, err)

@@ -56,7 +56,8 @@ func TestPlanFeatures(t *testing.T) {
 		t.Errorf("recorded ids: product %v, plan %v", product.Status.FeatureIDs, plan.Status.FeatureIDs)
 	}
 
-	// Renamed by hand in the admin portal: put back at the next drift check (here asked for: sync-now).
+	// Renamed by hand in the admin portal, system name and all: put back at the next drift check (here
+	// asked for: sync-now), the same feature, not made again beside it.
 	adminURL, token := tenantOf(ns)
 	c, err := tsclient.New(tsclient.Config{AdminURL: adminURL, Token: token, Policy: &tsclient.AdminURLPolicy{AllowInsecureHTTP: true, AllowPrivate: true}})
 	if err != nil {
@@ -64,18 +65,21 @@ func TestPlanFeatures(t *testing.T) {
 	}
 	ctx := context.Background()
 	goldID := product.Status.FeatureIDs["gold"]
-	if _, err := c.UpdateProductFeature(ctx, product.Status.ProductID, goldID, tsclient.FeatureParams{Name: "Hacked", SystemName: "gold"}); err != nil {
+	if _, err := c.UpdateProductFeature(ctx, product.Status.ProductID, goldID, tsclient.FeatureParams{Name: "Hacked", SystemName: "hacked"}); err != nil {
 		t.Fatal(err)
 	}
 	update(t, product, func() { product.Annotations = map[string]string{v1alpha1.SyncNowAnnotation: "1"} })
 	eventually(t, waitTimeout, func() string {
 		for _, f := range sim.Objects(ns, simulator.KindFeatures) {
-			if f["id"] == goldID && (f["name"] != "Gold support" || f["description"] != "24/7") {
+			if f["id"] == goldID && (f["name"] != "Gold support" || f["description"] != "24/7" || f["system_name"] != "gold") {
 				return "gold not repaired yet"
 			}
 		}
 		return ""
 	})
+	if features, _ := remoteFeatures(ns); !slices.Equal(features, []string{"gold:application_plan", "portal:service_plan"}) {
+		t.Errorf("features after the repair %v, want gold and portal only", features)
+	}
 
 	// A person adds a feature and enables it by hand: apimsync leaves both.
 	manual, err := c.CreateProductFeature(ctx, product.Status.ProductID, tsclient.FeatureParams{Name: "Manual", SystemName: "manual", Scope: tsclient.FeatureScopeApplicationPlan})
@@ -136,5 +140,30 @@ func TestPlanFeaturesBadInput(t *testing.T) {
 		if _, _, msg := syncState(t, obj); !strings.Contains(msg, want) {
 			t.Errorf("%s: %q, want it to say %q", obj.Name, msg, want)
 		}
+	}
+}
+
+// TestProductTakesAHandMadeFeature: a feature made by hand that the spec then declares is taken (and
+// updated), also when the Product's cached features do not show it yet: not a second one, not Invalid.
+func TestProductTakesAHandMadeFeature(t *testing.T) {
+	ns := newNamespace(t)
+	backend := petsBackend(ns)
+	product := petstoreProduct(ns, backend.Name)
+	product.Spec.Features = map[string]v1alpha1.FeatureSpec{"gold": {Name: "Gold"}}
+	create(t, defaultSecret(ns), backend, product)
+	waitState(t, v1alpha1.ConditionSynced, backend, product)
+	silver, err := tenantClient(t, ns).CreateProductFeature(context.Background(), product.Status.ProductID,
+		tsclient.FeatureParams{Name: "Silver (by hand)", SystemName: "silver", Scope: tsclient.FeatureScopeApplicationPlan})
+	if err != nil {
+		t.Fatal(err)
+	}
+	update(t, product, func() { product.Spec.Features["silver"] = v1alpha1.FeatureSpec{Name: "Silver"} })
+	waitState(t, v1alpha1.ConditionSynced, product)
+	if product.Status.FeatureIDs["silver"] != silver.ID {
+		t.Errorf("status.featureIDs %v, want silver's %d (the one made by hand, taken)", product.Status.FeatureIDs, silver.ID)
+	}
+	features := sim.Objects(ns, simulator.KindFeatures)
+	if len(features) != 2 || !slices.ContainsFunc(features, func(f map[string]any) bool { return f["id"] == silver.ID && f["name"] == "Silver" }) {
+		t.Errorf("features in 3scale %v, want gold and the taken silver, renamed", features)
 	}
 }

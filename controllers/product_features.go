@@ -46,6 +46,18 @@ func featureByID(remote []tsclient.Feature, id int64) bool {
 	return slices.ContainsFunc(remote, func(f tsclient.Feature) bool { return f.ID == id })
 }
 
+// specFeature finds the remote feature of the spec's feature sys: the one apimsync recorded, by id (its
+// system name may have been changed by hand: it is renamed back, not made again beside it), else the
+// one with its system name.
+func specFeature(p *v1alpha1.Product, remote []tsclient.Feature, sys string) (tsclient.Feature, bool) {
+	if id := p.Status.FeatureIDs[sys]; id != 0 {
+		if i := slices.IndexFunc(remote, func(f tsclient.Feature) bool { return f.ID == id }); i >= 0 {
+			return remote[i], true
+		}
+	}
+	return featureBySystemName(remote, sys)
+}
+
 // featuresMatch reports whether 3scale holds the spec's features as declared, and none of those apimsync
 // made that left the spec.
 func featuresMatch(p *v1alpha1.Product, remote []tsclient.Feature) bool {
@@ -56,8 +68,8 @@ func featuresMatch(p *v1alpha1.Product, remote []tsclient.Feature) bool {
 		return false
 	}
 	for sys, want := range p.Spec.Features {
-		got, found := featureBySystemName(remote, sys)
-		if !found || got.Name != want.Name || got.Description != want.Description || remoteScope(got) != featureScope(want) {
+		got, found := specFeature(p, remote, sys)
+		if !found || got.SystemName != sys || got.Name != want.Name || got.Description != want.Description || remoteScope(got) != featureScope(want) {
 			return false
 		}
 	}
@@ -77,7 +89,7 @@ func recordFeatures(p *v1alpha1.Product, remote []tsclient.Feature) {
 	}
 	ids := map[string]int64{}
 	for sys := range p.Spec.Features {
-		if f, found := featureBySystemName(remote, sys); found {
+		if f, found := specFeature(p, remote, sys); found {
 			ids[sys] = f.ID
 		}
 	}
@@ -102,7 +114,7 @@ func syncFeatures(ctx context.Context, c *tsclient.Client, p *v1alpha1.Product, 
 	for _, sys := range sortedKeys(p.Spec.Features) {
 		want := p.Spec.Features[sys]
 		params := tsclient.FeatureParams{Name: want.Name, SystemName: sys, Description: want.Description, Scope: featureScope(want)}
-		got, found := featureBySystemName(remote, sys)
+		got, found := specFeature(p, remote, sys)
 		switch {
 		case found && remoteScope(got) != params.Scope:
 			if err := ignoreNotFound(c.DeleteProductFeature(ctx, id, got.ID)); err != nil {
@@ -110,7 +122,7 @@ func syncFeatures(ctx context.Context, c *tsclient.Client, p *v1alpha1.Product, 
 			}
 			remote = slices.DeleteFunc(remote, func(f tsclient.Feature) bool { return f.ID == got.ID })
 			found = false
-		case found && (got.Name != want.Name || got.Description != want.Description):
+		case found && (got.SystemName != sys || got.Name != want.Name || got.Description != want.Description):
 			updated, err := c.UpdateProductFeature(ctx, id, got.ID, params)
 			if err != nil {
 				return fmt.Errorf("cannot update feature %q of product %d: %w", sys, id, err)
@@ -119,6 +131,10 @@ func syncFeatures(ctx context.Context, c *tsclient.Client, p *v1alpha1.Product, 
 		}
 		if !found {
 			made, err := c.CreateProductFeature(ctx, id, params)
+			if tsclient.HasAlreadyBeenTaken(err, "system_name") {
+				// Made by hand since the features were last read: taken, and updated if it differs.
+				made, err = takeFeature(ctx, c, id, params)
+			}
 			if err != nil {
 				return fmt.Errorf("cannot create feature %q of product %d: %w", sys, id, err)
 			}
@@ -135,4 +151,21 @@ func syncFeatures(ctx context.Context, c *tsclient.Client, p *v1alpha1.Product, 
 		remote = slices.DeleteFunc(remote, func(f tsclient.Feature) bool { return f.ID == fid })
 	}
 	return nil
+}
+
+// takeFeature takes the product's feature of params' system name, which porta said exists, and updates
+// it to params when it differs (its scope aside: a scope that differs is found at the next read).
+func takeFeature(ctx context.Context, c *tsclient.Client, productID int64, params tsclient.FeatureParams) (*tsclient.Feature, error) {
+	fs, err := c.ListProductFeatures(ctx, productID)
+	if err != nil {
+		return nil, err
+	}
+	f, found := featureBySystemName(fs, params.SystemName)
+	if !found {
+		return nil, fmt.Errorf("3scale said feature %q exists, and does not list it", params.SystemName)
+	}
+	if f.Name == params.Name && f.Description == params.Description {
+		return &f, nil
+	}
+	return c.UpdateProductFeature(ctx, productID, f.ID, params)
 }

@@ -45,8 +45,8 @@ type productDesired struct {
 	// Promotes is true with spec.production: the configuration versions are read (covered by the hash
 	// as spec.production).
 	Promotes bool `json:"-"`
-	// Features is true when the Product manages its features (featuresManaged): they are read (covered
-	// by the hash as spec.features).
+	// Features is true when the Product manages its features (featuresManaged): they are read (the
+	// hash covers spec.features).
 	Features bool `json:"-"`
 	// GatewayHash is the keyed hash of everything staging's configuration is built from, the product's
 	// and its backends' (product_deploy.go).
@@ -143,6 +143,9 @@ func (s *ProductSyncer) resolve(ctx context.Context, p *v1alpha1.Product, sess *
 	hashed := []any{desired.GatewayHash, p.Spec.Name, p.Spec.Description}
 	if p.Spec.Production != nil {
 		hashed = append(hashed, p.Spec.Production)
+	}
+	if len(p.Spec.Features) > 0 { // only then: the hash of a Product without features is what it was
+		hashed = append(hashed, p.Spec.Features)
 	}
 	r.Desired, r.Hash = desired, sess.HashOf(hashed...)
 	return nil
@@ -340,6 +343,8 @@ func (s *ProductSyncer) Create(ctx context.Context, p *v1alpha1.Product, sess *e
 		return made[*productSnapshot](nil, fresh, err)
 	}
 	p.Status.ProductID = created.ID
+	// Feature ids recorded for a product no longer there, or another tenant's: never to delete here.
+	p.Status.FeatureIDs = nil
 	oweDeploy(p) // made (or found after its own lost create) by this resource: never deployed yet
 	read := func(ctx context.Context, sess *engine.Session, r tsclient.Product) (*productSnapshot, error) {
 		snap, err := s.readNew(ctx, sess, r)
