@@ -14,6 +14,7 @@ import (
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	"github.com/apimsync/apimsync/controllers/engine"
+	"github.com/apimsync/apimsync/controllers/kit"
 	"github.com/apimsync/apimsync/test/simulator"
 )
 
@@ -80,7 +81,7 @@ func TestAccountsAndApplicationsConvergeInTheWorstOrder(t *testing.T) {
 	}
 }
 
-func keys(m map[string][]byte) []string { return sortedKeys(m) }
+func keys(m map[string][]byte) []string { return kit.SortedKeys(m) }
 
 // planWithApplications makes an account, a product with its backend and a plan "basic" with n
 // applications app-0...app-(n-1), each with the given finalizers, and waits until they are all Synced.

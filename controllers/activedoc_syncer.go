@@ -14,6 +14,7 @@ import (
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/engine"
+	"github.com/apimsync/apimsync/controllers/kit"
 	"github.com/apimsync/apimsync/internal/openapiimport"
 )
 
@@ -104,7 +105,7 @@ func (s *ActiveDocSyncer) Resolve(ctx context.Context, d *v1alpha1.ActiveDoc, se
 
 // document returns the OpenAPI document from the spec, a ConfigMap or a Secret.
 func (s *ActiveDocSyncer) document(ctx context.Context, d *v1alpha1.ActiveDoc) (string, error) {
-	return readDocument(ctx, s.Reader, d.Namespace, d.Spec.Document, d.Spec.DocumentRef)
+	return kit.ReadDocument(ctx, s.Reader, d.Namespace, d.Spec.Document, d.Spec.DocumentRef)
 }
 
 // openAPIAsJSON checks that body is a JSON or YAML object with an "openapi" or "swagger" version and

@@ -12,6 +12,7 @@ import (
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/engine"
+	"github.com/apimsync/apimsync/controllers/kit"
 )
 
 // snapshotKindApplication is the kind under which application snapshots are cached.
@@ -127,7 +128,7 @@ func (s *ApplicationSyncer) resolve(ctx context.Context, a *v1alpha1.Application
 		return err
 	}
 	a.Status.AccountID, a.Status.ProductID = desired.AccountID, desired.ProductID
-	if err := checkSoleOwner(ctx, s.Reader, s.Claims, a, &v1alpha1.ApplicationList{}, ownerKey(sess.Tenant, itoa64(desired.AccountID), sess.SystemName)); err != nil {
+	if err := checkSoleOwner(ctx, s.Reader, s.Claims, a, &v1alpha1.ApplicationList{}, ownerKey(sess.Tenant, kit.Itoa64(desired.AccountID), sess.SystemName)); err != nil {
 		return err
 	}
 	spec := a.Spec

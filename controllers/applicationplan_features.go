@@ -11,6 +11,7 @@ import (
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/engine"
+	"github.com/apimsync/apimsync/controllers/kit"
 )
 
 // checkPlanFeatures checks the features a plan enables against its Product's spec: what the spec alone
@@ -105,7 +106,7 @@ func syncEnabledFeatures(ctx context.Context, c *tsclient.Client, a *v1alpha1.Ap
 		enabled = []int64{}
 	}
 	defer func() { snap.Features = enabled; recordEnabledFeatures(a, want, enabled) }()
-	for _, name := range sortedKeys(want) {
+	for _, name := range kit.SortedKeys(want) {
 		if fid := want[name]; !slices.Contains(enabled, fid) {
 			if err := c.EnablePlanFeature(ctx, id, fid); err != nil {
 				return fmt.Errorf("cannot enable feature %q on plan %d: %w", name, id, err)
@@ -113,7 +114,7 @@ func syncEnabledFeatures(ctx context.Context, c *tsclient.Client, a *v1alpha1.Ap
 			enabled = append(enabled, fid)
 		}
 	}
-	for _, name := range sortedKeys(a.Status.FeatureIDs) {
+	for _, name := range kit.SortedKeys(a.Status.FeatureIDs) {
 		fid := a.Status.FeatureIDs[name]
 		if _, kept := want[name]; kept || !slices.Contains(enabled, fid) {
 			continue

@@ -9,6 +9,7 @@ import (
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/engine"
+	"github.com/apimsync/apimsync/controllers/kit"
 )
 
 // validatePlan checks what the schema may not: one limit per metric and period, no overlapping pricing
@@ -64,7 +65,7 @@ func (s *ApplicationPlanSyncer) syncLimits(ctx context.Context, a *v1alpha1.Appl
 		delete(want, limitKey(r))
 		kept = append(kept, r)
 	}
-	for _, k := range sortedKeys(want) {
+	for _, k := range kit.SortedKeys(want) {
 		w := want[k]
 		created, err := c.CreateLimit(ctx, id, w.MetricID, tsclient.LimitParams{Period: w.Period, Value: w.Value})
 		if err != nil {
@@ -92,7 +93,7 @@ func (s *ApplicationPlanSyncer) syncPricing(ctx context.Context, a *v1alpha1.App
 		delete(want, k)
 		kept = append(kept, r)
 	}
-	for _, k := range sortedKeys(want) {
+	for _, k := range kit.SortedKeys(want) {
 		w := want[k]
 		metricID := snap.MetricIDs[metricRefKey(w.MetricMethodRef)]
 		if metricID == 0 {

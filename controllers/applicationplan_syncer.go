@@ -12,6 +12,7 @@ import (
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/engine"
+	"github.com/apimsync/apimsync/controllers/kit"
 )
 
 // snapshotKindPlan is the kind under which plan snapshots are cached.
@@ -294,7 +295,7 @@ func (s *ApplicationPlanSyncer) metricIDs(ctx context.Context, sess *engine.Sess
 	if err := add("", tsclient.ProductScope(d.ProductID), cached); err != nil {
 		return nil, err
 	}
-	for _, name := range sortedKeys(d.Backends) {
+	for _, name := range kit.SortedKeys(d.Backends) {
 		id := d.Backends[name]
 		cached = nil
 		if b, ok := engine.Peek[*backendSnapshot](s.Peers, sess.Tenant, snapshotKindBackend, id); ok {

@@ -19,6 +19,7 @@ import (
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/engine"
+	"github.com/apimsync/apimsync/controllers/kit"
 	"github.com/apimsync/apimsync/test/simulator"
 )
 
@@ -171,7 +172,7 @@ func TestApplicationBringYourOwnCredentials(t *testing.T) {
 		t.Errorf("user key in 3scale %v, want the Secret's", got)
 	}
 	if got, _ := credentialsOf(t, ns, "uk-app-credentials"); got["user_key"] != userKey || len(got) != 1 {
-		t.Errorf("credentials Secret of uk-app holds %v, want only the Secret's user key", sortedKeys(got))
+		t.Errorf("credentials Secret of uk-app holds %v, want only the Secret's user key", kit.SortedKeys(got))
 	}
 	if got := remoteApp(t, ns, idApp)["application_id"]; got != appID {
 		t.Errorf("app id in 3scale %v, want the Secret's", got)
@@ -182,7 +183,7 @@ func TestApplicationBringYourOwnCredentials(t *testing.T) {
 	got, _ := credentialsOf(t, ns, "id-app-credentials")
 	if got["app_id"] != appID || got["app_key"] != key1 || got["app_keys"] != key1+","+key2 || len(got) != 3 {
 		t.Errorf("credentials Secret of id-app: app_id ok %v, app_key ok %v, app_keys ok %v, fields %v", got["app_id"] == appID,
-			got["app_key"] == key1, got["app_keys"] == key1+","+key2, sortedKeys(got))
+			got["app_key"] == key1, got["app_keys"] == key1+","+key2, kit.SortedKeys(got))
 	}
 
 	// Invalid Secrets, each saying what is wrong.
@@ -346,7 +347,7 @@ func TestApplicationCredentialsSecretName(t *testing.T) {
 	got, secret := credentialsOf(t, ns, "consumer-api-key")
 	userKey := got["user_key"]
 	if userKey == "" || userKey != remoteApp(t, ns, app)["user_key"] || !metav1.IsControlledBy(secret, app) {
-		t.Errorf("Secret consumer-api-key: fields %v, same key as 3scale %v, owners %v", sortedKeys(got), userKey == remoteApp(t, ns, app)["user_key"], secret.OwnerReferences)
+		t.Errorf("Secret consumer-api-key: fields %v, same key as 3scale %v, owners %v", kit.SortedKeys(got), userKey == remoteApp(t, ns, app)["user_key"], secret.OwnerReferences)
 	}
 	if app.Status.CredentialsSecret != "consumer-api-key" {
 		t.Errorf("status.credentialsSecret %q", app.Status.CredentialsSecret)
@@ -362,7 +363,7 @@ func TestApplicationCredentialsSecretName(t *testing.T) {
 	}
 	got, secret = credentialsOf(t, ns, foreign.Name)
 	if len(got) != 1 || got["password"] != "do-not-touch" || len(secret.OwnerReferences) != 0 || len(secret.Labels) != 0 {
-		t.Errorf("the foreign Secret was changed: fields %v, owners %v, labels %v", sortedKeys(got), secret.OwnerReferences, secret.Labels)
+		t.Errorf("the foreign Secret was changed: fields %v, owners %v, labels %v", kit.SortedKeys(got), secret.OwnerReferences, secret.Labels)
 	}
 	// Another name works.
 	update(t, squatter, func() { squatter.Spec.CredentialsSecretName = "squatter-own" })

@@ -9,6 +9,7 @@ import (
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/engine"
+	"github.com/apimsync/apimsync/controllers/kit"
 )
 
 // hitsMetric is the system name of the metric 3scale creates with every product and backend.
@@ -199,7 +200,7 @@ func increment(w v1alpha1.MappingRuleSpec) int32 {
 // it stays a faithful snapshot on success. Callers deploy between the two: porta refuses to delete a
 // metric that the latest gateway configuration counts.
 func upsertChildren(ctx context.Context, c *tsclient.Client, scope tsclient.Scope, snap *childrenSnapshot, want childrenSpec) error {
-	for _, name := range sortedKeys(want.Metrics) {
+	for _, name := range kit.SortedKeys(want.Metrics) {
 		m := want.Metrics[name]
 		p := tsclient.MetricParams{SystemName: name, FriendlyName: m.FriendlyName, Unit: m.Unit, Description: m.Description}
 		r, ok := snap.Metrics[name]
@@ -220,7 +221,7 @@ func upsertChildren(ctx context.Context, c *tsclient.Client, scope tsclient.Scop
 		}
 	}
 	hits := snap.hitsID()
-	for _, name := range sortedKeys(want.Methods) {
+	for _, name := range kit.SortedKeys(want.Methods) {
 		m := want.Methods[name]
 		p := tsclient.MethodParams{SystemName: name, FriendlyName: m.FriendlyName, Description: m.Description}
 		r, ok := snap.Methods[name]
@@ -275,7 +276,7 @@ func removeChildren(ctx context.Context, c *tsclient.Client, scope tsclient.Scop
 		}
 		return fmt.Errorf("cannot delete %s %q: %w", kind, name, err)
 	}
-	for _, name := range sortedKeys(snap.Methods) {
+	for _, name := range kit.SortedKeys(snap.Methods) {
 		if _, ok := want.Methods[name]; !ok {
 			if err := ignoreNotFound(c.DeleteMethod(ctx, scope, hits, snap.Methods[name].ID)); err != nil {
 				return inUse("method", name, err)
@@ -283,7 +284,7 @@ func removeChildren(ctx context.Context, c *tsclient.Client, scope tsclient.Scop
 			delete(snap.Methods, name)
 		}
 	}
-	for _, name := range sortedKeys(snap.Metrics) {
+	for _, name := range kit.SortedKeys(snap.Metrics) {
 		if _, ok := want.Metrics[name]; !ok && name != hitsMetric {
 			if err := ignoreNotFound(c.DeleteMetric(ctx, scope, snap.Metrics[name].ID)); err != nil {
 				return inUse("metric", name, err)

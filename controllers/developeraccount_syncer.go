@@ -12,6 +12,7 @@ import (
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/engine"
+	"github.com/apimsync/apimsync/controllers/kit"
 )
 
 // snapshotKindAccount is the kind under which account snapshots are cached.
@@ -106,7 +107,7 @@ func (p *SentPasswords) Same(key, password string) bool {
 
 // userKey identifies a user of a remote account for SentPasswords.
 func userKey(sess *engine.Session, accountID int64, username string) string {
-	return sess.Tenant + "/" + itoa64(accountID) + "/" + username
+	return sess.Tenant + "/" + kit.Itoa64(accountID) + "/" + username
 }
 
 // knownPasswords returns, by username, the versions of the passwords 3scale has as far as status and
@@ -189,7 +190,7 @@ func (s *DeveloperAccountSyncer) Resolve(ctx context.Context, d *v1alpha1.Develo
 			continue
 		}
 		usedFor := fmt.Sprintf("password of user %q", u.Username)
-		v, version, err := secretKey(ctx, s.Reader, d.Namespace, u.PasswordRef, usedFor)
+		v, version, err := kit.SecretKey(ctx, s.Reader, d.Namespace, u.PasswordRef, usedFor)
 		if err == nil && v == "" {
 			err = engine.Waiting(v1alpha1.ReasonSecretNotFound, "Secret %q has an empty %q (%s): fill it in", u.PasswordRef.Name, u.PasswordRef.Key, usedFor)
 		}
@@ -444,7 +445,7 @@ func (s *DeveloperAccountSyncer) syncUsers(ctx context.Context, d *v1alpha1.Deve
 			snap.Users[u.Username] = r
 		}
 	}
-	for _, name := range sortedKeys(snap.Users) {
+	for _, name := range kit.SortedKeys(snap.Users) {
 		if want[name] {
 			continue
 		}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
+	"github.com/apimsync/apimsync/controllers/kit"
 )
 
 // Export reads a tenant and writes it as apimsync resources that adopt what is there with no write: the
@@ -123,7 +124,7 @@ func objectName(systemName string) string {
 	if name == "" {
 		name = "x"
 	}
-	return cutString(name, 63)
+	return kit.CutString(name, 63)
 }
 
 // ExportTenant reads the tenant c talks to and returns it as apimsync resources.
@@ -449,7 +450,7 @@ func (x *exporter) plans(ctx context.Context, p tsclient.Product, product, file 
 			}
 			slices.Sort(spec.Features)
 		}
-		name := cutString(product+"-"+objectName(plan.SystemName), 253)
+		name := kit.CutString(product+"-"+objectName(plan.SystemName), 253)
 		x.planNames[plan.ID] = name
 		x.e.add(file, &v1alpha1.ApplicationPlan{TypeMeta: typeMeta("ApplicationPlan"), ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: spec})
 	}
@@ -523,7 +524,7 @@ func (x *exporter) accounts(ctx context.Context, only []string) error {
 		slices.SortStableFunc(users, func(p, q tsclient.User) int { return boolRank(q.Role == roleAdmin) - boolRank(p.Role == roleAdmin) })
 		name := objectName(a.OrgName)
 		if taken[name] {
-			name = cutString(name, 50) + "-" + strconv.FormatInt(a.ID, 10)
+			name = kit.CutString(name, 50) + "-" + strconv.FormatInt(a.ID, 10)
 		}
 		taken[name] = true
 		billing, charging := a.MonthlyBillingEnabled, a.MonthlyChargingEnabled
@@ -571,7 +572,7 @@ func (x *exporter) applications(ctx context.Context, a tsclient.Account, account
 			x.e.Left = append(x.e.Left, fmt.Sprintf("Application %q of %q: its plan %d was not exported", app.Name, a.OrgName, app.PlanID))
 			continue
 		}
-		name := cutString(account+"-"+objectName(app.Name), 240)
+		name := kit.CutString(account+"-"+objectName(app.Name), 240)
 		if x.appNames[name] { // within the account, or account "a" app "b-c" and account "a-b" app "c"
 			name += "-" + strconv.FormatInt(app.ID, 10)
 		}
@@ -592,7 +593,7 @@ func (x *exporter) applications(ctx context.Context, a tsclient.Account, account
 // template adds a Secret to fill in, with the keys given and no value; a name taken by another template
 // (two policies of one name in a chain) gets a number.
 func (x *exporter) template(name string, keys []string) *corev1.Secret {
-	name = cutString(name, 240)
+	name = kit.CutString(name, 240)
 	for i, base := 2, name; slices.ContainsFunc(x.e.Templates, func(s *corev1.Secret) bool { return s.Name == name }); i++ {
 		name = base + "-" + strconv.Itoa(i)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
+	"github.com/apimsync/apimsync/controllers/kit"
 	"github.com/apimsync/apimsync/test/simulator"
 )
 
@@ -22,7 +23,7 @@ func remoteFeatures(ns string) (features, enabled []string) {
 		features = append(features, f["system_name"].(string)+":"+f["scope"].(string))
 	}
 	for _, e := range sim.Objects(ns, simulator.KindPlanFeatures) {
-		enabled = append(enabled, itoa64(e["plan_id"].(int64))+"/"+names[e["feature_id"].(int64)])
+		enabled = append(enabled, kit.Itoa64(e["plan_id"].(int64))+"/"+names[e["feature_id"].(int64)])
 	}
 	slices.Sort(features)
 	slices.Sort(enabled)
@@ -44,7 +45,7 @@ func TestPlanFeatures(t *testing.T) {
 	plan.Spec.Features = []string{"gold"}
 	create(t, defaultSecret(ns), backend, product, plan)
 	waitState(t, v1alpha1.ConditionSynced, backend, product, plan)
-	planID := itoa64(plan.Status.PlanID)
+	planID := kit.Itoa64(plan.Status.PlanID)
 	features, enabled := remoteFeatures(ns)
 	if want := []string{"gold:application_plan", "portal:service_plan"}; !slices.Equal(features, want) {
 		t.Errorf("features in 3scale %v, want %v", features, want)

@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	"github.com/apimsync/apimsync/controllers/kit"
 )
 
 // fieldIndex is one field index: of objects like obj, under index, by what names returns.
@@ -81,7 +82,7 @@ func customPolicyRefs(o client.Object) []string {
 			set[v1alpha1.PolicyKey(pol.Name, pol.Version)] = true
 		}
 	}
-	return sortedKeys(set)
+	return kit.SortedKeys(set)
 }
 
 // policyKeyOf is the policy a CustomPolicyDefinition defines (v1alpha1.PolicyKey), "" for other objects.
@@ -138,7 +139,7 @@ func secretRefs(o client.Object) []string {
 	if s, ok := o.(v1alpha1.SyncedObject); ok && s.GetSyncStatus().ProviderAccountSecret != "" {
 		set[s.GetSyncStatus().ProviderAccountSecret] = true
 	}
-	return sortedKeys(set)
+	return kit.SortedKeys(set)
 }
 
 // backendRefs lists the Backends an object names: a Product's backend usages, a plan's metric references.
@@ -161,7 +162,7 @@ func backendRefs(o client.Object) []string {
 			}
 		}
 	}
-	return sortedKeys(set)
+	return kit.SortedKeys(set)
 }
 
 // ownerKeyOf indexes an object by the remote object it owns, from its status.

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
-	"github.com/apimsync/apimsync/controllers/engine"
 	lru "github.com/hashicorp/golang-lru/v2"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -122,30 +120,4 @@ func copyData(kept, obj client.Object) error {
 		return fmt.Errorf("no kept data for %T", obj)
 	}
 	return nil
-}
-
-// readDocument returns a document given inline, or by ref from a ConfigMap or a Secret key of namespace;
-// a missing ConfigMap or key makes the object wait (DocumentNotFound), a missing Secret or key too
-// (SecretNotFound).
-func readDocument(ctx context.Context, reader client.Reader, namespace, inline string, ref *v1alpha1.DocumentRef) (string, error) {
-	switch {
-	case ref == nil:
-		return inline, nil
-	case ref.SecretKeyRef != nil:
-		return secretValue(ctx, reader, namespace, ref.SecretKeyRef, "spec.documentRef.secretKeyRef")
-	case ref.ConfigMapKeyRef != nil:
-		var cm corev1.ConfigMap
-		if err := reader.Get(ctx, client.ObjectKey{Namespace: namespace, Name: ref.ConfigMapKeyRef.Name}, &cm); err != nil {
-			if apierrors.IsNotFound(err) {
-				return "", engine.Waiting(v1alpha1.ReasonDocumentNotFound, "waiting for ConfigMap %q (spec.documentRef.configMapKeyRef) to be created", ref.ConfigMapKeyRef.Name)
-			}
-			return "", err
-		}
-		v, ok := cm.Data[ref.ConfigMapKeyRef.Key]
-		if !ok {
-			return "", engine.Waiting(v1alpha1.ReasonDocumentNotFound, "ConfigMap %q has no key %q (spec.documentRef.configMapKeyRef)", ref.ConfigMapKeyRef.Name, ref.ConfigMapKeyRef.Key)
-		}
-		return v, nil
-	}
-	return "", engine.Invalid(v1alpha1.ReasonInvalidSpec, "spec.documentRef names neither a ConfigMap nor a Secret")
 }

@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	"github.com/apimsync/apimsync/controllers/openapi"
 	"github.com/apimsync/apimsync/test/simulator"
 )
 
@@ -280,7 +281,7 @@ func TestOpenAPIStatusWriteSurvivesAConflict(t *testing.T) {
 			return c.SubResource(sub).Update(ctx, obj, opts...)
 		}}).Build()
 	recorder := events.NewFakeRecorder(100)
-	r := &OpenAPIReconciler{Client: c, Reader: c, Recorder: recorder}
+	r := &openapi.Reconciler{Client: c, Reader: c, Recorder: recorder}
 	req := ctrl.Request{NamespacedName: client.ObjectKeyFromObject(o)}
 	if _, err := r.Reconcile(ctx, req); err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
+	"github.com/apimsync/apimsync/controllers/kit"
 )
 
 // featuresManaged tells whether the Product manages its features: it declares some, or made some that
@@ -111,7 +112,7 @@ func syncFeatures(ctx context.Context, c *tsclient.Client, p *v1alpha1.Product, 
 	id := snap.Product.ID
 	remote := slices.Clone(snap.Features)
 	defer func() { snap.Features = remote; recordFeatures(p, remote) }()
-	for _, sys := range sortedKeys(p.Spec.Features) {
+	for _, sys := range kit.SortedKeys(p.Spec.Features) {
 		want := p.Spec.Features[sys]
 		params := tsclient.FeatureParams{Name: want.Name, SystemName: sys, Description: want.Description, Scope: featureScope(want)}
 		got, found := specFeature(p, remote, sys)

@@ -13,6 +13,7 @@ import (
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/engine"
+	"github.com/apimsync/apimsync/controllers/kit"
 )
 
 func (s *ProductSyncer) resolvePolicies(ctx context.Context, p *v1alpha1.Product) ([]tsclient.Policy, error) {
@@ -26,7 +27,7 @@ func (s *ProductSyncer) resolvePolicies(ctx context.Context, p *v1alpha1.Product
 		case pol.Configuration != nil && len(pol.Configuration.Raw) > 0:
 			config = json.RawMessage(pol.Configuration.Raw)
 		case pol.ConfigurationRef != nil:
-			v, err := secretValue(ctx, s.Reader, p.Namespace, pol.ConfigurationRef, fmt.Sprintf("configuration of policy %q", pol.Name))
+			v, err := kit.SecretValue(ctx, s.Reader, p.Namespace, pol.ConfigurationRef, fmt.Sprintf("configuration of policy %q", pol.Name))
 			if err != nil {
 				return nil, err
 			}
@@ -72,7 +73,7 @@ func (s *ProductSyncer) resolveProxy(ctx context.Context, p *v1alpha1.Product) (
 		gw = o.GatewayOptions
 		endpoint := o.IssuerEndpoint
 		if o.IssuerEndpointRef != nil {
-			v, err := secretValue(ctx, s.Reader, p.Namespace, o.IssuerEndpointRef, "OIDC issuer endpoint")
+			v, err := kit.SecretValue(ctx, s.Reader, p.Namespace, o.IssuerEndpointRef, "OIDC issuer endpoint")
 			if err != nil {
 				return nil, nil, err
 			}
@@ -121,7 +122,7 @@ func (s *ProductSyncer) syncUsages(ctx context.Context, sess *engine.Session, sn
 		}
 		have[u.BackendID] = u
 	}
-	for _, backendID := range sortedKeys(want) {
+	for _, backendID := range kit.SortedKeys(want) {
 		path := want[backendID]
 		u, ok := have[backendID]
 		switch {

@@ -10,6 +10,7 @@ import (
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/engine"
+	"github.com/apimsync/apimsync/controllers/kit"
 )
 
 // snapshotKindProduct is the kind under which product snapshots are cached.
@@ -165,7 +166,7 @@ var backendOfProduct = dependency{Kind: "Backend", Field: "in spec.backendUsages
 func (s *ProductSyncer) resolveBackends(ctx context.Context, p *v1alpha1.Product, tenant string) (map[int64]string, []backendGateway, error) {
 	ids := map[int64]string{}
 	var gateway []backendGateway
-	for _, name := range sortedKeys(p.Spec.BackendUsages) {
+	for _, name := range kit.SortedKeys(p.Spec.BackendUsages) {
 		var b v1alpha1.Backend
 		if err := checkDependency(ctx, s.Reader, p.Namespace, name, &b, backendOfProduct); err != nil {
 			return nil, nil, err

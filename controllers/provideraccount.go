@@ -156,3 +156,12 @@ func hashKeyOf(token string) []byte {
 	sum := sha256.Sum256([]byte("apimsync status hash\x00" + token))
 	return sum[:]
 }
+
+// secretForSession returns the provider-account Secret to use: while the object is being deleted, the
+// one it was synced with (the spec may have moved on), otherwise the spec's.
+func secretForSession(obj engine.Object, fromSpec string) string {
+	if !obj.GetDeletionTimestamp().IsZero() && obj.GetSyncStatus().ProviderAccountSecret != "" {
+		return obj.GetSyncStatus().ProviderAccountSecret
+	}
+	return fromSpec
+}

@@ -30,6 +30,7 @@ import (
 	"github.com/apimsync/apimsync/cache"
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/engine"
+	"github.com/apimsync/apimsync/controllers/openapi"
 )
 
 // Options configure the controllers.
@@ -229,7 +230,7 @@ type watch struct {
 // put a hand edit back and to report their state), is woken when a resource of its namespace that no
 // OpenAPI owns goes (it may have blocked a generation), and reads its document from a ConfigMap or Secret.
 func setupOpenAPI(sh shared, reader client.Reader) error {
-	r := &OpenAPIReconciler{Client: sh.mgr.GetClient(), Reader: reader, Recorder: sh.mgr.GetEventRecorder("apimsync-openapi")}
+	r := &openapi.Reconciler{Client: sh.mgr.GetClient(), Reader: reader, Recorder: sh.mgr.GetEventRecorder("apimsync-openapi")}
 	list := &v1alpha1.OpenAPIList{}
 	blockerGone := blockerGone(reader)
 	return ctrl.NewControllerManagedBy(sh.mgr).For(&v1alpha1.OpenAPI{}).Named("openapi").WithOptions(sh.ctrlOpts()).

@@ -16,6 +16,7 @@ import (
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/engine"
+	"github.com/apimsync/apimsync/controllers/kit"
 )
 
 const (
@@ -111,7 +112,7 @@ func (s *TenantSyncer) SystemName(t *v1alpha1.Tenant) string { return t.Spec.Org
 // Resolve implements engine.TypedSyncer: the admin's password, and one Tenant per organization on a master.
 func (s *TenantSyncer) Resolve(ctx context.Context, t *v1alpha1.Tenant, sess *engine.Session) (engine.Resolved[tenantDesired], error) {
 	r := engine.Resolved[tenantDesired]{}
-	password, version, err := secretKey(ctx, s.Reader, t.Namespace, &t.Spec.PasswordRef, "spec.passwordRef")
+	password, version, err := kit.SecretKey(ctx, s.Reader, t.Namespace, &t.Spec.PasswordRef, "spec.passwordRef")
 	if err != nil {
 		return r, err
 	}

@@ -1,4 +1,4 @@
-package controllers
+package openapi
 
 import (
 	"context"
@@ -19,6 +19,7 @@ import (
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	"github.com/apimsync/apimsync/controllers/engine"
+	"github.com/apimsync/apimsync/controllers/kit"
 	"github.com/apimsync/apimsync/internal/openapiimport"
 )
 
@@ -28,8 +29,8 @@ import (
 // status sums theirs up. A generated resource that differs from what was generated while the document and
 // spec did not change was edited by hand: it is put back, and an Event says so.
 
-// OpenAPIReconciler generates and keeps the resources of OpenAPI objects.
-type OpenAPIReconciler struct {
+// Reconciler generates and keeps the resources of OpenAPI objects.
+type Reconciler struct {
 	// Client reads and writes the OpenAPIs and what they generate (the manager's cache and client).
 	Client client.Client
 	// Reader reads the documents of ConfigMaps and Secrets (dataReader).
@@ -51,7 +52,7 @@ type generated struct {
 // +kubebuilder:rbac:groups=capabilities.apimsync.io,resources=backends;products;activedocs,verbs=create
 
 // Reconcile generates what an OpenAPI's document says, and reports how the generated resources fare.
-func (r *OpenAPIReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	var o v1alpha1.OpenAPI
 	if err := r.Client.Get(ctx, req.NamespacedName, &o); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
@@ -83,7 +84,7 @@ func (r *OpenAPIReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 // reconciles an object in one worker at a time, so replacing the status loses no one else's write.
 // Retries exhausted, the OpenAPI is reconciled again (statusRewrite); the object gone, there is nothing
 // to write.
-func (r *OpenAPIReconciler) writeStatus(ctx context.Context, o *v1alpha1.OpenAPI) error {
+func (r *Reconciler) writeStatus(ctx context.Context, o *v1alpha1.OpenAPI) error {
 	status := o.Status.DeepCopy()
 	first := true
 	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
@@ -99,7 +100,7 @@ func (r *OpenAPIReconciler) writeStatus(ctx context.Context, o *v1alpha1.OpenAPI
 	return client.IgnoreNotFound(err)
 }
 
-func (r *OpenAPIReconciler) reconcile(ctx context.Context, o *v1alpha1.OpenAPI) (ctrl.Result, error) {
+func (r *Reconciler) reconcile(ctx context.Context, o *v1alpha1.OpenAPI) (ctrl.Result, error) {
 	wanted, api, err := r.generate(ctx, o)
 	if err != nil {
 		return r.fail(o, err)
@@ -137,8 +138,8 @@ func (r *OpenAPIReconciler) reconcile(ctx context.Context, o *v1alpha1.OpenAPI) 
 }
 
 // generate reads and imports the document, and returns the resources it makes.
-func (r *OpenAPIReconciler) generate(ctx context.Context, o *v1alpha1.OpenAPI) ([]generated, *openapiimport.API, error) {
-	text, err := readDocument(ctx, r.Reader, o.Namespace, o.Spec.Document, o.Spec.DocumentRef)
+func (r *Reconciler) generate(ctx context.Context, o *v1alpha1.OpenAPI) ([]generated, *openapiimport.API, error) {
+	text, err := kit.ReadDocument(ctx, r.Reader, o.Namespace, o.Spec.Document, o.Spec.DocumentRef)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -157,7 +158,7 @@ func (r *OpenAPIReconciler) generate(ctx context.Context, o *v1alpha1.OpenAPI) (
 
 // resources are the Backend, Product and ActiveDoc an import makes, named after the OpenAPI, with its
 // provider account, deletion and adoption policies.
-func (r *OpenAPIReconciler) resources(o *v1alpha1.OpenAPI, api *openapiimport.API) ([]generated, *openapiimport.API, error) {
+func (r *Reconciler) resources(o *v1alpha1.OpenAPI, api *openapiimport.API) ([]generated, *openapiimport.API, error) {
 	common := o.Spec.CommonSpec
 	backend := v1alpha1.BackendSpec{Name: api.Title, Description: api.Description, PrivateBaseURL: api.PrivateBaseURL, CommonSpec: common}
 	auth, err := authenticationOf(o, api.Auth)
@@ -181,7 +182,7 @@ func (r *OpenAPIReconciler) resources(o *v1alpha1.OpenAPI, api *openapiimport.AP
 	}
 	if a := o.Spec.ActiveDoc; a != nil {
 		// The ActiveDoc reads the document where the OpenAPI does: no copy of it.
-		doc := v1alpha1.ActiveDocSpec{Name: api.Title, Description: cutString(api.Description, 4096), Published: a.Published, ProductRef: o.Name,
+		doc := v1alpha1.ActiveDocSpec{Name: api.Title, Description: kit.CutString(api.Description, 4096), Published: a.Published, ProductRef: o.Name,
 			Document: o.Spec.Document, DocumentRef: o.Spec.DocumentRef, CommonSpec: common}
 		out = append(out, generated{obj: &v1alpha1.ActiveDoc{}, spec: &doc, specOf: func(c client.Object) any { return &c.(*v1alpha1.ActiveDoc).Spec }})
 	}
@@ -229,7 +230,7 @@ func authenticationOf(o *v1alpha1.OpenAPI, a openapiimport.Auth) (*v1alpha1.Auth
 // exists and is not controlled by it, nothing is created or updated (no Backend in 3scale for a Product
 // that cannot be had), and the OpenAPI is Invalid (NotGeneratedByThisOpenAPI) naming every blocker. It is
 // checked before the first write; apply checks each resource again, for one made in between.
-func (r *OpenAPIReconciler) checkNotBlocked(ctx context.Context, o *v1alpha1.OpenAPI, wanted []generated) error {
+func (r *Reconciler) checkNotBlocked(ctx context.Context, o *v1alpha1.OpenAPI, wanted []generated) error {
 	var blockers []string
 	for _, g := range wanted {
 		current := g.obj.DeepCopyObject().(client.Object)
@@ -259,7 +260,7 @@ func (r *OpenAPIReconciler) checkNotBlocked(ctx context.Context, o *v1alpha1.Ope
 // edit put back when edited is true (nothing changed on the OpenAPI's side), as a regeneration otherwise.
 // A resource of that name that this OpenAPI does not control is never touched. It returns the resource as
 // stored.
-func (r *OpenAPIReconciler) apply(ctx context.Context, o *v1alpha1.OpenAPI, g generated, edited bool) (client.Object, error) {
+func (r *Reconciler) apply(ctx context.Context, o *v1alpha1.OpenAPI, g generated, edited bool) (client.Object, error) {
 	kind := engine.KindOf(g.obj)
 	current := g.obj.DeepCopyObject().(client.Object)
 	err := r.Client.Get(ctx, client.ObjectKeyFromObject(g.obj), current)
@@ -327,7 +328,7 @@ func generatedLabels(o *v1alpha1.OpenAPI, has map[string]string) map[string]stri
 }
 
 // dropActiveDoc deletes the ActiveDoc this OpenAPI generated once spec.activeDoc is removed.
-func (r *OpenAPIReconciler) dropActiveDoc(ctx context.Context, o *v1alpha1.OpenAPI) error {
+func (r *Reconciler) dropActiveDoc(ctx context.Context, o *v1alpha1.OpenAPI) error {
 	if o.Spec.ActiveDoc != nil {
 		return nil
 	}
@@ -382,7 +383,7 @@ func stateName(s string) string {
 }
 
 // fail records an error in the OpenAPI's status: Invalid and Orphan as such; anything else is retried.
-func (r *OpenAPIReconciler) fail(o *v1alpha1.OpenAPI, err error) (ctrl.Result, error) {
+func (r *Reconciler) fail(o *v1alpha1.OpenAPI, err error) (ctrl.Result, error) {
 	var reasoned *engine.ReasonedError
 	if !errors.As(err, &reasoned) {
 		return ctrl.Result{}, err
@@ -407,7 +408,7 @@ const statusRewrite = time.Second
 const orphanRecheck = 30 * time.Second
 
 // setState sets the OpenAPI's sync conditions, with an Event when the state or reason changes.
-func (r *OpenAPIReconciler) setState(o *v1alpha1.OpenAPI, state, reason, message string) {
+func (r *Reconciler) setState(o *v1alpha1.OpenAPI, state, reason, message string) {
 	st := &v1alpha1.CommonStatus{Conditions: o.Status.Conditions}
 	previous := engine.SyncState(st)
 	prevReason := ""
@@ -428,11 +429,11 @@ func (r *OpenAPIReconciler) setState(o *v1alpha1.OpenAPI, state, reason, message
 	}
 }
 
-func (r *OpenAPIReconciler) event(o *v1alpha1.OpenAPI, kind, reason, format string, args ...any) {
+func (r *Reconciler) event(o *v1alpha1.OpenAPI, kind, reason, format string, args ...any) {
 	r.eventOn(o, kind, reason, format, args...)
 }
 
-func (r *OpenAPIReconciler) eventOn(obj client.Object, kind, reason, format string, args ...any) {
+func (r *Reconciler) eventOn(obj client.Object, kind, reason, format string, args ...any) {
 	if r.Recorder != nil {
 		r.Recorder.Eventf(obj, nil, kind, reason, "Generate", format, args...)
 	}
