@@ -17,6 +17,7 @@ import (
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/engine"
+	"github.com/apimsync/apimsync/controllers/kit"
 )
 
 // credentialsSecretName is the Secret the Application writes its credentials to.
@@ -182,7 +183,7 @@ func syncKeys(ctx context.Context, c *tsclient.Client, a *v1alpha1.Application, 
 		}
 	}
 	remove := func(k string) error {
-		if err := ignoreNotFound(c.DeleteApplicationKey(ctx, d.AccountID, id, k)); err != nil {
+		if err := kit.IgnoreNotFound(c.DeleteApplicationKey(ctx, d.AccountID, id, k)); err != nil {
 			return fmt.Errorf("cannot delete a key of application %q: %w", a.Spec.Name, err)
 		}
 		snap.Keys = slices.DeleteFunc(snap.Keys, func(v string) bool { return v == k })

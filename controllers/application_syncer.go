@@ -285,7 +285,7 @@ func (s *ApplicationSyncer) Update(ctx context.Context, a *v1alpha1.Application,
 	}
 	var err error
 	if !appAttrsMatch(snap.App, a, d) {
-		if snap.App, err = deref(c.UpdateApplication(ctx, d.AccountID, id, tsclient.ApplicationParams{Name: a.Spec.Name,
+		if snap.App, err = kit.Deref(c.UpdateApplication(ctx, d.AccountID, id, tsclient.ApplicationParams{Name: a.Spec.Name,
 			Description: &a.Spec.Description, UserKey: d.UserKey})); err != nil {
 			return nil, fmt.Errorf("cannot update application %q: %w", a.Spec.Name, err)
 		}
@@ -298,9 +298,9 @@ func (s *ApplicationSyncer) Update(ctx context.Context, a *v1alpha1.Application,
 	}
 	switch {
 	case a.Spec.Suspended && snap.App.State != appSuspended:
-		snap.App, err = deref(c.SuspendApplication(ctx, d.AccountID, id))
+		snap.App, err = kit.Deref(c.SuspendApplication(ctx, d.AccountID, id))
 	case !a.Spec.Suspended && snap.App.State == appSuspended:
-		snap.App, err = deref(c.ResumeApplication(ctx, d.AccountID, id))
+		snap.App, err = kit.Deref(c.ResumeApplication(ctx, d.AccountID, id))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("cannot change the state of application %q: %w", a.Spec.Name, err)
@@ -356,11 +356,11 @@ func (s *ApplicationSyncer) Delete(ctx context.Context, a *v1alpha1.Application,
 	if id == 0 {
 		remote, err := locate(a, sess, s.finder(ctx, sess, accountID))
 		if err != nil || remote == nil {
-			return ignoreNotFound(err)
+			return kit.IgnoreNotFound(err)
 		}
 		id = remote.ID
 	}
-	if err := ignoreNotFound(sess.Remote.DeleteApplication(ctx, accountID, id)); err != nil {
+	if err := kit.IgnoreNotFound(sess.Remote.DeleteApplication(ctx, accountID, id)); err != nil {
 		return fmt.Errorf("cannot delete application %q: %w", a.Spec.Name, err)
 	}
 	return nil

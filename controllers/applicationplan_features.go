@@ -119,7 +119,7 @@ func syncEnabledFeatures(ctx context.Context, c *tsclient.Client, a *v1alpha1.Ap
 		if _, kept := want[name]; kept || !slices.Contains(enabled, fid) {
 			continue
 		}
-		if err := ignoreNotFound(c.DisablePlanFeature(ctx, id, fid)); err != nil {
+		if err := kit.IgnoreNotFound(c.DisablePlanFeature(ctx, id, fid)); err != nil {
 			return fmt.Errorf("cannot disable feature %q on plan %d: %w", name, id, err)
 		}
 		enabled = slices.DeleteFunc(enabled, func(x int64) bool { return x == fid })

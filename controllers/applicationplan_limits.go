@@ -51,7 +51,7 @@ func (s *ApplicationPlanSyncer) syncLimits(ctx context.Context, a *v1alpha1.Appl
 		w, ok := want[limitKey(r)]
 		switch {
 		case !ok:
-			if err := ignoreNotFound(c.DeleteLimit(ctx, id, r.MetricID, r.ID)); err != nil {
+			if err := kit.IgnoreNotFound(c.DeleteLimit(ctx, id, r.MetricID, r.ID)); err != nil {
 				return fmt.Errorf("cannot delete limit %d: %w", r.ID, err)
 			}
 			continue
@@ -85,7 +85,7 @@ func (s *ApplicationPlanSyncer) syncPricing(ctx context.Context, a *v1alpha1.App
 	for _, r := range snap.PricingRules {
 		k := pricingKey(r.MetricID, r.Min, r.Max, string(r.CostPerUnit))
 		if _, ok := want[k]; !ok {
-			if err := ignoreNotFound(c.DeletePricingRule(ctx, id, r.MetricID, r.ID)); err != nil {
+			if err := kit.IgnoreNotFound(c.DeletePricingRule(ctx, id, r.MetricID, r.ID)); err != nil {
 				return fmt.Errorf("cannot delete pricing rule %d: %w", r.ID, err)
 			}
 			continue

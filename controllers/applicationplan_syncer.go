@@ -69,7 +69,7 @@ type ApplicationPlanSyncer struct {
 	Claims *Claims
 	// Lists shares the tenant's list of plans (all products') among the plans looking for theirs in one
 	// burst.
-	Lists *BurstLists
+	Lists *kit.BurstLists
 }
 
 var (
@@ -314,7 +314,7 @@ func (s *ApplicationPlanSyncer) finder(ctx context.Context, sess *engine.Session
 		get:  func(id int64) (*tsclient.ApplicationPlan, error) { return sess.Remote.GetPlan(ctx, productID, id) },
 		list: func() ([]tsclient.ApplicationPlan, error) { return sess.Remote.ListPlans(ctx, productID) },
 		shared: func() ([]tsclient.ApplicationPlan, error) {
-			all, err := sharedList(s.Lists, sess.Tenant+" plans", func() ([]tsclient.ApplicationPlan, error) { return sess.Remote.ListAllPlans(ctx) })
+			all, err := kit.SharedList(s.Lists, sess.Tenant+" plans", func() ([]tsclient.ApplicationPlan, error) { return sess.Remote.ListAllPlans(ctx) })
 			var mine []tsclient.ApplicationPlan
 			for _, p := range all {
 				if p.ServiceID == productID {

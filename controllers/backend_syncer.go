@@ -10,6 +10,7 @@ import (
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/engine"
+	"github.com/apimsync/apimsync/controllers/kit"
 )
 
 // snapshotKindBackend is the kind under which backend snapshots are cached.
@@ -40,7 +41,7 @@ type BackendSyncer struct {
 	// Claims arbitrates resources that resolve to the same backend.
 	Claims *Claims
 	// Lists shares the tenant's list of backends among the Backends looking for theirs in one burst.
-	Lists *BurstLists
+	Lists *kit.BurstLists
 }
 
 var _ engine.TypedSyncer[*v1alpha1.Backend, childrenSpec, *backendSnapshot] = &BackendSyncer{}
@@ -186,7 +187,7 @@ func (s *BackendSyncer) deployUsers(ctx context.Context, b *v1alpha1.Backend, se
 		if id == 0 || p.Status.TenantHost != sess.Tenant || !p.DeletionTimestamp.IsZero() {
 			continue
 		}
-		if err := ignoreNotFound(c.DeployProxy(ctx, id)); err != nil {
+		if err := kit.IgnoreNotFound(c.DeployProxy(ctx, id)); err != nil {
 			return fmt.Errorf("cannot deploy product %q, which uses backend %q: %w", p.Name, sess.SystemName, err)
 		}
 		if prod := p.Spec.Production; prod == nil || prod.Promote != v1alpha1.PromoteLatest {

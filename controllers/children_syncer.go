@@ -278,7 +278,7 @@ func removeChildren(ctx context.Context, c *tsclient.Client, scope tsclient.Scop
 	}
 	for _, name := range kit.SortedKeys(snap.Methods) {
 		if _, ok := want.Methods[name]; !ok {
-			if err := ignoreNotFound(c.DeleteMethod(ctx, scope, hits, snap.Methods[name].ID)); err != nil {
+			if err := kit.IgnoreNotFound(c.DeleteMethod(ctx, scope, hits, snap.Methods[name].ID)); err != nil {
 				return inUse("method", name, err)
 			}
 			delete(snap.Methods, name)
@@ -286,7 +286,7 @@ func removeChildren(ctx context.Context, c *tsclient.Client, scope tsclient.Scop
 	}
 	for _, name := range kit.SortedKeys(snap.Metrics) {
 		if _, ok := want.Metrics[name]; !ok && name != hitsMetric {
-			if err := ignoreNotFound(c.DeleteMetric(ctx, scope, snap.Metrics[name].ID)); err != nil {
+			if err := kit.IgnoreNotFound(c.DeleteMetric(ctx, scope, snap.Metrics[name].ID)); err != nil {
 				return inUse("metric", name, err)
 			}
 			delete(snap.Metrics, name)
@@ -328,7 +328,7 @@ func syncMappingRules(ctx context.Context, c *tsclient.Client, scope tsclient.Sc
 	}
 	for _, r := range snap.Rules {
 		if !containsRule(kept, r.ID) {
-			if err := ignoreNotFound(c.DeleteMappingRule(ctx, scope, r.ID)); err != nil {
+			if err := kit.IgnoreNotFound(c.DeleteMappingRule(ctx, scope, r.ID)); err != nil {
 				return fmt.Errorf("cannot delete mapping rule %s %s: %w", r.HTTPMethod, r.Pattern, err)
 			}
 		}

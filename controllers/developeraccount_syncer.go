@@ -368,7 +368,7 @@ func (s *DeveloperAccountSyncer) Update(ctx context.Context, d *v1alpha1.Develop
 		snap.Account = *updated
 	}
 	if snap.Account.State != accountApproved {
-		approved, err := deref(c.ApproveAccount(ctx, id))
+		approved, err := kit.Deref(c.ApproveAccount(ctx, id))
 		if err != nil {
 			return nil, fmt.Errorf("cannot approve account %q: %w", sess.SystemName, err)
 		}
@@ -416,14 +416,14 @@ func (s *DeveloperAccountSyncer) syncUsers(ctx context.Context, d *v1alpha1.Deve
 			case !ok:
 				var password string
 				if password, err = desired.initialPassword(u.Username); err == nil {
-					r, err = deref(c.CreateUser(ctx, id, tsclient.UserParams{Username: u.Username, Email: u.Email, Password: password}))
+					r, err = kit.Deref(c.CreateUser(ctx, id, tsclient.UserParams{Username: u.Username, Email: u.Email, Password: password}))
 				}
 			case r.Email != u.Email || newPassword:
 				params := tsclient.UserParams{Email: u.Email}
 				if newPassword { // a changed password Secret (or a user whose password was never set by us)
 					params.Password = passwords[u.Username]
 				}
-				r, err = deref(c.UpdateUser(ctx, id, r.ID, params))
+				r, err = kit.Deref(c.UpdateUser(ctx, id, r.ID, params))
 			}
 			if err == nil && version != "" {
 				set[u.Username] = version
@@ -432,12 +432,12 @@ func (s *DeveloperAccountSyncer) syncUsers(ctx context.Context, d *v1alpha1.Deve
 			switch {
 			case err != nil || r.State == userActive:
 			case r.State == userSuspended: // suspended behind our back: porta refuses to activate it
-				r, err = deref(c.UnsuspendUser(ctx, id, r.ID))
+				r, err = kit.Deref(c.UnsuspendUser(ctx, id, r.ID))
 			default:
-				r, err = deref(c.ActivateUser(ctx, id, r.ID))
+				r, err = kit.Deref(c.ActivateUser(ctx, id, r.ID))
 			}
 			if err == nil && r.Role != userRole(u) {
-				r, err = deref(c.SetUserRole(ctx, id, r.ID, userRole(u)))
+				r, err = kit.Deref(c.SetUserRole(ctx, id, r.ID, userRole(u)))
 			}
 			if err != nil {
 				return fmt.Errorf("cannot sync user %q of account %q: %w", u.Username, sess.SystemName, err)
@@ -449,7 +449,7 @@ func (s *DeveloperAccountSyncer) syncUsers(ctx context.Context, d *v1alpha1.Deve
 		if want[name] {
 			continue
 		}
-		if err := ignoreNotFound(c.DeleteUser(ctx, id, snap.Users[name].ID)); err != nil {
+		if err := kit.IgnoreNotFound(c.DeleteUser(ctx, id, snap.Users[name].ID)); err != nil {
 			return fmt.Errorf("cannot delete user %q of account %q: %w", name, sess.SystemName, err)
 		}
 		delete(snap.Users, name)

@@ -18,6 +18,7 @@ import (
 	"github.com/apimsync/apimsync/cache"
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/engine"
+	"github.com/apimsync/apimsync/controllers/kit"
 )
 
 // Diff (kubectl apimsync diff) tells what syncing objects would do to 3scale now, with the syncers' own
@@ -84,7 +85,7 @@ func DiffObjects(ctx context.Context, cluster client.Reader, scheme *runtime.Sch
 			current.ClusterWrites = append(current.ClusterWrites, write)
 		}
 	}}
-	deps := kindDeps{Reader: mem, Writer: writer, Accounts: accounts, Snapshots: cache.NewSnapshots(1024), Lists: &BurstLists{}}
+	deps := kindDeps{Reader: mem, Writer: writer, Accounts: accounts, Snapshots: cache.NewSnapshots(1024), Lists: &kit.BurstLists{}}
 	run := func(obj client.Object, plan *Plan) error {
 		current = plan
 		defer func() { current = nil }()

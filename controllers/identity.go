@@ -13,6 +13,7 @@ import (
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/engine"
+	"github.com/apimsync/apimsync/controllers/kit"
 	"strings"
 )
 
@@ -36,11 +37,11 @@ type remoteFinder[R any] struct {
 // tenantFinder reads one kind of object of the whole tenant, known by system name there (backends,
 // products). With lists, the search for an object this resource never created lists once per burst
 // (BurstLists), shared by every resource looking.
-func tenantFinder[R any](kind string, sess *engine.Session, lists *BurstLists, get func(int64) (*R, error), list func() ([]R, error),
+func tenantFinder[R any](kind string, sess *engine.Session, lists *kit.BurstLists, get func(int64) (*R, error), list func() ([]R, error),
 	idName func(R) (int64, string)) remoteFinder[R] {
 	f := remoteFinder[R]{kind: kind, get: get, list: list, idName: idName}
 	if lists != nil {
-		f.shared = func() ([]R, error) { return sharedList(lists, sess.Tenant+" "+kind+"s", list) }
+		f.shared = func() ([]R, error) { return kit.SharedList(lists, sess.Tenant+" "+kind+"s", list) }
 	}
 	return f
 }
@@ -259,11 +260,11 @@ func deleteHeld[R any](obj engine.Object, sess *engine.Session, f remoteFinder[R
 	if id == 0 {
 		remote, err := locate(obj, sess, f)
 		if err != nil || remote == nil {
-			return ignoreNotFound(err)
+			return kit.IgnoreNotFound(err)
 		}
 		id, _ = f.idName(*remote)
 	}
-	if err := ignoreNotFound(del(id)); err != nil {
+	if err := kit.IgnoreNotFound(del(id)); err != nil {
 		return fmt.Errorf("cannot delete %s %q: %w", f.kind, sess.SystemName, err)
 	}
 	if f.forget != nil {

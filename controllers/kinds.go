@@ -12,6 +12,7 @@ import (
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	"github.com/apimsync/apimsync/cache"
 	"github.com/apimsync/apimsync/controllers/engine"
+	"github.com/apimsync/apimsync/controllers/kit"
 )
 
 // The table of kinds: one row per kind the engine syncs, from which the manager's controllers
@@ -29,7 +30,7 @@ type kindDeps struct {
 	APIReader client.Reader
 	Accounts  *ProviderAccounts
 	Snapshots *cache.Snapshots
-	Lists     *BurstLists
+	Lists     *kit.BurstLists
 	// Recorder returns the Event recorder of a controller; nil in diff, which emits none.
 	Recorder func(name string) events.EventRecorder
 	Opts     Options

@@ -118,7 +118,7 @@ func syncFeatures(ctx context.Context, c *tsclient.Client, p *v1alpha1.Product, 
 		got, found := specFeature(p, remote, sys)
 		switch {
 		case found && remoteScope(got) != params.Scope:
-			if err := ignoreNotFound(c.DeleteProductFeature(ctx, id, got.ID)); err != nil {
+			if err := kit.IgnoreNotFound(c.DeleteProductFeature(ctx, id, got.ID)); err != nil {
 				return fmt.Errorf("cannot delete feature %q of product %d to change its scope: %w", sys, id, err)
 			}
 			remote = slices.DeleteFunc(remote, func(f tsclient.Feature) bool { return f.ID == got.ID })
@@ -146,7 +146,7 @@ func syncFeatures(ctx context.Context, c *tsclient.Client, p *v1alpha1.Product, 
 		if _, kept := p.Spec.Features[sys]; kept || !featureByID(remote, fid) {
 			continue
 		}
-		if err := ignoreNotFound(c.DeleteProductFeature(ctx, id, fid)); err != nil {
+		if err := kit.IgnoreNotFound(c.DeleteProductFeature(ctx, id, fid)); err != nil {
 			return fmt.Errorf("cannot delete feature %q of product %d: %w", sys, id, err)
 		}
 		remote = slices.DeleteFunc(remote, func(f tsclient.Feature) bool { return f.ID == fid })

@@ -115,7 +115,7 @@ func (s *ProductSyncer) syncUsages(ctx context.Context, sess *engine.Session, sn
 	have := map[int64]tsclient.BackendUsage{}
 	for _, u := range snap.Usages {
 		if _, wanted := want[u.BackendID]; !wanted {
-			if err := ignoreNotFound(c.DeleteBackendUsage(ctx, id, u.ID)); err != nil {
+			if err := kit.IgnoreNotFound(c.DeleteBackendUsage(ctx, id, u.ID)); err != nil {
 				return fmt.Errorf("cannot remove backend %d from product %q: %w", u.BackendID, sess.SystemName, err)
 			}
 			continue

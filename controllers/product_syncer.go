@@ -67,7 +67,7 @@ type ProductSyncer struct {
 	// Claims arbitrates resources that resolve to the same product.
 	Claims *Claims
 	// Lists shares the tenant's list of services among the Products looking for theirs in one burst.
-	Lists *BurstLists
+	Lists *kit.BurstLists
 	// Lifecycle keeps the lifecycle bookkeeping and usage reports.
 	Lifecycle productLifecycle
 }

@@ -30,6 +30,7 @@ import (
 	"github.com/apimsync/apimsync/cache"
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/engine"
+	"github.com/apimsync/apimsync/controllers/kit"
 	"github.com/apimsync/apimsync/controllers/openapi"
 )
 
@@ -144,7 +145,7 @@ type shared struct {
 	opts   Options
 	reader client.Reader
 	states *engine.StateTracker
-	creds  *CredentialChecks
+	creds  *kit.CredentialChecks
 	// deletions records the deletions under way per namespace, of all kinds.
 	deletions *engine.Deletions
 	ctrlOpts  func() controller.Options
@@ -285,7 +286,7 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 		accounts.Installations = mgr.GetCache()
 	}
 	snapshots := cache.NewSnapshots(opts.SnapshotCacheSize)
-	sh := shared{mgr: mgr, opts: opts, reader: reader, installations: installations, states: engine.NewStateTracker(), creds: &CredentialChecks{}, deletions: engine.NewDeletions(),
+	sh := shared{mgr: mgr, opts: opts, reader: reader, installations: installations, states: engine.NewStateTracker(), creds: &kit.CredentialChecks{}, deletions: engine.NewDeletions(),
 		// Each controller has its own workqueue rate limiter: passing failures back off exponentially,
 		// but never longer than RetryBackoffMax.
 		ctrlOpts: func() controller.Options {
@@ -296,7 +297,7 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 				)}
 		}}
 	deps := kindDeps{Reader: reader, Writer: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Accounts: accounts, Snapshots: snapshots,
-		Lists: &BurstLists{}, Recorder: func(name string) events.EventRecorder { return mgr.GetEventRecorder(name) }, Opts: opts}
+		Lists: &kit.BurstLists{}, Recorder: func(name string) events.EventRecorder { return mgr.GetEventRecorder(name) }, Opts: opts}
 	errs := []error{setupOpenAPI(sh, reader)}
 	for _, k := range kinds {
 		errs = append(errs, k.controller(sh, deps))

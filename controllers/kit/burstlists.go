@@ -1,4 +1,4 @@
-package controllers
+package kit
 
 import (
 	"sync"
@@ -30,8 +30,8 @@ type burstEntry struct {
 	at    time.Time
 }
 
-// sharedList returns the list under key, read by list at most once per TTL.
-func sharedList[R any](b *BurstLists, key string, list func() ([]R, error)) ([]R, error) {
+// SharedList returns the list under key, read by list at most once per TTL.
+func SharedList[R any](b *BurstLists, key string, list func() ([]R, error)) ([]R, error) {
 	if b == nil {
 		return list()
 	}

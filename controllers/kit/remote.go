@@ -1,19 +1,19 @@
-package controllers
+package kit
 
 // Helpers over the answers of the 3scale client.
 
 import tsclient "github.com/apimsync/apimsync/client"
 
-// ignoreNotFound drops a 404 of 3scale: what was to be deleted or read is already gone.
-func ignoreNotFound(err error) error {
+// IgnoreNotFound drops a 404 of 3scale: what was to be deleted or read is already gone.
+func IgnoreNotFound(err error) error {
 	if tsclient.IsNotFound(err) {
 		return nil
 	}
 	return err
 }
 
-// deref turns a (pointer, error) answer into a value.
-func deref[T any](v *T, err error) (T, error) {
+// Deref turns a (pointer, error) answer into a value.
+func Deref[T any](v *T, err error) (T, error) {
 	if err != nil || v == nil {
 		var zero T
 		return zero, err
