@@ -168,3 +168,29 @@ func TestProductTakesAHandMadeFeature(t *testing.T) {
 		t.Errorf("features in 3scale %v, want gold and the taken silver, renamed", features)
 	}
 }
+
+// TestFeaturesThroughLostAnswers: the create of a feature and its enabling on a plan are applied but their
+// answers lost: the feature is found by its system name and enabling again is taken as done (porta's
+// 409): one feature, enabled once, both recorded.
+func TestFeaturesThroughLostAnswers(t *testing.T) {
+	ns := newNamespace(t)
+	sim.ScriptFault(simulator.ScriptedFault{Tenant: ns, Method: "POST", Template: "/admin/api/services/{service_id}/features.json", Count: 1, Lose: true})
+	sim.ScriptFault(simulator.ScriptedFault{Tenant: ns, Method: "POST", Template: "/admin/api/application_plans/{application_plan_id}/features.json", Count: 1, Lose: true})
+	backend := petsBackend(ns)
+	product := petstoreProduct(ns, backend.Name)
+	product.Spec.Features = map[string]v1alpha1.FeatureSpec{"gold": {Name: "Gold"}}
+	plan := basicPlan(ns, "basic", product.Name)
+	plan.Spec.Features = []string{"gold"}
+	create(t, defaultSecret(ns), backend, product, plan)
+	waitState(t, v1alpha1.ConditionSynced, backend, product, plan)
+	features, enabled := remoteFeatures(ns)
+	if !slices.Equal(features, []string{"gold:application_plan"}) || !slices.Equal(enabled, []string{kit.Itoa64(plan.Status.PlanID) + "/gold"}) {
+		t.Errorf("features %v, enabled %v; want gold once, enabled once", features, enabled)
+	}
+	if lost := lostAnswers(ns); lost != 2 {
+		t.Errorf("%d answers lost, want the 2 scripted", lost)
+	}
+	if product.Status.FeatureIDs["gold"] == 0 || plan.Status.FeatureIDs["gold"] != product.Status.FeatureIDs["gold"] {
+		t.Errorf("recorded: product %v, plan %v", product.Status.FeatureIDs, plan.Status.FeatureIDs)
+	}
+}
