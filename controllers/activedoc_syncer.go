@@ -39,7 +39,7 @@ type ActiveDocSyncer struct {
 	// Accounts resolves provider-account Secrets.
 	Accounts *ProviderAccounts
 	// Claims arbitrates resources that resolve to the same spec.
-	Claims *Claims
+	Claims *kit.Claims
 }
 
 var _ engine.TypedSyncer[*v1alpha1.ActiveDoc, activeDocDesired, *activeDocSnapshot] = &ActiveDocSyncer{}
@@ -61,7 +61,7 @@ func (s *ActiveDocSyncer) Connect(ctx context.Context, d *v1alpha1.ActiveDoc) (*
 // SystemName is the system name of the object's remote object, from its spec alone: its spec.systemName, or
 // one derived from its name.
 func (s *ActiveDocSyncer) SystemName(d *v1alpha1.ActiveDoc) string {
-	return systemNameOf(d.Spec.SystemName, d.Name)
+	return kit.SystemNameOf(d.Spec.SystemName, d.Name)
 }
 
 // Resolve implements engine.TypedSyncer: the document must be JSON or YAML OpenAPI (or Swagger); a product
@@ -93,7 +93,7 @@ func (s *ActiveDocSyncer) Resolve(ctx context.Context, d *v1alpha1.ActiveDoc, se
 		}
 		desired.ProductID = p.Status.ProductID
 	}
-	if err := checkSoleOwner(ctx, s.Reader, s.Claims, d, &v1alpha1.ActiveDocList{}, ownerKey(sess.Tenant, "", sess.SystemName)); err != nil {
+	if err := kit.CheckSoleOwner(ctx, s.Reader, s.Claims, d, &v1alpha1.ActiveDocList{}, kit.OwnerKey(sess.Tenant, "", sess.SystemName)); err != nil {
 		return r, err
 	}
 	d.Status.ProductID = desired.ProductID
@@ -133,7 +133,7 @@ func openAPIAsJSON(body string) (string, error) {
 
 // Read implements engine.TypedSyncer.
 func (s *ActiveDocSyncer) Read(ctx context.Context, d *v1alpha1.ActiveDoc, sess *engine.Session, _ activeDocDesired) (*activeDocSnapshot, bool, error) {
-	remote, err := locate(d, sess, s.finder(ctx, sess))
+	remote, err := kit.Locate(d, sess, s.finder(ctx, sess))
 	if err != nil || remote == nil {
 		return nil, false, err
 	}
@@ -145,8 +145,8 @@ func (s *ActiveDocSyncer) Compare(_ context.Context, d *v1alpha1.ActiveDoc, _ *e
 	return activeDocMatches(snap.ActiveDoc, d, want), nil
 }
 
-func (s *ActiveDocSyncer) finder(ctx context.Context, sess *engine.Session) remoteFinder[tsclient.ActiveDoc] {
-	return tenantFinder("ActiveDocs spec", sess, nil,
+func (s *ActiveDocSyncer) finder(ctx context.Context, sess *engine.Session) kit.RemoteFinder[tsclient.ActiveDoc] {
+	return kit.TenantFinder("ActiveDocs spec", sess, nil,
 		func(id int64) (*tsclient.ActiveDoc, error) { return sess.Remote.GetActiveDoc(ctx, id) },
 		func() ([]tsclient.ActiveDoc, error) { return sess.Remote.ListActiveDocs(ctx) },
 		func(r tsclient.ActiveDoc) (int64, string) { return r.ID, r.SystemName })
@@ -271,14 +271,14 @@ func activeDocParams(d *v1alpha1.ActiveDoc, want activeDocDesired, systemName st
 
 // Create implements engine.TypedSyncer.
 func (s *ActiveDocSyncer) Create(ctx context.Context, d *v1alpha1.ActiveDoc, sess *engine.Session, want activeDocDesired) (engine.Created[*activeDocSnapshot], error) {
-	created, fresh, err := createOrAdopt(sess.SystemName, func() (*tsclient.ActiveDoc, error) {
+	created, fresh, err := kit.CreateOrAdopt(sess.SystemName, func() (*tsclient.ActiveDoc, error) {
 		return sess.Remote.CreateActiveDoc(ctx, activeDocParams(d, want, sess.SystemName))
 	}, d, sess, s.finder(ctx, sess))
 	if err != nil {
-		return made[*activeDocSnapshot](nil, fresh, err)
+		return kit.Made[*activeDocSnapshot](nil, fresh, err)
 	}
 	d.Status.ActiveDocID = created.ID
-	return made(&activeDocSnapshot{*created}, fresh, nil)
+	return kit.Made(&activeDocSnapshot{*created}, fresh, nil)
 }
 
 // Update implements engine.TypedSyncer.
@@ -299,5 +299,5 @@ func (s *ActiveDocSyncer) Owners(ctx context.Context, d *v1alpha1.ActiveDoc, ses
 
 // Delete implements engine.TypedSyncer.
 func (s *ActiveDocSyncer) Delete(ctx context.Context, d *v1alpha1.ActiveDoc, sess *engine.Session) error {
-	return deleteHeld(d, sess, s.finder(ctx, sess), func(id int64) error { return sess.Remote.DeleteActiveDoc(ctx, id) })
+	return kit.DeleteHeld(d, sess, s.finder(ctx, sess), func(id int64) error { return sess.Remote.DeleteActiveDoc(ctx, id) })
 }

@@ -67,7 +67,7 @@ type ApplicationSyncer struct {
 	// Accounts resolves provider-account Secrets.
 	Accounts *ProviderAccounts
 	// Claims arbitrates resources that resolve to the same application (account and name).
-	Claims *Claims
+	Claims *kit.Claims
 }
 
 var _ engine.TypedSyncer[*v1alpha1.Application, applicationDesired, *applicationSnapshot] = &ApplicationSyncer{}
@@ -128,7 +128,7 @@ func (s *ApplicationSyncer) resolve(ctx context.Context, a *v1alpha1.Application
 		return err
 	}
 	a.Status.AccountID, a.Status.ProductID = desired.AccountID, desired.ProductID
-	if err := checkSoleOwner(ctx, s.Reader, s.Claims, a, &v1alpha1.ApplicationList{}, ownerKey(sess.Tenant, kit.Itoa64(desired.AccountID), sess.SystemName)); err != nil {
+	if err := kit.CheckSoleOwner(ctx, s.Reader, s.Claims, a, &v1alpha1.ApplicationList{}, kit.OwnerKey(sess.Tenant, kit.Itoa64(desired.AccountID), sess.SystemName)); err != nil {
 		return err
 	}
 	spec := a.Spec
@@ -189,7 +189,7 @@ func (s *ApplicationSyncer) Compare(ctx context.Context, a *v1alpha1.Application
 
 // Read implements engine.TypedSyncer: the application on its account, and its keys.
 func (s *ApplicationSyncer) Read(ctx context.Context, a *v1alpha1.Application, sess *engine.Session, d applicationDesired) (*applicationSnapshot, bool, error) {
-	remote, err := locate(a, sess, s.finder(ctx, sess, d.AccountID))
+	remote, err := kit.Locate(a, sess, s.finder(ctx, sess, d.AccountID))
 	if err != nil || remote == nil {
 		return nil, false, err
 	}
@@ -212,11 +212,11 @@ func (s *ApplicationSyncer) readKeys(ctx context.Context, sess *engine.Session, 
 }
 
 // finder reads the applications of one account; an application is known by its name there.
-func (s *ApplicationSyncer) finder(ctx context.Context, sess *engine.Session, accountID int64) remoteFinder[tsclient.Application] {
-	return remoteFinder[tsclient.Application]{kind: "application", uniqueField: "name",
-		get:    func(id int64) (*tsclient.Application, error) { return sess.Remote.GetApplication(ctx, accountID, id) },
-		list:   func() ([]tsclient.Application, error) { return sess.Remote.ListApplications(ctx, accountID) },
-		idName: func(r tsclient.Application) (int64, string) { return r.ID, r.Name },
+func (s *ApplicationSyncer) finder(ctx context.Context, sess *engine.Session, accountID int64) kit.RemoteFinder[tsclient.Application] {
+	return kit.RemoteFinder[tsclient.Application]{Kind: "application", UniqueField: "name",
+		Get:    func(id int64) (*tsclient.Application, error) { return sess.Remote.GetApplication(ctx, accountID, id) },
+		List:   func() ([]tsclient.Application, error) { return sess.Remote.ListApplications(ctx, accountID) },
+		IDName: func(r tsclient.Application) (int64, string) { return r.ID, r.Name },
 	}
 }
 
@@ -253,7 +253,7 @@ func (s *ApplicationSyncer) Create(ctx context.Context, a *v1alpha1.Application,
 		p.ApplicationKey = d.AppKeys[0]
 	}
 	held := false // found by its credentials: not made by this create
-	created, fresh, err := createOrAdopt(sess.SystemName, func() (*tsclient.Application, error) {
+	created, fresh, err := kit.CreateOrAdopt(sess.SystemName, func() (*tsclient.Application, error) {
 		app, err := sess.Remote.CreateApplication(ctx, d.AccountID, p)
 		if err == nil || !(tsclient.HasAlreadyBeenTaken(err, "user_key") || tsclient.HasAlreadyBeenTaken(err, "application_id")) {
 			return app, err
@@ -263,11 +263,11 @@ func (s *ApplicationSyncer) Create(ctx context.Context, a *v1alpha1.Application,
 	}, a, sess, s.finder(ctx, sess, d.AccountID))
 	fresh = fresh && !held
 	if err != nil {
-		return made[*applicationSnapshot](nil, fresh, err)
+		return kit.Made[*applicationSnapshot](nil, fresh, err)
 	}
 	a.Status.ApplicationID = created.ID
 	snap, err := s.readKeys(ctx, sess, d, *created)
-	return made(snap, fresh, err)
+	return kit.Made(snap, fresh, err)
 }
 
 // Update implements engine.TypedSyncer: attributes, plan (change_plan within the product), suspension,
@@ -354,7 +354,7 @@ func (s *ApplicationSyncer) Delete(ctx context.Context, a *v1alpha1.Application,
 		return nil // on no account in 3scale: nothing to delete
 	}
 	if id == 0 {
-		remote, err := locate(a, sess, s.finder(ctx, sess, accountID))
+		remote, err := kit.Locate(a, sess, s.finder(ctx, sess, accountID))
 		if err != nil || remote == nil {
 			return kit.IgnoreNotFound(err)
 		}

@@ -66,7 +66,7 @@ type ApplicationPlanSyncer struct {
 	// Peers reads the Product's and Backends' cached snapshots (their metrics' ids), never written here.
 	Peers engine.SnapshotReader
 	// Claims arbitrates resources that resolve to the same plan.
-	Claims *Claims
+	Claims *kit.Claims
 	// Lists shares the tenant's list of plans (all products') among the plans looking for theirs in one
 	// burst.
 	Lists *kit.BurstLists
@@ -102,7 +102,7 @@ func metricRefKey(r v1alpha1.MetricMethodRef) string { return r.Backend + "/" + 
 // SystemName is the system name of the object's remote object, from its spec alone: its spec.systemName, or
 // one derived from its name.
 func (s *ApplicationPlanSyncer) SystemName(a *v1alpha1.ApplicationPlan) string {
-	return systemNameOf(a.Spec.SystemName, a.Name)
+	return kit.SystemNameOf(a.Spec.SystemName, a.Name)
 }
 
 // Resolve implements engine.TypedSyncer: the Product must be Synced (an Invalid one makes the plan
@@ -186,7 +186,7 @@ func (s *ApplicationPlanSyncer) resolve(ctx context.Context, a *v1alpha1.Applica
 		metricsHashes[ref.Backend] = b.Status.MetricsHash
 		desired.RecordedIDs[ref.Backend] = b.Status.MetricIDs
 	}
-	if err := checkSoleOwner(ctx, s.Reader, s.Claims, a, &v1alpha1.ApplicationPlanList{}, ownerKey(sess.Tenant, strconv.FormatInt(p.Status.ProductID, 10), sess.SystemName)); err != nil {
+	if err := kit.CheckSoleOwner(ctx, s.Reader, s.Claims, a, &v1alpha1.ApplicationPlanList{}, kit.OwnerKey(sess.Tenant, strconv.FormatInt(p.Status.ProductID, 10), sess.SystemName)); err != nil {
 		return err
 	}
 	desired.DepsMetrics = engine.HashOf(metricsHashes)
@@ -228,7 +228,7 @@ func (s *ApplicationPlanSyncer) Read(ctx context.Context, a *v1alpha1.Applicatio
 	if want.ProductID == 0 {
 		return nil, false, nil
 	}
-	remote, err := locate(a, sess, s.finder(ctx, sess, want.ProductID))
+	remote, err := kit.Locate(a, sess, s.finder(ctx, sess, want.ProductID))
 	if tsclient.IsNotFound(err) || (err == nil && remote == nil) { // none, or the product is gone (its plans with it)
 		return nil, false, nil
 	}
@@ -309,11 +309,11 @@ func (s *ApplicationPlanSyncer) metricIDs(ctx context.Context, sess *engine.Sess
 }
 
 // finder reads the plans of one product (shared: the tenant's plans of all products, in one burst).
-func (s *ApplicationPlanSyncer) finder(ctx context.Context, sess *engine.Session, productID int64) remoteFinder[tsclient.ApplicationPlan] {
-	return remoteFinder[tsclient.ApplicationPlan]{kind: "plan",
-		get:  func(id int64) (*tsclient.ApplicationPlan, error) { return sess.Remote.GetPlan(ctx, productID, id) },
-		list: func() ([]tsclient.ApplicationPlan, error) { return sess.Remote.ListPlans(ctx, productID) },
-		shared: func() ([]tsclient.ApplicationPlan, error) {
+func (s *ApplicationPlanSyncer) finder(ctx context.Context, sess *engine.Session, productID int64) kit.RemoteFinder[tsclient.ApplicationPlan] {
+	return kit.RemoteFinder[tsclient.ApplicationPlan]{Kind: "plan",
+		Get:  func(id int64) (*tsclient.ApplicationPlan, error) { return sess.Remote.GetPlan(ctx, productID, id) },
+		List: func() ([]tsclient.ApplicationPlan, error) { return sess.Remote.ListPlans(ctx, productID) },
+		Shared: func() ([]tsclient.ApplicationPlan, error) {
 			all, err := kit.SharedList(s.Lists, sess.Tenant+" plans", func() ([]tsclient.ApplicationPlan, error) { return sess.Remote.ListAllPlans(ctx) })
 			var mine []tsclient.ApplicationPlan
 			for _, p := range all {
@@ -323,7 +323,7 @@ func (s *ApplicationPlanSyncer) finder(ctx context.Context, sess *engine.Session
 			}
 			return mine, err
 		},
-		idName: func(r tsclient.ApplicationPlan) (int64, string) { return r.ID, r.SystemName },
+		IDName: func(r tsclient.ApplicationPlan) (int64, string) { return r.ID, r.SystemName },
 	}
 }
 
@@ -445,23 +445,23 @@ func (s *ApplicationPlanSyncer) Create(ctx context.Context, a *v1alpha1.Applicat
 	if planState(a, d.Lifecycle) == "published" {
 		params.StateEvent = "publish"
 	}
-	created, fresh, err := createOrAdopt(sess.SystemName,
+	created, fresh, err := kit.CreateOrAdopt(sess.SystemName,
 		func() (*tsclient.ApplicationPlan, error) { return sess.Remote.CreatePlan(ctx, d.ProductID, params) },
 		a, sess, s.finder(ctx, sess, d.ProductID))
 	if err != nil {
-		return made[*planSnapshot](nil, fresh, err)
+		return kit.Made[*planSnapshot](nil, fresh, err)
 	}
 	a.Status.PlanID = created.ID
 	a.Status.FeatureIDs = nil // those enabled on a plan no longer there, or of another tenant's
 	if !fresh {
 		snap, err := s.readAll(ctx, sess, d, *created)
-		return made(snap, false, err)
+		return kit.Made(snap, false, err)
 	}
 	// A new plan has no limit and no pricing rule: nothing to read but the metric ids, which come from
 	// the product's and backends' snapshots.
 	snap := &planSnapshot{Plan: *created, DepsMetrics: d.DepsMetrics, Features: []int64{}}
 	snap.MetricIDs, err = s.metricIDs(ctx, sess, d)
-	return made(snap, fresh, err)
+	return kit.Made(snap, fresh, err)
 }
 
 // Update implements engine.TypedSyncer: writes the plan's attributes, limits and pricing rules that differ.
@@ -502,5 +502,5 @@ func (s *ApplicationPlanSyncer) Owners(ctx context.Context, a *v1alpha1.Applicat
 // name after its own lost create); a product gone from 3scale already (404) took it along.
 func (s *ApplicationPlanSyncer) Delete(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session) error {
 	productID := a.Status.ProductID
-	return deleteHeld(a, sess, s.finder(ctx, sess, productID), func(id int64) error { return sess.Remote.DeletePlan(ctx, productID, id) })
+	return kit.DeleteHeld(a, sess, s.finder(ctx, sess, productID), func(id int64) error { return sess.Remote.DeletePlan(ctx, productID, id) })
 }

@@ -39,7 +39,7 @@ type BackendSyncer struct {
 	// Accounts resolves provider-account Secrets.
 	Accounts *ProviderAccounts
 	// Claims arbitrates resources that resolve to the same backend.
-	Claims *Claims
+	Claims *kit.Claims
 	// Lists shares the tenant's list of backends among the Backends looking for theirs in one burst.
 	Lists *kit.BurstLists
 }
@@ -64,14 +64,14 @@ func (s *BackendSyncer) Validate(b *v1alpha1.Backend) error {
 // SystemName is the system name of the object's remote object, from its spec alone: its spec.systemName, or
 // one derived from its name.
 func (s *BackendSyncer) SystemName(b *v1alpha1.Backend) string {
-	return systemNameOf(b.Spec.SystemName, b.Name)
+	return kit.SystemNameOf(b.Spec.SystemName, b.Name)
 }
 
 // Resolve implements engine.TypedSyncer: sole ownership and the hash of the desired state (the
 // backend's children).
 func (s *BackendSyncer) Resolve(ctx context.Context, b *v1alpha1.Backend, sess *engine.Session) (engine.Resolved[childrenSpec], error) {
 	r := engine.Resolved[childrenSpec]{Desired: backendChildren(b)}
-	if err := checkSoleOwner(ctx, s.Reader, s.Claims, b, &v1alpha1.BackendList{}, ownerKey(sess.Tenant, "", sess.SystemName)); err != nil {
+	if err := kit.CheckSoleOwner(ctx, s.Reader, s.Claims, b, &v1alpha1.BackendList{}, kit.OwnerKey(sess.Tenant, "", sess.SystemName)); err != nil {
 		return r, err
 	}
 	r.Hash = sess.HashOf(sess.Tenant, sess.SystemName, b.Spec.Name, b.Spec.Description, b.Spec.PrivateBaseURL, r.Desired)
@@ -81,7 +81,7 @@ func (s *BackendSyncer) Resolve(ctx context.Context, b *v1alpha1.Backend, sess *
 // Read implements engine.TypedSyncer: the backend (by id, or by system name to adopt one created by a
 // lost request) with its children.
 func (s *BackendSyncer) Read(ctx context.Context, b *v1alpha1.Backend, sess *engine.Session, _ childrenSpec) (*backendSnapshot, bool, error) {
-	remote, err := locate(b, sess, s.finder(ctx, sess))
+	remote, err := kit.Locate(b, sess, s.finder(ctx, sess))
 	if err != nil || remote == nil {
 		return nil, false, err
 	}
@@ -99,8 +99,8 @@ func (s *BackendSyncer) Compare(_ context.Context, b *v1alpha1.Backend, _ *engin
 }
 
 // finder reads backends of the session's tenant.
-func (s *BackendSyncer) finder(ctx context.Context, sess *engine.Session) remoteFinder[tsclient.Backend] {
-	return tenantFinder("backend", sess, s.Lists,
+func (s *BackendSyncer) finder(ctx context.Context, sess *engine.Session) kit.RemoteFinder[tsclient.Backend] {
+	return kit.TenantFinder("backend", sess, s.Lists,
 		func(id int64) (*tsclient.Backend, error) { return sess.Remote.GetBackend(ctx, id) },
 		func() ([]tsclient.Backend, error) { return sess.Remote.ListBackends(ctx) },
 		func(r tsclient.Backend) (int64, string) { return r.ID, r.SystemName })
@@ -117,12 +117,12 @@ func backendAttrsMatch(r tsclient.Backend, b *v1alpha1.Backend) bool {
 // Create implements engine.TypedSyncer: creates the backend API (adopting it when a lost response
 // already created it) and reads its children.
 func (s *BackendSyncer) Create(ctx context.Context, b *v1alpha1.Backend, sess *engine.Session, _ childrenSpec) (engine.Created[*backendSnapshot], error) {
-	created, fresh, err := createOrAdopt(sess.SystemName,
+	created, fresh, err := kit.CreateOrAdopt(sess.SystemName,
 		func() (*tsclient.Backend, error) {
 			return sess.Remote.CreateBackend(ctx, backendParams(b, sess.SystemName))
 		}, b, sess, s.finder(ctx, sess))
 	if err != nil {
-		return made[*backendSnapshot](nil, fresh, err)
+		return kit.Made[*backendSnapshot](nil, fresh, err)
 	}
 	b.Status.BackendID = created.ID
 	read := readChildren
@@ -132,9 +132,9 @@ func (s *BackendSyncer) Create(ctx context.Context, b *v1alpha1.Backend, sess *e
 	}
 	children, err := read(ctx, sess.Remote, tsclient.BackendScope(created.ID))
 	if err != nil {
-		return made[*backendSnapshot](nil, fresh, err)
+		return kit.Made[*backendSnapshot](nil, fresh, err)
 	}
-	return made(&backendSnapshot{Backend: *created, Children: children}, fresh, nil)
+	return kit.Made(&backendSnapshot{Backend: *created, Children: children}, fresh, nil)
 }
 
 // Update implements engine.TypedSyncer: writes the attributes and children that differ.
@@ -213,7 +213,7 @@ func (s *BackendSyncer) deployUsers(ctx context.Context, b *v1alpha1.Backend, se
 func (s *BackendSyncer) Delete(ctx context.Context, b *v1alpha1.Backend, sess *engine.Session) error {
 	id := b.Status.BackendID
 	if id == 0 {
-		remote, err := locate(b, sess, s.finder(ctx, sess))
+		remote, err := kit.Locate(b, sess, s.finder(ctx, sess))
 		if err != nil || remote == nil {
 			return err
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/engine"
+	"github.com/apimsync/apimsync/controllers/kit"
 )
 
 const (
@@ -33,7 +34,7 @@ var policyVersionPattern = regexp.MustCompile(`(?m)^((\d+\.)?(\d+\.)?(\*|\d+))|b
 type CustomPolicyDefinitionSyncer struct {
 	Reader   client.Reader
 	Accounts *ProviderAccounts
-	Claims   *Claims
+	Claims   *kit.Claims
 }
 
 var (
@@ -180,7 +181,7 @@ func (s *CustomPolicyDefinitionSyncer) Resolve(ctx context.Context, c *v1alpha1.
 	if err != nil {
 		return r, err
 	}
-	if err := checkSoleOwner(ctx, s.Reader, s.Claims, c, &v1alpha1.CustomPolicyDefinitionList{}, ownerKey(sess.Tenant, "", sess.SystemName)); err != nil {
+	if err := kit.CheckSoleOwner(ctx, s.Reader, s.Claims, c, &v1alpha1.CustomPolicyDefinitionList{}, kit.OwnerKey(sess.Tenant, "", sess.SystemName)); err != nil {
 		return r, err
 	}
 	r.Desired = customPolicyDesired{Schema: schema}
@@ -188,20 +189,20 @@ func (s *CustomPolicyDefinitionSyncer) Resolve(ctx context.Context, c *v1alpha1.
 	return r, nil
 }
 
-func (s *CustomPolicyDefinitionSyncer) finder(ctx context.Context, sess *engine.Session) remoteFinder[tsclient.CustomPolicy] {
-	f := tenantFinder("custom policy", sess, nil,
+func (s *CustomPolicyDefinitionSyncer) finder(ctx context.Context, sess *engine.Session) kit.RemoteFinder[tsclient.CustomPolicy] {
+	f := kit.TenantFinder("custom policy", sess, nil,
 		func(id int64) (*tsclient.CustomPolicy, error) { return sess.Remote.GetCustomPolicy(ctx, id) },
 		func() ([]tsclient.CustomPolicy, error) { return sess.Remote.ListCustomPolicies(ctx) },
 		func(r tsclient.CustomPolicy) (int64, string) {
 			return r.ID, r.Name + customPolicyIdentifierSpacing + r.Version
 		})
-	f.uniqueField = "version" // porta: version "has already been taken" (for this name)
+	f.UniqueField = "version" // porta: version "has already been taken" (for this name)
 	return f
 }
 
 // Read implements engine.TypedSyncer.
 func (s *CustomPolicyDefinitionSyncer) Read(ctx context.Context, c *v1alpha1.CustomPolicyDefinition, sess *engine.Session, _ customPolicyDesired) (*customPolicySnapshot, bool, error) {
-	remote, err := locate(c, sess, s.finder(ctx, sess))
+	remote, err := kit.Locate(c, sess, s.finder(ctx, sess))
 	if err != nil || remote == nil {
 		return nil, false, registryRefused(err, sess.Tenant)
 	}
@@ -233,14 +234,14 @@ func customPolicyParams(c *v1alpha1.CustomPolicyDefinition, want customPolicyDes
 // Create implements engine.TypedSyncer: adds the policy to the registry, or adopts the one with its name
 // and version.
 func (s *CustomPolicyDefinitionSyncer) Create(ctx context.Context, c *v1alpha1.CustomPolicyDefinition, sess *engine.Session, want customPolicyDesired) (engine.Created[*customPolicySnapshot], error) {
-	created, fresh, err := createOrAdopt(sess.SystemName, func() (*tsclient.CustomPolicy, error) {
+	created, fresh, err := kit.CreateOrAdopt(sess.SystemName, func() (*tsclient.CustomPolicy, error) {
 		return sess.Remote.CreateCustomPolicy(ctx, customPolicyParams(c, want))
 	}, c, sess, s.finder(ctx, sess))
 	if err != nil {
-		return made[*customPolicySnapshot](nil, fresh, registryRefused(err, sess.Tenant))
+		return kit.Made[*customPolicySnapshot](nil, fresh, registryRefused(err, sess.Tenant))
 	}
 	c.Status.PolicyID = created.ID
-	return made(&customPolicySnapshot{*created}, fresh, nil)
+	return kit.Made(&customPolicySnapshot{*created}, fresh, nil)
 }
 
 // Update implements engine.TypedSyncer. porta refuses to change a policy a product's chain uses: a new
@@ -261,7 +262,7 @@ func (s *CustomPolicyDefinitionSyncer) Update(ctx context.Context, c *v1alpha1.C
 // use the policy (a Blocks reference); a product elsewhere that uses it makes 3scale refuse (403), and
 // the definition waits, naming it.
 func (s *CustomPolicyDefinitionSyncer) Delete(ctx context.Context, c *v1alpha1.CustomPolicyDefinition, sess *engine.Session) error {
-	err := deleteHeld(c, sess, s.finder(ctx, sess), func(id int64) error { return sess.Remote.DeleteCustomPolicy(ctx, id) })
+	err := kit.DeleteHeld(c, sess, s.finder(ctx, sess), func(id int64) error { return sess.Remote.DeleteCustomPolicy(ctx, id) })
 	if tsclient.IsInUse(err) {
 		return engine.Waiting(v1alpha1.ReasonDeletionBlocked,
 			"3scale refuses to delete custom policy %q while a product's policy chain uses it: remove it from those products' policies", sess.SystemName)

@@ -144,7 +144,7 @@ type DeveloperAccountSyncer struct {
 	// Accounts resolves provider-account Secrets.
 	Accounts *ProviderAccounts
 	// Claims arbitrates resources that resolve to the same account.
-	Claims *Claims
+	Claims *kit.Claims
 	// Sent remembers the passwords this process set (nil: none remembered).
 	Sent *SentPasswords
 }
@@ -209,7 +209,7 @@ func (s *DeveloperAccountSyncer) Resolve(ctx context.Context, d *v1alpha1.Develo
 			desired.Versions[u.Username] = version
 		}
 	}
-	if err := checkSoleOwner(ctx, s.Reader, s.Claims, d, &v1alpha1.DeveloperAccountList{}, ownerKey(sess.Tenant, "", sess.SystemName)); err != nil {
+	if err := kit.CheckSoleOwner(ctx, s.Reader, s.Claims, d, &v1alpha1.DeveloperAccountList{}, kit.OwnerKey(sess.Tenant, "", sess.SystemName)); err != nil {
 		return r, err
 	}
 	r.Desired = desired
@@ -244,7 +244,7 @@ func recordUsers(d *v1alpha1.DeveloperAccount, snap *accountSnapshot) {
 
 // Read implements engine.TypedSyncer: the account (by id, or its first admin's username) and its users.
 func (s *DeveloperAccountSyncer) Read(ctx context.Context, d *v1alpha1.DeveloperAccount, sess *engine.Session, _ accountDesired) (*accountSnapshot, bool, error) {
-	remote, err := locate(d, sess, s.finder(ctx, sess))
+	remote, err := kit.Locate(d, sess, s.finder(ctx, sess))
 	if err != nil || remote == nil {
 		return nil, false, err
 	}
@@ -285,10 +285,10 @@ func (s *DeveloperAccountSyncer) readUsers(ctx context.Context, sess *engine.Ses
 }
 
 // finder reads accounts of the session's tenant; the "list" is porta's find by the first admin's username.
-func (s *DeveloperAccountSyncer) finder(ctx context.Context, sess *engine.Session) remoteFinder[tsclient.Account] {
-	return remoteFinder[tsclient.Account]{kind: "account", uniqueField: "username",
-		get: func(id int64) (*tsclient.Account, error) { return sess.Remote.GetAccount(ctx, id) },
-		list: func() ([]tsclient.Account, error) {
+func (s *DeveloperAccountSyncer) finder(ctx context.Context, sess *engine.Session) kit.RemoteFinder[tsclient.Account] {
+	return kit.RemoteFinder[tsclient.Account]{Kind: "account", UniqueField: "username",
+		Get: func(id int64) (*tsclient.Account, error) { return sess.Remote.GetAccount(ctx, id) },
+		List: func() ([]tsclient.Account, error) {
 			a, err := sess.Remote.FindAccountByUsername(ctx, sess.SystemName)
 			if tsclient.IsNotFound(err) {
 				return nil, nil
@@ -298,7 +298,7 @@ func (s *DeveloperAccountSyncer) finder(ctx context.Context, sess *engine.Sessio
 			}
 			return []tsclient.Account{*a}, nil
 		},
-		idName: func(a tsclient.Account) (int64, string) { return a.ID, sess.SystemName },
+		IDName: func(a tsclient.Account) (int64, string) { return a.ID, sess.SystemName },
 	}
 }
 
@@ -334,7 +334,7 @@ func accountMatches(snap *accountSnapshot, d *v1alpha1.DeveloperAccount) bool {
 // users and settings follow (Update).
 func (s *DeveloperAccountSyncer) Create(ctx context.Context, d *v1alpha1.DeveloperAccount, sess *engine.Session, desired accountDesired) (engine.Created[*accountSnapshot], error) {
 	admin := firstAdmin(d)
-	created, fresh, err := createOrAdopt(sess.SystemName, func() (*tsclient.Account, error) {
+	created, fresh, err := kit.CreateOrAdopt(sess.SystemName, func() (*tsclient.Account, error) {
 		password, err := desired.initialPassword(admin.Username)
 		if err != nil {
 			return nil, err
@@ -343,7 +343,7 @@ func (s *DeveloperAccountSyncer) Create(ctx context.Context, d *v1alpha1.Develop
 			Password: password})
 	}, d, sess, s.finder(ctx, sess))
 	if err != nil {
-		return made[*accountSnapshot](nil, fresh, err)
+		return kit.Made[*accountSnapshot](nil, fresh, err)
 	}
 	d.Status.AccountID = created.ID
 	d.Status.PasswordVersions = nil                      // an adopted account's passwords are unknown: set them all
@@ -352,7 +352,7 @@ func (s *DeveloperAccountSyncer) Create(ctx context.Context, d *v1alpha1.Develop
 		s.Sent.Remember(userKey(sess, created.ID, admin.Username), desired.Passwords[admin.Username])
 	}
 	snap, err := s.readUsers(ctx, sess, *created)
-	return made(snap, fresh, err)
+	return kit.Made(snap, fresh, err)
 }
 
 // Update implements engine.TypedSyncer: the account's attributes and approval, then each user: created,
@@ -459,5 +459,5 @@ func (s *DeveloperAccountSyncer) syncUsers(ctx context.Context, d *v1alpha1.Deve
 
 // Delete implements engine.TypedSyncer: deleting the account deletes its users and applications in 3scale.
 func (s *DeveloperAccountSyncer) Delete(ctx context.Context, d *v1alpha1.DeveloperAccount, sess *engine.Session) error {
-	return deleteHeld(d, sess, s.finder(ctx, sess), func(id int64) error { return sess.Remote.DeleteAccount(ctx, id) })
+	return kit.DeleteHeld(d, sess, s.finder(ctx, sess), func(id int64) error { return sess.Remote.DeleteAccount(ctx, id) })
 }

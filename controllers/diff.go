@@ -192,7 +192,7 @@ func memoryOf(ctx context.Context, cluster client.Reader, scheme *runtime.Scheme
 			case err != nil && !apierrors.IsNotFound(err):
 				return nil, fmt.Errorf("cannot list the %s of namespace %q: %w", names[i], namespace, err)
 			}
-			_ = forEachItem(l, func(o client.Object) {
+			_ = kit.ForEachItem(l, func(o client.Object) {
 				o.SetResourceVersion("")
 				have[engine.KindOf(o)+"/"+o.GetName()] = o
 			})

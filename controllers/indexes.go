@@ -4,7 +4,6 @@ import (
 	"context"
 	"strconv"
 
-	"k8s.io/apimachinery/pkg/api/meta"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -36,7 +35,7 @@ func fieldIndexes() []fieldIndex {
 	var out []fieldIndex
 	for _, k := range kinds {
 		obj := k.New()
-		out = append(out, fieldIndex{obj, indexSecretRefs, secretRefs}, fieldIndex{obj, indexOwnerKey, ownerKeyOf})
+		out = append(out, fieldIndex{obj, indexSecretRefs, secretRefs}, fieldIndex{obj, kit.IndexOwnerKey, ownerKeyOf})
 		out = append(out, k.indexes()...)
 	}
 	for _, r := range referenceGraph {
@@ -184,21 +183,7 @@ func ownerKeyOf(o client.Object) []string {
 	case *v1alpha1.Tenant:
 		scope = "tenant"
 	}
-	return []string{ownerKey(st.TenantHost, scope, st.SystemName)}
-}
-
-// forEachItem calls f for each item of list.
-func forEachItem(list client.ObjectList, f func(client.Object)) error {
-	items, err := meta.ExtractList(list)
-	if err != nil {
-		return err
-	}
-	for _, it := range items {
-		if o, ok := it.(client.Object); ok {
-			f(o)
-		}
-	}
-	return nil
+	return []string{kit.OwnerKey(st.TenantHost, scope, st.SystemName)}
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
@@ -213,8 +198,6 @@ const (
 	indexBackendRefs = "apimsync.backendRefs"
 	// indexProductRef indexes ApplicationPlans by spec.productRef.
 	indexProductRef = "apimsync.productRef"
-	// indexOwnerKey indexes objects by the remote object they own: tenant, scope and system name.
-	indexOwnerKey = "apimsync.ownerKey"
 	// indexAccountRef indexes Applications by spec.accountRef.
 	indexAccountRef = "apimsync.accountRef"
 	// indexPlanRef indexes Applications by spec.planRef.

@@ -45,7 +45,7 @@ func (d kindDeps) recorder(name string) events.EventRecorder {
 }
 
 // claims returns a fresh ownership-claims checker over d's reader.
-func (d kindDeps) claims() *Claims { return &Claims{Reader: d.Reader} }
+func (d kindDeps) claims() *kit.Claims { return &kit.Claims{Reader: d.Reader} }
 
 // kindRow is one row of the table of kinds.
 type kindRow interface {

@@ -65,7 +65,7 @@ type ProductSyncer struct {
 	// so that their Application objects need not read them again.
 	Applications engine.SnapshotStore
 	// Claims arbitrates resources that resolve to the same product.
-	Claims *Claims
+	Claims *kit.Claims
 	// Lists shares the tenant's list of services among the Products looking for theirs in one burst.
 	Lists *kit.BurstLists
 	// Lifecycle keeps the lifecycle bookkeeping and usage reports.
@@ -97,7 +97,7 @@ func (s *ProductSyncer) Connect(ctx context.Context, p *v1alpha1.Product) (*engi
 // SystemName is the system name of the object's remote object, from its spec alone: its spec.systemName, or
 // one derived from its name.
 func (s *ProductSyncer) SystemName(p *v1alpha1.Product) string {
-	return systemNameOf(p.Spec.SystemName, p.Name)
+	return kit.SystemNameOf(p.Spec.SystemName, p.Name)
 }
 
 // Resolve implements engine.TypedSyncer: every Backend used must exist and be Synced on the same tenant
@@ -133,7 +133,7 @@ func (s *ProductSyncer) resolve(ctx context.Context, p *v1alpha1.Product, sess *
 	if err != nil {
 		return err
 	}
-	if err := checkSoleOwner(ctx, s.Reader, s.Claims, p, &v1alpha1.ProductList{}, ownerKey(sess.Tenant, "", sess.SystemName)); err != nil {
+	if err := kit.CheckSoleOwner(ctx, s.Reader, s.Claims, p, &v1alpha1.ProductList{}, kit.OwnerKey(sess.Tenant, "", sess.SystemName)); err != nil {
 		return err
 	}
 	desired := productDesired{BackendIDs: backendIDs, Proxy: proxy, Policies: policies, OIDC: oidc, Promotes: p.Spec.Production != nil,
@@ -216,7 +216,7 @@ var proxyDefaults = map[string]string{
 // Read implements engine.TypedSyncer: the service (by id, or by system name to adopt one created by a
 // lost request) and everything apimsync manages in it.
 func (s *ProductSyncer) Read(ctx context.Context, p *v1alpha1.Product, sess *engine.Session, want productDesired) (*productSnapshot, bool, error) {
-	remote, err := locate(p, sess, s.finder(ctx, sess))
+	remote, err := kit.Locate(p, sess, s.finder(ctx, sess))
 	if err != nil || remote == nil {
 		return nil, false, err
 	}
@@ -315,8 +315,8 @@ func (s *ProductSyncer) readNew(ctx context.Context, sess *engine.Session, remot
 }
 
 // finder reads services of the session's tenant.
-func (s *ProductSyncer) finder(ctx context.Context, sess *engine.Session) remoteFinder[tsclient.Product] {
-	return tenantFinder("product", sess, s.Lists,
+func (s *ProductSyncer) finder(ctx context.Context, sess *engine.Session) kit.RemoteFinder[tsclient.Product] {
+	return kit.TenantFinder("product", sess, s.Lists,
 		func(id int64) (*tsclient.Product, error) { return sess.Remote.GetProduct(ctx, id) },
 		func() ([]tsclient.Product, error) { return sess.Remote.ListProducts(ctx) },
 		func(r tsclient.Product) (int64, string) { return r.ID, r.SystemName })
@@ -336,12 +336,12 @@ func serviceMatches(r tsclient.Product, p *v1alpha1.Product) bool {
 // Create implements engine.TypedSyncer: creates the service (adopting it after a lost response);
 // everything in it follows (Update).
 func (s *ProductSyncer) Create(ctx context.Context, p *v1alpha1.Product, sess *engine.Session, d productDesired) (engine.Created[*productSnapshot], error) {
-	created, fresh, err := createOrAdopt(sess.SystemName,
+	created, fresh, err := kit.CreateOrAdopt(sess.SystemName,
 		func() (*tsclient.Product, error) {
 			return sess.Remote.CreateProduct(ctx, productParams(p, sess.SystemName))
 		}, p, sess, s.finder(ctx, sess))
 	if err != nil {
-		return made[*productSnapshot](nil, fresh, err)
+		return kit.Made[*productSnapshot](nil, fresh, err)
 	}
 	p.Status.ProductID = created.ID
 	// Feature ids recorded for a product no longer there, or another tenant's: never to delete here.
@@ -360,7 +360,7 @@ func (s *ProductSyncer) Create(ctx context.Context, p *v1alpha1.Product, sess *e
 		}
 	}
 	snap, err := read(ctx, sess, *created)
-	return made(snap, fresh, err)
+	return kit.Made(snap, fresh, err)
 }
 
 // Update implements engine.TypedSyncer: suspends the live applications of a product just retired,
@@ -455,7 +455,7 @@ func (s *ProductSyncer) Update(ctx context.Context, p *v1alpha1.Product, sess *e
 // Delete implements engine.TypedSyncer: deletes the service this Product holds (by id, or by system name
 // after its own lost create); its plans, usages and children go with it.
 func (s *ProductSyncer) Delete(ctx context.Context, p *v1alpha1.Product, sess *engine.Session) error {
-	if err := deleteHeld(p, sess, s.finder(ctx, sess), func(id int64) error { return sess.Remote.DeleteProduct(ctx, id) }); err != nil {
+	if err := kit.DeleteHeld(p, sess, s.finder(ctx, sess), func(id int64) error { return sess.Remote.DeleteProduct(ctx, id) }); err != nil {
 		return err
 	}
 	DeprecatedProductApplications.DeleteLabelValues(p.Namespace, p.Name)

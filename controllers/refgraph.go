@@ -11,6 +11,7 @@ import (
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	"github.com/apimsync/apimsync/controllers/engine"
+	"github.com/apimsync/apimsync/controllers/kit"
 )
 
 // reference is one edge of the reference graph: objects of kind From name objects of kind To through a
@@ -194,7 +195,7 @@ func referrers(reader client.Reader, graph []reference, kind string, pick func(r
 			if err := reader.List(ctx, list, append([]client.ListOption{client.InNamespace(obj.GetNamespace()), client.MatchingFields{r.Index: r.keyOf(obj)}}, opts...)...); err != nil {
 				return nil, err
 			}
-			if err := forEachItem(list, func(o client.Object) { out = append(out, o) }); err != nil {
+			if err := kit.ForEachItem(list, func(o client.Object) { out = append(out, o) }); err != nil {
 				return nil, err
 			}
 		}

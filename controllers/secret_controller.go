@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/apimsync/apimsync/controllers/engine"
+	"github.com/apimsync/apimsync/controllers/kit"
 )
 
 // SecretInUseFinalizer protects a Secret that synced objects still need to clean up 3scale: without it,
@@ -86,7 +87,7 @@ func (r *SecretReconciler) inUse(ctx context.Context, secret client.Object) (boo
 			return false, err
 		}
 		found := false
-		_ = forEachItem(list, func(o client.Object) {
+		_ = kit.ForEachItem(list, func(o client.Object) {
 			found = found || controllerutil.ContainsFinalizer(o, engine.Finalizer)
 		})
 		if found {

@@ -208,11 +208,11 @@ func sameRemoteObject(reader client.Reader, list client.ObjectList) handler.MapF
 			return nil
 		}
 		l := list.DeepCopyObject().(client.ObjectList)
-		if err := reader.List(ctx, l, client.MatchingFields{indexOwnerKey: keys[0]}); err != nil {
+		if err := reader.List(ctx, l, client.MatchingFields{kit.IndexOwnerKey: keys[0]}); err != nil {
 			return nil
 		}
 		var out []reconcile.Request
-		_ = forEachItem(l, func(o client.Object) {
+		_ = kit.ForEachItem(l, func(o client.Object) {
 			if o.GetUID() != obj.GetUID() {
 				out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(o)})
 			}
@@ -394,7 +394,7 @@ func namesByKey(ctx context.Context, reader client.Reader, list client.ObjectLis
 		if err := reader.List(ctx, l, client.InNamespace(namespace), client.MatchingFields{index: key}); err != nil {
 			continue
 		}
-		_ = forEachItem(l, func(o client.Object) { names = append(names, o.GetName()) })
+		_ = kit.ForEachItem(l, func(o client.Object) { names = append(names, o.GetName()) })
 	}
 	return names
 }
@@ -429,7 +429,7 @@ func secretsOf(_ context.Context, obj client.Object) []reconcile.Request {
 
 func requestsFor(list client.ObjectList) []reconcile.Request {
 	var reqs []reconcile.Request
-	_ = forEachItem(list, func(o client.Object) {
+	_ = kit.ForEachItem(list, func(o client.Object) {
 		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(o)})
 	})
 	return reqs

@@ -57,7 +57,7 @@ type TenantSyncer struct {
 	// Accounts connects to the master portal (a Secret shaped like a provider account's).
 	Accounts *ProviderAccounts
 	// Claims arbitrates Tenants that name the same organization on one master.
-	Claims *Claims
+	Claims *kit.Claims
 	// Recorder announces scheduled deletions.
 	Recorder events.EventRecorder
 }
@@ -116,7 +116,7 @@ func (s *TenantSyncer) Resolve(ctx context.Context, t *v1alpha1.Tenant, sess *en
 	if err != nil {
 		return r, err
 	}
-	if err := checkSoleOwner(ctx, s.Reader, s.Claims, t, &v1alpha1.TenantList{}, ownerKey(sess.Tenant, "tenant", sess.SystemName)); err != nil {
+	if err := kit.CheckSoleOwner(ctx, s.Reader, s.Claims, t, &v1alpha1.TenantList{}, kit.OwnerKey(sess.Tenant, "tenant", sess.SystemName)); err != nil {
 		return r, err
 	}
 	key := tenantSecretKey(t)

@@ -1,4 +1,4 @@
-package controllers
+package kit
 
 import (
 	"context"
@@ -13,61 +13,60 @@ import (
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/engine"
-	"github.com/apimsync/apimsync/controllers/kit"
 	"strings"
 )
 
-// remoteFinder says how to read one kind of remote object: by id, and all of them (to find one by system
-// name). get answers a tsclient NotFound error when the object is gone.
-type remoteFinder[R any] struct {
-	kind string
-	get  func(id int64) (*R, error)
-	list func() ([]R, error)
-	// shared, when set, lists through BurstLists: used to look for an object this resource never
+// RemoteFinder says how to read one kind of remote object: by id, and all of them (to find one by system
+// name). Get answers a tsclient NotFound error when the object is gone.
+type RemoteFinder[R any] struct {
+	Kind string
+	Get  func(id int64) (*R, error)
+	List func() ([]R, error)
+	// Shared, when set, lists through BurstLists: used to look for an object this resource never
 	// created, never after its own create whose answer may be lost, nor after a collision.
-	shared func() ([]R, error)
-	idName func(R) (int64, string)
-	// forget, when set, drops what is cached of an object whose recorded id is gone from 3scale.
-	forget func(id int64)
-	// uniqueField is the field 3scale answers "has already been taken" on when a create collides with an
+	Shared func() ([]R, error)
+	IDName func(R) (int64, string)
+	// Forget, when set, drops what is cached of an object whose recorded id is gone from 3scale.
+	Forget func(id int64)
+	// UniqueField is the field 3scale answers "has already been taken" on when a create collides with an
 	// existing object (default system_name).
-	uniqueField string
+	UniqueField string
 }
 
-// tenantFinder reads one kind of object of the whole tenant, known by system name there (backends,
+// TenantFinder reads one kind of object of the whole tenant, known by system name there (backends,
 // products). With lists, the search for an object this resource never created lists once per burst
 // (BurstLists), shared by every resource looking.
-func tenantFinder[R any](kind string, sess *engine.Session, lists *kit.BurstLists, get func(int64) (*R, error), list func() ([]R, error),
-	idName func(R) (int64, string)) remoteFinder[R] {
-	f := remoteFinder[R]{kind: kind, get: get, list: list, idName: idName}
+func TenantFinder[R any](kind string, sess *engine.Session, lists *BurstLists, get func(int64) (*R, error), list func() ([]R, error),
+	idName func(R) (int64, string)) RemoteFinder[R] {
+	f := RemoteFinder[R]{Kind: kind, Get: get, List: list, IDName: idName}
 	if lists != nil {
-		f.shared = func() ([]R, error) { return kit.SharedList(lists, sess.Tenant+" "+kind+"s", list) }
+		f.Shared = func() ([]R, error) { return SharedList(lists, sess.Tenant+" "+kind+"s", list) }
 	}
 	return f
 }
 
-// locate returns the remote object obj may touch, or nil when there is none: the one whose id obj
+// Locate returns the remote object obj may touch, or nil when there is none: the one whose id obj
 // recorded; else one with obj's system name that obj created itself (its create answer was lost: the
 // create-pending marker) or adopts on purpose (the engine announces it; refused by spec.adoption:
 // Never). An object whose recorded id is gone from 3scale was deleted behind our back: nil,
 // so that it is created again (drift repair). It never finds anything for an object being deleted that
 // holds no id and no create-pending marker.
-func locate[R any](obj engine.Object, sess *engine.Session, f remoteFinder[R]) (*R, error) {
+func Locate[R any](obj engine.Object, sess *engine.Session, f RemoteFinder[R]) (*R, error) {
 	return locateWith(obj, sess, f, false)
 }
 
 // locateWith is locate; fresh asks for a list read now rather than a shared one.
-func locateWith[R any](obj engine.Object, sess *engine.Session, f remoteFinder[R], fresh bool) (*R, error) {
+func locateWith[R any](obj engine.Object, sess *engine.Session, f RemoteFinder[R], fresh bool) (*R, error) {
 	if id := obj.GetRemoteID(); id != 0 {
-		remote, err := f.get(id)
+		remote, err := f.Get(id)
 		if err == nil {
 			return remote, nil
 		}
 		if !tsclient.IsNotFound(err) {
-			return nil, fmt.Errorf("cannot read %s %d: %w", f.kind, id, err)
+			return nil, fmt.Errorf("cannot read %s %d: %w", f.Kind, id, err)
 		}
-		if f.forget != nil {
-			f.forget(id)
+		if f.Forget != nil {
+			f.Forget(id)
 		}
 		obj.SetRemoteID(0)
 		return nil, nil
@@ -75,16 +74,16 @@ func locateWith[R any](obj engine.Object, sess *engine.Session, f remoteFinder[R
 	if !obj.GetDeletionTimestamp().IsZero() && !sess.CreatePending {
 		return nil, nil
 	}
-	list := f.list
-	if f.shared != nil && !fresh && !sess.CreatePending {
-		list = f.shared
+	list := f.List
+	if f.Shared != nil && !fresh && !sess.CreatePending {
+		list = f.Shared
 	}
 	all, err := list()
 	if err != nil {
-		return nil, fmt.Errorf("cannot list %ss: %w", f.kind, err)
+		return nil, fmt.Errorf("cannot list %ss: %w", f.Kind, err)
 	}
 	for i := range all {
-		id, name := f.idName(all[i])
+		id, name := f.IDName(all[i])
 		if name != sess.SystemName {
 			continue
 		}
@@ -93,7 +92,7 @@ func locateWith[R any](obj engine.Object, sess *engine.Session, f remoteFinder[R
 				return nil, engine.Refused(v1alpha1.ReasonAdoptionRefused,
 					"a %s with system name %q already exists in 3scale (id %d) and this resource did not create it; spec.adoption is Never: "+
 						"give this resource another systemName, delete that %s in 3scale, or set spec.adoption to IfExists to take it over",
-					f.kind, name, id, f.kind)
+					f.Kind, name, id, f.Kind)
 			}
 		}
 		obj.SetRemoteID(id)
@@ -102,15 +101,15 @@ func locateWith[R any](obj engine.Object, sess *engine.Session, f remoteFinder[R
 	return nil, nil
 }
 
-// createOrAdopt creates a remote object; when 3scale answers that its system name is taken — because
+// CreateOrAdopt creates a remote object; when 3scale answers that its system name is taken — because
 // the answer to our earlier create was lost, or someone made it meanwhile — it locates the existing one
 // (which announces or refuses an adoption) instead of duplicating it. fresh is true when the object was
-// made by this very call: it then holds only what 3scale puts in a new object, so its children need not
+// Made by this very call: it then holds only what 3scale puts in a new object, so its children need not
 // be read.
-func createOrAdopt[R any](systemName string, create func() (*R, error), obj engine.Object, sess *engine.Session, f remoteFinder[R]) (created *R, fresh bool, err error) {
+func CreateOrAdopt[R any](systemName string, create func() (*R, error), obj engine.Object, sess *engine.Session, f RemoteFinder[R]) (created *R, fresh bool, err error) {
 	created, err = create()
 	fresh = err == nil
-	field := f.uniqueField
+	field := f.UniqueField
 	if field == "" {
 		field = "system_name"
 	}
@@ -118,7 +117,7 @@ func createOrAdopt[R any](systemName string, create func() (*R, error), obj engi
 		created, err = locateWith(obj, sess, f, true)
 		if err == nil && created == nil {
 			// A resource deleted meanwhile locates nothing by name: what is there is not its own.
-			err = fmt.Errorf("3scale says system name %q is taken but lists no such %s", systemName, f.kind)
+			err = fmt.Errorf("3scale says system name %q is taken but lists no such %s", systemName, f.Kind)
 		}
 		if err != nil {
 			// The refused create made nothing, whatever failed after it: the engine drops its
@@ -127,14 +126,14 @@ func createOrAdopt[R any](systemName string, create func() (*R, error), obj engi
 		}
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("cannot create %s %q: %w", f.kind, systemName, err)
+		return nil, false, fmt.Errorf("cannot create %s %q: %w", f.Kind, systemName, err)
 	}
 	return created, fresh, nil
 }
 
-// made is a TypedSyncer's Create result for a remote object created (fresh) or found already there by
-// createOrAdopt.
-func made[S engine.Snapshot[S]](snap S, fresh bool, err error) (engine.Created[S], error) {
+// Made is a TypedSyncer's Create result for a remote object created (fresh) or found already there by
+// CreateOrAdopt.
+func Made[S engine.Snapshot[S]](snap S, fresh bool, err error) (engine.Created[S], error) {
 	return engine.Created[S]{Snapshot: snap, Existing: !fresh}, err
 }
 
@@ -195,7 +194,7 @@ func holdsBefore(a, b engine.Object) bool {
 	return holdsA && (!holdsB || olderThan(a, b))
 }
 
-// checkSoleOwner makes obj Invalid when another resource of the same kind, in any namespace, owns the
+// CheckSoleOwner makes obj Invalid when another resource of the same kind, in any namespace, owns the
 // remote object obj resolves to: one that holds its remote id (status) while obj does not, or else the
 // one that claimed it first in this manager. While a resource being deleted still holds it (a GitOps
 // rename or namespace move: the new one applied, the old one pruned), obj holding none waits (Orphan)
@@ -203,12 +202,12 @@ func holdsBefore(a, b engine.Object) bool {
 // sameRemoteObject wakes obj when the other one changes or goes. list is an empty list of the kind; key is obj's owner key. It
 // reads the manager's cache only. The message names the owner only when it is in obj's namespace, so
 // that nobody learns of objects in namespaces they may not read.
-func checkSoleOwner(ctx context.Context, reader client.Reader, claims *Claims, obj engine.Object, list client.ObjectList, key string) error {
-	if err := reader.List(ctx, list, client.MatchingFields{indexOwnerKey: key}); err != nil {
+func CheckSoleOwner(ctx context.Context, reader client.Reader, claims *Claims, obj engine.Object, list client.ObjectList, key string) error {
+	if err := reader.List(ctx, list, client.MatchingFields{IndexOwnerKey: key}); err != nil {
 		return err
 	}
 	var owner, going client.Object
-	_ = forEachItem(list, func(o client.Object) {
+	_ = ForEachItem(list, func(o client.Object) {
 		other, ok := o.(engine.Object)
 		switch {
 		case !ok || other.GetUID() == obj.GetUID():
@@ -252,39 +251,39 @@ func seenFrom(obj, other client.Object) string {
 	return "a resource in another namespace"
 }
 
-// deleteHeld deletes the remote object obj holds: by the id in its status, or, after its own create whose
+// DeleteHeld deletes the remote object obj holds: by the id in its status, or, after its own create whose
 // answer was lost (create-pending), the one locate finds by system name. del deletes by id; 404 is done,
 // and so is a parent gone from 3scale (its children went with it).
-func deleteHeld[R any](obj engine.Object, sess *engine.Session, f remoteFinder[R], del func(id int64) error) error {
+func DeleteHeld[R any](obj engine.Object, sess *engine.Session, f RemoteFinder[R], del func(id int64) error) error {
 	id := obj.GetRemoteID()
 	if id == 0 {
-		remote, err := locate(obj, sess, f)
+		remote, err := Locate(obj, sess, f)
 		if err != nil || remote == nil {
-			return kit.IgnoreNotFound(err)
+			return IgnoreNotFound(err)
 		}
-		id, _ = f.idName(*remote)
+		id, _ = f.IDName(*remote)
 	}
-	if err := kit.IgnoreNotFound(del(id)); err != nil {
-		return fmt.Errorf("cannot delete %s %q: %w", f.kind, sess.SystemName, err)
+	if err := IgnoreNotFound(del(id)); err != nil {
+		return fmt.Errorf("cannot delete %s %q: %w", f.Kind, sess.SystemName, err)
 	}
-	if f.forget != nil {
-		f.forget(id)
+	if f.Forget != nil {
+		f.Forget(id)
 	}
 	return nil
 }
 
-// systemNameOf returns the system name given in the spec, or one derived from the object's name (which
+// SystemNameOf returns the system name given in the spec, or one derived from the object's name (which
 // never changes): dots become underscores, as 3scale system names take no dots.
-func systemNameOf(specSystemName, objectName string) string {
+func SystemNameOf(specSystemName, objectName string) string {
 	if specSystemName != "" {
 		return specSystemName
 	}
 	return strings.ReplaceAll(objectName, ".", "_")
 }
 
-// ownerKey identifies a remote object across the cluster: tenant, scope (e.g. the product of a plan) and
+// OwnerKey identifies a remote object across the cluster: tenant, scope (e.g. the product of a plan) and
 // system name.
-func ownerKey(tenant, scope, systemName string) string {
+func OwnerKey(tenant, scope, systemName string) string {
 	return tenant + "|" + scope + "|" + systemName
 }
 
@@ -296,3 +295,6 @@ func olderThan(a, b client.Object) bool {
 	}
 	return a.GetNamespace()+"/"+a.GetName() < b.GetNamespace()+"/"+b.GetName()
 }
+
+// IndexOwnerKey indexes objects by the remote object they own: tenant, scope and system name.
+const IndexOwnerKey = "apimsync.ownerKey"
