@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"sync"
@@ -704,10 +705,7 @@ func TestPacerA429NoBucketExplainsCutsLightly(t *testing.T) {
 	}
 	before, refused := p.LearntRate(), p.refused
 	pacedDo(t, p, clock, Outcome{Code: 429, Latency: time.Millisecond, RetryAfter: time.Second})
-	if got := p.LearntRate(); math.Abs(got-lightCut*before) > 1e-9 || p.refused != refused {
-		t.Errorf("a 429 two requests after a pause, against an allowance of five: learnt rate %v, refused %v; want %v, %v",
-			got, p.refused, lightCut*before, refused)
-	}
+	wantLightCut(t, p, before, refused, "a 429 two requests after a pause, against an allowance of five")
 }
 
 // pacerRefusedPast20 is a pacer against a tenant with an allowance of one, whose learnt rate grew past
@@ -767,10 +765,7 @@ func TestPacerA429WhileLittleIsSentCutsLightly(t *testing.T) {
 	p.mu.Unlock()
 	before, refused := p.LearntRate(), p.refused
 	pacerDo(t, p, Outcome{Code: 429, Latency: time.Millisecond, RetryAfter: time.Second})
-	if got := p.LearntRate(); math.Abs(got-lightCut*before) > 1e-9 || p.refused != refused {
-		t.Errorf("a 429 with a request sent every 900ms, the learnt rate %v: learnt rate %v, refused %v; want %v, %v",
-			before, got, p.refused, lightCut*before, refused)
-	}
+	wantLightCut(t, p, before, refused, fmt.Sprintf("a 429 with a request sent every 900ms, the learnt rate %v", before))
 }
 
 // TestPacerA429OnLittleEvidenceCutsLightly: a 429 three requests after a pause, against an allowance
@@ -795,8 +790,14 @@ func TestPacerA429OnLittleEvidenceCutsLightly(t *testing.T) {
 	}
 	before, refused := p.LearntRate(), p.refused
 	pacedDo(t, p, clock, Outcome{Code: 429, Latency: time.Millisecond, RetryAfter: time.Second})
+	wantLightCut(t, p, before, refused, fmt.Sprintf("a 429 three requests after a pause at %v/s, against an allowance of three", before))
+}
+
+// wantLightCut checks that the 429 described by what cut the learnt rate lightly, from before, and kept
+// the rate refused.
+func wantLightCut(t *testing.T, p *Pacer, before, refused float64, what string) {
+	t.Helper()
 	if got := p.LearntRate(); math.Abs(got-lightCut*before) > 1e-9 || p.refused != refused {
-		t.Errorf("a 429 three requests after a pause at %v/s, against an allowance of three: learnt rate %v, refused %v; want %v, %v",
-			before, got, p.refused, lightCut*before, refused)
+		t.Errorf("%s: learnt rate %v, refused %v; want %v, %v", what, got, p.refused, lightCut*before, refused)
 	}
 }

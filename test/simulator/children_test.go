@@ -85,14 +85,7 @@ func TestMetricsMethodsMappingRules(t *testing.T) {
 			r2 := h.create(rules+".json", url.Values{"http_method": {"POST"}, "pattern": {"/pets"}, "metric_id": {fmt.Sprint(hits)}}, "mapping_rule")
 			r3 := h.create(rules+".json", url.Values{"http_method": {"GET"}, "pattern": {"/pets/{id}$"}, "metric_id": {fmt.Sprint(hits)}}, "mapping_rule")
 
-			cases := []struct {
-				name, method, path string
-				form               url.Values
-				wantCode           int
-				key                string
-				fields             []string
-				want               map[string]any
-			}{
+			cases := []fieldCase{
 				{"metric read", "GET", path("%s/metrics/%d.json", base, metric), nil, 200, "metric", []string{"system_name", "friendly_name", "unit"},
 					map[string]any{"system_name": "bytes_out", "friendly_name": "Bytes out", "unit": "byte"}},
 				{"metric update", "PUT", path("%s/metrics/%d.json", base, metric), url.Values{"friendly_name": {"Bytes"}, "unit": {"kB"}}, 200, "metric", []string{"system_name", "friendly_name", "unit"},
@@ -127,16 +120,7 @@ func TestMetricsMethodsMappingRules(t *testing.T) {
 				{"rule delete", "DELETE", path("%s/%d.json", rules, r3), nil, 200, "", nil, map[string]any{}},
 				{"positions closed up", "GET", path("%s/%d.json", rules, r1), nil, 200, "mapping_rule", []string{"position"}, map[string]any{"position": float64(1)}},
 			}
-			for _, tc := range cases {
-				res := h.send(tc.method, tc.path, tc.form)
-				if res.code != tc.wantCode {
-					t.Errorf("%s: %d %s, want %d", tc.name, res.code, res.raw, tc.wantCode)
-					continue
-				}
-				if diff := cmp.Diff(tc.want, fields(res.body, tc.key, tc.fields...)); diff != "" {
-					t.Errorf("%s (-want +got):\n%s", tc.name, diff)
-				}
-			}
+			checkFields(t, h, cases)
 
 			res := h.send("GET", path("%s/metrics/%d/methods.json", base, hits), nil)
 			if diff := cmp.Diff([]int64{method}, listed(res.body, "methods", "method")); diff != "" {

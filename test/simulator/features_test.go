@@ -19,14 +19,7 @@ func TestFeatures(t *testing.T) {
 	plan := h.create(path("/admin/api/services/%d/application_plans.json", svc), url.Values{"name": {"Basic"}}, "application_plan")
 	planFeatures := path("/admin/api/application_plans/%d/features", plan)
 
-	cases := []struct {
-		name, method, path string
-		form               url.Values
-		wantCode           int
-		key                string
-		fields             []string
-		want               map[string]any
-	}{
+	cases := []fieldCase{
 		// The system name is the name parameterized; the scope is rendered underscored; visible is true.
 		{"read", "GET", path("%s/%d.json", base, gold), nil, 200, "feature", []string{"name", "system_name", "scope", "visible", "description", "service_id"},
 			map[string]any{"name": "Gold support", "system_name": "gold_support", "scope": "application_plan", "visible": true, "description": "24/7", "service_id": nil}},
@@ -52,16 +45,7 @@ func TestFeatures(t *testing.T) {
 		{"one of service plans is refused", "POST", planFeatures + ".json", url.Values{"feature_id": {itoa(portal)}}, 422, "errors", []string{"plan_type"},
 			map[string]any{"plan_type": []any{"mismatch"}}},
 	}
-	for _, tc := range cases {
-		res := h.send(tc.method, tc.path, tc.form)
-		if res.code != tc.wantCode {
-			t.Errorf("%s: %d %s, want %d", tc.name, res.code, res.raw, tc.wantCode)
-			continue
-		}
-		if diff := cmp.Diff(tc.want, fields(res.body, tc.key, tc.fields...)); diff != "" {
-			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
-		}
-	}
+	checkFields(t, h, cases)
 	if res := h.send("POST", base+".json", url.Values{"unrelated": {"1"}}); res.code != 400 || res.raw != "Required parameter missing: feature" {
 		t.Errorf("a create with no attribute: %d %q, want 400 (params.require(:feature))", res.code, res.raw)
 	}

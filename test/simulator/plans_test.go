@@ -16,14 +16,7 @@ func TestPlans(t *testing.T) {
 	plan := h.create(base+".json", url.Values{"name": {"Basic plan"}, "cost_per_month": {"10.5"}}, "application_plan")
 	h.create(path("/admin/api/services/%d/application_plans.json", other), url.Values{"name": {"Basic plan"}}, "application_plan") // per service
 
-	cases := []struct {
-		name, method, path string
-		form               url.Values
-		wantCode           int
-		key                string
-		fields             []string
-		want               map[string]any
-	}{
+	cases := []fieldCase{
 		{"read", "GET", path("%s/%d.json", base, plan), nil, 200, "application_plan", []string{"name", "system_name", "state", "cost_per_month", "service_id", "links"},
 			// No service_id in porta's JSON: the product is in the "service" link.
 			map[string]any{"name": "Basic plan", "system_name": "basic_plan", "state": "hidden", "cost_per_month": 10.5, "service_id": nil, "links": []any{
@@ -41,16 +34,7 @@ func TestPlans(t *testing.T) {
 		{"plan of another service", "GET", path("/admin/api/services/%d/application_plans/%d.json", other, plan), nil, 404, "", []string{"status"},
 			map[string]any{"status": "Not found"}},
 	}
-	for _, tc := range cases {
-		res := h.send(tc.method, tc.path, tc.form)
-		if res.code != tc.wantCode {
-			t.Errorf("%s: %d %s, want %d", tc.name, res.code, res.raw, tc.wantCode)
-			continue
-		}
-		if diff := cmp.Diff(tc.want, fields(res.body, tc.key, tc.fields...)); diff != "" {
-			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
-		}
-	}
+	checkFields(t, h, cases)
 	res := h.send("GET", base+".json", nil)
 	if diff := cmp.Diff([]int64{plan}, listed(res.body, "plans", "application_plan")); diff != "" {
 		t.Errorf("list {\"plans\":[{\"application_plan\":...}]} (-want +got):\n%s", diff)

@@ -98,14 +98,7 @@ func TestProxyOIDCAndPolicies(t *testing.T) {
 	base := path("/admin/api/services/%d", id)
 	chain := `[{"name":"headers","version":"builtin","configuration":{"request":[]}},{"name":"apicast","version":"builtin","configuration":{}}]`
 
-	cases := []struct {
-		name, method, path string
-		form               url.Values
-		wantCode           int
-		key                string
-		fields             []string
-		want               map[string]any
-	}{
+	cases := []fieldCase{
 		{"proxy update", "PATCH", base + "/proxy.json", url.Values{"credentials_location": {"headers"}, "error_status_auth_failed": {"401"}, "sandbox_endpoint": {"https://staging.example.com:443"}},
 			200, "proxy", []string{"credentials_location", "error_status_auth_failed", "sandbox_endpoint"},
 			map[string]any{"credentials_location": "headers", "error_status_auth_failed": float64(401), "sandbox_endpoint": "https://staging.example.com:443"}},
@@ -121,16 +114,7 @@ func TestProxyOIDCAndPolicies(t *testing.T) {
 			map[string]any{"policies_config": []any{msgPoliciesInvalidFormat}}},
 		{"unknown service", "GET", "/admin/api/services/999/proxy.json", nil, 404, "", []string{"status"}, map[string]any{"status": "Not found"}},
 	}
-	for _, tc := range cases {
-		res := h.send(tc.method, tc.path, tc.form)
-		if res.code != tc.wantCode {
-			t.Errorf("%s: status %d %s, want %d", tc.name, res.code, res.raw, tc.wantCode)
-			continue
-		}
-		if diff := cmp.Diff(tc.want, fields(res.body, tc.key, tc.fields...)); diff != "" {
-			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
-		}
-	}
+	checkFields(t, h, cases)
 
 	res := h.send("PUT", base+"/proxy/policies.json", url.Values{"policies_config": {chain}})
 	var names []any

@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // harness drives a simulator over real HTTP as tenant "acme" (token "tok"); tenant "other" has "tok2".
@@ -134,4 +136,30 @@ func (h *harness) backend(systemName string) (id, hits int64) {
 		"private_endpoint": {"https://" + systemName + ".example.com"}}, "backend_api")
 	res := h.send("GET", path("/admin/api/backend_apis/%d/metrics.json", id), nil)
 	return id, listed(res.body, "metrics", "metric")[0]
+}
+
+// fieldCase is a request and what its answer must be: the status, and the given fields of the object
+// under key ("errors" for a refusal, "" for an unwrapped body).
+type fieldCase struct {
+	name, method, path string
+	form               url.Values
+	wantCode           int
+	key                string
+	fields             []string
+	want               map[string]any
+}
+
+// checkFields sends each case's request through h and checks its answer.
+func checkFields(t *testing.T, h *harness, cases []fieldCase) {
+	t.Helper()
+	for _, tc := range cases {
+		res := h.send(tc.method, tc.path, tc.form)
+		if res.code != tc.wantCode {
+			t.Errorf("%s: %d %s, want %d", tc.name, res.code, res.raw, tc.wantCode)
+			continue
+		}
+		if diff := cmp.Diff(tc.want, fields(res.body, tc.key, tc.fields...)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
+		}
+	}
 }
