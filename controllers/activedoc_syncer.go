@@ -23,8 +23,8 @@ const snapshotKindActiveDoc = "activedoc"
 
 // productOfActiveDoc is an ActiveDoc's spec.productRef. Being deleted, the Product takes its ActiveDocs
 // along in 3scale: the ActiveDoc waits (Orphan) for it to be gone or back.
-var productOfActiveDoc = dependency{Kind: "Product", Field: "spec.productRef", NotFound: v1alpha1.ReasonProductNotFound, Deleting: v1alpha1.ReasonProductDeleting,
-	Invalid: v1alpha1.ReasonProductInvalid, NotSynced: v1alpha1.ReasonProductNotSynced, WhileDeleting: waitingFor}
+var productOfActiveDoc = kit.Dependency{Kind: "Product", Field: "spec.productRef", NotFound: v1alpha1.ReasonProductNotFound, Deleting: v1alpha1.ReasonProductDeleting,
+	Invalid: v1alpha1.ReasonProductInvalid, NotSynced: v1alpha1.ReasonProductNotSynced, WhileDeleting: kit.WaitingFor}
 
 // activeDocDesired is the document and product Resolve found.
 type activeDocDesired struct {
@@ -37,7 +37,7 @@ type ActiveDocSyncer struct {
 	// Reader reads Kubernetes objects (the manager's cache).
 	Reader client.Reader
 	// Accounts resolves provider-account Secrets.
-	Accounts *ProviderAccounts
+	Accounts *kit.ProviderAccounts
 	// Claims arbitrates resources that resolve to the same spec.
 	Claims *kit.Claims
 }
@@ -55,7 +55,7 @@ func (s *activeDocSnapshot) Clone() *activeDocSnapshot { c := *s; return &c }
 
 // Connect implements engine.TypedSyncer.
 func (s *ActiveDocSyncer) Connect(ctx context.Context, d *v1alpha1.ActiveDoc) (*engine.Session, error) {
-	return s.Accounts.Connect(ctx, d.Namespace, secretForSession(d, d.Spec.ProviderAccountSecretName()))
+	return s.Accounts.Connect(ctx, d.Namespace, kit.SecretForSession(d, d.Spec.ProviderAccountSecretName()))
 }
 
 // SystemName is the system name of the object's remote object, from its spec alone: its spec.systemName, or
@@ -84,7 +84,7 @@ func (s *ActiveDocSyncer) Resolve(ctx context.Context, d *v1alpha1.ActiveDoc, se
 	desired := activeDocDesired{Body: body}
 	if ref := d.Spec.ProductRef; ref != "" {
 		var p v1alpha1.Product
-		if err := checkDependency(ctx, s.Reader, d.Namespace, ref, &p, productOfActiveDoc); err != nil {
+		if err := kit.CheckDependency(ctx, s.Reader, d.Namespace, ref, &p, productOfActiveDoc); err != nil {
 			return r, err
 		}
 		if p.Status.TenantHost != sess.Tenant {

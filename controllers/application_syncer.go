@@ -65,7 +65,7 @@ type ApplicationSyncer struct {
 	// Writer writes the credentials Secrets.
 	Writer client.Client
 	// Accounts resolves provider-account Secrets.
-	Accounts *ProviderAccounts
+	Accounts *kit.ProviderAccounts
 	// Claims arbitrates resources that resolve to the same application (account and name).
 	Claims *kit.Claims
 }
@@ -76,7 +76,7 @@ var _ engine.TypedSyncer[*v1alpha1.Application, applicationDesired, *application
 // the application is being deleted, the Secret it was synced with (its account may be gone already).
 func (s *ApplicationSyncer) Connect(ctx context.Context, a *v1alpha1.Application) (*engine.Session, error) {
 	var acc v1alpha1.DeveloperAccount
-	return connectVia(ctx, s.Accounts, s.Reader, a, a.Spec.AccountRef, &acc, acc.Spec.ProviderAccountSecretName, accountOfApplication)
+	return kit.ConnectVia(ctx, s.Accounts, s.Reader, a, a.Spec.AccountRef, &acc, acc.Spec.ProviderAccountSecretName, accountOfApplication)
 }
 
 // SystemName is the system name of the object's remote object, from its spec alone: its spec.name (3scale
@@ -95,11 +95,11 @@ func (s *ApplicationSyncer) Resolve(ctx context.Context, a *v1alpha1.Application
 // resolve is Resolve's work: it fills in r's desired state and hash.
 func (s *ApplicationSyncer) resolve(ctx context.Context, a *v1alpha1.Application, sess *engine.Session, r *engine.Resolved[applicationDesired]) error {
 	var acc v1alpha1.DeveloperAccount
-	if err := checkDependency(ctx, s.Reader, a.Namespace, a.Spec.AccountRef, &acc, accountOfApplication); err != nil {
+	if err := kit.CheckDependency(ctx, s.Reader, a.Namespace, a.Spec.AccountRef, &acc, accountOfApplication); err != nil {
 		return err
 	}
 	var plan v1alpha1.ApplicationPlan
-	if err := checkDependency(ctx, s.Reader, a.Namespace, a.Spec.PlanRef, &plan, planOfApplication); err != nil {
+	if err := kit.CheckDependency(ctx, s.Reader, a.Namespace, a.Spec.PlanRef, &plan, planOfApplication); err != nil {
 		return err
 	}
 	if plan.Status.TenantHost != sess.Tenant {
@@ -171,9 +171,9 @@ func lifecycleAllows(a *v1alpha1.Application, plan *v1alpha1.ApplicationPlan, pr
 
 // accountOfApplication and planOfApplication are an Application's spec.accountRef and spec.planRef.
 var (
-	accountOfApplication = dependency{Kind: "DeveloperAccount", Field: "spec.accountRef", NotFound: v1alpha1.ReasonAccountNotFound,
+	accountOfApplication = kit.Dependency{Kind: "DeveloperAccount", Field: "spec.accountRef", NotFound: v1alpha1.ReasonAccountNotFound,
 		Deleting: v1alpha1.ReasonAccountDeleting, Invalid: v1alpha1.ReasonAccountInvalid, NotSynced: v1alpha1.ReasonAccountNotSynced}
-	planOfApplication = dependency{Kind: "ApplicationPlan", Field: "spec.planRef", NotFound: v1alpha1.ReasonPlanNotFound,
+	planOfApplication = kit.Dependency{Kind: "ApplicationPlan", Field: "spec.planRef", NotFound: v1alpha1.ReasonPlanNotFound,
 		Deleting: v1alpha1.ReasonPlanDeleting, Invalid: v1alpha1.ReasonPlanInvalid, NotSynced: v1alpha1.ReasonPlanNotSynced}
 )
 

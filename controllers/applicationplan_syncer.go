@@ -62,7 +62,7 @@ type ApplicationPlanSyncer struct {
 	// Reader reads Kubernetes objects (the manager's cache).
 	Reader client.Reader
 	// Accounts resolves provider-account Secrets.
-	Accounts *ProviderAccounts
+	Accounts *kit.ProviderAccounts
 	// Peers reads the Product's and Backends' cached snapshots (their metrics' ids), never written here.
 	Peers engine.SnapshotReader
 	// Claims arbitrates resources that resolve to the same plan.
@@ -81,17 +81,17 @@ var (
 // deleted, the Secret it was synced with (its Product may be gone already).
 func (s *ApplicationPlanSyncer) Connect(ctx context.Context, a *v1alpha1.ApplicationPlan) (*engine.Session, error) {
 	var p v1alpha1.Product
-	return connectVia(ctx, s.Accounts, s.Reader, a, a.Spec.ProductRef, &p, p.Spec.ProviderAccountSecretName, productOfPlan)
+	return kit.ConnectVia(ctx, s.Accounts, s.Reader, a, a.Spec.ProductRef, &p, p.Spec.ProviderAccountSecretName, productOfPlan)
 }
 
 // productOfPlan is an ApplicationPlan's spec.productRef.
-var productOfPlan = dependency{Kind: "Product", Field: "spec.productRef", NotFound: v1alpha1.ReasonProductNotFound, Deleting: v1alpha1.ReasonProductDeleting,
+var productOfPlan = kit.Dependency{Kind: "Product", Field: "spec.productRef", NotFound: v1alpha1.ReasonProductNotFound, Deleting: v1alpha1.ReasonProductDeleting,
 	Invalid: v1alpha1.ReasonProductInvalid, NotSynced: v1alpha1.ReasonProductNotSynced}
 
 // backendOfPlan is a Backend whose metrics a plan's limits or pricing rules name. Its metrics go with it
 // in 3scale, and their limits and pricing rules with them: one being deleted is waited for (quietly for a
 // while: mostly it goes with the rest) until it is gone or back.
-var backendOfPlan = dependency{Kind: "Backend", NotFound: v1alpha1.ReasonBackendNotFound, Deleting: v1alpha1.ReasonBackendDeleting, Invalid: v1alpha1.ReasonBackendInvalid,
+var backendOfPlan = kit.Dependency{Kind: "Backend", NotFound: v1alpha1.ReasonBackendNotFound, Deleting: v1alpha1.ReasonBackendDeleting, Invalid: v1alpha1.ReasonBackendInvalid,
 	NotSynced: v1alpha1.ReasonBackendNotSynced, DeletingHint: "remove it from the limits and pricing rules, or delete this plan too",
 	WhileDeleting: func(dep engine.Object, reason, format string, args ...any) error {
 		return engine.GoingAway(dep.GetDeletionTimestamp().Time, reason, format, args...)
@@ -116,7 +116,7 @@ func (s *ApplicationPlanSyncer) Resolve(ctx context.Context, a *v1alpha1.Applica
 // resolve is Resolve's work: it fills in r's desired state and hash.
 func (s *ApplicationPlanSyncer) resolve(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session, r *engine.Resolved[planDesired]) error {
 	var p v1alpha1.Product
-	if err := readDependency(ctx, s.Reader, a.Namespace, a.Spec.ProductRef, &p, productOfPlan); err != nil {
+	if err := kit.ReadDependency(ctx, s.Reader, a.Namespace, a.Spec.ProductRef, &p, productOfPlan); err != nil {
 		return err
 	}
 	// What the plan says of the Product's metrics and backends is checked against their specs before
@@ -156,7 +156,7 @@ func (s *ApplicationPlanSyncer) resolve(ctx context.Context, a *v1alpha1.Applica
 	if err := checkPlanFeatures(a, &p); err != nil {
 		return err
 	}
-	if err := readyDependency(&p, productOfPlan); err != nil {
+	if err := kit.ReadyDependency(&p, productOfPlan); err != nil {
 		return err
 	}
 	features, err := planFeatureIDs(a, &p)
@@ -175,10 +175,10 @@ func (s *ApplicationPlanSyncer) resolve(ctx context.Context, a *v1alpha1.Applica
 			continue
 		}
 		b, err := backend(ref.Backend)
-		if err := backendOfPlan.state(b, err, ref.Backend); err != nil {
+		if err := backendOfPlan.State(b, err, ref.Backend); err != nil {
 			return err
 		}
-		if err := readyDependency(b, backendOfPlan); err != nil {
+		if err := kit.ReadyDependency(b, backendOfPlan); err != nil {
 			return err
 		}
 		desired.Backends[ref.Backend] = b.Status.BackendID

@@ -37,7 +37,7 @@ type BackendSyncer struct {
 	// Reader reads Kubernetes objects (the manager's cache).
 	Reader client.Reader
 	// Accounts resolves provider-account Secrets.
-	Accounts *ProviderAccounts
+	Accounts *kit.ProviderAccounts
 	// Claims arbitrates resources that resolve to the same backend.
 	Claims *kit.Claims
 	// Lists shares the tenant's list of backends among the Backends looking for theirs in one burst.
@@ -53,7 +53,7 @@ func backendChildren(b *v1alpha1.Backend) childrenSpec {
 // Connect implements engine.TypedSyncer: the provider account of the spec, or the one last synced with
 // while the Backend is being deleted.
 func (s *BackendSyncer) Connect(ctx context.Context, b *v1alpha1.Backend) (*engine.Session, error) {
-	return s.Accounts.Connect(ctx, b.Namespace, secretForSession(b, b.Spec.ProviderAccountSecretName()))
+	return s.Accounts.Connect(ctx, b.Namespace, kit.SecretForSession(b, b.Spec.ProviderAccountSecretName()))
 }
 
 // Validate implements engine.Validator: every mapping rule names a metric or method of the backend.

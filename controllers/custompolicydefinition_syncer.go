@@ -33,7 +33,7 @@ var policyVersionPattern = regexp.MustCompile(`(?m)^((\d+\.)?(\d+\.)?(\*|\d+))|b
 // CustomPolicyDefinitionSyncer syncs CustomPolicyDefinitions to the tenant's APIcast policy registry.
 type CustomPolicyDefinitionSyncer struct {
 	Reader   client.Reader
-	Accounts *ProviderAccounts
+	Accounts *kit.ProviderAccounts
 	Claims   *kit.Claims
 }
 
@@ -165,7 +165,7 @@ func (noRemoteSchemas) Load(url string) (any, error) {
 
 // Connect implements engine.TypedSyncer.
 func (s *CustomPolicyDefinitionSyncer) Connect(ctx context.Context, c *v1alpha1.CustomPolicyDefinition) (*engine.Session, error) {
-	return s.Accounts.Connect(ctx, c.Namespace, secretForSession(c, c.Spec.ProviderAccountSecretName()))
+	return s.Accounts.Connect(ctx, c.Namespace, kit.SecretForSession(c, c.Spec.ProviderAccountSecretName()))
 }
 
 // SystemName is the system name of the object's remote object, from its spec alone: its policy's name and
@@ -271,9 +271,9 @@ func (s *CustomPolicyDefinitionSyncer) Delete(ctx context.Context, c *v1alpha1.C
 }
 
 // customPolicyOfProduct is a custom policy of a Product's chain.
-var customPolicyOfProduct = dependency{Kind: "CustomPolicyDefinition", Field: "in spec.policies", NotFound: v1alpha1.ReasonCustomPolicyNotFound,
+var customPolicyOfProduct = kit.Dependency{Kind: "CustomPolicyDefinition", Field: "in spec.policies", NotFound: v1alpha1.ReasonCustomPolicyNotFound,
 	Deleting: v1alpha1.ReasonCustomPolicyDeleting, Invalid: v1alpha1.ReasonCustomPolicyInvalid, NotSynced: v1alpha1.ReasonCustomPolicyNotSynced,
-	DeletingHint: "remove the policy from spec.policies to let it go", WhileDeleting: waitingFor}
+	DeletingHint: "remove the policy from spec.policies to let it go", WhileDeleting: kit.WaitingFor}
 
 // checkCustomPolicies checks that every custom policy of a Product's chain (a version but "builtin") has
 // its CustomPolicyDefinition in the namespace, Synced on the Product's tenant: APIcast would fail to load
@@ -291,10 +291,10 @@ func checkCustomPolicies(ctx context.Context, reader client.Reader, p *v1alpha1.
 					"(one already in 3scale is adopted)", name, version)
 		}
 		def := pickDefinition(defs.Items)
-		if err := customPolicyOfProduct.state(def, nil, def.Name); err != nil {
+		if err := customPolicyOfProduct.State(def, nil, def.Name); err != nil {
 			return err
 		}
-		if err := readyDependency(def, customPolicyOfProduct); err != nil {
+		if err := kit.ReadyDependency(def, customPolicyOfProduct); err != nil {
 			return err
 		}
 		if def.Status.TenantHost != tenant {

@@ -142,7 +142,7 @@ type DeveloperAccountSyncer struct {
 	// Reader reads Kubernetes objects (the manager's cache).
 	Reader client.Reader
 	// Accounts resolves provider-account Secrets.
-	Accounts *ProviderAccounts
+	Accounts *kit.ProviderAccounts
 	// Claims arbitrates resources that resolve to the same account.
 	Claims *kit.Claims
 	// Sent remembers the passwords this process set (nil: none remembered).
@@ -163,7 +163,7 @@ func firstAdmin(d *v1alpha1.DeveloperAccount) v1alpha1.DeveloperUserSpec {
 
 // Connect implements engine.TypedSyncer.
 func (s *DeveloperAccountSyncer) Connect(ctx context.Context, d *v1alpha1.DeveloperAccount) (*engine.Session, error) {
-	return s.Accounts.Connect(ctx, d.Namespace, secretForSession(d, d.Spec.ProviderAccountSecretName()))
+	return s.Accounts.Connect(ctx, d.Namespace, kit.SecretForSession(d, d.Spec.ProviderAccountSecretName()))
 }
 
 // Validate implements engine.Validator: an account needs a user (its first admin).

@@ -70,7 +70,7 @@ func DiffObjects(ctx context.Context, cluster client.Reader, scheme *runtime.Sch
 		return nil, err
 	}
 	var current *Plan // the plan being made, whose writes are recorded
-	accounts := &ProviderAccounts{Reader: mem, Pool: cache.NewClientPool(16, 0, 0, 0), AllowPrivate: true,
+	accounts := &kit.ProviderAccounts{Reader: mem, Pool: cache.NewClientPool(16, 0, 0, 0), AllowPrivate: true,
 		InstallationAdminURL: opts.InstallationAdminURL,
 		DryRun: func(w tsclient.Write) {
 			if current != nil {

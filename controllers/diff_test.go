@@ -16,6 +16,7 @@ import (
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
+	"github.com/apimsync/apimsync/controllers/kit"
 )
 
 // asFiles returns objects as files hold them: spec and metadata, no status.
@@ -171,7 +172,7 @@ func TestDiffSaysWhenTheCRDsAreMissing(t *testing.T) {
 func TestDiffUsesTheInstallationsTenant(t *testing.T) {
 	ns := newNamespace(t)
 	_, token := tenantOf(ns)
-	create(t, systemSeed(ns, map[string]string{systemSeedAdminToken: token}), apiManager(ns, map[string]any{"wildcardDomain": ns + installationDomain, "tenantName": ns}))
+	create(t, systemSeed(ns, map[string]string{kit.SystemSeedAdminToken: token}), apiManager(ns, map[string]any{"wildcardDomain": ns + installationDomain, "tenantName": ns}))
 	plans, err := DiffObjects(context.Background(), k8s, env.Scheme, ns, asFiles(ns, petsBackend(ns)), DiffOptions{InstallationAdminURL: testInstallationAdminURL})
 	if err != nil {
 		t.Fatal(err)
@@ -187,5 +188,5 @@ func testInstallationAdminURL(tenantName, wildcardDomain string) string {
 	if strings.HasSuffix(wildcardDomain, installationDomain) {
 		return simURL + "/t/" + tenantName
 	}
-	return installationAdminURL(tenantName, wildcardDomain)
+	return kit.InstallationAdminURL(tenantName, wildcardDomain)
 }

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	"github.com/apimsync/apimsync/controllers/kit"
 	"github.com/apimsync/apimsync/test/simulator"
 )
 
@@ -23,14 +24,14 @@ const installationDomain = ".apps.installation.test"
 // apiManager returns a namespace's APIManager (3scale-operator's installation) with these spec fields.
 func apiManager(ns string, spec map[string]any) *unstructured.Unstructured {
 	u := &unstructured.Unstructured{Object: map[string]any{"spec": spec}}
-	u.SetGroupVersionKind(APIManagerGVK)
+	u.SetGroupVersionKind(kit.APIManagerGVK)
 	u.SetNamespace(ns)
 	u.SetName("apimanager")
 	return u
 }
 
 func systemSeed(ns string, data map[string]string) *corev1.Secret {
-	return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: SystemSeedSecret}, StringData: data}
+	return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: kit.SystemSeedSecret}, StringData: data}
 }
 
 // TestInstallationIsTheThirdProviderAccount: an object that names no provider account, in a namespace
@@ -52,7 +53,7 @@ func TestInstallationIsTheThirdProviderAccount(t *testing.T) {
 	}
 
 	// The seed alone does not tell the admin URL: still waiting, now for the APIManager.
-	create(t, systemSeed(ns, map[string]string{systemSeedAdminToken: token, "MASTER_ACCESS_TOKEN": "master-secret", "TENANT_NAME": ns}))
+	create(t, systemSeed(ns, map[string]string{kit.SystemSeedAdminToken: token, "MASTER_ACCESS_TOKEN": "master-secret", "TENANT_NAME": ns}))
 	eventually(t, waitTimeout, func() string {
 		if _, _, msg := syncState(t, b); !strings.Contains(msg, "no APIManager") {
 			return "message " + msg
@@ -61,15 +62,15 @@ func TestInstallationIsTheThirdProviderAccount(t *testing.T) {
 	})
 	create(t, apiManager(ns, map[string]any{"wildcardDomain": ns + installationDomain, "tenantName": ns}))
 	waitState(t, v1alpha1.ConditionSynced, b)
-	if b.Status.ProviderAccountSecret != SystemSeedSecret || b.Status.BackendID == 0 {
-		t.Errorf("status: provider account %q, id %d; want %q and an id", b.Status.ProviderAccountSecret, b.Status.BackendID, SystemSeedSecret)
+	if b.Status.ProviderAccountSecret != kit.SystemSeedSecret || b.Status.BackendID == 0 {
+		t.Errorf("status: provider account %q, id %d; want %q and an id", b.Status.ProviderAccountSecret, b.Status.BackendID, kit.SystemSeedSecret)
 	}
 	if n := sim.Count(ns, simulator.KindBackendAPIs); n != 1 {
 		t.Errorf("%d backends in the installation's tenant, want 1", n)
 	}
 	seed := &corev1.Secret{}
 	eventually(t, waitTimeout, func() string {
-		if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: SystemSeedSecret}, seed); err != nil {
+		if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: kit.SystemSeedSecret}, seed); err != nil {
 			return err.Error()
 		}
 		if !controllerutil.ContainsFinalizer(seed, SecretInUseFinalizer) {
@@ -121,7 +122,7 @@ func TestInstallationThatCannotBeUsed(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, waitTimeout, func() string {
-		if _, reason, msg := syncState(t, b); reason != v1alpha1.ReasonProviderAccountInvalid || !strings.Contains(msg, systemSeedAdminToken) {
+		if _, reason, msg := syncState(t, b); reason != v1alpha1.ReasonProviderAccountInvalid || !strings.Contains(msg, kit.SystemSeedAdminToken) {
 			return reason + ": " + msg
 		}
 		return ""
@@ -137,7 +138,7 @@ func TestInstallationThatCannotBeUsed(t *testing.T) {
 // TestInstallationAdminURL: the admin portal of an installation's default tenant, as 3scale-operator's
 // routes serve it.
 func TestInstallationAdminURL(t *testing.T) {
-	if got := installationAdminURL(defaultTenantName, "apps.example.com"); got != "https://3scale-admin.apps.example.com" {
+	if got := kit.InstallationAdminURL(kit.DefaultTenantName, "apps.example.com"); got != "https://3scale-admin.apps.example.com" {
 		t.Errorf("admin URL %q", got)
 	}
 }
@@ -150,7 +151,7 @@ func TestMovingOffTheInstallationIsAnnounced(t *testing.T) {
 	ns, other := newNamespace(t), newNamespace(t)
 	_, token := tenantOf(ns)
 	b := petsBackend(ns)
-	create(t, systemSeed(ns, map[string]string{systemSeedAdminToken: token, "TENANT_NAME": ns}),
+	create(t, systemSeed(ns, map[string]string{kit.SystemSeedAdminToken: token, "TENANT_NAME": ns}),
 		apiManager(ns, map[string]any{"wildcardDomain": ns + installationDomain, "tenantName": ns}), b)
 	waitState(t, v1alpha1.ConditionSynced, b)
 	oldID, oldTenant := b.Status.BackendID, b.Status.TenantHost

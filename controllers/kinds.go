@@ -28,7 +28,7 @@ type kindDeps struct {
 	Writer client.Client
 	// APIReader reads the cluster without the cache (a Tenant's Secrets, which the cache does not hold).
 	APIReader client.Reader
-	Accounts  *ProviderAccounts
+	Accounts  *kit.ProviderAccounts
 	Snapshots *cache.Snapshots
 	Lists     *kit.BurstLists
 	// Recorder returns the Event recorder of a controller; nil in diff, which emits none.

@@ -60,7 +60,7 @@ type ProductSyncer struct {
 	// Reader reads Kubernetes objects (the manager's cache).
 	Reader client.Reader
 	// Accounts resolves provider-account Secrets.
-	Accounts *ProviderAccounts
+	Accounts *kit.ProviderAccounts
 	// Applications are the Applications' cached snapshots: the retirement sweep marks those it suspends,
 	// so that their Application objects need not read them again.
 	Applications engine.SnapshotStore
@@ -91,7 +91,7 @@ func productChildren(p *v1alpha1.Product) childrenSpec {
 
 // Connect implements engine.TypedSyncer.
 func (s *ProductSyncer) Connect(ctx context.Context, p *v1alpha1.Product) (*engine.Session, error) {
-	return s.Accounts.Connect(ctx, p.Namespace, secretForSession(p, p.Spec.ProviderAccountSecretName()))
+	return s.Accounts.Connect(ctx, p.Namespace, kit.SecretForSession(p, p.Spec.ProviderAccountSecretName()))
 }
 
 // SystemName is the system name of the object's remote object, from its spec alone: its spec.systemName, or
@@ -155,7 +155,7 @@ func (s *ProductSyncer) resolve(ctx context.Context, p *v1alpha1.Product, sess *
 // backendOfProduct is a Backend in a Product's spec.backendUsages. One being deleted is waited for
 // quietly (Pending): in a mass deletion the Product goes a moment later, and a Synced one stays Synced
 // meanwhile (the Backend waits for it, in 3scale too); past the quiet wait the Product is Orphan.
-var backendOfProduct = dependency{Kind: "Backend", Field: "in spec.backendUsages", NotFound: v1alpha1.ReasonBackendNotFound, Deleting: v1alpha1.ReasonBackendDeleting,
+var backendOfProduct = kit.Dependency{Kind: "Backend", Field: "in spec.backendUsages", NotFound: v1alpha1.ReasonBackendNotFound, Deleting: v1alpha1.ReasonBackendDeleting,
 	Invalid: v1alpha1.ReasonBackendInvalid, NotSynced: v1alpha1.ReasonBackendNotSynced, DeletingHint: "remove it from spec.backendUsages to let it go",
 	WhileDeleting: func(_ engine.Object, reason, format string, args ...any) error {
 		return engine.Pending(reason, format, args...)
@@ -168,7 +168,7 @@ func (s *ProductSyncer) resolveBackends(ctx context.Context, p *v1alpha1.Product
 	var gateway []backendGateway
 	for _, name := range kit.SortedKeys(p.Spec.BackendUsages) {
 		var b v1alpha1.Backend
-		if err := checkDependency(ctx, s.Reader, p.Namespace, name, &b, backendOfProduct); err != nil {
+		if err := kit.CheckDependency(ctx, s.Reader, p.Namespace, name, &b, backendOfProduct); err != nil {
 			return nil, nil, err
 		}
 		if b.Status.TenantHost != tenant {

@@ -20,6 +20,7 @@ import (
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	"github.com/apimsync/apimsync/cache"
 	"github.com/apimsync/apimsync/controllers/engine"
+	"github.com/apimsync/apimsync/controllers/kit"
 )
 
 // TestRefusedTokenIsInvalidUntilTheSecretChanges: a token 3scale refuses makes the object Invalid with no
@@ -73,7 +74,7 @@ func TestMetrics(t *testing.T) {
 // is the normalized key, the same for two spellings of one admin URL.
 func TestConnectAppliesTheAdminURLPolicy(t *testing.T) {
 	secret := func(name, adminURL string, extra ...string) *corev1.Secret {
-		data := map[string][]byte{SecretKeyAdminURL: []byte(adminURL), SecretKeyToken: []byte("tok-connect-1234")}
+		data := map[string][]byte{kit.SecretKeyAdminURL: []byte(adminURL), kit.SecretKeyToken: []byte("tok-connect-1234")}
 		for i := 0; i+1 < len(extra); i += 2 {
 			data[extra[i]] = []byte(extra[i+1])
 		}
@@ -81,7 +82,7 @@ func TestConnectAppliesTheAdminURLPolicy(t *testing.T) {
 	}
 	reader := fake.NewClientBuilder().WithObjects(
 		secret("http", "http://acme-admin.3scale.net"),
-		secret("http-allowed", "HTTP://Acme-Admin.3scale.net:80/", SecretKeyAllowInsecureHTTP, "true"),
+		secret("http-allowed", "HTTP://Acme-Admin.3scale.net:80/", kit.SecretKeyAllowInsecureHTTP, "true"),
 		secret("https", "https://acme-admin.3scale.net"),
 		secret("https-respelled", "HTTPS://ACME-admin.3scale.net:443/"),
 		secret("private", "https://10.0.0.5"),
@@ -89,7 +90,7 @@ func TestConnectAppliesTheAdminURLPolicy(t *testing.T) {
 		secret("userinfo", "https://admin:s3cr3t@acme-admin.3scale.net"),
 		secret("empty", ""),
 	).Build()
-	accounts := &ProviderAccounts{Reader: reader, Pool: cache.NewClientPool(8, 10, 10, 2)}
+	accounts := &kit.ProviderAccounts{Reader: reader, Pool: cache.NewClientPool(8, 10, 10, 2)}
 	refused := map[string]string{
 		"http":     `the provider-account Secret "http": adminURL must be https (set allowInsecureHTTP: "true" in the Secret to allow plain http)`,
 		"private":  `the provider-account Secret "private": adminURL must not be on a loopback, link-local, private or cluster-internal address ("10.0.0.5"), which the manager refuses unless started with --allow-private-admin-urls`,
@@ -142,8 +143,8 @@ func TestConnectAppliesTheResponseCaps(t *testing.T) {
 	}))
 	defer srv.Close()
 	reader := fake.NewClientBuilder().WithObjects(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "capped"},
-		Data: map[string][]byte{SecretKeyAdminURL: []byte(srv.URL), SecretKeyToken: []byte("tok-caps-1234"), SecretKeyAllowInsecureHTTP: []byte("true")}}).Build()
-	accounts := &ProviderAccounts{Reader: reader, Pool: cache.NewClientPool(8, 10, 10, 2), AllowPrivate: true,
+		Data: map[string][]byte{kit.SecretKeyAdminURL: []byte(srv.URL), kit.SecretKeyToken: []byte("tok-caps-1234"), kit.SecretKeyAllowInsecureHTTP: []byte("true")}}).Build()
+	accounts := &kit.ProviderAccounts{Reader: reader, Pool: cache.NewClientPool(8, 10, 10, 2), AllowPrivate: true,
 		MaxResponseBytes: 16 << 10, MaxListPages: 3}
 	s, err := accounts.Connect(context.Background(), "team-a", "capped")
 	if err != nil {

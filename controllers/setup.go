@@ -185,7 +185,7 @@ func kindController[T engine.Object, D any, S engine.Snapshot[S]](sh shared, r *
 	if sh.installations {
 		// A 3scale installation appearing, changing or going: the objects that would use it, or do.
 		manager := &unstructured.Unstructured{}
-		manager.SetGroupVersionKind(APIManagerGVK)
+		manager.SetGroupVersionKind(kit.APIManagerGVK)
 		b = b.Watches(manager, handler.EnqueueRequestsFromMapFunc(usingInstallation(sh.reader, list)))
 	}
 	for _, w := range watches {
@@ -274,14 +274,14 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 	pool.BackgroundShare = opts.DriftCheckBudget
 	pool.Observer = remoteCallObserver(&tenantLabels{max: opts.MetricsMaxTenants})
 	reader := newDataReader(mgr.GetClient(), mgr.GetCache(), mgr.GetAPIReader(), opts.DataCacheSize)
-	accounts := &ProviderAccounts{Reader: reader, Pool: pool, AllowPrivate: opts.AllowPrivateAdminURLs,
+	accounts := &kit.ProviderAccounts{Reader: reader, Pool: pool, AllowPrivate: opts.AllowPrivateAdminURLs,
 		MaxResponseBytes: opts.MaxResponseBytes, MaxListPages: opts.MaxListPages, MaxRetryAfter: opts.MaxRetryAfter,
 		Installations: mgr.GetAPIReader(), InstallationAdminURL: opts.InstallationAdminURL}
 	// The APIManager CRD is watched, and APIManagers read from the cache, when it is installed as the
 	// manager starts; one installed later is still read (from the API server: an object waiting for a
 	// provider account looks again on its backoff), only not watched.
 	installations := false
-	if _, err := mgr.GetRESTMapper().RESTMapping(APIManagerGVK.GroupKind(), APIManagerGVK.Version); err == nil {
+	if _, err := mgr.GetRESTMapper().RESTMapping(kit.APIManagerGVK.GroupKind(), kit.APIManagerGVK.Version); err == nil {
 		installations = true
 		accounts.Installations = mgr.GetCache()
 	}
@@ -364,7 +364,7 @@ func readingSecret(reader client.Reader, list client.ObjectList) handler.MapFunc
 	byName := referencing(reader, list, indexSecretRefs)
 	installation := usingInstallation(reader, list)
 	return func(ctx context.Context, obj client.Object) []reconcile.Request {
-		if obj.GetName() == SystemSeedSecret {
+		if obj.GetName() == kit.SystemSeedSecret {
 			return installation(ctx, obj)
 		}
 		return byName(ctx, obj)
@@ -378,7 +378,7 @@ func usingInstallation(reader client.Reader, list client.ObjectList) handler.Map
 	byName := referencing(reader, list, indexSecretRefs)
 	return func(ctx context.Context, obj client.Object) []reconcile.Request {
 		var reqs []reconcile.Request
-		for _, name := range []string{v1alpha1.DefaultProviderAccountSecret, SystemSeedSecret} {
+		for _, name := range []string{v1alpha1.DefaultProviderAccountSecret, kit.SystemSeedSecret} {
 			named := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: obj.GetNamespace(), Name: name}}
 			reqs = append(reqs, byName(ctx, named)...)
 		}

@@ -26,6 +26,7 @@ import (
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	"github.com/apimsync/apimsync/controllers/engine"
+	"github.com/apimsync/apimsync/controllers/kit"
 	"github.com/apimsync/apimsync/test/simulator"
 	"github.com/apimsync/apimsync/test/testenv"
 )
@@ -112,7 +113,7 @@ func startManager() error {
 			if strings.HasSuffix(wildcardDomain, installationDomain) {
 				return simURL + "/t/" + tenantName
 			}
-			return installationAdminURL(tenantName, wildcardDomain)
+			return kit.InstallationAdminURL(tenantName, wildcardDomain)
 		},
 	})
 	if err != nil {

@@ -55,7 +55,7 @@ type TenantSyncer struct {
 	// manager's metadata cache yet, and "not found" there would be taken for a lost token.
 	SecretReader client.Reader
 	// Accounts connects to the master portal (a Secret shaped like a provider account's).
-	Accounts *ProviderAccounts
+	Accounts *kit.ProviderAccounts
 	// Claims arbitrates Tenants that name the same organization on one master.
 	Claims *kit.Claims
 	// Recorder announces scheduled deletions.
@@ -103,7 +103,7 @@ func tenantSecretKey(t *v1alpha1.Tenant) client.ObjectKey {
 
 // Connect implements engine.TypedSyncer: the master portal's session.
 func (s *TenantSyncer) Connect(ctx context.Context, t *v1alpha1.Tenant) (*engine.Session, error) {
-	return s.Accounts.Connect(ctx, t.Namespace, secretForSession(t, t.Spec.MasterAccountRef.Name))
+	return s.Accounts.Connect(ctx, t.Namespace, kit.SecretForSession(t, t.Spec.MasterAccountRef.Name))
 }
 
 // SystemName is the system name of the object's remote object, from its spec alone: its organization name.
@@ -126,7 +126,7 @@ func (s *TenantSyncer) Resolve(ctx context.Context, t *v1alpha1.Tenant, sess *en
 	r.Desired = tenantDesired{Password: password, PasswordVersion: version}
 	var master corev1.Secret
 	if err := s.Accounts.Reader.Get(ctx, client.ObjectKey{Namespace: t.Namespace, Name: t.Spec.MasterAccountRef.Name}, &master); err == nil {
-		r.Desired.AllowInsecureHTTP = secretFlag(&master, SecretKeyAllowInsecureHTTP)
+		r.Desired.AllowInsecureHTTP = kit.SecretFlag(&master, kit.SecretKeyAllowInsecureHTTP)
 	}
 	r.Hash = sess.HashOf(sess.Tenant, t.Spec.OrganizationName, t.Spec.Username, t.Spec.Email, key.String(), version)
 	return r, nil
@@ -248,7 +248,7 @@ func (s *TenantSyncer) adopt(ctx context.Context, t *v1alpha1.Tenant, sess *engi
 		return nil, false, err
 	}
 	self := t.Namespace + "/" + t.Name
-	if err != nil || secret.Annotations[tenantAnnotation] != self || string(secret.Data[SecretKeyAdminURL]) != snap.Tenant.AdminBaseURL || len(secret.Data[SecretKeyToken]) == 0 {
+	if err != nil || secret.Annotations[tenantAnnotation] != self || string(secret.Data[kit.SecretKeyAdminURL]) != snap.Tenant.AdminBaseURL || len(secret.Data[kit.SecretKeyToken]) == 0 {
 		return nil, false, engine.Invalid(v1alpha1.ReasonTenantTokenLost,
 			"tenant %q (id %d, admin %s) exists on master, and this Tenant records none: it adopts it rather than sign up a second one, but porta shows a tenant's "+
 				"access token only to its signup, and Secret %s holds none of it written for this Tenant. Create an access token (Account Management API, read-write) "+
@@ -292,7 +292,7 @@ func (s *TenantSyncer) Compare(ctx context.Context, t *v1alpha1.Tenant, _ *engin
 		return false, err
 	}
 	return snap.Tenant.State == tenantStateApproved && (snap.Admin == nil || snap.Admin.State == userStateActive) &&
-		secret != nil && string(secret.Data[SecretKeyAdminURL]) == snap.Tenant.AdminBaseURL, nil
+		secret != nil && string(secret.Data[kit.SecretKeyAdminURL]) == snap.Tenant.AdminBaseURL, nil
 }
 
 // secret reads the provider-account Secret this Tenant wrote: nil when there is none, an Invalid error
@@ -352,7 +352,7 @@ func (s *TenantSyncer) Create(ctx context.Context, t *v1alpha1.Tenant, sess *eng
 func (s *TenantSyncer) writeSecret(ctx context.Context, t *v1alpha1.Tenant, want tenantDesired, adminURL, token string) error {
 	secret := s.secretOf(t, adminURL, token)
 	if want.AllowInsecureHTTP && strings.HasPrefix(adminURL, "http://") {
-		secret.Data[SecretKeyAllowInsecureHTTP] = []byte("true")
+		secret.Data[kit.SecretKeyAllowInsecureHTTP] = []byte("true")
 	}
 	err := s.Writer.Create(ctx, secret)
 	for try := 0; err != nil && !apierrors.IsAlreadyExists(err) && try < 3; try++ {
@@ -368,7 +368,7 @@ func (s *TenantSyncer) secretOf(t *v1alpha1.Tenant, adminURL, token string) *cor
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name,
 		Annotations: map[string]string{tenantUIDAnnotation: string(t.UID), tenantAnnotation: t.Namespace + "/" + t.Name}},
 		Type: corev1.SecretTypeOpaque,
-		Data: map[string][]byte{SecretKeyAdminURL: []byte(adminURL), SecretKeyToken: []byte(token)}}
+		Data: map[string][]byte{kit.SecretKeyAdminURL: []byte(adminURL), kit.SecretKeyToken: []byte(token)}}
 	return secret
 }
 
@@ -397,12 +397,12 @@ func (s *TenantSyncer) Update(ctx context.Context, t *v1alpha1.Tenant, sess *eng
 	case secret == nil:
 		return nil, engine.Invalid(v1alpha1.ReasonTenantTokenLost, "Secret %s, the only copy of tenant %d's access token, was deleted: create an access token for its admin in its admin portal "+
 			"and write the Secret yourself (adminURL, token), or delete the tenant in 3scale and this Tenant's status to sign up again", tenantSecretKey(t), id)
-	case string(secret.Data[SecretKeyAdminURL]) != snap.Tenant.AdminBaseURL:
+	case string(secret.Data[kit.SecretKeyAdminURL]) != snap.Tenant.AdminBaseURL:
 		secret = secret.DeepCopy()
 		if secret.Data == nil {
 			secret.Data = map[string][]byte{}
 		}
-		secret.Data[SecretKeyAdminURL] = []byte(snap.Tenant.AdminBaseURL)
+		secret.Data[kit.SecretKeyAdminURL] = []byte(snap.Tenant.AdminBaseURL)
 		if err := s.Writer.Update(ctx, secret); err != nil {
 			return nil, err
 		}

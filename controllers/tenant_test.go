@@ -12,6 +12,7 @@ import (
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
+	"github.com/apimsync/apimsync/controllers/kit"
 	"github.com/apimsync/apimsync/test/simulator"
 )
 
@@ -187,7 +188,7 @@ func TestTenantWritesSecretsOnlyWhereAllowed(t *testing.T) {
 	if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: v1alpha1.DefaultProviderAccountSecret}, &secret); err != nil {
 		t.Fatal(err)
 	}
-	if string(secret.Data[SecretKeyAllowInsecureHTTP]) != "true" {
+	if string(secret.Data[kit.SecretKeyAllowInsecureHTTP]) != "true" {
 		t.Errorf("the tenant's Secret lost the master Secret's opt-in to plain http")
 	}
 }
@@ -216,7 +217,7 @@ func TestTenantSecretAllowsHTTPOnlyByTheMastersOptIn(t *testing.T) {
 			if err := c.Get(context.Background(), tenantSecretKey(tenant), &secret); err != nil {
 				t.Fatal(err)
 			}
-			if _, got := secret.Data[SecretKeyAllowInsecureHTTP]; got != tc.allowed {
+			if _, got := secret.Data[kit.SecretKeyAllowInsecureHTTP]; got != tc.allowed {
 				t.Errorf("allowInsecureHTTP set: %v, want %v", got, tc.allowed)
 			}
 		})
@@ -266,7 +267,7 @@ func TestRestoredTenantAdoptsItsTenant(t *testing.T) {
 	}
 
 	// Restored without its Secret: Invalid, saying what to do; no signup.
-	token := secret.Data[SecretKeyToken]
+	token := secret.Data[kit.SecretKeyToken]
 	if err := k8s.Delete(context.Background(), &secret); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	"github.com/apimsync/apimsync/controllers/kit"
 )
 
 // TestUsableDependency: dependants build on a dependency that holds its remote object at its current
@@ -36,7 +37,7 @@ func TestUsableDependency(t *testing.T) {
 		"being deleted":                       {backend(v1alpha1.ConditionSynced, 7, 2, true), false},
 	}
 	for name, tc := range cases {
-		if got := usable(tc.b, tc.b.Status.CommonStatus, tc.b.Status.BackendID); got != tc.want {
+		if got := kit.Usable(tc.b, tc.b.Status.CommonStatus, tc.b.Status.BackendID); got != tc.want {
 			t.Errorf("%s: usable = %v, want %v", name, got, tc.want)
 		}
 	}

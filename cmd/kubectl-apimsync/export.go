@@ -18,6 +18,7 @@ import (
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers"
+	"github.com/apimsync/apimsync/controllers/kit"
 )
 
 // exportOptions are the flags of `kubectl apimsync export`.
@@ -149,10 +150,10 @@ func (o *exportOptions) tenant(ctx context.Context) (*tsclient.Client, error) {
 		if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: o.secret}, &secret); err != nil {
 			return nil, fmt.Errorf("cannot read the provider-account Secret %s/%s: %w", namespace, o.secret, err)
 		}
-		adminURL, token = strings.TrimSpace(string(secret.Data[controllers.SecretKeyAdminURL])), strings.TrimSpace(string(secret.Data[controllers.SecretKeyToken]))
-		insecure = insecure || string(secret.Data[controllers.SecretKeyAllowInsecureHTTP]) == "true"
+		adminURL, token = strings.TrimSpace(string(secret.Data[kit.SecretKeyAdminURL])), strings.TrimSpace(string(secret.Data[kit.SecretKeyToken]))
+		insecure = insecure || string(secret.Data[kit.SecretKeyAllowInsecureHTTP]) == "true"
 		if adminURL == "" || token == "" {
-			return nil, fmt.Errorf("the Secret %s/%s has no %s or no %s", namespace, o.secret, controllers.SecretKeyAdminURL, controllers.SecretKeyToken)
+			return nil, fmt.Errorf("the Secret %s/%s has no %s or no %s", namespace, o.secret, kit.SecretKeyAdminURL, kit.SecretKeyToken)
 		}
 	}
 	// Run by a person against a tenant they name: private addresses (an on-premises 3scale) are fine.

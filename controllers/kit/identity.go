@@ -3,6 +3,7 @@ package kit
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -13,7 +14,6 @@ import (
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/engine"
-	"strings"
 )
 
 // RemoteFinder says how to read one kind of remote object: by id, and all of them (to find one by system

@@ -1,4 +1,4 @@
-package controllers
+package kit
 
 import (
 	"context"
@@ -30,22 +30,22 @@ const SystemSeedSecret = "system-seed"
 
 // systemSeedAdminToken is the system-seed key of the default tenant's admin access token (porta's
 // db/seeds.rb gives the tenant's "Administration" token, read-write with every scope, that value).
-const systemSeedAdminToken = "ADMIN_ACCESS_TOKEN"
+const SystemSeedAdminToken = "ADMIN_ACCESS_TOKEN"
 
 // APIManagerGVK is the kind of 3scale-operator's installation resource.
 var APIManagerGVK = schema.GroupVersionKind{Group: "apps.3scale.net", Version: "v1alpha1", Kind: "APIManager"}
 
 // defaultTenantName is APIManager spec.tenantName when unset (3scale-operator's default).
-const defaultTenantName = "3scale"
+const DefaultTenantName = "3scale"
 
 // installationAdminURL is the admin portal of an installation's default tenant, as 3scale-operator's
 // routes serve it: https://{tenantName}-admin.{wildcardDomain}.
-func installationAdminURL(tenantName, wildcardDomain string) string {
+func InstallationAdminURL(tenantName, wildcardDomain string) string {
 	return "https://" + tenantName + "-admin." + wildcardDomain
 }
 
 // noProviderAccount is the wait of an object that found no provider account in any of the three places.
-func noProviderAccount(namespace, why string) error {
+func NoProviderAccount(namespace, why string) error {
 	return engine.Waiting(v1alpha1.ReasonProviderAccountNotFound,
 		"no provider account in namespace %q: spec.providerAccountRef is not set, there is no Secret %q, and %s; "+
 			"create the Secret %q with the keys %s and %s (or install 3scale in this namespace)",
@@ -60,7 +60,7 @@ func (p *ProviderAccounts) connectInstallation(ctx context.Context, namespace st
 	var seed corev1.Secret
 	if err := p.Reader.Get(ctx, client.ObjectKey{Namespace: namespace, Name: SystemSeedSecret}, &seed); err != nil {
 		if apierrors.IsNotFound(err) {
-			return nil, noProviderAccount(namespace, fmt.Sprintf("no 3scale installation (no Secret %q)", SystemSeedSecret))
+			return nil, NoProviderAccount(namespace, fmt.Sprintf("no 3scale installation (no Secret %q)", SystemSeedSecret))
 		}
 		return nil, err
 	}
@@ -69,23 +69,23 @@ func (p *ProviderAccounts) connectInstallation(ctx context.Context, namespace st
 		return nil, err
 	}
 	if manager == nil {
-		return nil, noProviderAccount(namespace, fmt.Sprintf("the 3scale installation's Secret %q is there but no APIManager (%s) tells its admin URL",
+		return nil, NoProviderAccount(namespace, fmt.Sprintf("the 3scale installation's Secret %q is there but no APIManager (%s) tells its admin URL",
 			SystemSeedSecret, APIManagerGVK.GroupKind()))
 	}
 	what := fmt.Sprintf("the 3scale installation (APIManager %q, Secret %q)", manager.GetName(), SystemSeedSecret)
 	wildcard, _, _ := unstructured.NestedString(manager.Object, "spec", "wildcardDomain")
 	tenantName, found, _ := unstructured.NestedString(manager.Object, "spec", "tenantName")
 	if !found || tenantName == "" {
-		tenantName = defaultTenantName
+		tenantName = DefaultTenantName
 	}
 	if strings.TrimSpace(wildcard) == "" {
 		return nil, engine.Invalid(v1alpha1.ReasonProviderAccountInvalid, "%s: the APIManager has no spec.wildcardDomain to tell the admin URL from", what)
 	}
-	token := strings.TrimSpace(string(seed.Data[systemSeedAdminToken]))
+	token := strings.TrimSpace(string(seed.Data[SystemSeedAdminToken]))
 	if token == "" {
-		return nil, engine.Invalid(v1alpha1.ReasonProviderAccountInvalid, "%s: the Secret has no %s", what, systemSeedAdminToken)
+		return nil, engine.Invalid(v1alpha1.ReasonProviderAccountInvalid, "%s: the Secret has no %s", what, SystemSeedAdminToken)
 	}
-	adminURL, policy := installationAdminURL(tenantName, wildcard), tsclient.AdminURLPolicy{AllowPrivate: p.AllowPrivate}
+	adminURL, policy := InstallationAdminURL(tenantName, wildcard), tsclient.AdminURLPolicy{AllowPrivate: p.AllowPrivate}
 	if p.InstallationAdminURL != nil {
 		adminURL = p.InstallationAdminURL(tenantName, wildcard)
 		policy.AllowInsecureHTTP = strings.HasPrefix(adminURL, "http://")
@@ -93,7 +93,7 @@ func (p *ProviderAccounts) connectInstallation(ctx context.Context, namespace st
 	// The seed's other keys (master credentials, passwords) are not the tenant's: only the token and the
 	// APIManager's host go into the session, and the session's version covers only them.
 	tenantSeed := seed.DeepCopy()
-	tenantSeed.Data = map[string][]byte{systemSeedAdminToken: []byte(token), "adminURL": []byte(adminURL)}
+	tenantSeed.Data = map[string][]byte{SystemSeedAdminToken: []byte(token), "adminURL": []byte(adminURL)}
 	return p.session(tenantSeed, policy, adminURL, token, what)
 }
 

@@ -1,4 +1,4 @@
-package controllers
+package kit
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 
 // dependency describes one reference of an object to another: the kind it names, the spec field that
 // names it, and the condition reasons of each way it may not be ready.
-type dependency struct {
+type Dependency struct {
 	Kind                                   string
 	Field                                  string // "" when the message names no field
 	NotFound, Deleting, Invalid, NotSynced string
@@ -29,18 +29,18 @@ type dependency struct {
 }
 
 // waitingFor is a WhileDeleting that makes the object Orphan at once.
-func waitingFor(_ engine.Object, reason, format string, args ...any) error {
+func WaitingFor(_ engine.Object, reason, format string, args ...any) error {
 	return engine.Waiting(reason, format, args...)
 }
 
 // readDependency reads the object named name into dep and checks that it exists, is not being deleted
 // and is not Invalid (whose message it passes on).
-func readDependency(ctx context.Context, reader client.Reader, namespace, name string, into engine.Object, d dependency) error {
-	return d.state(into, reader.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, into), name)
+func ReadDependency(ctx context.Context, reader client.Reader, namespace, name string, into engine.Object, d Dependency) error {
+	return d.State(into, reader.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, into), name)
 }
 
 // state is readDependency's check of a dependency already read (getErr: the read's error).
-func (d dependency) state(into engine.Object, getErr error, name string) error {
+func (d Dependency) State(into engine.Object, getErr error, name string) error {
 	if getErr != nil {
 		if apierrors.IsNotFound(getErr) {
 			if d.Field == "" {
@@ -53,7 +53,7 @@ func (d dependency) state(into engine.Object, getErr error, name string) error {
 	if !into.GetDeletionTimestamp().IsZero() {
 		wait, format := d.WhileDeleting, "%s %q is being deleted"
 		if wait == nil {
-			wait = ownerGoing
+			wait = OwnerGoing
 		}
 		if d.DeletingHint != "" {
 			format += "; " + d.DeletingHint
@@ -68,25 +68,25 @@ func (d dependency) state(into engine.Object, getErr error, name string) error {
 
 // readyDependency checks that a dependency read by readDependency can be built upon (usable), or says
 // how long to wait for it (notSyncedYet).
-func readyDependency(dep engine.Object, d dependency) error {
-	if !usable(dep, *dep.GetSyncStatus(), dep.GetRemoteID()) {
-		return notSyncedYet(dep, *dep.GetSyncStatus(), d.NotSynced, "waiting for %s %q to be Synced", d.Kind, dep.GetName())
+func ReadyDependency(dep engine.Object, d Dependency) error {
+	if !Usable(dep, *dep.GetSyncStatus(), dep.GetRemoteID()) {
+		return NotSyncedYet(dep, *dep.GetSyncStatus(), d.NotSynced, "waiting for %s %q to be Synced", d.Kind, dep.GetName())
 	}
 	return nil
 }
 
 // checkDependency is readDependency, then readyDependency.
-func checkDependency(ctx context.Context, reader client.Reader, namespace, name string, into engine.Object, d dependency) error {
-	if err := readDependency(ctx, reader, namespace, name, into, d); err != nil {
+func CheckDependency(ctx context.Context, reader client.Reader, namespace, name string, into engine.Object, d Dependency) error {
+	if err := ReadDependency(ctx, reader, namespace, name, into, d); err != nil {
 		return err
 	}
-	return readyDependency(into, d)
+	return ReadyDependency(into, d)
 }
 
 // usable reports whether a dependency can be built upon: it holds its remote object and its current
 // generation was synced — Synced, or InSync again for a passing reason (a drift check that met a 503);
 // only Orphan, Invalid and deletion propagate to dependants.
-func usable(obj client.Object, st v1alpha1.CommonStatus, remoteID int64) bool {
+func Usable(obj client.Object, st v1alpha1.CommonStatus, remoteID int64) bool {
 	if remoteID == 0 || st.SyncedHash == "" || st.ObservedGeneration != obj.GetGeneration() || !obj.GetDeletionTimestamp().IsZero() {
 		return false
 	}
@@ -97,7 +97,7 @@ func usable(obj client.Object, st v1alpha1.CommonStatus, remoteID int64) bool {
 // (a new object waits quietly) while the dependency is itself being synced, Queued (longer) while it has
 // never synced yet, Orphan at once when it is stuck (waiting on something of its own, Invalid) or being
 // deleted.
-func notSyncedYet(dep client.Object, st v1alpha1.CommonStatus, reason, format string, args ...any) error {
+func NotSyncedYet(dep client.Object, st v1alpha1.CommonStatus, reason, format string, args ...any) error {
 	state := engine.SyncState(&st)
 	switch {
 	case state == v1alpha1.ConditionOrphan || state == v1alpha1.ConditionInvalid || !dep.GetDeletionTimestamp().IsZero():
@@ -111,7 +111,7 @@ func notSyncedYet(dep client.Object, st v1alpha1.CommonStatus, reason, format st
 // ownerGoing is the waiting error for an object whose owner is being deleted: with the Delete policy the
 // owner deletes it first (engine: Dependants), so it waits quietly for that (GoingAway); with Retain it
 // is Orphan at once, for someone to act upon.
-func ownerGoing(owner engine.Object, reason, format string, args ...any) error {
+func OwnerGoing(owner engine.Object, reason, format string, args ...any) error {
 	if owner.GetDeletionPolicy() == v1alpha1.DeletionPolicyDelete {
 		return engine.GoingAway(owner.GetDeletionTimestamp().Time, reason, format, args...)
 	}
@@ -122,8 +122,8 @@ func ownerGoing(owner engine.Object, reason, format string, args ...any) error {
 // ApplicationPlan its Product's, an Application its DeveloperAccount's): owner, named name, read into
 // owner, whose Secret secretOf names. While the object is being deleted it connects with the Secret it
 // was synced with (its owner may be gone already).
-func connectVia(ctx context.Context, accounts *ProviderAccounts, reader client.Reader, obj engine.Object, name string, owner client.Object,
-	secretOf func() string, d dependency) (*engine.Session, error) {
+func ConnectVia(ctx context.Context, accounts *ProviderAccounts, reader client.Reader, obj engine.Object, name string, owner client.Object,
+	secretOf func() string, d Dependency) (*engine.Session, error) {
 	if st := obj.GetSyncStatus(); !obj.GetDeletionTimestamp().IsZero() && st.ProviderAccountSecret != "" {
 		return accounts.Connect(ctx, obj.GetNamespace(), st.ProviderAccountSecret)
 	}

@@ -1,4 +1,4 @@
-package controllers
+package kit
 
 import (
 	"context"
@@ -28,7 +28,7 @@ const (
 )
 
 // secretFlag reads a "true"/"false" key of a Secret.
-func secretFlag(secret *corev1.Secret, key string) bool {
+func SecretFlag(secret *corev1.Secret, key string) bool {
 	return strings.EqualFold(strings.TrimSpace(string(secret.Data[key])), "true")
 }
 
@@ -85,7 +85,7 @@ func (p *ProviderAccounts) Connect(ctx context.Context, namespace, name string) 
 			"the provider-account Secret %q has no %s: put the tenant's admin portal URL there, e.g. https://acme-admin.3scale.net",
 			name, SecretKeyAdminURL)
 	}
-	policy := tsclient.AdminURLPolicy{AllowInsecureHTTP: secretFlag(&secret, SecretKeyAllowInsecureHTTP), AllowPrivate: p.AllowPrivate}
+	policy := tsclient.AdminURLPolicy{AllowInsecureHTTP: SecretFlag(&secret, SecretKeyAllowInsecureHTTP), AllowPrivate: p.AllowPrivate}
 	if token == "" {
 		if _, err := checkAdminURL(policy, adminURL); err != nil {
 			return nil, engine.Invalid(v1alpha1.ReasonProviderAccountInvalid, "the provider-account Secret %q: %v", name, err)
@@ -108,7 +108,7 @@ func (p *ProviderAccounts) session(secret *corev1.Secret, policy tsclient.AdminU
 		AdminURL:           adminURL,
 		Token:              token,
 		CABundle:           secret.Data[SecretKeyCABundle],
-		InsecureSkipVerify: secretFlag(secret, SecretKeyInsecureSkipVerify),
+		InsecureSkipVerify: SecretFlag(secret, SecretKeyInsecureSkipVerify),
 		Policy:             &policy,
 		UserAgent:          "apimsync",
 		MaxResponseBytes:   p.MaxResponseBytes,
@@ -159,7 +159,7 @@ func hashKeyOf(token string) []byte {
 
 // secretForSession returns the provider-account Secret to use: while the object is being deleted, the
 // one it was synced with (the spec may have moved on), otherwise the spec's.
-func secretForSession(obj engine.Object, fromSpec string) string {
+func SecretForSession(obj engine.Object, fromSpec string) string {
 	if !obj.GetDeletionTimestamp().IsZero() && obj.GetSyncStatus().ProviderAccountSecret != "" {
 		return obj.GetSyncStatus().ProviderAccountSecret
 	}
