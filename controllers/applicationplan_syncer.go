@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/big"
 	"slices"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/engine"
 	"github.com/apimsync/apimsync/controllers/kit"
+	"github.com/apimsync/apimsync/controllers/kit/children"
 )
 
 // snapshotKindPlan is the kind under which plan snapshots are cached.
@@ -207,7 +209,7 @@ func (s *ApplicationPlanSyncer) Validate(a *v1alpha1.ApplicationPlan) error {
 func hasMetric(metrics map[string]v1alpha1.MetricSpec, methods map[string]v1alpha1.MethodSpec, name string) bool {
 	_, isMetric := metrics[name]
 	_, isMethod := methods[name]
-	return name == hitsMetric || isMetric || isMethod
+	return name == children.HitsMetric || isMetric || isMethod
 }
 
 // Compare implements engine.TypedSyncer.
@@ -267,28 +269,28 @@ func (s *ApplicationPlanSyncer) readAll(ctx context.Context, sess *engine.Sessio
 // metrics, and a repair that re-creates one re-syncs the plans that use it.
 func (s *ApplicationPlanSyncer) metricIDs(ctx context.Context, sess *engine.Session, d planDesired) (map[string]int64, error) {
 	ids := map[string]int64{}
-	add := func(prefix string, scope tsclient.Scope, cached *childrenSnapshot) error {
+	add := func(prefix string, scope tsclient.Scope, cached *children.Snapshot) error {
 		var known map[string]int64
 		switch {
 		case sess.ForceRead && !tsclient.IsBackground(ctx):
 		case cached != nil:
-			known = cached.metricIDs()
+			known = cached.MetricIDs()
 		default:
 			known = d.RecordedIDs[prefix]
 		}
 		if known == nil {
-			children, err := readChildren(ctx, sess.Remote, scope)
+			kids, err := children.Read(ctx, sess.Remote, scope)
 			if err != nil {
 				return err
 			}
-			known = children.metricIDs()
+			known = kids.MetricIDs()
 		}
 		for name, id := range known {
 			ids[prefix+"/"+name] = id
 		}
 		return nil
 	}
-	var cached *childrenSnapshot
+	var cached *children.Snapshot
 	if p, ok := engine.Peek[*productSnapshot](s.Peers, sess.Tenant, snapshotKindProduct, d.ProductID); ok {
 		cached = p.Children
 	}
@@ -503,4 +505,14 @@ func (s *ApplicationPlanSyncer) Owners(ctx context.Context, a *v1alpha1.Applicat
 func (s *ApplicationPlanSyncer) Delete(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session) error {
 	productID := a.Status.ProductID
 	return kit.DeleteHeld(a, sess, s.finder(ctx, sess, productID), func(id int64) error { return sess.Remote.DeletePlan(ctx, productID, id) })
+}
+
+// Clone implements engine.Snapshot.
+func (s *planSnapshot) Clone() *planSnapshot {
+	c := *s
+	c.Limits = slices.Clone(s.Limits)
+	c.PricingRules = slices.Clone(s.PricingRules)
+	c.MetricIDs = maps.Clone(s.MetricIDs)
+	c.Features = slices.Clone(s.Features)
+	return &c
 }

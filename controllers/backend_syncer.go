@@ -11,6 +11,7 @@ import (
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/engine"
 	"github.com/apimsync/apimsync/controllers/kit"
+	"github.com/apimsync/apimsync/controllers/kit/children"
 )
 
 // snapshotKindBackend is the kind under which backend snapshots are cached.
@@ -19,7 +20,7 @@ const snapshotKindBackend = "backend"
 // backendSnapshot is the remote state of one backend API with its children.
 type backendSnapshot struct {
 	Backend  tsclient.Backend
-	Children *childrenSnapshot
+	Children *children.Snapshot
 }
 
 // RemoteID implements engine.Snapshot.
@@ -28,7 +29,7 @@ func (s *backendSnapshot) RemoteID() int64 { return s.Backend.ID }
 // Clone implements engine.Snapshot.
 func (s *backendSnapshot) Clone() *backendSnapshot {
 	c := *s
-	c.Children = s.Children.clone()
+	c.Children = s.Children.Clone()
 	return &c
 }
 
@@ -44,10 +45,10 @@ type BackendSyncer struct {
 	Lists *kit.BurstLists
 }
 
-var _ engine.TypedSyncer[*v1alpha1.Backend, childrenSpec, *backendSnapshot] = &BackendSyncer{}
+var _ engine.TypedSyncer[*v1alpha1.Backend, children.Spec, *backendSnapshot] = &BackendSyncer{}
 
-func backendChildren(b *v1alpha1.Backend) childrenSpec {
-	return childrenSpec{Metrics: b.Spec.Metrics, Methods: b.Spec.Methods, Rules: b.Spec.MappingRules}
+func backendChildren(b *v1alpha1.Backend) children.Spec {
+	return children.Spec{Metrics: b.Spec.Metrics, Methods: b.Spec.Methods, Rules: b.Spec.MappingRules}
 }
 
 // Connect implements engine.TypedSyncer: the provider account of the spec, or the one last synced with
@@ -58,7 +59,7 @@ func (s *BackendSyncer) Connect(ctx context.Context, b *v1alpha1.Backend) (*engi
 
 // Validate implements engine.Validator: every mapping rule names a metric or method of the backend.
 func (s *BackendSyncer) Validate(b *v1alpha1.Backend) error {
-	return invalidChildren(backendChildren(b))
+	return children.Invalid(backendChildren(b))
 }
 
 // SystemName is the system name of the object's remote object, from its spec alone: its spec.systemName, or
@@ -69,8 +70,8 @@ func (s *BackendSyncer) SystemName(b *v1alpha1.Backend) string {
 
 // Resolve implements engine.TypedSyncer: sole ownership and the hash of the desired state (the
 // backend's children).
-func (s *BackendSyncer) Resolve(ctx context.Context, b *v1alpha1.Backend, sess *engine.Session) (engine.Resolved[childrenSpec], error) {
-	r := engine.Resolved[childrenSpec]{Desired: backendChildren(b)}
+func (s *BackendSyncer) Resolve(ctx context.Context, b *v1alpha1.Backend, sess *engine.Session) (engine.Resolved[children.Spec], error) {
+	r := engine.Resolved[children.Spec]{Desired: backendChildren(b)}
 	if err := kit.CheckSoleOwner(ctx, s.Reader, s.Claims, b, &v1alpha1.BackendList{}, kit.OwnerKey(sess.Tenant, "", sess.SystemName)); err != nil {
 		return r, err
 	}
@@ -80,22 +81,22 @@ func (s *BackendSyncer) Resolve(ctx context.Context, b *v1alpha1.Backend, sess *
 
 // Read implements engine.TypedSyncer: the backend (by id, or by system name to adopt one created by a
 // lost request) with its children.
-func (s *BackendSyncer) Read(ctx context.Context, b *v1alpha1.Backend, sess *engine.Session, _ childrenSpec) (*backendSnapshot, bool, error) {
+func (s *BackendSyncer) Read(ctx context.Context, b *v1alpha1.Backend, sess *engine.Session, _ children.Spec) (*backendSnapshot, bool, error) {
 	remote, err := kit.Locate(b, sess, s.finder(ctx, sess))
 	if err != nil || remote == nil {
 		return nil, false, err
 	}
-	children, err := readChildren(ctx, sess.Remote, tsclient.BackendScope(remote.ID))
+	kids, err := children.Read(ctx, sess.Remote, tsclient.BackendScope(remote.ID))
 	if err != nil {
 		return nil, false, err
 	}
-	return &backendSnapshot{Backend: *remote, Children: children}, true, nil
+	return &backendSnapshot{Backend: *remote, Children: kids}, true, nil
 }
 
 // Compare implements engine.TypedSyncer; it records the ids of the backend's metrics in status.
-func (s *BackendSyncer) Compare(_ context.Context, b *v1alpha1.Backend, _ *engine.Session, want childrenSpec, snap *backendSnapshot) (bool, error) {
-	recordMetrics(&b.Status.CommonStatus, snap.Children)
-	return backendAttrsMatch(snap.Backend, b) && childrenUpToDate(snap.Children, want), nil
+func (s *BackendSyncer) Compare(_ context.Context, b *v1alpha1.Backend, _ *engine.Session, want children.Spec, snap *backendSnapshot) (bool, error) {
+	children.RecordMetrics(&b.Status.CommonStatus, snap.Children)
+	return backendAttrsMatch(snap.Backend, b) && children.UpToDate(snap.Children, want), nil
 }
 
 // finder reads backends of the session's tenant.
@@ -116,7 +117,7 @@ func backendAttrsMatch(r tsclient.Backend, b *v1alpha1.Backend) bool {
 
 // Create implements engine.TypedSyncer: creates the backend API (adopting it when a lost response
 // already created it) and reads its children.
-func (s *BackendSyncer) Create(ctx context.Context, b *v1alpha1.Backend, sess *engine.Session, _ childrenSpec) (engine.Created[*backendSnapshot], error) {
+func (s *BackendSyncer) Create(ctx context.Context, b *v1alpha1.Backend, sess *engine.Session, _ children.Spec) (engine.Created[*backendSnapshot], error) {
 	created, fresh, err := kit.CreateOrAdopt(sess.SystemName,
 		func() (*tsclient.Backend, error) {
 			return sess.Remote.CreateBackend(ctx, backendParams(b, sess.SystemName))
@@ -125,22 +126,22 @@ func (s *BackendSyncer) Create(ctx context.Context, b *v1alpha1.Backend, sess *e
 		return kit.Made[*backendSnapshot](nil, fresh, err)
 	}
 	b.Status.BackendID = created.ID
-	read := readChildren
+	read := children.Read
 	if fresh {
 		// A new backend API holds its hits metric alone (BackendApi#create_default_metrics).
-		read = readNewChildren(false)
+		read = children.ReadNew(false)
 	}
-	children, err := read(ctx, sess.Remote, tsclient.BackendScope(created.ID))
+	kids, err := read(ctx, sess.Remote, tsclient.BackendScope(created.ID))
 	if err != nil {
 		return kit.Made[*backendSnapshot](nil, fresh, err)
 	}
-	return kit.Made(&backendSnapshot{Backend: *created, Children: children}, fresh, nil)
+	return kit.Made(&backendSnapshot{Backend: *created, Children: kids}, fresh, nil)
 }
 
 // Update implements engine.TypedSyncer: writes the attributes and children that differ.
-func (s *BackendSyncer) Update(ctx context.Context, b *v1alpha1.Backend, sess *engine.Session, want childrenSpec, snap *backendSnapshot) (*backendSnapshot, error) {
+func (s *BackendSyncer) Update(ctx context.Context, b *v1alpha1.Backend, sess *engine.Session, want children.Spec, snap *backendSnapshot) (*backendSnapshot, error) {
 	id := snap.Backend.ID
-	if !sameEndpoint(snap.Backend.PrivateEndpoint, b.Spec.PrivateBaseURL) || !childrenUpToDate(snap.Children, want) {
+	if !sameEndpoint(snap.Backend.PrivateEndpoint, b.Spec.PrivateBaseURL) || !children.UpToDate(snap.Children, want) {
 		// Recorded before the writes, kept even if the sync fails after them: the products using the
 		// backend deploy once it is Synced again (product_deploy.go).
 		b.Status.GatewayRevision++
@@ -153,18 +154,18 @@ func (s *BackendSyncer) Update(ctx context.Context, b *v1alpha1.Backend, sess *e
 		snap.Backend = *updated
 	}
 	scope := tsclient.BackendScope(id)
-	if err := upsertChildren(ctx, sess.Remote, scope, snap.Children, want); err != nil {
+	if err := children.Upsert(ctx, sess.Remote, scope, snap.Children, want); err != nil {
 		return nil, err
 	}
-	if removalsPending(snap.Children, want) {
+	if children.RemovalsPending(snap.Children, want) {
 		// porta keeps a backend metric while the latest configuration of any product using the backend
 		// counts it: those products' gateways must first be built without the rules just removed.
 		if err := s.deployUsers(ctx, b, sess); err != nil {
 			return nil, err
 		}
 	}
-	err := removeChildren(ctx, sess.Remote, scope, snap.Children, want)
-	recordMetrics(&b.Status.CommonStatus, snap.Children)
+	err := children.Remove(ctx, sess.Remote, scope, snap.Children, want)
+	children.RecordMetrics(&b.Status.CommonStatus, snap.Children)
 	if err != nil {
 		return nil, err
 	}

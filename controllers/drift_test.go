@@ -19,6 +19,7 @@ import (
 	"github.com/apimsync/apimsync/cache"
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/engine"
+	"github.com/apimsync/apimsync/controllers/kit/children"
 	"github.com/apimsync/apimsync/test/simulator"
 	"github.com/apimsync/apimsync/test/testenv"
 )
@@ -299,9 +300,9 @@ func TestPlanDriftCheckTrustsItsDependenciesSnapshots(t *testing.T) {
 		t.Fatal(err)
 	}
 	snapshots := cache.NewSnapshots(16)
-	snapshots.Put(tenant, snapshotKindProduct, 7, &productSnapshot{Children: &childrenSnapshot{
+	snapshots.Put(tenant, snapshotKindProduct, 7, &productSnapshot{Children: &children.Snapshot{
 		Metrics: map[string]tsclient.Metric{"hits": {ID: 70}}, Methods: map[string]tsclient.Metric{"list": {ID: 71}}}})
-	snapshots.Put(tenant, snapshotKindBackend, 9, &backendSnapshot{Children: &childrenSnapshot{
+	snapshots.Put(tenant, snapshotKindBackend, 9, &backendSnapshot{Children: &children.Snapshot{
 		Metrics: map[string]tsclient.Metric{"hits": {ID: 90}}}})
 	s := &ApplicationPlanSyncer{Peers: snapshots}
 	want := planDesired{ProductID: 7, Backends: map[string]int64{"pets": 9}}

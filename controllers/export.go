@@ -18,6 +18,7 @@ import (
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/kit"
+	"github.com/apimsync/apimsync/controllers/kit/children"
 )
 
 // Export reads a tenant and writes it as apimsync resources that adopt what is there with no write: the
@@ -194,71 +195,26 @@ type exporter struct {
 
 // backend exports a backend API and its metrics, methods and mapping rules.
 func (x *exporter) backend(ctx context.Context, b tsclient.Backend) error {
-	children, err := readChildren(ctx, x.c, tsclient.BackendScope(b.ID))
+	kids, err := children.Read(ctx, x.c, tsclient.BackendScope(b.ID))
 	if err != nil {
 		return err
 	}
 	name := objectName(b.SystemName)
 	x.backendNames[b.ID] = name
-	x.refs(children, name)
+	x.refs(kids, name)
 	spec := v1alpha1.BackendSpec{Name: b.Name, SystemName: b.SystemName, Description: b.Description, PrivateBaseURL: b.PrivateEndpoint}
-	spec.Metrics, spec.Methods, spec.MappingRules = x.childrenSpecOf(children, fmt.Sprintf("Backend %q", b.SystemName))
+	spec.Metrics, spec.Methods, spec.MappingRules = x.specOf(kids, fmt.Sprintf("Backend %q", b.SystemName))
 	x.e.add("backends", &v1alpha1.Backend{TypeMeta: typeMeta("Backend"), ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: spec})
 	return nil
 }
 
 // refs records the metric references of children's metrics and methods (backend: "" for a product's).
-func (x *exporter) refs(children *childrenSnapshot, backend string) {
-	for _, set := range []map[string]tsclient.Metric{children.Metrics, children.Methods} {
+func (x *exporter) refs(kids *children.Snapshot, backend string) {
+	for _, set := range []map[string]tsclient.Metric{kids.Metrics, kids.Methods} {
 		for name, m := range set {
 			x.metricRefs[m.ID] = v1alpha1.MetricMethodRef{SystemName: name, Backend: backend}
 		}
 	}
-}
-
-// childrenSpecOf is the spec of metrics, methods and mapping rules that matches children (hits only when
-// it differs from porta's; rules in porta's order). A rule the spec cannot hold (the same method,
-// pattern and metric as one before it, which porta keeps; a metric porta no longer lists) is left out,
-// and said.
-func (x *exporter) childrenSpecOf(children *childrenSnapshot, what string) (map[string]v1alpha1.MetricSpec, map[string]v1alpha1.MethodSpec, []v1alpha1.MappingRuleSpec) {
-	var metrics map[string]v1alpha1.MetricSpec
-	var methods map[string]v1alpha1.MethodSpec
-	names := map[int64]string{}
-	for name, m := range children.Metrics {
-		names[m.ID] = name
-		if name == hitsMetric {
-			continue // always there; childrenUpToDate does not compare an unlisted hits
-		}
-		if metrics == nil {
-			metrics = map[string]v1alpha1.MetricSpec{}
-		}
-		metrics[name] = v1alpha1.MetricSpec{FriendlyName: m.FriendlyName, Unit: m.Unit, Description: m.Description}
-	}
-	for name, m := range children.Methods {
-		names[m.ID] = name
-		if methods == nil {
-			methods = map[string]v1alpha1.MethodSpec{}
-		}
-		methods[name] = v1alpha1.MethodSpec{FriendlyName: m.FriendlyName, Description: m.Description}
-	}
-	var rules []v1alpha1.MappingRuleSpec
-	seen := map[string]bool{}
-	for _, r := range children.Rules {
-		key := r.HTTPMethod + " " + r.Pattern + " " + names[r.MetricID]
-		switch {
-		case names[r.MetricID] == "":
-			x.e.Left = append(x.e.Left, fmt.Sprintf("%s: mapping rule %s %s counts metric %d, which 3scale does not list: left out (applying deletes it)",
-				what, r.HTTPMethod, r.Pattern, r.MetricID))
-		case seen[key]:
-			x.e.Left = append(x.e.Left, fmt.Sprintf("%s: mapping rule %s %s counts %q a second time: left out (applying deletes the copy)",
-				what, r.HTTPMethod, r.Pattern, names[r.MetricID]))
-		default:
-			seen[key] = true
-			rules = append(rules, v1alpha1.MappingRuleSpec{HTTPMethod: r.HTTPMethod, Pattern: r.Pattern, MetricMethodRef: names[r.MetricID],
-				Increment: int32(r.Delta), Last: r.Last})
-		}
-	}
-	return metrics, methods, rules
 }
 
 // product exports a product (service), its gateway, policy chain, backend usages, plans and ActiveDocs.
@@ -276,17 +232,17 @@ func (x *exporter) product(ctx context.Context, p tsclient.Product, usages []tsc
 		return fmt.Errorf("cannot read the proxy of %s: %w", what, err)
 	}
 	attrs := proxyAttributes(proxy)
-	children, err := readChildren(ctx, c, tsclient.ProductScope(p.ID))
+	kids, err := children.Read(ctx, c, tsclient.ProductScope(p.ID))
 	if err != nil {
 		return err
 	}
-	x.refs(children, "")
+	x.refs(kids, "")
 	policies, err := c.GetPolicies(ctx, p.ID)
 	if err != nil {
 		return fmt.Errorf("cannot read the policy chain of %s: %w", what, err)
 	}
 	spec := v1alpha1.ProductSpec{Name: p.Name, SystemName: p.SystemName, Description: p.Description, BackendUsages: map[string]v1alpha1.BackendUsageSpec{}}
-	spec.Metrics, spec.Methods, spec.MappingRules = x.childrenSpecOf(children, what)
+	spec.Metrics, spec.Methods, spec.MappingRules = x.specOf(kids, what)
 	spec.Deployment = &v1alpha1.DeploymentSpec{ApicastHosted: &v1alpha1.ApicastHostedSpec{}}
 	if p.DeploymentOption == "self_managed" {
 		spec.Deployment = &v1alpha1.DeploymentSpec{ApicastSelfManaged: &v1alpha1.ApicastSelfManagedSpec{
@@ -634,4 +590,11 @@ func boolRank(b bool) int {
 
 func typeMeta(kind string) metav1.TypeMeta {
 	return metav1.TypeMeta{APIVersion: v1alpha1.GroupVersion.String(), Kind: kind}
+}
+
+// specOf is children.SpecOf, what it leaves out said in Left.
+func (x *exporter) specOf(kids *children.Snapshot, what string) (map[string]v1alpha1.MetricSpec, map[string]v1alpha1.MethodSpec, []v1alpha1.MappingRuleSpec) {
+	spec, left := children.SpecOf(kids, what)
+	x.e.Left = append(x.e.Left, left...)
+	return spec.Metrics, spec.Methods, spec.Rules
 }

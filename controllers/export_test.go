@@ -18,6 +18,7 @@ import (
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/engine"
+	"github.com/apimsync/apimsync/controllers/kit/children"
 )
 
 // lastWrites lists a tenant's last n writes (method and endpoint), for a failure's message.
@@ -51,9 +52,9 @@ func handMadeTenant(t *testing.T, c *tsclient.Client) {
 	bscope := tsclient.BackendScope(pets.ID)
 	photos, err := c.CreateMetric(ctx, bscope, tsclient.MetricParams{SystemName: "photos", FriendlyName: "Photos", Unit: "MB"})
 	must(err)
-	backendChildren, err := readChildren(ctx, c, bscope)
+	backendChildren, err := children.Read(ctx, c, bscope)
 	must(err)
-	list, err := c.CreateMethod(ctx, bscope, backendChildren.hitsID(), tsclient.MethodParams{SystemName: "list_pets", FriendlyName: "List pets"})
+	list, err := c.CreateMethod(ctx, bscope, backendChildren.HitsID(), tsclient.MethodParams{SystemName: "list_pets", FriendlyName: "List pets"})
 	must(err)
 	_, err = c.CreateMappingRule(ctx, bscope, tsclient.MappingRuleParams{HTTPMethod: "GET", Pattern: "/pets$", MetricID: list.ID, Delta: 1})
 	must(err)
@@ -76,9 +77,9 @@ func handMadeTenant(t *testing.T, c *tsclient.Client) {
 		must(err)
 	}
 	pscope := tsclient.ProductScope(shop.ID)
-	shopChildren, err := readChildren(ctx, c, pscope)
+	shopChildren, err := children.Read(ctx, c, pscope)
 	must(err)
-	checkout, err := c.CreateMethod(ctx, pscope, shopChildren.hitsID(), tsclient.MethodParams{SystemName: "checkout", FriendlyName: "Checkout", Description: "Pays"})
+	checkout, err := c.CreateMethod(ctx, pscope, shopChildren.HitsID(), tsclient.MethodParams{SystemName: "checkout", FriendlyName: "Checkout", Description: "Pays"})
 	must(err)
 	_, err = c.CreateMappingRule(ctx, pscope, tsclient.MappingRuleParams{HTTPMethod: "POST", Pattern: "/checkout$", MetricID: checkout.ID, Delta: 1})
 	must(err)

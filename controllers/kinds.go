@@ -13,6 +13,7 @@ import (
 	"github.com/apimsync/apimsync/cache"
 	"github.com/apimsync/apimsync/controllers/engine"
 	"github.com/apimsync/apimsync/controllers/kit"
+	"github.com/apimsync/apimsync/controllers/kit/children"
 )
 
 // The table of kinds: one row per kind the engine syncs, from which the manager's controllers
@@ -121,10 +122,10 @@ var kinds = []kindRow{
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.CustomPolicyDefinition, customPolicyDesired, *customPolicySnapshot] {
 			return &CustomPolicyDefinitionSyncer{Reader: d.Reader, Accounts: d.Accounts, Claims: d.claims()}
 		}},
-	kindOf[*v1alpha1.Backend, childrenSpec, *backendSnapshot]{name: "Backend", snapshotKind: snapshotKindBackend,
+	kindOf[*v1alpha1.Backend, children.Spec, *backendSnapshot]{name: "Backend", snapshotKind: snapshotKindBackend,
 		newObj:  func() *v1alpha1.Backend { return &v1alpha1.Backend{} },
 		newList: func() client.ObjectList { return &v1alpha1.BackendList{} },
-		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.Backend, childrenSpec, *backendSnapshot] {
+		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.Backend, children.Spec, *backendSnapshot] {
 			return &BackendSyncer{Reader: d.Reader, Accounts: d.Accounts, Claims: d.claims(), Lists: d.Lists}
 		}},
 	kindOf[*v1alpha1.Product, productDesired, *productSnapshot]{name: "Product", snapshotKind: snapshotKindProduct,

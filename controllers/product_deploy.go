@@ -13,6 +13,7 @@ package controllers
 import (
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	"github.com/apimsync/apimsync/controllers/engine"
+	"github.com/apimsync/apimsync/controllers/kit/children"
 )
 
 // deployOwed is status.deployedHash while writes apimsync made wait for their deploy: it matches no hash,
@@ -24,7 +25,7 @@ const deployOwed = "Undeployed"
 type backendGateway struct {
 	ID             int64
 	PrivateBaseURL string
-	Children       childrenSpec
+	Children       children.Spec
 	// Revision is the Backend's status.gatewayRevision: a drift repair of the backend, which changes no
 	// spec, still deploys its products.
 	Revision int64
@@ -34,7 +35,7 @@ type backendGateway struct {
 type gatewayState struct {
 	Tenant, SystemName         string
 	Deployment, BackendVersion string
-	Children                   childrenSpec
+	Children                   children.Spec
 	Usages                     map[int64]string
 	Backends                   []backendGateway
 	Desired                    productDesired
@@ -71,5 +72,5 @@ func gatewayMatches(p *v1alpha1.Product, d productDesired, snap *productSnapshot
 	deployment, backendVersion := serviceAttrs(p)
 	return snap.Product.DeploymentOption == deployment && snap.Product.BackendVersion == backendVersion &&
 		proxyMatches(snap.Proxy, d.Proxy) && oidcMatches(snap.OIDC, d.OIDC) && policiesMatch(snap.Policies, d.Policies) &&
-		usagesMatch(snap.Usages, d.BackendIDs) && childrenUpToDate(snap.Children, productChildren(p))
+		usagesMatch(snap.Usages, d.BackendIDs) && children.UpToDate(snap.Children, productChildren(p))
 }

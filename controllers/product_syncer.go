@@ -3,6 +3,8 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -11,6 +13,7 @@ import (
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/engine"
 	"github.com/apimsync/apimsync/controllers/kit"
+	"github.com/apimsync/apimsync/controllers/kit/children"
 )
 
 // snapshotKindProduct is the kind under which product snapshots are cached.
@@ -23,7 +26,7 @@ type productSnapshot struct {
 	OIDC     *tsclient.OIDCConfiguration
 	Policies []tsclient.Policy
 	Usages   []tsclient.BackendUsage
-	Children *childrenSnapshot
+	Children *children.Snapshot
 	// Retiring, set by Refresh only (never cached), holds the applications of a retired product whose
 	// live ones Update suspends (productLifecycle.suspendAll).
 	Retiring []tsclient.Application
@@ -85,8 +88,8 @@ func (s *ProductSyncer) Serves(want productDesired, snap *productSnapshot) bool 
 	return (!want.Promotes || snap.Configs != nil) && (!want.Features || snap.Features != nil)
 }
 
-func productChildren(p *v1alpha1.Product) childrenSpec {
-	return childrenSpec{Metrics: p.Spec.Metrics, Methods: p.Spec.Methods, Rules: p.Spec.MappingRules}
+func productChildren(p *v1alpha1.Product) children.Spec {
+	return children.Spec{Metrics: p.Spec.Metrics, Methods: p.Spec.Methods, Rules: p.Spec.MappingRules}
 }
 
 // Connect implements engine.TypedSyncer.
@@ -112,10 +115,10 @@ func (s *ProductSyncer) Resolve(ctx context.Context, p *v1alpha1.Product, sess *
 
 // resolve is Resolve's work: it fills in r's desired state and hash.
 func (s *ProductSyncer) resolve(ctx context.Context, p *v1alpha1.Product, sess *engine.Session, r *engine.Resolved[productDesired]) error {
-	children := productChildren(p)
+	kids := productChildren(p)
 	// Checked here, not in a Validate before everything: the lifecycle is tracked first (an edit
 	// that retires the product is dated when it is seen). The schema checks this at admission anyway.
-	if err := invalidChildren(children); err != nil {
+	if err := children.Invalid(kids); err != nil {
 		return err
 	}
 	backendIDs, backends, err := s.resolveBackends(ctx, p, sess.Tenant)
@@ -140,7 +143,7 @@ func (s *ProductSyncer) resolve(ctx context.Context, p *v1alpha1.Product, sess *
 		Features: featuresManaged(p)}
 	deployment, backendVersion := serviceAttrs(p)
 	desired.GatewayHash = gatewayHash(sess, gatewayState{Tenant: sess.Tenant, SystemName: sess.SystemName, Deployment: deployment,
-		BackendVersion: backendVersion, Children: children, Usages: backendIDs, Backends: backends, Desired: desired})
+		BackendVersion: backendVersion, Children: kids, Usages: backendIDs, Backends: backends, Desired: desired})
 	hashed := []any{desired.GatewayHash, p.Spec.Name, p.Spec.Description}
 	if p.Spec.Production != nil {
 		hashed = append(hashed, p.Spec.Production)
@@ -254,7 +257,7 @@ func (s *ProductSyncer) Refresh(ctx context.Context, p *v1alpha1.Product, sess *
 // Compare implements engine.TypedSyncer; it records the ids of the product's metrics in status. A
 // retirement sweep due is never up to date.
 func (s *ProductSyncer) Compare(_ context.Context, p *v1alpha1.Product, _ *engine.Session, d productDesired, snap *productSnapshot) (bool, error) {
-	recordMetrics(&p.Status.CommonStatus, snap.Children)
+	children.RecordMetrics(&p.Status.CommonStatus, snap.Children)
 	recordProduction(p, snap.Configs)
 	recordDeployedIfUnknown(p, d)
 	recordFeatures(p, snap.Features)
@@ -282,7 +285,7 @@ func (s *ProductSyncer) readAll(ctx context.Context, sess *engine.Session, d pro
 			return nil, fmt.Errorf("cannot read the OIDC configuration of product %d: %w", id, err)
 		}
 	}
-	if snap.Children, err = readChildren(ctx, c, tsclient.ProductScope(id)); err != nil {
+	if snap.Children, err = children.Read(ctx, c, tsclient.ProductScope(id)); err != nil {
 		return nil, err
 	}
 	if d.Promotes {
@@ -306,12 +309,12 @@ func (s *ProductSyncer) readAll(ctx context.Context, sess *engine.Session, d pro
 // left unknown, so that Update writes what the spec sets (one write each, instead of a read and maybe a
 // write), and it has no backend usage yet.
 func (s *ProductSyncer) readNew(ctx context.Context, sess *engine.Session, remote tsclient.Product) (*productSnapshot, error) {
-	children, err := readNewChildren(true)(ctx, sess.Remote, tsclient.ProductScope(remote.ID))
+	kids, err := children.ReadNew(true)(ctx, sess.Remote, tsclient.ProductScope(remote.ID))
 	if err != nil {
 		return nil, err
 	}
 	// A new service has no feature.
-	return &productSnapshot{Product: remote, Proxy: map[string]string{}, Children: children, Features: []tsclient.Feature{}}, nil
+	return &productSnapshot{Product: remote, Proxy: map[string]string{}, Children: kids, Features: []tsclient.Feature{}}, nil
 }
 
 // finder reads services of the session's tenant.
@@ -425,8 +428,8 @@ func (s *ProductSyncer) Update(ctx context.Context, p *v1alpha1.Product, sess *e
 		}
 	}
 	want := productChildren(p)
-	if !childrenUpToDate(snap.Children, want) {
-		if err := upsertChildren(ctx, c, tsclient.ProductScope(id), snap.Children, want); err != nil {
+	if !children.UpToDate(snap.Children, want) {
+		if err := children.Upsert(ctx, c, tsclient.ProductScope(id), snap.Children, want); err != nil {
 			return nil, err
 		}
 	}
@@ -444,8 +447,8 @@ func (s *ProductSyncer) Update(ctx context.Context, p *v1alpha1.Product, sess *e
 	}
 	// Last: porta refuses to delete a metric that the latest staging or production configuration counts,
 	// so its removal waits for the deploy (and the promotion) above.
-	err := removeChildren(ctx, c, tsclient.ProductScope(id), snap.Children, want)
-	recordMetrics(&p.Status.CommonStatus, snap.Children)
+	err := children.Remove(ctx, c, tsclient.ProductScope(id), snap.Children, want)
+	children.RecordMetrics(&p.Status.CommonStatus, snap.Children)
 	if err != nil {
 		return nil, err
 	}
@@ -465,3 +468,22 @@ func (s *ProductSyncer) Delete(ctx context.Context, p *v1alpha1.Product, sess *e
 
 // endpointAttributes are the proxy attributes porta stores as URLs with an explicit port.
 var endpointAttributes = map[string]bool{"endpoint": true, "sandbox_endpoint": true, "api_backend": true}
+
+// Clone implements engine.Snapshot.
+func (s *productSnapshot) Clone() *productSnapshot {
+	c := *s
+	c.Proxy = maps.Clone(s.Proxy)
+	if s.OIDC != nil {
+		oidc := *s.OIDC
+		c.OIDC = &oidc
+	}
+	c.Policies = slices.Clone(s.Policies)
+	c.Features = slices.Clone(s.Features)
+	c.Usages = slices.Clone(s.Usages)
+	c.Children = s.Children.Clone()
+	if s.Configs != nil {
+		configs := *s.Configs
+		c.Configs = &configs
+	}
+	return &c
+}

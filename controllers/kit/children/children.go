@@ -1,4 +1,6 @@
-package controllers
+// Package children syncs what Backends and Products share: their metrics, methods and mapping rules,
+// read and written the same way under either scope, and read back into a spec by export.
+package children
 
 import (
 	"cmp"
@@ -12,43 +14,43 @@ import (
 	"github.com/apimsync/apimsync/controllers/kit"
 )
 
-// hitsMetric is the system name of the metric 3scale creates with every product and backend.
-const hitsMetric = "hits"
+// HitsMetric is the system name of the metric 3scale creates with every product and backend.
+const HitsMetric = "hits"
 
-// childrenSnapshot is the remote state of the metrics, methods and mapping rules of one product or backend.
-type childrenSnapshot struct {
+// Snapshot is the remote state of the metrics, methods and mapping rules of one product or backend.
+type Snapshot struct {
 	Metrics map[string]tsclient.Metric // by system name, methods excluded
 	Methods map[string]tsclient.Metric // by system name
 	Rules   []tsclient.MappingRule
 }
 
-// childrenSpec is the desired state of the metrics, methods and mapping rules of one product or backend.
-type childrenSpec struct {
+// Spec is the desired state of the metrics, methods and mapping rules of one product or backend.
+type Spec struct {
 	Metrics map[string]v1alpha1.MetricSpec
 	Methods map[string]v1alpha1.MethodSpec
 	Rules   []v1alpha1.MappingRuleSpec
 }
 
-// hitsID returns the id of the hits metric, 0 if absent.
-func (s *childrenSnapshot) hitsID() int64 { return s.Metrics[hitsMetric].ID }
+// HitsID returns the id of the hits metric, 0 if absent.
+func (s *Snapshot) HitsID() int64 { return s.Metrics[HitsMetric].ID }
 
 // metricID returns the id of a metric or method by system name, 0 if absent.
-func (s *childrenSnapshot) metricID(systemName string) int64 {
+func (s *Snapshot) MetricID(systemName string) int64 {
 	if m, ok := s.Metrics[systemName]; ok {
 		return m.ID
 	}
 	return s.Methods[systemName].ID
 }
 
-// readChildren reads the metrics, methods and mapping rules of a product or backend.
-func readChildren(ctx context.Context, c *tsclient.Client, scope tsclient.Scope) (*childrenSnapshot, error) {
+// Read reads the metrics, methods and mapping rules of a product or backend.
+func Read(ctx context.Context, c *tsclient.Client, scope tsclient.Scope) (*Snapshot, error) {
 	snap, err := readMetrics(ctx, c, scope)
 	if err != nil {
 		return nil, err
 	}
-	if len(snap.Methods) == 0 && snap.hitsID() != 0 {
+	if len(snap.Methods) == 0 && snap.HitsID() != 0 {
 		// Some lists leave methods out: read them under hits.
-		methods, err := c.ListMethods(ctx, scope, snap.hitsID())
+		methods, err := c.ListMethods(ctx, scope, snap.HitsID())
 		if err != nil {
 			return nil, fmt.Errorf("cannot list methods: %w", err)
 		}
@@ -65,12 +67,12 @@ func readChildren(ctx context.Context, c *tsclient.Client, scope tsclient.Scope)
 }
 
 // readMetrics reads the metrics (and the methods the list holds) of a product or backend.
-func readMetrics(ctx context.Context, c *tsclient.Client, scope tsclient.Scope) (*childrenSnapshot, error) {
+func readMetrics(ctx context.Context, c *tsclient.Client, scope tsclient.Scope) (*Snapshot, error) {
 	all, err := c.ListMetrics(ctx, scope)
 	if err != nil {
 		return nil, fmt.Errorf("cannot list metrics: %w", err)
 	}
-	snap := &childrenSnapshot{Metrics: map[string]tsclient.Metric{}, Methods: map[string]tsclient.Metric{}}
+	snap := &Snapshot{Metrics: map[string]tsclient.Metric{}, Methods: map[string]tsclient.Metric{}}
 	for _, m := range all {
 		if m.ParentID != 0 {
 			snap.Methods[m.SystemName] = m
@@ -81,12 +83,12 @@ func readMetrics(ctx context.Context, c *tsclient.Client, scope tsclient.Scope) 
 	return snap, nil
 }
 
-// readNewChildren reads the children of a product or backend this reconcile has just created, which
+// ReadNew reads the children of a product or backend this reconcile has just created, which
 // hold only what 3scale puts in a new one: the hits metric (read for its id) and, for a product, the
 // default mapping rule GET / (Proxy#create_default_proxy_rule, read for its id). No methods: nothing to
 // list.
-func readNewChildren(withRules bool) func(context.Context, *tsclient.Client, tsclient.Scope) (*childrenSnapshot, error) {
-	return func(ctx context.Context, c *tsclient.Client, scope tsclient.Scope) (*childrenSnapshot, error) {
+func ReadNew(withRules bool) func(context.Context, *tsclient.Client, tsclient.Scope) (*Snapshot, error) {
+	return func(ctx context.Context, c *tsclient.Client, scope tsclient.Scope) (*Snapshot, error) {
 		snap, err := readMetrics(ctx, c, scope)
 		if err != nil {
 			return nil, err
@@ -100,8 +102,8 @@ func readNewChildren(withRules bool) func(context.Context, *tsclient.Client, tsc
 	}
 }
 
-// childrenUpToDate reports whether the remote children match the spec.
-func childrenUpToDate(snap *childrenSnapshot, want childrenSpec) bool {
+// UpToDate reports whether the remote children match the spec.
+func UpToDate(snap *Snapshot, want Spec) bool {
 	n := 0
 	for name, m := range want.Metrics {
 		r, ok := snap.Metrics[name]
@@ -110,7 +112,7 @@ func childrenUpToDate(snap *childrenSnapshot, want childrenSpec) bool {
 		}
 		n++
 	}
-	if _, listed := want.Metrics[hitsMetric]; !listed {
+	if _, listed := want.Metrics[HitsMetric]; !listed {
 		n++ // hits is always there and never removed
 	}
 	if n != len(snap.Metrics) {
@@ -129,11 +131,11 @@ func childrenUpToDate(snap *childrenSnapshot, want childrenSpec) bool {
 		return false
 	}
 	for i, r := range matchRules(snap, want.Rules) {
-		if r == nil || !ruleMatches(*r, want.Rules[i], snap.metricID(want.Rules[i].MetricMethodRef)) {
+		if r == nil || !ruleMatches(*r, want.Rules[i], snap.MetricID(want.Rules[i].MetricMethodRef)) {
 			return false
 		}
 	}
-	return rulesInOrder(snap.Rules, want.Rules, snap.metricID) < 0
+	return rulesInOrder(snap.Rules, want.Rules, snap.MetricID) < 0
 }
 
 // rulesInOrder compares the order of the remote rules (by position, then id) with the spec's and
@@ -163,7 +165,7 @@ func metricMatches(r tsclient.Metric, friendlyName, unit, description string) bo
 // identified by method, pattern and the metric it counts (3scale keeps several rules of one method and
 // pattern, for several metrics); a spec rule left over then takes a remote rule of its method and pattern
 // left over too, so that changing a rule's metric is an update, not a deletion and a creation.
-func matchRules(snap *childrenSnapshot, want []v1alpha1.MappingRuleSpec) []*tsclient.MappingRule {
+func matchRules(snap *Snapshot, want []v1alpha1.MappingRuleSpec) []*tsclient.MappingRule {
 	out := make([]*tsclient.MappingRule, len(want))
 	used := make([]bool, len(snap.Rules))
 	for _, sameMetric := range []bool{true, false} {
@@ -171,7 +173,7 @@ func matchRules(snap *childrenSnapshot, want []v1alpha1.MappingRuleSpec) []*tscl
 			if out[i] != nil {
 				continue
 			}
-			metricID := snap.metricID(w.MetricMethodRef)
+			metricID := snap.MetricID(w.MetricMethodRef)
 			for j, r := range snap.Rules {
 				if !used[j] && r.HTTPMethod == w.HTTPMethod && r.Pattern == w.Pattern && (!sameMetric || r.MetricID == metricID) {
 					used[j], out[i] = true, &snap.Rules[j]
@@ -194,12 +196,12 @@ func increment(w v1alpha1.MappingRuleSpec) int32 {
 	return w.Increment
 }
 
-// upsertChildren makes the remote metrics, methods and mapping rules match the spec but for the removal
-// of metrics and methods (removeChildren), writing only what differs, in an order 3scale accepts: metrics
+// Upsert makes the remote metrics, methods and mapping rules match the spec but for the removal
+// of metrics and methods (Remove), writing only what differs, in an order 3scale accepts: metrics
 // and methods first, then rules (rules before the metrics they count go). snap is updated as it goes, so
 // it stays a faithful snapshot on success. Callers deploy between the two: porta refuses to delete a
 // metric that the latest gateway configuration counts.
-func upsertChildren(ctx context.Context, c *tsclient.Client, scope tsclient.Scope, snap *childrenSnapshot, want childrenSpec) error {
+func Upsert(ctx context.Context, c *tsclient.Client, scope tsclient.Scope, snap *Snapshot, want Spec) error {
 	for _, name := range kit.SortedKeys(want.Metrics) {
 		m := want.Metrics[name]
 		p := tsclient.MetricParams{SystemName: name, FriendlyName: m.FriendlyName, Unit: m.Unit, Description: m.Description}
@@ -220,7 +222,7 @@ func upsertChildren(ctx context.Context, c *tsclient.Client, scope tsclient.Scop
 			snap.Metrics[name] = *updated
 		}
 	}
-	hits := snap.hitsID()
+	hits := snap.HitsID()
 	for _, name := range kit.SortedKeys(want.Methods) {
 		m := want.Methods[name]
 		p := tsclient.MethodParams{SystemName: name, FriendlyName: m.FriendlyName, Description: m.Description}
@@ -247,27 +249,27 @@ func upsertChildren(ctx context.Context, c *tsclient.Client, scope tsclient.Scop
 	return syncMappingRules(ctx, c, scope, snap, want.Rules)
 }
 
-// removalsPending reports whether 3scale holds metrics or methods the spec no longer has.
-func removalsPending(snap *childrenSnapshot, want childrenSpec) bool {
+// RemovalsPending reports whether 3scale holds metrics or methods the spec no longer has.
+func RemovalsPending(snap *Snapshot, want Spec) bool {
 	for name := range snap.Methods {
 		if _, ok := want.Methods[name]; !ok {
 			return true
 		}
 	}
 	for name := range snap.Metrics {
-		if _, ok := want.Metrics[name]; !ok && name != hitsMetric {
+		if _, ok := want.Metrics[name]; !ok && name != HitsMetric {
 			return true
 		}
 	}
 	return false
 }
 
-// removeChildren deletes the metrics and methods the spec no longer has, methods first. porta refuses
+// Remove deletes the metrics and methods the spec no longer has, methods first. porta refuses
 // to delete one that the latest staging or production configuration of a product still counts with a
 // mapping rule (Metric#avoid_destruction, app/models/metric.rb:224-242): that refusal is a wait (reason
 // MetricInUseByGateway), never Invalid, whose message says what lets it go.
-func removeChildren(ctx context.Context, c *tsclient.Client, scope tsclient.Scope, snap *childrenSnapshot, want childrenSpec) error {
-	hits := snap.hitsID()
+func Remove(ctx context.Context, c *tsclient.Client, scope tsclient.Scope, snap *Snapshot, want Spec) error {
+	hits := snap.HitsID()
 	inUse := func(kind, name string, err error) error {
 		if tsclient.IsInUse(err) {
 			return engine.Waiting(v1alpha1.ReasonMetricInUseByGateway,
@@ -285,7 +287,7 @@ func removeChildren(ctx context.Context, c *tsclient.Client, scope tsclient.Scop
 		}
 	}
 	for _, name := range kit.SortedKeys(snap.Metrics) {
-		if _, ok := want.Metrics[name]; !ok && name != hitsMetric {
+		if _, ok := want.Metrics[name]; !ok && name != HitsMetric {
 			if err := kit.IgnoreNotFound(c.DeleteMetric(ctx, scope, snap.Metrics[name].ID)); err != nil {
 				return inUse("metric", name, err)
 			}
@@ -297,16 +299,16 @@ func removeChildren(ctx context.Context, c *tsclient.Client, scope tsclient.Scop
 
 // syncMappingRules creates, updates and deletes mapping rules; a rule is identified by method, pattern and
 // metric (matchRules).
-func syncMappingRules(ctx context.Context, c *tsclient.Client, scope tsclient.Scope, snap *childrenSnapshot, want []v1alpha1.MappingRuleSpec) error {
+func syncMappingRules(ctx context.Context, c *tsclient.Client, scope tsclient.Scope, snap *Snapshot, want []v1alpha1.MappingRuleSpec) error {
 	for _, w := range want { // before any write: a rule of a missing metric stops the sync, with nothing half done
-		if snap.metricID(w.MetricMethodRef) == 0 {
+		if snap.MetricID(w.MetricMethodRef) == 0 {
 			return fmt.Errorf("cannot sync mapping rule %s %s: metric %q is missing in 3scale", w.HTTPMethod, w.Pattern, w.MetricMethodRef)
 		}
 	}
 	kept := make([]tsclient.MappingRule, 0, len(want))
 	matched := matchRules(snap, want)
 	for i, w := range want {
-		metricID := snap.metricID(w.MetricMethodRef)
+		metricID := snap.MetricID(w.MetricMethodRef)
 		p := tsclient.MappingRuleParams{HTTPMethod: w.HTTPMethod, Pattern: w.Pattern, MetricID: metricID, Delta: int64(increment(w)), Last: &w.Last,
 			Position: int64(len(kept) + 1)}
 		switch {
@@ -335,7 +337,7 @@ func syncMappingRules(ctx context.Context, c *tsclient.Client, scope tsclient.Sc
 	}
 	// Then the order: from the first rule out of place on, each gets its position in the spec (porta
 	// moves the rule there and shifts the others, so setting them in spec order leaves the spec's order).
-	if first := rulesInOrder(kept, want, snap.metricID); first >= 0 {
+	if first := rulesInOrder(kept, want, snap.MetricID); first >= 0 {
 		for i := first; i < len(want); i++ {
 			w := want[i]
 			p := tsclient.MappingRuleParams{HTTPMethod: w.HTTPMethod, Pattern: w.Pattern, MetricID: kept[i].MetricID, Delta: int64(increment(w)),
@@ -368,14 +370,56 @@ func containsRule(rules []tsclient.MappingRule, id int64) bool {
 	return false
 }
 
-// invalidChildren checks what the schema may not have: every rule names a known metric or method.
-func invalidChildren(want childrenSpec) error {
+// Invalid checks what the schema may not have: every rule names a known metric or method.
+func Invalid(want Spec) error {
 	for _, r := range want.Rules {
 		_, isMetric := want.Metrics[r.MetricMethodRef]
 		_, isMethod := want.Methods[r.MetricMethodRef]
-		if r.MetricMethodRef != hitsMetric && !isMetric && !isMethod {
+		if r.MetricMethodRef != HitsMetric && !isMetric && !isMethod {
 			return engine.Invalid(v1alpha1.ReasonInvalidSpec, "mapping rule %s %s counts %q, which is neither a metric nor a method of this object", r.HTTPMethod, r.Pattern, r.MetricMethodRef)
 		}
 	}
 	return nil
+}
+
+// SpecOf is the spec of spec.Metrics, spec.Methods and mapping rules that matches s (hits only when
+// it differs from porta's; rules in porta's order). A rule the spec cannot hold (the same method,
+// pattern and metric as one before it, which porta keeps; a metric porta no longer lists) is left out,
+// and said in left.
+func SpecOf(s *Snapshot, what string) (spec Spec, left []string) {
+	names := map[int64]string{}
+	for name, m := range s.Metrics {
+		names[m.ID] = name
+		if name == HitsMetric {
+			continue // always there; UpToDate does not compare an unlisted hits
+		}
+		if spec.Metrics == nil {
+			spec.Metrics = map[string]v1alpha1.MetricSpec{}
+		}
+		spec.Metrics[name] = v1alpha1.MetricSpec{FriendlyName: m.FriendlyName, Unit: m.Unit, Description: m.Description}
+	}
+	for name, m := range s.Methods {
+		names[m.ID] = name
+		if spec.Methods == nil {
+			spec.Methods = map[string]v1alpha1.MethodSpec{}
+		}
+		spec.Methods[name] = v1alpha1.MethodSpec{FriendlyName: m.FriendlyName, Description: m.Description}
+	}
+	seen := map[string]bool{}
+	for _, r := range s.Rules {
+		key := r.HTTPMethod + " " + r.Pattern + " " + names[r.MetricID]
+		switch {
+		case names[r.MetricID] == "":
+			left = append(left, fmt.Sprintf("%s: mapping rule %s %s counts metric %d, which 3scale does not list: left out (applying deletes it)",
+				what, r.HTTPMethod, r.Pattern, r.MetricID))
+		case seen[key]:
+			left = append(left, fmt.Sprintf("%s: mapping rule %s %s counts %q a second time: left out (applying deletes the copy)",
+				what, r.HTTPMethod, r.Pattern, names[r.MetricID]))
+		default:
+			seen[key] = true
+			spec.Rules = append(spec.Rules, v1alpha1.MappingRuleSpec{HTTPMethod: r.HTTPMethod, Pattern: r.Pattern, MetricMethodRef: names[r.MetricID],
+				Increment: int32(r.Delta), Last: r.Last})
+		}
+	}
+	return spec, left
 }

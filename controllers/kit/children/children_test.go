@@ -1,4 +1,4 @@
-package controllers
+package children
 
 import (
 	"strings"
@@ -9,8 +9,8 @@ import (
 )
 
 // rulesSnapshot is a product's children with hits (1), list (2) and photos (3), and the rules given.
-func rulesSnapshot(rules ...tsclient.MappingRule) *childrenSnapshot {
-	return &childrenSnapshot{Metrics: map[string]tsclient.Metric{"hits": {ID: 1}, "photos": {ID: 3}},
+func rulesSnapshot(rules ...tsclient.MappingRule) *Snapshot {
+	return &Snapshot{Metrics: map[string]tsclient.Metric{"hits": {ID: 1}, "photos": {ID: 3}},
 		Methods: map[string]tsclient.Metric{"list": {ID: 2}}, Rules: rules}
 }
 
@@ -51,43 +51,29 @@ func TestMatchRules(t *testing.T) {
 	}
 	// Order: two rules of one pattern swapped are out of order.
 	snap := rulesSnapshot(get(10, 2, 1), get(11, 3, 2))
-	if i := rulesInOrder(snap.Rules, []v1alpha1.MappingRuleSpec{spec("photos"), spec("list")}, snap.metricID); i != 0 {
+	if i := rulesInOrder(snap.Rules, []v1alpha1.MappingRuleSpec{spec("photos"), spec("list")}, snap.MetricID); i != 0 {
 		t.Errorf("swapped rules of one pattern: first out of place %d, want 0", i)
 	}
-	if i := rulesInOrder(snap.Rules, []v1alpha1.MappingRuleSpec{spec("list"), spec("photos")}, snap.metricID); i != -1 {
+	if i := rulesInOrder(snap.Rules, []v1alpha1.MappingRuleSpec{spec("list"), spec("photos")}, snap.MetricID); i != -1 {
 		t.Errorf("rules in order: first out of place %d, want -1", i)
 	}
 }
 
-// TestExportLeavesOutRulesTheSpecCannotHold: a second rule of the same method, pattern and metric (porta
-// keeps copies) and a rule of a metric 3scale does not list are left out of the export, and said.
-func TestExportLeavesOutRulesTheSpecCannotHold(t *testing.T) {
-	x := &exporter{e: &Exported{}}
+// TestSpecOfLeavesOutRulesTheSpecCannotHold: a second rule of the same method, pattern and metric (porta
+// keeps copies) and a rule of a metric 3scale does not list are left out of the spec (and of an export), and said.
+func TestSpecOfLeavesOutRulesTheSpecCannotHold(t *testing.T) {
 	snap := rulesSnapshot(
 		tsclient.MappingRule{ID: 10, HTTPMethod: "GET", Pattern: "/pets", MetricID: 2, Delta: 1},
 		tsclient.MappingRule{ID: 11, HTTPMethod: "GET", Pattern: "/pets", MetricID: 3, Delta: 1},
 		tsclient.MappingRule{ID: 12, HTTPMethod: "GET", Pattern: "/pets", MetricID: 2, Delta: 2},
 		tsclient.MappingRule{ID: 13, HTTPMethod: "GET", Pattern: "/gone", MetricID: 99, Delta: 1})
-	_, _, rules := x.childrenSpecOf(snap, `Product "shop"`)
+	spec, left := SpecOf(snap, `Product "shop"`)
+	rules := spec.Rules
 	if len(rules) != 2 || rules[0].MetricMethodRef != "list" || rules[1].MetricMethodRef != "photos" {
 		t.Errorf("rules exported: %+v, want GET /pets for list, then for photos", rules)
 	}
-	if left := strings.Join(x.e.Left, "\n"); len(x.e.Left) != 2 || !strings.Contains(left, `counts "list" a second time`) || !strings.Contains(left, "metric 99") {
-		t.Errorf("left out: %q, want the copy and the rule of metric 99", x.e.Left)
+	if said := strings.Join(left, "\n"); len(left) != 2 || !strings.Contains(said, `counts "list" a second time`) || !strings.Contains(said, "metric 99") {
+		t.Errorf("left out: %q, want the copy and the rule of metric 99", left)
 	}
 }
 
-// TestSecretKeyOf: usernames become Secret keys ([-._a-zA-Z0-9]+, not "." or ".."), distinct.
-func TestSecretKeyOf(t *testing.T) {
-	taken := map[string]string{}
-	for _, c := range []struct{ username, want string }{
-		{"alice", "alice"}, {"bob@acme.example", "bob_acme.example"}, {"bob+acme.example", "bob_acme.example-2"},
-		{".", "_."}, {"..", "_.."}, {"a b", "a_b"},
-	} {
-		got := secretKeyOf(c.username, taken)
-		if got != c.want {
-			t.Errorf("%q: key %q, want %q", c.username, got, c.want)
-		}
-		taken[got] = ""
-	}
-}
