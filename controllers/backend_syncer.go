@@ -179,7 +179,7 @@ func (s *BackendSyncer) Update(ctx context.Context, b *v1alpha1.Backend, sess *e
 // metric their production still counts waits (removeChildren).
 func (s *BackendSyncer) deployUsers(ctx context.Context, b *v1alpha1.Backend, sess *engine.Session) error {
 	var products v1alpha1.ProductList
-	if err := s.Reader.List(ctx, &products, client.InNamespace(b.Namespace), client.MatchingFields{indexBackendRefs: b.Name}); err != nil {
+	if err := s.Reader.List(ctx, &products, client.InNamespace(b.Namespace), client.MatchingFields{kit.IndexBackendRefs: b.Name}); err != nil {
 		return err
 	}
 	c := sess.Remote
@@ -239,7 +239,7 @@ func (s *BackendSyncer) Delete(ctx context.Context, b *v1alpha1.Backend, sess *e
 // productsUsing names the Products of the namespace whose spec uses the Backend.
 func (s *BackendSyncer) productsUsing(ctx context.Context, b *v1alpha1.Backend) ([]string, error) {
 	var products v1alpha1.ProductList
-	if err := s.Reader.List(ctx, &products, client.InNamespace(b.Namespace), client.MatchingFields{indexBackendRefs: b.Name}); err != nil {
+	if err := s.Reader.List(ctx, &products, client.InNamespace(b.Namespace), client.MatchingFields{kit.IndexBackendRefs: b.Name}); err != nil {
 		return nil, err
 	}
 	names := make([]string, 0, len(products.Items))

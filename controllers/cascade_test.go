@@ -22,6 +22,7 @@ import (
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	"github.com/apimsync/apimsync/controllers/engine"
+	"github.com/apimsync/apimsync/controllers/kit"
 	"github.com/apimsync/apimsync/test/simulator"
 )
 
@@ -515,8 +516,8 @@ func TestFateOfAnOwner(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			b := fake.NewClientBuilder().WithScheme(k8s.Scheme()).
-				WithIndex(&v1alpha1.ApplicationPlan{}, indexProductRef, func(o client.Object) []string { return []string{o.(*v1alpha1.ApplicationPlan).Spec.ProductRef} }).
-				WithIndex(&v1alpha1.ActiveDoc{}, indexProductRef, func(o client.Object) []string { return []string{o.(*v1alpha1.ActiveDoc).Spec.ProductRef} })
+				WithIndex(&v1alpha1.ApplicationPlan{}, kit.IndexProductRef, func(o client.Object) []string { return []string{o.(*v1alpha1.ApplicationPlan).Spec.ProductRef} }).
+				WithIndex(&v1alpha1.ActiveDoc{}, kit.IndexProductRef, func(o client.Object) []string { return []string{o.(*v1alpha1.ActiveDoc).Spec.ProductRef} })
 			if tc.owner != nil {
 				b = b.WithObjects(tc.owner)
 			}

@@ -281,7 +281,7 @@ var customPolicyOfProduct = kit.Dependency{Kind: "CustomPolicyDefinition", Field
 func checkCustomPolicies(ctx context.Context, reader client.Reader, p *v1alpha1.Product, tenant string) error {
 	for _, key := range customPolicyRefs(p) {
 		var defs v1alpha1.CustomPolicyDefinitionList
-		if err := reader.List(ctx, &defs, client.InNamespace(p.Namespace), client.MatchingFields{indexPolicyKey: key}); err != nil {
+		if err := reader.List(ctx, &defs, client.InNamespace(p.Namespace), client.MatchingFields{kit.IndexPolicyKey: key}); err != nil {
 			return err
 		}
 		name, version, _ := strings.Cut(key, "@")

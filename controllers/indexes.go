@@ -35,37 +35,21 @@ func fieldIndexes() []fieldIndex {
 	var out []fieldIndex
 	for _, k := range kinds {
 		obj := k.New()
-		out = append(out, fieldIndex{obj, indexSecretRefs, secretRefs}, fieldIndex{obj, kit.IndexOwnerKey, ownerKeyOf})
+		out = append(out, fieldIndex{obj, kit.IndexSecretRefs, secretRefs}, fieldIndex{obj, kit.IndexOwnerKey, ownerKeyOf})
 		out = append(out, k.indexes()...)
 	}
 	for _, r := range referenceGraph {
 		out = append(out, fieldIndex{newKind(r.From), r.Index, r.Names})
 		if r.KeyIndex != "" {
 			key := r.Key
-			out = append(out, fieldIndex{newKind(r.To), r.KeyIndex, func(o client.Object) []string { return single(key(o)) }})
+			out = append(out, fieldIndex{newKind(r.To), r.KeyIndex, func(o client.Object) []string { return kit.Single(key(o)) }})
 		}
 	}
 	return append(out,
-		fieldIndex{&v1alpha1.OpenAPI{}, indexConfigMapRefs, func(o client.Object) []string {
-			return configMapOf(o.(*v1alpha1.OpenAPI).Spec.DocumentRef)
+		fieldIndex{&v1alpha1.OpenAPI{}, kit.IndexConfigMapRefs, func(o client.Object) []string {
+			return kit.ConfigMapOf(o.(*v1alpha1.OpenAPI).Spec.DocumentRef)
 		}},
-		fieldIndex{&v1alpha1.OpenAPI{}, indexSecretRefs, secretRefs})
-}
-
-// single is name as a list: none when it is empty.
-func single(name string) []string {
-	if name == "" {
-		return nil
-	}
-	return []string{name}
-}
-
-// configMapOf is the ConfigMap a document reference names, if it names one.
-func configMapOf(r *v1alpha1.DocumentRef) []string {
-	if r != nil && r.ConfigMapKeyRef != nil {
-		return single(r.ConfigMapKeyRef.Name)
-	}
-	return nil
+		fieldIndex{&v1alpha1.OpenAPI{}, kit.IndexSecretRefs, secretRefs})
 }
 
 // customPolicyRefs lists the custom policies of a Product's chain (every version but "builtin") by
@@ -187,25 +171,3 @@ func ownerKeyOf(o client.Object) []string {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
-
-// Field indexes the controllers register; watches use them to find the objects a change concerns.
-const (
-	// indexSecretRefs indexes objects by the names of the Secrets they read (provider account, policy
-	// configuration, OIDC issuer).
-	indexSecretRefs = "apimsync.secretRefs"
-	// indexBackendRefs indexes Products by the Backends of spec.backendUsages, and ApplicationPlans by the
-	// Backends their limits and pricing rules name.
-	indexBackendRefs = "apimsync.backendRefs"
-	// indexProductRef indexes ApplicationPlans by spec.productRef.
-	indexProductRef = "apimsync.productRef"
-	// indexAccountRef indexes Applications by spec.accountRef.
-	indexAccountRef = "apimsync.accountRef"
-	// indexPlanRef indexes Applications by spec.planRef.
-	indexPlanRef = "apimsync.planRef"
-	// indexConfigMapRefs indexes ActiveDocs by the ConfigMap they read their document from.
-	indexConfigMapRefs = "apimsync.configMapRefs"
-	// indexCustomPolicyRefs indexes Products by the custom policies of their chain (v1alpha1.PolicyKey).
-	indexCustomPolicyRefs = "apimsync.customPolicyRefs"
-	// indexPolicyKey indexes CustomPolicyDefinitions by the policy they define (v1alpha1.PolicyKey).
-	indexPolicyKey = "apimsync.policyKey"
-)

@@ -145,9 +145,9 @@ var kinds = []kindRow{
 		},
 		// A plan's limits may name a Backend's metrics.
 		watches: func(reader client.Reader) []watch {
-			return []watch{{&v1alpha1.Backend{}, referencing(reader, &v1alpha1.ApplicationPlanList{}, indexBackendRefs)}}
+			return []watch{{&v1alpha1.Backend{}, kit.Referencing(reader, &v1alpha1.ApplicationPlanList{}, kit.IndexBackendRefs)}}
 		},
-		ownIndexes: []fieldIndex{{&v1alpha1.ApplicationPlan{}, indexBackendRefs, backendRefs}}},
+		ownIndexes: []fieldIndex{{&v1alpha1.ApplicationPlan{}, kit.IndexBackendRefs, backendRefs}}},
 	kindOf[*v1alpha1.DeveloperAccount, accountDesired, *accountSnapshot]{name: "DeveloperAccount", snapshotKind: snapshotKindAccount,
 		newObj:  func() *v1alpha1.DeveloperAccount { return &v1alpha1.DeveloperAccount{} },
 		newList: func() client.ObjectList { return &v1alpha1.DeveloperAccountList{} },
@@ -177,10 +177,10 @@ var kinds = []kindRow{
 			return &ActiveDocSyncer{Reader: d.Reader, Accounts: d.Accounts, Claims: d.claims()}
 		},
 		watches: func(reader client.Reader) []watch {
-			return []watch{{&corev1.ConfigMap{}, referencing(reader, &v1alpha1.ActiveDocList{}, indexConfigMapRefs)}}
+			return []watch{{&corev1.ConfigMap{}, kit.Referencing(reader, &v1alpha1.ActiveDocList{}, kit.IndexConfigMapRefs)}}
 		},
-		ownIndexes: []fieldIndex{{&v1alpha1.ActiveDoc{}, indexConfigMapRefs, func(o client.Object) []string {
-			return configMapOf(o.(*v1alpha1.ActiveDoc).Spec.DocumentRef)
+		ownIndexes: []fieldIndex{{&v1alpha1.ActiveDoc{}, kit.IndexConfigMapRefs, func(o client.Object) []string {
+			return kit.ConfigMapOf(o.(*v1alpha1.ActiveDoc).Spec.DocumentRef)
 		}}},
 		secretFields: func(o *v1alpha1.ActiveDoc) []string {
 			if ref := o.Spec.DocumentRef; ref != nil && ref.SecretKeyRef != nil {

@@ -169,8 +169,8 @@ func TestApplicationsAreWokenByTheirAccountsProviderAccount(t *testing.T) {
 		return &v1alpha1.Application{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: name}, Spec: v1alpha1.ApplicationSpec{AccountRef: account}}
 	}
 	reader := fake.NewClientBuilder().WithScheme(k8s.Scheme()).
-		WithIndex(&v1alpha1.DeveloperAccount{}, indexSecretRefs, secretRefs).
-		WithIndex(&v1alpha1.Application{}, indexAccountRef, func(o client.Object) []string { return []string{o.(*v1alpha1.Application).Spec.AccountRef} }).
+		WithIndex(&v1alpha1.DeveloperAccount{}, kit.IndexSecretRefs, secretRefs).
+		WithIndex(&v1alpha1.Application{}, kit.IndexAccountRef, func(o client.Object) []string { return []string{o.(*v1alpha1.Application).Spec.AccountRef} }).
 		WithObjects(acme, other, app("a1", "acme"), app("a2", "acme"), app("b1", "other")).Build()
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: v1alpha1.DefaultProviderAccountSecret}}
 	var got []string

@@ -82,7 +82,7 @@ func (r *SecretReconciler) inUse(ctx context.Context, secret client.Object) (boo
 	for _, k := range kinds {
 		list := k.NewList()
 		// Read only: the cache's objects as they are, no copy of each.
-		if err := r.Client.List(ctx, list, client.InNamespace(secret.GetNamespace()), client.MatchingFields{indexSecretRefs: secret.GetName()},
+		if err := r.Client.List(ctx, list, client.InNamespace(secret.GetNamespace()), client.MatchingFields{kit.IndexSecretRefs: secret.GetName()},
 			client.UnsafeDisableDeepCopy); err != nil {
 			return false, err
 		}

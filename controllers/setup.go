@@ -177,7 +177,7 @@ func kindController[T engine.Object, D any, S engine.Snapshot[S]](sh shared, r *
 	for _, ref := range referenceGraph {
 		switch kind {
 		case ref.From: // wake it when what it references changes
-			b = b.Watches(newKind(ref.To), handler.EnqueueRequestsFromMapFunc(referencingKey(sh.reader, list, ref.Index, ref.keyOf)))
+			b = b.Watches(newKind(ref.To), handler.EnqueueRequestsFromMapFunc(kit.ReferencingKey(sh.reader, list, ref.Index, ref.keyOf)))
 		case ref.To: // wake it when what references it changes or goes
 			b = b.Watches(newKind(ref.From), handler.EnqueueRequestsFromMapFunc(referenced(sh.reader, ref)))
 		}
@@ -237,8 +237,8 @@ func setupOpenAPI(sh shared, reader client.Reader) error {
 	return ctrl.NewControllerManagedBy(sh.mgr).For(&v1alpha1.OpenAPI{}).Named("openapi").WithOptions(sh.ctrlOpts()).
 		Owns(&v1alpha1.Backend{}).Owns(&v1alpha1.Product{}).Owns(&v1alpha1.ActiveDoc{}).
 		Watches(&v1alpha1.Backend{}, blockerGone).Watches(&v1alpha1.Product{}, blockerGone).Watches(&v1alpha1.ActiveDoc{}, blockerGone).
-		WatchesMetadata(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(referencing(reader, list, indexConfigMapRefs))).
-		WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(referencing(reader, list, indexSecretRefs))).
+		WatchesMetadata(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(kit.Referencing(reader, list, kit.IndexConfigMapRefs))).
+		WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(kit.Referencing(reader, list, kit.IndexSecretRefs))).
 		Complete(r)
 }
 
@@ -248,7 +248,7 @@ func referenced(reader client.Reader, ref reference) handler.MapFunc {
 	return func(ctx context.Context, obj client.Object) []reconcile.Request {
 		names := ref.Names(obj)
 		if ref.KeyIndex != "" {
-			names = namesByKey(ctx, reader, listOfKind(ref.To), obj.GetNamespace(), ref.KeyIndex, names)
+			names = kit.NamesByKey(ctx, reader, listOfKind(ref.To), obj.GetNamespace(), ref.KeyIndex, names)
 		}
 		reqs := make([]reconcile.Request, 0, len(names))
 		for _, n := range names {
@@ -334,34 +334,20 @@ var secretUseChanged = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) boo
 
 // applicationsOfProduct maps a Product to the Applications on its plans.
 func applicationsOfProduct(reader client.Reader) handler.MapFunc {
-	return referencingThrough(reader, &v1alpha1.ApplicationPlanList{}, indexProductRef, &v1alpha1.ApplicationList{}, indexPlanRef)
+	return kit.ReferencingThrough(reader, &v1alpha1.ApplicationPlanList{}, kit.IndexProductRef, &v1alpha1.ApplicationList{}, kit.IndexPlanRef)
 }
 
 // applicationsOfAccountsReading maps a Secret to the Applications of the DeveloperAccounts that read it
 // (their provider account): an Application talks to 3scale with its account's provider account, so a
 // changed Secret (a fixed token) wakes it directly, not one hop later through its account.
 func applicationsOfAccountsReading(reader client.Reader) handler.MapFunc {
-	return referencingThrough(reader, &v1alpha1.DeveloperAccountList{}, indexSecretRefs, &v1alpha1.ApplicationList{}, indexAccountRef)
-}
-
-// referencingThrough maps a changed object to the objects of list's kind that reference (index) the
-// objects of via's kind that reference it (viaIndex): two hops of referencing.
-func referencingThrough(reader client.Reader, via client.ObjectList, viaIndex string, list client.ObjectList, index string) handler.MapFunc {
-	first, second := referencing(reader, via, viaIndex), referencing(reader, list, index)
-	return func(ctx context.Context, obj client.Object) []reconcile.Request {
-		var reqs []reconcile.Request
-		for _, r := range first(ctx, obj) {
-			hop := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: r.Namespace, Name: r.Name}}
-			reqs = append(reqs, second(ctx, hop)...)
-		}
-		return reqs
-	}
+	return kit.ReferencingThrough(reader, &v1alpha1.DeveloperAccountList{}, kit.IndexSecretRefs, &v1alpha1.ApplicationList{}, kit.IndexAccountRef)
 }
 
 // readingSecret maps a Secret to the objects of list's kind that read it; the system-seed Secret of a 3scale
 // installation, to the objects that use the installation or would (usingInstallation).
 func readingSecret(reader client.Reader, list client.ObjectList) handler.MapFunc {
-	byName := referencing(reader, list, indexSecretRefs)
+	byName := kit.Referencing(reader, list, kit.IndexSecretRefs)
 	installation := usingInstallation(reader, list)
 	return func(ctx context.Context, obj client.Object) []reconcile.Request {
 		if obj.GetName() == kit.SystemSeedSecret {
@@ -375,7 +361,7 @@ func readingSecret(reader client.Reader, list client.ObjectList) handler.MapFunc
 // Secret) to the objects of list's kind that were synced with it or would be: those that name no
 // provider account, the installation being where the default Secret's absence sends them.
 func usingInstallation(reader client.Reader, list client.ObjectList) handler.MapFunc {
-	byName := referencing(reader, list, indexSecretRefs)
+	byName := kit.Referencing(reader, list, kit.IndexSecretRefs)
 	return func(ctx context.Context, obj client.Object) []reconcile.Request {
 		var reqs []reconcile.Request
 		for _, name := range []string{v1alpha1.DefaultProviderAccountSecret, kit.SystemSeedSecret} {
@@ -386,37 +372,6 @@ func usingInstallation(reader client.Reader, list client.ObjectList) handler.Map
 	}
 }
 
-// namesByKey returns the names of the objects of list's kind in namespace whose index holds one of keys.
-func namesByKey(ctx context.Context, reader client.Reader, list client.ObjectList, namespace, index string, keys []string) []string {
-	var names []string
-	for _, key := range keys {
-		l := list.DeepCopyObject().(client.ObjectList)
-		if err := reader.List(ctx, l, client.InNamespace(namespace), client.MatchingFields{index: key}); err != nil {
-			continue
-		}
-		_ = kit.ForEachItem(l, func(o client.Object) { names = append(names, o.GetName()) })
-	}
-	return names
-}
-
-// referencing maps a changed object to the objects of list's kind, in its namespace, whose index field
-// names it.
-func referencing(reader client.Reader, list client.ObjectList, index string) handler.MapFunc {
-	return referencingKey(reader, list, index, client.Object.GetName)
-}
-
-// referencingKey maps a changed object to the objects of list's kind, in its namespace, whose index
-// field holds its key.
-func referencingKey(reader client.Reader, list client.ObjectList, index string, key func(client.Object) string) handler.MapFunc {
-	return func(ctx context.Context, obj client.Object) []reconcile.Request {
-		l := list.DeepCopyObject().(client.ObjectList)
-		if err := reader.List(ctx, l, client.InNamespace(obj.GetNamespace()), client.MatchingFields{index: key(obj)}); err != nil {
-			return nil
-		}
-		return requestsFor(l)
-	}
-}
-
 // secretsOf maps a synced object to the Secrets it reads, for the in-use finalizer.
 func secretsOf(_ context.Context, obj client.Object) []reconcile.Request {
 	names := secretRefs(obj)
@@ -424,14 +379,6 @@ func secretsOf(_ context.Context, obj client.Object) []reconcile.Request {
 	for _, name := range names {
 		reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: name}})
 	}
-	return reqs
-}
-
-func requestsFor(list client.ObjectList) []reconcile.Request {
-	var reqs []reconcile.Request
-	_ = kit.ForEachItem(list, func(o client.Object) {
-		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(o)})
-	})
 	return reqs
 }
 
