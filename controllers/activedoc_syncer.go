@@ -34,6 +34,8 @@ type activeDocDesired struct {
 
 // ActiveDocSyncer syncs ActiveDocs to 3scale ActiveDocs specs.
 type ActiveDocSyncer struct {
+	// Fates tells what becomes of its owner in 3scale when this object is deleted (the table gives it).
+	Fates kit.Fates
 	// Reader reads Kubernetes objects (the manager's cache).
 	Reader client.Reader
 	// Accounts resolves provider-account Secrets.
@@ -294,10 +296,19 @@ func (s *ActiveDocSyncer) Update(ctx context.Context, d *v1alpha1.ActiveDoc, ses
 // graph's Along edge).
 func (s *ActiveDocSyncer) Owners(ctx context.Context, d *v1alpha1.ActiveDoc, sess *engine.Session) []engine.Owner {
 	return []engine.Owner{{Kind: "Product", Name: d.Spec.ProductRef,
-		Fate: fateOf(ctx, s.Reader, d.Namespace, d.Spec.ProductRef, sess.Tenant, d.Status.ProductID, &v1alpha1.Product{})}}
+		Fate: s.Fates.Of(ctx, d.Namespace, d.Spec.ProductRef, sess.Tenant, d.Status.ProductID, &v1alpha1.Product{})}}
 }
 
 // Delete implements engine.TypedSyncer.
 func (s *ActiveDocSyncer) Delete(ctx context.Context, d *v1alpha1.ActiveDoc, sess *engine.Session) error {
 	return kit.DeleteHeld(d, sess, s.finder(ctx, sess), func(id int64) error { return sess.Remote.DeleteActiveDoc(ctx, id) })
+}
+
+// secretsOfActiveDoc lists the Secrets an ActiveDoc reads: its provider account, its document's.
+func secretsOfActiveDoc(d *v1alpha1.ActiveDoc) []string {
+	out := []string{d.Spec.ProviderAccountSecretName()}
+	if r := d.Spec.DocumentRef; r != nil && r.SecretKeyRef != nil {
+		out = append(out, r.SecretKeyRef.Name)
+	}
+	return out
 }

@@ -60,6 +60,8 @@ type applicationDesired struct {
 // the Application owns. An application is identified by its name within its account: after a lost create
 // answer it is found there again (create-pending marker), never made twice.
 type ApplicationSyncer struct {
+	// Fates tells what becomes of its owner in 3scale when this object is deleted (the table gives it).
+	Fates kit.Fates
 	// Reader reads Kubernetes objects (the manager's cache).
 	Reader client.Reader
 	// Writer writes the credentials Secrets.
@@ -335,12 +337,12 @@ func (s *ApplicationSyncer) Owners(ctx context.Context, a *v1alpha1.Application,
 		return nil
 	}
 	account := engine.Owner{Kind: "DeveloperAccount", Name: a.Spec.AccountRef,
-		Fate: fateOf(ctx, s.Reader, a.Namespace, a.Spec.AccountRef, sess.Tenant, a.Status.AccountID, &v1alpha1.DeveloperAccount{})}
+		Fate: s.Fates.Of(ctx, a.Namespace, a.Spec.AccountRef, sess.Tenant, a.Status.AccountID, &v1alpha1.DeveloperAccount{})}
 	product := engine.Owner{Kind: "Product"}
 	var plan v1alpha1.ApplicationPlan
 	if s.Reader.Get(ctx, client.ObjectKey{Namespace: a.Namespace, Name: a.Spec.PlanRef}, &plan) == nil {
 		product.Name = plan.Spec.ProductRef
-		product.Fate = fateOf(ctx, s.Reader, a.Namespace, plan.Spec.ProductRef, sess.Tenant, a.Status.ProductID, &v1alpha1.Product{})
+		product.Fate = s.Fates.Of(ctx, a.Namespace, plan.Spec.ProductRef, sess.Tenant, a.Status.ProductID, &v1alpha1.Product{})
 	}
 	return []engine.Owner{account, product}
 }
@@ -365,3 +367,14 @@ func (s *ApplicationSyncer) Delete(ctx context.Context, a *v1alpha1.Application,
 	}
 	return nil
 }
+
+// secretsOfApplication lists the Secrets an Application reads: its credentials, when it names them.
+func secretsOfApplication(a *v1alpha1.Application) []string {
+	if a.Spec.CredentialsRef != nil {
+		return []string{a.Spec.CredentialsRef.Name}
+	}
+	return nil
+}
+
+// scopeOfApplication is the scope of an Application's remote object: its account.
+func scopeOfApplication(a *v1alpha1.Application) string { return kit.Itoa64(a.Status.AccountID) }

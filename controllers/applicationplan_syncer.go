@@ -61,6 +61,8 @@ type planDesired struct {
 // ApplicationPlanSyncer syncs ApplicationPlans to the application plans of their product, with limits and pricing
 // rules. A plan uses the provider account of its Product.
 type ApplicationPlanSyncer struct {
+	// Fates tells what becomes of its owner in 3scale when this object is deleted (the table gives it).
+	Fates kit.Fates
 	// Reader reads Kubernetes objects (the manager's cache).
 	Reader client.Reader
 	// Accounts resolves provider-account Secrets.
@@ -497,7 +499,7 @@ func (s *ApplicationPlanSyncer) Update(ctx context.Context, a *v1alpha1.Applicat
 // Owners implements engine.OwnedBy: the product's deletion in 3scale takes the plan with it.
 func (s *ApplicationPlanSyncer) Owners(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session) []engine.Owner {
 	return []engine.Owner{{Kind: "Product", Name: a.Spec.ProductRef,
-		Fate: fateOf(ctx, s.Reader, a.Namespace, a.Spec.ProductRef, sess.Tenant, a.Status.ProductID, &v1alpha1.Product{})}}
+		Fate: s.Fates.Of(ctx, a.Namespace, a.Spec.ProductRef, sess.Tenant, a.Status.ProductID, &v1alpha1.Product{})}}
 }
 
 // Delete implements engine.TypedSyncer: deletes the plan this ApplicationPlan holds (by id, or by system
@@ -515,4 +517,27 @@ func (s *planSnapshot) Clone() *planSnapshot {
 	c.MetricIDs = maps.Clone(s.MetricIDs)
 	c.Features = slices.Clone(s.Features)
 	return &c
+}
+
+// scopeOfPlan is the scope of an ApplicationPlan's remote object: its product.
+func scopeOfPlan(a *v1alpha1.ApplicationPlan) string { return kit.Itoa64(a.Status.ProductID) }
+
+// planBackendRefs lists the Backends a plan's limits and pricing rules name.
+func planBackendRefs(o client.Object) []string {
+	t, ok := o.(*v1alpha1.ApplicationPlan)
+	if !ok {
+		return nil
+	}
+	set := map[string]bool{}
+	for _, l := range t.Spec.Limits {
+		if l.MetricMethodRef.Backend != "" {
+			set[l.MetricMethodRef.Backend] = true
+		}
+	}
+	for _, r := range t.Spec.PricingRules {
+		if r.MetricMethodRef.Backend != "" {
+			set[r.MetricMethodRef.Backend] = true
+		}
+	}
+	return kit.SortedKeys(set)
 }

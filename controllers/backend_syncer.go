@@ -248,3 +248,8 @@ func (s *BackendSyncer) productsUsing(ctx context.Context, b *v1alpha1.Backend) 
 	}
 	return names, nil
 }
+
+// secretsOfBackend lists the Secrets a Backend reads: its provider account.
+func secretsOfBackend(b *v1alpha1.Backend) []string {
+	return []string{b.Spec.ProviderAccountSecretName()}
+}

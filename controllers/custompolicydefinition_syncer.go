@@ -323,3 +323,16 @@ func pickDefinition(defs []v1alpha1.CustomPolicyDefinition) *v1alpha1.CustomPoli
 	}
 	return best
 }
+
+// secretsOfCustomPolicy lists the Secrets a CustomPolicyDefinition reads: its provider account.
+func secretsOfCustomPolicy(c *v1alpha1.CustomPolicyDefinition) []string {
+	return []string{c.Spec.ProviderAccountSecretName()}
+}
+
+// policyKeyOf is the policy a CustomPolicyDefinition defines (v1alpha1.PolicyKey), "" for other objects.
+func policyKeyOf(o client.Object) string {
+	if c, ok := o.(*v1alpha1.CustomPolicyDefinition); ok {
+		return v1alpha1.PolicyKey(c.Spec.Name, c.Spec.Version)
+	}
+	return ""
+}

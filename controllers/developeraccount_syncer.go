@@ -461,3 +461,14 @@ func (s *DeveloperAccountSyncer) syncUsers(ctx context.Context, d *v1alpha1.Deve
 func (s *DeveloperAccountSyncer) Delete(ctx context.Context, d *v1alpha1.DeveloperAccount, sess *engine.Session) error {
 	return kit.DeleteHeld(d, sess, s.finder(ctx, sess), func(id int64) error { return sess.Remote.DeleteAccount(ctx, id) })
 }
+
+// secretsOfAccount lists the Secrets a DeveloperAccount reads: its provider account, its users' passwords.
+func secretsOfAccount(d *v1alpha1.DeveloperAccount) []string {
+	out := []string{d.Spec.ProviderAccountSecretName()}
+	for _, u := range d.Spec.Users {
+		if u.PasswordRef != nil {
+			out = append(out, u.PasswordRef.Name)
+		}
+	}
+	return out
+}

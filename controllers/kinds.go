@@ -14,6 +14,7 @@ import (
 	"github.com/apimsync/apimsync/controllers/engine"
 	"github.com/apimsync/apimsync/controllers/kit"
 	"github.com/apimsync/apimsync/controllers/kit/children"
+	"github.com/apimsync/apimsync/controllers/openapi"
 )
 
 // The table of kinds: one row per kind the engine syncs, from which the manager's controllers
@@ -61,6 +62,11 @@ type kindRow interface {
 	indexes() []fieldIndex
 	// controller builds the kind's reconciler, controller and watches.
 	controller(sh shared, d kindDeps) error
+	// owns tells whether obj is of the kind; secrets lists the Secrets obj reads by its spec, and
+	// ownerScope the scope of its remote object's owner key (kit.OwnerKey), for an object of the kind.
+	owns(obj client.Object) bool
+	secrets(obj client.Object) []string
+	ownerScope(obj client.Object) string
 	// plan plans obj as diff does (Planned kinds only).
 	plan(ctx context.Context, mem client.Client, d kindDeps, obj client.Object, plan *Plan) error
 }
@@ -80,6 +86,10 @@ type kindOf[T engine.Object, D any, S engine.Snapshot[S]] struct {
 	ownIndexes []fieldIndex
 	// notPlanned keeps diff from planning the kind.
 	notPlanned bool
+	// secretRefs lists the Secrets an object reads by its spec (the provider account it last synced with
+	// is added), and scope the scope of its owner key ("": the tenant).
+	secretRefs func(obj T) []string
+	scope      func(obj T) string
 	// secretFields name the form fields of obj's writes whose values come from a Secret (diff hides them).
 	secretFields func(obj T) []string
 }
@@ -89,6 +99,25 @@ func (k kindOf[T, D, S]) New() client.Object         { return k.newObj() }
 func (k kindOf[T, D, S]) NewList() client.ObjectList { return k.newList() }
 func (k kindOf[T, D, S]) Planned() bool              { return !k.notPlanned }
 func (k kindOf[T, D, S]) indexes() []fieldIndex      { return k.ownIndexes }
+
+func (k kindOf[T, D, S]) owns(obj client.Object) bool {
+	_, ok := obj.(T)
+	return ok
+}
+
+func (k kindOf[T, D, S]) secrets(obj client.Object) []string {
+	if o, ok := obj.(T); ok && k.secretRefs != nil {
+		return k.secretRefs(o)
+	}
+	return nil
+}
+
+func (k kindOf[T, D, S]) ownerScope(obj client.Object) string {
+	if o, ok := obj.(T); ok && k.scope != nil {
+		return k.scope(o)
+	}
+	return ""
+}
 
 func (k kindOf[T, D, S]) controller(sh shared, d kindDeps) error {
 	var watches []watch
@@ -116,19 +145,19 @@ func (k kindOf[T, D, S]) reconciler(d kindDeps) *engine.Reconciler[T, D, S] {
 
 // kinds is the table of kinds, in the order kinds are created when nothing else decides it (creationOrder).
 var kinds = []kindRow{
-	kindOf[*v1alpha1.CustomPolicyDefinition, customPolicyDesired, *customPolicySnapshot]{name: "CustomPolicyDefinition", snapshotKind: snapshotKindCustomPolicy,
+	kindOf[*v1alpha1.CustomPolicyDefinition, customPolicyDesired, *customPolicySnapshot]{name: "CustomPolicyDefinition", secretRefs: secretsOfCustomPolicy, snapshotKind: snapshotKindCustomPolicy,
 		newObj:  func() *v1alpha1.CustomPolicyDefinition { return &v1alpha1.CustomPolicyDefinition{} },
 		newList: func() client.ObjectList { return &v1alpha1.CustomPolicyDefinitionList{} },
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.CustomPolicyDefinition, customPolicyDesired, *customPolicySnapshot] {
 			return &CustomPolicyDefinitionSyncer{Reader: d.Reader, Accounts: d.Accounts, Claims: d.claims()}
 		}},
-	kindOf[*v1alpha1.Backend, children.Spec, *backendSnapshot]{name: "Backend", snapshotKind: snapshotKindBackend,
+	kindOf[*v1alpha1.Backend, children.Spec, *backendSnapshot]{name: "Backend", secretRefs: secretsOfBackend, snapshotKind: snapshotKindBackend,
 		newObj:  func() *v1alpha1.Backend { return &v1alpha1.Backend{} },
 		newList: func() client.ObjectList { return &v1alpha1.BackendList{} },
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.Backend, children.Spec, *backendSnapshot] {
 			return &BackendSyncer{Reader: d.Reader, Accounts: d.Accounts, Claims: d.claims(), Lists: d.Lists}
 		}},
-	kindOf[*v1alpha1.Product, productDesired, *productSnapshot]{name: "Product", snapshotKind: snapshotKindProduct,
+	kindOf[*v1alpha1.Product, productDesired, *productSnapshot]{name: "Product", secretRefs: secretsOfProduct, snapshotKind: snapshotKindProduct,
 		newObj:  func() *v1alpha1.Product { return &v1alpha1.Product{} },
 		newList: func() client.ObjectList { return &v1alpha1.ProductList{} },
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.Product, productDesired, *productSnapshot] {
@@ -136,30 +165,30 @@ var kinds = []kindRow{
 				Claims: d.claims(), Lists: d.Lists,
 				Lifecycle: productLifecycle{Recorder: d.recorder("apimsync-product"), UsagePeriod: d.Opts.UsageReportPeriod}}
 		}},
-	kindOf[*v1alpha1.ApplicationPlan, planDesired, *planSnapshot]{name: "ApplicationPlan", snapshotKind: snapshotKindPlan,
+	kindOf[*v1alpha1.ApplicationPlan, planDesired, *planSnapshot]{name: "ApplicationPlan", scope: scopeOfPlan, snapshotKind: snapshotKindPlan,
 		newObj:  func() *v1alpha1.ApplicationPlan { return &v1alpha1.ApplicationPlan{} },
 		newList: func() client.ObjectList { return &v1alpha1.ApplicationPlanList{} },
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.ApplicationPlan, planDesired, *planSnapshot] {
-			return &ApplicationPlanSyncer{Reader: d.Reader, Accounts: d.Accounts, Peers: d.Snapshots,
+			return &ApplicationPlanSyncer{Reader: d.Reader, Fates: fatesOf(d.Reader), Accounts: d.Accounts, Peers: d.Snapshots,
 				Claims: d.claims(), Lists: d.Lists}
 		},
 		// A plan's limits may name a Backend's metrics.
 		watches: func(reader client.Reader) []watch {
 			return []watch{{&v1alpha1.Backend{}, kit.Referencing(reader, &v1alpha1.ApplicationPlanList{}, kit.IndexBackendRefs)}}
 		},
-		ownIndexes: []fieldIndex{{&v1alpha1.ApplicationPlan{}, kit.IndexBackendRefs, backendRefs}}},
-	kindOf[*v1alpha1.DeveloperAccount, accountDesired, *accountSnapshot]{name: "DeveloperAccount", snapshotKind: snapshotKindAccount,
+		ownIndexes: []fieldIndex{{&v1alpha1.ApplicationPlan{}, kit.IndexBackendRefs, planBackendRefs}}},
+	kindOf[*v1alpha1.DeveloperAccount, accountDesired, *accountSnapshot]{name: "DeveloperAccount", secretRefs: secretsOfAccount, snapshotKind: snapshotKindAccount,
 		newObj:  func() *v1alpha1.DeveloperAccount { return &v1alpha1.DeveloperAccount{} },
 		newList: func() client.ObjectList { return &v1alpha1.DeveloperAccountList{} },
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.DeveloperAccount, accountDesired, *accountSnapshot] {
 			return &DeveloperAccountSyncer{Reader: d.Reader, Accounts: d.Accounts, Claims: d.claims(),
 				Sent: &SentPasswords{}}
 		}},
-	kindOf[*v1alpha1.Application, applicationDesired, *applicationSnapshot]{name: "Application", snapshotKind: snapshotKindApplication,
+	kindOf[*v1alpha1.Application, applicationDesired, *applicationSnapshot]{name: "Application", secretRefs: secretsOfApplication, scope: scopeOfApplication, snapshotKind: snapshotKindApplication,
 		newObj:  func() *v1alpha1.Application { return &v1alpha1.Application{} },
 		newList: func() client.ObjectList { return &v1alpha1.ApplicationList{} },
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.Application, applicationDesired, *applicationSnapshot] {
-			return &ApplicationSyncer{Reader: d.Reader, Writer: d.Writer, Accounts: d.Accounts,
+			return &ApplicationSyncer{Reader: d.Reader, Fates: fatesOf(d.Reader), Writer: d.Writer, Accounts: d.Accounts,
 				Claims: d.claims()}
 		},
 		watches: func(reader client.Reader) []watch {
@@ -170,11 +199,11 @@ var kinds = []kindRow{
 				{&corev1.Secret{}, applicationsOfAccountsReading(reader)},
 			}
 		}},
-	kindOf[*v1alpha1.ActiveDoc, activeDocDesired, *activeDocSnapshot]{name: "ActiveDoc", snapshotKind: snapshotKindActiveDoc,
+	kindOf[*v1alpha1.ActiveDoc, activeDocDesired, *activeDocSnapshot]{name: "ActiveDoc", secretRefs: secretsOfActiveDoc, snapshotKind: snapshotKindActiveDoc,
 		newObj:  func() *v1alpha1.ActiveDoc { return &v1alpha1.ActiveDoc{} },
 		newList: func() client.ObjectList { return &v1alpha1.ActiveDocList{} },
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.ActiveDoc, activeDocDesired, *activeDocSnapshot] {
-			return &ActiveDocSyncer{Reader: d.Reader, Accounts: d.Accounts, Claims: d.claims()}
+			return &ActiveDocSyncer{Reader: d.Reader, Fates: fatesOf(d.Reader), Accounts: d.Accounts, Claims: d.claims()}
 		},
 		watches: func(reader client.Reader) []watch {
 			return []watch{{&corev1.ConfigMap{}, kit.Referencing(reader, &v1alpha1.ActiveDocList{}, kit.IndexConfigMapRefs)}}
@@ -188,7 +217,7 @@ var kinds = []kindRow{
 			}
 			return nil
 		}},
-	kindOf[*v1alpha1.Tenant, tenantDesired, *tenantSnapshot]{name: "Tenant", snapshotKind: snapshotKindTenant, notPlanned: true,
+	kindOf[*v1alpha1.Tenant, tenantDesired, *tenantSnapshot]{name: "Tenant", secretRefs: secretsOfTenant, scope: scopeOfTenant, snapshotKind: snapshotKindTenant, notPlanned: true,
 		newObj:  func() *v1alpha1.Tenant { return &v1alpha1.Tenant{} },
 		newList: func() client.ObjectList { return &v1alpha1.TenantList{} },
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.Tenant, tenantDesired, *tenantSnapshot] {
@@ -201,6 +230,16 @@ var kinds = []kindRow{
 func kindNamed(name string) kindRow {
 	for _, k := range kinds {
 		if k.Name() == name {
+			return k
+		}
+	}
+	return nil
+}
+
+// kindOfObject returns the row of obj's kind, or nil.
+func kindOfObject(obj client.Object) kindRow {
+	for _, k := range kinds {
+		if k.owns(obj) {
 			return k
 		}
 	}
@@ -245,7 +284,7 @@ func ObjectLists() []client.ObjectList {
 	for _, name := range order {
 		out = append(out, listOfKind(name))
 	}
-	return append(out, &v1alpha1.OpenAPIList{})
+	return append(out, openapi.NewList())
 }
 
 // creationOrder returns the kinds of the table in the order their objects are made when everything is

@@ -487,3 +487,42 @@ func (s *productSnapshot) Clone() *productSnapshot {
 	}
 	return &c
 }
+
+// secretsOfProduct lists the Secrets a Product reads: its provider account, its policies'
+// configurations and its OIDC issuer.
+func secretsOfProduct(p *v1alpha1.Product) []string {
+	out := []string{p.Spec.ProviderAccountSecretName()}
+	for _, pol := range p.Spec.Policies {
+		if pol.ConfigurationRef != nil {
+			out = append(out, pol.ConfigurationRef.Name)
+		}
+	}
+	if a := p.Spec.Authentication; a != nil && a.OIDC != nil && a.OIDC.IssuerEndpointRef != nil {
+		out = append(out, a.OIDC.IssuerEndpointRef.Name)
+	}
+	return out
+}
+
+// customPolicyRefs lists the custom policies of a Product's chain (every version but "builtin") by
+// v1alpha1.PolicyKey.
+func customPolicyRefs(o client.Object) []string {
+	p, ok := o.(*v1alpha1.Product)
+	if !ok {
+		return nil
+	}
+	set := map[string]bool{}
+	for _, pol := range p.Spec.Policies {
+		if pol.Version != v1alpha1.BuiltinPolicyVersion {
+			set[v1alpha1.PolicyKey(pol.Name, pol.Version)] = true
+		}
+	}
+	return kit.SortedKeys(set)
+}
+
+// productBackendRefs lists the Backends a Product uses (spec.backendUsages).
+func productBackendRefs(o client.Object) []string {
+	if p, ok := o.(*v1alpha1.Product); ok {
+		return kit.SortedKeys(p.Spec.BackendUsages)
+	}
+	return nil
+}

@@ -72,7 +72,7 @@ var referenceGraph = []reference{
 	{From: "ApplicationPlan", To: "Product", Field: "spec.productRef", Index: kit.IndexProductRef, Owned: true,
 		Names: refField(func(o *v1alpha1.ApplicationPlan) string { return o.Spec.ProductRef }),
 		List:  func() client.ObjectList { return &v1alpha1.ApplicationPlanList{} }},
-	{From: "Product", To: "Backend", Field: "spec.backendUsages", Index: kit.IndexBackendRefs, Blocks: true, Names: backendRefs,
+	{From: "Product", To: "Backend", Field: "spec.backendUsages", Index: kit.IndexBackendRefs, Blocks: true, Names: productBackendRefs,
 		List: func() client.ObjectList { return &v1alpha1.ProductList{} }},
 	{From: "ActiveDoc", To: "Product", Field: "spec.productRef", Index: kit.IndexProductRef, Along: true,
 		Names: refField(func(o *v1alpha1.ActiveDoc) string { return o.Spec.ProductRef }),
@@ -260,14 +260,16 @@ func ownersGoing(reader client.Reader, graph []reference) func(ctx context.Conte
 				if !r.goesAlong() || r.From != engine.KindOf(o) {
 					continue
 				}
-				owner := newKind(r.To).(engine.Object)
-				if reader.Get(ctx, client.ObjectKey{Namespace: o.GetNamespace(), Name: ownerName(o, r.To)}, owner) != nil {
-					continue
+				for _, name := range r.Names(o) { // an owner, which the reference names once
+					owner := newKind(r.To).(engine.Object)
+					if reader.Get(ctx, client.ObjectKey{Namespace: o.GetNamespace(), Name: name}, owner) != nil {
+						continue
+					}
+					if !owner.GetDeletionTimestamp().IsZero() && owner.GetRemoteID() != 0 && controllerutil.ContainsFinalizer(owner, engine.Finalizer) {
+						out = append(out, r.To+" "+owner.GetName())
+					}
+					visit(owner, depth+1)
 				}
-				if !owner.GetDeletionTimestamp().IsZero() && owner.GetRemoteID() != 0 && controllerutil.ContainsFinalizer(owner, engine.Finalizer) {
-					out = append(out, r.To+" "+owner.GetName())
-				}
-				visit(owner, depth+1)
 			}
 		}
 		visit(obj, 0)
@@ -276,27 +278,17 @@ func ownersGoing(reader client.Reader, graph []reference) func(ctx context.Conte
 	}
 }
 
-// ownerName is the name of the object of kind that o names as its owner ("" when none).
-func ownerName(o client.Object, kind string) string {
-	switch t := o.(type) {
-	case *v1alpha1.Application:
-		return map[string]string{"DeveloperAccount": t.Spec.AccountRef, "ApplicationPlan": t.Spec.PlanRef}[kind]
-	case *v1alpha1.ApplicationPlan:
-		if kind == "Product" {
-			return t.Spec.ProductRef
-		}
-	case *v1alpha1.ActiveDoc:
-		if kind == "Product" {
-			return t.Spec.ProductRef
-		}
-	}
-	return ""
-}
-
-// fateOf reads the named owner object into owner and tells its fate (engine.OwnerFate) for a dependant on tenant that
+// fatesOf tells, reading with reader, the fate of owners: it reads the named owner object into owner and tells its fate (engine.OwnerFate) for a dependant on tenant that
 // lives under the owner's remote object held (the id the dependant's status records for it). An owner
 // whose remote object is another one (the dependant was moved to it, Invalid, and still lives under the
 // old one; the owner re-created since) is no owner of the dependant's remote object: engine.OwnerStays.
+func fatesOf(reader client.Reader) kit.Fates {
+	return func(ctx context.Context, namespace, name, tenant string, held int64, owner engine.Object) engine.OwnerFate {
+		return fateOf(ctx, reader, namespace, name, tenant, held, owner)
+	}
+}
+
+// fateOf is one owner's fate (fatesOf).
 func fateOf(ctx context.Context, reader client.Reader, namespace, name, tenant string, held int64, owner engine.Object) engine.OwnerFate {
 	if name == "" || held == 0 || reader.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, owner) != nil ||
 		owner.GetDeletionPolicy() != v1alpha1.DeletionPolicyDelete || owner.GetRemoteID() != held ||

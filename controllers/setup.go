@@ -227,21 +227,6 @@ type watch struct {
 	mapFunc handler.MapFunc
 }
 
-// setupOpenAPI registers the OpenAPI controller: it owns what it generates (woken when one changes, to
-// put a hand edit back and to report their state), is woken when a resource of its namespace that no
-// OpenAPI owns goes (it may have blocked a generation), and reads its document from a ConfigMap or Secret.
-func setupOpenAPI(sh shared, reader client.Reader) error {
-	r := &openapi.Reconciler{Client: sh.mgr.GetClient(), Reader: reader, Recorder: sh.mgr.GetEventRecorder("apimsync-openapi")}
-	list := &v1alpha1.OpenAPIList{}
-	blockerGone := blockerGone(reader)
-	return ctrl.NewControllerManagedBy(sh.mgr).For(&v1alpha1.OpenAPI{}).Named("openapi").WithOptions(sh.ctrlOpts()).
-		Owns(&v1alpha1.Backend{}).Owns(&v1alpha1.Product{}).Owns(&v1alpha1.ActiveDoc{}).
-		Watches(&v1alpha1.Backend{}, blockerGone).Watches(&v1alpha1.Product{}, blockerGone).Watches(&v1alpha1.ActiveDoc{}, blockerGone).
-		WatchesMetadata(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(kit.Referencing(reader, list, kit.IndexConfigMapRefs))).
-		WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(kit.Referencing(reader, list, kit.IndexSecretRefs))).
-		Complete(r)
-}
-
 // referenced maps an object to the objects of ref.To it names through ref's field (by their Key, read
 // through ref.KeyIndex, when ref has one).
 func referenced(reader client.Reader, ref reference) handler.MapFunc {
@@ -298,7 +283,8 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 		}}
 	deps := kindDeps{Reader: reader, Writer: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Accounts: accounts, Snapshots: snapshots,
 		Lists: &kit.BurstLists{}, Recorder: func(name string) events.EventRecorder { return mgr.GetEventRecorder(name) }, Opts: opts}
-	errs := []error{setupOpenAPI(sh, reader)}
+	openAPIs := &openapi.Reconciler{Client: mgr.GetClient(), Reader: reader, Recorder: mgr.GetEventRecorder("apimsync-openapi")}
+	errs := []error{openAPIs.SetupWithManager(mgr, sh.ctrlOpts())}
 	for _, k := range kinds {
 		errs = append(errs, k.controller(sh, deps))
 	}
@@ -422,22 +408,4 @@ func (l *tenantLabels) of(tenant string) string {
 	}
 	l.seen[tenant] = true
 	return tenant
-}
-
-// blockerGone wakes the OpenAPIs of a namespace when a Backend, Product or ActiveDoc there that no
-// OpenAPI controls is deleted: it may have held a name one of them generates (generation is
-// all-or-nothing, so a blocked OpenAPI made nothing and owns nothing that would wake it).
-func blockerGone(reader client.Reader) handler.EventHandler {
-	return handler.Funcs{DeleteFunc: func(ctx context.Context, e event.DeleteEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-		if owner := metav1.GetControllerOf(e.Object); owner != nil && owner.Kind == "OpenAPI" {
-			return
-		}
-		var openAPIs v1alpha1.OpenAPIList
-		if err := reader.List(ctx, &openAPIs, client.InNamespace(e.Object.GetNamespace())); err != nil {
-			return
-		}
-		for _, o := range openAPIs.Items {
-			q.Add(reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&o)})
-		}
-	}}
 }

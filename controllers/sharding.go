@@ -8,7 +8,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	"github.com/apimsync/apimsync/controllers/openapi"
 )
 
 // Sharding: several managers can split the objects between them with disjoint label selectors (for
@@ -31,7 +31,7 @@ func cacheOptions(namespaces []string, selector labels.Selector) cache.Options {
 	}
 	if selector != nil && !selector.Empty() {
 		opts.ByObject = map[client.Object]cache.ByObject{}
-		for _, obj := range append(syncedKinds(), &v1alpha1.OpenAPI{}) {
+		for _, obj := range append(syncedKinds(), openapi.New()) {
 			opts.ByObject[obj] = cache.ByObject{Label: selector}
 		}
 	}

@@ -445,3 +445,11 @@ func ignoreReasoned(err error) error {
 	}
 	return err
 }
+
+// secretsOfTenant lists the Secrets a Tenant reads: the master account and its admin's password.
+func secretsOfTenant(t *v1alpha1.Tenant) []string {
+	return []string{t.Spec.MasterAccountRef.Name, t.Spec.PasswordRef.Name}
+}
+
+// scopeOfTenant is the scope of a Tenant's remote object: the master's tenants.
+func scopeOfTenant(*v1alpha1.Tenant) string { return "tenant" }

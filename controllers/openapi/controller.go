@@ -459,3 +459,26 @@ func setSpec(into, from any) {
 		*t = *from.(*v1alpha1.ActiveDocSpec)
 	}
 }
+
+// New is an empty OpenAPI, NewList an empty list of them.
+func New() client.Object         { return &v1alpha1.OpenAPI{} }
+func NewList() client.ObjectList { return &v1alpha1.OpenAPIList{} }
+
+// SecretRefs lists the Secrets an OpenAPI reads: its document's (the resources it generates read the
+// provider account); none for another object.
+func SecretRefs(obj client.Object) []string {
+	if o, ok := obj.(*v1alpha1.OpenAPI); ok {
+		if r := o.Spec.DocumentRef; r != nil && r.SecretKeyRef != nil {
+			return []string{r.SecretKeyRef.Name}
+		}
+	}
+	return nil
+}
+
+// ConfigMapRefs lists the ConfigMap an OpenAPI reads its document from, if it does.
+func ConfigMapRefs(obj client.Object) []string {
+	if o, ok := obj.(*v1alpha1.OpenAPI); ok {
+		return kit.ConfigMapOf(o.Spec.DocumentRef)
+	}
+	return nil
+}
