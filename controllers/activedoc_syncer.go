@@ -18,8 +18,6 @@ import (
 	"github.com/apimsync/apimsync/internal/openapiimport"
 )
 
-// snapshotKindActiveDoc is the kind under which ActiveDocs snapshots are cached.
-const snapshotKindActiveDoc = "activedoc"
 
 // productOfActiveDoc is an ActiveDoc's spec.productRef. Being deleted, the Product takes its ActiveDocs
 // along in 3scale: the ActiveDoc waits (Orphan) for it to be gone or back.

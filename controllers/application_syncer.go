@@ -8,6 +8,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
@@ -15,8 +16,6 @@ import (
 	"github.com/apimsync/apimsync/controllers/kit"
 )
 
-// snapshotKindApplication is the kind under which application snapshots are cached.
-const snapshotKindApplication = "application"
 
 // Keys of an Application's credentials Secret (the one it reads and the one it writes).
 const (
@@ -378,3 +377,28 @@ func secretsOfApplication(a *v1alpha1.Application) []string {
 
 // scopeOfApplication is the scope of an Application's remote object: its account.
 func scopeOfApplication(a *v1alpha1.Application) string { return kit.Itoa64(a.Status.AccountID) }
+
+// applicationsOfProduct maps a Product to the Applications on its plans.
+func applicationsOfProduct(reader client.Reader) handler.MapFunc {
+	return kit.ReferencingThrough(reader, &v1alpha1.ApplicationPlanList{}, kit.IndexProductRef, &v1alpha1.ApplicationList{}, kit.IndexPlanRef)
+}
+
+// applicationsOfAccountsReading maps a Secret to the Applications of the DeveloperAccounts that read it
+// (their provider account): an Application talks to 3scale with its account's provider account, so a
+// changed Secret (a fixed token) wakes it directly, not one hop later through its account.
+func applicationsOfAccountsReading(reader client.Reader) handler.MapFunc {
+	return kit.ReferencingThrough(reader, &v1alpha1.DeveloperAccountList{}, kit.IndexSecretRefs, &v1alpha1.ApplicationList{}, kit.IndexAccountRef)
+}
+
+// suspendedIn is a Product's Suspended hook over the snapshot cache: the cached snapshot of an
+// application its retirement sweep suspends says so, so that its Application object, if any, does not
+// read it again; one that is gone is forgotten.
+func suspendedIn(store engine.SnapshotStore) func(tenant string, appID int64, gone bool) {
+	return func(tenant string, appID int64, gone bool) {
+		if gone {
+			store.Forget(tenant, "Application", appID)
+			return
+		}
+		engine.Amend(store, tenant, "Application", appID, func(app *applicationSnapshot) { app.App.State = appSuspended })
+	}
+}

@@ -17,8 +17,6 @@ import (
 	"github.com/apimsync/apimsync/controllers/kit/children"
 )
 
-// snapshotKindPlan is the kind under which plan snapshots are cached.
-const snapshotKindPlan = "plan"
 
 // planSnapshot is the remote state of one application plan with its limits and pricing rules.
 type planSnapshot struct {
@@ -293,8 +291,8 @@ func (s *ApplicationPlanSyncer) metricIDs(ctx context.Context, sess *engine.Sess
 		return nil
 	}
 	var cached *children.Snapshot
-	if p, ok := engine.Peek[*productSnapshot](s.Peers, sess.Tenant, snapshotKindProduct, d.ProductID); ok {
-		cached = p.Children
+	if p, ok := engine.Peek[children.Holder](s.Peers, sess.Tenant, "Product", d.ProductID); ok {
+		cached = p.ChildrenSnapshot()
 	}
 	if err := add("", tsclient.ProductScope(d.ProductID), cached); err != nil {
 		return nil, err
@@ -302,8 +300,8 @@ func (s *ApplicationPlanSyncer) metricIDs(ctx context.Context, sess *engine.Sess
 	for _, name := range kit.SortedKeys(d.Backends) {
 		id := d.Backends[name]
 		cached = nil
-		if b, ok := engine.Peek[*backendSnapshot](s.Peers, sess.Tenant, snapshotKindBackend, id); ok {
-			cached = b.Children
+		if b, ok := engine.Peek[children.Holder](s.Peers, sess.Tenant, "Backend", id); ok {
+			cached = b.ChildrenSnapshot()
 		}
 		if err := add(name, tsclient.BackendScope(id), cached); err != nil {
 			return nil, err

@@ -14,8 +14,6 @@ import (
 	"github.com/apimsync/apimsync/controllers/kit/children"
 )
 
-// snapshotKindBackend is the kind under which backend snapshots are cached.
-const snapshotKindBackend = "backend"
 
 // backendSnapshot is the remote state of one backend API with its children.
 type backendSnapshot struct {
@@ -25,6 +23,9 @@ type backendSnapshot struct {
 
 // RemoteID implements engine.Snapshot.
 func (s *backendSnapshot) RemoteID() int64 { return s.Backend.ID }
+
+// ChildrenSnapshot implements children.Holder: a plan reads its metrics' ids.
+func (s *backendSnapshot) ChildrenSnapshot() *children.Snapshot { return s.Children }
 
 // Clone implements engine.Snapshot.
 func (s *backendSnapshot) Clone() *backendSnapshot {

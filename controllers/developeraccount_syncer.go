@@ -15,8 +15,6 @@ import (
 	"github.com/apimsync/apimsync/controllers/kit"
 )
 
-// snapshotKindAccount is the kind under which account snapshots are cached.
-const snapshotKindAccount = "account"
 
 // Account and user states of porta that apimsync brings accounts and users to.
 const (

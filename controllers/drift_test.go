@@ -300,9 +300,9 @@ func TestPlanDriftCheckTrustsItsDependenciesSnapshots(t *testing.T) {
 		t.Fatal(err)
 	}
 	snapshots := cache.NewSnapshots(16)
-	snapshots.Put(tenant, snapshotKindProduct, 7, &productSnapshot{Children: &children.Snapshot{
+	snapshots.Put(tenant, "Product", 7, &productSnapshot{Children: &children.Snapshot{
 		Metrics: map[string]tsclient.Metric{"hits": {ID: 70}}, Methods: map[string]tsclient.Metric{"list": {ID: 71}}}})
-	snapshots.Put(tenant, snapshotKindBackend, 9, &backendSnapshot{Children: &children.Snapshot{
+	snapshots.Put(tenant, "Backend", 9, &backendSnapshot{Children: &children.Snapshot{
 		Metrics: map[string]tsclient.Metric{"hits": {ID: 90}}}})
 	s := &ApplicationPlanSyncer{Peers: snapshots}
 	want := planDesired{ProductID: 7, Backends: map[string]int64{"pets": 9}}

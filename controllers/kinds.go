@@ -12,6 +12,7 @@ import (
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	"github.com/apimsync/apimsync/cache"
 	"github.com/apimsync/apimsync/controllers/engine"
+	"github.com/apimsync/apimsync/controllers/kinds/custompolicy"
 	"github.com/apimsync/apimsync/controllers/kit"
 	"github.com/apimsync/apimsync/controllers/kit/children"
 	"github.com/apimsync/apimsync/controllers/openapi"
@@ -76,8 +77,6 @@ type kindOf[T engine.Object, D any, S engine.Snapshot[S]] struct {
 	name    string
 	newObj  func() T
 	newList func() client.ObjectList
-	// snapshotKind names the kind's remote snapshots in the shared cache.
-	snapshotKind string
 	// syncer builds the kind's syncer from d: D is its desired state, S its remote snapshot.
 	syncer func(d kindDeps) engine.TypedSyncer[T, D, S]
 	// watches are the kind's own extra watches (what its syncer reads beyond the reference graph), and
@@ -140,32 +139,32 @@ func (k kindOf[T, D, S]) plan(ctx context.Context, mem client.Client, d kindDeps
 
 // reconciler is the kind's engine, its syncer built from d; kindController fills in the rest.
 func (k kindOf[T, D, S]) reconciler(d kindDeps) *engine.Reconciler[T, D, S] {
-	return &engine.Reconciler[T, D, S]{Kind: k.name, New: k.newObj, Syncer: k.syncer(d), Snapshots: d.Snapshots, SnapshotKind: k.snapshotKind}
+	return &engine.Reconciler[T, D, S]{Kind: k.name, New: k.newObj, Syncer: k.syncer(d), Snapshots: d.Snapshots}
 }
 
 // kinds is the table of kinds, in the order kinds are created when nothing else decides it (creationOrder).
 var kinds = []kindRow{
-	kindOf[*v1alpha1.CustomPolicyDefinition, customPolicyDesired, *customPolicySnapshot]{name: "CustomPolicyDefinition", secretRefs: secretsOfCustomPolicy, snapshotKind: snapshotKindCustomPolicy,
+	kindOf[*v1alpha1.CustomPolicyDefinition, custompolicy.Desired, *custompolicy.Snapshot]{name: "CustomPolicyDefinition", secretRefs: custompolicy.SecretRefs,
 		newObj:  func() *v1alpha1.CustomPolicyDefinition { return &v1alpha1.CustomPolicyDefinition{} },
 		newList: func() client.ObjectList { return &v1alpha1.CustomPolicyDefinitionList{} },
-		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.CustomPolicyDefinition, customPolicyDesired, *customPolicySnapshot] {
-			return &CustomPolicyDefinitionSyncer{Reader: d.Reader, Accounts: d.Accounts, Claims: d.claims()}
+		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.CustomPolicyDefinition, custompolicy.Desired, *custompolicy.Snapshot] {
+			return &custompolicy.Syncer{Reader: d.Reader, Accounts: d.Accounts, Claims: d.claims()}
 		}},
-	kindOf[*v1alpha1.Backend, children.Spec, *backendSnapshot]{name: "Backend", secretRefs: secretsOfBackend, snapshotKind: snapshotKindBackend,
+	kindOf[*v1alpha1.Backend, children.Spec, *backendSnapshot]{name: "Backend", secretRefs: secretsOfBackend,
 		newObj:  func() *v1alpha1.Backend { return &v1alpha1.Backend{} },
 		newList: func() client.ObjectList { return &v1alpha1.BackendList{} },
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.Backend, children.Spec, *backendSnapshot] {
 			return &BackendSyncer{Reader: d.Reader, Accounts: d.Accounts, Claims: d.claims(), Lists: d.Lists}
 		}},
-	kindOf[*v1alpha1.Product, productDesired, *productSnapshot]{name: "Product", secretRefs: secretsOfProduct, snapshotKind: snapshotKindProduct,
+	kindOf[*v1alpha1.Product, productDesired, *productSnapshot]{name: "Product", secretRefs: secretsOfProduct,
 		newObj:  func() *v1alpha1.Product { return &v1alpha1.Product{} },
 		newList: func() client.ObjectList { return &v1alpha1.ProductList{} },
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.Product, productDesired, *productSnapshot] {
-			return &ProductSyncer{Reader: d.Reader, Accounts: d.Accounts, Applications: d.Snapshots,
+			return &ProductSyncer{Reader: d.Reader, Accounts: d.Accounts, Suspended: suspendedIn(d.Snapshots),
 				Claims: d.claims(), Lists: d.Lists,
 				Lifecycle: productLifecycle{Recorder: d.recorder("apimsync-product"), UsagePeriod: d.Opts.UsageReportPeriod}}
 		}},
-	kindOf[*v1alpha1.ApplicationPlan, planDesired, *planSnapshot]{name: "ApplicationPlan", scope: scopeOfPlan, snapshotKind: snapshotKindPlan,
+	kindOf[*v1alpha1.ApplicationPlan, planDesired, *planSnapshot]{name: "ApplicationPlan", scope: scopeOfPlan,
 		newObj:  func() *v1alpha1.ApplicationPlan { return &v1alpha1.ApplicationPlan{} },
 		newList: func() client.ObjectList { return &v1alpha1.ApplicationPlanList{} },
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.ApplicationPlan, planDesired, *planSnapshot] {
@@ -177,14 +176,14 @@ var kinds = []kindRow{
 			return []watch{{&v1alpha1.Backend{}, kit.Referencing(reader, &v1alpha1.ApplicationPlanList{}, kit.IndexBackendRefs)}}
 		},
 		ownIndexes: []fieldIndex{{&v1alpha1.ApplicationPlan{}, kit.IndexBackendRefs, planBackendRefs}}},
-	kindOf[*v1alpha1.DeveloperAccount, accountDesired, *accountSnapshot]{name: "DeveloperAccount", secretRefs: secretsOfAccount, snapshotKind: snapshotKindAccount,
+	kindOf[*v1alpha1.DeveloperAccount, accountDesired, *accountSnapshot]{name: "DeveloperAccount", secretRefs: secretsOfAccount,
 		newObj:  func() *v1alpha1.DeveloperAccount { return &v1alpha1.DeveloperAccount{} },
 		newList: func() client.ObjectList { return &v1alpha1.DeveloperAccountList{} },
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.DeveloperAccount, accountDesired, *accountSnapshot] {
 			return &DeveloperAccountSyncer{Reader: d.Reader, Accounts: d.Accounts, Claims: d.claims(),
 				Sent: &SentPasswords{}}
 		}},
-	kindOf[*v1alpha1.Application, applicationDesired, *applicationSnapshot]{name: "Application", secretRefs: secretsOfApplication, scope: scopeOfApplication, snapshotKind: snapshotKindApplication,
+	kindOf[*v1alpha1.Application, applicationDesired, *applicationSnapshot]{name: "Application", secretRefs: secretsOfApplication, scope: scopeOfApplication,
 		newObj:  func() *v1alpha1.Application { return &v1alpha1.Application{} },
 		newList: func() client.ObjectList { return &v1alpha1.ApplicationList{} },
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.Application, applicationDesired, *applicationSnapshot] {
@@ -199,7 +198,7 @@ var kinds = []kindRow{
 				{&corev1.Secret{}, applicationsOfAccountsReading(reader)},
 			}
 		}},
-	kindOf[*v1alpha1.ActiveDoc, activeDocDesired, *activeDocSnapshot]{name: "ActiveDoc", secretRefs: secretsOfActiveDoc, snapshotKind: snapshotKindActiveDoc,
+	kindOf[*v1alpha1.ActiveDoc, activeDocDesired, *activeDocSnapshot]{name: "ActiveDoc", secretRefs: secretsOfActiveDoc,
 		newObj:  func() *v1alpha1.ActiveDoc { return &v1alpha1.ActiveDoc{} },
 		newList: func() client.ObjectList { return &v1alpha1.ActiveDocList{} },
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.ActiveDoc, activeDocDesired, *activeDocSnapshot] {
@@ -217,13 +216,34 @@ var kinds = []kindRow{
 			}
 			return nil
 		}},
-	kindOf[*v1alpha1.Tenant, tenantDesired, *tenantSnapshot]{name: "Tenant", secretRefs: secretsOfTenant, scope: scopeOfTenant, snapshotKind: snapshotKindTenant, notPlanned: true,
+	kindOf[*v1alpha1.Tenant, tenantDesired, *tenantSnapshot]{name: "Tenant", secretRefs: secretsOfTenant, scope: scopeOfTenant, notPlanned: true,
 		newObj:  func() *v1alpha1.Tenant { return &v1alpha1.Tenant{} },
 		newList: func() client.ObjectList { return &v1alpha1.TenantList{} },
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.Tenant, tenantDesired, *tenantSnapshot] {
 			return &TenantSyncer{Reader: d.Reader, Writer: d.Writer, SecretReader: d.APIReader,
 				Accounts: d.Accounts, Claims: d.claims(), Recorder: d.recorder("apimsync-tenant")}
 		}},
+}
+
+// referenceGraph is every reference between apimsync's kinds. Deletion order derives from it; nothing
+// is ordered per kind pair anywhere else.
+var referenceGraph = []reference{
+	{From: "Application", To: "DeveloperAccount", Field: "spec.accountRef", Index: kit.IndexAccountRef, Owned: true,
+		Names: refField(func(o *v1alpha1.Application) string { return o.Spec.AccountRef }),
+		List:  func() client.ObjectList { return &v1alpha1.ApplicationList{} }},
+	{From: "Application", To: "ApplicationPlan", Field: "spec.planRef", Index: kit.IndexPlanRef, Owned: true,
+		Names: refField(func(o *v1alpha1.Application) string { return o.Spec.PlanRef }),
+		List:  func() client.ObjectList { return &v1alpha1.ApplicationList{} }},
+	{From: "ApplicationPlan", To: "Product", Field: "spec.productRef", Index: kit.IndexProductRef, Owned: true,
+		Names: refField(func(o *v1alpha1.ApplicationPlan) string { return o.Spec.ProductRef }),
+		List:  func() client.ObjectList { return &v1alpha1.ApplicationPlanList{} }},
+	{From: "Product", To: "Backend", Field: "spec.backendUsages", Index: kit.IndexBackendRefs, Blocks: true, Names: productBackendRefs,
+		List: func() client.ObjectList { return &v1alpha1.ProductList{} }},
+	{From: "ActiveDoc", To: "Product", Field: "spec.productRef", Index: kit.IndexProductRef, Along: true,
+		Names: refField(func(o *v1alpha1.ActiveDoc) string { return o.Spec.ProductRef }),
+		List:  func() client.ObjectList { return &v1alpha1.ActiveDocList{} }},
+	{From: "Product", To: "CustomPolicyDefinition", Field: "spec.policies", Index: kit.IndexCustomPolicyRefs, Blocks: true,
+		Names: customPolicyRefs, Key: custompolicy.PolicyKey, KeyIndex: kit.IndexPolicyKey, List: func() client.ObjectList { return &v1alpha1.ProductList{} }},
 }
 
 // kindNamed returns the row of the kind named name, or nil.

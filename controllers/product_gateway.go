@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"reflect"
 	"strconv"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
@@ -193,25 +192,11 @@ func policiesMatch(remote, want []tsclient.Policy) bool {
 	}
 	for i := range want {
 		r, w := remote[i], want[i]
-		if r.Name != w.Name || r.Version != w.Version || r.Enabled != w.Enabled || !jsonEqual(r.Configuration, w.Configuration) {
+		if r.Name != w.Name || r.Version != w.Version || r.Enabled != w.Enabled || !kit.JSONEqual(r.Configuration, w.Configuration) {
 			return false
 		}
 	}
 	return true
-}
-
-func jsonEqual(a, b json.RawMessage) bool {
-	var x, y any
-	if len(a) == 0 {
-		a = json.RawMessage(`{}`)
-	}
-	if len(b) == 0 {
-		b = json.RawMessage(`{}`)
-	}
-	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
-		return false
-	}
-	return reflect.DeepEqual(x, y)
 }
 
 func usagesMatch(remote []tsclient.BackendUsage, want map[int64]string) bool {

@@ -16,8 +16,6 @@ import (
 	"github.com/apimsync/apimsync/controllers/kit/children"
 )
 
-// snapshotKindProduct is the kind under which product snapshots are cached.
-const snapshotKindProduct = "product"
 
 // productSnapshot is the remote state of one product (service) and everything apimsync manages in it.
 type productSnapshot struct {
@@ -64,9 +62,9 @@ type ProductSyncer struct {
 	Reader client.Reader
 	// Accounts resolves provider-account Secrets.
 	Accounts *kit.ProviderAccounts
-	// Applications are the Applications' cached snapshots: the retirement sweep marks those it suspends,
-	// so that their Application objects need not read them again.
-	Applications engine.SnapshotStore
+	// Suspended records that the retirement sweep suspended the application appID of tenant (gone: it
+	// was deleted), so that its Application's cached snapshot says so (the table gives it).
+	Suspended func(tenant string, appID int64, gone bool)
 	// Claims arbitrates resources that resolve to the same product.
 	Claims *kit.Claims
 	// Lists shares the tenant's list of services among the Products looking for theirs in one burst.
@@ -179,7 +177,7 @@ func (s *ProductSyncer) resolveBackends(ctx context.Context, p *v1alpha1.Product
 				name, b.Status.TenantHost, tenant)
 		}
 		ids[b.Status.BackendID] = p.Spec.BackendUsages[name].Path
-		gateway = append(gateway, backendGateway{ID: b.Status.BackendID, PrivateBaseURL: b.Spec.PrivateBaseURL, Children: backendChildren(&b),
+		gateway = append(gateway, backendGateway{ID: b.Status.BackendID, PrivateBaseURL: b.Spec.PrivateBaseURL, Children: children.Spec{Metrics: b.Spec.Metrics, Methods: b.Spec.Methods, Rules: b.Spec.MappingRules},
 			Revision: b.Status.GatewayRevision})
 	}
 	return ids, gateway, nil
@@ -375,11 +373,9 @@ func (s *ProductSyncer) Update(ctx context.Context, p *v1alpha1.Product, sess *e
 		// The cached snapshot of an application it suspends says so, so that its Application object, if
 		// any, does not read it again; one that is gone is forgotten.
 		suspended := func(appID int64, gone bool) {
-			if gone {
-				s.Applications.Forget(sess.Tenant, snapshotKindApplication, appID)
-				return
+			if s.Suspended != nil {
+				s.Suspended(sess.Tenant, appID, gone)
 			}
-			engine.Amend(s.Applications, sess.Tenant, snapshotKindApplication, appID, func(app *applicationSnapshot) { app.App.State = appSuspended })
 		}
 		if err := s.Lifecycle.suspendAll(ctx, c, p, snap.Retiring, suspended); err != nil {
 			return nil, err
@@ -469,6 +465,9 @@ func (s *ProductSyncer) Delete(ctx context.Context, p *v1alpha1.Product, sess *e
 // endpointAttributes are the proxy attributes porta stores as URLs with an explicit port.
 var endpointAttributes = map[string]bool{"endpoint": true, "sandbox_endpoint": true, "api_backend": true}
 
+// ChildrenSnapshot implements children.Holder: a plan reads its metrics' ids.
+func (s *productSnapshot) ChildrenSnapshot() *children.Snapshot { return s.Children }
+
 // Clone implements engine.Snapshot.
 func (s *productSnapshot) Clone() *productSnapshot {
 	c := *s
@@ -525,4 +524,57 @@ func productBackendRefs(o client.Object) []string {
 		return kit.SortedKeys(p.Spec.BackendUsages)
 	}
 	return nil
+}
+
+var customPolicyOfProduct = kit.Dependency{Kind: "CustomPolicyDefinition", Field: "in spec.policies", NotFound: v1alpha1.ReasonCustomPolicyNotFound,
+	Deleting: v1alpha1.ReasonCustomPolicyDeleting, Invalid: v1alpha1.ReasonCustomPolicyInvalid, NotSynced: v1alpha1.ReasonCustomPolicyNotSynced,
+	DeletingHint: "remove the policy from spec.policies to let it go", WhileDeleting: kit.WaitingFor}
+
+// checkCustomPolicies checks that every custom policy of a Product's chain (a version but "builtin") has
+// its CustomPolicyDefinition in the namespace, Synced on the Product's tenant: APIcast would fail to load
+// a chain that names a policy the registry lacks, and porta accepts such a chain without a word.
+func checkCustomPolicies(ctx context.Context, reader client.Reader, p *v1alpha1.Product, tenant string) error {
+	for _, key := range customPolicyRefs(p) {
+		var defs v1alpha1.CustomPolicyDefinitionList
+		if err := reader.List(ctx, &defs, client.InNamespace(p.Namespace), client.MatchingFields{kit.IndexPolicyKey: key}); err != nil {
+			return err
+		}
+		name, version, _ := strings.Cut(key, "@")
+		if len(defs.Items) == 0 {
+			return engine.Missing(v1alpha1.ReasonCustomPolicyNotFound,
+				"waiting for a CustomPolicyDefinition of policy %q version %q (in spec.policies) to be created: 3scale's registry must hold the policy for APIcast to load it "+
+					"(one already in 3scale is adopted)", name, version)
+		}
+		def := pickDefinition(defs.Items)
+		if err := customPolicyOfProduct.State(def, nil, def.Name); err != nil {
+			return err
+		}
+		if err := kit.ReadyDependency(def, customPolicyOfProduct); err != nil {
+			return err
+		}
+		if def.Status.TenantHost != tenant {
+			return engine.Invalid(v1alpha1.ReasonInvalidSpec, "CustomPolicyDefinition %q is synced to tenant %s, but this Product to %s; a product can only use custom policies of its own tenant",
+				def.Name, def.Status.TenantHost, tenant)
+		}
+	}
+	return nil
+}
+
+// pickDefinition is the definition a Product uses among those of one policy in its namespace: the one
+// that holds the policy in 3scale (the others lose the ownership conflict), else the first by name.
+func pickDefinition(defs []v1alpha1.CustomPolicyDefinition) *v1alpha1.CustomPolicyDefinition {
+	best := &defs[0]
+	for i := range defs {
+		d := &defs[i]
+		if (d.Status.PolicyID != 0) != (best.Status.PolicyID != 0) {
+			if d.Status.PolicyID != 0 {
+				best = d
+			}
+			continue
+		}
+		if d.Name < best.Name {
+			best = d
+		}
+	}
+	return best
 }

@@ -60,27 +60,6 @@ func refField[T client.Object](field func(T) string) func(client.Object) []strin
 // goesAlong reports whether 3scale deletes r's From objects along with its To object.
 func (r reference) goesAlong() bool { return r.Owned || r.Along }
 
-// referenceGraph is every reference between apimsync's kinds. Deletion order derives from it; nothing
-// is ordered per kind pair anywhere else.
-var referenceGraph = []reference{
-	{From: "Application", To: "DeveloperAccount", Field: "spec.accountRef", Index: kit.IndexAccountRef, Owned: true,
-		Names: refField(func(o *v1alpha1.Application) string { return o.Spec.AccountRef }),
-		List:  func() client.ObjectList { return &v1alpha1.ApplicationList{} }},
-	{From: "Application", To: "ApplicationPlan", Field: "spec.planRef", Index: kit.IndexPlanRef, Owned: true,
-		Names: refField(func(o *v1alpha1.Application) string { return o.Spec.PlanRef }),
-		List:  func() client.ObjectList { return &v1alpha1.ApplicationList{} }},
-	{From: "ApplicationPlan", To: "Product", Field: "spec.productRef", Index: kit.IndexProductRef, Owned: true,
-		Names: refField(func(o *v1alpha1.ApplicationPlan) string { return o.Spec.ProductRef }),
-		List:  func() client.ObjectList { return &v1alpha1.ApplicationPlanList{} }},
-	{From: "Product", To: "Backend", Field: "spec.backendUsages", Index: kit.IndexBackendRefs, Blocks: true, Names: productBackendRefs,
-		List: func() client.ObjectList { return &v1alpha1.ProductList{} }},
-	{From: "ActiveDoc", To: "Product", Field: "spec.productRef", Index: kit.IndexProductRef, Along: true,
-		Names: refField(func(o *v1alpha1.ActiveDoc) string { return o.Spec.ProductRef }),
-		List:  func() client.ObjectList { return &v1alpha1.ActiveDocList{} }},
-	{From: "Product", To: "CustomPolicyDefinition", Field: "spec.policies", Index: kit.IndexCustomPolicyRefs, Blocks: true,
-		Names: customPolicyRefs, Key: policyKeyOf, KeyIndex: kit.IndexPolicyKey, List: func() client.ObjectList { return &v1alpha1.ProductList{} }},
-}
-
 // keyOf is what r's From objects' Index holds for the To object obj.
 func (r reference) keyOf(obj client.Object) string {
 	if r.Key != nil {

@@ -318,18 +318,6 @@ var secretUseChanged = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) boo
 		!slices.Equal(secretRefs(before), secretRefs(after))
 }}
 
-// applicationsOfProduct maps a Product to the Applications on its plans.
-func applicationsOfProduct(reader client.Reader) handler.MapFunc {
-	return kit.ReferencingThrough(reader, &v1alpha1.ApplicationPlanList{}, kit.IndexProductRef, &v1alpha1.ApplicationList{}, kit.IndexPlanRef)
-}
-
-// applicationsOfAccountsReading maps a Secret to the Applications of the DeveloperAccounts that read it
-// (their provider account): an Application talks to 3scale with its account's provider account, so a
-// changed Secret (a fixed token) wakes it directly, not one hop later through its account.
-func applicationsOfAccountsReading(reader client.Reader) handler.MapFunc {
-	return kit.ReferencingThrough(reader, &v1alpha1.DeveloperAccountList{}, kit.IndexSecretRefs, &v1alpha1.ApplicationList{}, kit.IndexAccountRef)
-}
-
 // readingSecret maps a Secret to the objects of list's kind that read it; the system-seed Secret of a 3scale
 // installation, to the objects that use the installation or would (usingInstallation).
 func readingSecret(reader client.Reader, list client.ObjectList) handler.MapFunc {

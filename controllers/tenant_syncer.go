@@ -42,8 +42,6 @@ const (
 // an empty tenant; without such a Secret it says what to do. A signup whose answer was lost leaves a
 // tenant whose token nobody can read: it is reported, never deleted on a guess.
 
-// snapshotKindTenant is the kind under which tenants' snapshots are cached.
-const snapshotKindTenant = "tenant"
 
 // TenantSyncer syncs Tenants to the master API.
 type TenantSyncer struct {

@@ -34,10 +34,9 @@ type Reconciler[T Object, D any, S Snapshot[S]] struct {
 	// Syncer talks to 3scale for the kind: the one contract between the engine and a kind, typed by its
 	// desired state D and remote snapshot S.
 	Syncer TypedSyncer[T, D, S]
-	// Snapshots caches the kind's remote snapshots under SnapshotKind (nil caches nothing: every
-	// observation reads 3scale).
-	Snapshots    SnapshotStore
-	SnapshotKind string
+	// Snapshots caches the kind's remote snapshots under Kind, its name (nil caches nothing: every
+	// observation reads 3scale); another kind's syncer may peek at them by that name (Peek).
+	Snapshots SnapshotStore
 	// Recorder emits an event on each sync state transition.
 	Recorder events.EventRecorder
 	// Backoff spaces the retries of orphans.

@@ -184,7 +184,7 @@ func (r *Reconciler[T, D, S]) cached(tenant string, id int64) (S, bool) {
 	if r.Snapshots == nil {
 		return zero, false
 	}
-	v, ok := r.Snapshots.Lookup(tenant, r.SnapshotKind, id)
+	v, ok := r.Snapshots.Lookup(tenant, r.Kind, id)
 	if !ok {
 		return zero, false
 	}
@@ -195,14 +195,14 @@ func (r *Reconciler[T, D, S]) cached(tenant string, id int64) (S, bool) {
 // remember caches snap as the kind's remote state on tenant.
 func (r *Reconciler[T, D, S]) remember(tenant string, snap S) {
 	if r.Snapshots != nil {
-		r.Snapshots.Put(tenant, r.SnapshotKind, snap.RemoteID(), snap)
+		r.Snapshots.Put(tenant, r.Kind, snap.RemoteID(), snap)
 	}
 }
 
 // unknown forgets the kind's cached snapshot of id on tenant: a write under way leaves it unknown.
 func (r *Reconciler[T, D, S]) unknown(tenant string, id int64) {
 	if r.Snapshots != nil && id != 0 {
-		r.Snapshots.Forget(tenant, r.SnapshotKind, id)
+		r.Snapshots.Forget(tenant, r.Kind, id)
 	}
 }
 

@@ -4,7 +4,9 @@ package kit
 
 import (
 	"cmp"
+	"encoding/json"
 	"maps"
+	"reflect"
 	"slices"
 	"strconv"
 )
@@ -24,3 +26,18 @@ func CutString(s string, n int) string {
 
 // Itoa64 formats an id.
 func Itoa64(i int64) string { return strconv.FormatInt(i, 10) }
+
+// JSONEqual tells whether two JSON documents mean the same (an empty one is {}).
+func JSONEqual(a, b json.RawMessage) bool {
+	var x, y any
+	if len(a) == 0 {
+		a = json.RawMessage(`{}`)
+	}
+	if len(b) == 0 {
+		b = json.RawMessage(`{}`)
+	}
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
+}

@@ -24,6 +24,10 @@ type Snapshot struct {
 	Rules   []tsclient.MappingRule
 }
 
+// Holder is a snapshot that holds a Snapshot of children (a Product's, a Backend's): a plan reads its
+// metrics' ids from the cache through it.
+type Holder interface{ ChildrenSnapshot() *Snapshot }
+
 // Spec is the desired state of the metrics, methods and mapping rules of one product or backend.
 type Spec struct {
 	Metrics map[string]v1alpha1.MetricSpec

@@ -76,4 +76,3 @@ func TestSpecOfLeavesOutRulesTheSpecCannotHold(t *testing.T) {
 		t.Errorf("left out: %q, want the copy and the rule of metric 99", left)
 	}
 }
-

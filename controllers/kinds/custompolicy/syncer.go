@@ -1,4 +1,4 @@
-package controllers
+package custompolicy
 
 import (
 	"bytes"
@@ -23,38 +23,36 @@ const (
 	customPolicyIdentifierSpacing = "-"
 )
 
-// snapshotKindCustomPolicy is the kind under which custom policies' snapshots are cached.
-const snapshotKindCustomPolicy = "custompolicy"
 
 // policyVersionPattern is the version pattern of APIcast's policy manifest (apicast-policy-v1.1.schema.json),
 // which porta applies unanchored, as a Ruby regular expression: multi-line.
 var policyVersionPattern = regexp.MustCompile(`(?m)^((\d+\.)?(\d+\.)?(\*|\d+))|builtin$`)
 
 // CustomPolicyDefinitionSyncer syncs CustomPolicyDefinitions to the tenant's APIcast policy registry.
-type CustomPolicyDefinitionSyncer struct {
+type Syncer struct {
 	Reader   client.Reader
 	Accounts *kit.ProviderAccounts
 	Claims   *kit.Claims
 }
 
 var (
-	_ engine.TypedSyncer[*v1alpha1.CustomPolicyDefinition, customPolicyDesired, *customPolicySnapshot] = &CustomPolicyDefinitionSyncer{}
-	_ engine.Validator[*v1alpha1.CustomPolicyDefinition]                                               = &CustomPolicyDefinitionSyncer{}
+	_ engine.TypedSyncer[*v1alpha1.CustomPolicyDefinition, Desired, *Snapshot] = &Syncer{}
+	_ engine.Validator[*v1alpha1.CustomPolicyDefinition]                       = &Syncer{}
 )
 
 // customPolicyDesired is the manifest to store, as compact JSON.
-type customPolicyDesired struct {
+type Desired struct {
 	Schema json.RawMessage
 }
 
 // customPolicySnapshot is the remote state of one custom policy.
-type customPolicySnapshot struct{ tsclient.CustomPolicy }
+type Snapshot struct{ tsclient.CustomPolicy }
 
 // RemoteID implements engine.Snapshot.
-func (s *customPolicySnapshot) RemoteID() int64 { return s.ID }
+func (s *Snapshot) RemoteID() int64 { return s.ID }
 
 // Clone implements engine.Snapshot.
-func (s *customPolicySnapshot) Clone() *customPolicySnapshot {
+func (s *Snapshot) Clone() *Snapshot {
 	c := *s
 	c.Schema = bytes.Clone(s.Schema)
 	return &c
@@ -69,7 +67,7 @@ func customPolicyIdentifier(c *v1alpha1.CustomPolicyDefinition) string {
 // Validate implements engine.Validator: the manifest must be what porta's policy specification takes
 // (an object with name, version equal to spec.version, a summary of at most 75 characters and a
 // configuration), and its configuration must compile as a JSON Schema.
-func (s *CustomPolicyDefinitionSyncer) Validate(c *v1alpha1.CustomPolicyDefinition) error {
+func (s *Syncer) Validate(c *v1alpha1.CustomPolicyDefinition) error {
 	_, err := policyManifest(c)
 	return err
 }
@@ -164,19 +162,19 @@ func (noRemoteSchemas) Load(url string) (any, error) {
 }
 
 // Connect implements engine.TypedSyncer.
-func (s *CustomPolicyDefinitionSyncer) Connect(ctx context.Context, c *v1alpha1.CustomPolicyDefinition) (*engine.Session, error) {
+func (s *Syncer) Connect(ctx context.Context, c *v1alpha1.CustomPolicyDefinition) (*engine.Session, error) {
 	return s.Accounts.Connect(ctx, c.Namespace, kit.SecretForSession(c, c.Spec.ProviderAccountSecretName()))
 }
 
 // SystemName is the system name of the object's remote object, from its spec alone: its policy's name and
 // version.
-func (s *CustomPolicyDefinitionSyncer) SystemName(c *v1alpha1.CustomPolicyDefinition) string {
+func (s *Syncer) SystemName(c *v1alpha1.CustomPolicyDefinition) string {
 	return customPolicyIdentifier(c)
 }
 
 // Resolve implements engine.TypedSyncer: one resource per policy name and version in a tenant.
-func (s *CustomPolicyDefinitionSyncer) Resolve(ctx context.Context, c *v1alpha1.CustomPolicyDefinition, sess *engine.Session) (engine.Resolved[customPolicyDesired], error) {
-	r := engine.Resolved[customPolicyDesired]{}
+func (s *Syncer) Resolve(ctx context.Context, c *v1alpha1.CustomPolicyDefinition, sess *engine.Session) (engine.Resolved[Desired], error) {
+	r := engine.Resolved[Desired]{}
 	schema, err := policyManifest(c)
 	if err != nil {
 		return r, err
@@ -184,12 +182,12 @@ func (s *CustomPolicyDefinitionSyncer) Resolve(ctx context.Context, c *v1alpha1.
 	if err := kit.CheckSoleOwner(ctx, s.Reader, s.Claims, c, &v1alpha1.CustomPolicyDefinitionList{}, kit.OwnerKey(sess.Tenant, "", sess.SystemName)); err != nil {
 		return r, err
 	}
-	r.Desired = customPolicyDesired{Schema: schema}
+	r.Desired = Desired{Schema: schema}
 	r.Hash = sess.HashOf(sess.Tenant, sess.SystemName, string(schema))
 	return r, nil
 }
 
-func (s *CustomPolicyDefinitionSyncer) finder(ctx context.Context, sess *engine.Session) kit.RemoteFinder[tsclient.CustomPolicy] {
+func (s *Syncer) finder(ctx context.Context, sess *engine.Session) kit.RemoteFinder[tsclient.CustomPolicy] {
 	f := kit.TenantFinder("custom policy", sess, nil,
 		func(id int64) (*tsclient.CustomPolicy, error) { return sess.Remote.GetCustomPolicy(ctx, id) },
 		func() ([]tsclient.CustomPolicy, error) { return sess.Remote.ListCustomPolicies(ctx) },
@@ -201,12 +199,12 @@ func (s *CustomPolicyDefinitionSyncer) finder(ctx context.Context, sess *engine.
 }
 
 // Read implements engine.TypedSyncer.
-func (s *CustomPolicyDefinitionSyncer) Read(ctx context.Context, c *v1alpha1.CustomPolicyDefinition, sess *engine.Session, _ customPolicyDesired) (*customPolicySnapshot, bool, error) {
+func (s *Syncer) Read(ctx context.Context, c *v1alpha1.CustomPolicyDefinition, sess *engine.Session, _ Desired) (*Snapshot, bool, error) {
 	remote, err := kit.Locate(c, sess, s.finder(ctx, sess))
 	if err != nil || remote == nil {
 		return nil, false, registryRefused(err, sess.Tenant)
 	}
-	return &customPolicySnapshot{*remote}, true, nil
+	return &Snapshot{*remote}, true, nil
 }
 
 // registryRefused turns porta's 403 on the policy registry into what it means: the registry is a feature
@@ -223,30 +221,30 @@ func registryRefused(err error, tenant string) error {
 
 // Compare implements engine.TypedSyncer: the name, version and manifest (as JSON values: porta stores
 // and answers the manifest as an object, its keys in its own order).
-func (s *CustomPolicyDefinitionSyncer) Compare(_ context.Context, c *v1alpha1.CustomPolicyDefinition, _ *engine.Session, want customPolicyDesired, snap *customPolicySnapshot) (bool, error) {
-	return snap.Name == c.Spec.Name && snap.Version == c.Spec.Version && jsonEqual(snap.Schema, want.Schema), nil
+func (s *Syncer) Compare(_ context.Context, c *v1alpha1.CustomPolicyDefinition, _ *engine.Session, want Desired, snap *Snapshot) (bool, error) {
+	return snap.Name == c.Spec.Name && snap.Version == c.Spec.Version && kit.JSONEqual(snap.Schema, want.Schema), nil
 }
 
-func customPolicyParams(c *v1alpha1.CustomPolicyDefinition, want customPolicyDesired) tsclient.CustomPolicyParams {
+func customPolicyParams(c *v1alpha1.CustomPolicyDefinition, want Desired) tsclient.CustomPolicyParams {
 	return tsclient.CustomPolicyParams{Name: c.Spec.Name, Version: c.Spec.Version, Schema: want.Schema}
 }
 
 // Create implements engine.TypedSyncer: adds the policy to the registry, or adopts the one with its name
 // and version.
-func (s *CustomPolicyDefinitionSyncer) Create(ctx context.Context, c *v1alpha1.CustomPolicyDefinition, sess *engine.Session, want customPolicyDesired) (engine.Created[*customPolicySnapshot], error) {
+func (s *Syncer) Create(ctx context.Context, c *v1alpha1.CustomPolicyDefinition, sess *engine.Session, want Desired) (engine.Created[*Snapshot], error) {
 	created, fresh, err := kit.CreateOrAdopt(sess.SystemName, func() (*tsclient.CustomPolicy, error) {
 		return sess.Remote.CreateCustomPolicy(ctx, customPolicyParams(c, want))
 	}, c, sess, s.finder(ctx, sess))
 	if err != nil {
-		return kit.Made[*customPolicySnapshot](nil, fresh, registryRefused(err, sess.Tenant))
+		return kit.Made[*Snapshot](nil, fresh, registryRefused(err, sess.Tenant))
 	}
 	c.Status.PolicyID = created.ID
-	return kit.Made(&customPolicySnapshot{*created}, fresh, nil)
+	return kit.Made(&Snapshot{*created}, fresh, nil)
 }
 
 // Update implements engine.TypedSyncer. porta refuses to change a policy a product's chain uses: a new
 // version is the way to change it then.
-func (s *CustomPolicyDefinitionSyncer) Update(ctx context.Context, c *v1alpha1.CustomPolicyDefinition, sess *engine.Session, want customPolicyDesired, snap *customPolicySnapshot) (*customPolicySnapshot, error) {
+func (s *Syncer) Update(ctx context.Context, c *v1alpha1.CustomPolicyDefinition, sess *engine.Session, want Desired, snap *Snapshot) (*Snapshot, error) {
 	updated, err := sess.Remote.UpdateCustomPolicy(ctx, snap.ID, customPolicyParams(c, want))
 	if tsclient.IsInvalid(err) && strings.Contains(err.Error(), "currently being used") {
 		return nil, engine.Invalid(v1alpha1.ReasonPolicyInUse, "3scale refuses to change custom policy %q while a product's policy chain uses it: "+
@@ -255,13 +253,13 @@ func (s *CustomPolicyDefinitionSyncer) Update(ctx context.Context, c *v1alpha1.C
 	if err != nil {
 		return nil, fmt.Errorf("cannot update custom policy %q: %w", sess.SystemName, err)
 	}
-	return &customPolicySnapshot{*updated}, nil
+	return &Snapshot{*updated}, nil
 }
 
 // Delete implements engine.TypedSyncer. The engine waits first for the Products of the namespace that
 // use the policy (a Blocks reference); a product elsewhere that uses it makes 3scale refuse (403), and
 // the definition waits, naming it.
-func (s *CustomPolicyDefinitionSyncer) Delete(ctx context.Context, c *v1alpha1.CustomPolicyDefinition, sess *engine.Session) error {
+func (s *Syncer) Delete(ctx context.Context, c *v1alpha1.CustomPolicyDefinition, sess *engine.Session) error {
 	err := kit.DeleteHeld(c, sess, s.finder(ctx, sess), func(id int64) error { return sess.Remote.DeleteCustomPolicy(ctx, id) })
 	if tsclient.IsInUse(err) {
 		return engine.Waiting(v1alpha1.ReasonDeletionBlocked,
@@ -271,68 +269,15 @@ func (s *CustomPolicyDefinitionSyncer) Delete(ctx context.Context, c *v1alpha1.C
 }
 
 // customPolicyOfProduct is a custom policy of a Product's chain.
-var customPolicyOfProduct = kit.Dependency{Kind: "CustomPolicyDefinition", Field: "in spec.policies", NotFound: v1alpha1.ReasonCustomPolicyNotFound,
-	Deleting: v1alpha1.ReasonCustomPolicyDeleting, Invalid: v1alpha1.ReasonCustomPolicyInvalid, NotSynced: v1alpha1.ReasonCustomPolicyNotSynced,
-	DeletingHint: "remove the policy from spec.policies to let it go", WhileDeleting: kit.WaitingFor}
-
-// checkCustomPolicies checks that every custom policy of a Product's chain (a version but "builtin") has
-// its CustomPolicyDefinition in the namespace, Synced on the Product's tenant: APIcast would fail to load
-// a chain that names a policy the registry lacks, and porta accepts such a chain without a word.
-func checkCustomPolicies(ctx context.Context, reader client.Reader, p *v1alpha1.Product, tenant string) error {
-	for _, key := range customPolicyRefs(p) {
-		var defs v1alpha1.CustomPolicyDefinitionList
-		if err := reader.List(ctx, &defs, client.InNamespace(p.Namespace), client.MatchingFields{kit.IndexPolicyKey: key}); err != nil {
-			return err
-		}
-		name, version, _ := strings.Cut(key, "@")
-		if len(defs.Items) == 0 {
-			return engine.Missing(v1alpha1.ReasonCustomPolicyNotFound,
-				"waiting for a CustomPolicyDefinition of policy %q version %q (in spec.policies) to be created: 3scale's registry must hold the policy for APIcast to load it "+
-					"(one already in 3scale is adopted)", name, version)
-		}
-		def := pickDefinition(defs.Items)
-		if err := customPolicyOfProduct.State(def, nil, def.Name); err != nil {
-			return err
-		}
-		if err := kit.ReadyDependency(def, customPolicyOfProduct); err != nil {
-			return err
-		}
-		if def.Status.TenantHost != tenant {
-			return engine.Invalid(v1alpha1.ReasonInvalidSpec, "CustomPolicyDefinition %q is synced to tenant %s, but this Product to %s; a product can only use custom policies of its own tenant",
-				def.Name, def.Status.TenantHost, tenant)
-		}
-	}
-	return nil
-}
-
-// pickDefinition is the definition a Product uses among those of one policy in its namespace: the one
-// that holds the policy in 3scale (the others lose the ownership conflict), else the first by name.
-func pickDefinition(defs []v1alpha1.CustomPolicyDefinition) *v1alpha1.CustomPolicyDefinition {
-	best := &defs[0]
-	for i := range defs {
-		d := &defs[i]
-		if (d.Status.PolicyID != 0) != (best.Status.PolicyID != 0) {
-			if d.Status.PolicyID != 0 {
-				best = d
-			}
-			continue
-		}
-		if d.Name < best.Name {
-			best = d
-		}
-	}
-	return best
-}
-
-// secretsOfCustomPolicy lists the Secrets a CustomPolicyDefinition reads: its provider account.
-func secretsOfCustomPolicy(c *v1alpha1.CustomPolicyDefinition) []string {
-	return []string{c.Spec.ProviderAccountSecretName()}
-}
-
 // policyKeyOf is the policy a CustomPolicyDefinition defines (v1alpha1.PolicyKey), "" for other objects.
-func policyKeyOf(o client.Object) string {
+func PolicyKey(o client.Object) string {
 	if c, ok := o.(*v1alpha1.CustomPolicyDefinition); ok {
 		return v1alpha1.PolicyKey(c.Spec.Name, c.Spec.Version)
 	}
 	return ""
+}
+
+// secretsOfCustomPolicy lists the Secrets a CustomPolicyDefinition reads: its provider account.
+func SecretRefs(c *v1alpha1.CustomPolicyDefinition) []string {
+	return []string{c.Spec.ProviderAccountSecretName()}
 }
