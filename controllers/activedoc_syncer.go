@@ -18,7 +18,6 @@ import (
 	"github.com/apimsync/apimsync/internal/openapiimport"
 )
 
-
 // productOfActiveDoc is an ActiveDoc's spec.productRef. Being deleted, the Product takes its ActiveDocs
 // along in 3scale: the ActiveDoc waits (Orphan) for it to be gone or back.
 var productOfActiveDoc = kit.Dependency{Kind: "Product", Field: "spec.productRef", NotFound: v1alpha1.ReasonProductNotFound, Deleting: v1alpha1.ReasonProductDeleting,

@@ -16,7 +16,6 @@ import (
 	"github.com/apimsync/apimsync/controllers/kit"
 )
 
-
 // Keys of an Application's credentials Secret (the one it reads and the one it writes).
 const (
 	credentialUserKey = "user_key"

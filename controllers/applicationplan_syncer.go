@@ -17,7 +17,6 @@ import (
 	"github.com/apimsync/apimsync/controllers/kit/children"
 )
 
-
 // planSnapshot is the remote state of one application plan with its limits and pricing rules.
 type planSnapshot struct {
 	Plan         tsclient.ApplicationPlan

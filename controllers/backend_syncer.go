@@ -14,7 +14,6 @@ import (
 	"github.com/apimsync/apimsync/controllers/kit/children"
 )
 
-
 // backendSnapshot is the remote state of one backend API with its children.
 type backendSnapshot struct {
 	Backend  tsclient.Backend

@@ -15,7 +15,6 @@ import (
 	"github.com/apimsync/apimsync/controllers/kit"
 )
 
-
 // Account and user states of porta that apimsync brings accounts and users to.
 const (
 	accountApproved = "approved"

@@ -16,7 +16,6 @@ import (
 	"github.com/apimsync/apimsync/controllers/kit/children"
 )
 
-
 // productSnapshot is the remote state of one product (service) and everything apimsync manages in it.
 type productSnapshot struct {
 	Product  tsclient.Product

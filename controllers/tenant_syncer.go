@@ -42,7 +42,6 @@ const (
 // an empty tenant; without such a Secret it says what to do. A signup whose answer was lost leaves a
 // tenant whose token nobody can read: it is reported, never deleted on a guess.
 
-
 // TenantSyncer syncs Tenants to the master API.
 type TenantSyncer struct {
 	// Reader reads Kubernetes objects (the manager's cache; Secrets' data on demand).

@@ -23,7 +23,6 @@ const (
 	customPolicyIdentifierSpacing = "-"
 )
 
-
 // policyVersionPattern is the version pattern of APIcast's policy manifest (apicast-policy-v1.1.schema.json),
 // which porta applies unanchored, as a Ruby regular expression: multi-line.
 var policyVersionPattern = regexp.MustCompile(`(?m)^((\d+\.)?(\d+\.)?(\*|\d+))|builtin$`)
