@@ -19,6 +19,7 @@ import (
 	"github.com/apimsync/apimsync/cache"
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/engine"
+	"github.com/apimsync/apimsync/controllers/kinds/backend"
 	"github.com/apimsync/apimsync/controllers/kit/children"
 	"github.com/apimsync/apimsync/test/simulator"
 	"github.com/apimsync/apimsync/test/testenv"
@@ -302,7 +303,7 @@ func TestPlanDriftCheckTrustsItsDependenciesSnapshots(t *testing.T) {
 	snapshots := cache.NewSnapshots(16)
 	snapshots.Put(tenant, "Product", 7, &productSnapshot{Children: &children.Snapshot{
 		Metrics: map[string]tsclient.Metric{"hits": {ID: 70}}, Methods: map[string]tsclient.Metric{"list": {ID: 71}}}})
-	snapshots.Put(tenant, "Backend", 9, &backendSnapshot{Children: &children.Snapshot{
+	snapshots.Put(tenant, "Backend", 9, &backend.Snapshot{Children: &children.Snapshot{
 		Metrics: map[string]tsclient.Metric{"hits": {ID: 90}}}})
 	s := &ApplicationPlanSyncer{Peers: snapshots}
 	want := planDesired{ProductID: 7, Backends: map[string]int64{"pets": 9}}

@@ -12,6 +12,7 @@ import (
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	"github.com/apimsync/apimsync/cache"
 	"github.com/apimsync/apimsync/controllers/engine"
+	"github.com/apimsync/apimsync/controllers/kinds/backend"
 	"github.com/apimsync/apimsync/controllers/kinds/custompolicy"
 	"github.com/apimsync/apimsync/controllers/kit"
 	"github.com/apimsync/apimsync/controllers/kit/children"
@@ -150,11 +151,11 @@ var kinds = []kindRow{
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.CustomPolicyDefinition, custompolicy.Desired, *custompolicy.Snapshot] {
 			return &custompolicy.Syncer{Reader: d.Reader, Accounts: d.Accounts, Claims: d.claims()}
 		}},
-	kindOf[*v1alpha1.Backend, children.Spec, *backendSnapshot]{name: "Backend", secretRefs: secretsOfBackend,
+	kindOf[*v1alpha1.Backend, children.Spec, *backend.Snapshot]{name: "Backend", secretRefs: backend.SecretRefs,
 		newObj:  func() *v1alpha1.Backend { return &v1alpha1.Backend{} },
 		newList: func() client.ObjectList { return &v1alpha1.BackendList{} },
-		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.Backend, children.Spec, *backendSnapshot] {
-			return &BackendSyncer{Reader: d.Reader, Accounts: d.Accounts, Claims: d.claims(), Lists: d.Lists}
+		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.Backend, children.Spec, *backend.Snapshot] {
+			return &backend.Syncer{Reader: d.Reader, Accounts: d.Accounts, Claims: d.claims(), Lists: d.Lists}
 		}},
 	kindOf[*v1alpha1.Product, productDesired, *productSnapshot]{name: "Product", secretRefs: secretsOfProduct,
 		newObj:  func() *v1alpha1.Product { return &v1alpha1.Product{} },

@@ -171,7 +171,7 @@ func proxyAttributes(proxy *tsclient.Proxy) map[string]string {
 
 func proxyMatches(remote, want map[string]string) bool {
 	for k, v := range want {
-		if remote[k] != v && !(endpointAttributes[k] && sameEndpoint(remote[k], v)) {
+		if remote[k] != v && !(endpointAttributes[k] && kit.SameEndpoint(remote[k], v)) {
 			return false
 		}
 	}
@@ -186,7 +186,7 @@ func policiesMatch(remote, want []tsclient.Policy) bool {
 	if want == nil {
 		return true
 	}
-	remote = withoutImplicitApicast(remote, want)
+	remote = kit.WithoutImplicitApicast(remote, want)
 	if len(remote) != len(want) {
 		return false
 	}

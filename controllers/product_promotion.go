@@ -6,6 +6,7 @@ import (
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
+	"github.com/apimsync/apimsync/controllers/kit"
 )
 
 // Production promotion, declared in spec.production. 3scale keeps numbered versions of each product's
@@ -17,40 +18,10 @@ import (
 // refuses is recorded and not tried again until staging moves on or the spec changes: a refusal is a
 // note and an Event on a Synced product, never a loop.
 
-// configVersions are the latest configuration versions of a product's two environments (0: none).
-type configVersions struct {
-	Staging, Production int
-}
-
-// readConfigVersions reads the latest configuration version of each environment of product id.
-func readConfigVersions(ctx context.Context, c *tsclient.Client, id int64) (*configVersions, error) {
-	v := &configVersions{}
-	var err error
-	if v.Staging, err = latestConfigVersion(ctx, c, id, tsclient.EnvironmentSandbox); err != nil {
-		return nil, err
-	}
-	if v.Production, err = latestConfigVersion(ctx, c, id, tsclient.EnvironmentProduction); err != nil {
-		return nil, err
-	}
-	return v, nil
-}
-
-// latestConfigVersion is the latest configuration version of an environment: 0 when it has none (404).
-func latestConfigVersion(ctx context.Context, c *tsclient.Client, id int64, env string) (int, error) {
-	cfg, err := c.LatestProxyConfig(ctx, id, env)
-	switch {
-	case tsclient.IsNotFound(err):
-		return 0, nil
-	case err != nil:
-		return 0, fmt.Errorf("cannot read the latest %s configuration of product %d: %w", env, id, err)
-	}
-	return cfg.Version, nil
-}
-
 // promotionTarget is the staging version apimsync is to promote now, 0 for none: nothing with Manual, when
 // production runs the target already, when staging has no such version yet, or when 3scale refused that
 // very promotion for this generation of the spec.
-func promotionTarget(p *v1alpha1.Product, v *configVersions) int {
+func promotionTarget(p *v1alpha1.Product, v *kit.ConfigVersions) int {
 	spec := p.Spec.Production
 	if spec == nil || v == nil {
 		return 0
@@ -75,7 +46,7 @@ func promotionTarget(p *v1alpha1.Product, v *configVersions) int {
 
 // recordProduction records in status what the versions tell (status.production, kept only with
 // spec.production).
-func recordProduction(p *v1alpha1.Product, v *configVersions) {
+func recordProduction(p *v1alpha1.Product, v *kit.ConfigVersions) {
 	if p.Spec.Production == nil || v == nil {
 		p.Status.Production = nil
 		return
@@ -159,9 +130,9 @@ func (s *ProductSyncer) syncProduction(ctx context.Context, c *tsclient.Client, 
 	var err error
 	switch {
 	case snap.Configs == nil:
-		snap.Configs, err = readConfigVersions(ctx, c, snap.Product.ID)
+		snap.Configs, err = kit.ReadConfigVersions(ctx, c, snap.Product.ID)
 	case deployed:
-		snap.Configs.Staging, err = latestConfigVersion(ctx, c, snap.Product.ID, tsclient.EnvironmentSandbox)
+		snap.Configs.Staging, err = kit.LatestConfigVersion(ctx, c, snap.Product.ID, tsclient.EnvironmentSandbox)
 	}
 	if err != nil {
 		return err

@@ -29,7 +29,7 @@ type productSnapshot struct {
 	Retiring []tsclient.Application
 	// Configs are the latest configuration versions of staging and production, read only for a Product
 	// with spec.production (nil otherwise).
-	Configs *configVersions
+	Configs *kit.ConfigVersions
 	// Features are the product's features, read only for a Product that manages them (nil otherwise).
 	Features []tsclient.Feature
 }
@@ -286,7 +286,7 @@ func (s *ProductSyncer) readAll(ctx context.Context, sess *engine.Session, d pro
 		return nil, err
 	}
 	if d.Promotes {
-		if snap.Configs, err = readConfigVersions(ctx, c, id); err != nil {
+		if snap.Configs, err = kit.ReadConfigVersions(ctx, c, id); err != nil {
 			return nil, err
 		}
 	}
@@ -350,7 +350,7 @@ func (s *ProductSyncer) Create(ctx context.Context, p *v1alpha1.Product, sess *e
 	read := func(ctx context.Context, sess *engine.Session, r tsclient.Product) (*productSnapshot, error) {
 		snap, err := s.readNew(ctx, sess, r)
 		if err == nil && d.Promotes {
-			snap.Configs = &configVersions{} // a new service has no configuration yet
+			snap.Configs = &kit.ConfigVersions{} // a new service has no configuration yet
 		}
 		return snap, err
 	}

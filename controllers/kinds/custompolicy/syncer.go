@@ -27,7 +27,7 @@ const (
 // which porta applies unanchored, as a Ruby regular expression: multi-line.
 var policyVersionPattern = regexp.MustCompile(`(?m)^((\d+\.)?(\d+\.)?(\*|\d+))|builtin$`)
 
-// CustomPolicyDefinitionSyncer syncs CustomPolicyDefinitions to the tenant's APIcast policy registry.
+// Syncer syncs CustomPolicyDefinitions to the tenant's APIcast policy registry.
 type Syncer struct {
 	Reader   client.Reader
 	Accounts *kit.ProviderAccounts
@@ -39,12 +39,12 @@ var (
 	_ engine.Validator[*v1alpha1.CustomPolicyDefinition]                       = &Syncer{}
 )
 
-// customPolicyDesired is the manifest to store, as compact JSON.
+// Desired is the manifest to store, as compact JSON.
 type Desired struct {
 	Schema json.RawMessage
 }
 
-// customPolicySnapshot is the remote state of one custom policy.
+// Snapshot is the remote state of one custom policy.
 type Snapshot struct{ tsclient.CustomPolicy }
 
 // RemoteID implements engine.Snapshot.
@@ -268,7 +268,7 @@ func (s *Syncer) Delete(ctx context.Context, c *v1alpha1.CustomPolicyDefinition,
 }
 
 // customPolicyOfProduct is a custom policy of a Product's chain.
-// policyKeyOf is the policy a CustomPolicyDefinition defines (v1alpha1.PolicyKey), "" for other objects.
+// PolicyKey is the policy a CustomPolicyDefinition defines (v1alpha1.PolicyKey), "" for other objects.
 func PolicyKey(o client.Object) string {
 	if c, ok := o.(*v1alpha1.CustomPolicyDefinition); ok {
 		return v1alpha1.PolicyKey(c.Spec.Name, c.Spec.Version)
@@ -276,7 +276,7 @@ func PolicyKey(o client.Object) string {
 	return ""
 }
 
-// secretsOfCustomPolicy lists the Secrets a CustomPolicyDefinition reads: its provider account.
+// SecretRefs lists the Secrets a CustomPolicyDefinition reads: its provider account.
 func SecretRefs(c *v1alpha1.CustomPolicyDefinition) []string {
 	return []string{c.Spec.ProviderAccountSecretName()}
 }

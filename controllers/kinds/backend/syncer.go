@@ -1,4 +1,4 @@
-package controllers
+package backend
 
 import (
 	"context"
@@ -14,27 +14,27 @@ import (
 	"github.com/apimsync/apimsync/controllers/kit/children"
 )
 
-// backendSnapshot is the remote state of one backend API with its children.
-type backendSnapshot struct {
+// Snapshot is the remote state of one backend API with its children.
+type Snapshot struct {
 	Backend  tsclient.Backend
 	Children *children.Snapshot
 }
 
 // RemoteID implements engine.Snapshot.
-func (s *backendSnapshot) RemoteID() int64 { return s.Backend.ID }
+func (s *Snapshot) RemoteID() int64 { return s.Backend.ID }
 
 // ChildrenSnapshot implements children.Holder: a plan reads its metrics' ids.
-func (s *backendSnapshot) ChildrenSnapshot() *children.Snapshot { return s.Children }
+func (s *Snapshot) ChildrenSnapshot() *children.Snapshot { return s.Children }
 
 // Clone implements engine.Snapshot.
-func (s *backendSnapshot) Clone() *backendSnapshot {
+func (s *Snapshot) Clone() *Snapshot {
 	c := *s
 	c.Children = s.Children.Clone()
 	return &c
 }
 
-// BackendSyncer syncs Backends to 3scale backend APIs with their metrics, methods and mapping rules.
-type BackendSyncer struct {
+// Syncer syncs Backends to 3scale backend APIs with their metrics, methods and mapping rules.
+type Syncer struct {
 	// Reader reads Kubernetes objects (the manager's cache).
 	Reader client.Reader
 	// Accounts resolves provider-account Secrets.
@@ -45,7 +45,7 @@ type BackendSyncer struct {
 	Lists *kit.BurstLists
 }
 
-var _ engine.TypedSyncer[*v1alpha1.Backend, children.Spec, *backendSnapshot] = &BackendSyncer{}
+var _ engine.TypedSyncer[*v1alpha1.Backend, children.Spec, *Snapshot] = &Syncer{}
 
 func backendChildren(b *v1alpha1.Backend) children.Spec {
 	return children.Spec{Metrics: b.Spec.Metrics, Methods: b.Spec.Methods, Rules: b.Spec.MappingRules}
@@ -53,24 +53,24 @@ func backendChildren(b *v1alpha1.Backend) children.Spec {
 
 // Connect implements engine.TypedSyncer: the provider account of the spec, or the one last synced with
 // while the Backend is being deleted.
-func (s *BackendSyncer) Connect(ctx context.Context, b *v1alpha1.Backend) (*engine.Session, error) {
+func (s *Syncer) Connect(ctx context.Context, b *v1alpha1.Backend) (*engine.Session, error) {
 	return s.Accounts.Connect(ctx, b.Namespace, kit.SecretForSession(b, b.Spec.ProviderAccountSecretName()))
 }
 
 // Validate implements engine.Validator: every mapping rule names a metric or method of the backend.
-func (s *BackendSyncer) Validate(b *v1alpha1.Backend) error {
+func (s *Syncer) Validate(b *v1alpha1.Backend) error {
 	return children.Invalid(backendChildren(b))
 }
 
 // SystemName is the system name of the object's remote object, from its spec alone: its spec.systemName, or
 // one derived from its name.
-func (s *BackendSyncer) SystemName(b *v1alpha1.Backend) string {
+func (s *Syncer) SystemName(b *v1alpha1.Backend) string {
 	return kit.SystemNameOf(b.Spec.SystemName, b.Name)
 }
 
 // Resolve implements engine.TypedSyncer: sole ownership and the hash of the desired state (the
 // backend's children).
-func (s *BackendSyncer) Resolve(ctx context.Context, b *v1alpha1.Backend, sess *engine.Session) (engine.Resolved[children.Spec], error) {
+func (s *Syncer) Resolve(ctx context.Context, b *v1alpha1.Backend, sess *engine.Session) (engine.Resolved[children.Spec], error) {
 	r := engine.Resolved[children.Spec]{Desired: backendChildren(b)}
 	if err := kit.CheckSoleOwner(ctx, s.Reader, s.Claims, b, &v1alpha1.BackendList{}, kit.OwnerKey(sess.Tenant, "", sess.SystemName)); err != nil {
 		return r, err
@@ -81,7 +81,7 @@ func (s *BackendSyncer) Resolve(ctx context.Context, b *v1alpha1.Backend, sess *
 
 // Read implements engine.TypedSyncer: the backend (by id, or by system name to adopt one created by a
 // lost request) with its children.
-func (s *BackendSyncer) Read(ctx context.Context, b *v1alpha1.Backend, sess *engine.Session, _ children.Spec) (*backendSnapshot, bool, error) {
+func (s *Syncer) Read(ctx context.Context, b *v1alpha1.Backend, sess *engine.Session, _ children.Spec) (*Snapshot, bool, error) {
 	remote, err := kit.Locate(b, sess, s.finder(ctx, sess))
 	if err != nil || remote == nil {
 		return nil, false, err
@@ -90,17 +90,17 @@ func (s *BackendSyncer) Read(ctx context.Context, b *v1alpha1.Backend, sess *eng
 	if err != nil {
 		return nil, false, err
 	}
-	return &backendSnapshot{Backend: *remote, Children: kids}, true, nil
+	return &Snapshot{Backend: *remote, Children: kids}, true, nil
 }
 
 // Compare implements engine.TypedSyncer; it records the ids of the backend's metrics in status.
-func (s *BackendSyncer) Compare(_ context.Context, b *v1alpha1.Backend, _ *engine.Session, want children.Spec, snap *backendSnapshot) (bool, error) {
+func (s *Syncer) Compare(_ context.Context, b *v1alpha1.Backend, _ *engine.Session, want children.Spec, snap *Snapshot) (bool, error) {
 	children.RecordMetrics(&b.Status.CommonStatus, snap.Children)
 	return backendAttrsMatch(snap.Backend, b) && children.UpToDate(snap.Children, want), nil
 }
 
 // finder reads backends of the session's tenant.
-func (s *BackendSyncer) finder(ctx context.Context, sess *engine.Session) kit.RemoteFinder[tsclient.Backend] {
+func (s *Syncer) finder(ctx context.Context, sess *engine.Session) kit.RemoteFinder[tsclient.Backend] {
 	return kit.TenantFinder("backend", sess, s.Lists,
 		func(id int64) (*tsclient.Backend, error) { return sess.Remote.GetBackend(ctx, id) },
 		func() ([]tsclient.Backend, error) { return sess.Remote.ListBackends(ctx) },
@@ -112,18 +112,18 @@ func backendParams(b *v1alpha1.Backend, systemName string) tsclient.BackendParam
 }
 
 func backendAttrsMatch(r tsclient.Backend, b *v1alpha1.Backend) bool {
-	return r.Name == b.Spec.Name && r.Description == b.Spec.Description && sameEndpoint(r.PrivateEndpoint, b.Spec.PrivateBaseURL)
+	return r.Name == b.Spec.Name && r.Description == b.Spec.Description && kit.SameEndpoint(r.PrivateEndpoint, b.Spec.PrivateBaseURL)
 }
 
 // Create implements engine.TypedSyncer: creates the backend API (adopting it when a lost response
 // already created it) and reads its children.
-func (s *BackendSyncer) Create(ctx context.Context, b *v1alpha1.Backend, sess *engine.Session, _ children.Spec) (engine.Created[*backendSnapshot], error) {
+func (s *Syncer) Create(ctx context.Context, b *v1alpha1.Backend, sess *engine.Session, _ children.Spec) (engine.Created[*Snapshot], error) {
 	created, fresh, err := kit.CreateOrAdopt(sess.SystemName,
 		func() (*tsclient.Backend, error) {
 			return sess.Remote.CreateBackend(ctx, backendParams(b, sess.SystemName))
 		}, b, sess, s.finder(ctx, sess))
 	if err != nil {
-		return kit.Made[*backendSnapshot](nil, fresh, err)
+		return kit.Made[*Snapshot](nil, fresh, err)
 	}
 	b.Status.BackendID = created.ID
 	read := children.Read
@@ -133,15 +133,15 @@ func (s *BackendSyncer) Create(ctx context.Context, b *v1alpha1.Backend, sess *e
 	}
 	kids, err := read(ctx, sess.Remote, tsclient.BackendScope(created.ID))
 	if err != nil {
-		return kit.Made[*backendSnapshot](nil, fresh, err)
+		return kit.Made[*Snapshot](nil, fresh, err)
 	}
-	return kit.Made(&backendSnapshot{Backend: *created, Children: kids}, fresh, nil)
+	return kit.Made(&Snapshot{Backend: *created, Children: kids}, fresh, nil)
 }
 
 // Update implements engine.TypedSyncer: writes the attributes and children that differ.
-func (s *BackendSyncer) Update(ctx context.Context, b *v1alpha1.Backend, sess *engine.Session, want children.Spec, snap *backendSnapshot) (*backendSnapshot, error) {
+func (s *Syncer) Update(ctx context.Context, b *v1alpha1.Backend, sess *engine.Session, want children.Spec, snap *Snapshot) (*Snapshot, error) {
 	id := snap.Backend.ID
-	if !sameEndpoint(snap.Backend.PrivateEndpoint, b.Spec.PrivateBaseURL) || !children.UpToDate(snap.Children, want) {
+	if !kit.SameEndpoint(snap.Backend.PrivateEndpoint, b.Spec.PrivateBaseURL) || !children.UpToDate(snap.Children, want) {
 		// Recorded before the writes, kept even if the sync fails after them: the products using the
 		// backend deploy once it is Synced again (product_deploy.go).
 		b.Status.GatewayRevision++
@@ -177,7 +177,7 @@ func (s *BackendSyncer) Update(ctx context.Context, b *v1alpha1.Backend, sess *e
 // says promote: Latest, as their own sync would: a Backend removing a metric cannot wait for them, since
 // they wait for it to be Synced. Products with another promotion policy keep production as it is; a
 // metric their production still counts waits (removeChildren).
-func (s *BackendSyncer) deployUsers(ctx context.Context, b *v1alpha1.Backend, sess *engine.Session) error {
+func (s *Syncer) deployUsers(ctx context.Context, b *v1alpha1.Backend, sess *engine.Session) error {
 	var products v1alpha1.ProductList
 	if err := s.Reader.List(ctx, &products, client.InNamespace(b.Namespace), client.MatchingFields{kit.IndexBackendRefs: b.Name}); err != nil {
 		return err
@@ -194,7 +194,7 @@ func (s *BackendSyncer) deployUsers(ctx context.Context, b *v1alpha1.Backend, se
 		if prod := p.Spec.Production; prod == nil || prod.Promote != v1alpha1.PromoteLatest {
 			continue
 		}
-		v, err := readConfigVersions(ctx, c, id)
+		v, err := kit.ReadConfigVersions(ctx, c, id)
 		if err != nil {
 			return err
 		}
@@ -211,7 +211,7 @@ func (s *BackendSyncer) deployUsers(ctx context.Context, b *v1alpha1.Backend, se
 // Delete implements engine.TypedSyncer: deletes the backend this Backend holds (by id, or by system name
 // after its own lost create). 3scale refuses to delete a backend a product still uses: the Backend then
 // waits, naming the Products to change.
-func (s *BackendSyncer) Delete(ctx context.Context, b *v1alpha1.Backend, sess *engine.Session) error {
+func (s *Syncer) Delete(ctx context.Context, b *v1alpha1.Backend, sess *engine.Session) error {
 	id := b.Status.BackendID
 	if id == 0 {
 		remote, err := kit.Locate(b, sess, s.finder(ctx, sess))
@@ -237,7 +237,7 @@ func (s *BackendSyncer) Delete(ctx context.Context, b *v1alpha1.Backend, sess *e
 }
 
 // productsUsing names the Products of the namespace whose spec uses the Backend.
-func (s *BackendSyncer) productsUsing(ctx context.Context, b *v1alpha1.Backend) ([]string, error) {
+func (s *Syncer) productsUsing(ctx context.Context, b *v1alpha1.Backend) ([]string, error) {
 	var products v1alpha1.ProductList
 	if err := s.Reader.List(ctx, &products, client.InNamespace(b.Namespace), client.MatchingFields{kit.IndexBackendRefs: b.Name}); err != nil {
 		return nil, err
@@ -249,7 +249,7 @@ func (s *BackendSyncer) productsUsing(ctx context.Context, b *v1alpha1.Backend) 
 	return names, nil
 }
 
-// secretsOfBackend lists the Secrets a Backend reads: its provider account.
-func secretsOfBackend(b *v1alpha1.Backend) []string {
+// SecretRefs lists the Secrets a Backend reads: its provider account.
+func SecretRefs(b *v1alpha1.Backend) []string {
 	return []string{b.Spec.ProviderAccountSecretName()}
 }

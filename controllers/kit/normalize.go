@@ -1,4 +1,4 @@
-package controllers
+package kit
 
 import (
 	"net/url"
@@ -12,9 +12,9 @@ import (
 // defaultPorts are the ports porta writes out when a URL has none.
 var defaultPorts = map[string]string{"http": "80", "https": "443", "ws": "80", "wss": "443"}
 
-// sameEndpoint compares two URLs as porta stores them: porta adds the scheme's default port to a URL
+// SameEndpoint compares two URLs as porta stores them: porta adds the scheme's default port to a URL
 // without one (https://h becomes https://h:443), so both are brought to that form first.
-func sameEndpoint(remote, want string) bool {
+func SameEndpoint(remote, want string) bool {
 	return withExplicitPort(remote) == withExplicitPort(want)
 }
 
@@ -34,9 +34,9 @@ func withExplicitPort(u string) string {
 // apicastPolicy is the gateway's own policy, which porta appends to every chain that lacks it.
 const apicastPolicy = "apicast"
 
-// withoutImplicitApicast returns the remote chain without the apicast policy porta added, when the
+// WithoutImplicitApicast returns the remote chain without the apicast policy porta added, when the
 // wanted chain does not name it.
-func withoutImplicitApicast(remote, want []tsclient.Policy) []tsclient.Policy {
+func WithoutImplicitApicast(remote, want []tsclient.Policy) []tsclient.Policy {
 	for _, w := range want {
 		if w.Name == apicastPolicy {
 			return remote

@@ -1,4 +1,4 @@
-package controllers
+package kit
 
 import (
 	"testing"
@@ -27,7 +27,7 @@ func TestSameEndpointSeesThroughPortasDefaultPorts(t *testing.T) {
 		{"not a url", "not a url", true},
 	}
 	for _, c := range cases {
-		if got := sameEndpoint(c.remote, c.want); got != c.same {
+		if got := SameEndpoint(c.remote, c.want); got != c.same {
 			t.Errorf("sameEndpoint(%q, %q) = %v, want %v", c.remote, c.want, got, c.same)
 		}
 	}
@@ -46,7 +46,7 @@ func TestImplicitApicastIsIgnored(t *testing.T) {
 		"another policy missing": {[]tsclient.Policy{apicast}, []tsclient.Policy{cors}, []tsclient.Policy{}},
 	}
 	for name, c := range cases {
-		if diff := cmp.Diff(c.out, withoutImplicitApicast(c.remote, c.want)); diff != "" {
+		if diff := cmp.Diff(c.out, WithoutImplicitApicast(c.remote, c.want)); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", name, diff)
 		}
 	}

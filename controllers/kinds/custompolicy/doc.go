@@ -1,0 +1,2 @@
+// Package custompolicy syncs CustomPolicyDefinitions: custom policies in the APIcast policy registry.
+package custompolicy
