@@ -236,9 +236,6 @@ func copyStatus(from, into client.Object) {
 	_ = runtime.DefaultUnstructuredConverter.FromUnstructured(t, into)
 }
 
-// activeDocBodyField is the form field of an ActiveDoc's document in its writes.
-const activeDocBodyField = "body"
-
 // isApimsyncObject tells an apimsync object from the Secrets and ConfigMaps given with them.
 func isApimsyncObject(obj client.Object) bool {
 	switch obj.(type) {

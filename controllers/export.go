@@ -17,6 +17,7 @@ import (
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
+	"github.com/apimsync/apimsync/controllers/kinds/developeraccount"
 	"github.com/apimsync/apimsync/controllers/kit"
 	"github.com/apimsync/apimsync/controllers/kit/children"
 )
@@ -477,7 +478,9 @@ func (x *exporter) accounts(ctx context.Context, only []string) error {
 		if err != nil {
 			return fmt.Errorf("cannot read the users of %s: %w", what, err)
 		}
-		slices.SortStableFunc(users, func(p, q tsclient.User) int { return boolRank(q.Role == roleAdmin) - boolRank(p.Role == roleAdmin) })
+		slices.SortStableFunc(users, func(p, q tsclient.User) int {
+			return boolRank(q.Role == developeraccount.RoleAdmin) - boolRank(p.Role == developeraccount.RoleAdmin)
+		})
 		name := objectName(a.OrgName)
 		if taken[name] {
 			name = kit.CutString(name, 50) + "-" + strconv.FormatInt(a.ID, 10)
@@ -497,7 +500,7 @@ func (x *exporter) accounts(ctx context.Context, only []string) error {
 				user.PasswordRef = &v1alpha1.LocalSecretKeyRef{Name: passwords.Name, Key: key}
 			}
 			spec.Users = append(spec.Users, user)
-			if u.State != userActive {
+			if u.State != developeraccount.UserActive {
 				x.e.Left = append(x.e.Left, fmt.Sprintf("%s: user %q is %s; applying activates it", what, u.Username, u.State))
 			}
 		}
@@ -505,7 +508,7 @@ func (x *exporter) accounts(ctx context.Context, only []string) error {
 			x.e.Left = append(x.e.Left, fmt.Sprintf("%s has no user: not exported (an account needs one)", what))
 			continue
 		}
-		if a.State != accountApproved {
+		if a.State != developeraccount.AccountApproved {
 			x.e.Left = append(x.e.Left, fmt.Sprintf("%s is %s; applying approves it", what, a.State))
 		}
 		x.e.add("accounts", &v1alpha1.DeveloperAccount{TypeMeta: typeMeta("DeveloperAccount"), ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: spec})

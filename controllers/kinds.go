@@ -12,8 +12,11 @@ import (
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	"github.com/apimsync/apimsync/cache"
 	"github.com/apimsync/apimsync/controllers/engine"
+	"github.com/apimsync/apimsync/controllers/kinds/activedoc"
 	"github.com/apimsync/apimsync/controllers/kinds/backend"
 	"github.com/apimsync/apimsync/controllers/kinds/custompolicy"
+	"github.com/apimsync/apimsync/controllers/kinds/developeraccount"
+	"github.com/apimsync/apimsync/controllers/kinds/tenant"
 	"github.com/apimsync/apimsync/controllers/kit"
 	"github.com/apimsync/apimsync/controllers/kit/children"
 	"github.com/apimsync/apimsync/controllers/openapi"
@@ -177,12 +180,12 @@ var kinds = []kindRow{
 			return []watch{{&v1alpha1.Backend{}, kit.Referencing(reader, &v1alpha1.ApplicationPlanList{}, kit.IndexBackendRefs)}}
 		},
 		ownIndexes: []fieldIndex{{&v1alpha1.ApplicationPlan{}, kit.IndexBackendRefs, planBackendRefs}}},
-	kindOf[*v1alpha1.DeveloperAccount, accountDesired, *accountSnapshot]{name: "DeveloperAccount", secretRefs: secretsOfAccount,
+	kindOf[*v1alpha1.DeveloperAccount, developeraccount.Desired, *developeraccount.Snapshot]{name: "DeveloperAccount", secretRefs: developeraccount.SecretRefs,
 		newObj:  func() *v1alpha1.DeveloperAccount { return &v1alpha1.DeveloperAccount{} },
 		newList: func() client.ObjectList { return &v1alpha1.DeveloperAccountList{} },
-		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.DeveloperAccount, accountDesired, *accountSnapshot] {
-			return &DeveloperAccountSyncer{Reader: d.Reader, Accounts: d.Accounts, Claims: d.claims(),
-				Sent: &SentPasswords{}}
+		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.DeveloperAccount, developeraccount.Desired, *developeraccount.Snapshot] {
+			return &developeraccount.Syncer{Reader: d.Reader, Accounts: d.Accounts, Claims: d.claims(),
+				Sent: &developeraccount.SentPasswords{}}
 		}},
 	kindOf[*v1alpha1.Application, applicationDesired, *applicationSnapshot]{name: "Application", secretRefs: secretsOfApplication, scope: scopeOfApplication,
 		newObj:  func() *v1alpha1.Application { return &v1alpha1.Application{} },
@@ -199,11 +202,11 @@ var kinds = []kindRow{
 				{&corev1.Secret{}, applicationsOfAccountsReading(reader)},
 			}
 		}},
-	kindOf[*v1alpha1.ActiveDoc, activeDocDesired, *activeDocSnapshot]{name: "ActiveDoc", secretRefs: secretsOfActiveDoc,
+	kindOf[*v1alpha1.ActiveDoc, activedoc.Desired, *activedoc.Snapshot]{name: "ActiveDoc", secretRefs: activedoc.SecretRefs,
 		newObj:  func() *v1alpha1.ActiveDoc { return &v1alpha1.ActiveDoc{} },
 		newList: func() client.ObjectList { return &v1alpha1.ActiveDocList{} },
-		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.ActiveDoc, activeDocDesired, *activeDocSnapshot] {
-			return &ActiveDocSyncer{Reader: d.Reader, Fates: fatesOf(d.Reader), Accounts: d.Accounts, Claims: d.claims()}
+		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.ActiveDoc, activedoc.Desired, *activedoc.Snapshot] {
+			return &activedoc.Syncer{Reader: d.Reader, Fates: fatesOf(d.Reader), Accounts: d.Accounts, Claims: d.claims()}
 		},
 		watches: func(reader client.Reader) []watch {
 			return []watch{{&corev1.ConfigMap{}, kit.Referencing(reader, &v1alpha1.ActiveDocList{}, kit.IndexConfigMapRefs)}}
@@ -213,15 +216,15 @@ var kinds = []kindRow{
 		}}},
 		secretFields: func(o *v1alpha1.ActiveDoc) []string {
 			if ref := o.Spec.DocumentRef; ref != nil && ref.SecretKeyRef != nil {
-				return []string{activeDocBodyField}
+				return []string{activedoc.BodyField}
 			}
 			return nil
 		}},
-	kindOf[*v1alpha1.Tenant, tenantDesired, *tenantSnapshot]{name: "Tenant", secretRefs: secretsOfTenant, scope: scopeOfTenant, notPlanned: true,
+	kindOf[*v1alpha1.Tenant, tenant.Desired, *tenant.Snapshot]{name: "Tenant", secretRefs: tenant.SecretRefs, scope: tenant.Scope, notPlanned: true,
 		newObj:  func() *v1alpha1.Tenant { return &v1alpha1.Tenant{} },
 		newList: func() client.ObjectList { return &v1alpha1.TenantList{} },
-		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.Tenant, tenantDesired, *tenantSnapshot] {
-			return &TenantSyncer{Reader: d.Reader, Writer: d.Writer, SecretReader: d.APIReader,
+		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.Tenant, tenant.Desired, *tenant.Snapshot] {
+			return &tenant.Syncer{Reader: d.Reader, Writer: d.Writer, SecretReader: d.APIReader,
 				Accounts: d.Accounts, Claims: d.claims(), Recorder: d.recorder("apimsync-tenant")}
 		}},
 }

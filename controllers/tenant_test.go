@@ -12,6 +12,7 @@ import (
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
+	tenantkind "github.com/apimsync/apimsync/controllers/kinds/tenant"
 	"github.com/apimsync/apimsync/controllers/kit"
 	"github.com/apimsync/apimsync/test/simulator"
 )
@@ -38,7 +39,7 @@ func consent(t *testing.T, team string, tenants ...*v1alpha1.Tenant) {
 	}
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: team}}
 	update(t, ns, func() {
-		ns.SetAnnotations(map[string]string{tenantSecretWritersAnnotation: strings.Join(allowed, ", ")})
+		ns.SetAnnotations(map[string]string{tenantkind.SecretWritersAnnotation: strings.Join(allowed, ", ")})
 	})
 }
 
@@ -70,7 +71,7 @@ func TestTenantConnectsATeamNamespace(t *testing.T) {
 	if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: team, Name: v1alpha1.DefaultProviderAccountSecret}, &secret); err != nil {
 		t.Fatal(err)
 	}
-	if string(secret.Data["adminURL"]) != tenant.Status.AdminURL || len(secret.Data["token"]) == 0 || secret.Annotations[tenantUIDAnnotation] != string(tenant.UID) {
+	if string(secret.Data["adminURL"]) != tenant.Status.AdminURL || len(secret.Data["token"]) == 0 || secret.Annotations[tenantkind.UIDAnnotation] != string(tenant.UID) {
 		t.Errorf("the team's Secret: adminURL %q, %d bytes of token, annotations %v", secret.Data["adminURL"], len(secret.Data["token"]), secret.Annotations)
 	}
 	users, err := masterClient(t).ListTenantUsers(context.Background(), tenant.Status.TenantID)
@@ -166,7 +167,7 @@ func TestTenantWritesSecretsOnlyWhereAllowed(t *testing.T) {
 			create(t, master, password)
 		}
 		waitReason(t, planter, v1alpha1.ConditionOrphan, v1alpha1.ReasonNamespaceNotConsented)
-		if _, _, msg := syncState(t, planter); !strings.Contains(msg, "kubectl annotate namespace "+target+" "+tenantSecretWritersAnnotation+"="+ns+"/"+planter.Name) {
+		if _, _, msg := syncState(t, planter); !strings.Contains(msg, "kubectl annotate namespace "+target+" "+tenantkind.SecretWritersAnnotation+"="+ns+"/"+planter.Name) {
 			t.Errorf("the message %q does not say how to consent", msg)
 		}
 		if n := len(sim.Writes(simulator.MasterTenant)); n != before {
@@ -198,23 +199,23 @@ func TestTenantWritesSecretsOnlyWhereAllowed(t *testing.T) {
 func TestTenantSecretAllowsHTTPOnlyByTheMastersOptIn(t *testing.T) {
 	tenant, _, _ := tenantObjects("platform", "acme", "team", masterToken)
 	cases := map[string]struct {
-		want     tenantDesired
+		want     tenantkind.Desired
 		adminURL string
 		allowed  bool
 	}{
-		"master opted in, http":      {tenantDesired{AllowInsecureHTTP: true}, "http://acme-admin.example.com", true},
-		"master did not, http":       {tenantDesired{}, "http://acme-admin.example.com", false},
-		"master opted in, but https": {tenantDesired{AllowInsecureHTTP: true}, "https://acme-admin.example.com", false},
+		"master opted in, http":      {tenantkind.Desired{AllowInsecureHTTP: true}, "http://acme-admin.example.com", true},
+		"master did not, http":       {tenantkind.Desired{}, "http://acme-admin.example.com", false},
+		"master opted in, but https": {tenantkind.Desired{AllowInsecureHTTP: true}, "https://acme-admin.example.com", false},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			c := fake.NewClientBuilder().Build()
-			s := &TenantSyncer{Writer: c}
-			if err := s.writeSecret(context.Background(), tenant, tc.want, tc.adminURL, "tok"); err != nil {
+			s := &tenantkind.Syncer{Writer: c}
+			if err := s.WriteSecret(context.Background(), tenant, tc.want, tc.adminURL, "tok"); err != nil {
 				t.Fatal(err)
 			}
 			var secret corev1.Secret
-			if err := c.Get(context.Background(), tenantSecretKey(tenant), &secret); err != nil {
+			if err := c.Get(context.Background(), tenantkind.SecretKey(tenant), &secret); err != nil {
 				t.Fatal(err)
 			}
 			if _, got := secret.Data[kit.SecretKeyAllowInsecureHTTP]; got != tc.allowed {
@@ -262,7 +263,7 @@ func TestRestoredTenantAdoptsItsTenant(t *testing.T) {
 	wantEvent(t, tenant, "adopted existing")
 	var secret corev1.Secret
 	key := client.ObjectKey{Namespace: ns, Name: v1alpha1.DefaultProviderAccountSecret}
-	if err := k8s.Get(context.Background(), key, &secret); err != nil || secret.Annotations[tenantUIDAnnotation] != string(tenant.UID) {
+	if err := k8s.Get(context.Background(), key, &secret); err != nil || secret.Annotations[tenantkind.UIDAnnotation] != string(tenant.UID) {
 		t.Errorf("the provider-account Secret is not under the restored Tenant's control: %v %v", err, secret.Annotations)
 	}
 
@@ -274,7 +275,7 @@ func TestRestoredTenantAdoptsItsTenant(t *testing.T) {
 	tenant = restore()
 	waitReason(t, tenant, v1alpha1.ConditionInvalid, v1alpha1.ReasonTenantTokenLost)
 	_, _, msg := syncState(t, tenant)
-	if !strings.Contains(msg, tenantAnnotation+"="+ns+"/"+tenant.Name) || !strings.Contains(msg, "adminURL=") {
+	if !strings.Contains(msg, tenantkind.Annotation+"="+ns+"/"+tenant.Name) || !strings.Contains(msg, "adminURL=") {
 		t.Errorf("the message %q does not say how to hand the token over", msg)
 	}
 	// Meanwhile its tenant was scheduled for deletion; the Secret is written as the message says.
@@ -283,7 +284,7 @@ func TestRestoredTenantAdoptsItsTenant(t *testing.T) {
 	}
 	handed := providerSecret(ns, v1alpha1.DefaultProviderAccountSecret, tenant.Status.AdminURL, string(token))
 	handed.StringData["adminURL"] = adminURLOf(t, id)
-	handed.Annotations = map[string]string{tenantAnnotation: ns + "/" + tenant.Name}
+	handed.Annotations = map[string]string{tenantkind.Annotation: ns + "/" + tenant.Name}
 	create(t, handed)
 	update(t, tenant, func() { tenant.SetAnnotations(map[string]string{v1alpha1.SyncNowAnnotation: "handed"}) })
 	waitState(t, v1alpha1.ConditionSynced, tenant)

@@ -1,4 +1,4 @@
-package controllers
+package developeraccount
 
 import (
 	"context"
@@ -17,14 +17,14 @@ import (
 
 // Account and user states of porta that apimsync brings accounts and users to.
 const (
-	accountApproved = "approved"
-	userActive      = "active"
+	AccountApproved = "approved"
+	UserActive      = "active"
 	userSuspended   = "suspended"
-	roleAdmin       = "admin"
+	RoleAdmin       = "admin"
 )
 
-// accountSnapshot is the remote state of one developer account and its users.
-type accountSnapshot struct {
+// Snapshot is the remote state of one developer account and its users.
+type Snapshot struct {
 	Account tsclient.Account
 	Users   map[string]tsclient.User // by username
 	// ListDenied: porta refused to list the users (the tenant's multiple_users switch is denied).
@@ -32,19 +32,19 @@ type accountSnapshot struct {
 }
 
 // RemoteID implements engine.Snapshot.
-func (s *accountSnapshot) RemoteID() int64 { return s.Account.ID }
+func (s *Snapshot) RemoteID() int64 { return s.Account.ID }
 
 // Clone implements engine.Snapshot.
-func (s *accountSnapshot) Clone() *accountSnapshot {
+func (s *Snapshot) Clone() *Snapshot {
 	c := *s
 	c.Users = maps.Clone(s.Users)
 	return &c
 }
 
-// accountDesired holds the users' passwords read from their Secrets, by username, and the versions of
+// Desired holds the users' passwords read from their Secrets, by username, and the versions of
 // those Secrets (UID/resourceVersion): a version in status tells whether 3scale has the password the
 // Secret held then, and reveals nothing of it to whoever can read the resource.
-type accountDesired struct {
+type Desired struct {
 	Passwords map[string]string
 	Versions  map[string]string
 	// Initial holds the passwords of the users whose passwordPolicy is OnCreate, sent only when apimsync
@@ -57,7 +57,7 @@ type accountDesired struct {
 }
 
 // initialPassword returns the password to create a user with: an OnCreate user's waits for its Secret.
-func (d accountDesired) initialPassword(username string) (string, error) {
+func (d Desired) initialPassword(username string) (string, error) {
 	if err := d.Unavailable[username]; err != nil {
 		return "", err
 	}
@@ -110,8 +110,8 @@ func userKey(sess *engine.Session, accountID int64, username string) string {
 // knownPasswords returns, by username, the versions of the passwords 3scale has as far as status and
 // this process tell: a version recorded in status that is still the Secret's, or a newer version of a
 // Secret whose password for that user is the one this process last set. Users whose passwordPolicy is
-// OnCreate are not among them (see accountDesired.Initial).
-func (s *DeveloperAccountSyncer) knownPasswords(d *v1alpha1.DeveloperAccount, sess *engine.Session, desired accountDesired) map[string]string {
+// OnCreate are not among them (see Desired.Initial).
+func (s *Syncer) knownPasswords(d *v1alpha1.DeveloperAccount, sess *engine.Session, desired Desired) map[string]string {
 	known := map[string]string{}
 	for user, version := range desired.Versions {
 		switch {
@@ -128,14 +128,14 @@ func (s *DeveloperAccountSyncer) knownPasswords(d *v1alpha1.DeveloperAccount, se
 
 // passwordsSet reports whether 3scale has every password the spec's Secrets hold, as far as
 // knownPasswords tells.
-func (s *DeveloperAccountSyncer) passwordsSet(d *v1alpha1.DeveloperAccount, sess *engine.Session, desired accountDesired) bool {
+func (s *Syncer) passwordsSet(d *v1alpha1.DeveloperAccount, sess *engine.Session, desired Desired) bool {
 	return len(s.knownPasswords(d, sess, desired)) == len(desired.Versions)
 }
 
-// DeveloperAccountSyncer syncs DeveloperAccounts to 3scale developer accounts with their users. An
+// Syncer syncs DeveloperAccounts to 3scale developer accounts with their users. An
 // account is identified by its first admin's username: porta's signup creates both, and accounts/find
 // finds the account again after a lost answer.
-type DeveloperAccountSyncer struct {
+type Syncer struct {
 	// Reader reads Kubernetes objects (the manager's cache).
 	Reader client.Reader
 	// Accounts resolves provider-account Secrets.
@@ -146,12 +146,12 @@ type DeveloperAccountSyncer struct {
 	Sent *SentPasswords
 }
 
-var _ engine.TypedSyncer[*v1alpha1.DeveloperAccount, accountDesired, *accountSnapshot] = &DeveloperAccountSyncer{}
+var _ engine.TypedSyncer[*v1alpha1.DeveloperAccount, Desired, *Snapshot] = &Syncer{}
 
 // firstAdmin is the user that signs the account up and identifies it.
 func firstAdmin(d *v1alpha1.DeveloperAccount) v1alpha1.DeveloperUserSpec {
 	for _, u := range d.Spec.Users {
-		if u.Role == roleAdmin {
+		if u.Role == RoleAdmin {
 			return u
 		}
 	}
@@ -159,12 +159,12 @@ func firstAdmin(d *v1alpha1.DeveloperAccount) v1alpha1.DeveloperUserSpec {
 }
 
 // Connect implements engine.TypedSyncer.
-func (s *DeveloperAccountSyncer) Connect(ctx context.Context, d *v1alpha1.DeveloperAccount) (*engine.Session, error) {
+func (s *Syncer) Connect(ctx context.Context, d *v1alpha1.DeveloperAccount) (*engine.Session, error) {
 	return s.Accounts.Connect(ctx, d.Namespace, kit.SecretForSession(d, d.Spec.ProviderAccountSecretName()))
 }
 
 // Validate implements engine.Validator: an account needs a user (its first admin).
-func (s *DeveloperAccountSyncer) Validate(d *v1alpha1.DeveloperAccount) error {
+func (s *Syncer) Validate(d *v1alpha1.DeveloperAccount) error {
 	if len(d.Spec.Users) == 0 {
 		return engine.Invalid(v1alpha1.ReasonInvalidSpec, "an account needs at least one user")
 	}
@@ -173,15 +173,15 @@ func (s *DeveloperAccountSyncer) Validate(d *v1alpha1.DeveloperAccount) error {
 
 // SystemName is the system name of the object's remote object, from its spec alone: the username of its
 // first admin user (3scale identifies an account by it).
-func (s *DeveloperAccountSyncer) SystemName(d *v1alpha1.DeveloperAccount) string {
+func (s *Syncer) SystemName(d *v1alpha1.DeveloperAccount) string {
 	return firstAdmin(d).Username
 }
 
 // Resolve implements engine.TypedSyncer: the users' password Secrets must exist; no other resource may
 // own the account (same tenant, same first admin).
-func (s *DeveloperAccountSyncer) Resolve(ctx context.Context, d *v1alpha1.DeveloperAccount, sess *engine.Session) (engine.Resolved[accountDesired], error) {
-	r := engine.Resolved[accountDesired]{}
-	desired := accountDesired{Passwords: map[string]string{}, Versions: map[string]string{}, Initial: map[string]string{}, Unavailable: map[string]error{}}
+func (s *Syncer) Resolve(ctx context.Context, d *v1alpha1.DeveloperAccount, sess *engine.Session) (engine.Resolved[Desired], error) {
+	r := engine.Resolved[Desired]{}
+	desired := Desired{Passwords: map[string]string{}, Versions: map[string]string{}, Initial: map[string]string{}, Unavailable: map[string]error{}}
 	for _, u := range d.Spec.Users {
 		if u.PasswordRef == nil {
 			continue
@@ -218,7 +218,7 @@ func (s *DeveloperAccountSyncer) Resolve(ctx context.Context, d *v1alpha1.Develo
 
 // Compare implements engine.TypedSyncer: the account, its users and their passwords; what it reads is
 // recorded in status (user ids, the card, the password Secrets' versions when only a Secret changed).
-func (s *DeveloperAccountSyncer) Compare(_ context.Context, d *v1alpha1.DeveloperAccount, sess *engine.Session, desired accountDesired, snap *accountSnapshot) (bool, error) {
+func (s *Syncer) Compare(_ context.Context, d *v1alpha1.DeveloperAccount, sess *engine.Session, desired Desired, snap *Snapshot) (bool, error) {
 	if err := usersAllowed(d, snap); err != nil {
 		return false, err
 	}
@@ -232,7 +232,7 @@ func (s *DeveloperAccountSyncer) Compare(_ context.Context, d *v1alpha1.Develope
 }
 
 // recordUsers records the ids of the account's users in status.
-func recordUsers(d *v1alpha1.DeveloperAccount, snap *accountSnapshot) {
+func recordUsers(d *v1alpha1.DeveloperAccount, snap *Snapshot) {
 	d.Status.UserIDs = map[string]int64{}
 	for name, u := range snap.Users {
 		d.Status.UserIDs[name] = u.ID
@@ -240,7 +240,7 @@ func recordUsers(d *v1alpha1.DeveloperAccount, snap *accountSnapshot) {
 }
 
 // Read implements engine.TypedSyncer: the account (by id, or its first admin's username) and its users.
-func (s *DeveloperAccountSyncer) Read(ctx context.Context, d *v1alpha1.DeveloperAccount, sess *engine.Session, _ accountDesired) (*accountSnapshot, bool, error) {
+func (s *Syncer) Read(ctx context.Context, d *v1alpha1.DeveloperAccount, sess *engine.Session, _ Desired) (*Snapshot, bool, error) {
 	remote, err := kit.Locate(d, sess, s.finder(ctx, sess))
 	if err != nil || remote == nil {
 		return nil, false, err
@@ -253,7 +253,7 @@ func (s *DeveloperAccountSyncer) Read(ctx context.Context, d *v1alpha1.Developer
 // offer several users per account (its multiple_users switch is denied), before any user is created:
 // porta would create them, but would not list them. Refused, the account is looked at again after
 // the invalid-retry period, in case the switch was allowed meanwhile.
-func usersAllowed(d *v1alpha1.DeveloperAccount, snap *accountSnapshot) error {
+func usersAllowed(d *v1alpha1.DeveloperAccount, snap *Snapshot) error {
 	if !snap.ListDenied || len(d.Spec.Users) <= 1 {
 		return nil
 	}
@@ -265,7 +265,7 @@ func usersAllowed(d *v1alpha1.DeveloperAccount, snap *accountSnapshot) error {
 // readUsers reads the account's users into a new snapshot. Porta lists an account's users only for a
 // tenant whose multiple_users switch is allowed (403 otherwise): on such a tenant they are read from
 // the account's XML (usersAllowed then refuses more users than the admin).
-func (s *DeveloperAccountSyncer) readUsers(ctx context.Context, sess *engine.Session, remote tsclient.Account) (*accountSnapshot, error) {
+func (s *Syncer) readUsers(ctx context.Context, sess *engine.Session, remote tsclient.Account) (*Snapshot, error) {
 	users, err := sess.Remote.ListUsers(ctx, remote.ID)
 	denied := tsclient.IsForbidden(err)
 	if denied {
@@ -274,7 +274,7 @@ func (s *DeveloperAccountSyncer) readUsers(ctx context.Context, sess *engine.Ses
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the users of account %d: %w", remote.ID, err)
 	}
-	snap := &accountSnapshot{Account: remote, Users: map[string]tsclient.User{}, ListDenied: denied}
+	snap := &Snapshot{Account: remote, Users: map[string]tsclient.User{}, ListDenied: denied}
 	for _, u := range users {
 		snap.Users[u.Username] = u
 	}
@@ -282,7 +282,7 @@ func (s *DeveloperAccountSyncer) readUsers(ctx context.Context, sess *engine.Ses
 }
 
 // finder reads accounts of the session's tenant; the "list" is porta's find by the first admin's username.
-func (s *DeveloperAccountSyncer) finder(ctx context.Context, sess *engine.Session) kit.RemoteFinder[tsclient.Account] {
+func (s *Syncer) finder(ctx context.Context, sess *engine.Session) kit.RemoteFinder[tsclient.Account] {
 	return kit.RemoteFinder[tsclient.Account]{Kind: "account", UniqueField: "username",
 		Get: func(id int64) (*tsclient.Account, error) { return sess.Remote.GetAccount(ctx, id) },
 		List: func() ([]tsclient.Account, error) {
@@ -305,7 +305,7 @@ func accountAttrsMatch(r tsclient.Account, d *v1alpha1.DeveloperAccount) bool {
 }
 
 func userMatches(r tsclient.User, u v1alpha1.DeveloperUserSpec) bool {
-	return r.Email == u.Email && r.Role == userRole(u) && r.State == userActive
+	return r.Email == u.Email && r.Role == userRole(u) && r.State == UserActive
 }
 
 func userRole(u v1alpha1.DeveloperUserSpec) string {
@@ -315,8 +315,8 @@ func userRole(u v1alpha1.DeveloperUserSpec) string {
 	return string(u.Role)
 }
 
-func accountMatches(snap *accountSnapshot, d *v1alpha1.DeveloperAccount) bool {
-	if !accountAttrsMatch(snap.Account, d) || snap.Account.State != accountApproved || len(snap.Users) != len(d.Spec.Users) {
+func accountMatches(snap *Snapshot, d *v1alpha1.DeveloperAccount) bool {
+	if !accountAttrsMatch(snap.Account, d) || snap.Account.State != AccountApproved || len(snap.Users) != len(d.Spec.Users) {
 		return false
 	}
 	for _, u := range d.Spec.Users {
@@ -329,7 +329,7 @@ func accountMatches(snap *accountSnapshot, d *v1alpha1.DeveloperAccount) bool {
 
 // Create implements engine.TypedSyncer: porta's signup makes the account with its first admin; the other
 // users and settings follow (Update).
-func (s *DeveloperAccountSyncer) Create(ctx context.Context, d *v1alpha1.DeveloperAccount, sess *engine.Session, desired accountDesired) (engine.Created[*accountSnapshot], error) {
+func (s *Syncer) Create(ctx context.Context, d *v1alpha1.DeveloperAccount, sess *engine.Session, desired Desired) (engine.Created[*Snapshot], error) {
 	admin := firstAdmin(d)
 	created, fresh, err := kit.CreateOrAdopt(sess.SystemName, func() (*tsclient.Account, error) {
 		password, err := desired.initialPassword(admin.Username)
@@ -340,7 +340,7 @@ func (s *DeveloperAccountSyncer) Create(ctx context.Context, d *v1alpha1.Develop
 			Password: password})
 	}, d, sess, s.finder(ctx, sess))
 	if err != nil {
-		return kit.Made[*accountSnapshot](nil, fresh, err)
+		return kit.Made[*Snapshot](nil, fresh, err)
 	}
 	d.Status.AccountID = created.ID
 	d.Status.PasswordVersions = nil                      // an adopted account's passwords are unknown: set them all
@@ -354,7 +354,7 @@ func (s *DeveloperAccountSyncer) Create(ctx context.Context, d *v1alpha1.Develop
 
 // Update implements engine.TypedSyncer: the account's attributes and approval, then each user: created,
 // updated, given its role, activated; users no longer in the spec are deleted.
-func (s *DeveloperAccountSyncer) Update(ctx context.Context, d *v1alpha1.DeveloperAccount, sess *engine.Session, desired accountDesired, snap *accountSnapshot) (*accountSnapshot, error) {
+func (s *Syncer) Update(ctx context.Context, d *v1alpha1.DeveloperAccount, sess *engine.Session, desired Desired, snap *Snapshot) (*Snapshot, error) {
 	c, id := sess.Remote, snap.Account.ID
 	if !accountAttrsMatch(snap.Account, d) {
 		updated, err := c.UpdateAccount(ctx, id, tsclient.AccountParams{OrgName: d.Spec.OrgName,
@@ -364,7 +364,7 @@ func (s *DeveloperAccountSyncer) Update(ctx context.Context, d *v1alpha1.Develop
 		}
 		snap.Account = *updated
 	}
-	if snap.Account.State != accountApproved {
+	if snap.Account.State != AccountApproved {
 		approved, err := kit.Deref(c.ApproveAccount(ctx, id))
 		if err != nil {
 			return nil, fmt.Errorf("cannot approve account %q: %w", sess.SystemName, err)
@@ -384,7 +384,7 @@ func (s *DeveloperAccountSyncer) Update(ctx context.Context, d *v1alpha1.Develop
 // normal state (accounts billed offline, free plans): apimsync never stores or asks for a card, which
 // only the developer portal or a payment gateway's tokens can provide; it only makes the consequence
 // visible.
-func (s *DeveloperAccountSyncer) Note(_ *v1alpha1.DeveloperAccount, snap *accountSnapshot) string {
+func (s *Syncer) Note(_ *v1alpha1.DeveloperAccount, snap *Snapshot) string {
 	if a := snap.Account; a.MonthlyBillingEnabled && a.MonthlyChargingEnabled && !a.CreditCardStored {
 		return "monthly billing and charging are on but the account stores no credit card: 3scale cannot charge its invoices until one is added in the developer portal (or set monthlyChargingEnabled: false)"
 	}
@@ -393,7 +393,7 @@ func (s *DeveloperAccountSyncer) Note(_ *v1alpha1.DeveloperAccount, snap *accoun
 
 // syncUsers makes the account's users match the spec. Porta refuses to demote or delete an account's
 // last admin, so users are created, updated, activated and promoted first, demoted next, and deleted last.
-func (s *DeveloperAccountSyncer) syncUsers(ctx context.Context, d *v1alpha1.DeveloperAccount, sess *engine.Session, desired accountDesired, snap *accountSnapshot) error {
+func (s *Syncer) syncUsers(ctx context.Context, d *v1alpha1.DeveloperAccount, sess *engine.Session, desired Desired, snap *Snapshot) error {
 	c, id := sess.Remote, snap.Account.ID
 	passwords := desired.Passwords
 	set := s.knownPasswords(d, sess, desired)          // versions of the passwords 3scale has, by username
@@ -402,7 +402,7 @@ func (s *DeveloperAccountSyncer) syncUsers(ctx context.Context, d *v1alpha1.Deve
 	for _, promote := range []bool{true, false} {
 		for _, u := range d.Spec.Users {
 			want[u.Username] = true
-			if (userRole(u) == roleAdmin) != promote {
+			if (userRole(u) == RoleAdmin) != promote {
 				continue
 			}
 			r, ok := snap.Users[u.Username]
@@ -427,7 +427,7 @@ func (s *DeveloperAccountSyncer) syncUsers(ctx context.Context, d *v1alpha1.Deve
 				s.Sent.Remember(userKey(sess, id, u.Username), passwords[u.Username])
 			}
 			switch {
-			case err != nil || r.State == userActive:
+			case err != nil || r.State == UserActive:
 			case r.State == userSuspended: // suspended behind our back: porta refuses to activate it
 				r, err = kit.Deref(c.UnsuspendUser(ctx, id, r.ID))
 			default:
@@ -455,12 +455,12 @@ func (s *DeveloperAccountSyncer) syncUsers(ctx context.Context, d *v1alpha1.Deve
 }
 
 // Delete implements engine.TypedSyncer: deleting the account deletes its users and applications in 3scale.
-func (s *DeveloperAccountSyncer) Delete(ctx context.Context, d *v1alpha1.DeveloperAccount, sess *engine.Session) error {
+func (s *Syncer) Delete(ctx context.Context, d *v1alpha1.DeveloperAccount, sess *engine.Session) error {
 	return kit.DeleteHeld(d, sess, s.finder(ctx, sess), func(id int64) error { return sess.Remote.DeleteAccount(ctx, id) })
 }
 
-// secretsOfAccount lists the Secrets a DeveloperAccount reads: its provider account, its users' passwords.
-func secretsOfAccount(d *v1alpha1.DeveloperAccount) []string {
+// SecretRefs lists the Secrets a DeveloperAccount reads: its provider account, its users' passwords.
+func SecretRefs(d *v1alpha1.DeveloperAccount) []string {
 	out := []string{d.Spec.ProviderAccountSecretName()}
 	for _, u := range d.Spec.Users {
 		if u.PasswordRef != nil {

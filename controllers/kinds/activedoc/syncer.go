@@ -1,4 +1,4 @@
-package controllers
+package activedoc
 
 import (
 	"bytes"
@@ -23,14 +23,14 @@ import (
 var productOfActiveDoc = kit.Dependency{Kind: "Product", Field: "spec.productRef", NotFound: v1alpha1.ReasonProductNotFound, Deleting: v1alpha1.ReasonProductDeleting,
 	Invalid: v1alpha1.ReasonProductInvalid, NotSynced: v1alpha1.ReasonProductNotSynced, WhileDeleting: kit.WaitingFor}
 
-// activeDocDesired is the document and product Resolve found.
-type activeDocDesired struct {
+// Desired is the document and product Resolve found.
+type Desired struct {
 	Body      string
 	ProductID int64
 }
 
-// ActiveDocSyncer syncs ActiveDocs to 3scale ActiveDocs specs.
-type ActiveDocSyncer struct {
+// Syncer syncs ActiveDocs to 3scale ActiveDocs specs.
+type Syncer struct {
 	// Fates tells what becomes of its owner in 3scale when this object is deleted (the table gives it).
 	Fates kit.Fates
 	// Reader reads Kubernetes objects (the manager's cache).
@@ -41,32 +41,32 @@ type ActiveDocSyncer struct {
 	Claims *kit.Claims
 }
 
-var _ engine.TypedSyncer[*v1alpha1.ActiveDoc, activeDocDesired, *activeDocSnapshot] = &ActiveDocSyncer{}
+var _ engine.TypedSyncer[*v1alpha1.ActiveDoc, Desired, *Snapshot] = &Syncer{}
 
-// activeDocSnapshot is the remote state of one ActiveDocs spec.
-type activeDocSnapshot struct{ tsclient.ActiveDoc }
+// Snapshot is the remote state of one ActiveDocs spec.
+type Snapshot struct{ tsclient.ActiveDoc }
 
 // RemoteID implements engine.Snapshot.
-func (s *activeDocSnapshot) RemoteID() int64 { return s.ID }
+func (s *Snapshot) RemoteID() int64 { return s.ID }
 
 // Clone implements engine.Snapshot.
-func (s *activeDocSnapshot) Clone() *activeDocSnapshot { c := *s; return &c }
+func (s *Snapshot) Clone() *Snapshot { c := *s; return &c }
 
 // Connect implements engine.TypedSyncer.
-func (s *ActiveDocSyncer) Connect(ctx context.Context, d *v1alpha1.ActiveDoc) (*engine.Session, error) {
+func (s *Syncer) Connect(ctx context.Context, d *v1alpha1.ActiveDoc) (*engine.Session, error) {
 	return s.Accounts.Connect(ctx, d.Namespace, kit.SecretForSession(d, d.Spec.ProviderAccountSecretName()))
 }
 
 // SystemName is the system name of the object's remote object, from its spec alone: its spec.systemName, or
 // one derived from its name.
-func (s *ActiveDocSyncer) SystemName(d *v1alpha1.ActiveDoc) string {
+func (s *Syncer) SystemName(d *v1alpha1.ActiveDoc) string {
 	return kit.SystemNameOf(d.Spec.SystemName, d.Name)
 }
 
 // Resolve implements engine.TypedSyncer: the document must be JSON or YAML OpenAPI (or Swagger); a product
 // must be Synced on the ActiveDoc's own tenant.
-func (s *ActiveDocSyncer) Resolve(ctx context.Context, d *v1alpha1.ActiveDoc, sess *engine.Session) (engine.Resolved[activeDocDesired], error) {
-	r := engine.Resolved[activeDocDesired]{}
+func (s *Syncer) Resolve(ctx context.Context, d *v1alpha1.ActiveDoc, sess *engine.Session) (engine.Resolved[Desired], error) {
+	r := engine.Resolved[Desired]{}
 	body, err := s.document(ctx, d)
 	if err != nil {
 		return r, err
@@ -80,7 +80,7 @@ func (s *ActiveDocSyncer) Resolve(ctx context.Context, d *v1alpha1.ActiveDoc, se
 	if err != nil {
 		return r, engine.Invalid(v1alpha1.ReasonInvalidDocument, "the document is not an OpenAPI document: %v", err)
 	}
-	desired := activeDocDesired{Body: body}
+	desired := Desired{Body: body}
 	if ref := d.Spec.ProductRef; ref != "" {
 		var p v1alpha1.Product
 		if err := kit.CheckDependency(ctx, s.Reader, d.Namespace, ref, &p, productOfActiveDoc); err != nil {
@@ -103,7 +103,7 @@ func (s *ActiveDocSyncer) Resolve(ctx context.Context, d *v1alpha1.ActiveDoc, se
 }
 
 // document returns the OpenAPI document from the spec, a ConfigMap or a Secret.
-func (s *ActiveDocSyncer) document(ctx context.Context, d *v1alpha1.ActiveDoc) (string, error) {
+func (s *Syncer) document(ctx context.Context, d *v1alpha1.ActiveDoc) (string, error) {
 	return kit.ReadDocument(ctx, s.Reader, d.Namespace, d.Spec.Document, d.Spec.DocumentRef)
 }
 
@@ -131,27 +131,27 @@ func openAPIAsJSON(body string) (string, error) {
 }
 
 // Read implements engine.TypedSyncer.
-func (s *ActiveDocSyncer) Read(ctx context.Context, d *v1alpha1.ActiveDoc, sess *engine.Session, _ activeDocDesired) (*activeDocSnapshot, bool, error) {
+func (s *Syncer) Read(ctx context.Context, d *v1alpha1.ActiveDoc, sess *engine.Session, _ Desired) (*Snapshot, bool, error) {
 	remote, err := kit.Locate(d, sess, s.finder(ctx, sess))
 	if err != nil || remote == nil {
 		return nil, false, err
 	}
-	return &activeDocSnapshot{*remote}, true, nil
+	return &Snapshot{*remote}, true, nil
 }
 
 // Compare implements engine.TypedSyncer.
-func (s *ActiveDocSyncer) Compare(_ context.Context, d *v1alpha1.ActiveDoc, _ *engine.Session, want activeDocDesired, snap *activeDocSnapshot) (bool, error) {
+func (s *Syncer) Compare(_ context.Context, d *v1alpha1.ActiveDoc, _ *engine.Session, want Desired, snap *Snapshot) (bool, error) {
 	return activeDocMatches(snap.ActiveDoc, d, want), nil
 }
 
-func (s *ActiveDocSyncer) finder(ctx context.Context, sess *engine.Session) kit.RemoteFinder[tsclient.ActiveDoc] {
+func (s *Syncer) finder(ctx context.Context, sess *engine.Session) kit.RemoteFinder[tsclient.ActiveDoc] {
 	return kit.TenantFinder("ActiveDocs spec", sess, nil,
 		func(id int64) (*tsclient.ActiveDoc, error) { return sess.Remote.GetActiveDoc(ctx, id) },
 		func() ([]tsclient.ActiveDoc, error) { return sess.Remote.ListActiveDocs(ctx) },
 		func(r tsclient.ActiveDoc) (int64, string) { return r.ID, r.SystemName })
 }
 
-func activeDocMatches(r tsclient.ActiveDoc, d *v1alpha1.ActiveDoc, want activeDocDesired) bool {
+func activeDocMatches(r tsclient.ActiveDoc, d *v1alpha1.ActiveDoc, want Desired) bool {
 	return r.Name == d.Spec.Name && r.Description == d.Spec.Description && r.Published == d.Spec.Published &&
 		r.SkipSwaggerValidations == d.Spec.SkipSwaggerValidations && sameDocument(r.Body, want.Body) && r.ServiceID == want.ProductID
 }
@@ -262,50 +262,53 @@ func documentMeaning(body string) (any, error) {
 	return top, nil
 }
 
-func activeDocParams(d *v1alpha1.ActiveDoc, want activeDocDesired, systemName string) tsclient.ActiveDocParams {
+func activeDocParams(d *v1alpha1.ActiveDoc, want Desired, systemName string) tsclient.ActiveDocParams {
 	productID := want.ProductID
 	return tsclient.ActiveDocParams{Name: d.Spec.Name, SystemName: systemName, Description: &d.Spec.Description, Published: &d.Spec.Published,
 		SkipSwaggerValidations: &d.Spec.SkipSwaggerValidations, Body: want.Body, ServiceID: &productID}
 }
 
 // Create implements engine.TypedSyncer.
-func (s *ActiveDocSyncer) Create(ctx context.Context, d *v1alpha1.ActiveDoc, sess *engine.Session, want activeDocDesired) (engine.Created[*activeDocSnapshot], error) {
+func (s *Syncer) Create(ctx context.Context, d *v1alpha1.ActiveDoc, sess *engine.Session, want Desired) (engine.Created[*Snapshot], error) {
 	created, fresh, err := kit.CreateOrAdopt(sess.SystemName, func() (*tsclient.ActiveDoc, error) {
 		return sess.Remote.CreateActiveDoc(ctx, activeDocParams(d, want, sess.SystemName))
 	}, d, sess, s.finder(ctx, sess))
 	if err != nil {
-		return kit.Made[*activeDocSnapshot](nil, fresh, err)
+		return kit.Made[*Snapshot](nil, fresh, err)
 	}
 	d.Status.ActiveDocID = created.ID
-	return kit.Made(&activeDocSnapshot{*created}, fresh, nil)
+	return kit.Made(&Snapshot{*created}, fresh, nil)
 }
 
 // Update implements engine.TypedSyncer.
-func (s *ActiveDocSyncer) Update(ctx context.Context, d *v1alpha1.ActiveDoc, sess *engine.Session, want activeDocDesired, snap *activeDocSnapshot) (*activeDocSnapshot, error) {
+func (s *Syncer) Update(ctx context.Context, d *v1alpha1.ActiveDoc, sess *engine.Session, want Desired, snap *Snapshot) (*Snapshot, error) {
 	updated, err := sess.Remote.UpdateActiveDoc(ctx, snap.ID, activeDocParams(d, want, ""))
 	if err != nil {
 		return nil, fmt.Errorf("cannot update ActiveDocs spec %q: %w", sess.SystemName, err)
 	}
-	return &activeDocSnapshot{*updated}, nil
+	return &Snapshot{*updated}, nil
 }
 
 // Owners implements engine.OwnedBy: porta destroys a service's ActiveDocs with the service (the reference
 // graph's Along edge).
-func (s *ActiveDocSyncer) Owners(ctx context.Context, d *v1alpha1.ActiveDoc, sess *engine.Session) []engine.Owner {
+func (s *Syncer) Owners(ctx context.Context, d *v1alpha1.ActiveDoc, sess *engine.Session) []engine.Owner {
 	return []engine.Owner{{Kind: "Product", Name: d.Spec.ProductRef,
 		Fate: s.Fates.Of(ctx, d.Namespace, d.Spec.ProductRef, sess.Tenant, d.Status.ProductID, &v1alpha1.Product{})}}
 }
 
 // Delete implements engine.TypedSyncer.
-func (s *ActiveDocSyncer) Delete(ctx context.Context, d *v1alpha1.ActiveDoc, sess *engine.Session) error {
+func (s *Syncer) Delete(ctx context.Context, d *v1alpha1.ActiveDoc, sess *engine.Session) error {
 	return kit.DeleteHeld(d, sess, s.finder(ctx, sess), func(id int64) error { return sess.Remote.DeleteActiveDoc(ctx, id) })
 }
 
-// secretsOfActiveDoc lists the Secrets an ActiveDoc reads: its provider account, its document's.
-func secretsOfActiveDoc(d *v1alpha1.ActiveDoc) []string {
+// SecretRefs lists the Secrets an ActiveDoc reads: its provider account, its document's.
+func SecretRefs(d *v1alpha1.ActiveDoc) []string {
 	out := []string{d.Spec.ProviderAccountSecretName()}
 	if r := d.Spec.DocumentRef; r != nil && r.SecretKeyRef != nil {
 		out = append(out, r.SecretKeyRef.Name)
 	}
 	return out
 }
+
+// BodyField is the form field of an ActiveDoc's document in its writes.
+const BodyField = "body"

@@ -1,0 +1,2 @@
+// Package activedoc syncs ActiveDocs: OpenAPI documents in 3scale's developer portal, compared by meaning.
+package activedoc

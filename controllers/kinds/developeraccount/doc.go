@@ -1,0 +1,2 @@
+// Package developeraccount syncs DeveloperAccounts: developer accounts with their users and passwords.
+package developeraccount
