@@ -19,6 +19,7 @@ import (
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/engine"
+	appkind "github.com/apimsync/apimsync/controllers/kinds/application"
 	"github.com/apimsync/apimsync/controllers/kit"
 	"github.com/apimsync/apimsync/test/simulator"
 )
@@ -557,7 +558,7 @@ func TestCreateInDoubtFindsItsApplicationByItsCredentials(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	syncer := &ApplicationSyncer{Reader: k8s, Writer: k8s}
+	syncer := &appkind.Syncer{Reader: k8s, Writer: k8s}
 	for name, tc := range map[string]struct {
 		pending    bool
 		userKey    string
@@ -573,7 +574,7 @@ func TestCreateInDoubtFindsItsApplicationByItsCredentials(t *testing.T) {
 			a := application(ns, "app", "ours", "basic")
 			a.UID = types.UID("uid-" + strings.ReplaceAll(strings.ReplaceAll(name, " ", "-"), "'", ""))
 			a.Spec.CredentialsSecretName = "creds-" + string(a.UID)
-			want := applicationDesired{AccountID: ours, PlanID: plan.ID, ProductID: svc.ID, UserKey: tc.userKey}
+			want := appkind.Desired{AccountID: ours, PlanID: plan.ID, ProductID: svc.ID, UserKey: tc.userKey}
 			sess := &engine.Session{Remote: c, Tenant: "t", SystemName: "app", CreatePending: tc.pending}
 			before := sim.Count(ns, simulator.KindApplications)
 			made, err := syncer.Create(ctx, a, sess, want)

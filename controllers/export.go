@@ -536,7 +536,7 @@ func (x *exporter) applications(ctx context.Context, a tsclient.Account, account
 			name += "-" + strconv.FormatInt(app.ID, 10)
 		}
 		x.appNames[name] = true
-		spec := v1alpha1.ApplicationSpec{AccountRef: account, PlanRef: plan, Name: app.Name, Description: app.Description, Suspended: app.State == appSuspended}
+		spec := v1alpha1.ApplicationSpec{AccountRef: account, PlanRef: plan, Name: app.Name, Description: app.Description, Suspended: app.State == kit.AppSuspended}
 		if x.opts.CredentialsToSecrets {
 			keys := []string{"app_id", "app_keys"}
 			if app.UserKey != "" {

@@ -13,6 +13,7 @@ import (
 	"github.com/apimsync/apimsync/cache"
 	"github.com/apimsync/apimsync/controllers/engine"
 	"github.com/apimsync/apimsync/controllers/kinds/activedoc"
+	appkind "github.com/apimsync/apimsync/controllers/kinds/application"
 	"github.com/apimsync/apimsync/controllers/kinds/backend"
 	"github.com/apimsync/apimsync/controllers/kinds/custompolicy"
 	"github.com/apimsync/apimsync/controllers/kinds/developeraccount"
@@ -164,7 +165,7 @@ var kinds = []kindRow{
 		newObj:  func() *v1alpha1.Product { return &v1alpha1.Product{} },
 		newList: func() client.ObjectList { return &v1alpha1.ProductList{} },
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.Product, productDesired, *productSnapshot] {
-			return &ProductSyncer{Reader: d.Reader, Accounts: d.Accounts, Suspended: suspendedIn(d.Snapshots),
+			return &ProductSyncer{Reader: d.Reader, Accounts: d.Accounts, Suspended: appkind.SuspendedIn(d.Snapshots),
 				Claims: d.claims(), Lists: d.Lists,
 				Lifecycle: productLifecycle{Recorder: d.recorder("apimsync-product"), UsagePeriod: d.Opts.UsageReportPeriod}}
 		}},
@@ -187,19 +188,19 @@ var kinds = []kindRow{
 			return &developeraccount.Syncer{Reader: d.Reader, Accounts: d.Accounts, Claims: d.claims(),
 				Sent: &developeraccount.SentPasswords{}}
 		}},
-	kindOf[*v1alpha1.Application, applicationDesired, *applicationSnapshot]{name: "Application", secretRefs: secretsOfApplication, scope: scopeOfApplication,
+	kindOf[*v1alpha1.Application, appkind.Desired, *appkind.Snapshot]{name: "Application", secretRefs: appkind.SecretRefs, scope: appkind.Scope,
 		newObj:  func() *v1alpha1.Application { return &v1alpha1.Application{} },
 		newList: func() client.ObjectList { return &v1alpha1.ApplicationList{} },
-		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.Application, applicationDesired, *applicationSnapshot] {
-			return &ApplicationSyncer{Reader: d.Reader, Fates: fatesOf(d.Reader), Writer: d.Writer, Accounts: d.Accounts,
+		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.Application, appkind.Desired, *appkind.Snapshot] {
+			return &appkind.Syncer{Reader: d.Reader, Fates: fatesOf(d.Reader), Writer: d.Writer, Accounts: d.Accounts,
 				Claims: d.claims()}
 		},
 		watches: func(reader client.Reader) []watch {
 			return []watch{
 				// The plan's Product decides the kind of credentials.
-				{&v1alpha1.Product{}, applicationsOfProduct(reader)},
+				{&v1alpha1.Product{}, appkind.OfProduct(reader)},
 				// The account's provider-account Secret is the application's: a fixed token wakes it at once.
-				{&corev1.Secret{}, applicationsOfAccountsReading(reader)},
+				{&corev1.Secret{}, appkind.OfAccountsReading(reader)},
 			}
 		}},
 	kindOf[*v1alpha1.ActiveDoc, activedoc.Desired, *activedoc.Snapshot]{name: "ActiveDoc", secretRefs: activedoc.SecretRefs,

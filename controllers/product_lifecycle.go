@@ -12,12 +12,7 @@ import (
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
-)
-
-// Application states of porta (app/models/contract/states.rb).
-const (
-	appLive      = "live"
-	appSuspended = "suspended"
+	"github.com/apimsync/apimsync/controllers/kit"
 )
 
 // defaultUsageReportTop is how many accounts a usage report lists unless spec.usageReport.top says.
@@ -95,7 +90,7 @@ func (l *productLifecycle) refreshUsage(ctx context.Context, c *tsclient.Client,
 	if err != nil {
 		return nil, fmt.Errorf("cannot list the applications of product %d for its usage report: %w", p.Status.ProductID, err)
 	}
-	if retirementSweepDue(p) && slices.ContainsFunc(apps, func(a tsclient.Application) bool { return a.State == appLive }) {
+	if retirementSweepDue(p) && slices.ContainsFunc(apps, func(a tsclient.Application) bool { return a.State == kit.AppLive }) {
 		return apps, nil
 	}
 	p.Status.RetirementSweepPending = false // nothing live to suspend: the sweep is done
@@ -116,7 +111,7 @@ func (l *productLifecycle) suspendAll(ctx context.Context, c *tsclient.Client, p
 		if a.ServiceID != p.Status.ProductID {
 			continue // porta's service filter is not trusted blindly: another product's application is never touched
 		}
-		if a.State == appLive {
+		if a.State == kit.AppLive {
 			_, err := c.SuspendApplication(ctx, a.AccountID, a.ID)
 			if err == nil {
 				count++
@@ -128,7 +123,7 @@ func (l *productLifecycle) suspendAll(ctx context.Context, c *tsclient.Client, p
 			case err == nil, tsclient.IsInvalid(err):
 				// porta suspends only a live application (app/models/contract/states.rb:31-33): a
 				// refusal means someone suspended it first.
-				a.State = appSuspended
+				a.State = kit.AppSuspended
 			default:
 				return fmt.Errorf("cannot suspend application %d (account %d) of retired product %d: %w", a.ID, a.AccountID, p.Status.ProductID, err)
 			}
@@ -166,7 +161,7 @@ func usageReport(apps []tsclient.Application, top int, now time.Time) *v1alpha1.
 	u := &v1alpha1.ProductUsage{RefreshedAt: metav1.Time{Time: now}}
 	byAccount := map[int64]*v1alpha1.AccountUsage{}
 	for _, a := range apps {
-		if a.State == appSuspended {
+		if a.State == kit.AppSuspended {
 			u.SuspendedApplications++
 			continue
 		}

@@ -188,15 +188,7 @@ func serviceAttrs(p *v1alpha1.Product) (deploymentOption, backendVersion string)
 	if d := p.Spec.Deployment; d != nil && d.ApicastSelfManaged != nil {
 		deploymentOption = "self_managed"
 	}
-	backendVersion = "1"
-	if a := p.Spec.Authentication; a != nil {
-		switch {
-		case a.AppKeyAppID != nil:
-			backendVersion = "2"
-		case a.OIDC != nil:
-			backendVersion = "oidc"
-		}
-	}
+	backendVersion = p.Spec.BackendVersion()
 	return deploymentOption, backendVersion
 }
 

@@ -20,6 +20,7 @@ import (
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	"github.com/apimsync/apimsync/cache"
 	"github.com/apimsync/apimsync/controllers/engine"
+	appkind "github.com/apimsync/apimsync/controllers/kinds/application"
 	"github.com/apimsync/apimsync/controllers/kit"
 )
 
@@ -174,7 +175,7 @@ func TestApplicationsAreWokenByTheirAccountsProviderAccount(t *testing.T) {
 		WithObjects(acme, other, app("a1", "acme"), app("a2", "acme"), app("b1", "other")).Build()
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: v1alpha1.DefaultProviderAccountSecret}}
 	var got []string
-	for _, r := range applicationsOfAccountsReading(reader)(context.Background(), secret) {
+	for _, r := range appkind.OfAccountsReading(reader)(context.Background(), secret) {
 		got = append(got, r.Name)
 	}
 	slices.Sort(got)

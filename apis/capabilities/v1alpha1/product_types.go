@@ -545,3 +545,17 @@ type FeatureSpec struct {
 	// +optional
 	Scope string `json:"scope,omitempty"`
 }
+
+// BackendVersion is 3scale's backend_version of the product's authentication mode: "1" (user key, the
+// default), "2" (app id and app key) or "oidc". It decides what credentials its applications have.
+func (s *ProductSpec) BackendVersion() string {
+	if a := s.Authentication; a != nil {
+		switch {
+		case a.AppKeyAppID != nil:
+			return "2"
+		case a.OIDC != nil:
+			return "oidc"
+		}
+	}
+	return "1"
+}

@@ -22,13 +22,13 @@ import (
 const (
 	// SecretWritersAnnotation, on a Namespace, lists the Tenants ("namespace/name", comma-separated)
 	// allowed to write their provider-account Secret into it.
-	SecretWritersAnnotation = "apimsync.io/tenant-secret-writers"
-	tenantStateApproved           = "approved"
-	tenantStateScheduled          = "scheduled_for_deletion"
-	UIDAnnotation           = "apimsync.io/tenant-uid"
-	Annotation              = "apimsync.io/tenant"
-	userStateActive               = "active"
-	tenantSecretNameByDefault     = v1alpha1.DefaultProviderAccountSecret
+	SecretWritersAnnotation   = "apimsync.io/tenant-secret-writers"
+	tenantStateApproved       = "approved"
+	tenantStateScheduled      = "scheduled_for_deletion"
+	UIDAnnotation             = "apimsync.io/tenant-uid"
+	Annotation                = "apimsync.io/tenant"
+	userStateActive           = "active"
+	tenantSecretNameByDefault = v1alpha1.DefaultProviderAccountSecret
 )
 
 // A Tenant is a provider account of an on-premises 3scale, made through the master API with a master

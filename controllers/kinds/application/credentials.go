@@ -1,4 +1,4 @@
-package controllers
+package application
 
 // An Application's credentials: the ones its spec brings (credentialsRef), its keys, and the Secret it writes them to.
 
@@ -53,7 +53,7 @@ func appKeysLimit(backendVersion string) int {
 
 // resolveCredentials reads the credentials the spec names, if any. In app id mode the Secret's keys, when
 // it lists any, are all the keys the application is to have (at most the product's limit).
-func (s *ApplicationSyncer) resolveCredentials(ctx context.Context, a *v1alpha1.Application, d *applicationDesired) error {
+func (s *Syncer) resolveCredentials(ctx context.Context, a *v1alpha1.Application, d *Desired) error {
 	ref := a.Spec.CredentialsRef
 	if ref == nil {
 		return nil
@@ -97,7 +97,7 @@ func (s *ApplicationSyncer) resolveCredentials(ctx context.Context, a *v1alpha1.
 
 // keysMatch reports whether the application's keys are those the credentials Secret lists, if it lists
 // any (none listed: the keys are 3scale's, whatever they are).
-func keysMatch(keys []string, d *applicationDesired) bool {
+func keysMatch(keys []string, d *Desired) bool {
 	if len(d.AppKeys) == 0 {
 		return true
 	}
@@ -113,7 +113,7 @@ func keysMatch(keys []string, d *applicationDesired) bool {
 }
 
 // credentials returns what goes into the credentials Secret.
-func credentials(snap *applicationSnapshot) map[string][]byte {
+func credentials(snap *Snapshot) map[string][]byte {
 	if snap.App.UserKey != "" {
 		return map[string][]byte{credentialUserKey: []byte(snap.App.UserKey)}
 	}
@@ -126,7 +126,7 @@ func credentials(snap *applicationSnapshot) map[string][]byte {
 }
 
 // credentialsWritten reports whether the credentials Secret holds the application's credentials.
-func (s *ApplicationSyncer) credentialsWritten(ctx context.Context, a *v1alpha1.Application, snap *applicationSnapshot) bool {
+func (s *Syncer) credentialsWritten(ctx context.Context, a *v1alpha1.Application, snap *Snapshot) bool {
 	var secret corev1.Secret
 	if err := s.Reader.Get(ctx, client.ObjectKey{Namespace: a.Namespace, Name: credentialsSecretName(a)}, &secret); err != nil {
 		return false
@@ -149,7 +149,7 @@ func (s *ApplicationSyncer) credentialsWritten(ctx context.Context, a *v1alpha1.
 // or app_id on the product) is this resource's own when it is on this account with this name and a create
 // of ours is in doubt (the create-pending marker), or is adopted as any existing application is (announced
 // by the engine, refused by adoption: Never). Anything else keeps the refusal (taken): a credential of someone else's.
-func (s *ApplicationSyncer) holderOfCredentials(ctx context.Context, a *v1alpha1.Application, sess *engine.Session, d *applicationDesired, taken error) (*tsclient.Application, error) {
+func (s *Syncer) holderOfCredentials(ctx context.Context, a *v1alpha1.Application, sess *engine.Session, d *Desired, taken error) (*tsclient.Application, error) {
 	holder, err := sess.Remote.FindApplication(ctx, d.ProductID, d.UserKey, d.AppID)
 	switch {
 	case tsclient.IsNotFound(err):
@@ -171,7 +171,7 @@ func (s *ApplicationSyncer) holderOfCredentials(ctx context.Context, a *v1alpha1
 // no room for a new key is a removed one deleted first. porta's admin API deletes any key, the last one
 // too (application_key.rb:49-54, buyer_application_keys_controller.rb:20): a Secret that lists no key
 // keeps 3scale's. Errors never name a key.
-func syncKeys(ctx context.Context, c *tsclient.Client, a *v1alpha1.Application, d *applicationDesired, snap *applicationSnapshot) error {
+func syncKeys(ctx context.Context, c *tsclient.Client, a *v1alpha1.Application, d *Desired, snap *Snapshot) error {
 	if len(d.AppKeys) == 0 {
 		return nil
 	}
@@ -215,7 +215,7 @@ func syncKeys(ctx context.Context, c *tsclient.Client, a *v1alpha1.Application, 
 // deleteCredentials deletes the credentials Secret, only if this Application controls it (it created it):
 // a Secret of that name made by anyone else (the user's own, the provider account's) is never touched. The
 // deletion is bound to the UID read, so a Secret recreated meanwhile by someone else is not deleted either.
-func (s *ApplicationSyncer) deleteCredentials(ctx context.Context, a *v1alpha1.Application) error {
+func (s *Syncer) deleteCredentials(ctx context.Context, a *v1alpha1.Application) error {
 	var secret metav1.PartialObjectMetadata
 	secret.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Secret"))
 	if err := s.Writer.Get(ctx, client.ObjectKey{Namespace: a.Namespace, Name: credentialsSecretName(a)}, &secret); err != nil {
@@ -232,7 +232,7 @@ func (s *ApplicationSyncer) deleteCredentials(ctx context.Context, a *v1alpha1.A
 }
 
 // writeCredentials creates or updates the credentials Secret, owned by the Application.
-func (s *ApplicationSyncer) writeCredentials(ctx context.Context, a *v1alpha1.Application, snap *applicationSnapshot) error {
+func (s *Syncer) writeCredentials(ctx context.Context, a *v1alpha1.Application, snap *Snapshot) error {
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: a.Namespace, Name: credentialsSecretName(a)}}
 	_, err := controllerutil.CreateOrUpdate(ctx, s.Writer, secret, func() error {
 		if secret.ResourceVersion != "" && !metav1.IsControlledBy(secret, a) {

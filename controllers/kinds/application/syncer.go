@@ -1,4 +1,4 @@
-package controllers
+package application
 
 import (
 	"context"
@@ -24,22 +24,22 @@ const (
 	credentialAppKeys = "app_keys"
 )
 
-// applicationSnapshot is the remote state of one application.
-type applicationSnapshot struct {
+// Snapshot is the remote state of one application.
+type Snapshot struct {
 	App  tsclient.Application
 	Keys []string
 }
 
 // RemoteID implements engine.Snapshot.
-func (s *applicationSnapshot) RemoteID() int64 { return s.App.ID }
+func (s *Snapshot) RemoteID() int64 { return s.App.ID }
 
 // Clone implements engine.Snapshot.
-func (s *applicationSnapshot) Clone() *applicationSnapshot {
-	return &applicationSnapshot{App: s.App, Keys: slices.Clone(s.Keys)}
+func (s *Snapshot) Clone() *Snapshot {
+	return &Snapshot{App: s.App, Keys: slices.Clone(s.Keys)}
 }
 
-// applicationDesired is what Resolve learnt from the account, the plan and the credentials Secret.
-type applicationDesired struct {
+// Desired is what Resolve learnt from the account, the plan and the credentials Secret.
+type Desired struct {
 	AccountID, PlanID, ProductID int64
 	// AppIDMode is true for products whose applications are identified by app id and keys (and OIDC).
 	AppIDMode bool
@@ -54,10 +54,10 @@ type applicationDesired struct {
 	Retire bool
 }
 
-// ApplicationSyncer syncs Applications to 3scale applications and writes their credentials to a Secret
+// Syncer syncs Applications to 3scale applications and writes their credentials to a Secret
 // the Application owns. An application is identified by its name within its account: after a lost create
 // answer it is found there again (create-pending marker), never made twice.
-type ApplicationSyncer struct {
+type Syncer struct {
 	// Fates tells what becomes of its owner in 3scale when this object is deleted (the table gives it).
 	Fates kit.Fates
 	// Reader reads Kubernetes objects (the manager's cache).
@@ -70,30 +70,30 @@ type ApplicationSyncer struct {
 	Claims *kit.Claims
 }
 
-var _ engine.TypedSyncer[*v1alpha1.Application, applicationDesired, *applicationSnapshot] = &ApplicationSyncer{}
+var _ engine.TypedSyncer[*v1alpha1.Application, Desired, *Snapshot] = &Syncer{}
 
 // Connect implements engine.TypedSyncer: the provider account of the application's DeveloperAccount; while
 // the application is being deleted, the Secret it was synced with (its account may be gone already).
-func (s *ApplicationSyncer) Connect(ctx context.Context, a *v1alpha1.Application) (*engine.Session, error) {
+func (s *Syncer) Connect(ctx context.Context, a *v1alpha1.Application) (*engine.Session, error) {
 	var acc v1alpha1.DeveloperAccount
 	return kit.ConnectVia(ctx, s.Accounts, s.Reader, a, a.Spec.AccountRef, &acc, acc.Spec.ProviderAccountSecretName, accountOfApplication)
 }
 
 // SystemName is the system name of the object's remote object, from its spec alone: its spec.name (3scale
 // has none: the name identifies it among its account's applications).
-func (s *ApplicationSyncer) SystemName(a *v1alpha1.Application) string { return a.Spec.Name }
+func (s *Syncer) SystemName(a *v1alpha1.Application) string { return a.Spec.Name }
 
 // Resolve implements engine.TypedSyncer: the account and the plan must be Synced on the session's
 // tenant (an Invalid one makes the application Invalid); the plan must be of the product the
 // application is on.
-func (s *ApplicationSyncer) Resolve(ctx context.Context, a *v1alpha1.Application, sess *engine.Session) (engine.Resolved[applicationDesired], error) {
-	r := engine.Resolved[applicationDesired]{}
+func (s *Syncer) Resolve(ctx context.Context, a *v1alpha1.Application, sess *engine.Session) (engine.Resolved[Desired], error) {
+	r := engine.Resolved[Desired]{}
 	err := s.resolve(ctx, a, sess, &r)
 	return r, err
 }
 
 // resolve is Resolve's work: it fills in r's desired state and hash.
-func (s *ApplicationSyncer) resolve(ctx context.Context, a *v1alpha1.Application, sess *engine.Session, r *engine.Resolved[applicationDesired]) error {
+func (s *Syncer) resolve(ctx context.Context, a *v1alpha1.Application, sess *engine.Session, r *engine.Resolved[Desired]) error {
 	var acc v1alpha1.DeveloperAccount
 	if err := kit.CheckDependency(ctx, s.Reader, a.Namespace, a.Spec.AccountRef, &acc, accountOfApplication); err != nil {
 		return err
@@ -115,8 +115,8 @@ func (s *ApplicationSyncer) resolve(ctx context.Context, a *v1alpha1.Application
 	if err := s.Reader.Get(ctx, client.ObjectKey{Namespace: a.Namespace, Name: plan.Spec.ProductRef}, &product); err != nil {
 		return engine.Waiting(v1alpha1.ReasonProductNotFound, "waiting for Product %q of plan %q", plan.Spec.ProductRef, plan.Name)
 	}
-	_, backendVersion := serviceAttrs(&product)
-	desired := &applicationDesired{AccountID: acc.Status.AccountID, PlanID: plan.Status.PlanID, ProductID: plan.Status.ProductID,
+	backendVersion := product.Spec.BackendVersion()
+	desired := &Desired{AccountID: acc.Status.AccountID, PlanID: plan.Status.PlanID, ProductID: plan.Status.ProductID,
 		AppIDMode: backendVersion != "1", KeysLimit: appKeysLimit(backendVersion)}
 	if err := lifecycleAllows(a, &plan, &product, desired); err != nil {
 		return err
@@ -141,7 +141,7 @@ func (s *ApplicationSyncer) resolve(ctx context.Context, a *v1alpha1.Application
 // (unless the plan allows them in draft); Deprecated and Retired products take no new application; an
 // existing application of a Retired product is retired (suspended, credentials Secret deleted) and then
 // stays Invalid, saying so.
-func lifecycleAllows(a *v1alpha1.Application, plan *v1alpha1.ApplicationPlan, product *v1alpha1.Product, d *applicationDesired) error {
+func lifecycleAllows(a *v1alpha1.Application, plan *v1alpha1.ApplicationPlan, product *v1alpha1.Product, d *Desired) error {
 	isNew := a.Status.ApplicationID == 0
 	switch product.Spec.EffectiveLifecycle() {
 	case v1alpha1.LifecycleDraft:
@@ -180,7 +180,7 @@ var (
 // Compare implements engine.TypedSyncer: the application and its credentials Secret. A retiring
 // application is never up to date: retiring is a one-time act (Update deletes the Secret, Resolve then
 // reports it).
-func (s *ApplicationSyncer) Compare(ctx context.Context, a *v1alpha1.Application, _ *engine.Session, d applicationDesired, snap *applicationSnapshot) (bool, error) {
+func (s *Syncer) Compare(ctx context.Context, a *v1alpha1.Application, _ *engine.Session, d Desired, snap *Snapshot) (bool, error) {
 	if snap.App.PlanID == d.PlanID {
 		a.Status.PlanID = d.PlanID
 	}
@@ -188,7 +188,7 @@ func (s *ApplicationSyncer) Compare(ctx context.Context, a *v1alpha1.Application
 }
 
 // Read implements engine.TypedSyncer: the application on its account, and its keys.
-func (s *ApplicationSyncer) Read(ctx context.Context, a *v1alpha1.Application, sess *engine.Session, d applicationDesired) (*applicationSnapshot, bool, error) {
+func (s *Syncer) Read(ctx context.Context, a *v1alpha1.Application, sess *engine.Session, d Desired) (*Snapshot, bool, error) {
 	remote, err := kit.Locate(a, sess, s.finder(ctx, sess, d.AccountID))
 	if err != nil || remote == nil {
 		return nil, false, err
@@ -197,8 +197,8 @@ func (s *ApplicationSyncer) Read(ctx context.Context, a *v1alpha1.Application, s
 	return snap, err == nil, err
 }
 
-func (s *ApplicationSyncer) readKeys(ctx context.Context, sess *engine.Session, d *applicationDesired, app tsclient.Application) (*applicationSnapshot, error) {
-	snap := &applicationSnapshot{App: app}
+func (s *Syncer) readKeys(ctx context.Context, sess *engine.Session, d *Desired, app tsclient.Application) (*Snapshot, error) {
+	snap := &Snapshot{App: app}
 	if d.AppIDMode {
 		keys, err := sess.Remote.ListApplicationKeys(ctx, d.AccountID, app.ID)
 		if err != nil {
@@ -212,7 +212,7 @@ func (s *ApplicationSyncer) readKeys(ctx context.Context, sess *engine.Session, 
 }
 
 // finder reads the applications of one account; an application is known by its name there.
-func (s *ApplicationSyncer) finder(ctx context.Context, sess *engine.Session, accountID int64) kit.RemoteFinder[tsclient.Application] {
+func (s *Syncer) finder(ctx context.Context, sess *engine.Session, accountID int64) kit.RemoteFinder[tsclient.Application] {
 	return kit.RemoteFinder[tsclient.Application]{Kind: "application", UniqueField: "name",
 		Get:    func(id int64) (*tsclient.Application, error) { return sess.Remote.GetApplication(ctx, accountID, id) },
 		List:   func() ([]tsclient.Application, error) { return sess.Remote.ListApplications(ctx, accountID) },
@@ -222,16 +222,16 @@ func (s *ApplicationSyncer) finder(ctx context.Context, sess *engine.Session, ac
 
 func appState(a *v1alpha1.Application) string {
 	if a.Spec.Suspended {
-		return appSuspended
+		return kit.AppSuspended
 	}
-	return appLive
+	return kit.AppLive
 }
 
-func appAttrsMatch(r tsclient.Application, a *v1alpha1.Application, d *applicationDesired) bool {
+func appAttrsMatch(r tsclient.Application, a *v1alpha1.Application, d *Desired) bool {
 	return r.Name == a.Spec.Name && r.Description == a.Spec.Description && (d.UserKey == "" || r.UserKey == d.UserKey)
 }
 
-func appMatches(snap *applicationSnapshot, a *v1alpha1.Application, d *applicationDesired) bool {
+func appMatches(snap *Snapshot, a *v1alpha1.Application, d *Desired) bool {
 	r := snap.App
 	if !appAttrsMatch(r, a, d) || r.PlanID != d.PlanID || (r.State != appState(a) && r.State != "pending") {
 		return false
@@ -240,13 +240,13 @@ func appMatches(snap *applicationSnapshot, a *v1alpha1.Application, d *applicati
 }
 
 // appIDMatches reports whether the application has the app id the credentials Secret names, if any.
-func appIDMatches(r tsclient.Application, d *applicationDesired) bool {
+func appIDMatches(r tsclient.Application, d *Desired) bool {
 	return !d.AppIDMode || d.AppID == "" || r.ApplicationID == d.AppID
 }
 
 // Create implements engine.TypedSyncer: creates the application on its account and plan, with the
 // spec's credentials or 3scale's; the credentials Secret follows (Update).
-func (s *ApplicationSyncer) Create(ctx context.Context, a *v1alpha1.Application, sess *engine.Session, want applicationDesired) (engine.Created[*applicationSnapshot], error) {
+func (s *Syncer) Create(ctx context.Context, a *v1alpha1.Application, sess *engine.Session, want Desired) (engine.Created[*Snapshot], error) {
 	d := &want
 	p := tsclient.ApplicationParams{PlanID: d.PlanID, Name: a.Spec.Name, Description: &a.Spec.Description, UserKey: d.UserKey, ApplicationID: d.AppID}
 	if len(d.AppKeys) > 0 {
@@ -263,7 +263,7 @@ func (s *ApplicationSyncer) Create(ctx context.Context, a *v1alpha1.Application,
 	}, a, sess, s.finder(ctx, sess, d.AccountID))
 	fresh = fresh && !held
 	if err != nil {
-		return kit.Made[*applicationSnapshot](nil, fresh, err)
+		return kit.Made[*Snapshot](nil, fresh, err)
 	}
 	a.Status.ApplicationID = created.ID
 	snap, err := s.readKeys(ctx, sess, d, *created)
@@ -272,7 +272,7 @@ func (s *ApplicationSyncer) Create(ctx context.Context, a *v1alpha1.Application,
 
 // Update implements engine.TypedSyncer: attributes, plan (change_plan within the product), suspension,
 // keys, then the credentials Secret.
-func (s *ApplicationSyncer) Update(ctx context.Context, a *v1alpha1.Application, sess *engine.Session, want applicationDesired, snap *applicationSnapshot) (*applicationSnapshot, error) {
+func (s *Syncer) Update(ctx context.Context, a *v1alpha1.Application, sess *engine.Session, want Desired, snap *Snapshot) (*Snapshot, error) {
 	d := &want
 	c, id := sess.Remote, snap.App.ID
 	if d.Retire {
@@ -297,9 +297,9 @@ func (s *ApplicationSyncer) Update(ctx context.Context, a *v1alpha1.Application,
 		snap.App.PlanID = d.PlanID
 	}
 	switch {
-	case a.Spec.Suspended && snap.App.State != appSuspended:
+	case a.Spec.Suspended && snap.App.State != kit.AppSuspended:
 		snap.App, err = kit.Deref(c.SuspendApplication(ctx, d.AccountID, id))
-	case !a.Spec.Suspended && snap.App.State == appSuspended:
+	case !a.Spec.Suspended && snap.App.State == kit.AppSuspended:
 		snap.App, err = kit.Deref(c.ResumeApplication(ctx, d.AccountID, id))
 	}
 	if err != nil {
@@ -319,7 +319,7 @@ func (s *ApplicationSyncer) Update(ctx context.Context, a *v1alpha1.Application,
 // It makes no call: the product's retirement sweep suspends every live application on the product, this
 // one included, once (productLifecycle.suspendAll); a suspend of its own, woken by the product from a
 // snapshot that still said live, raced that sweep and was refused (7 suspends for 4 applications).
-func (s *ApplicationSyncer) retire(ctx context.Context, a *v1alpha1.Application) error {
+func (s *Syncer) retire(ctx context.Context, a *v1alpha1.Application) error {
 	if err := s.deleteCredentials(ctx, a); err != nil {
 		return err
 	}
@@ -330,7 +330,7 @@ func (s *ApplicationSyncer) retire(ctx context.Context, a *v1alpha1.Application)
 
 // Owners implements engine.OwnedBy: the account's deletion in 3scale takes its applications with it, the
 // product's its plans' and theirs.
-func (s *ApplicationSyncer) Owners(ctx context.Context, a *v1alpha1.Application, sess *engine.Session) []engine.Owner {
+func (s *Syncer) Owners(ctx context.Context, a *v1alpha1.Application, sess *engine.Session) []engine.Owner {
 	if a.Status.AccountID == 0 {
 		return nil
 	}
@@ -348,7 +348,7 @@ func (s *ApplicationSyncer) Owners(ctx context.Context, a *v1alpha1.Application,
 // Delete implements engine.TypedSyncer: deletes the application this Application holds (by id, or by
 // name on its account after its own lost create); an account or product gone from 3scale already took it
 // along.
-func (s *ApplicationSyncer) Delete(ctx context.Context, a *v1alpha1.Application, sess *engine.Session) error {
+func (s *Syncer) Delete(ctx context.Context, a *v1alpha1.Application, sess *engine.Session) error {
 	id, accountID := a.Status.ApplicationID, a.Status.AccountID
 	if accountID == 0 {
 		return nil // on no account in 3scale: nothing to delete
@@ -366,38 +366,38 @@ func (s *ApplicationSyncer) Delete(ctx context.Context, a *v1alpha1.Application,
 	return nil
 }
 
-// secretsOfApplication lists the Secrets an Application reads: its credentials, when it names them.
-func secretsOfApplication(a *v1alpha1.Application) []string {
+// SecretRefs lists the Secrets an Application reads: its credentials, when it names them.
+func SecretRefs(a *v1alpha1.Application) []string {
 	if a.Spec.CredentialsRef != nil {
 		return []string{a.Spec.CredentialsRef.Name}
 	}
 	return nil
 }
 
-// scopeOfApplication is the scope of an Application's remote object: its account.
-func scopeOfApplication(a *v1alpha1.Application) string { return kit.Itoa64(a.Status.AccountID) }
+// Scope is the scope of an Application's remote object: its account.
+func Scope(a *v1alpha1.Application) string { return kit.Itoa64(a.Status.AccountID) }
 
-// applicationsOfProduct maps a Product to the Applications on its plans.
-func applicationsOfProduct(reader client.Reader) handler.MapFunc {
+// OfProduct maps a Product to the Applications on its plans.
+func OfProduct(reader client.Reader) handler.MapFunc {
 	return kit.ReferencingThrough(reader, &v1alpha1.ApplicationPlanList{}, kit.IndexProductRef, &v1alpha1.ApplicationList{}, kit.IndexPlanRef)
 }
 
-// applicationsOfAccountsReading maps a Secret to the Applications of the DeveloperAccounts that read it
+// OfAccountsReading maps a Secret to the Applications of the DeveloperAccounts that read it
 // (their provider account): an Application talks to 3scale with its account's provider account, so a
 // changed Secret (a fixed token) wakes it directly, not one hop later through its account.
-func applicationsOfAccountsReading(reader client.Reader) handler.MapFunc {
+func OfAccountsReading(reader client.Reader) handler.MapFunc {
 	return kit.ReferencingThrough(reader, &v1alpha1.DeveloperAccountList{}, kit.IndexSecretRefs, &v1alpha1.ApplicationList{}, kit.IndexAccountRef)
 }
 
-// suspendedIn is a Product's Suspended hook over the snapshot cache: the cached snapshot of an
+// SuspendedIn is a Product's Suspended hook over the snapshot cache: the cached snapshot of an
 // application its retirement sweep suspends says so, so that its Application object, if any, does not
 // read it again; one that is gone is forgotten.
-func suspendedIn(store engine.SnapshotStore) func(tenant string, appID int64, gone bool) {
+func SuspendedIn(store engine.SnapshotStore) func(tenant string, appID int64, gone bool) {
 	return func(tenant string, appID int64, gone bool) {
 		if gone {
 			store.Forget(tenant, "Application", appID)
 			return
 		}
-		engine.Amend(store, tenant, "Application", appID, func(app *applicationSnapshot) { app.App.State = appSuspended })
+		engine.Amend(store, tenant, "Application", appID, func(app *Snapshot) { app.App.State = kit.AppSuspended })
 	}
 }
