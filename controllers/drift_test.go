@@ -19,6 +19,7 @@ import (
 	"github.com/apimsync/apimsync/cache"
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/engine"
+	"github.com/apimsync/apimsync/controllers/kinds/applicationplan"
 	"github.com/apimsync/apimsync/controllers/kinds/backend"
 	"github.com/apimsync/apimsync/controllers/kit/children"
 	"github.com/apimsync/apimsync/test/simulator"
@@ -305,11 +306,11 @@ func TestPlanDriftCheckTrustsItsDependenciesSnapshots(t *testing.T) {
 		Metrics: map[string]tsclient.Metric{"hits": {ID: 70}}, Methods: map[string]tsclient.Metric{"list": {ID: 71}}}})
 	snapshots.Put(tenant, "Backend", 9, &backend.Snapshot{Children: &children.Snapshot{
 		Metrics: map[string]tsclient.Metric{"hits": {ID: 90}}}})
-	s := &ApplicationPlanSyncer{Peers: snapshots}
-	want := planDesired{ProductID: 7, Backends: map[string]int64{"pets": 9}}
+	s := &applicationplan.Syncer{Peers: snapshots}
+	want := applicationplan.Desired{ProductID: 7, Backends: map[string]int64{"pets": 9}}
 	sess := &engine.Session{Remote: remote, Tenant: tenant, ForceRead: true}
 
-	ids, err := s.metricIDs(tsclient.WithBackground(context.Background()), sess, want)
+	ids, err := s.MetricIDs(tsclient.WithBackground(context.Background()), sess, want)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,7 +320,7 @@ func TestPlanDriftCheckTrustsItsDependenciesSnapshots(t *testing.T) {
 	if n := remoteCalls(tenant); n != 0 {
 		t.Errorf("a plan's drift check made %d calls for metric ids its product's and backend's snapshots hold, want 0", n)
 	}
-	_, _ = s.metricIDs(context.Background(), sess, want)
+	_, _ = s.MetricIDs(context.Background(), sess, want)
 	if remoteCalls(tenant) == 0 {
 		t.Errorf("sync-now of a plan did not read its product's and backends' metrics again")
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/apimsync/apimsync/controllers/engine"
 	"github.com/apimsync/apimsync/controllers/kinds/activedoc"
 	appkind "github.com/apimsync/apimsync/controllers/kinds/application"
+	"github.com/apimsync/apimsync/controllers/kinds/applicationplan"
 	"github.com/apimsync/apimsync/controllers/kinds/backend"
 	"github.com/apimsync/apimsync/controllers/kinds/custompolicy"
 	"github.com/apimsync/apimsync/controllers/kinds/developeraccount"
@@ -169,18 +170,18 @@ var kinds = []kindRow{
 				Claims: d.claims(), Lists: d.Lists,
 				Lifecycle: productLifecycle{Recorder: d.recorder("apimsync-product"), UsagePeriod: d.Opts.UsageReportPeriod}}
 		}},
-	kindOf[*v1alpha1.ApplicationPlan, planDesired, *planSnapshot]{name: "ApplicationPlan", scope: scopeOfPlan,
+	kindOf[*v1alpha1.ApplicationPlan, applicationplan.Desired, *applicationplan.Snapshot]{name: "ApplicationPlan", scope: applicationplan.Scope,
 		newObj:  func() *v1alpha1.ApplicationPlan { return &v1alpha1.ApplicationPlan{} },
 		newList: func() client.ObjectList { return &v1alpha1.ApplicationPlanList{} },
-		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.ApplicationPlan, planDesired, *planSnapshot] {
-			return &ApplicationPlanSyncer{Reader: d.Reader, Fates: fatesOf(d.Reader), Accounts: d.Accounts, Peers: d.Snapshots,
+		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.ApplicationPlan, applicationplan.Desired, *applicationplan.Snapshot] {
+			return &applicationplan.Syncer{Reader: d.Reader, Fates: fatesOf(d.Reader), Accounts: d.Accounts, Peers: d.Snapshots,
 				Claims: d.claims(), Lists: d.Lists}
 		},
 		// A plan's limits may name a Backend's metrics.
 		watches: func(reader client.Reader) []watch {
 			return []watch{{&v1alpha1.Backend{}, kit.Referencing(reader, &v1alpha1.ApplicationPlanList{}, kit.IndexBackendRefs)}}
 		},
-		ownIndexes: []fieldIndex{{&v1alpha1.ApplicationPlan{}, kit.IndexBackendRefs, planBackendRefs}}},
+		ownIndexes: []fieldIndex{{&v1alpha1.ApplicationPlan{}, kit.IndexBackendRefs, applicationplan.BackendRefs}}},
 	kindOf[*v1alpha1.DeveloperAccount, developeraccount.Desired, *developeraccount.Snapshot]{name: "DeveloperAccount", secretRefs: developeraccount.SecretRefs,
 		newObj:  func() *v1alpha1.DeveloperAccount { return &v1alpha1.DeveloperAccount{} },
 		newList: func() client.ObjectList { return &v1alpha1.DeveloperAccountList{} },

@@ -19,15 +19,8 @@ func featuresManaged(p *v1alpha1.Product) bool {
 	return len(p.Spec.Features) > 0 || len(p.Status.FeatureIDs) > 0
 }
 
-// featureScope is the scope of a spec's feature as porta takes it (CamelCase, ApplicationPlan unless
-// said), and remoteScope that of a remote one, which porta renders underscored.
-func featureScope(f v1alpha1.FeatureSpec) string {
-	if f.Scope == "" {
-		return tsclient.FeatureScopeApplicationPlan
-	}
-	return f.Scope
-}
-
+// remoteScope is the scope of a remote feature as a spec's (kit.FeatureScope), which porta renders
+// underscored.
 func remoteScope(f tsclient.Feature) string {
 	if f.Scope == "service_plan" {
 		return tsclient.FeatureScopeServicePlan
@@ -70,7 +63,7 @@ func featuresMatch(p *v1alpha1.Product, remote []tsclient.Feature) bool {
 	}
 	for sys, want := range p.Spec.Features {
 		got, found := specFeature(p, remote, sys)
-		if !found || got.SystemName != sys || got.Name != want.Name || got.Description != want.Description || remoteScope(got) != featureScope(want) {
+		if !found || got.SystemName != sys || got.Name != want.Name || got.Description != want.Description || remoteScope(got) != kit.FeatureScope(want) {
 			return false
 		}
 	}
@@ -114,7 +107,7 @@ func syncFeatures(ctx context.Context, c *tsclient.Client, p *v1alpha1.Product, 
 	defer func() { snap.Features = remote; recordFeatures(p, remote) }()
 	for _, sys := range kit.SortedKeys(p.Spec.Features) {
 		want := p.Spec.Features[sys]
-		params := tsclient.FeatureParams{Name: want.Name, SystemName: sys, Description: want.Description, Scope: featureScope(want)}
+		params := tsclient.FeatureParams{Name: want.Name, SystemName: sys, Description: want.Description, Scope: kit.FeatureScope(want)}
 		got, found := specFeature(p, remote, sys)
 		switch {
 		case found && remoteScope(got) != params.Scope:

@@ -1,4 +1,4 @@
-package controllers
+package applicationplan
 
 // An ApplicationPlan's limits and pricing rules: checked, compared with 3scale's and written.
 
@@ -37,7 +37,7 @@ func validatePlan(a *v1alpha1.ApplicationPlan) error {
 	return nil
 }
 
-func (s *ApplicationPlanSyncer) syncLimits(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session, snap *planSnapshot) error {
+func (s *Syncer) syncLimits(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session, snap *Snapshot) error {
 	c, id := sess.Remote, snap.Plan.ID
 	want := map[string]tsclient.Limit{}
 	for _, l := range mustLimits(a, snap) {
@@ -77,7 +77,7 @@ func (s *ApplicationPlanSyncer) syncLimits(ctx context.Context, a *v1alpha1.Appl
 	return nil
 }
 
-func (s *ApplicationPlanSyncer) syncPricing(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session, snap *planSnapshot) error {
+func (s *Syncer) syncPricing(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session, snap *Snapshot) error {
 	c, id := sess.Remote, snap.Plan.ID
 	want := wantedPricing(a, snap)
 	kept := make([]tsclient.PricingRule, 0, len(want))

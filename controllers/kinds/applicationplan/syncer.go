@@ -1,4 +1,4 @@
-package controllers
+package applicationplan
 
 import (
 	"context"
@@ -17,14 +17,14 @@ import (
 	"github.com/apimsync/apimsync/controllers/kit/children"
 )
 
-// planSnapshot is the remote state of one application plan with its limits and pricing rules.
-type planSnapshot struct {
+// Snapshot is the remote state of one application plan with its limits and pricing rules.
+type Snapshot struct {
 	Plan         tsclient.ApplicationPlan
 	Limits       []tsclient.Limit
 	PricingRules []tsclient.PricingRule
 	// MetricIDs maps metric references ("backend/system_name", "/system_name" for the product's) to ids.
 	MetricIDs map[string]int64
-	// DepsMetrics is planDesired.DepsMetrics when the snapshot was read: a snapshot read before a
+	// DepsMetrics is Desired.DepsMetrics when the snapshot was read: a snapshot read before a
 	// metric was re-created (with a new id) is stale.
 	DepsMetrics string
 	// Features are the ids of the features the plan enables, read only for a plan that manages them
@@ -33,10 +33,10 @@ type planSnapshot struct {
 }
 
 // RemoteID implements engine.Snapshot.
-func (s *planSnapshot) RemoteID() int64 { return s.Plan.ID }
+func (s *Snapshot) RemoteID() int64 { return s.Plan.ID }
 
-// planDesired is what Resolve learnt from the plan's Product and Backends.
-type planDesired struct {
+// Desired is what Resolve learnt from the plan's Product and Backends.
+type Desired struct {
 	ProductID int64
 	// Lifecycle is the Product's: it hides the plan unless Published (or Draft with allowInDraft).
 	Lifecycle v1alpha1.ProductLifecycle
@@ -46,7 +46,7 @@ type planDesired struct {
 	// status.metricsHash).
 	DepsMetrics string
 	// RecordedIDs are the metric ids the Product ("") and the Backends (by name) recorded in their status
-	// (status.metricIDs), for when their snapshots are not cached. Not hashed: DepsMetrics covers them.
+	// (status.MetricIDs), for when their snapshots are not cached. Not hashed: DepsMetrics covers them.
 	RecordedIDs map[string]map[string]int64 `json:"-"`
 	// Features are the ids of the features to enable, by system name (the Product's status.featureIDs);
 	// left out of the hash when none, so that a plan without features hashes as it did before them.
@@ -55,9 +55,9 @@ type planDesired struct {
 	ManagesFeatures bool `json:"-"`
 }
 
-// ApplicationPlanSyncer syncs ApplicationPlans to the application plans of their product, with limits and pricing
+// Syncer syncs ApplicationPlans to the application plans of their product, with limits and pricing
 // rules. A plan uses the provider account of its Product.
-type ApplicationPlanSyncer struct {
+type Syncer struct {
 	// Fates tells what becomes of its owner in 3scale when this object is deleted (the table gives it).
 	Fates kit.Fates
 	// Reader reads Kubernetes objects (the manager's cache).
@@ -74,13 +74,13 @@ type ApplicationPlanSyncer struct {
 }
 
 var (
-	_ engine.TypedSyncer[*v1alpha1.ApplicationPlan, planDesired, *planSnapshot] = &ApplicationPlanSyncer{}
-	_ engine.CacheChecker[planDesired, *planSnapshot]                           = &ApplicationPlanSyncer{}
+	_ engine.TypedSyncer[*v1alpha1.ApplicationPlan, Desired, *Snapshot] = &Syncer{}
+	_ engine.CacheChecker[Desired, *Snapshot]                           = &Syncer{}
 )
 
 // Connect implements engine.TypedSyncer: the provider account of the plan's Product; while the plan is being
 // deleted, the Secret it was synced with (its Product may be gone already).
-func (s *ApplicationPlanSyncer) Connect(ctx context.Context, a *v1alpha1.ApplicationPlan) (*engine.Session, error) {
+func (s *Syncer) Connect(ctx context.Context, a *v1alpha1.ApplicationPlan) (*engine.Session, error) {
 	var p v1alpha1.Product
 	return kit.ConnectVia(ctx, s.Accounts, s.Reader, a, a.Spec.ProductRef, &p, p.Spec.ProviderAccountSecretName, productOfPlan)
 }
@@ -102,20 +102,20 @@ func metricRefKey(r v1alpha1.MetricMethodRef) string { return r.Backend + "/" + 
 
 // SystemName is the system name of the object's remote object, from its spec alone: its spec.systemName, or
 // one derived from its name.
-func (s *ApplicationPlanSyncer) SystemName(a *v1alpha1.ApplicationPlan) string {
+func (s *Syncer) SystemName(a *v1alpha1.ApplicationPlan) string {
 	return kit.SystemNameOf(a.Spec.SystemName, a.Name)
 }
 
 // Resolve implements engine.TypedSyncer: the Product must be Synced (an Invalid one makes the plan
 // Invalid); every limit and pricing rule must name a metric of the product or of a backend it uses.
-func (s *ApplicationPlanSyncer) Resolve(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session) (engine.Resolved[planDesired], error) {
-	r := engine.Resolved[planDesired]{}
+func (s *Syncer) Resolve(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session) (engine.Resolved[Desired], error) {
+	r := engine.Resolved[Desired]{}
 	err := s.resolve(ctx, a, sess, &r)
 	return r, err
 }
 
 // resolve is Resolve's work: it fills in r's desired state and hash.
-func (s *ApplicationPlanSyncer) resolve(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session, r *engine.Resolved[planDesired]) error {
+func (s *Syncer) resolve(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session, r *engine.Resolved[Desired]) error {
 	var p v1alpha1.Product
 	if err := kit.ReadDependency(ctx, s.Reader, a.Namespace, a.Spec.ProductRef, &p, productOfPlan); err != nil {
 		return err
@@ -165,7 +165,7 @@ func (s *ApplicationPlanSyncer) resolve(ctx context.Context, a *v1alpha1.Applica
 		return err
 	}
 	a.Status.ProductID = p.Status.ProductID
-	desired := &planDesired{ProductID: p.Status.ProductID, Backends: map[string]int64{}, Lifecycle: p.Spec.EffectiveLifecycle(),
+	desired := &Desired{ProductID: p.Status.ProductID, Backends: map[string]int64{}, Lifecycle: p.Spec.EffectiveLifecycle(),
 		RecordedIDs: map[string]map[string]int64{"": p.Status.MetricIDs}, Features: features, ManagesFeatures: planFeaturesManaged(a)}
 	// Dependencies' metrics go into the hash, specs and remote ids (desired.DepsMetrics): a metric
 	// re-created with a new id there (a repair) means limits to re-create here.
@@ -198,7 +198,7 @@ func (s *ApplicationPlanSyncer) resolve(ctx context.Context, a *v1alpha1.Applica
 }
 
 // Validate implements engine.Validator: one limit per metric and period, no overlapping pricing ranges.
-func (s *ApplicationPlanSyncer) Validate(a *v1alpha1.ApplicationPlan) error {
+func (s *Syncer) Validate(a *v1alpha1.ApplicationPlan) error {
 	if err := validatePlan(a); err != nil {
 		return engine.Invalid(v1alpha1.ReasonInvalidSpec, "%v", err)
 	}
@@ -212,20 +212,20 @@ func hasMetric(metrics map[string]v1alpha1.MetricSpec, methods map[string]v1alph
 }
 
 // Compare implements engine.TypedSyncer.
-func (s *ApplicationPlanSyncer) Compare(_ context.Context, a *v1alpha1.ApplicationPlan, _ *engine.Session, want planDesired, snap *planSnapshot) (bool, error) {
+func (s *Syncer) Compare(_ context.Context, a *v1alpha1.ApplicationPlan, _ *engine.Session, want Desired, snap *Snapshot) (bool, error) {
 	recordEnabledFeatures(a, want.Features, snap.Features)
 	return planMatches(snap.Plan, a, want.Lifecycle) && slices.EqualFunc(sortedLimits(snap.Limits), sortedLimits(mustLimits(a, snap)), limitEqual) &&
 		pricingMatches(snap.PricingRules, a, snap) && enabledFeaturesMatch(a, want.Features, snap.Features), nil
 }
 
 // Serves implements engine.CacheChecker: a snapshot read before a metric it names was re-created is stale.
-func (s *ApplicationPlanSyncer) Serves(want planDesired, snap *planSnapshot) bool {
+func (s *Syncer) Serves(want Desired, snap *Snapshot) bool {
 	return snap.DepsMetrics == want.DepsMetrics && (!want.ManagesFeatures || snap.Features != nil)
 }
 
 // Read implements engine.TypedSyncer: the plan among its product's, its limits and pricing rules, and
 // the ids of the metrics they name.
-func (s *ApplicationPlanSyncer) Read(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session, want planDesired) (*planSnapshot, bool, error) {
+func (s *Syncer) Read(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session, want Desired) (*Snapshot, bool, error) {
 	if want.ProductID == 0 {
 		return nil, false, nil
 	}
@@ -240,9 +240,9 @@ func (s *ApplicationPlanSyncer) Read(ctx context.Context, a *v1alpha1.Applicatio
 	return snap, err == nil, err
 }
 
-func (s *ApplicationPlanSyncer) readAll(ctx context.Context, sess *engine.Session, want planDesired, remote tsclient.ApplicationPlan) (*planSnapshot, error) {
+func (s *Syncer) readAll(ctx context.Context, sess *engine.Session, want Desired, remote tsclient.ApplicationPlan) (*Snapshot, error) {
 	c := sess.Remote
-	snap := &planSnapshot{Plan: remote, DepsMetrics: want.DepsMetrics}
+	snap := &Snapshot{Plan: remote, DepsMetrics: want.DepsMetrics}
 	var err error
 	if snap.Limits, err = c.ListLimits(ctx, remote.ID); err != nil {
 		return nil, fmt.Errorf("cannot list the limits of plan %d: %w", remote.ID, err)
@@ -250,7 +250,7 @@ func (s *ApplicationPlanSyncer) readAll(ctx context.Context, sess *engine.Sessio
 	if snap.PricingRules, err = c.ListPricingRules(ctx, remote.ID); err != nil {
 		return nil, fmt.Errorf("cannot list the pricing rules of plan %d: %w", remote.ID, err)
 	}
-	if snap.MetricIDs, err = s.metricIDs(ctx, sess, want); err != nil {
+	if snap.MetricIDs, err = s.MetricIDs(ctx, sess, want); err != nil {
 		return nil, err
 	}
 	if want.ManagesFeatures {
@@ -261,12 +261,12 @@ func (s *ApplicationPlanSyncer) readAll(ctx context.Context, sess *engine.Sessio
 	return snap, nil
 }
 
-// metricIDs maps the metrics and methods of the product and of the backends the plan names to their ids:
+// MetricIDs maps the metrics and methods of the product and of the backends the plan names to their ids:
 // from cached snapshots of the Product and Backend syncers when they are there, else from the ids those
-// recorded in their status (status.metricIDs), else read. A forced read (sync-now) reads them again; a
+// recorded in their status (status.MetricIDs), else read. A forced read (sync-now) reads them again; a
 // drift check (background work) does not: the product's and backends' own drift checks read their
 // metrics, and a repair that re-creates one re-syncs the plans that use it.
-func (s *ApplicationPlanSyncer) metricIDs(ctx context.Context, sess *engine.Session, d planDesired) (map[string]int64, error) {
+func (s *Syncer) MetricIDs(ctx context.Context, sess *engine.Session, d Desired) (map[string]int64, error) {
 	ids := map[string]int64{}
 	add := func(prefix string, scope tsclient.Scope, cached *children.Snapshot) error {
 		var known map[string]int64
@@ -310,7 +310,7 @@ func (s *ApplicationPlanSyncer) metricIDs(ctx context.Context, sess *engine.Sess
 }
 
 // finder reads the plans of one product (shared: the tenant's plans of all products, in one burst).
-func (s *ApplicationPlanSyncer) finder(ctx context.Context, sess *engine.Session, productID int64) kit.RemoteFinder[tsclient.ApplicationPlan] {
+func (s *Syncer) finder(ctx context.Context, sess *engine.Session, productID int64) kit.RemoteFinder[tsclient.ApplicationPlan] {
 	return kit.RemoteFinder[tsclient.ApplicationPlan]{Kind: "plan",
 		Get:  func(id int64) (*tsclient.ApplicationPlan, error) { return sess.Remote.GetPlan(ctx, productID, id) },
 		List: func() ([]tsclient.ApplicationPlan, error) { return sess.Remote.ListPlans(ctx, productID) },
@@ -374,7 +374,7 @@ func decimalEqual(a, b string) bool {
 }
 
 // mustLimits returns the limits the spec wants, with metric ids from the snapshot (0 when unknown).
-func mustLimits(a *v1alpha1.ApplicationPlan, snap *planSnapshot) []tsclient.Limit {
+func mustLimits(a *v1alpha1.ApplicationPlan, snap *Snapshot) []tsclient.Limit {
 	out := make([]tsclient.Limit, 0, len(a.Spec.Limits))
 	for _, l := range a.Spec.Limits {
 		out = append(out, tsclient.Limit{MetricID: snap.MetricIDs[metricRefKey(l.MetricMethodRef)], Period: string(l.Period), Value: l.Value})
@@ -418,7 +418,7 @@ func pricingKey(metricID, from, to int64, price string) string {
 	return fmt.Sprintf("%d:%d-%d@%s", metricID, from, to, price)
 }
 
-func wantedPricing(a *v1alpha1.ApplicationPlan, snap *planSnapshot) map[string]v1alpha1.PricingRuleSpec {
+func wantedPricing(a *v1alpha1.ApplicationPlan, snap *Snapshot) map[string]v1alpha1.PricingRuleSpec {
 	out := map[string]v1alpha1.PricingRuleSpec{}
 	for _, r := range a.Spec.PricingRules {
 		out[pricingKey(snap.MetricIDs[metricRefKey(r.MetricMethodRef)], r.From, r.To, r.PricePerUnit)] = r
@@ -426,7 +426,7 @@ func wantedPricing(a *v1alpha1.ApplicationPlan, snap *planSnapshot) map[string]v
 	return out
 }
 
-func pricingMatches(remote []tsclient.PricingRule, a *v1alpha1.ApplicationPlan, snap *planSnapshot) bool {
+func pricingMatches(remote []tsclient.PricingRule, a *v1alpha1.ApplicationPlan, snap *Snapshot) bool {
 	want := wantedPricing(a, snap)
 	if len(remote) != len(want) {
 		return false
@@ -441,7 +441,7 @@ func pricingMatches(remote []tsclient.PricingRule, a *v1alpha1.ApplicationPlan, 
 
 // Create implements engine.TypedSyncer: creates the plan (adopting it after a lost response); its limits
 // and pricing rules follow (Update).
-func (s *ApplicationPlanSyncer) Create(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session, d planDesired) (engine.Created[*planSnapshot], error) {
+func (s *Syncer) Create(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session, d Desired) (engine.Created[*Snapshot], error) {
 	params := planParams(a, sess.SystemName)
 	if planState(a, d.Lifecycle) == "published" {
 		params.StateEvent = "publish"
@@ -450,7 +450,7 @@ func (s *ApplicationPlanSyncer) Create(ctx context.Context, a *v1alpha1.Applicat
 		func() (*tsclient.ApplicationPlan, error) { return sess.Remote.CreatePlan(ctx, d.ProductID, params) },
 		a, sess, s.finder(ctx, sess, d.ProductID))
 	if err != nil {
-		return kit.Made[*planSnapshot](nil, fresh, err)
+		return kit.Made[*Snapshot](nil, fresh, err)
 	}
 	a.Status.PlanID = created.ID
 	a.Status.FeatureIDs = nil // those enabled on a plan no longer there, or of another tenant's
@@ -460,13 +460,13 @@ func (s *ApplicationPlanSyncer) Create(ctx context.Context, a *v1alpha1.Applicat
 	}
 	// A new plan has no limit and no pricing rule: nothing to read but the metric ids, which come from
 	// the product's and backends' snapshots.
-	snap := &planSnapshot{Plan: *created, DepsMetrics: d.DepsMetrics, Features: []int64{}}
-	snap.MetricIDs, err = s.metricIDs(ctx, sess, d)
+	snap := &Snapshot{Plan: *created, DepsMetrics: d.DepsMetrics, Features: []int64{}}
+	snap.MetricIDs, err = s.MetricIDs(ctx, sess, d)
 	return kit.Made(snap, fresh, err)
 }
 
 // Update implements engine.TypedSyncer: writes the plan's attributes, limits and pricing rules that differ.
-func (s *ApplicationPlanSyncer) Update(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session, d planDesired, snap *planSnapshot) (*planSnapshot, error) {
+func (s *Syncer) Update(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session, d Desired, snap *Snapshot) (*Snapshot, error) {
 	c, id := sess.Remote, snap.Plan.ID
 	if !planMatches(snap.Plan, a, d.Lifecycle) {
 		params := planParams(a, "")
@@ -494,20 +494,20 @@ func (s *ApplicationPlanSyncer) Update(ctx context.Context, a *v1alpha1.Applicat
 }
 
 // Owners implements engine.OwnedBy: the product's deletion in 3scale takes the plan with it.
-func (s *ApplicationPlanSyncer) Owners(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session) []engine.Owner {
+func (s *Syncer) Owners(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session) []engine.Owner {
 	return []engine.Owner{{Kind: "Product", Name: a.Spec.ProductRef,
 		Fate: s.Fates.Of(ctx, a.Namespace, a.Spec.ProductRef, sess.Tenant, a.Status.ProductID, &v1alpha1.Product{})}}
 }
 
 // Delete implements engine.TypedSyncer: deletes the plan this ApplicationPlan holds (by id, or by system
 // name after its own lost create); a product gone from 3scale already (404) took it along.
-func (s *ApplicationPlanSyncer) Delete(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session) error {
+func (s *Syncer) Delete(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session) error {
 	productID := a.Status.ProductID
 	return kit.DeleteHeld(a, sess, s.finder(ctx, sess, productID), func(id int64) error { return sess.Remote.DeletePlan(ctx, productID, id) })
 }
 
 // Clone implements engine.Snapshot.
-func (s *planSnapshot) Clone() *planSnapshot {
+func (s *Snapshot) Clone() *Snapshot {
 	c := *s
 	c.Limits = slices.Clone(s.Limits)
 	c.PricingRules = slices.Clone(s.PricingRules)
@@ -516,11 +516,11 @@ func (s *planSnapshot) Clone() *planSnapshot {
 	return &c
 }
 
-// scopeOfPlan is the scope of an ApplicationPlan's remote object: its product.
-func scopeOfPlan(a *v1alpha1.ApplicationPlan) string { return kit.Itoa64(a.Status.ProductID) }
+// Scope is the scope of an ApplicationPlan's remote object: its product.
+func Scope(a *v1alpha1.ApplicationPlan) string { return kit.Itoa64(a.Status.ProductID) }
 
-// planBackendRefs lists the Backends a plan's limits and pricing rules name.
-func planBackendRefs(o client.Object) []string {
+// BackendRefs lists the Backends a plan's limits and pricing rules name.
+func BackendRefs(o client.Object) []string {
 	t, ok := o.(*v1alpha1.ApplicationPlan)
 	if !ok {
 		return nil

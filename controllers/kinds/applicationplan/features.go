@@ -1,4 +1,4 @@
-package controllers
+package applicationplan
 
 // The features an ApplicationPlan enables (spec.features): its Product's, by the ids the Product
 // recorded (status.featureIDs). Only features apimsync enabled are ever disabled.
@@ -22,7 +22,7 @@ func checkPlanFeatures(a *v1alpha1.ApplicationPlan, p *v1alpha1.Product) error {
 		switch {
 		case !found:
 			return engine.Invalid(v1alpha1.ReasonInvalidSpec, "feature %q is not one of Product %q's features (spec.features)", name, p.Name)
-		case featureScope(f) != tsclient.FeatureScopeApplicationPlan:
+		case kit.FeatureScope(f) != tsclient.FeatureScopeApplicationPlan:
 			return engine.Invalid(v1alpha1.ReasonInvalidSpec, "feature %q of Product %q has scope %s: only its service plans can enable it", name, p.Name, f.Scope)
 		}
 	}
@@ -99,7 +99,7 @@ func recordEnabledFeatures(a *v1alpha1.ApplicationPlan, want map[string]int64, e
 
 // syncEnabledFeatures enables what is wanted and disables what apimsync enabled that left the spec;
 // snap.Features follows.
-func syncEnabledFeatures(ctx context.Context, c *tsclient.Client, a *v1alpha1.ApplicationPlan, want map[string]int64, snap *planSnapshot) error {
+func syncEnabledFeatures(ctx context.Context, c *tsclient.Client, a *v1alpha1.ApplicationPlan, want map[string]int64, snap *Snapshot) error {
 	id := snap.Plan.ID
 	enabled := slices.Clone(snap.Features)
 	if enabled == nil {
