@@ -21,6 +21,7 @@ import (
 	"github.com/apimsync/apimsync/controllers/engine"
 	"github.com/apimsync/apimsync/controllers/kinds/applicationplan"
 	"github.com/apimsync/apimsync/controllers/kinds/backend"
+	productkind "github.com/apimsync/apimsync/controllers/kinds/product"
 	"github.com/apimsync/apimsync/controllers/kit/children"
 	"github.com/apimsync/apimsync/test/simulator"
 	"github.com/apimsync/apimsync/test/testenv"
@@ -302,7 +303,7 @@ func TestPlanDriftCheckTrustsItsDependenciesSnapshots(t *testing.T) {
 		t.Fatal(err)
 	}
 	snapshots := cache.NewSnapshots(16)
-	snapshots.Put(tenant, "Product", 7, &productSnapshot{Children: &children.Snapshot{
+	snapshots.Put(tenant, "Product", 7, &productkind.Snapshot{Children: &children.Snapshot{
 		Metrics: map[string]tsclient.Metric{"hits": {ID: 70}}, Methods: map[string]tsclient.Metric{"list": {ID: 71}}}})
 	snapshots.Put(tenant, "Backend", 9, &backend.Snapshot{Children: &children.Snapshot{
 		Metrics: map[string]tsclient.Metric{"hits": {ID: 90}}}})

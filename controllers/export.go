@@ -18,6 +18,7 @@ import (
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/kinds/developeraccount"
+	"github.com/apimsync/apimsync/controllers/kinds/product"
 	"github.com/apimsync/apimsync/controllers/kit"
 	"github.com/apimsync/apimsync/controllers/kit/children"
 )
@@ -232,7 +233,7 @@ func (x *exporter) product(ctx context.Context, p tsclient.Product, usages []tsc
 	if err != nil {
 		return fmt.Errorf("cannot read the proxy of %s: %w", what, err)
 	}
-	attrs := proxyAttributes(proxy)
+	attrs := product.ProxyAttributes(proxy)
 	kids, err := children.Read(ctx, c, tsclient.ProductScope(p.ID))
 	if err != nil {
 		return err
@@ -271,7 +272,7 @@ func (x *exporter) product(ctx context.Context, p tsclient.Product, usages []tsc
 		if spec.Features == nil {
 			spec.Features = map[string]v1alpha1.FeatureSpec{}
 		}
-		fs := v1alpha1.FeatureSpec{Name: f.Name, Description: f.Description, Scope: remoteScope(f)}
+		fs := v1alpha1.FeatureSpec{Name: f.Name, Description: f.Description, Scope: product.RemoteScope(f)}
 		if fs.Name == "" {
 			fs.Name = f.SystemName
 			x.e.Left = append(x.e.Left, fmt.Sprintf("%s: feature %q has no name (3scale allows none, apimsync requires one): exported with its system name as its name, which applying it writes", what, f.SystemName))
@@ -315,7 +316,7 @@ func (x *exporter) policyWithCredential(ps *v1alpha1.PolicySpec, what, product s
 // porta's defaults (proxyDefaults), which resolveProxy sends for what the spec leaves out.
 func (x *exporter) authentication(ctx context.Context, p tsclient.Product, attrs map[string]string, name string) (*v1alpha1.AuthenticationSpec, error) {
 	differs := func(key string) string {
-		if v := attrs[key]; v != proxyDefaults[key] {
+		if v := attrs[key]; v != product.ProxyDefaults[key] {
 			return v
 		}
 		return ""

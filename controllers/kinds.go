@@ -18,6 +18,7 @@ import (
 	"github.com/apimsync/apimsync/controllers/kinds/backend"
 	"github.com/apimsync/apimsync/controllers/kinds/custompolicy"
 	"github.com/apimsync/apimsync/controllers/kinds/developeraccount"
+	productkind "github.com/apimsync/apimsync/controllers/kinds/product"
 	"github.com/apimsync/apimsync/controllers/kinds/tenant"
 	"github.com/apimsync/apimsync/controllers/kit"
 	"github.com/apimsync/apimsync/controllers/kit/children"
@@ -162,13 +163,13 @@ var kinds = []kindRow{
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.Backend, children.Spec, *backend.Snapshot] {
 			return &backend.Syncer{Reader: d.Reader, Accounts: d.Accounts, Claims: d.claims(), Lists: d.Lists}
 		}},
-	kindOf[*v1alpha1.Product, productDesired, *productSnapshot]{name: "Product", secretRefs: secretsOfProduct,
+	kindOf[*v1alpha1.Product, productkind.Desired, *productkind.Snapshot]{name: "Product", secretRefs: productkind.SecretRefs,
 		newObj:  func() *v1alpha1.Product { return &v1alpha1.Product{} },
 		newList: func() client.ObjectList { return &v1alpha1.ProductList{} },
-		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.Product, productDesired, *productSnapshot] {
-			return &ProductSyncer{Reader: d.Reader, Accounts: d.Accounts, Suspended: appkind.SuspendedIn(d.Snapshots),
+		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.Product, productkind.Desired, *productkind.Snapshot] {
+			return &productkind.Syncer{Reader: d.Reader, Accounts: d.Accounts, Suspended: appkind.SuspendedIn(d.Snapshots),
 				Claims: d.claims(), Lists: d.Lists,
-				Lifecycle: productLifecycle{Recorder: d.recorder("apimsync-product"), UsagePeriod: d.Opts.UsageReportPeriod}}
+				Lifecycle: productkind.Lifecycle{Recorder: d.recorder("apimsync-product"), UsagePeriod: d.Opts.UsageReportPeriod}}
 		}},
 	kindOf[*v1alpha1.ApplicationPlan, applicationplan.Desired, *applicationplan.Snapshot]{name: "ApplicationPlan", scope: applicationplan.Scope,
 		newObj:  func() *v1alpha1.ApplicationPlan { return &v1alpha1.ApplicationPlan{} },
@@ -243,13 +244,13 @@ var referenceGraph = []reference{
 	{From: "ApplicationPlan", To: "Product", Field: "spec.productRef", Index: kit.IndexProductRef, Owned: true,
 		Names: refField(func(o *v1alpha1.ApplicationPlan) string { return o.Spec.ProductRef }),
 		List:  func() client.ObjectList { return &v1alpha1.ApplicationPlanList{} }},
-	{From: "Product", To: "Backend", Field: "spec.backendUsages", Index: kit.IndexBackendRefs, Blocks: true, Names: productBackendRefs,
+	{From: "Product", To: "Backend", Field: "spec.backendUsages", Index: kit.IndexBackendRefs, Blocks: true, Names: productkind.BackendRefs,
 		List: func() client.ObjectList { return &v1alpha1.ProductList{} }},
 	{From: "ActiveDoc", To: "Product", Field: "spec.productRef", Index: kit.IndexProductRef, Along: true,
 		Names: refField(func(o *v1alpha1.ActiveDoc) string { return o.Spec.ProductRef }),
 		List:  func() client.ObjectList { return &v1alpha1.ActiveDocList{} }},
 	{From: "Product", To: "CustomPolicyDefinition", Field: "spec.policies", Index: kit.IndexCustomPolicyRefs, Blocks: true,
-		Names: customPolicyRefs, Key: custompolicy.PolicyKey, KeyIndex: kit.IndexPolicyKey, List: func() client.ObjectList { return &v1alpha1.ProductList{} }},
+		Names: productkind.PolicyRefs, Key: custompolicy.PolicyKey, KeyIndex: kit.IndexPolicyKey, List: func() client.ObjectList { return &v1alpha1.ProductList{} }},
 }
 
 // kindNamed returns the row of the kind named name, or nil.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
+	productkind "github.com/apimsync/apimsync/controllers/kinds/product"
 	"github.com/apimsync/apimsync/test/simulator"
 )
 
@@ -136,7 +137,7 @@ func TestChangeWhoseAnswerWasLostIsDeployed(t *testing.T) {
 	if failed != 1 {
 		t.Errorf("%d deploys answered 500, want 1: the test did not make a deploy fail", failed)
 	}
-	if product.Status.DeployedHash == "" || product.Status.DeployedHash == deployOwed {
+	if product.Status.DeployedHash == "" || product.Status.DeployedHash == productkind.DeployOwed {
 		t.Errorf("status.deployedHash %q after the deploy, want the hash of what was deployed", product.Status.DeployedHash)
 	}
 

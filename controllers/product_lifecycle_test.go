@@ -21,6 +21,7 @@ import (
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/engine"
+	productkind "github.com/apimsync/apimsync/controllers/kinds/product"
 	"github.com/apimsync/apimsync/test/simulator"
 )
 
@@ -106,7 +107,7 @@ func TestDeprecatedProductKeepsItsApplicationsAndReportsThem(t *testing.T) {
 	if got := planStates(ns); got["basic"] != "hidden" {
 		t.Errorf("plan of a Deprecated product is %s, want hidden", got["basic"])
 	}
-	if got := testutil.ToFloat64(DeprecatedProductApplications.WithLabelValues(ns, "petstore")); got != 3 {
+	if got := testutil.ToFloat64(productkind.DeprecatedProductApplications.WithLabelValues(ns, "petstore")); got != 3 {
 		t.Errorf("apimsync_deprecated_product_applications = %v, want 3", got)
 	}
 	newcomer := application(ns, "late", "other", "basic")
@@ -528,17 +529,17 @@ func TestRetirementSweepIsDueOnceAfterTheMove(t *testing.T) {
 		"retired earlier (swept or not, as recorded)":  {product(v1alpha1.LifecycleRetired, v1alpha1.LifecycleRetired), false},
 		"deprecated": {product(v1alpha1.LifecycleDeprecated, v1alpha1.LifecyclePublished), false},
 	}
-	l := &productLifecycle{}
+	l := &productkind.Lifecycle{}
 	for name, c := range cases {
-		l.track(c.p)
-		if got := retirementSweepDue(c.p); got != c.want {
+		l.Track(c.p)
+		if got := productkind.RetirementSweepDue(c.p); got != c.want {
 			t.Errorf("%s: sweep due %v, want %v", name, got, c.want)
 		}
 		if c.want { // once swept (suspendAll, or nothing live), it is not due again
-			l.storeUsage(c.p, nil)
+			l.StoreUsage(c.p, nil)
 			c.p.Status.RetirementSweepPending = false
-			l.track(c.p)
-			if retirementSweepDue(c.p) {
+			l.Track(c.p)
+			if productkind.RetirementSweepDue(c.p) {
 				t.Errorf("%s: sweep due again after it was made", name)
 			}
 		}

@@ -13,7 +13,7 @@ import (
 	"github.com/prometheus/prometheus/promql/parser"
 	"sigs.k8s.io/yaml"
 
-	"github.com/apimsync/apimsync/controllers"
+	"github.com/apimsync/apimsync/controllers/kinds/product"
 	"github.com/apimsync/apimsync/test/testenv"
 )
 
@@ -71,7 +71,7 @@ func TestPrometheusRuleParses(t *testing.T) {
 		t.Fatal(err)
 	}
 	threshold, alert := deprecationRules(t, parseRules(t, raw))
-	for _, metric := range []string{controllers.DeprecatedProductApplicationsName, controllers.ProductLifecycleChangedName, thresholdName} {
+	for _, metric := range []string{product.DeprecatedProductApplicationsName, product.ProductLifecycleChangedName, thresholdName} {
 		if !strings.Contains(alert.Expr, metric) {
 			t.Errorf("the alert's expression does not use %s: %s", metric, alert.Expr)
 		}

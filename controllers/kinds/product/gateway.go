@@ -1,4 +1,4 @@
-package controllers
+package product
 
 // What a Product sets in its service's gateway: proxy settings, authentication (OIDC), the policy chain and backend usages, resolved from the spec and compared with 3scale's.
 
@@ -15,7 +15,7 @@ import (
 	"github.com/apimsync/apimsync/controllers/kit"
 )
 
-func (s *ProductSyncer) resolvePolicies(ctx context.Context, p *v1alpha1.Product) ([]tsclient.Policy, error) {
+func (s *Syncer) resolvePolicies(ctx context.Context, p *v1alpha1.Product) ([]tsclient.Policy, error) {
 	if len(p.Spec.Policies) == 0 {
 		return nil, nil
 	}
@@ -42,8 +42,8 @@ func (s *ProductSyncer) resolvePolicies(ctx context.Context, p *v1alpha1.Product
 
 // resolveProxy returns the proxy attributes the spec sets, by porta name, and porta's defaults for the
 // managed ones it does not set; others are left as 3scale has them.
-func (s *ProductSyncer) resolveProxy(ctx context.Context, p *v1alpha1.Product) (map[string]string, *tsclient.OIDCConfiguration, error) {
-	proxy := maps.Clone(proxyDefaults)
+func (s *Syncer) resolveProxy(ctx context.Context, p *v1alpha1.Product) (map[string]string, *tsclient.OIDCConfiguration, error) {
+	proxy := maps.Clone(ProxyDefaults)
 	set := func(key, value string) {
 		if value != "" {
 			proxy[key] = value
@@ -108,7 +108,7 @@ func (s *ProductSyncer) resolveProxy(ctx context.Context, p *v1alpha1.Product) (
 }
 
 // syncUsages creates, updates and deletes backend usages to match want (backend id -> path).
-func (s *ProductSyncer) syncUsages(ctx context.Context, sess *engine.Session, snap *productSnapshot, want map[int64]string) error {
+func (s *Syncer) syncUsages(ctx context.Context, sess *engine.Session, snap *Snapshot, want map[int64]string) error {
 	c, id := sess.Remote, snap.Product.ID
 	kept := make([]tsclient.BackendUsage, 0, len(want))
 	have := map[int64]tsclient.BackendUsage{}
@@ -144,8 +144,8 @@ func (s *ProductSyncer) syncUsages(ctx context.Context, sess *engine.Session, sn
 	return nil
 }
 
-// proxyAttributes flattens a proxy into its attributes by porta name, as strings.
-func proxyAttributes(proxy *tsclient.Proxy) map[string]string {
+// ProxyAttributes flattens a proxy into its attributes by porta name, as strings.
+func ProxyAttributes(proxy *tsclient.Proxy) map[string]string {
 	out := map[string]string{}
 	raw, err := json.Marshal(proxy)
 	if err != nil {

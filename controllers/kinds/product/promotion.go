@@ -1,4 +1,4 @@
-package controllers
+package product
 
 import (
 	"context"
@@ -63,7 +63,7 @@ func recordProduction(p *v1alpha1.Product, v *kit.ConfigVersions) {
 // promote promotes the staging version production is to run, if any (promotionTarget), and records the
 // outcome in snap and in status. A refusal (4xx) is recorded and announced, not returned: the product
 // itself is in sync.
-func (s *ProductSyncer) promote(ctx context.Context, c *tsclient.Client, p *v1alpha1.Product, snap *productSnapshot) error {
+func (s *Syncer) promote(ctx context.Context, c *tsclient.Client, p *v1alpha1.Product, snap *Snapshot) error {
 	target := promotionTarget(p, snap.Configs)
 	if target == 0 {
 		recordProduction(p, snap.Configs)
@@ -98,7 +98,7 @@ func (s *ProductSyncer) promote(ctx context.Context, c *tsclient.Client, p *v1al
 }
 
 // event emits an Event on p (the lifecycle's recorder).
-func (s *ProductSyncer) event(p *v1alpha1.Product, kind, reason, message string) {
+func (s *Syncer) event(p *v1alpha1.Product, kind, reason, message string) {
 	if s.Lifecycle.Recorder != nil {
 		s.Lifecycle.Recorder.Eventf(p, nil, kind, reason, "Promote", "%s", message)
 	}
@@ -126,7 +126,7 @@ func productionNote(p *v1alpha1.Product) string {
 // syncProduction brings snap's configuration versions up to date after Update's writes (a deploy, or a
 // proxy or policy chain update, which porta deploys to staging itself, may have made a staging version),
 // then promotes what spec.production asks for.
-func (s *ProductSyncer) syncProduction(ctx context.Context, c *tsclient.Client, p *v1alpha1.Product, snap *productSnapshot, deployed bool) error {
+func (s *Syncer) syncProduction(ctx context.Context, c *tsclient.Client, p *v1alpha1.Product, snap *Snapshot, deployed bool) error {
 	var err error
 	switch {
 	case snap.Configs == nil:

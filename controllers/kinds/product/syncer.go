@@ -1,4 +1,4 @@
-package controllers
+package product
 
 import (
 	"context"
@@ -16,8 +16,8 @@ import (
 	"github.com/apimsync/apimsync/controllers/kit/children"
 )
 
-// productSnapshot is the remote state of one product (service) and everything apimsync manages in it.
-type productSnapshot struct {
+// Snapshot is the remote state of one product (service) and everything apimsync manages in it.
+type Snapshot struct {
 	Product  tsclient.Product
 	Proxy    map[string]string // proxy attributes by porta name, as strings
 	OIDC     *tsclient.OIDCConfiguration
@@ -25,7 +25,7 @@ type productSnapshot struct {
 	Usages   []tsclient.BackendUsage
 	Children *children.Snapshot
 	// Retiring, set by Refresh only (never cached), holds the applications of a retired product whose
-	// live ones Update suspends (productLifecycle.suspendAll).
+	// live ones Update suspends (Lifecycle.suspendAll).
 	Retiring []tsclient.Application
 	// Configs are the latest configuration versions of staging and production, read only for a Product
 	// with spec.production (nil otherwise).
@@ -35,10 +35,10 @@ type productSnapshot struct {
 }
 
 // RemoteID implements engine.Snapshot.
-func (s *productSnapshot) RemoteID() int64 { return s.Product.ID }
+func (s *Snapshot) RemoteID() int64 { return s.Product.ID }
 
-// productDesired is what Resolve learnt from the Product's dependencies.
-type productDesired struct {
+// Desired is what Resolve learnt from the Product's dependencies.
+type Desired struct {
 	BackendIDs map[int64]string // backend id -> path
 	Proxy      map[string]string
 	Policies   []tsclient.Policy // nil: the chain is not managed
@@ -54,9 +54,9 @@ type productDesired struct {
 	GatewayHash string `json:"-"`
 }
 
-// ProductSyncer syncs Products to 3scale services with their proxy settings, authentication, metrics,
+// Syncer syncs Products to 3scale services with their proxy settings, authentication, metrics,
 // methods, mapping rules, policy chain and backend usages.
-type ProductSyncer struct {
+type Syncer struct {
 	// Reader reads Kubernetes objects (the manager's cache).
 	Reader client.Reader
 	// Accounts resolves provider-account Secrets.
@@ -69,19 +69,19 @@ type ProductSyncer struct {
 	// Lists shares the tenant's list of services among the Products looking for theirs in one burst.
 	Lists *kit.BurstLists
 	// Lifecycle keeps the lifecycle bookkeeping and usage reports.
-	Lifecycle productLifecycle
+	Lifecycle Lifecycle
 }
 
 var (
-	_ engine.TypedSyncer[*v1alpha1.Product, productDesired, *productSnapshot] = &ProductSyncer{}
-	_ engine.Refresher[*v1alpha1.Product, *productSnapshot]                   = &ProductSyncer{}
-	_ engine.CacheChecker[productDesired, *productSnapshot]                   = &ProductSyncer{}
+	_ engine.TypedSyncer[*v1alpha1.Product, Desired, *Snapshot] = &Syncer{}
+	_ engine.Refresher[*v1alpha1.Product, *Snapshot]            = &Syncer{}
+	_ engine.CacheChecker[Desired, *Snapshot]                   = &Syncer{}
 )
 
 // Serves implements engine.CacheChecker: a snapshot read without the configuration versions does not
 // serve a Product that now has spec.production, nor one read without the features a Product that now
 // manages them.
-func (s *ProductSyncer) Serves(want productDesired, snap *productSnapshot) bool {
+func (s *Syncer) Serves(want Desired, snap *Snapshot) bool {
 	return (!want.Promotes || snap.Configs != nil) && (!want.Features || snap.Features != nil)
 }
 
@@ -90,28 +90,28 @@ func productChildren(p *v1alpha1.Product) children.Spec {
 }
 
 // Connect implements engine.TypedSyncer.
-func (s *ProductSyncer) Connect(ctx context.Context, p *v1alpha1.Product) (*engine.Session, error) {
+func (s *Syncer) Connect(ctx context.Context, p *v1alpha1.Product) (*engine.Session, error) {
 	return s.Accounts.Connect(ctx, p.Namespace, kit.SecretForSession(p, p.Spec.ProviderAccountSecretName()))
 }
 
 // SystemName is the system name of the object's remote object, from its spec alone: its spec.systemName, or
 // one derived from its name.
-func (s *ProductSyncer) SystemName(p *v1alpha1.Product) string {
+func (s *Syncer) SystemName(p *v1alpha1.Product) string {
 	return kit.SystemNameOf(p.Spec.SystemName, p.Name)
 }
 
 // Resolve implements engine.TypedSyncer: every Backend used must exist and be Synced on the same tenant
 // (an Invalid one makes the Product Invalid), Secrets of policies and OIDC must exist, and no other
 // resource may own the same service. A Deprecated or Retired product's usage report is periodic work.
-func (s *ProductSyncer) Resolve(ctx context.Context, p *v1alpha1.Product, sess *engine.Session) (engine.Resolved[productDesired], error) {
-	r := engine.Resolved[productDesired]{}
-	r.PeriodicDue, r.PeriodicIn = s.Lifecycle.track(p)
+func (s *Syncer) Resolve(ctx context.Context, p *v1alpha1.Product, sess *engine.Session) (engine.Resolved[Desired], error) {
+	r := engine.Resolved[Desired]{}
+	r.PeriodicDue, r.PeriodicIn = s.Lifecycle.Track(p)
 	err := s.resolve(ctx, p, sess, &r)
 	return r, err
 }
 
 // resolve is Resolve's work: it fills in r's desired state and hash.
-func (s *ProductSyncer) resolve(ctx context.Context, p *v1alpha1.Product, sess *engine.Session, r *engine.Resolved[productDesired]) error {
+func (s *Syncer) resolve(ctx context.Context, p *v1alpha1.Product, sess *engine.Session, r *engine.Resolved[Desired]) error {
 	kids := productChildren(p)
 	// Checked here, not in a Validate before everything: the lifecycle is tracked first (an edit
 	// that retires the product is dated when it is seen). The schema checks this at admission anyway.
@@ -136,7 +136,7 @@ func (s *ProductSyncer) resolve(ctx context.Context, p *v1alpha1.Product, sess *
 	if err := kit.CheckSoleOwner(ctx, s.Reader, s.Claims, p, &v1alpha1.ProductList{}, kit.OwnerKey(sess.Tenant, "", sess.SystemName)); err != nil {
 		return err
 	}
-	desired := productDesired{BackendIDs: backendIDs, Proxy: proxy, Policies: policies, OIDC: oidc, Promotes: p.Spec.Production != nil,
+	desired := Desired{BackendIDs: backendIDs, Proxy: proxy, Policies: policies, OIDC: oidc, Promotes: p.Spec.Production != nil,
 		Features: featuresManaged(p)}
 	deployment, backendVersion := serviceAttrs(p)
 	desired.GatewayHash = gatewayHash(sess, gatewayState{Tenant: sess.Tenant, SystemName: sess.SystemName, Deployment: deployment,
@@ -163,7 +163,7 @@ var backendOfProduct = kit.Dependency{Kind: "Backend", Field: "in spec.backendUs
 
 // resolveBackends returns the ids of the Backends the product uses, with their paths, and what of each
 // goes into the product's gateway configuration.
-func (s *ProductSyncer) resolveBackends(ctx context.Context, p *v1alpha1.Product, tenant string) (map[int64]string, []backendGateway, error) {
+func (s *Syncer) resolveBackends(ctx context.Context, p *v1alpha1.Product, tenant string) (map[int64]string, []backendGateway, error) {
 	ids := map[int64]string{}
 	var gateway []backendGateway
 	for _, name := range kit.SortedKeys(p.Spec.BackendUsages) {
@@ -192,11 +192,11 @@ func serviceAttrs(p *v1alpha1.Product) (deploymentOption, backendVersion string)
 	return deploymentOption, backendVersion
 }
 
-// proxyDefaults are porta's defaults of the proxy attributes apimsync manages (porta's db/schema.rb,
+// ProxyDefaults are porta's defaults of the proxy attributes apimsync manages (porta's db/schema.rb,
 // table proxies): a field removed from the spec goes back to its default. hostname_rewrite has none
 // (null), so it is emptied. secret_token is not here: porta generates a random one and has no default to
 // go back to, so a secret token removed from the spec stays as it is in 3scale.
-var proxyDefaults = map[string]string{
+var ProxyDefaults = map[string]string{
 	"credentials_location": "query", "auth_user_key": "user_key", "auth_app_id": "app_id", "auth_app_key": "app_key",
 	"hostname_rewrite":         "",
 	"error_status_auth_failed": "403", "error_headers_auth_failed": "text/plain; charset=us-ascii", "error_auth_failed": "Authentication failed",
@@ -207,7 +207,7 @@ var proxyDefaults = map[string]string{
 
 // Read implements engine.TypedSyncer: the service (by id, or by system name to adopt one created by a
 // lost request) and everything apimsync manages in it.
-func (s *ProductSyncer) Read(ctx context.Context, p *v1alpha1.Product, sess *engine.Session, want productDesired) (*productSnapshot, bool, error) {
+func (s *Syncer) Read(ctx context.Context, p *v1alpha1.Product, sess *engine.Session, want Desired) (*Snapshot, bool, error) {
 	remote, err := kit.Locate(p, sess, s.finder(ctx, sess))
 	if err != nil || remote == nil {
 		return nil, false, err
@@ -218,7 +218,7 @@ func (s *ProductSyncer) Read(ctx context.Context, p *v1alpha1.Product, sess *eng
 
 // Note implements engine.Noter: a Deprecated or Retired product's Synced message tells its usage report,
 // and one with spec.production which configuration production runs.
-func (s *ProductSyncer) Note(p *v1alpha1.Product, _ *productSnapshot) string {
+func (s *Syncer) Note(p *v1alpha1.Product, _ *Snapshot) string {
 	var notes []string
 	if stage := p.Spec.EffectiveLifecycle(); stage == v1alpha1.LifecycleDeprecated || stage == v1alpha1.LifecycleRetired {
 		notes = append(notes, usageNote(p))
@@ -231,7 +231,7 @@ func (s *ProductSyncer) Note(p *v1alpha1.Product, _ *productSnapshot) string {
 
 // Refresh implements engine.Refresher: the usage report of a Deprecated or Retired product; a retired
 // product with live applications left to suspend hands them to Update (snap.Retiring).
-func (s *ProductSyncer) Refresh(ctx context.Context, p *v1alpha1.Product, sess *engine.Session, snap *productSnapshot) (*productSnapshot, error) {
+func (s *Syncer) Refresh(ctx context.Context, p *v1alpha1.Product, sess *engine.Session, snap *Snapshot) (*Snapshot, error) {
 	retiring, err := s.Lifecycle.refreshUsage(ctx, sess.Remote, p)
 	if err != nil {
 		return nil, err
@@ -245,7 +245,7 @@ func (s *ProductSyncer) Refresh(ctx context.Context, p *v1alpha1.Product, sess *
 
 // Compare implements engine.TypedSyncer; it records the ids of the product's metrics in status. A
 // retirement sweep due is never up to date.
-func (s *ProductSyncer) Compare(_ context.Context, p *v1alpha1.Product, _ *engine.Session, d productDesired, snap *productSnapshot) (bool, error) {
+func (s *Syncer) Compare(_ context.Context, p *v1alpha1.Product, _ *engine.Session, d Desired, snap *Snapshot) (bool, error) {
 	children.RecordMetrics(&p.Status.CommonStatus, snap.Children)
 	recordProduction(p, snap.Configs)
 	recordDeployedIfUnknown(p, d)
@@ -255,14 +255,14 @@ func (s *ProductSyncer) Compare(_ context.Context, p *v1alpha1.Product, _ *engin
 }
 
 // readAll reads everything apimsync manages in one service.
-func (s *ProductSyncer) readAll(ctx context.Context, sess *engine.Session, d productDesired, remote tsclient.Product) (*productSnapshot, error) {
+func (s *Syncer) readAll(ctx context.Context, sess *engine.Session, d Desired, remote tsclient.Product) (*Snapshot, error) {
 	c, id := sess.Remote, remote.ID
-	snap := &productSnapshot{Product: remote}
+	snap := &Snapshot{Product: remote}
 	proxy, err := c.GetProxy(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the proxy of product %d: %w", id, err)
 	}
-	snap.Proxy = proxyAttributes(proxy)
+	snap.Proxy = ProxyAttributes(proxy)
 	if snap.Policies, err = c.GetPolicies(ctx, id); err != nil {
 		return nil, fmt.Errorf("cannot read the policy chain of product %d: %w", id, err)
 	}
@@ -297,17 +297,17 @@ func (s *ProductSyncer) readAll(ctx context.Context, sess *engine.Session, d pro
 // puts in a new service (hits, the default mapping rule). Its proxy, OIDC settings and policy chain are
 // left unknown, so that Update writes what the spec sets (one write each, instead of a read and maybe a
 // write), and it has no backend usage yet.
-func (s *ProductSyncer) readNew(ctx context.Context, sess *engine.Session, remote tsclient.Product) (*productSnapshot, error) {
+func (s *Syncer) readNew(ctx context.Context, sess *engine.Session, remote tsclient.Product) (*Snapshot, error) {
 	kids, err := children.ReadNew(true)(ctx, sess.Remote, tsclient.ProductScope(remote.ID))
 	if err != nil {
 		return nil, err
 	}
 	// A new service has no feature.
-	return &productSnapshot{Product: remote, Proxy: map[string]string{}, Children: kids, Features: []tsclient.Feature{}}, nil
+	return &Snapshot{Product: remote, Proxy: map[string]string{}, Children: kids, Features: []tsclient.Feature{}}, nil
 }
 
 // finder reads services of the session's tenant.
-func (s *ProductSyncer) finder(ctx context.Context, sess *engine.Session) kit.RemoteFinder[tsclient.Product] {
+func (s *Syncer) finder(ctx context.Context, sess *engine.Session) kit.RemoteFinder[tsclient.Product] {
 	return kit.TenantFinder("product", sess, s.Lists,
 		func(id int64) (*tsclient.Product, error) { return sess.Remote.GetProduct(ctx, id) },
 		func() ([]tsclient.Product, error) { return sess.Remote.ListProducts(ctx) },
@@ -327,19 +327,19 @@ func serviceMatches(r tsclient.Product, p *v1alpha1.Product) bool {
 
 // Create implements engine.TypedSyncer: creates the service (adopting it after a lost response);
 // everything in it follows (Update).
-func (s *ProductSyncer) Create(ctx context.Context, p *v1alpha1.Product, sess *engine.Session, d productDesired) (engine.Created[*productSnapshot], error) {
+func (s *Syncer) Create(ctx context.Context, p *v1alpha1.Product, sess *engine.Session, d Desired) (engine.Created[*Snapshot], error) {
 	created, fresh, err := kit.CreateOrAdopt(sess.SystemName,
 		func() (*tsclient.Product, error) {
 			return sess.Remote.CreateProduct(ctx, productParams(p, sess.SystemName))
 		}, p, sess, s.finder(ctx, sess))
 	if err != nil {
-		return kit.Made[*productSnapshot](nil, fresh, err)
+		return kit.Made[*Snapshot](nil, fresh, err)
 	}
 	p.Status.ProductID = created.ID
 	// Feature ids recorded for a product no longer there, or another tenant's: never to delete here.
 	p.Status.FeatureIDs = nil
 	oweDeploy(p) // made (or found after its own lost create) by this resource: never deployed yet
-	read := func(ctx context.Context, sess *engine.Session, r tsclient.Product) (*productSnapshot, error) {
+	read := func(ctx context.Context, sess *engine.Session, r tsclient.Product) (*Snapshot, error) {
 		snap, err := s.readNew(ctx, sess, r)
 		if err == nil && d.Promotes {
 			snap.Configs = &kit.ConfigVersions{} // a new service has no configuration yet
@@ -347,7 +347,7 @@ func (s *ProductSyncer) Create(ctx context.Context, p *v1alpha1.Product, sess *e
 		return snap, err
 	}
 	if !fresh {
-		read = func(ctx context.Context, sess *engine.Session, r tsclient.Product) (*productSnapshot, error) {
+		read = func(ctx context.Context, sess *engine.Session, r tsclient.Product) (*Snapshot, error) {
 			return s.readAll(ctx, sess, d, r)
 		}
 	}
@@ -358,7 +358,7 @@ func (s *ProductSyncer) Create(ctx context.Context, p *v1alpha1.Product, sess *e
 // Update implements engine.TypedSyncer: suspends the live applications of a product just retired,
 // writes what differs, then deploys the proxy configuration to staging when staging is behind
 // (deployPending: decided from state, product_deploy.go).
-func (s *ProductSyncer) Update(ctx context.Context, p *v1alpha1.Product, sess *engine.Session, d productDesired, snap *productSnapshot) (*productSnapshot, error) {
+func (s *Syncer) Update(ctx context.Context, p *v1alpha1.Product, sess *engine.Session, d Desired, snap *Snapshot) (*Snapshot, error) {
 	c, id := sess.Remote, snap.Product.ID
 	if snap.Retiring != nil {
 		// The cached snapshot of an application it suspends says so, so that its Application object, if
@@ -388,7 +388,7 @@ func (s *ProductSyncer) Update(ctx context.Context, p *v1alpha1.Product, sess *e
 		if err != nil {
 			return nil, fmt.Errorf("cannot update the proxy of product %q: %w", sess.SystemName, err)
 		}
-		snap.Proxy = proxyAttributes(updated)
+		snap.Proxy = ProxyAttributes(updated)
 	}
 	if !oidcMatches(snap.OIDC, d.OIDC) {
 		updated, err := c.UpdateOIDCConfiguration(ctx, id, *d.OIDC)
@@ -444,7 +444,7 @@ func (s *ProductSyncer) Update(ctx context.Context, p *v1alpha1.Product, sess *e
 
 // Delete implements engine.TypedSyncer: deletes the service this Product holds (by id, or by system name
 // after its own lost create); its plans, usages and children go with it.
-func (s *ProductSyncer) Delete(ctx context.Context, p *v1alpha1.Product, sess *engine.Session) error {
+func (s *Syncer) Delete(ctx context.Context, p *v1alpha1.Product, sess *engine.Session) error {
 	if err := kit.DeleteHeld(p, sess, s.finder(ctx, sess), func(id int64) error { return sess.Remote.DeleteProduct(ctx, id) }); err != nil {
 		return err
 	}
@@ -457,10 +457,10 @@ func (s *ProductSyncer) Delete(ctx context.Context, p *v1alpha1.Product, sess *e
 var endpointAttributes = map[string]bool{"endpoint": true, "sandbox_endpoint": true, "api_backend": true}
 
 // ChildrenSnapshot implements children.Holder: a plan reads its metrics' ids.
-func (s *productSnapshot) ChildrenSnapshot() *children.Snapshot { return s.Children }
+func (s *Snapshot) ChildrenSnapshot() *children.Snapshot { return s.Children }
 
 // Clone implements engine.Snapshot.
-func (s *productSnapshot) Clone() *productSnapshot {
+func (s *Snapshot) Clone() *Snapshot {
 	c := *s
 	c.Proxy = maps.Clone(s.Proxy)
 	if s.OIDC != nil {
@@ -478,9 +478,9 @@ func (s *productSnapshot) Clone() *productSnapshot {
 	return &c
 }
 
-// secretsOfProduct lists the Secrets a Product reads: its provider account, its policies'
+// SecretRefs lists the Secrets a Product reads: its provider account, its policies'
 // configurations and its OIDC issuer.
-func secretsOfProduct(p *v1alpha1.Product) []string {
+func SecretRefs(p *v1alpha1.Product) []string {
 	out := []string{p.Spec.ProviderAccountSecretName()}
 	for _, pol := range p.Spec.Policies {
 		if pol.ConfigurationRef != nil {
@@ -493,9 +493,9 @@ func secretsOfProduct(p *v1alpha1.Product) []string {
 	return out
 }
 
-// customPolicyRefs lists the custom policies of a Product's chain (every version but "builtin") by
+// PolicyRefs lists the custom policies of a Product's chain (every version but "builtin") by
 // v1alpha1.PolicyKey.
-func customPolicyRefs(o client.Object) []string {
+func PolicyRefs(o client.Object) []string {
 	p, ok := o.(*v1alpha1.Product)
 	if !ok {
 		return nil
@@ -509,8 +509,8 @@ func customPolicyRefs(o client.Object) []string {
 	return kit.SortedKeys(set)
 }
 
-// productBackendRefs lists the Backends a Product uses (spec.backendUsages).
-func productBackendRefs(o client.Object) []string {
+// BackendRefs lists the Backends a Product uses (spec.backendUsages).
+func BackendRefs(o client.Object) []string {
 	if p, ok := o.(*v1alpha1.Product); ok {
 		return kit.SortedKeys(p.Spec.BackendUsages)
 	}
@@ -525,7 +525,7 @@ var customPolicyOfProduct = kit.Dependency{Kind: "CustomPolicyDefinition", Field
 // its CustomPolicyDefinition in the namespace, Synced on the Product's tenant: APIcast would fail to load
 // a chain that names a policy the registry lacks, and porta accepts such a chain without a word.
 func checkCustomPolicies(ctx context.Context, reader client.Reader, p *v1alpha1.Product, tenant string) error {
-	for _, key := range customPolicyRefs(p) {
+	for _, key := range PolicyRefs(p) {
 		var defs v1alpha1.CustomPolicyDefinitionList
 		if err := reader.List(ctx, &defs, client.InNamespace(p.Namespace), client.MatchingFields{kit.IndexPolicyKey: key}); err != nil {
 			return err

@@ -1,4 +1,4 @@
-package controllers
+package product
 
 // Whether staging's gateway configuration is behind is decided from state, never from "this attempt
 // wrote something". porta builds a product's APIcast configuration from the product (its proxy,
@@ -16,9 +16,9 @@ import (
 	"github.com/apimsync/apimsync/controllers/kit/children"
 )
 
-// deployOwed is status.deployedHash while writes apimsync made wait for their deploy: it matches no hash,
+// DeployOwed is status.deployedHash while writes apimsync made wait for their deploy: it matches no hash,
 // so the deploy is made by whichever attempt comes next, even one that finds nothing left to write.
-const deployOwed = "Undeployed"
+const DeployOwed = "Undeployed"
 
 // backendGateway is what of a Backend goes into the configuration of a Product that uses it. The Backend
 // is usable (its current generation synced), so its spec is what 3scale holds.
@@ -38,7 +38,7 @@ type gatewayState struct {
 	Children                   children.Spec
 	Usages                     map[int64]string
 	Backends                   []backendGateway
-	Desired                    productDesired
+	Desired                    Desired
 }
 
 // gatewayHash is the keyed hash of a product's gateway-relevant state.
@@ -51,24 +51,24 @@ func gatewayHash(sess *engine.Session, g gatewayState) string {
 // (d.GatewayHash): a deploy was owed, or that state changed since the last deploy. A product apimsync
 // never deployed (status.deployedHash empty: adopted, restored without status, synced by an earlier
 // version) takes staging as deployed (recordDeployedIfUnknown), so that adoption writes nothing.
-func deployPending(p *v1alpha1.Product, d productDesired) bool {
+func deployPending(p *v1alpha1.Product, d Desired) bool {
 	return p.Status.DeployedHash != d.GatewayHash
 }
 
 // recordDeployedIfUnknown takes staging as deployed from the current state when apimsync has no record
 // of a deploy of its own.
-func recordDeployedIfUnknown(p *v1alpha1.Product, d productDesired) {
+func recordDeployedIfUnknown(p *v1alpha1.Product, d Desired) {
 	if p.Status.DeployedHash == "" {
 		p.Status.DeployedHash = d.GatewayHash
 	}
 }
 
 // oweDeploy records, before a write that changes what staging is built from, that a deploy is owed.
-func oweDeploy(p *v1alpha1.Product) { p.Status.DeployedHash = deployOwed }
+func oweDeploy(p *v1alpha1.Product) { p.Status.DeployedHash = DeployOwed }
 
 // gatewayMatches reports whether 3scale holds every gateway-relevant setting of the product as d wants
 // (the service's own name and description are not among them).
-func gatewayMatches(p *v1alpha1.Product, d productDesired, snap *productSnapshot) bool {
+func gatewayMatches(p *v1alpha1.Product, d Desired, snap *Snapshot) bool {
 	deployment, backendVersion := serviceAttrs(p)
 	return snap.Product.DeploymentOption == deployment && snap.Product.BackendVersion == backendVersion &&
 		proxyMatches(snap.Proxy, d.Proxy) && oidcMatches(snap.OIDC, d.OIDC) && policiesMatch(snap.Policies, d.Policies) &&

@@ -1,4 +1,4 @@
-package controllers
+package product
 
 import (
 	"cmp"
@@ -18,10 +18,10 @@ import (
 // defaultUsageReportTop is how many accounts a usage report lists unless spec.usageReport.top says.
 const defaultUsageReportTop = 10
 
-// productLifecycle keeps a Product's lifecycle bookkeeping: the stage acted upon and when it was
+// Lifecycle keeps a Product's lifecycle bookkeeping: the stage acted upon and when it was
 // entered (status, an Event, a metric), and the usage report of a Deprecated or Retired product,
 // refreshed at most once per period with one paginated list call.
-type productLifecycle struct {
+type Lifecycle struct {
 	// Recorder emits an Event on each lifecycle move.
 	Recorder events.EventRecorder
 	// UsagePeriod is how often the usage report is refreshed.
@@ -30,7 +30,7 @@ type productLifecycle struct {
 	Now func() time.Time
 }
 
-func (l *productLifecycle) now() time.Time {
+func (l *Lifecycle) now() time.Time {
 	if l.Now != nil {
 		return l.Now()
 	}
@@ -39,7 +39,7 @@ func (l *productLifecycle) now() time.Time {
 
 // track records a lifecycle move and says whether a usage report is due (and when the next one is). It
 // makes no remote call.
-func (l *productLifecycle) track(p *v1alpha1.Product) (due bool, in time.Duration) {
+func (l *Lifecycle) Track(p *v1alpha1.Product) (due bool, in time.Duration) {
 	stage := p.Spec.EffectiveLifecycle()
 	if p.Status.Lifecycle != stage {
 		from := p.Status.Lifecycle
@@ -76,25 +76,25 @@ func (l *productLifecycle) track(p *v1alpha1.Product) (due bool, in time.Duratio
 	return false, period - l.now().Sub(u.RefreshedAt.Time)
 }
 
-// retirementSweepDue reports whether the product is Retired and its retirement sweep, due once per
+// RetirementSweepDue reports whether the product is Retired and its retirement sweep, due once per
 // move to Retired that apimsync saw (status.retirementSweepPending), has not been made yet.
-func retirementSweepDue(p *v1alpha1.Product) bool {
+func RetirementSweepDue(p *v1alpha1.Product) bool {
 	return p.Spec.EffectiveLifecycle() == v1alpha1.LifecycleRetired && p.Status.RetirementSweepPending
 }
 
 // refreshUsage reads the product's applications (one paginated list) into its usage report. When a
-// retired product still has live applications to suspend (retirementSweepDue), it stores no report and
+// retired product still has live applications to suspend (RetirementSweepDue), it stores no report and
 // returns them all: suspendAll suspends the live ones and reports what that leaves.
-func (l *productLifecycle) refreshUsage(ctx context.Context, c *tsclient.Client, p *v1alpha1.Product) (retiring []tsclient.Application, err error) {
+func (l *Lifecycle) refreshUsage(ctx context.Context, c *tsclient.Client, p *v1alpha1.Product) (retiring []tsclient.Application, err error) {
 	apps, err := c.ListProductApplications(ctx, p.Status.ProductID)
 	if err != nil {
 		return nil, fmt.Errorf("cannot list the applications of product %d for its usage report: %w", p.Status.ProductID, err)
 	}
-	if retirementSweepDue(p) && slices.ContainsFunc(apps, func(a tsclient.Application) bool { return a.State == kit.AppLive }) {
+	if RetirementSweepDue(p) && slices.ContainsFunc(apps, func(a tsclient.Application) bool { return a.State == kit.AppLive }) {
 		return apps, nil
 	}
 	p.Status.RetirementSweepPending = false // nothing live to suspend: the sweep is done
-	l.storeUsage(p, apps)
+	l.StoreUsage(p, apps)
 	return nil, nil
 }
 
@@ -104,7 +104,7 @@ func (l *productLifecycle) refreshUsage(ctx context.Context, c *tsclient.Client,
 // is the product's own list. suspended is told of each application it suspended (or found gone), for
 // the snapshot cache. It then stores the usage report of the
 // applications as they now are (no second list) and emits an Event with the count.
-func (l *productLifecycle) suspendAll(ctx context.Context, c *tsclient.Client, p *v1alpha1.Product, apps []tsclient.Application, suspended func(id int64, gone bool)) error {
+func (l *Lifecycle) suspendAll(ctx context.Context, c *tsclient.Client, p *v1alpha1.Product, apps []tsclient.Application, suspended func(id int64, gone bool)) error {
 	now := make([]tsclient.Application, 0, len(apps))
 	count := 0
 	for _, a := range apps {
@@ -132,7 +132,7 @@ func (l *productLifecycle) suspendAll(ctx context.Context, c *tsclient.Client, p
 		now = append(now, a)
 	}
 	p.Status.RetirementSweepPending = false
-	l.storeUsage(p, now)
+	l.StoreUsage(p, now)
 	if l.Recorder != nil {
 		l.Recorder.Eventf(p, nil, "Normal", v1alpha1.ReasonApplicationsSuspended, "Retire",
 			"the product is retired: %d applications suspended in 3scale now (every live one on it, with or without an Application object); %d suspended in all, %d still live (pending ones, which porta cannot suspend)",
@@ -143,7 +143,7 @@ func (l *productLifecycle) suspendAll(ctx context.Context, c *tsclient.Client, p
 
 // storeUsage makes apps the product's usage report, taken now in its current stage, and sets the
 // metric of a Deprecated product.
-func (l *productLifecycle) storeUsage(p *v1alpha1.Product, apps []tsclient.Application) {
+func (l *Lifecycle) StoreUsage(p *v1alpha1.Product, apps []tsclient.Application) {
 	top := defaultUsageReportTop
 	if p.Spec.UsageReport != nil && p.Spec.UsageReport.Top > 0 {
 		top = int(p.Spec.UsageReport.Top)
