@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -19,6 +18,7 @@ import (
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/engine"
 	"github.com/apimsync/apimsync/controllers/kit/children"
+	"github.com/apimsync/apimsync/controllers/plugin"
 )
 
 // lastWrites lists a tenant's last n writes (method and endpoint), for a failure's message.
@@ -172,7 +172,7 @@ func tenantClient(t *testing.T, ns string) *tsclient.Client {
 // value of each key of the Secret templates (the user's part), which come first in the objects returned.
 func exportAll(t *testing.T, ns string, fill func(secret, key string) string) []client.Object {
 	t.Helper()
-	exported, err := ExportTenant(context.Background(), tenantClient(t, ns), ExportOptions{})
+	exported, err := plugin.ExportTenant(context.Background(), tenantClient(t, ns), plugin.ExportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,30 +250,6 @@ func adoptsWithNoWrite(t *testing.T, ns string, objs []client.Object, want map[s
 	}
 }
 
-// TestPolicyCredentials: a policy configuration holds a credential under a key that names one, when its
-// value can hold one (a string, an object, a list; not a flag such as CORS's allow_credentials), and in
-// the value that sets a header (or parameter) whose name is a credential's, as the headers policy does.
-func TestPolicyCredentials(t *testing.T) {
-	cases := map[string][]string{
-		`{"password":"s3cret"}`:                         {"password"},
-		`{"headers":{"Authorization" : "Bearer x"}}`:    {"headers.Authorization"},
-		`{"credentials":{"user":"a","pass":"b"}}`:       {"credentials"},
-		`{"api_keys":["k1"]}`:                           {"api_keys"},
-		`{"allow_origin":"*","allow_credentials":true}`: nil,
-		`{"token_introspection_ttl":30,"cache":null}`:   nil,
-		`{"rules":[{"header":"X-Cache","cache":true}]}`: nil,
-		`{"request":[{"op":"set","header":"X-Cache","value_type":"plain","value":"1"},{"op":"set","header":"Authorization","value_type":"plain","value":"Bearer x"}]}`: {
-			"request[1].value"},
-		`{"request":[{"op":"push","header":"X-Api-Key","value":"k"}],"response":[{"op":"delete","header":"Cookie"}]}`: {"request[0].value"},
-		`{"rules":[{"op":"add","arg":"access_token","value":"t"}]}`:                                                   {"rules[0].value"},
-	}
-	for conf, want := range cases {
-		if diff := cmp.Diff(want, policyCredentials([]byte(conf))); diff != "" {
-			t.Errorf("%s (-want +got):\n%s", conf, diff)
-		}
-	}
-}
-
 // TestExportedPolicyCredentials: a policy whose configuration holds a credential (a headers policy that
 // sets Authorization) is flagged when written inline, naming where; with CredentialsToSecrets it is a
 // configurationRef to a Secret template instead, the credential nowhere in the export, and, filled in
@@ -293,7 +269,7 @@ func TestExportedPolicyCredentials(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	kept, err := ExportTenant(ctx, c, ExportOptions{Products: []string{"gate"}})
+	kept, err := plugin.ExportTenant(ctx, c, plugin.ExportOptions{Products: []string{"gate"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,7 +281,7 @@ func TestExportedPolicyCredentials(t *testing.T) {
 		t.Errorf("the inline credential is not flagged where it is: %q", kept.Left)
 	}
 
-	exported, err := ExportTenant(ctx, c, ExportOptions{Products: []string{"gate"}, CredentialsToSecrets: true})
+	exported, err := plugin.ExportTenant(ctx, c, plugin.ExportOptions{Products: []string{"gate"}, CredentialsToSecrets: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -358,7 +334,7 @@ func TestExportedCredentialsAsSecretReferences(t *testing.T) {
 	c := tenantClient(t, ns)
 	handMadeTenant(t, c)
 	ctx := context.Background()
-	exported, err := ExportTenant(ctx, c, ExportOptions{CredentialsToSecrets: true})
+	exported, err := plugin.ExportTenant(ctx, c, plugin.ExportOptions{CredentialsToSecrets: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -488,7 +464,7 @@ func TestExportedApplicationNamesAreUnique(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	exported, err := ExportTenant(ctx, c, ExportOptions{CredentialsToSecrets: true})
+	exported, err := plugin.ExportTenant(ctx, c, plugin.ExportOptions{CredentialsToSecrets: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,7 +22,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/apimsync/apimsync/controllers"
+	"github.com/apimsync/apimsync/controllers/plugin"
 	"github.com/apimsync/apimsync/internal/convert"
 )
 
@@ -106,7 +106,7 @@ func (o *convertOptions) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	exported := &controllers.Exported{Files: map[string][]client.Object{}}
+	exported := &plugin.Exported{Files: map[string][]client.Object{}}
 	for _, obj := range result.Objects {
 		file := strings.ToLower(obj.GetObjectKind().GroupVersionKind().Kind) + "s"
 		exported.Files[file] = append(exported.Files[file], obj)

@@ -17,8 +17,8 @@ import (
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
-	"github.com/apimsync/apimsync/controllers"
 	"github.com/apimsync/apimsync/controllers/kit"
+	"github.com/apimsync/apimsync/controllers/plugin"
 )
 
 // exportOptions are the flags of `kubectl apimsync export`.
@@ -102,7 +102,7 @@ func (o *exportOptions) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	exported, err := controllers.ExportTenant(ctx, remote, controllers.ExportOptions{Products: o.products, Backends: o.backends, Accounts: o.accounts,
+	exported, err := plugin.ExportTenant(ctx, remote, plugin.ExportOptions{Products: o.products, Backends: o.backends, Accounts: o.accounts,
 		CredentialsToSecrets: o.creds == "secret-refs"})
 	if err != nil {
 		return fmt.Errorf("cannot read the tenant: %w", err)
@@ -179,7 +179,7 @@ var exportHeader = []string{
 
 // writeExport writes the export as a kustomize directory, its kustomization.yaml opened by the comment
 // lines of header, and returns the files written.
-func writeExport(dir string, e *controllers.Exported, header []string) ([]string, error) {
+func writeExport(dir string, e *plugin.Exported, header []string) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}

@@ -1,4 +1,6 @@
-package controllers
+// Package plugin is what kubectl apimsync runs against a tenant or a cluster: export reads a tenant
+// into apimsync resources that adopt it with no write.
+package plugin
 
 import (
 	"context"
