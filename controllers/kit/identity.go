@@ -229,7 +229,7 @@ func CheckSoleOwner(ctx context.Context, reader client.Reader, claims *Claims, o
 	}
 	if owner == nil && claims != nil {
 		if holder, ok := claims.claim(ctx, obj, key); !ok {
-			owner = &v1alpha1.Backend{}
+			owner = obj.DeepCopyObject().(engine.Object) // an object of the same kind, named as the holder
 			owner.SetNamespace(holder.Namespace)
 			owner.SetName(holder.Name)
 		}
