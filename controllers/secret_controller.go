@@ -22,7 +22,7 @@ const SecretInUseFinalizer = "capabilities.apimsync.io/in-use"
 // SecretReconciler keeps SecretInUseFinalizer on exactly the Secrets that objects with a remote-cleanup
 // finalizer read. Patching metadata.finalizers is the only write this controller makes to Secrets; the
 // only other Secrets apimsync writes or deletes are the credentials Secrets an Application created and
-// controls (ApplicationSyncer).
+// controls (application.Syncer).
 type SecretReconciler struct {
 	// Client patches the Secrets' finalizers and lists the objects that read them.
 	Client client.Client
