@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	"github.com/apimsync/apimsync/controllers/engine"
 	"github.com/apimsync/apimsync/controllers/kit"
 	"github.com/apimsync/apimsync/controllers/openapi"
 )
@@ -59,7 +60,7 @@ func secretRefs(o client.Object) []string {
 	for _, name := range openapi.SecretRefs(o) {
 		set[name] = true
 	}
-	if k := kindOfObject(o); k != nil {
+	if k := kindNamed(engine.KindOf(o)); k != nil {
 		for _, name := range k.secrets(o) {
 			set[name] = true
 		}
@@ -73,7 +74,7 @@ func secretRefs(o client.Object) []string {
 // ownerKeyOf indexes an object by the remote object it owns, from its status.
 func ownerKeyOf(o client.Object) []string {
 	s, ok := o.(v1alpha1.SyncedObject)
-	k := kindOfObject(o)
+	k := kindNamed(engine.KindOf(o))
 	if !ok || k == nil {
 		return nil
 	}

@@ -70,9 +70,8 @@ type kindRow interface {
 	indexes() []fieldIndex
 	// controller builds the kind's reconciler, controller and watches.
 	controller(sh shared, d kindDeps) error
-	// owns tells whether obj is of the kind; secrets lists the Secrets obj reads by its spec, and
-	// ownerScope the scope of its remote object's owner key (kit.OwnerKey), for an object of the kind.
-	owns(obj client.Object) bool
+	// secrets lists the Secrets obj reads by its spec, and ownerScope the scope of its remote object's
+	// owner key (kit.OwnerKey), for an object of the kind.
 	secrets(obj client.Object) []string
 	ownerScope(obj client.Object) string
 	// plan plans obj as diff does (Planned kinds only).
@@ -105,11 +104,6 @@ func (k kindOf[T, D, S]) New() client.Object         { return k.newObj() }
 func (k kindOf[T, D, S]) NewList() client.ObjectList { return k.newList() }
 func (k kindOf[T, D, S]) Planned() bool              { return !k.notPlanned }
 func (k kindOf[T, D, S]) indexes() []fieldIndex      { return k.ownIndexes }
-
-func (k kindOf[T, D, S]) owns(obj client.Object) bool {
-	_, ok := obj.(T)
-	return ok
-}
 
 func (k kindOf[T, D, S]) secrets(obj client.Object) []string {
 	if o, ok := obj.(T); ok && k.secretRefs != nil {
@@ -257,16 +251,6 @@ var referenceGraph = []reference{
 func kindNamed(name string) kindRow {
 	for _, k := range kinds {
 		if k.Name() == name {
-			return k
-		}
-	}
-	return nil
-}
-
-// kindOfObject returns the row of obj's kind, or nil.
-func kindOfObject(obj client.Object) kindRow {
-	for _, k := range kinds {
-		if k.owns(obj) {
 			return k
 		}
 	}
