@@ -15,7 +15,7 @@ import (
 // What every syncer's Resolve asks of the objects it depends on: that they exist, are not being
 // deleted, are not Invalid, and have synced their current generation.
 
-// dependency describes one reference of an object to another: the kind it names, the spec field that
+// Dependency describes one reference of an object to another: the kind it names, the spec field that
 // names it, and the condition reasons of each way it may not be ready.
 type Dependency struct {
 	Kind                                   string
@@ -23,23 +23,23 @@ type Dependency struct {
 	NotFound, Deleting, Invalid, NotSynced string
 	// DeletingHint, when set, ends the message of a dependency being deleted (what to do about it).
 	DeletingHint string
-	// WhileDeleting is the wait for a dependency being deleted; default ownerGoing (it takes the object
+	// WhileDeleting is the wait for a dependency being deleted; default OwnerGoing (it takes the object
 	// along, or it is Orphan at once under Retain).
 	WhileDeleting func(dep engine.Object, reason, format string, args ...any) error
 }
 
-// waitingFor is a WhileDeleting that makes the object Orphan at once.
+// WaitingFor is a WhileDeleting that makes the object Orphan at once.
 func WaitingFor(_ engine.Object, reason, format string, args ...any) error {
 	return engine.Waiting(reason, format, args...)
 }
 
-// readDependency reads the object named name into dep and checks that it exists, is not being deleted
+// ReadDependency reads the object named name into dep and checks that it exists, is not being deleted
 // and is not Invalid (whose message it passes on).
 func ReadDependency(ctx context.Context, reader client.Reader, namespace, name string, into engine.Object, d Dependency) error {
 	return d.State(into, reader.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, into), name)
 }
 
-// state is readDependency's check of a dependency already read (getErr: the read's error).
+// State is ReadDependency's check of a dependency already read (getErr: the read's error).
 func (d Dependency) State(into engine.Object, getErr error, name string) error {
 	if getErr != nil {
 		if apierrors.IsNotFound(getErr) {
@@ -66,8 +66,8 @@ func (d Dependency) State(into engine.Object, getErr error, name string) error {
 	return nil
 }
 
-// readyDependency checks that a dependency read by readDependency can be built upon (usable), or says
-// how long to wait for it (notSyncedYet).
+// ReadyDependency checks that a dependency read by ReadDependency can be built upon (Usable), or says
+// how long to wait for it (NotSyncedYet).
 func ReadyDependency(dep engine.Object, d Dependency) error {
 	if !Usable(dep, *dep.GetSyncStatus(), dep.GetRemoteID()) {
 		return NotSyncedYet(dep, *dep.GetSyncStatus(), d.NotSynced, "waiting for %s %q to be Synced", d.Kind, dep.GetName())
@@ -75,7 +75,7 @@ func ReadyDependency(dep engine.Object, d Dependency) error {
 	return nil
 }
 
-// checkDependency is readDependency, then readyDependency.
+// CheckDependency is ReadDependency, then ReadyDependency.
 func CheckDependency(ctx context.Context, reader client.Reader, namespace, name string, into engine.Object, d Dependency) error {
 	if err := ReadDependency(ctx, reader, namespace, name, into, d); err != nil {
 		return err
@@ -83,7 +83,7 @@ func CheckDependency(ctx context.Context, reader client.Reader, namespace, name 
 	return ReadyDependency(into, d)
 }
 
-// usable reports whether a dependency can be built upon: it holds its remote object and its current
+// Usable reports whether a dependency can be built upon: it holds its remote object and its current
 // generation was synced — Synced, or InSync again for a passing reason (a drift check that met a 503);
 // only Orphan, Invalid and deletion propagate to dependants.
 func Usable(obj client.Object, st v1alpha1.CommonStatus, remoteID int64) bool {
@@ -93,7 +93,7 @@ func Usable(obj client.Object, st v1alpha1.CommonStatus, remoteID int64) bool {
 	return meta.IsStatusConditionTrue(st.Conditions, v1alpha1.ConditionSynced) || meta.IsStatusConditionTrue(st.Conditions, v1alpha1.ConditionInSync)
 }
 
-// notSyncedYet is the waiting error for a dependency that exists but cannot be built upon yet: Pending
+// NotSyncedYet is the waiting error for a dependency that exists but cannot be built upon yet: Pending
 // (a new object waits quietly) while the dependency is itself being synced, Queued (longer) while it has
 // never synced yet, Orphan at once when it is stuck (waiting on something of its own, Invalid) or being
 // deleted.
@@ -108,7 +108,7 @@ func NotSyncedYet(dep client.Object, st v1alpha1.CommonStatus, reason, format st
 	return engine.Pending(reason, format, args...)
 }
 
-// ownerGoing is the waiting error for an object whose owner is being deleted: with the Delete policy the
+// OwnerGoing is the waiting error for an object whose owner is being deleted: with the Delete policy the
 // owner deletes it first (engine: Dependants), so it waits quietly for that (GoingAway); with Retain it
 // is Orphan at once, for someone to act upon.
 func OwnerGoing(owner engine.Object, reason, format string, args ...any) error {
@@ -118,7 +118,7 @@ func OwnerGoing(owner engine.Object, reason, format string, args ...any) error {
 	return engine.Waiting(reason, format, args...)
 }
 
-// connectVia connects an object that uses the provider account of the object it belongs to (an
+// ConnectVia connects an object that uses the provider account of the object it belongs to (an
 // ApplicationPlan its Product's, an Application its DeveloperAccount's): owner, named name, read into
 // owner, whose Secret secretOf names. While the object is being deleted it connects with the Secret it
 // was synced with (its owner may be gone already).

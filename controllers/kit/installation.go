@@ -28,23 +28,23 @@ import (
 // token; an object synced with the installation records this name in status.providerAccountSecret.
 const SystemSeedSecret = "system-seed"
 
-// systemSeedAdminToken is the system-seed key of the default tenant's admin access token (porta's
+// SystemSeedAdminToken is the system-seed key of the default tenant's admin access token (porta's
 // db/seeds.rb gives the tenant's "Administration" token, read-write with every scope, that value).
 const SystemSeedAdminToken = "ADMIN_ACCESS_TOKEN"
 
 // APIManagerGVK is the kind of 3scale-operator's installation resource.
 var APIManagerGVK = schema.GroupVersionKind{Group: "apps.3scale.net", Version: "v1alpha1", Kind: "APIManager"}
 
-// defaultTenantName is APIManager spec.tenantName when unset (3scale-operator's default).
+// DefaultTenantName is APIManager spec.tenantName when unset (3scale-operator's default).
 const DefaultTenantName = "3scale"
 
-// installationAdminURL is the admin portal of an installation's default tenant, as 3scale-operator's
+// InstallationAdminURL is the admin portal of an installation's default tenant, as 3scale-operator's
 // routes serve it: https://{tenantName}-admin.{wildcardDomain}.
 func InstallationAdminURL(tenantName, wildcardDomain string) string {
 	return "https://" + tenantName + "-admin." + wildcardDomain
 }
 
-// noProviderAccount is the wait of an object that found no provider account in any of the three places.
+// NoProviderAccount is the wait of an object that found no provider account in any of the three places.
 func NoProviderAccount(namespace, why string) error {
 	return engine.Waiting(v1alpha1.ReasonProviderAccountNotFound,
 		"no provider account in namespace %q: spec.providerAccountRef is not set, there is no Secret %q, and %s; "+

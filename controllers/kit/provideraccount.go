@@ -27,7 +27,7 @@ const (
 	SecretKeyAllowInsecureHTTP  = "allowInsecureHTTP"
 )
 
-// secretFlag reads a "true"/"false" key of a Secret.
+// SecretFlag reads a "true"/"false" key of a Secret.
 func SecretFlag(secret *corev1.Secret, key string) bool {
 	return strings.EqualFold(strings.TrimSpace(string(secret.Data[key])), "true")
 }
@@ -50,7 +50,7 @@ type ProviderAccounts struct {
 	// objects): the third place a provider account is looked up in. nil: not looked up.
 	Installations client.Reader
 	// InstallationAdminURL, when set, replaces the admin URL an installation implies
-	// (installationAdminURL); a test or demo points it at a local simulator. Its URL may be plain http.
+	// (InstallationAdminURL); a test or demo points it at a local simulator. Its URL may be plain http.
 	InstallationAdminURL func(tenantName, wildcardDomain string) string
 	// DryRun, when set, makes every session's client a dry-run one (tsclient.Config.DryRun): diff.
 	DryRun func(tsclient.Write)
@@ -157,7 +157,7 @@ func hashKeyOf(token string) []byte {
 	return sum[:]
 }
 
-// secretForSession returns the provider-account Secret to use: while the object is being deleted, the
+// SecretForSession returns the provider-account Secret to use: while the object is being deleted, the
 // one it was synced with (the spec may have moved on), otherwise the spec's.
 func SecretForSession(obj engine.Object, fromSpec string) string {
 	if !obj.GetDeletionTimestamp().IsZero() && obj.GetSyncStatus().ProviderAccountSecret != "" {

@@ -317,7 +317,7 @@ func (s *Syncer) Update(ctx context.Context, a *v1alpha1.Application, sess *engi
 
 // retire retires the application of a retired product: deletes its credentials Secret and records when.
 // It makes no call: the product's retirement sweep suspends every live application on the product, this
-// one included, once (productLifecycle.suspendAll); a suspend of its own, woken by the product from a
+// one included, once (product.Lifecycle.suspendAll); a suspend of its own, woken by the product from a
 // snapshot that still said live, raced that sweep and was refused (7 suspends for 4 applications).
 func (s *Syncer) retire(ctx context.Context, a *v1alpha1.Application) error {
 	if err := s.deleteCredentials(ctx, a); err != nil {
