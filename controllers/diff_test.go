@@ -17,6 +17,7 @@ import (
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/kit"
+	"github.com/apimsync/apimsync/controllers/plugin"
 )
 
 // asFiles returns objects as files hold them: spec and metadata, no status.
@@ -41,7 +42,7 @@ func asFiles(ns string, objs ...client.Object) []client.Object {
 }
 
 // plannedWrites adds up the writes of plans, and tells whether any would change 3scale.
-func plannedWrites(t *testing.T, ns string, files []client.Object) (int, bool, []Plan) {
+func plannedWrites(t *testing.T, ns string, files []client.Object) (int, bool, []plugin.Plan) {
 	t.Helper()
 	plans, err := DiffObjects(context.Background(), k8s, env.Scheme, ns, files, DiffOptions{})
 	if err != nil {
@@ -102,7 +103,7 @@ func TestDiffIsWhatASyncDoes(t *testing.T) {
 }
 
 // planOf returns the plan of the object kind/name among plans.
-func planOf(t *testing.T, plans []Plan, kind, name string) Plan {
+func planOf(t *testing.T, plans []plugin.Plan, kind, name string) plugin.Plan {
 	t.Helper()
 	for _, p := range plans {
 		if p.Kind == kind && p.Name == name {
@@ -110,7 +111,7 @@ func planOf(t *testing.T, plans []Plan, kind, name string) Plan {
 		}
 	}
 	t.Fatalf("no plan for %s %s: %+v", kind, name, plans)
-	return Plan{}
+	return plugin.Plan{}
 }
 
 // TestDiffReportsClusterWritesApart: an Application that adopts a 3scale application as it is (an export

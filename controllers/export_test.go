@@ -35,7 +35,7 @@ func lastWrites(tenant string, n int) []string {
 // handMadeTenant fills a tenant by hand, as a team using the admin portal or the toolbox would: two
 // backends with metrics, methods and rules; a self-managed app id/key product with a policy chain, a
 // changed gateway response and header credentials; a hosted user-key product; plans with limits and
-// pricing rules on product methods and backend metrics; features, one enabled on a plan; a custom policy; an ActiveDoc bound to a product;
+// pricing rules on product methods and backend metrics; features, one enabled on a plan; a custom policy; an ActiveDoc bound to a product and one bound to none;
 // two accounts, one with an admin and a member; applications with 3scale's credentials and with their own.
 func handMadeTenant(t *testing.T, c *tsclient.Client) {
 	t.Helper()
@@ -129,6 +129,9 @@ func handMadeTenant(t *testing.T, c *tsclient.Client) {
 	_, err = c.CreateActiveDoc(ctx, tsclient.ActiveDocParams{Name: "Shop API", SystemName: "shop_api", Published: &published, SkipSwaggerValidations: &skip,
 		Body: `{"openapi":"3.0.3","info":{"title":"Shop","version":"1"},"paths":{}}`, ServiceID: &productID})
 	must(err)
+	_, err = c.CreateActiveDoc(ctx, tsclient.ActiveDocParams{Name: "Catalog", SystemName: "catalog", Published: &published, SkipSwaggerValidations: &skip,
+		Body: `{"openapi":"3.0.3","info":{"title":"Catalog","version":"1"},"paths":{}}`})
+	must(err)
 }
 
 // TestExportedTenantAdoptsWithNoWrite: a tenant filled by hand, exported, applied to a namespace: every
@@ -154,7 +157,49 @@ func TestExportedTenantAdoptsWithNoWrite(t *testing.T) {
 		}
 	}
 	adoptsWithNoWrite(t, ns, objs, map[string]int{"Backend": 2, "Product": 2, "ApplicationPlan": 3,
-		"CustomPolicyDefinition": 1, "ActiveDoc": 1, "DeveloperAccount": 2, "Application": 2})
+		"CustomPolicyDefinition": 1, "ActiveDoc": 2, "DeveloperAccount": 2, "Application": 2})
+}
+
+// TestExportFilters: --product exports the product with its plans, ActiveDocs and the backends it uses,
+// and the policy registry its chain may name; --backend the backend alone; --account the account with
+// its applications (with the products, whose plans they are on). Each kind reads only what is selected.
+func TestExportFilters(t *testing.T) {
+	ns := newNamespace(t)
+	c := tenantClient(t, ns)
+	handMadeTenant(t, c)
+	names := func(opts plugin.ExportOptions) []string {
+		t.Helper()
+		exported, err := ExportTenant(context.Background(), c, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, objs := range exported.Files {
+			for _, o := range objs {
+				if kind := o.GetObjectKind().GroupVersionKind().Kind; kind != "ConfigMap" {
+					out = append(out, kind+"/"+o.GetName())
+				}
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	for _, tc := range []struct {
+		opts plugin.ExportOptions
+		want []string
+	}{
+		{plugin.ExportOptions{Products: []string{"shop"}}, []string{"ActiveDoc/shop-api", "ApplicationPlan/shop-gold", "ApplicationPlan/shop-hidden",
+			"Backend/orders", "Backend/pets-api", "CustomPolicyDefinition/stamp-0-1", "Product/shop"}},
+		{plugin.ExportOptions{Backends: []string{"orders"}}, []string{"Backend/orders"}},
+		{plugin.ExportOptions{Products: []string{"open"}, Backends: []string{"orders"}}, []string{"ApplicationPlan/open-free", "Backend/orders",
+			"CustomPolicyDefinition/stamp-0-1", "Product/open"}},
+		{plugin.ExportOptions{Products: []string{"open"}, Accounts: []string{"ACME Corp"}}, []string{"Application/acme-corp-acme-open", "ApplicationPlan/open-free",
+			"CustomPolicyDefinition/stamp-0-1", "DeveloperAccount/acme-corp", "Product/open"}},
+	} {
+		if got := names(tc.opts); !slices.Equal(got, tc.want) {
+			t.Errorf("export %+v: %q, want %q", tc.opts, got, tc.want)
+		}
+	}
 }
 
 // tenantClient returns a client of the namespace's simulator tenant.
@@ -172,7 +217,7 @@ func tenantClient(t *testing.T, ns string) *tsclient.Client {
 // value of each key of the Secret templates (the user's part), which come first in the objects returned.
 func exportAll(t *testing.T, ns string, fill func(secret, key string) string) []client.Object {
 	t.Helper()
-	exported, err := plugin.ExportTenant(context.Background(), tenantClient(t, ns), plugin.ExportOptions{})
+	exported, err := ExportTenant(context.Background(), tenantClient(t, ns), plugin.ExportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +314,7 @@ func TestExportedPolicyCredentials(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	kept, err := plugin.ExportTenant(ctx, c, plugin.ExportOptions{Products: []string{"gate"}})
+	kept, err := ExportTenant(ctx, c, plugin.ExportOptions{Products: []string{"gate"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,7 +326,7 @@ func TestExportedPolicyCredentials(t *testing.T) {
 		t.Errorf("the inline credential is not flagged where it is: %q", kept.Left)
 	}
 
-	exported, err := plugin.ExportTenant(ctx, c, plugin.ExportOptions{Products: []string{"gate"}, CredentialsToSecrets: true})
+	exported, err := ExportTenant(ctx, c, plugin.ExportOptions{Products: []string{"gate"}, CredentialsToSecrets: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -334,7 +379,7 @@ func TestExportedCredentialsAsSecretReferences(t *testing.T) {
 	c := tenantClient(t, ns)
 	handMadeTenant(t, c)
 	ctx := context.Background()
-	exported, err := plugin.ExportTenant(ctx, c, plugin.ExportOptions{CredentialsToSecrets: true})
+	exported, err := ExportTenant(ctx, c, plugin.ExportOptions{CredentialsToSecrets: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -464,7 +509,7 @@ func TestExportedApplicationNamesAreUnique(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	exported, err := plugin.ExportTenant(ctx, c, plugin.ExportOptions{CredentialsToSecrets: true})
+	exported, err := ExportTenant(ctx, c, plugin.ExportOptions{CredentialsToSecrets: true})
 	if err != nil {
 		t.Fatal(err)
 	}

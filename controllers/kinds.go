@@ -23,10 +23,11 @@ import (
 	"github.com/apimsync/apimsync/controllers/kit"
 	"github.com/apimsync/apimsync/controllers/kit/children"
 	"github.com/apimsync/apimsync/controllers/openapi"
+	"github.com/apimsync/apimsync/controllers/plugin"
 )
 
 // The table of kinds: one row per kind the engine syncs, from which the manager's controllers
-// (SetupWithManager), diff's plans (DiffObjects), the indexes and watches over all kinds, the Secret
+// (SetupWithManager), diff's plans (DiffObjects), the export (ExportTenant), the indexes and watches over all kinds, the Secret
 // controller's lists and the creation and deletion orders are derived. Adding a kind is its syncer and
 // one row.
 
@@ -75,7 +76,9 @@ type kindRow interface {
 	secrets(obj client.Object) []string
 	ownerScope(obj client.Object) string
 	// plan plans obj as diff does (Planned kinds only).
-	plan(ctx context.Context, mem client.Client, d kindDeps, obj client.Object, plan *Plan) error
+	plan(ctx context.Context, mem client.Client, d kindDeps, obj client.Object, plan *plugin.Plan) error
+	// export adds the kind's objects to an export of a tenant (nothing for a kind that exports none).
+	export(ctx context.Context, x *plugin.Exporter) error
 }
 
 // kindOf is the row of the kind of T.
@@ -97,6 +100,8 @@ type kindOf[T engine.Object, D any, S engine.Snapshot[S]] struct {
 	scope      func(obj T) string
 	// secretFields name the form fields of obj's writes whose values come from a Secret (diff hides them).
 	secretFields func(obj T) []string
+	// exporter exports the kind's objects from a tenant (nil: the kind exports none).
+	exporter func(ctx context.Context, x *plugin.Exporter) error
 }
 
 func (k kindOf[T, D, S]) Name() string               { return k.name }
@@ -127,7 +132,14 @@ func (k kindOf[T, D, S]) controller(sh shared, d kindDeps) error {
 	return kindController(sh, k.reconciler(d), k.newList(), watches...)
 }
 
-func (k kindOf[T, D, S]) plan(ctx context.Context, mem client.Client, d kindDeps, obj client.Object, plan *Plan) error {
+func (k kindOf[T, D, S]) export(ctx context.Context, x *plugin.Exporter) error {
+	if k.exporter == nil {
+		return nil
+	}
+	return k.exporter(ctx, x)
+}
+
+func (k kindOf[T, D, S]) plan(ctx context.Context, mem client.Client, d kindDeps, obj client.Object, plan *plugin.Plan) error {
 	o, ok := obj.(T)
 	if !ok {
 		return fmt.Errorf("a %T is not a %s", obj, k.name)
@@ -135,7 +147,7 @@ func (k kindOf[T, D, S]) plan(ctx context.Context, mem client.Client, d kindDeps
 	if k.secretFields != nil {
 		plan.SecretFields = append(plan.SecretFields, k.secretFields(o)...)
 	}
-	return planOne(ctx, mem, k.reconciler(d), o, plan)
+	return plugin.PlanOne(ctx, mem, k.reconciler(d), o, plan)
 }
 
 // reconciler is the kind's engine, its syncer built from d; kindController fills in the rest.
@@ -145,19 +157,19 @@ func (k kindOf[T, D, S]) reconciler(d kindDeps) *engine.Reconciler[T, D, S] {
 
 // kinds is the table of kinds, in the order kinds are created when nothing else decides it (creationOrder).
 var kinds = []kindRow{
-	kindOf[*v1alpha1.CustomPolicyDefinition, custompolicy.Desired, *custompolicy.Snapshot]{name: "CustomPolicyDefinition", secretRefs: custompolicy.SecretRefs,
+	kindOf[*v1alpha1.CustomPolicyDefinition, custompolicy.Desired, *custompolicy.Snapshot]{name: "CustomPolicyDefinition", exporter: custompolicy.Export, secretRefs: custompolicy.SecretRefs,
 		newObj:  func() *v1alpha1.CustomPolicyDefinition { return &v1alpha1.CustomPolicyDefinition{} },
 		newList: func() client.ObjectList { return &v1alpha1.CustomPolicyDefinitionList{} },
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.CustomPolicyDefinition, custompolicy.Desired, *custompolicy.Snapshot] {
 			return &custompolicy.Syncer{Reader: d.Reader, Accounts: d.Accounts, Claims: d.claims()}
 		}},
-	kindOf[*v1alpha1.Backend, children.Spec, *backend.Snapshot]{name: "Backend", secretRefs: backend.SecretRefs,
+	kindOf[*v1alpha1.Backend, children.Spec, *backend.Snapshot]{name: "Backend", exporter: backend.Export, secretRefs: backend.SecretRefs,
 		newObj:  func() *v1alpha1.Backend { return &v1alpha1.Backend{} },
 		newList: func() client.ObjectList { return &v1alpha1.BackendList{} },
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.Backend, children.Spec, *backend.Snapshot] {
 			return &backend.Syncer{Reader: d.Reader, Accounts: d.Accounts, Claims: d.claims(), Lists: d.Lists}
 		}},
-	kindOf[*v1alpha1.Product, productkind.Desired, *productkind.Snapshot]{name: "Product", secretRefs: productkind.SecretRefs,
+	kindOf[*v1alpha1.Product, productkind.Desired, *productkind.Snapshot]{name: "Product", exporter: productkind.Export, secretRefs: productkind.SecretRefs,
 		newObj:  func() *v1alpha1.Product { return &v1alpha1.Product{} },
 		newList: func() client.ObjectList { return &v1alpha1.ProductList{} },
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.Product, productkind.Desired, *productkind.Snapshot] {
@@ -165,7 +177,7 @@ var kinds = []kindRow{
 				Claims: d.claims(), Lists: d.Lists,
 				Lifecycle: productkind.Lifecycle{Recorder: d.recorder("apimsync-product"), UsagePeriod: d.Opts.UsageReportPeriod}}
 		}},
-	kindOf[*v1alpha1.ApplicationPlan, applicationplan.Desired, *applicationplan.Snapshot]{name: "ApplicationPlan", scope: applicationplan.Scope,
+	kindOf[*v1alpha1.ApplicationPlan, applicationplan.Desired, *applicationplan.Snapshot]{name: "ApplicationPlan", exporter: applicationplan.Export, scope: applicationplan.Scope,
 		newObj:  func() *v1alpha1.ApplicationPlan { return &v1alpha1.ApplicationPlan{} },
 		newList: func() client.ObjectList { return &v1alpha1.ApplicationPlanList{} },
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.ApplicationPlan, applicationplan.Desired, *applicationplan.Snapshot] {
@@ -177,14 +189,14 @@ var kinds = []kindRow{
 			return []watch{{&v1alpha1.Backend{}, kit.Referencing(reader, &v1alpha1.ApplicationPlanList{}, kit.IndexBackendRefs)}}
 		},
 		ownIndexes: []fieldIndex{{&v1alpha1.ApplicationPlan{}, kit.IndexBackendRefs, applicationplan.BackendRefs}}},
-	kindOf[*v1alpha1.DeveloperAccount, developeraccount.Desired, *developeraccount.Snapshot]{name: "DeveloperAccount", secretRefs: developeraccount.SecretRefs,
+	kindOf[*v1alpha1.DeveloperAccount, developeraccount.Desired, *developeraccount.Snapshot]{name: "DeveloperAccount", exporter: developeraccount.Export, secretRefs: developeraccount.SecretRefs,
 		newObj:  func() *v1alpha1.DeveloperAccount { return &v1alpha1.DeveloperAccount{} },
 		newList: func() client.ObjectList { return &v1alpha1.DeveloperAccountList{} },
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.DeveloperAccount, developeraccount.Desired, *developeraccount.Snapshot] {
 			return &developeraccount.Syncer{Reader: d.Reader, Accounts: d.Accounts, Claims: d.claims(),
 				Sent: &developeraccount.SentPasswords{}}
 		}},
-	kindOf[*v1alpha1.Application, appkind.Desired, *appkind.Snapshot]{name: "Application", secretRefs: appkind.SecretRefs, scope: appkind.Scope,
+	kindOf[*v1alpha1.Application, appkind.Desired, *appkind.Snapshot]{name: "Application", exporter: appkind.Export, secretRefs: appkind.SecretRefs, scope: appkind.Scope,
 		newObj:  func() *v1alpha1.Application { return &v1alpha1.Application{} },
 		newList: func() client.ObjectList { return &v1alpha1.ApplicationList{} },
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.Application, appkind.Desired, *appkind.Snapshot] {
@@ -199,7 +211,7 @@ var kinds = []kindRow{
 				{&corev1.Secret{}, appkind.OfAccountsReading(reader)},
 			}
 		}},
-	kindOf[*v1alpha1.ActiveDoc, activedoc.Desired, *activedoc.Snapshot]{name: "ActiveDoc", secretRefs: activedoc.SecretRefs,
+	kindOf[*v1alpha1.ActiveDoc, activedoc.Desired, *activedoc.Snapshot]{name: "ActiveDoc", exporter: activedoc.Export, secretRefs: activedoc.SecretRefs,
 		newObj:  func() *v1alpha1.ActiveDoc { return &v1alpha1.ActiveDoc{} },
 		newList: func() client.ObjectList { return &v1alpha1.ActiveDocList{} },
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.ActiveDoc, activedoc.Desired, *activedoc.Snapshot] {

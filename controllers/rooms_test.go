@@ -20,13 +20,6 @@ func roomOf(kind string) string {
 	return "kinds/" + strings.ToLower(kind)
 }
 
-// knownOutsiders are the files outside the kinds' folders still allowed to name a kind's Go types, and
-// why. Each is a debt of issue 34 (export and diff are to be derived from the table), listed so that
-// no new one comes in unnoticed.
-var knownOutsiders = map[string]string{
-	"plugin/export.go": "export walks a tenant kind by kind; not derived from the table yet",
-}
-
 // TestNoFileOutsideAKindsRoomNamesItsTypes: a kind's Go types (its API types Kind, KindList, KindSpec,
 // KindStatus, and its folder's package) are named only in its folder, the table (kinds.go) and the
 // folders of the kinds it is related to by the reference graph — those it references, directly or
@@ -98,7 +91,7 @@ func TestNoFileOutsideAKindsRoomNamesItsTypes(t *testing.T) {
 		for kind := range named {
 			switch own := folderKind[dir]; {
 			case path == "kinds.go", dir == roomOf(kind), own != "" && may(own, kind),
-				dir == "openapi" && generated[kind], knownOutsiders[filepath.ToSlash(path)] != "":
+				dir == "openapi" && generated[kind]:
 			default:
 				t.Errorf("%s names the %s kind's types: only its folder (%s), the table and related kinds' folders may", path, kind, roomOf(kind))
 			}

@@ -17,6 +17,7 @@ import (
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers"
+	"github.com/apimsync/apimsync/controllers/plugin"
 	"github.com/apimsync/apimsync/internal/convert"
 	"github.com/apimsync/apimsync/internal/kustomize"
 )
@@ -163,7 +164,7 @@ var sensitive = regexp.MustCompile(`(?i)password|token|secret|key|issuer|credent
 
 // printPlans writes the plans, one line per object and one per write (to 3scale, then to the cluster,
 // "cluster: ..."), and tells whether any would change 3scale: writes to the cluster alone do not.
-func printPlans(out io.Writer, plans []controllers.Plan) bool {
+func printPlans(out io.Writer, plans []plugin.Plan) bool {
 	changes := false
 	for _, p := range plans {
 		mark := map[string]string{"none": "=", "update": "~", "create": "+", "wait": "!", "invalid": "!"}[p.Action]

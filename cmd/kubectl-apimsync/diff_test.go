@@ -13,7 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	tsclient "github.com/apimsync/apimsync/client"
-	"github.com/apimsync/apimsync/controllers"
+	"github.com/apimsync/apimsync/controllers/plugin"
 	"github.com/apimsync/apimsync/test/simulator"
 )
 
@@ -153,7 +153,7 @@ func TestDiffHidesADocumentFromASecret(t *testing.T) {
 // listed apart from 3scale's and are no change to 3scale (exit 0).
 func TestPrintPlansClusterWrites(t *testing.T) {
 	var out bytes.Buffer
-	changes := printPlans(&out, []controllers.Plan{{Kind: "Application", Name: "app", Action: "none", Message: `Application "App" is in sync with tenant t`,
+	changes := printPlans(&out, []plugin.Plan{{Kind: "Application", Name: "app", Action: "none", Message: `Application "App" is in sync with tenant t`,
 		ClusterWrites: []string{`create Secret "app-credentials"`}}})
 	if changes {
 		t.Errorf("a write to the cluster alone counts as a change to 3scale")

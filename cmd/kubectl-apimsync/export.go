@@ -17,6 +17,7 @@ import (
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
+	"github.com/apimsync/apimsync/controllers"
 	"github.com/apimsync/apimsync/controllers/kit"
 	"github.com/apimsync/apimsync/controllers/plugin"
 )
@@ -102,7 +103,7 @@ func (o *exportOptions) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	exported, err := plugin.ExportTenant(ctx, remote, plugin.ExportOptions{Products: o.products, Backends: o.backends, Accounts: o.accounts,
+	exported, err := controllers.ExportTenant(ctx, remote, plugin.ExportOptions{Products: o.products, Backends: o.backends, Accounts: o.accounts,
 		CredentialsToSecrets: o.creds == "secret-refs"})
 	if err != nil {
 		return fmt.Errorf("cannot read the tenant: %w", err)

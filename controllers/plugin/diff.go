@@ -1,10 +1,10 @@
-package controllers
+package plugin
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
+	"reflect"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -15,13 +15,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
-	"github.com/apimsync/apimsync/cache"
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/engine"
 	"github.com/apimsync/apimsync/controllers/kit"
 )
 
-// Diff (kubectl apimsync diff) tells what syncing objects would do to 3scale now, with the syncers' own
+// Diff (kubectl apimsync diff, DiffObjects in package controllers) tells what syncing objects would do to 3scale now, with the syncers' own
 // code: Connect, Resolve, Read and Compare as a sync runs them, then Update with a dry-run client, which
 // reads 3scale but hands every write to a recorder instead of sending it. The writes listed are the ones
 // a sync would make. The objects are read from an in-memory copy of the namespace (its apimsync objects,
@@ -52,77 +51,9 @@ type Plan struct {
 // Changes reports whether a plan would change 3scale (ClusterWrites alone do not).
 func (p Plan) Changes() bool { return p.Action == "update" || p.Action == "create" }
 
-// DiffOptions tune DiffObjects.
-type DiffOptions struct {
-	// InstallationAdminURL, when set, replaces the admin URL a 3scale installation implies (as
-	// ProviderAccounts.InstallationAdminURL; a test points it at its simulator).
-	InstallationAdminURL func(tenantName, wildcardDomain string) string
-}
-
-// DiffObjects plans objs (apimsync objects, their namespace set to namespace) against 3scale, with the
-// namespace's objects, Secrets and ConfigMaps read from cluster behind them. It never writes to 3scale or
-// to the cluster. Objects of other kinds (OpenAPI, Tenant) are planned as "none" with a word why; the
-// Secrets and ConfigMaps among objs are read by the others, not planned. Without apimsync's CRDs in the
-// cluster, the error says so in one line.
-func DiffObjects(ctx context.Context, cluster client.Reader, scheme *runtime.Scheme, namespace string, objs []client.Object, opts DiffOptions) ([]Plan, error) {
-	mem, err := memoryOf(ctx, cluster, scheme, namespace, objs)
-	if err != nil {
-		return nil, err
-	}
-	var current *Plan // the plan being made, whose writes are recorded
-	accounts := &kit.ProviderAccounts{Reader: mem, Pool: cache.NewClientPool(16, 0, 0, 0), AllowPrivate: true,
-		InstallationAdminURL: opts.InstallationAdminURL,
-		DryRun: func(w tsclient.Write) {
-			if current != nil {
-				current.Writes = append(current.Writes, w)
-			}
-		}}
-	if cluster != nil {
-		accounts.Installations = cluster // APIManagers are not in mem: read where the manager reads them
-	}
-	writer := clusterRecorder{Client: mem, record: func(write string) {
-		if current != nil {
-			current.ClusterWrites = append(current.ClusterWrites, write)
-		}
-	}}
-	deps := kindDeps{Reader: mem, Writer: writer, Accounts: accounts, Snapshots: cache.NewSnapshots(1024), Lists: &kit.BurstLists{}}
-	run := func(obj client.Object, plan *Plan) error {
-		current = plan
-		defer func() { current = nil }()
-		if k := kindNamed(engine.KindOf(obj)); k != nil && k.Planned() {
-			return k.plan(ctx, mem, deps, obj, plan)
-		}
-		plan.Action, plan.Message = "none", "not synced to 3scale itself (an OpenAPI's generated resources, a Tenant's master API): not planned"
-		return nil
-	}
-	order, err := creationOrder(referenceGraph)
-	if err != nil {
-		return nil, err
-	}
-	var plans []Plan
-	for _, kind := range append(order, "") {
-		for _, given := range objs {
-			k := engine.KindOf(given)
-			if (kind != "" && k != kind) || (kind == "" && slices.Contains(order, k)) || !isApimsyncObject(given) {
-				continue // another pass's kind, or a Secret or ConfigMap the objects read
-			}
-			obj := given.DeepCopyObject().(client.Object)
-			if err := mem.Get(ctx, client.ObjectKeyFromObject(given), obj); err != nil {
-				return nil, err
-			}
-			plan := Plan{Kind: k, Name: obj.GetName()}
-			if err := run(obj, &plan); err != nil {
-				return nil, fmt.Errorf("%s %s: %w", k, obj.GetName(), err)
-			}
-			plans = append(plans, plan)
-		}
-	}
-	return plans, nil
-}
-
-// planOne plans one object with its kind's engine (Preview), then records it in mem as synced (its
+// PlanOne plans one object with its kind's engine (Preview), then records it in mem as synced (its
 // remote id if it has one), for its dependants to resolve.
-func planOne[T engine.Object, D any, S engine.Snapshot[S]](ctx context.Context, mem client.Client, r *engine.Reconciler[T, D, S], obj T, plan *Plan) error {
+func PlanOne[T engine.Object, D any, S engine.Snapshot[S]](ctx context.Context, mem client.Client, r *engine.Reconciler[T, D, S], obj T, plan *Plan) error {
 	p, err := r.Preview(ctx, obj)
 	sess := p.Session
 	if err == nil {
@@ -165,32 +96,31 @@ func planOne[T engine.Object, D any, S engine.Snapshot[S]](ctx context.Context, 
 	return mem.Status().Update(ctx, obj)
 }
 
-// memoryOf is the in-memory namespace diff reads: the cluster's apimsync objects, Secrets and ConfigMaps
-// of namespace, with objs over them (an object that exists keeps its status and metadata, and takes objs'
+// MemoryKinds is what Memory knows of the kinds diff plans: their lists (the cluster's objects of those
+// kinds are copied), the field indexes their syncers read by, and the kinds whose status is a subresource.
+type MemoryKinds struct {
+	Lists      []client.ObjectList
+	Indexes    func(*fake.ClientBuilder) *fake.ClientBuilder
+	WithStatus []client.Object
+}
+
+// Memory is the in-memory namespace diff reads: the cluster's objects of kinds, Secrets and ConfigMaps of
+// namespace, with objs over them (an object that exists keeps its status and metadata, and takes objs'
 // spec and labels).
-func memoryOf(ctx context.Context, cluster client.Reader, scheme *runtime.Scheme, namespace string, objs []client.Object) (client.Client, error) {
-	b := fake.NewClientBuilder().WithScheme(scheme)
-	for _, ix := range fieldIndexes() {
-		b = b.WithIndex(ix.obj, ix.index, ix.names)
-	}
-	b = b.WithStatusSubresource(syncedKinds()...)
+func Memory(ctx context.Context, cluster client.Reader, scheme *runtime.Scheme, namespace string, objs []client.Object, kinds MemoryKinds) (client.Client, error) {
+	b := kinds.Indexes(fake.NewClientBuilder().WithScheme(scheme)).WithStatusSubresource(kinds.WithStatus...)
 	have := map[string]client.Object{}
-	lists := []client.ObjectList{&corev1.SecretList{}, &corev1.ConfigMapList{}}
-	names := []string{"Secrets", "ConfigMaps"}
-	for _, k := range kinds {
-		if k.Planned() {
-			lists, names = append(lists, k.NewList()), append(names, k.Name()+"s")
-		}
-	}
+	lists := append([]client.ObjectList{&corev1.SecretList{}, &corev1.ConfigMapList{}}, kinds.Lists...)
 	if cluster != nil {
 		for i, l := range lists {
+			kind := strings.TrimSuffix(reflect.TypeOf(l).Elem().Name(), "List") // *v1alpha1.BackendList: Backend
 			err := cluster.List(ctx, l, client.InNamespace(namespace))
 			switch {
 			case meta.IsNoMatchError(err) && i >= 2:
 				return nil, fmt.Errorf("apimsync's CRDs are not installed in this cluster (it has no %s of %s): install apimsync first (docs/install.md)",
-					strings.TrimSuffix(names[i], "s"), v1alpha1.GroupVersion)
+					kind, v1alpha1.GroupVersion)
 			case err != nil && !apierrors.IsNotFound(err):
-				return nil, fmt.Errorf("cannot list the %s of namespace %q: %w", names[i], namespace, err)
+				return nil, fmt.Errorf("cannot list the %ss of namespace %q: %w", kind, namespace, err)
 			}
 			_ = kit.ForEachItem(l, func(o client.Object) {
 				o.SetResourceVersion("")
@@ -236,8 +166,8 @@ func copyStatus(from, into client.Object) {
 	_ = runtime.DefaultUnstructuredConverter.FromUnstructured(t, into)
 }
 
-// isApimsyncObject tells an apimsync object from the Secrets and ConfigMaps given with them.
-func isApimsyncObject(obj client.Object) bool {
+// IsApimsyncObject tells an apimsync object from the Secrets and ConfigMaps given with them.
+func IsApimsyncObject(obj client.Object) bool {
 	switch obj.(type) {
 	case *corev1.Secret, *corev1.ConfigMap:
 		return false
@@ -259,42 +189,42 @@ func withStringData(secret *corev1.Secret) *corev1.Secret {
 	return out
 }
 
-// clusterRecorder is the client syncers write Kubernetes objects with in a diff: each write goes to the
+// ClusterRecorder is the client syncers write Kubernetes objects with in a diff: each write goes to the
 // in-memory namespace, and is recorded as one line (`create Secret "app-credentials"`), to be reported
 // apart from the writes to 3scale.
-type clusterRecorder struct {
+type ClusterRecorder struct {
 	client.Client
-	record func(write string)
+	Record func(write string)
 }
 
 // Create implements client.Writer, recording the create.
-func (r clusterRecorder) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
+func (r ClusterRecorder) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
 	return r.recorded("create", obj, r.Client.Create(ctx, obj, opts...))
 }
 
 // Update implements client.Writer, recording the update.
-func (r clusterRecorder) Update(ctx context.Context, obj client.Object, opts ...client.UpdateOption) error {
+func (r ClusterRecorder) Update(ctx context.Context, obj client.Object, opts ...client.UpdateOption) error {
 	return r.recorded("update", obj, r.Client.Update(ctx, obj, opts...))
 }
 
 // Patch implements client.Writer, recording the patch as an update.
-func (r clusterRecorder) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+func (r ClusterRecorder) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
 	return r.recorded("update", obj, r.Client.Patch(ctx, obj, patch, opts...))
 }
 
 // Delete implements client.Writer, recording the delete.
-func (r clusterRecorder) Delete(ctx context.Context, obj client.Object, opts ...client.DeleteOption) error {
+func (r ClusterRecorder) Delete(ctx context.Context, obj client.Object, opts ...client.DeleteOption) error {
 	return r.recorded("delete", obj, r.Client.Delete(ctx, obj, opts...))
 }
 
 // recorded records a write that succeeded, as its verb, the object's kind and name, and returns err.
-func (r clusterRecorder) recorded(verb string, obj client.Object, err error) error {
+func (r ClusterRecorder) recorded(verb string, obj client.Object, err error) error {
 	if err == nil {
 		kind := engine.KindOf(obj)
 		if gvk, gvkErr := r.Client.GroupVersionKindFor(obj); gvkErr == nil {
 			kind = gvk.Kind
 		}
-		r.record(fmt.Sprintf("%s %s %q", verb, kind, obj.GetName()))
+		r.Record(fmt.Sprintf("%s %s %q", verb, kind, obj.GetName()))
 	}
 	return err
 }

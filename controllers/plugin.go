@@ -1,0 +1,123 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"github.com/apimsync/apimsync/cache"
+	tsclient "github.com/apimsync/apimsync/client"
+	"github.com/apimsync/apimsync/controllers/engine"
+	"github.com/apimsync/apimsync/controllers/kit"
+	"github.com/apimsync/apimsync/controllers/plugin"
+)
+
+// What kubectl apimsync runs against the table of kinds: diff plans the given objects kind by kind in
+// creation order, each with its kind's own syncer; export reads a tenant with each kind's Export in the
+// same order. Their machinery, which knows no kind, is in package plugin.
+
+// DiffOptions tune DiffObjects.
+type DiffOptions struct {
+	// InstallationAdminURL, when set, replaces the admin URL a 3scale installation implies (as
+	// ProviderAccounts.InstallationAdminURL; a test points it at its simulator).
+	InstallationAdminURL func(tenantName, wildcardDomain string) string
+}
+
+// DiffObjects plans objs (see plugin.Plan for what diff does) (apimsync objects, their namespace set to namespace) against 3scale, with the
+// namespace's objects, Secrets and ConfigMaps read from cluster behind them. It never writes to 3scale or
+// to the cluster. Objects of other kinds (OpenAPI, Tenant) are planned as "none" with a word why; the
+// Secrets and ConfigMaps among objs are read by the others, not planned. Without apimsync's CRDs in the
+// cluster, the error says so in one line.
+func DiffObjects(ctx context.Context, cluster client.Reader, scheme *runtime.Scheme, namespace string, objs []client.Object, opts DiffOptions) ([]plugin.Plan, error) {
+	mem, err := plugin.Memory(ctx, cluster, scheme, namespace, objs, plugin.MemoryKinds{Lists: plannedLists(), WithStatus: syncedKinds(),
+		Indexes: func(b *fake.ClientBuilder) *fake.ClientBuilder {
+			for _, ix := range fieldIndexes() {
+				b = b.WithIndex(ix.obj, ix.index, ix.names)
+			}
+			return b
+		}})
+	if err != nil {
+		return nil, err
+	}
+	var current *plugin.Plan // the plan being made, whose writes are recorded
+	accounts := &kit.ProviderAccounts{Reader: mem, Pool: cache.NewClientPool(16, 0, 0, 0), AllowPrivate: true,
+		InstallationAdminURL: opts.InstallationAdminURL,
+		DryRun: func(w tsclient.Write) {
+			if current != nil {
+				current.Writes = append(current.Writes, w)
+			}
+		}}
+	if cluster != nil {
+		accounts.Installations = cluster // APIManagers are not in mem: read where the manager reads them
+	}
+	writer := plugin.ClusterRecorder{Client: mem, Record: func(write string) {
+		if current != nil {
+			current.ClusterWrites = append(current.ClusterWrites, write)
+		}
+	}}
+	deps := kindDeps{Reader: mem, Writer: writer, Accounts: accounts, Snapshots: cache.NewSnapshots(1024), Lists: &kit.BurstLists{}}
+	run := func(obj client.Object, plan *plugin.Plan) error {
+		current = plan
+		defer func() { current = nil }()
+		if k := kindNamed(engine.KindOf(obj)); k != nil && k.Planned() {
+			return k.plan(ctx, mem, deps, obj, plan)
+		}
+		plan.Action, plan.Message = "none", "not synced to 3scale itself (an OpenAPI's generated resources, a Tenant's master API): not planned"
+		return nil
+	}
+	order, err := creationOrder(referenceGraph)
+	if err != nil {
+		return nil, err
+	}
+	var plans []plugin.Plan
+	for _, kind := range append(order, "") {
+		for _, given := range objs {
+			k := engine.KindOf(given)
+			if (kind != "" && k != kind) || (kind == "" && slices.Contains(order, k)) || !plugin.IsApimsyncObject(given) {
+				continue // another pass's kind, or a Secret or ConfigMap the objects read
+			}
+			obj := given.DeepCopyObject().(client.Object)
+			if err := mem.Get(ctx, client.ObjectKeyFromObject(given), obj); err != nil {
+				return nil, err
+			}
+			plan := plugin.Plan{Kind: k, Name: obj.GetName()}
+			if err := run(obj, &plan); err != nil {
+				return nil, fmt.Errorf("%s %s: %w", k, obj.GetName(), err)
+			}
+			plans = append(plans, plan)
+		}
+	}
+	return plans, nil
+}
+
+// plannedLists returns an empty list of every kind diff plans.
+func plannedLists() []client.ObjectList {
+	var out []client.ObjectList
+	for _, k := range kinds {
+		if k.Planned() {
+			out = append(out, k.NewList())
+		}
+	}
+	return out
+}
+
+// ExportTenant reads the tenant c talks to and returns it as apimsync resources: every kind that exports
+// its objects does, in creation order, so that what an object names (a backend, a metric, a plan, an
+// account) was exported before it.
+func ExportTenant(ctx context.Context, c *tsclient.Client, opts plugin.ExportOptions) (*plugin.Exported, error) {
+	order, err := creationOrder(referenceGraph)
+	if err != nil {
+		return nil, err
+	}
+	x := plugin.NewExporter(c, opts)
+	for _, name := range order {
+		if err := kindNamed(name).export(ctx, x); err != nil {
+			return nil, err
+		}
+	}
+	return x.Out, nil
+}
