@@ -28,6 +28,7 @@ import (
 	"io"
 	"math/rand"
 	"mime"
+	"mime/multipart"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -117,6 +118,7 @@ func New(opts Options) *Simulator {
 	rs = append(rs, childRoutes()...)
 	rs = append(rs, planRoutes()...)
 	rs = append(rs, featureRoutes()...)
+	rs = append(rs, cmsRoutes()...)
 	rs = append(rs, accountRoutes()...)
 	rs = append(rs, applicationRoutes()...)
 	rs = append(rs, activeDocRoutes()...)
@@ -171,6 +173,10 @@ func (s *Simulator) scopesAllow(token, template string) bool {
 	case strings.HasPrefix(template, "/admin/api/registry/"):
 		// Admin::Api::Registry::PoliciesController: self.access_token_scopes = :policy_registry.
 		needs = []string{scopePolicyRegistry}
+	case strings.HasPrefix(template, "/admin/api/cms/"):
+		// Admin::Api::CMS::BaseController: self.access_token_scopes = %i[cms account_management]
+		// (app/controllers/admin/api/cms/base_controller.rb:10).
+		needs = []string{scopeCMS, scopeAccountManagement}
 	case strings.HasSuffix(template, "/proxy/policies.json"):
 		// Admin::Api::Services::Proxy::PoliciesController: %i[policy_registry account_management].
 		needs = []string{scopePolicyRegistry, scopeAccountManagement}
@@ -187,6 +193,7 @@ func (s *Simulator) scopesAllow(token, template string) bool {
 const (
 	scopeAccountManagement = "account_management"
 	scopePolicyRegistry    = "policy_registry"
+	scopeCMS               = "cms"
 )
 
 // msgTokenPermissions is porta's answer to a token without the endpoint's scope.
@@ -201,6 +208,11 @@ type request struct {
 	texts  map[string]string // path values that are text, not ids (route.text), as sent
 	key    string            // the {key} of a path, as sent
 	form   url.Values        // query and body values
+	// top are the parameters' top-level names as Rails sees them: a JSON body's keys, a form's keys up
+	// to "[" (template[draft] is "template"), the query's, the multipart parts' (readForm).
+	top map[string]bool
+	// uploads are the file parts of a multipart/form-data body, by part name.
+	uploads map[string][]*multipart.FileHeader
 }
 
 // answer is a handler's reply: a status and a body encoded as JSON (nil: empty body).
@@ -312,7 +324,10 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 		s.serveControl(w, hr)
 		return
 	}
-	form := readForm(hr)
+	if s.serveCMSFile(w, hr) {
+		return
+	}
+	form, top := readForm(hr)
 	token := accessToken(hr, form)
 	// "/t/NAME/admin/api/..." addresses tenant NAME, as a tenant's own admin host would: the token must
 	// be NAME's. It lets tests give each tenant its own admin URL on one listener.
@@ -377,7 +392,10 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 			a = fault.answer()
 			break
 		}
-		req := &request{t: t, sim: s, method: hr.Method, params: params, texts: texts, form: form}
+		req := &request{t: t, sim: s, method: hr.Method, params: params, texts: texts, form: form, top: top}
+		if hr.MultipartForm != nil {
+			req.uploads = hr.MultipartForm.File
+		}
 		if strings.HasSuffix(rt.template, "/{key}.json") {
 			req.key = strings.TrimSuffix(path[strings.LastIndex(path, "/")+1:], ".json")
 		}
@@ -408,16 +426,18 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 // wrappedKey matches porta's wrapped form keys (service[name]=...) to unwrap them.
 var wrappedKey = regexp.MustCompile(`^[a-z_]+\[([a-z_]+)\]$`)
 
-// readForm merges query and body parameters as Rails does: form-encoded bodies, JSON bodies (top-level
-// fields, or fields of a wrapper object such as {"service":{...}}), and wrapped keys (service[name]).
-func readForm(hr *http.Request) url.Values {
+// readForm merges query and body parameters as Rails does: form-encoded and multipart bodies, JSON
+// bodies (top-level fields, or fields of a wrapper object such as {"service":{...}}), and wrapped keys
+// (service[name]). It also returns the parameters' top-level names (request.top).
+func readForm(hr *http.Request) (url.Values, map[string]bool) {
 	ct, _, _ := mime.ParseMediaType(hr.Header.Get("Content-Type"))
-	form := url.Values{}
+	form, top := url.Values{}, map[string]bool{}
 	if ct == "application/json" && hr.Body != nil {
 		raw, _ := io.ReadAll(io.LimitReader(hr.Body, 10<<20))
 		var obj map[string]any
 		if json.Unmarshal(raw, &obj) == nil {
 			for k, v := range obj {
+				top[k] = true
 				// A policy chain and a registry policy's schema are values, not wrappers.
 				if inner, ok := v.(map[string]any); ok && k != "policies_config" && k != "schema" {
 					for ik, iv := range inner {
@@ -430,11 +450,22 @@ func readForm(hr *http.Request) url.Values {
 		}
 		for k, vs := range hr.URL.Query() {
 			form[k] = append(form[k], vs...)
+			top[topName(k)] = true
 		}
 	} else {
-		_ = hr.ParseForm()
+		if ct == "multipart/form-data" {
+			_ = hr.ParseMultipartForm(32 << 20) // larger files go to temporary files, removed after the request
+		} else {
+			_ = hr.ParseForm()
+		}
 		for k, vs := range hr.Form {
 			form[k] = vs
+			top[topName(k)] = true
+		}
+		if hr.MultipartForm != nil {
+			for k := range hr.MultipartForm.File {
+				top[topName(k)] = true
+			}
 		}
 	}
 	for k, vs := range form {
@@ -444,8 +475,11 @@ func readForm(hr *http.Request) url.Values {
 			}
 		}
 	}
-	return form
+	return form, top
 }
+
+// topName is a parameter's top-level name: service[name] is "service".
+func topName(key string) string { name, _, _ := strings.Cut(key, "["); return name }
 
 // jsonParam renders a JSON value as the string a form would carry (arrays and objects stay JSON).
 func jsonParam(v any) string {

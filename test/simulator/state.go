@@ -33,8 +33,16 @@ type tenant struct {
 	docs     map[int64]*apiDoc
 	registry map[int64]*registryPolicy // the APIcast policy registry's custom policies
 	features map[int64]*feature        // the products' features, with the plans that enable them
-	deploys  int
-	limiter  *rate.Limiter // the tenant's API rate limit (Faults.TenantRateLimit)
+	// The developer portal's content (cms.go): sections, templates (pages, layouts, partials, built-in
+	// pages and partials) and files, every tenant starting with porta's default portal (cms_seed.go).
+	sections  map[int64]*cmsSection
+	templates map[int64]*cmsTemplate
+	files     map[int64]*cmsFile
+	// cmsNextID numbers the CMS objects apart from the others (porta's ids are per table), so that the
+	// default portal every tenant gets leaves the other objects' ids as they were.
+	cmsNextID int64
+	deploys   int
+	limiter   *rate.Limiter // the tenant's API rate limit (Faults.TenantRateLimit)
 	// refusedAt is the last 429 of the rate limit; quietUntil the end of the Retry-After it announced.
 	refusedAt, quietUntil time.Time
 	// accountApprovalRequired: the default account plan requires approval (SetAccountApprovalRequired).
@@ -49,10 +57,13 @@ type tenant struct {
 }
 
 func newTenant(name string) *tenant {
-	return &tenant{name: name, services: map[int64]*service{}, backends: map[int64]*backendAPI{}, metrics: map[int64]*metric{},
+	t := &tenant{name: name, services: map[int64]*service{}, backends: map[int64]*backendAPI{}, metrics: map[int64]*metric{},
 		rules: map[int64]*mappingRule{}, usages: map[int64]*backendUsage{}, plans: map[int64]*plan{}, limits: map[int64]*limit{},
 		pricing: map[int64]*pricingRule{}, accounts: map[int64]*account{}, users: map[int64]*user{}, apps: map[int64]*application{},
-		docs: map[int64]*apiDoc{}, registry: map[int64]*registryPolicy{}, features: map[int64]*feature{}}
+		docs: map[int64]*apiDoc{}, registry: map[int64]*registryPolicy{}, features: map[int64]*feature{},
+		sections: map[int64]*cmsSection{}, templates: map[int64]*cmsTemplate{}, files: map[int64]*cmsFile{}}
+	t.seedCMS()
+	return t
 }
 
 func (t *tenant) id() int64 { t.nextID++; return t.nextID }
@@ -366,11 +377,19 @@ func listOf(plural, singular string, ids []int64, toJSON func(int64) map[string]
 		items = append(items, map[string]any{singular: toJSON(id)})
 	}
 	body := map[string]any{plural: items}
-	if pageNo, perPage := page(form); p == pagedWithMetadata && perPage < all {
+	if pageNo, perPage := page(form); p == pagedWithMetadata {
+		addMetadata(body, pageNo, perPage, all)
+	}
+	return answer{200, body}
+}
+
+// addMetadata adds a paged list's "metadata" when the list is longer than a page (ThreeScale::Api::
+// Collection#paginated?, app/lib/three_scale/api/collection.rb:62-66).
+func addMetadata(body map[string]any, pageNo, perPage, all int) {
+	if perPage < all {
 		body["metadata"] = map[string]any{"per_page": perPage, "total_entries": all, "total_pages": (all + perPage - 1) / perPage,
 			"current_page": pageNo}
 	}
-	return answer{200, body}
 }
 
 // Kinds of remote objects known to Count and Objects.
@@ -400,6 +419,12 @@ const (
 	// KindPlanFeatures are the features enabled on application plans: {"plan_id", "feature_id"}, in
 	// feature then plan order.
 	KindPlanFeatures = "plan_features"
+	// KindCMSSections, KindCMSTemplates and KindCMSFiles are the developer portal's content as the CMS
+	// API shows one object: sections; templates with draft and published; files with "size" and
+	// "sha256" (the hex digest of the content) added.
+	KindCMSSections  = "cms_sections"
+	KindCMSTemplates = "cms_templates"
+	KindCMSFiles     = "cms_files"
 )
 
 // Count returns how many objects of a kind (see the Kind constants) a tenant has; -1 for an unknown
@@ -494,6 +519,12 @@ func (t *tenant) objects(kind string) ([]map[string]any, bool) {
 			}
 		}
 		sort.Slice(out, func(i, j int) bool { return out[i]["id"].(int64) < out[j]["id"].(int64) })
+	case KindCMSSections:
+		collect(sortedIDs(t.sections, nil), jsonOf(t.sections))
+	case KindCMSTemplates:
+		collect(sortedIDs(t.templates, nil), func(id int64) map[string]any { return t.templates[id].json(false) })
+	case KindCMSFiles:
+		collect(sortedIDs(t.files, nil), func(id int64) map[string]any { return t.files[id].dump() })
 	case KindCustomPolicies:
 		collect(sortedIDs(t.registry, nil), func(id int64) map[string]any { return t.registry[id].json() })
 	case KindPolicies:
