@@ -459,6 +459,49 @@ func TestClientFlowAgainstSimulator(t *testing.T) {
 	}
 	mustDo(t, "delete doc", c.DeleteActiveDoc(ctx, doc.ID))
 
+	// The developer portal's content: a section, a page drafted then published, a built-in that cannot
+	// be deleted, a file uploaded, read back and replaced.
+	sections := outcome(c.ListCMSSections(ctx)).must(t, "list sections")
+	root := sections[slices.IndexFunc(sections, func(s CMSSection) bool { return s.SystemName == RootSection })]
+	docsSection := outcome(c.CreateCMSSection(ctx, CMSSectionParams{Title: ptrTo("Guides"), SystemName: ptrTo("guides"), Public: ptrTo(true),
+		ParentID: root.ID})).must(t, "create section")
+	docsSection = outcome(c.UpdateCMSSection(ctx, docsSection.ID, CMSSectionParams{PartialPath: ptrTo("/guides")})).must(t, "update section")
+	if docsSection.ParentID != root.ID || docsSection.PartialPath != "/guides" {
+		t.Errorf("section %+v", docsSection)
+	}
+	page := outcome(c.CreateCMSTemplate(ctx, CMSTemplateParams{Type: TemplatePage, Title: ptrTo("Guide"), Path: ptrTo("/guides/one"),
+		Draft: ptrTo("<h1>One</h1>"), LiquidEnabled: ptrTo(true), SectionID: docsSection.ID})).must(t, "create page")
+	if page.Draft == nil || *page.Draft != "<h1>One</h1>" || page.Published != nil || page.SectionID != docsSection.ID {
+		t.Errorf("created page %+v", page)
+	}
+	page = outcome(c.UpdateCMSTemplate(ctx, page.ID, CMSTemplateParams{Draft: ptrTo("<h1>Guide one</h1>")})).must(t, "update page")
+	page = outcome(c.PublishCMSTemplate(ctx, page.ID)).must(t, "publish page")
+	if page.Draft != nil || page.Published == nil || *page.Published != "<h1>Guide one</h1>" {
+		t.Errorf("published page %+v", page)
+	}
+	checkSame(t, "read page", page, outcome(c.GetCMSTemplate(ctx, page.ID)).must(t, "get page"))
+	templates := outcome(c.ListCMSTemplates(ctx)).must(t, "list templates")
+	builtin := templates[slices.IndexFunc(templates, func(x CMSTemplate) bool { return x.Type == TemplateBuiltinPage })]
+	if err := c.DeleteCMSTemplate(ctx, builtin.ID); !IsInvalid(err) {
+		t.Errorf("deleting built-in page %s: %v, want porta's 422", builtin.SystemName, err)
+	}
+	mustDo(t, "delete page", c.DeleteCMSTemplate(ctx, page.ID))
+	logo := outcome(c.CreateCMSFile(ctx, CMSFileParams{Path: ptrTo("/guides/logo.png"), SectionID: docsSection.ID, Content: []byte("PNG1"),
+		Name: "logo.png", ContentType: "image/png"})).must(t, "create file")
+	if got := outcome(c.FileContent(ctx, *logo)).must(t, "read file"); string(got) != "PNG1" {
+		t.Errorf("file content %q, want PNG1", got)
+	}
+	logo = outcome(c.UpdateCMSFile(ctx, logo.ID, CMSFileParams{Content: []byte("PNG22"), Name: "logo2.png", ContentType: "image/png",
+		Downloadable: ptrTo(true)})).must(t, "update file")
+	if got := outcome(c.FileContent(ctx, *logo)).must(t, "read file"); string(got) != "PNG22" || !logo.Downloadable || logo.Title != "logo2.png" {
+		t.Errorf("replaced file %+v, content %q", logo, got)
+	}
+	if files := outcome(c.ListCMSFiles(ctx)).must(t, "list files"); !slices.ContainsFunc(files, func(x CMSFile) bool { return x.ID == logo.ID }) {
+		t.Errorf("files %+v lack %d", files, logo.ID)
+	}
+	mustDo(t, "delete file", c.DeleteCMSFile(ctx, logo.ID))
+	mustDo(t, "delete section", c.DeleteCMSSection(ctx, docsSection.ID))
+
 	// Deleting children, then the product with what is left.
 	mustDo(t, "delete product metric", c.DeleteMetric(ctx, ps, orders.ID))
 	mustDo(t, "delete backend metric with its limit", c.DeleteMetric(ctx, bs, bytesMetric.ID))

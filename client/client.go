@@ -7,6 +7,7 @@
 package client
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -15,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"html"
+	"maps"
 	"net"
 	"net/http"
 	"net/url"
@@ -250,6 +252,19 @@ type call struct {
 	json     any
 	// xml: the endpoint is porta's XML one (Accept application/xml); out is decoded as XML.
 	xml bool
+	// multipart sends form as multipart/form-data, with upload as its file part if there is one.
+	multipart bool
+	upload    *upload
+	// rawURL, when set, is where the request goes instead of the endpoint's path: a URL porta gave (a
+	// file's content), absolute or on the admin portal's host. endpoint still names the call in
+	// messages. out is then a *[]byte, the answer's body as it is.
+	rawURL string
+}
+
+// upload is the file part of a multipart request.
+type upload struct {
+	field, name, contentType string
+	content                  []byte
 }
 
 // replayable reports a write that ends in the same place however often it is applied, so that one whose
@@ -266,7 +281,7 @@ func (r call) replayable() bool {
 	if strings.HasPrefix(r.endpoint, "/master/") || r.form.Has("state_event") {
 		return false
 	}
-	for _, suffix := range []string{"/{id}.json", "/proxy.json", "/oidc_configuration.json", "/policies.json"} {
+	for _, suffix := range []string{"/{id}.json", "/proxy.json", "/oidc_configuration.json", "/policies.json", "/publish.json"} {
 		if strings.HasSuffix(r.endpoint, suffix) {
 			return true
 		}
@@ -286,6 +301,20 @@ func (r call) path() string {
 		p = p[:i] + url.PathEscape(fmt.Sprint(a)) + p[j+1:]
 	}
 	return p
+}
+
+// ownHost tells whether target, a path or an absolute URL, is on the admin portal's host (the token
+// may go there).
+func (c *Client) ownHost(target string) bool {
+	u, err := url.Parse(target)
+	if err != nil {
+		return false
+	}
+	if !u.IsAbs() {
+		return u.Host == ""
+	}
+	base, err := url.Parse(c.http.BaseURL)
+	return err == nil && strings.EqualFold(u.Scheme, base.Scheme) && strings.EqualFold(u.Host, base.Host)
 }
 
 // environmentProxy chooses the proxy of a request (HTTPS_PROXY, HTTP_PROXY, NO_PROXY); tests replace it.
@@ -360,7 +389,13 @@ func (c *Client) retryDelay(r call, err error, attempt int, policy *backoff.Expo
 
 func (c *Client) attempt(ctx context.Context, r call, out any) (err error) {
 	if c.dryRun != nil && r.method != http.MethodGet {
-		c.dryRun(Write{Method: r.method, Endpoint: r.endpoint, Args: r.args, Form: r.form, JSON: r.json})
+		w := Write{Method: r.method, Endpoint: r.endpoint, Args: r.args, Form: r.form, JSON: r.json}
+		if r.upload != nil { // the file's name and size, not its bytes
+			w.Form = url.Values{}
+			maps.Copy(w.Form, r.form)
+			w.Form.Set(r.upload.field, fmt.Sprintf("%s (%d bytes)", r.upload.name, len(r.upload.content)))
+		}
+		c.dryRun(w)
 		return nil
 	}
 	release, werr := c.pacer.Acquire(ctx)
@@ -388,7 +423,14 @@ func (c *Client) attempt(ctx context.Context, r call, out any) (err error) {
 		ctx, cancel = context.WithTimeout(ctx, c.timeout/2)
 		defer cancel()
 	}
-	req := c.http.R().SetContext(ctx).SetBasicAuth("", c.token)
+	req := c.http.R().SetContext(ctx)
+	target := r.path()
+	if r.rawURL != "" {
+		target = r.rawURL
+	}
+	if c.ownHost(target) { // the token never goes to another host (a storage's signed URL)
+		req.SetBasicAuth("", c.token)
+	}
 	if r.xml {
 		req.SetHeader("Accept", "application/xml")
 	}
@@ -398,11 +440,20 @@ func (c *Client) attempt(ctx context.Context, r call, out any) (err error) {
 	switch {
 	case r.json != nil:
 		req.SetHeader("Content-Type", "application/json").SetBody(r.json)
+	case r.multipart:
+		for k, vs := range r.form {
+			for _, v := range vs {
+				req.SetMultipartField(k, "", "", strings.NewReader(v))
+			}
+		}
+		if u := r.upload; u != nil {
+			req.SetMultipartField(u.field, u.name, u.contentType, bytes.NewReader(u.content))
+		}
 	case r.form != nil:
 		req.SetFormDataFromValues(r.form)
 	}
 	sent := time.Now()
-	resp, err := req.Execute(r.method, r.path())
+	resp, err := req.Execute(r.method, target)
 	code := 0
 	if resp != nil && resp.RawResponse != nil {
 		code = resp.StatusCode()
@@ -435,6 +486,10 @@ func (c *Client) attempt(ctx context.Context, r call, out any) (err error) {
 		noteProgress(ctx)
 	}
 	if out == nil || len(resp.Body()) == 0 {
+		return nil
+	}
+	if raw, ok := out.(*[]byte); ok {
+		*raw = append((*raw)[:0], resp.Body()...)
 		return nil
 	}
 	decode := json.Unmarshal

@@ -201,6 +201,15 @@ var clientCalls = map[string]func(ctx context.Context, c *Client) error{
 	"SignupTenant": everyCall["SignupTenant"], "GetTenant": everyCall["GetTenant"], "DeleteTenant": everyCall["DeleteTenant"],
 	"ResumeTenant": everyCall["ResumeTenant"], "ListTenants": everyCall["ListTenants"], "FindTenant": everyCall["FindTenant"],
 	"ListTenantUsers": everyCall["ListTenantUsers"], "ActivateTenantUser": everyCall["ActivateTenantUser"],
+	// The developer portal's content: every field each call can send is set there.
+	"ListCMSSections": everyCall["ListCMSSections"], "CreateCMSSection": everyCall["CreateCMSSection"],
+	"UpdateCMSSection": everyCall["UpdateCMSSection"], "DeleteCMSSection": everyCall["DeleteCMSSection"],
+	"ListCMSTemplates": everyCall["ListCMSTemplates"], "GetCMSTemplate": everyCall["GetCMSTemplate"],
+	"CreateCMSTemplate": everyCall["CreateCMSTemplate"], "UpdateCMSTemplate": everyCall["UpdateCMSTemplate"],
+	"PublishCMSTemplate": everyCall["PublishCMSTemplate"], "DeleteCMSTemplate": everyCall["DeleteCMSTemplate"],
+	"ListCMSFiles": everyCall["ListCMSFiles"], "CreateCMSFile": everyCall["CreateCMSFile"],
+	"UpdateCMSFile": everyCall["UpdateCMSFile"], "DeleteCMSFile": everyCall["DeleteCMSFile"],
+	"FileContent": everyCall["FileContent"],
 }
 
 // callsWithoutRequest are exported methods that send nothing, with the reason.
@@ -297,7 +306,7 @@ func recordClientRequests(t *testing.T) []wireRequest {
 		if r.Body != nil {
 			raw, _ := io.ReadAll(r.Body)
 			if len(raw) > 0 {
-				w.form, _ = url.ParseQuery(string(raw))
+				w.form, _ = bodyForm(r, raw)
 			}
 		}
 		_, w.basicPass, w.basicOK = r.BasicAuth()
@@ -563,6 +572,8 @@ func (op oasOperation) declared() declared {
 // the description), or "METHOD template param=value" for a value beyond a documented maximum. An entry
 // the client no longer needs fails the test, so the list stays true.
 var portaDescriptionGaps = map[string]string{
+	"POST /admin/api/cms/templates content_type":     "porta takes a page's content_type (TemplatesController AVAILABLE_PARAMS, templates_controller.rb:3-15; Page default text/html); the description omits it",
+	"PUT /admin/api/cms/templates/{id} content_type": "porta takes a page's content_type on update too (templates_controller.rb:3-15); the description omits it",
 	"POST /admin/api/services/{service_id}/application_plans system_name": "the create body lists no system_name, but " +
 		"porta's Admin::Api::ApplicationPlansController#application_plan_create_params permits DEFAULT_PARAMS | [:system_name]; " +
 		"adoption by system name needs it",
@@ -601,6 +612,9 @@ func TestRequestsConformToPortaDescription(t *testing.T) {
 	for _, r := range sent {
 		callsSeen[r.call] = true
 		where := r.call + ": " + r.method + " " + r.path
+		if _, notAPI := notAPICalls[r.call]; notAPI {
+			continue
+		}
 		if !r.basicOK || r.basicPass != conformanceToken {
 			t.Errorf("%s: not authenticated by HTTP Basic with the token as password", where)
 		}

@@ -58,15 +58,70 @@ type exchange struct {
 	body string
 }
 
+// exchangeCase is a contract case of a call that may make more than one request: its exchanges, in
+// order, and what it returns.
+type exchangeCase struct {
+	call       func(ctx context.Context, c *Client) (any, error)
+	exchanges  []exchange
+	wantResult any
+}
+
+// methodsOf are the client methods cases cover (a case's name starts with its method's, up to ":").
+func methodsOf(cases map[string]exchangeCase) map[string]bool {
+	out := map[string]bool{}
+	for name := range cases {
+		method, _, _ := strings.Cut(name, ":")
+		out[method] = true
+	}
+	return out
+}
+
+// runExchangeCases runs cases against a client of adminURL: each request porta receives (method, path,
+// query, form body field by field, HTTP Basic auth with the token as password and never in the URL),
+// in order, and the decoding of porta's answers.
+func runExchangeCases(t *testing.T, adminURL string, cases map[string]exchangeCase) {
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := newContractClient(t, Config{AdminURL: adminURL})
+			log := &requestLog{}
+			n := 0
+			httpmock.RegisterNoResponder(func(r *http.Request) (*http.Response, error) {
+				if n >= len(tc.exchanges) {
+					return nil, fmt.Errorf("request %d (%s %s) not expected", n+1, r.Method, r.URL.Path)
+				}
+				e := tc.exchanges[n]
+				n++
+				return log.responder(e.code, e.body, nil)(r)
+			})
+			got, err := tc.call(context.Background(), c)
+			if err != nil {
+				t.Fatalf("call: %v", err)
+			}
+			want := make([]seenRequest, 0, len(tc.exchanges))
+			for _, e := range tc.exchanges {
+				want = append(want, e.want)
+			}
+			if diff := cmp.Diff(want, log.requests); diff != "" {
+				t.Errorf("requests (-want +got):\n%s", diff)
+			}
+			for _, p := range log.problems {
+				t.Error(p)
+			}
+			if tc.wantResult == nil {
+				return
+			}
+			if diff := cmp.Diff(tc.wantResult, got); diff != "" {
+				t.Errorf("result (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 // masterContractCases are the contract cases of the master calls, which may make more than one request
 // each (a signup reads the tenant's users for its admin; a find checks its candidate's users): each
 // request, in order, is checked field by field, and answered as porta does. TestEveryCallContract counts
 // them as its own (masterCallsWithContract).
-var masterContractCases = map[string]struct {
-	call       func(ctx context.Context, c *Client) (any, error)
-	exchanges  []exchange
-	wantResult any
-}{
+var masterContractCases = map[string]exchangeCase{
 	"SignupTenant: the signup, then the tenant's users for the admin's id": {
 		call: func(ctx context.Context, c *Client) (any, error) {
 			return c.SignupTenant(ctx, TenantParams{OrgName: "Globex", Username: "admin", Email: "admin@globex.example", Password: "a-strong-passw0rd"})
@@ -169,54 +224,12 @@ var masterContractCases = map[string]struct {
 }
 
 // masterCallsWithContract are the methods masterContractCases covers.
-func masterCallsWithContract() map[string]bool {
-	out := map[string]bool{}
-	for name := range masterContractCases {
-		method, _, _ := strings.Cut(name, ":")
-		out[method] = true
-	}
-	return out
-}
+func masterCallsWithContract() map[string]bool { return methodsOf(masterContractCases) }
 
-// TestMasterCallsContract checks, for every master call, each request porta receives (method, path,
-// query, form body field by field, HTTP Basic auth with the token as password and never in the URL),
-// in order, and the decoding of porta's answers.
+// TestMasterCallsContract checks, for every master call, each request porta receives, in order, and
+// the decoding of porta's answers.
 func TestMasterCallsContract(t *testing.T) {
-	for name, tc := range masterContractCases {
-		t.Run(name, func(t *testing.T) {
-			c := newContractClient(t, Config{AdminURL: "https://master.apps.example.com"})
-			log := &requestLog{}
-			n := 0
-			httpmock.RegisterNoResponder(func(r *http.Request) (*http.Response, error) {
-				if n >= len(tc.exchanges) {
-					return nil, fmt.Errorf("request %d (%s %s) not expected", n+1, r.Method, r.URL.Path)
-				}
-				e := tc.exchanges[n]
-				n++
-				return log.responder(e.code, e.body, nil)(r)
-			})
-			got, err := tc.call(context.Background(), c)
-			if err != nil {
-				t.Fatalf("call: %v", err)
-			}
-			want := make([]seenRequest, 0, len(tc.exchanges))
-			for _, e := range tc.exchanges {
-				want = append(want, e.want)
-			}
-			if diff := cmp.Diff(want, log.requests); diff != "" {
-				t.Errorf("requests (-want +got):\n%s", diff)
-			}
-			for _, p := range log.problems {
-				t.Error(p)
-			}
-			if tc.wantResult == nil {
-				return
-			}
-			if diff := cmp.Diff(tc.wantResult, got); diff != "" {
-				t.Errorf("result (-want +got):\n%s", diff)
-			}
-		})
-	}
+	runExchangeCases(t, "https://master.apps.example.com", masterContractCases)
 }
 
 // TestMasterRefusalsAsPortaSendsThem answers the master calls with porta's refusals and checks how the

@@ -42,6 +42,10 @@ var listKeys = map[string]string{
 	"application_plans": "plans",
 	"backend_usages":    "",
 	"active_docs":       "api_docs",
+	// The CMS's lists (app/lib/three_scale/api/collection.rb: wraps_collection :collection).
+	"sections":  "collection",
+	"templates": "collection",
+	"files":     "collection",
 }
 
 // listKeysByParent are the keys of the lists whose last path segment is a value, by the segment before
@@ -119,12 +123,23 @@ func list[T any](ctx context.Context, c *Client, endpoint string, paginated bool
 
 // listWith is list with filters in the query (e.g. service_id).
 func listWith[T any](ctx context.Context, c *Client, endpoint string, paginated bool, filters url.Values, args ...any) ([]T, error) {
+	size := 0
+	if paginated {
+		size = perPage
+	}
+	return listPages[T](ctx, c, endpoint, size, filters, args...)
+}
+
+// listPages reads a list endpoint page after page of size items until a short page (size 0: one
+// unpaged request), with filters in the query.
+func listPages[T any](ctx context.Context, c *Client, endpoint string, size int, filters url.Values, args ...any) ([]T, error) {
 	key := listKey(endpoint)
+	paginated := size > 0
 	var all []T
 	for page := 1; page <= c.maxPages; page++ {
 		r := call{method: "GET", endpoint: endpoint, args: args, query: url.Values{}}
 		if paginated {
-			r.query = url.Values{"page": {strconv.Itoa(page)}, "per_page": {strconv.Itoa(perPage)}}
+			r.query = url.Values{"page": {strconv.Itoa(page)}, "per_page": {strconv.Itoa(size)}}
 		}
 		for k, v := range filters {
 			r.query[k] = v
@@ -138,12 +153,12 @@ func listWith[T any](ctx context.Context, c *Client, endpoint string, paginated 
 			return nil, &APIError{StatusCode: 200, Method: "GET", Endpoint: endpoint, Message: fmt.Sprintf("cannot decode the list: %v", err)}
 		}
 		all = append(all, items...)
-		if !paginated || len(items) < perPage {
+		if !paginated || len(items) < size {
 			return all, nil
 		}
 	}
 	return nil, &APIError{StatusCode: 200, Method: "GET", Endpoint: endpoint,
-		Message: fmt.Sprintf("the list has more than %d pages of %d items, the most this client reads", c.maxPages, perPage)}
+		Message: fmt.Sprintf("the list has more than %d pages of %d items, the most this client reads", c.maxPages, size)}
 }
 
 // one sends a call whose answer is one wrapped object and decodes it.
