@@ -64,24 +64,13 @@ func applySamples(t *testing.T, ns string) []engine.Object {
 	return out
 }
 
-func typedSynced(t *testing.T, u *unstructured.Unstructured) engine.Object {
-	var obj engine.Object
-	switch u.GetKind() {
-	case "Backend":
-		obj = &v1alpha1.Backend{}
-	case "Product":
-		obj = &v1alpha1.Product{}
-	case "ApplicationPlan":
-		obj = &v1alpha1.ApplicationPlan{}
-	case "DeveloperAccount":
-		obj = &v1alpha1.DeveloperAccount{}
-	case "Application":
-		obj = &v1alpha1.Application{}
-	case "ActiveDoc":
-		obj = &v1alpha1.ActiveDoc{}
-	default:
+// typedSynced is an empty object of u's kind, named as u, when the table of kinds syncs that kind.
+func typedSynced(_ *testing.T, u *unstructured.Unstructured) engine.Object {
+	k := kindNamed(u.GetKind())
+	if k == nil {
 		return nil
 	}
+	obj := k.New().(engine.Object)
 	obj.SetNamespace(u.GetNamespace())
 	obj.SetName(u.GetName())
 	return obj

@@ -18,6 +18,7 @@ import (
 	"github.com/apimsync/apimsync/controllers/kinds/backend"
 	"github.com/apimsync/apimsync/controllers/kinds/custompolicy"
 	"github.com/apimsync/apimsync/controllers/kinds/developeraccount"
+	"github.com/apimsync/apimsync/controllers/kinds/developerportal"
 	productkind "github.com/apimsync/apimsync/controllers/kinds/product"
 	"github.com/apimsync/apimsync/controllers/kinds/tenant"
 	"github.com/apimsync/apimsync/controllers/kit"
@@ -229,6 +230,19 @@ var kinds = []kindRow{
 			}
 			return nil
 		}},
+	kindOf[*v1alpha1.DeveloperPortal, developerportal.Desired, *developerportal.Snapshot]{name: "DeveloperPortal", secretRefs: developerportal.SecretRefs,
+		newObj:  func() *v1alpha1.DeveloperPortal { return &v1alpha1.DeveloperPortal{} },
+		newList: func() client.ObjectList { return &v1alpha1.DeveloperPortalList{} },
+		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.DeveloperPortal, developerportal.Desired, *developerportal.Snapshot] {
+			return &developerportal.Syncer{Reader: d.Reader, Accounts: d.Accounts, Claims: d.claims()}
+		},
+		// Its content is in ConfigMaps: an edit re-syncs.
+		watches: func(reader client.Reader) []watch {
+			return []watch{{&corev1.ConfigMap{}, kit.Referencing(reader, &v1alpha1.DeveloperPortalList{}, kit.IndexConfigMapRefs)}}
+		},
+		ownIndexes: []fieldIndex{{&v1alpha1.DeveloperPortal{}, kit.IndexConfigMapRefs, func(o client.Object) []string {
+			return developerportal.ConfigMapRefs(o.(*v1alpha1.DeveloperPortal))
+		}}}},
 	kindOf[*v1alpha1.Tenant, tenant.Desired, *tenant.Snapshot]{name: "Tenant", secretRefs: tenant.SecretRefs, scope: tenant.Scope, notPlanned: true,
 		newObj:  func() *v1alpha1.Tenant { return &v1alpha1.Tenant{} },
 		newList: func() client.ObjectList { return &v1alpha1.TenantList{} },

@@ -29,6 +29,7 @@ func addKnownTypes(s *runtime.Scheme) error {
 		&DeveloperAccount{}, &DeveloperAccountList{},
 		&Application{}, &ApplicationList{},
 		&ActiveDoc{}, &ActiveDocList{},
+		&DeveloperPortal{}, &DeveloperPortalList{},
 		&CustomPolicyDefinition{}, &CustomPolicyDefinitionList{},
 		&OpenAPI{}, &OpenAPIList{},
 		&Tenant{}, &TenantList{},

@@ -146,3 +146,18 @@ func (c *CustomPolicyDefinition) SetRemoteID(id int64) { c.Status.PolicyID = id 
 func (c *CustomPolicyDefinition) GetAdoptionPolicy() AdoptionPolicy {
 	return c.Spec.EffectiveAdoption()
 }
+
+// GetSyncStatus implements SyncedObject.
+func (d *DeveloperPortal) GetSyncStatus() *CommonStatus { return &d.Status.CommonStatus }
+
+// GetDeletionPolicy implements SyncedObject.
+func (d *DeveloperPortal) GetDeletionPolicy() DeletionPolicy { return d.Spec.EffectiveDeletionPolicy() }
+
+// GetRemoteID implements SyncedObject: the tenant's root section.
+func (d *DeveloperPortal) GetRemoteID() int64 { return d.Status.RootSectionID }
+
+// SetRemoteID implements SyncedObject.
+func (d *DeveloperPortal) SetRemoteID(id int64) { d.Status.RootSectionID = id }
+
+// GetAdoptionPolicy implements SyncedObject.
+func (d *DeveloperPortal) GetAdoptionPolicy() AdoptionPolicy { return d.Spec.EffectiveAdoption() }

@@ -135,7 +135,8 @@ const (
 
 // Reasons of ActiveDocs (and OpenAPIs).
 const (
-	// ReasonDocumentNotFound: the ConfigMap or Secret (and key) spec.documentRef names is missing.
+	// ReasonDocumentNotFound: the ConfigMap or Secret (and key) spec.documentRef names is missing, or a
+	// ConfigMap (and key) a DeveloperPortal reads content from.
 	ReasonDocumentNotFound = "DocumentNotFound"
 	// ReasonInvalidDocument: the document is not JSON or YAML OpenAPI.
 	ReasonInvalidDocument = "InvalidDocument"

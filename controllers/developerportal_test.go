@@ -1,0 +1,362 @@
+package controllers
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	tsclient "github.com/apimsync/apimsync/client"
+	"github.com/apimsync/apimsync/test/simulator"
+)
+
+// The developer portal's content, as a team keeps it: a directory per ConfigMap (kustomize's
+// configMapGenerator), each key a file name.
+const (
+	brandLayout = `<html><head><link rel="stylesheet" href="/css/site.css"></head><body>{% content %}</body></html>`
+	homePage    = `<h1>Welcome to {{ provider.name }}</h1>`
+	aboutPage   = "# About us\n\nWe sell pets."
+	loginPage   = `<h1>Sign in</h1>{% include 'login/sso' %}`
+	siteCSS     = `body { font-family: sans-serif; }`
+)
+
+var logoPNG = []byte{0x89, 'P', 'N', 'G', 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 1}
+
+// portalContent returns the ConfigMaps of a small portal: a layout, two pages, a built-in override, a CSS
+// file and a logo (binaryData).
+func portalContent(ns string) []*corev1.ConfigMap {
+	cm := func(name string, data map[string]string) *corev1.ConfigMap {
+		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Data: data}
+	}
+	images := cm("portal-images", nil)
+	images.BinaryData = map[string][]byte{"logo.png": logoPNG}
+	return []*corev1.ConfigMap{
+		cm("portal-layouts", map[string]string{"brand.html.liquid": brandLayout}),
+		cm("portal-pages", map[string]string{"index.html.liquid": homePage, "about.md": aboutPage, "login-new.html.liquid": loginPage}),
+		cm("portal-css", map[string]string{"site.css": siteCSS}),
+		images,
+	}
+}
+
+// smallPortal is a DeveloperPortal of portalContent: the homepage overridden, an about page in a
+// section of its own, the sign-in page overridden, the CSS and the logo in the tenant's sections.
+func smallPortal(ns string, publish v1alpha1.PortalPublish) *v1alpha1.DeveloperPortal {
+	ref := func(cm, key string) v1alpha1.PortalContentRef {
+		return v1alpha1.PortalContentRef{ConfigMap: cm, Key: key}
+	}
+	return &v1alpha1.DeveloperPortal{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "portal"},
+		Spec: v1alpha1.DeveloperPortalSpec{Publish: publish,
+			Sections: []v1alpha1.PortalSection{{SystemName: "company", Title: "Company", PartialPath: "/company"}},
+			Layouts:  []v1alpha1.PortalLayout{{SystemName: "brand", Title: "Brand", Content: ref("portal-layouts", "brand.html.liquid")}},
+			Pages: []v1alpha1.PortalPage{
+				{Path: "/", Title: "Homepage", Layout: "brand", Content: ref("portal-pages", "index.html.liquid")},
+				{Path: "/company/about", Title: "About", Section: "company", Layout: "brand", Handler: "markdown", Content: ref("portal-pages", "about.md")},
+			},
+			BuiltinPages: []v1alpha1.PortalBuiltinPage{{SystemName: "login/new", Content: ref("portal-pages", "login-new.html.liquid")}},
+			Files: []v1alpha1.PortalFile{
+				{Path: "/css/site.css", Section: "css", Content: ref("portal-css", "site.css")},
+				{Path: "/images/logo.png", Section: "images", Content: ref("portal-images", "logo.png")},
+			}}}
+}
+
+func createPortal(t *testing.T, ns string, p *v1alpha1.DeveloperPortal) {
+	t.Helper()
+	create(t, defaultSecret(ns))
+	for _, cm := range portalContent(ns) {
+		create(t, cm)
+	}
+	create(t, p)
+}
+
+// cmsTemplate returns the simulator's template of type typ at path (pages) or with system name name.
+func cmsTemplate(t *testing.T, ns, typ, name string) map[string]any {
+	t.Helper()
+	for _, tpl := range sim.Objects(ns, simulator.KindCMSTemplates) {
+		if tpl["type"] == typ && (tpl["path"] == name || (typ != tsclient.TemplatePage && tpl["system_name"] == name)) {
+			return tpl
+		}
+	}
+	return nil
+}
+
+// live tells whether a template is published with content and no draft.
+func live(tpl map[string]any, content string) bool {
+	return tpl != nil && tpl["published"] == content && tpl["draft"] == nil
+}
+
+func cmsFile(ns, path string) map[string]any {
+	for _, f := range sim.Objects(ns, simulator.KindCMSFiles) {
+		if f["path"] == path {
+			return f
+		}
+	}
+	return nil
+}
+
+func sha(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
+
+// syncNow asks for a drift check of obj and waits until it is done.
+func syncNow(t *testing.T, obj *v1alpha1.DeveloperPortal, value string) {
+	t.Helper()
+	update(t, obj, func() { obj.SetAnnotations(map[string]string{v1alpha1.SyncNowAnnotation: value}) })
+	eventually(t, waitTimeout, func() string {
+		if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(obj), obj); err != nil || obj.Status.SyncNow != value {
+			return "the drift check has not run"
+		}
+		return ""
+	})
+}
+
+// TestDeveloperPortalPublishesWhatGitHolds (publish: Always): the layout, pages, sign-in override and
+// files are live; a drift check of an unchanged portal writes nothing; an edit of one page costs its
+// write and its publish; a page edited by hand in the admin portal is put back at the drift check
+// (DriftRepaired); what apimsync made and the spec drops is deleted, what it adopted (the homepage)
+// stays.
+func TestDeveloperPortalPublishesWhatGitHolds(t *testing.T) {
+	ns := newNamespace(t)
+	portal := smallPortal(ns, v1alpha1.PortalPublishAlways)
+	createPortal(t, ns, portal)
+	waitState(t, v1alpha1.ConditionSynced, portal)
+
+	for typ, want := range map[[2]string]string{{tsclient.TemplateLayout, "brand"}: brandLayout, {tsclient.TemplatePage, "/"}: homePage,
+		{tsclient.TemplatePage, "/company/about"}: aboutPage, {tsclient.TemplateBuiltinPage, "login/new"}: loginPage} {
+		if tpl := cmsTemplate(t, ns, typ[0], typ[1]); !live(tpl, want) {
+			t.Errorf("%s %s: %v, want %q published and no draft", typ[0], typ[1], tpl, want)
+		}
+	}
+	about := cmsTemplate(t, ns, tsclient.TemplatePage, "/company/about")
+	if about["handler"] != "markdown" || about["liquid_enabled"] != true {
+		t.Errorf("about page %v, want markdown and liquid", about)
+	}
+	for path, content := range map[string][]byte{"/css/site.css": []byte(siteCSS), "/images/logo.png": logoPNG} {
+		if f := cmsFile(ns, path); f == nil || f["sha256"] != sha(content) {
+			t.Errorf("file %s: %v, want its content", path, f)
+		}
+	}
+	if _, _, msg := syncState(t, portal); !strings.Contains(msg, "adopted") {
+		t.Errorf("Synced message %q, want the adoption of the tenant's portal said", msg)
+	}
+	if portal.Status.BuiltinOriginals["builtin_page:login/new"] == "" {
+		t.Errorf("the sign-in page's original content is not kept: %v", portal.Status.BuiltinOriginals)
+	}
+
+	// At rest, a drift check reads and writes nothing.
+	before := writesTo(ns)
+	syncNow(t, portal, "1")
+	if n := writesTo(ns) - before; n != 0 {
+		t.Errorf("%d writes for a drift check of an unchanged portal, want 0: %v", n, lastWrites(ns, n))
+	}
+
+	// An edit of one page: its draft and its publish.
+	before = writesTo(ns)
+	pages := &corev1.ConfigMap{}
+	if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "portal-pages"}, pages); err != nil {
+		t.Fatal(err)
+	}
+	update(t, pages, func() { pages.Data["about.md"] = "# About us\n\nWe sell pets and their food." })
+	eventually(t, waitTimeout, func() string {
+		if !live(cmsTemplate(t, ns, tsclient.TemplatePage, "/company/about"), "# About us\n\nWe sell pets and their food.") {
+			return "the edited page is not live"
+		}
+		return ""
+	})
+	waitState(t, v1alpha1.ConditionSynced, portal)
+	if n := writesTo(ns) - before; n != 2 {
+		t.Errorf("%d writes for an edit of one page, want 2 (its draft, its publish): %v", n, lastWrites(ns, n))
+	}
+
+	// Edited by hand in the admin portal (a draft saved, then published): put back at the drift check.
+	c := byHand(t, ns)
+	id := cmsTemplate(t, ns, tsclient.TemplatePage, "/")["id"].(int64)
+	if _, err := c.UpdateCMSTemplate(context.Background(), id, tsclient.CMSTemplateParams{Draft: ptr.To("<h1>Hand-made</h1>")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.PublishCMSTemplate(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	syncNow(t, portal, "2")
+	if tpl := cmsTemplate(t, ns, tsclient.TemplatePage, "/"); !live(tpl, homePage) {
+		t.Errorf("homepage after the drift check: %v, want what Git holds, live", tpl)
+	}
+	wantEvent(t, portal, v1alpha1.ReasonDriftRepaired)
+
+	// The spec drops the about page, its section and the homepage: apimsync deletes what it made; the
+	// homepage, the tenant's own, stays as last written.
+	update(t, portal, func() {
+		portal.Spec.Pages, portal.Spec.Sections = nil, nil
+	})
+	eventually(t, waitTimeout, func() string {
+		if cmsTemplate(t, ns, tsclient.TemplatePage, "/company/about") != nil {
+			return "the dropped page is still in 3scale"
+		}
+		for _, s := range sim.Objects(ns, simulator.KindCMSSections) {
+			if s["system_name"] == "company" {
+				return "the dropped section is still in 3scale"
+			}
+		}
+		return ""
+	})
+	if tpl := cmsTemplate(t, ns, tsclient.TemplatePage, "/"); !live(tpl, homePage) {
+		t.Errorf("homepage after the spec dropped it: %v, want it kept as it was", tpl)
+	}
+}
+
+// TestDeveloperPortalManualPublish (publish: Manual): templates are written as drafts, what is live
+// stays; status counts the drafts; once a person publishes them they are Live with no write; a draft
+// edited by hand is reported (EditedByHand), never overwritten, until the spec changes the template.
+func TestDeveloperPortalManualPublish(t *testing.T) {
+	ns := newNamespace(t)
+	portal := smallPortal(ns, v1alpha1.PortalPublishManual)
+	portal.Spec.Files = nil
+	createPortal(t, ns, portal)
+	waitState(t, v1alpha1.ConditionSynced, portal)
+
+	home := cmsTemplate(t, ns, tsclient.TemplatePage, "/")
+	if home["draft"] != homePage || home["published"] == homePage {
+		t.Errorf("homepage %v, want the spec's content as a draft, not live", home)
+	}
+	if about := cmsTemplate(t, ns, tsclient.TemplatePage, "/company/about"); about["draft"] != aboutPage || about["published"] != nil {
+		t.Errorf("new page %v, want a draft only", about)
+	}
+	if portal.Status.Drafts != 4 {
+		t.Errorf("status.drafts %d, want 4 (layout, two pages, the sign-in page)", portal.Status.Drafts)
+	}
+	if _, _, msg := syncState(t, portal); !strings.Contains(msg, "drafts for a person to publish") {
+		t.Errorf("Synced message %q, want the drafts said", msg)
+	}
+
+	// A person publishes the homepage: Live, with no write of apimsync's.
+	c := byHand(t, ns)
+	homeID := home["id"].(int64)
+	if _, err := c.PublishCMSTemplate(context.Background(), homeID); err != nil {
+		t.Fatal(err)
+	}
+	before := writesTo(ns)
+	syncNow(t, portal, "1")
+	if n := writesTo(ns) - before; n != 0 {
+		t.Errorf("%d writes after a person published, want 0: %v", n, lastWrites(ns, n))
+	}
+	if portal.Status.Drafts != 3 {
+		t.Errorf("status.drafts %d after the homepage was published, want 3", portal.Status.Drafts)
+	}
+
+	// Edited by hand: reported, not overwritten.
+	if _, err := c.UpdateCMSTemplate(context.Background(), homeID, tsclient.CMSTemplateParams{Draft: ptr.To("<h1>Work in progress</h1>")}); err != nil {
+		t.Fatal(err)
+	}
+	before = writesTo(ns)
+	syncNow(t, portal, "2")
+	if n := writesTo(ns) - before; n != 0 {
+		t.Errorf("%d writes after a hand edit with publish: Manual, want 0: %v", n, lastWrites(ns, n))
+	}
+	if portal.Status.EditedByHand != 1 {
+		t.Errorf("status.editedByHand %d, want 1: %+v", portal.Status.EditedByHand, portal.Status.Items)
+	}
+	// The spec changes the homepage: its draft is written.
+	pages := &corev1.ConfigMap{}
+	if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "portal-pages"}, pages); err != nil {
+		t.Fatal(err)
+	}
+	update(t, pages, func() { pages.Data["index.html.liquid"] = "<h1>Welcome</h1>" })
+	eventually(t, waitTimeout, func() string {
+		if home := cmsTemplate(t, ns, tsclient.TemplatePage, "/"); home["draft"] != "<h1>Welcome</h1>" || home["published"] != homePage {
+			return fmt.Sprintf("homepage %v, want the new content as a draft over what is live", home)
+		}
+		return ""
+	})
+}
+
+// TestDeveloperPortalBadInput: a page naming a layout that exists nowhere, and a built-in the tenant
+// does not have, are Invalid with a message that names them, and nothing is written; content whose
+// ConfigMap is missing waits (Orphan) and syncs when it comes; a page porta refuses (a Liquid syntax
+// error) is Invalid with porta's message; a second DeveloperPortal of the same tenant does not sync.
+func TestDeveloperPortalBadInput(t *testing.T) {
+	ns := newNamespace(t)
+	before := writesTo(ns)
+	portal := smallPortal(ns, v1alpha1.PortalPublishAlways)
+	portal.Spec.Pages[1].Layout = "missing"
+	createPortal(t, ns, portal)
+	waitReason(t, portal, v1alpha1.ConditionInvalid, v1alpha1.ReasonInvalidSpec)
+	if _, _, msg := syncState(t, portal); !strings.Contains(msg, `layout "missing"`) || !strings.Contains(msg, "/company/about") {
+		t.Errorf("message %q, want the page and the layout named", msg)
+	}
+	update(t, portal, func() {
+		portal.Spec.Pages[1].Layout = "brand"
+		portal.Spec.BuiltinPages[0].SystemName = "login/old"
+	})
+	eventually(t, waitTimeout, func() string {
+		if _, _, msg := syncState(t, portal); !strings.Contains(msg, `built-in page "login/old"`) {
+			return "message " + msg
+		}
+		return ""
+	})
+	if n := writesTo(ns) - before; n != 0 {
+		t.Errorf("%d writes for an invalid portal, want 0: %v", n, lastWrites(ns, n))
+	}
+
+	// Content from a ConfigMap not there yet: Orphan, then Synced when it comes.
+	update(t, portal, func() {
+		portal.Spec.BuiltinPages[0].SystemName = "login/new"
+		portal.Spec.Partials = []v1alpha1.PortalPartial{{SystemName: "footer", Content: v1alpha1.PortalContentRef{ConfigMap: "portal-partials", Key: "footer.html"}}}
+	})
+	waitReason(t, portal, v1alpha1.ConditionOrphan, v1alpha1.ReasonDocumentNotFound)
+	create(t, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "portal-partials"}, Data: map[string]string{"footer.html": "<footer/>"}})
+	waitState(t, v1alpha1.ConditionSynced, portal)
+
+	// porta refuses a page whose Liquid does not parse: Invalid with its message.
+	broken := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "portal-broken"}, Data: map[string]string{"broken.html": "<p>Hi {{ current_user.username</p>"}}
+	create(t, broken)
+	update(t, portal, func() {
+		portal.Spec.Pages = append(portal.Spec.Pages, v1alpha1.PortalPage{Path: "/broken", Title: "Broken",
+			Content: v1alpha1.PortalContentRef{ConfigMap: "portal-broken", Key: "broken.html"}})
+	})
+	waitReason(t, portal, v1alpha1.ConditionInvalid, v1alpha1.ReasonRemoteRejected)
+	if _, _, msg := syncState(t, portal); !strings.Contains(msg, "page:/broken") || !strings.Contains(msg, "Liquid") {
+		t.Errorf("message %q, want the page and porta's Liquid error", msg)
+	}
+
+	// A second DeveloperPortal of the same tenant does not take the portal over.
+	second := smallPortal(ns, v1alpha1.PortalPublishAlways)
+	second.Name = "portal-2"
+	create(t, second)
+	eventually(t, waitTimeout, func() string {
+		if state, _, msg := syncState(t, second); state != v1alpha1.ConditionInvalid || !strings.Contains(msg, `managed by "portal"`) ||
+			!strings.Contains(msg, "one developer portal") {
+			return fmt.Sprintf("second portal %s: %s", state, msg)
+		}
+		return ""
+	})
+}
+
+// TestDeveloperPortalRestoresBuiltins: with restoreBuiltins, a built-in override the spec drops gets the
+// content it had before apimsync first overrode it; without, it stays as last written.
+func TestDeveloperPortalRestoresBuiltins(t *testing.T) {
+	ns := newNamespace(t)
+	portal := smallPortal(ns, v1alpha1.PortalPublishAlways)
+	portal.Spec.Files, portal.Spec.RestoreBuiltins = nil, true
+	create(t, defaultSecret(ns))
+	original := cmsTemplate(t, ns, tsclient.TemplateBuiltinPage, "login/new")["published"]
+	for _, cm := range portalContent(ns) {
+		create(t, cm)
+	}
+	create(t, portal)
+	waitState(t, v1alpha1.ConditionSynced, portal)
+	if tpl := cmsTemplate(t, ns, tsclient.TemplateBuiltinPage, "login/new"); !live(tpl, loginPage) {
+		t.Fatalf("sign-in page %v, want the override live", tpl)
+	}
+	update(t, portal, func() { portal.Spec.BuiltinPages = nil })
+	eventually(t, waitTimeout, func() string {
+		if tpl := cmsTemplate(t, ns, tsclient.TemplateBuiltinPage, "login/new"); !live(tpl, fmt.Sprint(original)) {
+			return fmt.Sprintf("sign-in page %v, want its original content %q back", tpl, original)
+		}
+		return ""
+	})
+}

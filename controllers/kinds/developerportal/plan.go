@@ -1,0 +1,420 @@
+package developerportal
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	tsclient "github.com/apimsync/apimsync/client"
+	"github.com/apimsync/apimsync/controllers/engine"
+	"github.com/apimsync/apimsync/controllers/kit"
+)
+
+// The plan: what Update writes, decided from the spec, the tenant's CMS (the snapshot) and what
+// status.items recorded of apimsync's own writes. Compare asks whether it is empty; Update carries it
+// out. Every reference is checked against the spec and the tenant before the first write, so that what
+// the spec cannot make (a page in a section or layout that exists nowhere, a built-in the tenant does
+// not have) writes nothing.
+
+// op is the kind of a step.
+type op int
+
+const (
+	opSection  op = iota // create or update a section
+	opTemplate           // create or update a template (attributes, draft), then publish it if want.publish
+	opFile               // create or update a file
+	opDelete             // delete what apimsync made (or a pruned section holds)
+	opRestore            // write back a built-in's original content
+)
+
+// step is one item's writes.
+type step struct {
+	op  op
+	key string
+	// id is the remote item's (0: it is created).
+	id       int64
+	section  *Section
+	template *Template
+	file     *File
+	// draft writes the template's content; publish publishes it after.
+	draft, publish bool
+	// kind is what opDelete deletes: "section", "template" or "file"; original what opRestore writes.
+	kind, original string
+}
+
+// plan is what a sync of the portal writes, and what it found.
+type plan struct {
+	steps []step
+	// states are the templates' and files' states after the plan, by key.
+	states map[string]v1alpha1.PortalItemState
+	// adopted are the items found in the tenant, not made by apimsync, that the spec names.
+	adopted []string
+	// kept are the layouts left in place though apimsync would delete them: pages still use them.
+	kept []string
+	// forget are the status.items to drop with no write: gone from 3scale, not made by apimsync, or
+	// built-in overrides left as they are.
+	forget []string
+}
+
+// records are status.items by key.
+func records(p *v1alpha1.DeveloperPortal) map[string]v1alpha1.PortalItemStatus {
+	out := map[string]v1alpha1.PortalItemStatus{}
+	for _, it := range p.Status.Items {
+		out[it.Key] = it
+	}
+	return out
+}
+
+// makePlan plans the sync of p towards want over snap.
+func makePlan(p *v1alpha1.DeveloperPortal, want Desired, snap *Snapshot) (*plan, error) {
+	recs := records(p)
+	pl := &plan{states: map[string]v1alpha1.PortalItemState{}}
+	sections := map[string]bool{}
+	for _, s := range want.Sections {
+		sections[s.SystemName] = true
+	}
+	layouts := map[string]bool{}
+	for _, t := range want.Templates {
+		if t.Type == tsclient.TemplateLayout {
+			layouts[t.SystemName] = true
+		}
+	}
+	sectionExists := func(name string) bool { return sections[name] || snap.section(0, name) != nil }
+	layoutExists := func(name string) bool { return name == "" || layouts[name] || snap.layoutID(name) != 0 }
+	never := p.GetAdoptionPolicy() == v1alpha1.AdoptionNever
+	var refused []string
+	found := func(key string, builtin bool) {
+		if _, ours := recs[key]; ours {
+			return
+		}
+		pl.adopted = append(pl.adopted, key)
+		if never && !builtin {
+			refused = append(refused, key)
+		}
+	}
+
+	for i := range want.Sections {
+		s := &want.Sections[i]
+		if !sectionExists(s.Parent) {
+			return nil, engine.Invalid(v1alpha1.ReasonInvalidSpec, "section %q has parent %q, which is neither in spec.sections nor in the tenant", s.SystemName, s.Parent)
+		}
+		key := sectionKey(s.SystemName)
+		r := snap.section(recs[key].ID, s.SystemName)
+		if r == nil {
+			pl.steps = append(pl.steps, step{op: opSection, key: key, section: s})
+			continue
+		}
+		found(key, false)
+		if _, changed := sectionChanges(*s, *r, snap); changed {
+			pl.steps = append(pl.steps, step{op: opSection, key: key, id: r.ID, section: s})
+		}
+	}
+
+	for i := range want.Templates {
+		t := &want.Templates[i]
+		if t.Type == tsclient.TemplatePage && !sectionExists(t.Section) {
+			return nil, engine.Invalid(v1alpha1.ReasonInvalidSpec, "page %s is in section %q, which is neither in spec.sections nor in the tenant", t.Path, t.Section)
+		}
+		if !layoutExists(t.Layout) {
+			return nil, engine.Invalid(v1alpha1.ReasonInvalidSpec, "%s names layout %q, which is neither in spec.layouts nor in the tenant", describe(t.Key), t.Layout)
+		}
+		builtin := t.Type == tsclient.TemplateBuiltinPage || t.Type == tsclient.TemplateBuiltinPartial
+		rec := recs[t.Key]
+		r := snap.template(rec.ID, *t)
+		if r == nil && rec.ID != 0 {
+			r = snap.template(0, *t) // the recorded one is gone: one of that name may be there
+		}
+		if r == nil {
+			if builtin {
+				return nil, engine.Invalid(v1alpha1.ReasonInvalidSpec, "the tenant has no %s %q to override", strings.Replace(t.Type, "builtin_", "built-in ", 1), t.SystemName)
+			}
+			pl.steps = append(pl.steps, step{op: opTemplate, key: t.Key, template: t, draft: true, publish: want.Publish == v1alpha1.PortalPublishAlways})
+			pl.states[t.Key] = stateAfterWrite(want.Publish)
+			continue
+		}
+		found(t.Key, builtin)
+		draft, publish, state := contentPlan(want.Publish, *t, *r, rec)
+		pl.states[t.Key] = state
+		if _, changed := templateChanges(*t, *r, snap); changed || draft || publish {
+			pl.steps = append(pl.steps, step{op: opTemplate, key: t.Key, id: r.ID, template: t, draft: draft, publish: publish})
+		}
+	}
+
+	for i := range want.Files {
+		f := &want.Files[i]
+		if !sectionExists(f.Section) {
+			return nil, engine.Invalid(v1alpha1.ReasonInvalidSpec, "file %s is in section %q, which is neither in spec.sections nor in the tenant", f.Path, f.Section)
+		}
+		pl.states[f.Key] = v1alpha1.PortalItemLive
+		r := snap.file(recs[f.Key].ID, f.Path)
+		if r == nil {
+			pl.steps = append(pl.steps, step{op: opFile, key: f.Key, file: f})
+			continue
+		}
+		found(f.Key, false)
+		if _, changed := fileChanges(*f, *r, snap); changed {
+			pl.steps = append(pl.steps, step{op: opFile, key: f.Key, id: r.ID, file: f})
+		}
+	}
+	if len(refused) > 0 {
+		return nil, engine.Refused(v1alpha1.ReasonAdoptionRefused, "the tenant already has %s, which apimsync did not make, and spec.adoption is Never: "+
+			"remove them from the spec, delete them in the admin portal, or set spec.adoption to IfExists to take them over", strings.Join(refused, ", "))
+	}
+	pl.removals(p, want, snap, recs)
+	return pl, nil
+}
+
+// stateAfterWrite is a template's state once written in publish mode mode.
+func stateAfterWrite(mode v1alpha1.PortalPublish) v1alpha1.PortalItemState {
+	if mode == v1alpha1.PortalPublishManual {
+		return v1alpha1.PortalItemDraft
+	}
+	return v1alpha1.PortalItemLive
+}
+
+// contentPlan decides a template's content writes. Always: what the spec holds is published and no
+// draft is left (a draft saved by hand is overwritten). Manual: what the spec holds is the draft, or is
+// live with no draft; otherwise the draft is written only when the spec changed since apimsync last
+// wrote it (or it never did): a template changed by hand since is left as it is, and reported.
+func contentPlan(mode v1alpha1.PortalPublish, t Template, r tsclient.CMSTemplate, rec v1alpha1.PortalItemStatus) (draft, publish bool, state v1alpha1.PortalItemState) {
+	live := r.Published != nil && *r.Published == t.Content
+	drafted := r.Draft != nil && *r.Draft == t.Content
+	if mode == v1alpha1.PortalPublishAlways {
+		if live && r.Draft == nil {
+			return false, false, v1alpha1.PortalItemLive
+		}
+		return !drafted, true, v1alpha1.PortalItemLive
+	}
+	switch {
+	case drafted && !live:
+		return false, false, v1alpha1.PortalItemDraft
+	case drafted || (live && r.Draft == nil):
+		return false, false, v1alpha1.PortalItemLive
+	case rec.Hash != t.Hash:
+		return true, false, v1alpha1.PortalItemDraft
+	}
+	return false, false, v1alpha1.PortalItemEditedByHand
+}
+
+// sectionChanges returns the attributes of section r that differ from s (its parent's id from snap),
+// and whether any does.
+func sectionChanges(s Section, r tsclient.CMSSection, snap *Snapshot) (tsclient.CMSSectionParams, bool) {
+	var p tsclient.CMSSectionParams
+	changed := false
+	if r.Title != s.Title {
+		p.Title, changed = &s.Title, true
+	}
+	if s.PartialPath != "" && r.PartialPath != s.PartialPath {
+		p.PartialPath, changed = &s.PartialPath, true
+	}
+	if r.Public != s.Public {
+		p.Public, changed = &s.Public, true
+	}
+	if parent := snap.section(0, s.Parent); parent == nil || parent.ID != r.ParentID {
+		changed = true
+		if parent != nil {
+			p.ParentID = parent.ID
+		}
+	}
+	return p, changed
+}
+
+// templateChanges returns the attributes of template r that differ from t's (section and layout ids
+// from snap), and whether any does; its content is contentPlan's.
+func templateChanges(t Template, r tsclient.CMSTemplate, snap *Snapshot) (tsclient.CMSTemplateParams, bool) {
+	var p tsclient.CMSTemplateParams
+	changed := false
+	str := func(field **string, want, have string) {
+		if want != have {
+			*field, changed = &want, true
+		}
+	}
+	switch t.Type {
+	case tsclient.TemplatePage:
+		str(&p.Title, t.Title, r.Title)
+		str(&p.Path, t.Path, r.Path)
+		str(&p.ContentType, t.ContentType, r.ContentType)
+		if t.SystemName != "" {
+			str(&p.SystemName, t.SystemName, r.SystemName)
+		}
+		if t.Handler != "" { // porta takes no empty handler: one set by hand stays when the spec has none
+			str(&p.Handler, t.Handler, r.Handler)
+		}
+		if r.LiquidEnabled != t.Liquid {
+			p.LiquidEnabled, changed = &t.Liquid, true
+		}
+		if s := snap.section(0, t.Section); s == nil || s.ID != r.SectionID {
+			changed = true
+			if s != nil {
+				p.SectionID = s.ID
+			}
+		}
+		if layout := snap.layoutID(t.Layout); t.Layout == "" && r.LayoutID != 0 || t.Layout != "" && layout != r.LayoutID {
+			p.LayoutID, changed = &layout, true
+		}
+	case tsclient.TemplateLayout:
+		str(&p.Title, t.Title, r.Title)
+		if r.LiquidEnabled != t.Liquid {
+			p.LiquidEnabled, changed = &t.Liquid, true
+		}
+	case tsclient.TemplateBuiltinPage:
+		if layout := snap.layoutID(t.Layout); t.Layout != "" && layout != r.LayoutID {
+			p.LayoutID, changed = &layout, true
+		}
+	}
+	return p, changed
+}
+
+// fileChanges returns the attributes of file r that differ from f's (its content's hash from snap), and
+// whether any does.
+func fileChanges(f File, r tsclient.CMSFile, snap *Snapshot) (tsclient.CMSFileParams, bool) {
+	var p tsclient.CMSFileParams
+	changed := false
+	if s := snap.section(0, f.Section); s == nil || s.ID != r.SectionID {
+		changed = true
+		if s != nil {
+			p.SectionID = s.ID
+		}
+	}
+	if r.Downloadable != f.Downloadable {
+		p.Downloadable, changed = &f.Downloadable, true
+	}
+	if snap.FileHashes[r.ID] != f.Hash {
+		p.Content, p.Name, p.ContentType, changed = f.Content, f.Name, f.ContentType, true
+	}
+	return p, changed
+}
+
+// removals adds the deletions and restorations: what apimsync made and the spec no longer lists; what a
+// pruned section (or one under it) holds that the spec does not list; built-in overrides the spec no
+// longer lists, written back when it asks for it. Pages go before layouts, and a layout pages still use
+// is kept (porta answers 200 and keeps it); sections go last, children first.
+func (pl *plan) removals(p *v1alpha1.DeveloperPortal, want Desired, snap *Snapshot, recs map[string]v1alpha1.PortalItemStatus) {
+	wanted := map[string]bool{}
+	for _, s := range want.Sections {
+		wanted[sectionKey(s.SystemName)] = true
+	}
+	for _, t := range want.Templates {
+		wanted[t.Key] = true
+	}
+	for _, f := range want.Files {
+		wanted[f.Key] = true
+	}
+	var templates, files, sections []step
+	deleted := map[int64]bool{}
+	del := func(list *[]step, kind, key string, id int64) {
+		if !deleted[id] {
+			deleted[id] = true
+			*list = append(*list, step{op: opDelete, kind: kind, key: key, id: id})
+		}
+	}
+	for _, key := range kit.SortedKeys(recs) {
+		rec := recs[key]
+		if wanted[key] {
+			continue
+		}
+		typ, _, _ := strings.Cut(key, ":")
+		switch {
+		case typ == tsclient.TemplateBuiltinPage || typ == tsclient.TemplateBuiltinPartial:
+			original, saved := p.Status.BuiltinOriginals[key]
+			if want.RestoreBuiltins && saved && snap.templateByID(rec.ID) != nil {
+				pl.steps = append(pl.steps, step{op: opRestore, key: key, id: rec.ID, original: original, publish: true})
+			} else {
+				pl.forget = append(pl.forget, key)
+			}
+		case !rec.Created:
+			pl.forget = append(pl.forget, key)
+		case typ == "section":
+			if snap.section(rec.ID, "") != nil {
+				del(&sections, "section", key, rec.ID)
+			} else {
+				pl.forget = append(pl.forget, key)
+			}
+		case typ == "file":
+			if snap.file(rec.ID, "") != nil {
+				del(&files, "file", key, rec.ID)
+			} else {
+				pl.forget = append(pl.forget, key)
+			}
+		default:
+			if snap.templateByID(rec.ID) != nil {
+				del(&templates, "template", key, rec.ID)
+			} else {
+				pl.forget = append(pl.forget, key)
+			}
+		}
+	}
+	for _, id := range pl.pruned(want, snap) {
+		if s := snap.section(id, ""); s != nil && !wanted[sectionKey(s.SystemName)] && !slices.Contains(want.Prune, s.SystemName) {
+			del(&sections, "section", sectionKey(s.SystemName), id)
+		}
+		for _, t := range snap.Templates {
+			if t.Type == tsclient.TemplatePage && t.SectionID == id && !wanted[pageKey(t.Path)] {
+				del(&templates, "template", pageKey(t.Path), t.ID)
+			}
+		}
+		for _, f := range snap.Files {
+			if f.SectionID == id && !wanted[fileKey(f.Path)] {
+				del(&files, "file", fileKey(f.Path), f.ID)
+			}
+		}
+	}
+	// Pages before layouts; a layout still used by a page that stays is kept.
+	slices.SortStableFunc(templates, func(a, b step) int { return layoutRank(a.key) - layoutRank(b.key) })
+	for _, s := range templates {
+		if strings.HasPrefix(s.key, tsclient.TemplateLayout+":") && usedLayout(snap, s.id, deleted) {
+			pl.kept = append(pl.kept, strings.TrimPrefix(s.key, tsclient.TemplateLayout+":"))
+			continue
+		}
+		pl.steps = append(pl.steps, s)
+	}
+	pl.steps = append(pl.steps, files...)
+	slices.SortStableFunc(sections, func(a, b step) int { return depth(snap, b.id) - depth(snap, a.id) })
+	pl.steps = append(pl.steps, sections...)
+}
+
+// pruned returns the ids of the sections spec.prune names and of every section under them.
+func (pl *plan) pruned(want Desired, snap *Snapshot) []int64 {
+	var out []int64
+	var walk func(id int64)
+	walk = func(id int64) {
+		if slices.Contains(out, id) {
+			return
+		}
+		out = append(out, id)
+		for _, s := range snap.Sections {
+			if s.ParentID == id {
+				walk(s.ID)
+			}
+		}
+	}
+	for _, name := range want.Prune {
+		if s := snap.section(0, name); s != nil {
+			walk(s.ID)
+		}
+	}
+	return out
+}
+
+func layoutRank(key string) int {
+	if strings.HasPrefix(key, tsclient.TemplateLayout+":") {
+		return 1
+	}
+	return 0
+}
+
+// usedLayout tells whether a page that is not being deleted uses layout id.
+func usedLayout(snap *Snapshot, id int64, deleted map[int64]bool) bool {
+	return slices.ContainsFunc(snap.Templates, func(t tsclient.CMSTemplate) bool {
+		return t.LayoutID == id && !deleted[t.ID] && t.Type != tsclient.TemplateLayout
+	})
+}
+
+// depth is how many sections are above section id.
+func depth(snap *Snapshot, id int64) int {
+	n := 0
+	for s := snap.section(id, ""); s != nil && s.ParentID != 0 && n < len(snap.Sections); s = snap.section(s.ParentID, "") {
+		n++
+	}
+	return n
+}

@@ -1,0 +1,131 @@
+package developerportal
+
+import (
+	"slices"
+
+	tsclient "github.com/apimsync/apimsync/client"
+)
+
+// Snapshot is the tenant's CMS: its sections, templates (with their draft and published content) and
+// files, and the hash of the content of the files the spec names (FileHashes, by id: vouched for by
+// status.items, or read).
+type Snapshot struct {
+	RootID     int64
+	Sections   []tsclient.CMSSection
+	Templates  []tsclient.CMSTemplate
+	Files      []tsclient.CMSFile
+	FileHashes map[int64]string
+}
+
+// RemoteID implements engine.Snapshot: the root section.
+func (s *Snapshot) RemoteID() int64 { return s.RootID }
+
+// Clone implements engine.Snapshot.
+func (s *Snapshot) Clone() *Snapshot {
+	c := &Snapshot{RootID: s.RootID, Sections: slices.Clone(s.Sections), Templates: slices.Clone(s.Templates), Files: slices.Clone(s.Files),
+		FileHashes: map[int64]string{}}
+	for k, v := range s.FileHashes {
+		c.FileHashes[k] = v
+	}
+	return c
+}
+
+// section returns the section with id, or with system name name when id is 0.
+func (s *Snapshot) section(id int64, name string) *tsclient.CMSSection {
+	for i := range s.Sections {
+		if (id != 0 && s.Sections[i].ID == id) || (id == 0 && s.Sections[i].SystemName == name) {
+			return &s.Sections[i]
+		}
+	}
+	return nil
+}
+
+// template returns the template of type typ with id, or (id 0) with the path (pages) or system name
+// (the others) of t.
+func (s *Snapshot) template(id int64, t Template) *tsclient.CMSTemplate {
+	for i := range s.Templates {
+		r := &s.Templates[i]
+		switch {
+		case r.Type != t.Type:
+		case id != 0:
+			if r.ID == id {
+				return r
+			}
+		case t.Type == tsclient.TemplatePage:
+			if r.Path == t.Path {
+				return r
+			}
+		case r.SystemName == t.SystemName:
+			return r
+		}
+	}
+	return nil
+}
+
+// templateByID returns the template with id.
+func (s *Snapshot) templateByID(id int64) *tsclient.CMSTemplate {
+	for i := range s.Templates {
+		if s.Templates[i].ID == id {
+			return &s.Templates[i]
+		}
+	}
+	return nil
+}
+
+// file returns the file with id, or with path p when id is 0.
+func (s *Snapshot) file(id int64, p string) *tsclient.CMSFile {
+	for i := range s.Files {
+		if (id != 0 && s.Files[i].ID == id) || (id == 0 && s.Files[i].Path == p) {
+			return &s.Files[i]
+		}
+	}
+	return nil
+}
+
+// layoutID returns the id of the layout with system name name, 0 when there is none.
+func (s *Snapshot) layoutID(name string) int64 {
+	for _, t := range s.Templates {
+		if t.Type == tsclient.TemplateLayout && t.SystemName == name {
+			return t.ID
+		}
+	}
+	return 0
+}
+
+// putSection, putTemplate and putFile record what 3scale answered a write with; drop* what it deleted.
+func (s *Snapshot) putSection(x tsclient.CMSSection) {
+	if i := slices.IndexFunc(s.Sections, func(e tsclient.CMSSection) bool { return e.ID == x.ID }); i >= 0 {
+		s.Sections[i] = x
+		return
+	}
+	s.Sections = append(s.Sections, x)
+}
+
+func (s *Snapshot) putTemplate(x tsclient.CMSTemplate) {
+	if i := slices.IndexFunc(s.Templates, func(e tsclient.CMSTemplate) bool { return e.ID == x.ID }); i >= 0 {
+		s.Templates[i] = x
+		return
+	}
+	s.Templates = append(s.Templates, x)
+}
+
+func (s *Snapshot) putFile(x tsclient.CMSFile, hash string) {
+	s.FileHashes[x.ID] = hash
+	if i := slices.IndexFunc(s.Files, func(e tsclient.CMSFile) bool { return e.ID == x.ID }); i >= 0 {
+		s.Files[i] = x
+		return
+	}
+	s.Files = append(s.Files, x)
+}
+
+func (s *Snapshot) drop(kind string, id int64) {
+	switch kind {
+	case "section":
+		s.Sections = slices.DeleteFunc(s.Sections, func(e tsclient.CMSSection) bool { return e.ID == id })
+	case "file":
+		s.Files = slices.DeleteFunc(s.Files, func(e tsclient.CMSFile) bool { return e.ID == id })
+		delete(s.FileHashes, id)
+	default:
+		s.Templates = slices.DeleteFunc(s.Templates, func(e tsclient.CMSTemplate) bool { return e.ID == id })
+	}
+}

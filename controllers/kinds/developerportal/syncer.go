@@ -1,0 +1,293 @@
+package developerportal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	tsclient "github.com/apimsync/apimsync/client"
+	"github.com/apimsync/apimsync/controllers/engine"
+	"github.com/apimsync/apimsync/controllers/kit"
+)
+
+// SystemName is the system name of every DeveloperPortal's remote object: a tenant has one portal, so
+// two DeveloperPortals of one tenant claim the same object and the second waits (the owner key).
+const SystemName = "developer-portal"
+
+// Syncer syncs DeveloperPortals to the tenant's CMS.
+type Syncer struct {
+	// Reader reads Kubernetes objects (the manager's cache; ConfigMaps' data on demand).
+	Reader client.Reader
+	// Accounts resolves provider-account Secrets.
+	Accounts *kit.ProviderAccounts
+	// Claims arbitrates resources that resolve to the same portal.
+	Claims *kit.Claims
+}
+
+var _ engine.TypedSyncer[*v1alpha1.DeveloperPortal, Desired, *Snapshot] = &Syncer{}
+
+// Connect implements engine.TypedSyncer.
+func (s *Syncer) Connect(ctx context.Context, p *v1alpha1.DeveloperPortal) (*engine.Session, error) {
+	return s.Accounts.Connect(ctx, p.Namespace, kit.SecretForSession(p, p.Spec.ProviderAccountSecretName()))
+}
+
+// SystemName implements engine.TypedSyncer: the same for every portal (SystemName).
+func (s *Syncer) SystemName(*v1alpha1.DeveloperPortal) string { return SystemName }
+
+// Resolve implements engine.TypedSyncer: the contents from their ConfigMaps, and what the spec alone
+// tells is wrong; one DeveloperPortal per tenant.
+func (s *Syncer) Resolve(ctx context.Context, p *v1alpha1.DeveloperPortal, sess *engine.Session) (engine.Resolved[Desired], error) {
+	r := engine.Resolved[Desired]{}
+	want, err := desired(ctx, s.Reader, p)
+	if err != nil {
+		return r, err
+	}
+	if err := kit.CheckSoleOwner(ctx, s.Reader, s.Claims, p, &v1alpha1.DeveloperPortalList{}, kit.OwnerKey(sess.Tenant, "", sess.SystemName)); err != nil {
+		var held *engine.ReasonedError
+		if errors.As(err, &held) && held.Reason == v1alpha1.ReasonRemoteOwnedByOtherResource {
+			// The portal has no system name to change: say what to do instead.
+			holder, _, _ := strings.Cut(held.Message, ";")
+			return r, engine.Invalid(held.Reason, "%s: a tenant has one developer portal, kept by one DeveloperPortal; remove one of them", holder)
+		}
+		return r, err
+	}
+	hashes := make([]string, 0, len(want.Templates)+len(want.Files))
+	for _, t := range want.Templates {
+		hashes = append(hashes, t.Key+"="+t.Hash)
+	}
+	for _, f := range want.Files {
+		hashes = append(hashes, f.Key+"="+f.Hash)
+	}
+	r.Desired = want
+	r.Hash = sess.HashOf(sess.Tenant, sess.SystemName, &p.Spec, hashes)
+	return r, nil
+}
+
+// Read implements engine.TypedSyncer: the tenant's CMS, found by the root section recorded (or the
+// tenant's root section: a tenant has one portal, taken over on purpose and announced), with the hash
+// of each file the spec names: vouched for by status.items when 3scale's updated_at is the one apimsync
+// recorded after its own write, read from the file's URL otherwise.
+func (s *Syncer) Read(ctx context.Context, p *v1alpha1.DeveloperPortal, sess *engine.Session, want Desired) (*Snapshot, bool, error) {
+	snap, err := read(ctx, sess.Remote, p.Status.RootSectionID)
+	if err != nil || snap == nil {
+		if snap == nil && err == nil {
+			p.Status.RootSectionID = 0
+		}
+		return nil, false, err
+	}
+	p.Status.RootSectionID = snap.RootID
+	recs := records(p)
+	for _, f := range want.Files {
+		r := snap.file(recs[f.Key].ID, f.Path)
+		if r == nil {
+			continue
+		}
+		if rec := recs[f.Key]; rec.ID == r.ID && rec.Hash != "" && rec.UpdatedAt == r.UpdatedAt {
+			snap.FileHashes[r.ID] = rec.Hash
+			continue
+		}
+		content, err := sess.Remote.FileContent(ctx, *r)
+		if err != nil {
+			return nil, false, fmt.Errorf("cannot read the content of portal file %s: %w", r.Path, err)
+		}
+		snap.FileHashes[r.ID] = hashOf(content)
+	}
+	return snap, true, nil
+}
+
+// read reads the tenant's CMS; nil when it has no root section (rootID, when not 0, is the one recorded).
+func read(ctx context.Context, c *tsclient.Client, rootID int64) (*Snapshot, error) {
+	sections, err := c.ListCMSSections(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("cannot list the portal's sections: %w", err)
+	}
+	snap := &Snapshot{Sections: sections, FileHashes: map[int64]string{}}
+	for _, sec := range sections {
+		if (rootID != 0 && sec.ID == rootID) || (rootID == 0 && sec.SystemName == tsclient.RootSection && sec.ParentID == 0) {
+			snap.RootID = sec.ID
+		}
+	}
+	if snap.RootID == 0 {
+		return nil, nil
+	}
+	if snap.Templates, err = c.ListCMSTemplates(ctx); err != nil {
+		return nil, fmt.Errorf("cannot list the portal's templates: %w", err)
+	}
+	if snap.Files, err = c.ListCMSFiles(ctx); err != nil {
+		return nil, fmt.Errorf("cannot list the portal's files: %w", err)
+	}
+	return snap, nil
+}
+
+// Serves implements engine.CacheChecker: a cached snapshot serves while it knows the content of every
+// file the spec names that the tenant has (a file added to the spec may be one the tenant has already).
+func (s *Syncer) Serves(want Desired, snap *Snapshot) bool {
+	for _, f := range want.Files {
+		if r := snap.file(0, f.Path); r != nil {
+			if _, known := snap.FileHashes[r.ID]; !known {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// Compare implements engine.TypedSyncer: the plan is empty. It records in status what it found: the
+// items' ids and states.
+func (s *Syncer) Compare(_ context.Context, p *v1alpha1.DeveloperPortal, _ *engine.Session, want Desired, snap *Snapshot) (bool, error) {
+	pl, err := makePlan(p, want, snap)
+	if err != nil {
+		return false, err
+	}
+	record(p, want, snap, pl)
+	return !pl.writes(), nil
+}
+
+// writes tells whether the plan writes to 3scale.
+func (pl *plan) writes() bool { return len(pl.steps) > 0 }
+
+// record puts in p's status what snap tells of the items want names (their ids; adopted ones as not
+// made by apimsync) and their states, and drops the records pl forgets.
+func record(p *v1alpha1.DeveloperPortal, want Desired, snap *Snapshot, pl *plan) {
+	for _, key := range pl.forget {
+		dropItem(p, key)
+	}
+	recs := records(p)
+	for _, sec := range want.Sections {
+		if r := snap.section(recs[sectionKey(sec.SystemName)].ID, sec.SystemName); r != nil {
+			setItem(p, v1alpha1.PortalItemStatus{Key: sectionKey(sec.SystemName), ID: r.ID})
+		}
+	}
+	for _, t := range want.Templates {
+		if r := snap.template(recs[t.Key].ID, t); r != nil {
+			setItem(p, v1alpha1.PortalItemStatus{Key: t.Key, ID: r.ID, State: pl.states[t.Key]})
+		}
+	}
+	for _, f := range want.Files {
+		if r := snap.file(recs[f.Key].ID, f.Path); r != nil {
+			it := v1alpha1.PortalItemStatus{Key: f.Key, ID: r.ID, State: pl.states[f.Key]}
+			if snap.FileHashes[r.ID] == f.Hash {
+				it.Hash, it.UpdatedAt = f.Hash, r.UpdatedAt // what the tenant has is the spec's: vouched for from now on
+			}
+			setItem(p, it)
+		}
+	}
+	count(p)
+}
+
+// setItem records it in p's status, keeping what is known of an item already recorded (whether apimsync
+// made it, the hash it wrote) unless it says otherwise.
+func setItem(p *v1alpha1.DeveloperPortal, it v1alpha1.PortalItemStatus) {
+	for i := range p.Status.Items {
+		old := &p.Status.Items[i]
+		if old.Key != it.Key {
+			continue
+		}
+		if old.ID == it.ID {
+			it.Created = it.Created || old.Created
+			if it.Hash == "" {
+				it.Hash, it.UpdatedAt = old.Hash, old.UpdatedAt
+			}
+		}
+		if it.State == "" {
+			it.State = old.State
+		}
+		*old = it
+		return
+	}
+	p.Status.Items = append(p.Status.Items, it)
+}
+
+// dropItem forgets an item (and a built-in's original).
+func dropItem(p *v1alpha1.DeveloperPortal, key string) {
+	for i := range p.Status.Items {
+		if p.Status.Items[i].Key == key {
+			p.Status.Items = append(p.Status.Items[:i], p.Status.Items[i+1:]...)
+			break
+		}
+	}
+	delete(p.Status.BuiltinOriginals, key)
+	if len(p.Status.BuiltinOriginals) == 0 {
+		p.Status.BuiltinOriginals = nil
+	}
+}
+
+// count sets the status's counts of drafts and templates edited by hand.
+func count(p *v1alpha1.DeveloperPortal) {
+	p.Status.Drafts, p.Status.EditedByHand = 0, 0
+	for _, it := range p.Status.Items {
+		switch it.State {
+		case v1alpha1.PortalItemDraft:
+			p.Status.Drafts++
+		case v1alpha1.PortalItemEditedByHand:
+			p.Status.EditedByHand++
+		}
+	}
+}
+
+// Note implements engine.Noter: the drafts waiting to be published and the templates edited by hand
+// and left so (Manual).
+func (s *Syncer) Note(p *v1alpha1.DeveloperPortal, _ *Snapshot) string {
+	var drafts, edited []string
+	for _, it := range p.Status.Items {
+		switch it.State {
+		case v1alpha1.PortalItemDraft:
+			drafts = append(drafts, it.Key)
+		case v1alpha1.PortalItemEditedByHand:
+			edited = append(edited, it.Key)
+		}
+	}
+	var notes []string
+	if len(drafts) > 0 {
+		notes = append(notes, fmt.Sprintf("%d templates are drafts for a person to publish in the admin portal (%s)", len(drafts), strings.Join(drafts, ", ")))
+	}
+	if len(edited) > 0 {
+		notes = append(notes, fmt.Sprintf("%d templates were edited in the admin portal and are left so until the spec changes them (%s)", len(edited), strings.Join(edited, ", ")))
+	}
+	return strings.Join(notes, "; ")
+}
+
+// Create implements engine.TypedSyncer: a tenant always has its portal (its root section is made with
+// its account); one without is an error to retry, not a portal to make.
+func (s *Syncer) Create(context.Context, *v1alpha1.DeveloperPortal, *engine.Session, Desired) (engine.Created[*Snapshot], error) {
+	return engine.Created[*Snapshot]{}, engine.NothingMade(fmt.Errorf("the tenant's CMS has no root section: its developer portal is not there yet"))
+}
+
+// Delete implements engine.TypedSyncer: deletes what apimsync made (status.items) and, with
+// restoreBuiltins, writes back the built-ins it overrode; the rest of the portal stays.
+func (s *Syncer) Delete(ctx context.Context, p *v1alpha1.DeveloperPortal, sess *engine.Session) error {
+	snap, err := read(ctx, sess.Remote, p.Status.RootSectionID)
+	if err != nil || snap == nil {
+		return err
+	}
+	want := Desired{RestoreBuiltins: p.Spec.RestoreBuiltins, Publish: p.Spec.EffectivePublish()}
+	pl, err := makePlan(p, want, snap)
+	if err != nil {
+		return err
+	}
+	return apply(ctx, sess.Remote, p, want, snap, pl)
+}
+
+// Update implements engine.TypedSyncer: carries out the plan, recording each item's id and state as
+// 3scale answers.
+func (s *Syncer) Update(ctx context.Context, p *v1alpha1.DeveloperPortal, sess *engine.Session, want Desired, snap *Snapshot) (*Snapshot, error) {
+	pl, err := makePlan(p, want, snap)
+	if err != nil {
+		return nil, err
+	}
+	record(p, want, snap, pl)
+	if err := apply(ctx, sess.Remote, p, want, snap, pl); err != nil {
+		return nil, err
+	}
+	count(p)
+	return snap, nil
+}
+
+// SecretRefs lists the Secrets a DeveloperPortal reads: its provider account.
+func SecretRefs(p *v1alpha1.DeveloperPortal) []string {
+	return []string{p.Spec.ProviderAccountSecretName()}
+}
