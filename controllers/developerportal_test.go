@@ -10,11 +10,14 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
+	"github.com/apimsync/apimsync/controllers/plugin"
+	"github.com/apimsync/apimsync/internal/kustomize"
 	"github.com/apimsync/apimsync/test/simulator"
 )
 
@@ -359,4 +362,120 @@ func TestDeveloperPortalRestoresBuiltins(t *testing.T) {
 		}
 		return ""
 	})
+}
+
+// TestExportedPortalAdoptsWithNoWrite: a portal made by hand in the admin portal (a section, a layout, a
+// partial, a page in markdown, a built-in page overridden, a binary file, besides what every tenant
+// has), exported with --portal and built with kustomize, adopts it with no write, and a drift check
+// writes nothing either. A draft a person has not published makes the export publish: Manual, with the
+// draft as content, and says so.
+func TestExportedPortalAdoptsWithNoWrite(t *testing.T) {
+	ns := newNamespace(t)
+	ctx := context.Background()
+	c := byHand(t, ns)
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	guides, err := c.CreateCMSSection(ctx, tsclient.CMSSectionParams{Title: ptr.To("Guides"), SystemName: ptr.To("guides"), PartialPath: ptr.To("/guides")})
+	must(err)
+	layout, err := c.CreateCMSTemplate(ctx, tsclient.CMSTemplateParams{Type: tsclient.TemplateLayout, SystemName: ptr.To("guide"), Title: ptr.To("Guide"),
+		LiquidEnabled: ptr.To(true), Draft: ptr.To(brandLayout)})
+	must(err)
+	page, err := c.CreateCMSTemplate(ctx, tsclient.CMSTemplateParams{Type: tsclient.TemplatePage, Title: ptr.To("Start"), Path: ptr.To("/guides/start"),
+		Handler: ptr.To("markdown"), LiquidEnabled: ptr.To(false), SectionID: guides.ID, LayoutID: &layout.ID, Draft: ptr.To(aboutPage)})
+	must(err)
+	partial, err := c.CreateCMSTemplate(ctx, tsclient.CMSTemplateParams{Type: tsclient.TemplatePartial, SystemName: ptr.To("footer"), Draft: ptr.To("<footer/>")})
+	must(err)
+	for _, id := range []int64{layout.ID, page.ID, partial.ID} {
+		_, err := c.PublishCMSTemplate(ctx, id)
+		must(err)
+	}
+	builtin := cmsTemplate(t, ns, tsclient.TemplateBuiltinPage, "login/new")["id"].(int64)
+	_, err = c.UpdateCMSTemplate(ctx, builtin, tsclient.CMSTemplateParams{Draft: ptr.To(loginPage)})
+	must(err)
+	_, err = c.PublishCMSTemplate(ctx, builtin)
+	must(err)
+	_, err = c.CreateCMSFile(ctx, tsclient.CMSFileParams{Path: ptr.To("/guides/map.png"), SectionID: guides.ID, Downloadable: ptr.To(true),
+		Content: logoPNG, Name: "map.png", ContentType: "image/png"})
+	must(err)
+
+	exported, err := ExportTenant(ctx, tenantClient(t, ns), plugin.ExportOptions{OnlyPortal: true})
+	must(err)
+	if len(exported.Left) != 0 {
+		t.Errorf("left out: %q, want nothing", exported.Left)
+	}
+	dir := t.TempDir()
+	if _, err := plugin.WriteDir(dir, exported, nil); err != nil {
+		t.Fatal(err)
+	}
+	objs, err := kustomize.Build(dir)
+	must(err)
+	var portal *v1alpha1.DeveloperPortal
+	var files []client.Object
+	for _, u := range objs {
+		if u.GetKind() == "DeveloperPortal" {
+			portal = &v1alpha1.DeveloperPortal{}
+			must(runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, portal))
+			files = append(files, portal)
+			continue
+		}
+		files = append(files, u)
+	}
+	if portal == nil || portal.Spec.Publish != v1alpha1.PortalPublishAlways || len(portal.Spec.BuiltinPages) < 30 || len(portal.Spec.Files) < 2 {
+		t.Fatalf("exported portal %+v, want publish Always, the built-in pages and the files", portal)
+	}
+	adoptsWithNoWrite(t, ns, files, map[string]int{"DeveloperPortal": 1})
+	if tpl := cmsTemplate(t, ns, tsclient.TemplatePage, "/guides/start"); !live(tpl, aboutPage) {
+		t.Errorf("the hand-made page after adoption: %v", tpl)
+	}
+
+	// A person's draft, not published: the export keeps it a draft.
+	_, err = c.UpdateCMSTemplate(ctx, page.ID, tsclient.CMSTemplateParams{Draft: ptr.To("# Start here")})
+	must(err)
+	exported, err = ExportTenant(ctx, tenantClient(t, ns), plugin.ExportOptions{OnlyPortal: true})
+	must(err)
+	if len(exported.Left) != 1 || !strings.Contains(exported.Left[0], "/guides/start") || !strings.Contains(exported.Left[0], "publish: Manual") {
+		t.Errorf("left %q, want the unpublished draft of /guides/start said", exported.Left)
+	}
+	p := exported.Files["portal"][0].(*v1alpha1.DeveloperPortal)
+	if p.Spec.Publish != v1alpha1.PortalPublishManual {
+		t.Errorf("publish %s, want Manual", p.Spec.Publish)
+	}
+	for _, pg := range p.Spec.Pages {
+		key := "portal/pages/guides/" + pg.Content.Key
+		if pg.Path == "/guides/start" && string(exported.Tree[key]) != "# Start here" {
+			t.Errorf("exported content of /guides/start (%s): %q, want the draft", key, exported.Tree[key])
+		}
+	}
+}
+
+// TestDiffShowsPortalTemplateChanges: kubectl apimsync diff of a portal whose page the files change
+// shows that page's unified diff (3scale's content against the spec's) and the two writes a sync makes
+// (its draft, its publish), and writes nothing.
+func TestDiffShowsPortalTemplateChanges(t *testing.T) {
+	ns := newNamespace(t)
+	portal := smallPortal(ns, v1alpha1.PortalPublishAlways)
+	createPortal(t, ns, portal)
+	waitState(t, v1alpha1.ConditionSynced, portal)
+
+	pages := portalContent(ns)[1]
+	pages.Data["about.md"] = "# About us\n\nWe sell pets and their food."
+	before := writesTo(ns)
+	n, changes, plans := plannedWrites(t, ns, asFiles(ns, portal, pages))
+	if writesTo(ns) != before {
+		t.Errorf("diff wrote to 3scale")
+	}
+	p := planOf(t, plans, "DeveloperPortal", portal.Name)
+	if !changes || n != 2 || p.Action != "update" {
+		t.Errorf("plan %+v (%d writes), want an update of 2 writes", p, n)
+	}
+	details := strings.Join(p.Details, "\n")
+	for _, want := range []string{"--- 3scale/page:/company/about", "+++ spec/page:/company/about", "-We sell pets.", "+We sell pets and their food."} {
+		if !strings.Contains(details, want) {
+			t.Errorf("details %q lack %q", details, want)
+		}
+	}
 }

@@ -230,7 +230,7 @@ var kinds = []kindRow{
 			}
 			return nil
 		}},
-	kindOf[*v1alpha1.DeveloperPortal, developerportal.Desired, *developerportal.Snapshot]{name: "DeveloperPortal", secretRefs: developerportal.SecretRefs,
+	kindOf[*v1alpha1.DeveloperPortal, developerportal.Desired, *developerportal.Snapshot]{name: "DeveloperPortal", exporter: developerportal.Export, secretRefs: developerportal.SecretRefs,
 		newObj:  func() *v1alpha1.DeveloperPortal { return &v1alpha1.DeveloperPortal{} },
 		newList: func() client.ObjectList { return &v1alpha1.DeveloperPortalList{} },
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.DeveloperPortal, developerportal.Desired, *developerportal.Snapshot] {

@@ -107,7 +107,7 @@ func plannedLists() []client.ObjectList {
 
 // ExportTenant reads the tenant c talks to and returns it as apimsync resources: every kind that exports
 // its objects does, in creation order, so that what an object names (a backend, a metric, a plan, an
-// account) was exported before it.
+// account) was exported before it. With OnlyPortal, only the DeveloperPortal's row runs.
 func ExportTenant(ctx context.Context, c *tsclient.Client, opts plugin.ExportOptions) (*plugin.Exported, error) {
 	order, err := creationOrder(referenceGraph)
 	if err != nil {
@@ -115,6 +115,9 @@ func ExportTenant(ctx context.Context, c *tsclient.Client, opts plugin.ExportOpt
 	}
 	x := plugin.NewExporter(c, opts)
 	for _, name := range order {
+		if opts.OnlyPortal && name != "DeveloperPortal" {
+			continue
+		}
 		if err := kindNamed(name).export(ctx, x); err != nil {
 			return nil, err
 		}

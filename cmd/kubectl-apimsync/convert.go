@@ -111,7 +111,7 @@ func (o *convertOptions) run(ctx context.Context) error {
 		file := strings.ToLower(obj.GetObjectKind().GroupVersionKind().Kind) + "s"
 		exported.Files[file] = append(exported.Files[file], obj)
 	}
-	files, err := writeExport(o.out, exported, convertHeader)
+	files, err := plugin.WriteDir(o.out, exported, convertHeader)
 	if err != nil {
 		return err
 	}

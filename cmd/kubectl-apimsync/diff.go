@@ -163,7 +163,7 @@ func someApimsyncObject(in []*unstructured.Unstructured) error {
 var sensitive = regexp.MustCompile(`(?i)password|token|secret|key|issuer|credential|policies_config|configuration`)
 
 // printPlans writes the plans, one line per object and one per write (to 3scale, then to the cluster,
-// "cluster: ..."), and tells whether any would change 3scale: writes to the cluster alone do not.
+// "cluster: ..."), then what the plan details (a template's unified diff), and tells whether any would change 3scale: writes to the cluster alone do not.
 func printPlans(out io.Writer, plans []plugin.Plan) bool {
 	changes := false
 	for _, p := range plans {
@@ -174,6 +174,11 @@ func printPlans(out io.Writer, plans []plugin.Plan) bool {
 		}
 		for _, w := range p.ClusterWrites {
 			fmt.Fprintf(out, "    cluster: %s\n", w)
+		}
+		for _, d := range p.Details {
+			for _, line := range strings.Split(strings.TrimSuffix(d, "\n"), "\n") {
+				fmt.Fprintf(out, "    %s\n", line)
+			}
 		}
 		changes = changes || p.Changes()
 	}

@@ -162,3 +162,16 @@ func TestPrintPlansClusterWrites(t *testing.T) {
 		t.Errorf("printed:\n%s", out.String())
 	}
 }
+
+// TestPrintPlansDetails: a plan's details (a portal template's unified diff) are printed under its
+// writes, each line indented.
+func TestPrintPlansDetails(t *testing.T) {
+	var out bytes.Buffer
+	printPlans(&out, []plugin.Plan{{Kind: "DeveloperPortal", Name: "portal", Action: "update", Message: "update",
+		Details: []string{"--- 3scale/page:/\n+++ spec/page:/\n@@ -1 +1 @@\n-<h1>Hi</h1>\n+<h1>Welcome</h1>\n"}}})
+	for _, want := range []string{"\n    --- 3scale/page:/\n", "\n    -<h1>Hi</h1>\n", "\n    +<h1>Welcome</h1>\n"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("printed:\n%s\nwant %q", out.String(), want)
+		}
+	}
+}

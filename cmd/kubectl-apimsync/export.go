@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -13,7 +11,6 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
@@ -35,6 +32,7 @@ type exportOptions struct {
 	backends  []string
 	accounts  []string
 	all       bool
+	portal    bool
 	creds     string
 	overwrite bool
 }
@@ -42,7 +40,7 @@ type exportOptions struct {
 func newExportCommand(flags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
 	o := &exportOptions{flags: flags, streams: streams}
 	cmd := &cobra.Command{
-		Use:   "export --out DIR [--secret NAME | --admin-url URL] [--all | --product NAME... --backend NAME... --account NAME...]",
+		Use:   "export --out DIR [--secret NAME | --admin-url URL] [--all | --product NAME... --backend NAME... --account NAME...] [--portal]",
 		Short: "Write a 3scale tenant as apimsync resources that adopt it with no write",
 		Long: `Read a 3scale tenant and write its backends, products (with their plans, policies and ActiveDocs), custom
 policies, developer accounts (with their users) and applications as apimsync resources, in a kustomize
@@ -65,6 +63,9 @@ threescale-provider-account), or --admin-url with the token in the environment v
   # Only the product "shop" and the backends it uses
   kubectl apimsync export --out ./shop --product shop
 
+  # The developer portal's content, as a directory tree and a DeveloperPortal
+  kubectl apimsync export --portal --out ./portal
+
   # Passwords and application keys managed from Secrets (templates to fill in)
   kubectl apimsync export --all --credentials secret-refs --out ./tenant`,
 		Args: cobra.NoArgs,
@@ -78,20 +79,23 @@ threescale-provider-account), or --admin-url with the token in the environment v
 	cmd.Flags().StringSliceVar(&o.products, "product", nil, "Export only this product (system name), with the backends it uses; repeatable.")
 	cmd.Flags().StringSliceVar(&o.backends, "backend", nil, "Export only this backend (system name); repeatable.")
 	cmd.Flags().StringSliceVar(&o.accounts, "account", nil, "Export only this developer account (organization name), with its applications; repeatable.")
-	cmd.Flags().BoolVar(&o.all, "all", false, "Export the whole tenant; without it, give --product, --backend or --account.")
+	cmd.Flags().BoolVar(&o.all, "all", false, "Export the whole tenant's API side and accounts; without it, give --product, --backend, --account or --portal.")
+	cmd.Flags().BoolVar(&o.portal, "portal", false, "Export the developer portal too (alone: only the portal): a DeveloperPortal, its content as files under portal/, "+
+		"a ConfigMap generator per folder.")
 	cmd.Flags().StringVar(&o.creds, "credentials", "keep", "keep: users keep their passwords and applications adopt 3scale's credentials; "+
-		"secret-refs: users' passwords, applications' credentials and policy configurations that hold a credential become references to Secrets, templates in "+secretsFile+".")
+		"secret-refs: users' passwords, applications' credentials and policy configurations that hold a credential become references to Secrets, templates in "+plugin.SecretsFile+".")
 	cmd.Flags().BoolVar(&o.overwrite, "overwrite", false, "Write into a directory that is not empty.")
 	_ = cmd.MarkFlagRequired("out")
 	return cmd
 }
 
 func (o *exportOptions) run(ctx context.Context) error {
-	switch filters := len(o.products) + len(o.backends) + len(o.accounts); {
+	filters := len(o.products) + len(o.backends) + len(o.accounts)
+	switch {
 	case o.all && filters > 0:
-		return fmt.Errorf("--all exports everything: give it alone, or only --product, --backend and --account")
-	case !o.all && filters == 0:
-		return fmt.Errorf("say what to export: --all for the whole tenant, or --product, --backend, --account")
+		return fmt.Errorf("--all exports everything: give it alone (with --portal if you want the portal too), or only --product, --backend and --account")
+	case !o.all && filters == 0 && !o.portal:
+		return fmt.Errorf("say what to export: --all for the whole tenant, or --product, --backend, --account, --portal")
 	}
 	if o.creds != "keep" && o.creds != "secret-refs" {
 		return fmt.Errorf("--credentials is keep or secret-refs, not %q", o.creds)
@@ -104,17 +108,17 @@ func (o *exportOptions) run(ctx context.Context) error {
 		return err
 	}
 	exported, err := controllers.ExportTenant(ctx, remote, plugin.ExportOptions{Products: o.products, Backends: o.backends, Accounts: o.accounts,
-		CredentialsToSecrets: o.creds == "secret-refs"})
+		CredentialsToSecrets: o.creds == "secret-refs", Portal: o.portal, OnlyPortal: o.portal && !o.all && filters == 0})
 	if err != nil {
 		return fmt.Errorf("cannot read the tenant: %w", err)
 	}
-	files, err := writeExport(o.out, exported, exportHeader)
+	files, err := plugin.WriteDir(o.out, exported, exportHeader)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(o.streams.Out, "wrote %s (%s)\n", o.out, strings.Join(files, ", "))
 	if len(exported.Templates) > 0 {
-		fmt.Fprintf(o.streams.Out, "create the Secrets of %s before applying (from your secret store, or fill it in and apply it by hand; never commit it filled in)\n", secretsFile)
+		fmt.Fprintf(o.streams.Out, "create the Secrets of %s before applying (from your secret store, or fill it in and apply it by hand; never commit it filled in)\n", plugin.SecretsFile)
 	}
 	for _, l := range exported.Left {
 		fmt.Fprintf(o.streams.Out, "not exported: %s\n", l)
@@ -169,93 +173,8 @@ func (o *exportOptions) tenant(ctx context.Context) (*tsclient.Client, error) {
 	return remote, nil
 }
 
-// secretsFile holds the templates of the Secrets to fill in; it is not in the kustomization's resources.
-const secretsFile = "secrets-to-fill.yaml"
-
 // exportHeader opens the kustomization.yaml export writes.
 var exportHeader = []string{
 	"Written by kubectl apimsync export: apply it to a namespace whose provider-account Secret is this tenant's.",
 	"Every object adopts what is in 3scale (announced by an AdoptedExisting event).",
-}
-
-// writeExport writes the export as a kustomize directory, its kustomization.yaml opened by the comment
-// lines of header, and returns the files written.
-func writeExport(dir string, e *plugin.Exported, header []string) ([]string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	names := make([]string, 0, len(e.Files))
-	for name := range e.Files {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	var resources []string
-	for _, name := range names {
-		file := name + ".yaml"
-		if err := writeObjects(filepath.Join(dir, file), e.Files[name], 0o644); err != nil {
-			return nil, err
-		}
-		resources = append(resources, file)
-	}
-	written := slices.Clone(resources)
-	if len(e.Templates) > 0 {
-		objs := make([]client.Object, 0, len(e.Templates))
-		for _, s := range e.Templates {
-			objs = append(objs, s)
-		}
-		// Filled in, it holds credentials: readable by its owner only, and kept out of git.
-		if err := writeObjects(filepath.Join(dir, secretsFile), objs, 0o600); err != nil {
-			return nil, err
-		}
-		if err := os.WriteFile(filepath.Join(dir, ".gitignore"), []byte(secretsFile+"\n"), 0o644); err != nil {
-			return nil, err
-		}
-		written = append(written, secretsFile, ".gitignore")
-	}
-	var k strings.Builder
-	for _, line := range header {
-		k.WriteString("# " + line + "\n")
-	}
-	if len(e.Templates) > 0 {
-		fmt.Fprintf(&k, "# Create the Secrets of %s (templates: keys, no values) before applying, from your secret store\n"+
-			"# (an ExternalSecret, a SealedSecret) or by hand; never commit that file filled in (.gitignore lists it).\n", secretsFile)
-	}
-	for _, l := range e.Left {
-		fmt.Fprintf(&k, "# Not exported: %s\n", l)
-	}
-	k.WriteString("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n")
-	for _, r := range resources {
-		fmt.Fprintf(&k, "  - %s\n", r)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "kustomization.yaml"), []byte(k.String()), 0o644); err != nil {
-		return nil, err
-	}
-	return append(written, "kustomization.yaml"), nil
-}
-
-// writeObjects writes objects as a YAML stream, without the fields the API server fills in.
-func writeObjects(path string, objs []client.Object, mode os.FileMode) error {
-	var b strings.Builder
-	for i, obj := range objs {
-		raw, err := yaml.Marshal(obj)
-		if err != nil {
-			return err
-		}
-		var m map[string]any
-		if err := yaml.Unmarshal(raw, &m); err != nil {
-			return err
-		}
-		delete(m, "status")
-		if md, ok := m["metadata"].(map[string]any); ok {
-			delete(md, "creationTimestamp")
-		}
-		if raw, err = yaml.Marshal(m); err != nil {
-			return err
-		}
-		if i > 0 {
-			b.WriteString("---\n")
-		}
-		b.Write(raw)
-	}
-	return os.WriteFile(path, []byte(b.String()), mode)
 }

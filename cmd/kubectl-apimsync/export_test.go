@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	tsclient "github.com/apimsync/apimsync/client"
+	"github.com/apimsync/apimsync/internal/kustomize"
 	"github.com/apimsync/apimsync/test/simulator"
 	"github.com/apimsync/apimsync/test/testenv"
 )
@@ -109,5 +110,45 @@ func TestExportWritesAKustomizeDirectory(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") || exitCode(err) == 0 {
 			t.Errorf("%s: %v, want one line saying %q", name, err, c.want)
 		}
+	}
+}
+
+// TestExportPortal: --portal alone writes the tenant's portal, nothing else: a DeveloperPortal, the
+// content under portal/ (one folder per ConfigMap, an image as it is) and a configMapGenerator per
+// folder, which kustomize builds into ConfigMaps the DeveloperPortal names.
+func TestExportPortal(t *testing.T) {
+	sim := simulator.New(simulator.Options{Tenants: map[string]string{"acme": "acme-token"}})
+	srv := httptest.NewServer(sim)
+	defer srv.Close()
+	adminURL := srv.URL + "/t/acme"
+	dir := filepath.Join(t.TempDir(), "portal")
+	t.Setenv("THREESCALE_TOKEN", "acme-token")
+	out, err := run(t, "export", "--admin-url", adminURL, "--allow-insecure-http", "--portal", "--out", dir)
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	kustomization, err := os.ReadFile(filepath.Join(dir, "kustomization.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"- portal.yaml", "configMapGenerator:", "- name: portal-layouts", "- portal/layouts/main_layout.liquid",
+		"- portal/files/images/desk.jpg", "disableNameSuffixHash: true"} {
+		if !strings.Contains(string(kustomization), want) {
+			t.Errorf("kustomization.yaml has no %q:\n%s", want, kustomization)
+		}
+	}
+	if strings.Contains(string(kustomization), "backends.yaml") {
+		t.Errorf("--portal alone exported the API side too:\n%s", kustomization)
+	}
+	objs, err := kustomize.Build(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]int{}
+	for _, o := range objs {
+		kinds[o.GetKind()]++
+	}
+	if kinds["DeveloperPortal"] != 1 || kinds["ConfigMap"] < 5 || len(kinds) != 2 {
+		t.Errorf("built %v, want one DeveloperPortal and its ConfigMaps", kinds)
 	}
 }

@@ -327,6 +327,15 @@ type Preview struct {
 	Exists   bool
 	UpToDate bool
 	Adopted  int64
+	// Details say what would change, for a person to read (a template's unified diff), from the
+	// syncer's Explainer.
+	Details []string
+}
+
+// Explainer is an optional part of a TypedSyncer: Explain tells a person what a sync of obj would change
+// in its remote state snap (diff prints it), in lines or blocks of text; it makes no remote call.
+type Explainer[T Object, D, S any] interface {
+	Explain(obj T, want D, snap S) []string
 }
 
 // Preview connects and resolves obj, reads its remote object from 3scale (never the cache) and, when it
@@ -345,6 +354,9 @@ func (r *Reconciler[T, D, S]) Preview(ctx context.Context, obj T) (Preview, erro
 	obs, err := r.observe(ctx, obj, s, want)
 	p := Preview{Session: s, Exists: obs.Exists, UpToDate: obs.UpToDate, Adopted: obs.Adopted}
 	if err == nil && obs.Exists && !obs.UpToDate {
+		if e, ok := r.Syncer.(Explainer[T, D, S]); ok {
+			p.Details = e.Explain(obj, want, obs.snapshot)
+		}
 		_, err = r.update(ctx, obj, s, want, obs.snapshot.Clone())
 	}
 	return p, err

@@ -46,6 +46,8 @@ type Plan struct {
 	// SecretFields name the form fields of Writes whose values come from a Secret (an ActiveDoc's document
 	// in a Secret): never to be shown.
 	SecretFields []string
+	// Details say what would change, for a person (a portal template's unified diff).
+	Details []string
 }
 
 // Changes reports whether a plan would change 3scale (ClusterWrites alone do not).
@@ -56,6 +58,7 @@ func (p Plan) Changes() bool { return p.Action == "update" || p.Action == "creat
 func PlanOne[T engine.Object, D any, S engine.Snapshot[S]](ctx context.Context, mem client.Client, r *engine.Reconciler[T, D, S], obj T, plan *Plan) error {
 	p, err := r.Preview(ctx, obj)
 	sess := p.Session
+	plan.Details = p.Details
 	if err == nil {
 		switch {
 		case !p.Exists:

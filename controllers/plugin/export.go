@@ -30,6 +30,9 @@ type ExportOptions struct {
 	// Products and Backends, by system name, restrict the export (with the backends the products use);
 	// Accounts (organization names) the accounts, with their applications. All empty: everything.
 	Products, Backends, Accounts []string
+	// Portal adds the developer portal (a DeveloperPortal, its content as files); OnlyPortal exports
+	// nothing else.
+	Portal, OnlyPortal bool
 	// CredentialsToSecrets makes users' passwords and applications' credentials references to Secrets
 	// whose templates (keys, no values) are in Exported.Templates, for the user to fill in: each user gets
 	// passwordRef (the Secret becomes the password: adopting sets it, one write per user) and each
@@ -51,6 +54,17 @@ type Exported struct {
 	Templates []*corev1.Secret
 	// Left lists what the kinds cannot model, one line each, with the object it is in.
 	Left []string
+	// Tree are files written beside the objects, by path relative to the export's directory (the
+	// developer portal's content), and Generators the ConfigMaps kustomize makes of them.
+	Tree       map[string][]byte
+	Generators []Generator
+}
+
+// Generator is a ConfigMap kustomize's configMapGenerator makes of files of Exported.Tree (its keys:
+// their base names).
+type Generator struct {
+	Name  string
+	Files []string
 }
 
 // Exporter is one export's walk over a tenant. The kinds' Export functions run in creation order, each
@@ -92,7 +106,7 @@ type ExportedAccount struct {
 
 // NewExporter starts an export of the tenant c talks to.
 func NewExporter(c *tsclient.Client, opts ExportOptions) *Exporter {
-	return &Exporter{Client: c, Options: opts, Out: &Exported{Files: map[string][]client.Object{}},
+	return &Exporter{Client: c, Options: opts, Out: &Exported{Files: map[string][]client.Object{}, Tree: map[string][]byte{}},
 		BackendNames: map[int64]string{}, MetricRefs: map[int64]v1alpha1.MetricMethodRef{}, PlanNames: map[int64]string{},
 		usages: map[int64][]tsclient.BackendUsage{}}
 }

@@ -1,0 +1,182 @@
+package developerportal
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	tsclient "github.com/apimsync/apimsync/client"
+	"github.com/apimsync/apimsync/controllers/plugin"
+)
+
+// Export exports the tenant's developer portal when asked (ExportOptions.Portal): a DeveloperPortal to
+// "portal", every section (but root), layout, partial, page, built-in page and partial and file of the
+// tenant, each content a file under portal/ in the export's tree, one ConfigMap per folder
+// (Exported.Generators). What 3scale holds is what is exported: applied, it adopts the portal with no
+// write. A template with a draft that is not live makes the export publish: Manual, with the draft as
+// its content (a person's work in progress is neither published nor lost), and says so.
+func Export(ctx context.Context, x *plugin.Exporter) error {
+	if !x.Options.Portal && !x.Options.OnlyPortal {
+		return nil
+	}
+	snap, err := read(ctx, x.Client, 0)
+	if err != nil {
+		return err
+	}
+	if snap == nil {
+		x.Leave("the developer portal: the tenant's CMS has no root section: not exported")
+		return nil
+	}
+	e := &portalExport{x: x, snap: snap, keys: map[string]map[string]bool{}}
+	spec := v1alpha1.DeveloperPortalSpec{Publish: v1alpha1.PortalPublishAlways}
+	var drafts []string
+	for _, t := range snap.Templates {
+		if t.Draft != nil && (t.Published == nil || *t.Draft != *t.Published) {
+			drafts = append(drafts, templateName(t))
+		}
+	}
+	if len(drafts) > 0 {
+		spec.Publish = v1alpha1.PortalPublishManual
+		x.Leave("the developer portal: %d templates have a draft that is not published (%s): exported with publish: Manual and their drafts as content, "+
+			"so that applying neither publishes nor loses them; publish them, then set publish: Always if you want Git to publish", len(drafts), strings.Join(drafts, ", "))
+	}
+	for _, s := range snap.Sections {
+		if s.ID == snap.RootID {
+			continue
+		}
+		public := s.Public
+		spec.Sections = append(spec.Sections, v1alpha1.PortalSection{SystemName: s.SystemName, Title: s.Title, Parent: e.sectionName(s.ParentID),
+			PartialPath: s.PartialPath, Public: &public})
+	}
+	for _, t := range snap.Templates {
+		content := []byte(e.content(t, spec.Publish))
+		switch t.Type {
+		case tsclient.TemplateLayout:
+			liquid := t.LiquidEnabled
+			spec.Layouts = append(spec.Layouts, v1alpha1.PortalLayout{SystemName: t.SystemName, Title: t.Title, Liquid: &liquid,
+				Content: e.file("layouts", t.SystemName+".liquid", content)})
+		case tsclient.TemplatePartial:
+			spec.Partials = append(spec.Partials, v1alpha1.PortalPartial{SystemName: t.SystemName, Content: e.file("partials", t.SystemName+".liquid", content)})
+		case tsclient.TemplateBuiltinPartial:
+			spec.BuiltinPartials = append(spec.BuiltinPartials, v1alpha1.PortalBuiltinPartial{SystemName: t.SystemName,
+				Content: e.file("builtin-partials", t.SystemName+".liquid", content)})
+		case tsclient.TemplateBuiltinPage:
+			spec.BuiltinPages = append(spec.BuiltinPages, v1alpha1.PortalBuiltinPage{SystemName: t.SystemName, Layout: e.layoutName(t.LayoutID),
+				Content: e.file("builtin-pages", t.SystemName+".liquid", content)})
+		case tsclient.TemplatePage:
+			spec.Pages = append(spec.Pages, e.page(t, content))
+		default:
+			x.Leave("the developer portal: %s %q is of a type apimsync does not model: not exported", t.Type, t.SystemName)
+		}
+	}
+	for _, f := range snap.Files {
+		content, err := x.Client.FileContent(ctx, f)
+		if err != nil {
+			return fmt.Errorf("cannot read the content of portal file %s: %w", f.Path, err)
+		}
+		dir, base := path.Split(f.Path)
+		spec.Files = append(spec.Files, v1alpha1.PortalFile{Path: f.Path, Section: e.sectionName(f.SectionID), Downloadable: f.Downloadable,
+			Content: e.file(path.Join("files", dir), base, content)})
+	}
+	x.Add("portal", &v1alpha1.DeveloperPortal{TypeMeta: plugin.TypeMeta("DeveloperPortal"), ObjectMeta: metav1.ObjectMeta{Name: "portal"}, Spec: spec})
+	return nil
+}
+
+// portalExport is one export of a portal: the keys taken in each ConfigMap.
+type portalExport struct {
+	x    *plugin.Exporter
+	snap *Snapshot
+	keys map[string]map[string]bool
+}
+
+// page is a page's spec: what differs from the DeveloperPortal's defaults left out (text/html).
+func (e *portalExport) page(t tsclient.CMSTemplate, content []byte) v1alpha1.PortalPage {
+	liquid := t.LiquidEnabled
+	p := v1alpha1.PortalPage{Path: t.Path, Title: t.Title, SystemName: t.SystemName, Section: e.sectionName(t.SectionID),
+		Layout: e.layoutName(t.LayoutID), Liquid: &liquid, Handler: v1alpha1.PortalHandler(t.Handler)}
+	if t.ContentType != "text/html" {
+		p.ContentType = t.ContentType
+	}
+	dir, base := path.Split(t.Path)
+	if base == "" {
+		base = "index"
+	}
+	p.Content = e.file(path.Join("pages", dir), base, content)
+	return p
+}
+
+// content is what a template's spec holds: its draft when not live and publish is Manual, else what is
+// live (a template never published: its draft).
+func (e *portalExport) content(t tsclient.CMSTemplate, mode v1alpha1.PortalPublish) string {
+	switch {
+	case t.Draft != nil && (mode == v1alpha1.PortalPublishManual || t.Published == nil):
+		return *t.Draft
+	case t.Published != nil:
+		return *t.Published
+	}
+	return ""
+}
+
+// notKey is what a ConfigMap key cannot hold, notName what a ConfigMap name cannot.
+var (
+	notKey  = regexp.MustCompile(`[^-._a-zA-Z0-9]+`)
+	notName = regexp.MustCompile(`[^a-z0-9-]+`)
+)
+
+// file puts content in the tree at portal/<dir>/<name> (name made a ConfigMap key, unique in its
+// folder) and returns its reference: the folder's ConfigMap, portal-<dir>.
+func (e *portalExport) file(dir, name string, content []byte) v1alpha1.PortalContentRef {
+	dir = strings.Trim(path.Clean("/"+dir), "/")
+	cm := strings.Trim(notName.ReplaceAllString(strings.ToLower("portal-"+dir), "-"), "-")
+	base := strings.Trim(notKey.ReplaceAllString(strings.ReplaceAll(name, "/", "--"), "_"), ".")
+	if base == "" {
+		base = "_"
+	}
+	if e.keys[cm] == nil {
+		e.keys[cm] = map[string]bool{}
+		e.x.Out.Generators = append(e.x.Out.Generators, plugin.Generator{Name: cm})
+	}
+	key := base
+	for i := 2; e.keys[cm][key]; i++ {
+		key = strconv.Itoa(i) + "-" + base
+	}
+	e.keys[cm][key] = true
+	file := path.Join("portal", dir, key)
+	e.x.Out.Tree[file] = content
+	for i := range e.x.Out.Generators {
+		if g := &e.x.Out.Generators[i]; g.Name == cm {
+			g.Files = append(g.Files, file)
+		}
+	}
+	return v1alpha1.PortalContentRef{ConfigMap: cm, Key: key}
+}
+
+// sectionName is the system name of section id ("" for root).
+func (e *portalExport) sectionName(id int64) string {
+	if s := e.snap.section(id, ""); s != nil && s.ID != e.snap.RootID {
+		return s.SystemName
+	}
+	return ""
+}
+
+// layoutName is the system name of layout id ("" for none).
+func (e *portalExport) layoutName(id int64) string {
+	if t := e.snap.templateByID(id); id != 0 && t != nil {
+		return t.SystemName
+	}
+	return ""
+}
+
+// templateName names a template in a message: its path (pages) or system name.
+func templateName(t tsclient.CMSTemplate) string {
+	if t.Type == tsclient.TemplatePage {
+		return t.Path
+	}
+	return t.SystemName
+}
