@@ -502,6 +502,21 @@ func TestClientFlowAgainstSimulator(t *testing.T) {
 	mustDo(t, "delete file", c.DeleteCMSFile(ctx, logo.ID))
 	mustDo(t, "delete section", c.DeleteCMSSection(ctx, docsSection.ID))
 
+	// The portal's settings and a sign-in provider (porta cannot delete one: it is unpublished).
+	settings := outcome(c.UpdatePortalSettings(ctx, PortalSettingsParams{SignupsEnabled: ptrTo(false), ChangeServicePlanPermission: ptrTo("direct")})).
+		must(t, "update settings")
+	if settings.SignupsEnabled || settings.ChangeServicePlanPermission != "direct" {
+		t.Errorf("settings %+v", settings)
+	}
+	checkSame(t, "read settings", settings, outcome(c.GetPortalSettings(ctx)).must(t, "get settings"))
+	sso := outcome(c.CreateAuthenticationProvider(ctx, AuthenticationProviderParams{Kind: "keycloak", Name: "SSO", ClientID: ptrTo("portal"),
+		ClientSecret: ptrTo("s3cret"), Site: ptrTo("https://sso.example.com/realms/dev"), Published: ptrTo(true)})).must(t, "create provider")
+	sso = outcome(c.UpdateAuthenticationProvider(ctx, sso.ID, AuthenticationProviderParams{Published: ptrTo(false)})).must(t, "update provider")
+	if providers := outcome(c.ListAuthenticationProviders(ctx)).must(t, "list providers"); len(providers) != 1 || providers[0].Published ||
+		providers[0].ID != sso.ID || sso.Published {
+		t.Errorf("providers %+v after unpublishing %+v", providers, sso)
+	}
+
 	// Deleting children, then the product with what is left.
 	mustDo(t, "delete product metric", c.DeleteMetric(ctx, ps, orders.ID))
 	mustDo(t, "delete backend metric with its limit", c.DeleteMetric(ctx, bs, bytesMetric.ID))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -365,8 +366,8 @@ func TestDeveloperPortalRestoresBuiltins(t *testing.T) {
 }
 
 // TestExportedPortalAdoptsWithNoWrite: a portal made by hand in the admin portal (a section, a layout, a
-// partial, a page in markdown, a built-in page overridden, a binary file, besides what every tenant
-// has), exported with --portal and built with kustomize, adopts it with no write, and a drift check
+// partial, a page in markdown, a built-in page overridden, a binary file, a setting, an Auth0 sign-in
+// provider, besides what every tenant has; the provider's client secret filled in its template), exported with --portal and built with kustomize, adopts it with no write, and a drift check
 // writes nothing either. A draft a person has not published makes the export publish: Manual, with the
 // draft as content, and says so.
 func TestExportedPortalAdoptsWithNoWrite(t *testing.T) {
@@ -402,11 +403,21 @@ func TestExportedPortalAdoptsWithNoWrite(t *testing.T) {
 		Content: logoPNG, Name: "map.png", ContentType: "image/png"})
 	must(err)
 
+	_, err = c.CreateAuthenticationProvider(ctx, tsclient.AuthenticationProviderParams{Kind: "auth0", Name: "Auth0", ClientID: ptr.To("portal"),
+		ClientSecret: ptr.To("auth0-secret"), Site: ptr.To("https://acme.eu.auth0.com"), Published: ptr.To(true)})
+	must(err)
+	_, err = c.UpdatePortalSettings(ctx, tsclient.PortalSettingsParams{SignupsEnabled: ptr.To(false)})
+	must(err)
+
 	exported, err := ExportTenant(ctx, tenantClient(t, ns), plugin.ExportOptions{OnlyPortal: true})
 	must(err)
-	if len(exported.Left) != 0 {
-		t.Errorf("left out: %q, want nothing", exported.Left)
+	if len(exported.Left) != 1 || !strings.Contains(exported.Left[0], `"portal-signin-auth0"`) {
+		t.Errorf("left out: %q, want only the sign-in provider's Secret to fill in", exported.Left)
 	}
+	if len(exported.Templates) != 1 {
+		t.Fatalf("templates %v, want the provider's client secret", exported.Templates)
+	}
+	exported.Templates[0].StringData["clientSecret"] = "auth0-secret" // the user's part
 	dir := t.TempDir()
 	if _, err := plugin.WriteDir(dir, exported, nil); err != nil {
 		t.Fatal(err)
@@ -414,7 +425,7 @@ func TestExportedPortalAdoptsWithNoWrite(t *testing.T) {
 	objs, err := kustomize.Build(dir)
 	must(err)
 	var portal *v1alpha1.DeveloperPortal
-	var files []client.Object
+	files := []client.Object{exported.Templates[0]}
 	for _, u := range objs {
 		if u.GetKind() == "DeveloperPortal" {
 			portal = &v1alpha1.DeveloperPortal{}
@@ -424,8 +435,9 @@ func TestExportedPortalAdoptsWithNoWrite(t *testing.T) {
 		}
 		files = append(files, u)
 	}
-	if portal == nil || portal.Spec.Publish != v1alpha1.PortalPublishAlways || len(portal.Spec.BuiltinPages) < 30 || len(portal.Spec.Files) < 2 {
-		t.Fatalf("exported portal %+v, want publish Always, the built-in pages and the files", portal)
+	if portal == nil || portal.Spec.Publish != v1alpha1.PortalPublishAlways || len(portal.Spec.BuiltinPages) < 30 || len(portal.Spec.Files) < 2 ||
+		len(portal.Spec.SignInProviders) != 1 || portal.Spec.Settings == nil || *portal.Spec.Settings.SignupsEnabled {
+		t.Fatalf("exported portal %+v, want publish Always, the built-in pages, the files, the settings and the provider", portal)
 	}
 	adoptsWithNoWrite(t, ns, files, map[string]int{"DeveloperPortal": 1})
 	if tpl := cmsTemplate(t, ns, tsclient.TemplatePage, "/guides/start"); !live(tpl, aboutPage) {
@@ -437,7 +449,7 @@ func TestExportedPortalAdoptsWithNoWrite(t *testing.T) {
 	must(err)
 	exported, err = ExportTenant(ctx, tenantClient(t, ns), plugin.ExportOptions{OnlyPortal: true})
 	must(err)
-	if len(exported.Left) != 1 || !strings.Contains(exported.Left[0], "/guides/start") || !strings.Contains(exported.Left[0], "publish: Manual") {
+	if len(exported.Left) != 2 || !strings.Contains(exported.Left[0], "/guides/start") || !strings.Contains(exported.Left[0], "publish: Manual") {
 		t.Errorf("left %q, want the unpublished draft of /guides/start said", exported.Left)
 	}
 	p := exported.Files["portal"][0].(*v1alpha1.DeveloperPortal)
@@ -478,4 +490,72 @@ func TestDiffShowsPortalTemplateChanges(t *testing.T) {
 			t.Errorf("details %q lack %q", details, want)
 		}
 	}
+}
+
+// TestDeveloperPortalSettingsAndSignIn: the settings the spec sets are written, those it leaves out are
+// not; a Keycloak provider is made with its client secret from a Secret (never in status), an edit of
+// the Secret reaches 3scale, a secret changed by hand is put back at the drift check, and a provider the
+// spec drops is unpublished (porta cannot delete one).
+func TestDeveloperPortalSettingsAndSignIn(t *testing.T) {
+	ns := newNamespace(t)
+	const secretValue = "sso-client-secret-0123"
+	sso := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "sso"}, StringData: map[string]string{"clientSecret": secretValue}}
+	portal := &v1alpha1.DeveloperPortal{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "portal"},
+		Spec: v1alpha1.DeveloperPortalSpec{
+			Settings: &v1alpha1.PortalSettings{SignupsEnabled: ptr.To(false), ChangeServicePlanPermission: "direct"},
+			SignInProviders: []v1alpha1.PortalSignInProvider{{Kind: "keycloak", Name: "Red Hat SSO", ClientID: "portal",
+				ClientSecretRef: v1alpha1.LocalSecretKeyRef{Name: "sso", Key: "clientSecret"}, Site: "https://sso.example.com/realms/dev"}}}}
+	create(t, defaultSecret(ns), sso, portal)
+	waitState(t, v1alpha1.ConditionSynced, portal)
+
+	settings := sim.Objects(ns, simulator.KindPortalSettings)[0]
+	if settings["signups_enabled"] != false || settings["change_service_plan_permission"] != "direct" || settings["public_search"] != false ||
+		settings["change_account_plan_permission"] != "request" {
+		t.Errorf("settings %v, want signups off, service plans changed directly, the rest as it was", settings)
+	}
+	provider := func() map[string]any {
+		providers := sim.Objects(ns, simulator.KindSignInProviders)
+		if len(providers) != 1 {
+			t.Fatalf("sign-in providers %v, want one", providers)
+		}
+		return providers[0]
+	}
+	if p := provider(); p["kind"] != "keycloak" || p["client_secret"] != secretValue || p["published"] != true || p["name"] != "Red Hat SSO" {
+		t.Errorf("provider %v", p)
+	}
+	if raw, _ := json.Marshal(portal.Status); strings.Contains(string(raw), secretValue) {
+		t.Errorf("the client secret is in the status")
+	}
+
+	// The Secret edited: the new secret reaches 3scale.
+	update(t, sso, func() { sso.StringData = map[string]string{"clientSecret": "rotated-secret-4567"} })
+	eventually(t, waitTimeout, func() string {
+		if p := provider(); p["client_secret"] != "rotated-secret-4567" {
+			return "the rotated secret did not reach 3scale"
+		}
+		return ""
+	})
+	// Changed by hand: put back at the drift check.
+	id := provider()["id"].(int64)
+	if _, err := byHand(t, ns).UpdateAuthenticationProvider(context.Background(), id, tsclient.AuthenticationProviderParams{ClientSecret: ptr.To("by-hand")}); err != nil {
+		t.Fatal(err)
+	}
+	syncNow(t, portal, "1")
+	if p := provider(); p["client_secret"] != "rotated-secret-4567" {
+		t.Errorf("the secret changed by hand was not put back")
+	}
+	// Dropped from the spec: unpublished.
+	if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(portal), portal); err != nil {
+		t.Fatal(err)
+	}
+	if len(portal.Status.Items) != 1 || !portal.Status.Items[0].Created {
+		t.Errorf("status.items %+v, want the provider recorded as made by apimsync", portal.Status.Items)
+	}
+	update(t, portal, func() { portal.Spec.SignInProviders = nil })
+	eventually(t, waitTimeout, func() string {
+		if p := provider(); p["published"] != false {
+			return "the dropped provider is still published"
+		}
+		return ""
+	})
 }

@@ -119,6 +119,7 @@ func New(opts Options) *Simulator {
 	rs = append(rs, planRoutes()...)
 	rs = append(rs, featureRoutes()...)
 	rs = append(rs, cmsRoutes()...)
+	rs = append(rs, portalSettingsRoutes()...)
 	rs = append(rs, accountRoutes()...)
 	rs = append(rs, applicationRoutes()...)
 	rs = append(rs, activeDocRoutes()...)

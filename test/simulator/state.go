@@ -41,8 +41,11 @@ type tenant struct {
 	// cmsNextID numbers the CMS objects apart from the others (porta's ids are per table), so that the
 	// default portal every tenant gets leaves the other objects' ids as they were.
 	cmsNextID int64
-	deploys   int
-	limiter   *rate.Limiter // the tenant's API rate limit (Faults.TenantRateLimit)
+	// The developer portal's settings and sign-in providers (portal_settings.go).
+	settings *portalSettings
+	signIn   map[int64]*signInProvider
+	deploys  int
+	limiter  *rate.Limiter // the tenant's API rate limit (Faults.TenantRateLimit)
 	// refusedAt is the last 429 of the rate limit; quietUntil the end of the Retry-After it announced.
 	refusedAt, quietUntil time.Time
 	// accountApprovalRequired: the default account plan requires approval (SetAccountApprovalRequired).
@@ -61,7 +64,8 @@ func newTenant(name string) *tenant {
 		rules: map[int64]*mappingRule{}, usages: map[int64]*backendUsage{}, plans: map[int64]*plan{}, limits: map[int64]*limit{},
 		pricing: map[int64]*pricingRule{}, accounts: map[int64]*account{}, users: map[int64]*user{}, apps: map[int64]*application{},
 		docs: map[int64]*apiDoc{}, registry: map[int64]*registryPolicy{}, features: map[int64]*feature{},
-		sections: map[int64]*cmsSection{}, templates: map[int64]*cmsTemplate{}, files: map[int64]*cmsFile{}}
+		sections: map[int64]*cmsSection{}, templates: map[int64]*cmsTemplate{}, files: map[int64]*cmsFile{},
+		settings: newPortalSettings(), signIn: map[int64]*signInProvider{}}
 	t.seedCMS()
 	return t
 }
@@ -425,6 +429,11 @@ const (
 	KindCMSSections  = "cms_sections"
 	KindCMSTemplates = "cms_templates"
 	KindCMSFiles     = "cms_files"
+	// KindPortalSettings is one object, the developer portal's settings as GET /admin/api/settings.json
+	// shows them; KindSignInProviders the developer portal's sign-in providers as the API shows them,
+	// client_secret included.
+	KindPortalSettings  = "portal_settings"
+	KindSignInProviders = "sign_in_providers"
 )
 
 // Count returns how many objects of a kind (see the Kind constants) a tenant has; -1 for an unknown
@@ -525,6 +534,10 @@ func (t *tenant) objects(kind string) ([]map[string]any, bool) {
 		collect(sortedIDs(t.templates, nil), func(id int64) map[string]any { return t.templates[id].json(false) })
 	case KindCMSFiles:
 		collect(sortedIDs(t.files, nil), func(id int64) map[string]any { return t.files[id].dump() })
+	case KindPortalSettings:
+		out = []map[string]any{t.settings.json(t)}
+	case KindSignInProviders:
+		collect(sortedIDs(t.signIn, nil), jsonOf(t.signIn))
 	case KindCustomPolicies:
 		collect(sortedIDs(t.registry, nil), func(id int64) map[string]any { return t.registry[id].json() })
 	case KindPolicies:

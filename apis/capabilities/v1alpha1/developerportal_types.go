@@ -170,6 +170,76 @@ type PortalFile struct {
 	Content PortalContentRef `json:"content"`
 }
 
+// PortalPlanChangePermission is what a developer may do to change plans.
+// +kubebuilder:validation:Enum=request;none;credit_card;request_credit_card;direct
+type PortalPlanChangePermission string
+
+// PortalSettings are the portal's settings (porta's /admin/api/settings.json); a field left out is not
+// managed: it stays as it is in 3scale.
+type PortalSettings struct {
+	// SignupsEnabled lets developers sign up on the portal.
+	// +optional
+	SignupsEnabled *bool `json:"signupsEnabled,omitempty"`
+	// AccountApprovalRequired makes new developer accounts wait for approval (porta applies it when the
+	// tenant has one account plan).
+	// +optional
+	AccountApprovalRequired *bool `json:"accountApprovalRequired,omitempty"`
+	// UserAccountAreaEnabled shows developers their account area.
+	// +optional
+	UserAccountAreaEnabled *bool `json:"userAccountAreaEnabled,omitempty"`
+	// PublicSearch lets visitors search the portal.
+	// +optional
+	PublicSearch *bool `json:"publicSearch,omitempty"`
+	// HideService hides the default product in the portal.
+	// +optional
+	HideService *bool `json:"hideService,omitempty"`
+	// AccountPlansUIVisible and ServicePlansUIVisible show developers the account and service plans.
+	// +optional
+	AccountPlansUIVisible *bool `json:"accountPlansUIVisible,omitempty"`
+	// +optional
+	ServicePlansUIVisible *bool `json:"servicePlansUIVisible,omitempty"`
+	// ChangeAccountPlanPermission and ChangeServicePlanPermission say how a developer changes plans.
+	// +optional
+	ChangeAccountPlanPermission PortalPlanChangePermission `json:"changeAccountPlanPermission,omitempty"`
+	// +optional
+	ChangeServicePlanPermission PortalPlanChangePermission `json:"changeServicePlanPermission,omitempty"`
+}
+
+// PortalSignInProvider is a "sign in with …" provider of the portal (porta's developer authentication
+// providers; one per kind). Its client secret is read from a Secret, never written anywhere else.
+// +kubebuilder:validation:XValidation:rule="!(self.kind in ['keycloak', 'auth0']) || has(self.site)",message="a keycloak or auth0 provider needs site"
+type PortalSignInProvider struct {
+	// Kind is keycloak, auth0, github, or the name of a custom OAuth provider.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=255
+	// +kubebuilder:validation:Pattern=`^[a-z0-9_-]+$`
+	Kind string `json:"kind"`
+	// Name shown on the sign-in button. Default: porta's for the kind. Set when created.
+	// +kubebuilder:validation:MaxLength=255
+	// +optional
+	Name string `json:"name,omitempty"`
+	// ClientID of the portal at the provider.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=255
+	ClientID string `json:"clientID"`
+	// ClientSecretRef is the Secret key (this namespace) holding the client secret.
+	ClientSecretRef LocalSecretKeyRef `json:"clientSecretRef"`
+	// Site is the provider's URL (a Keycloak realm's, an Auth0 domain's); required for keycloak and auth0.
+	// +kubebuilder:validation:MaxLength=255
+	// +kubebuilder:validation:Pattern=`^https?://\S+$`
+	// +optional
+	Site string `json:"site,omitempty"`
+	// Published shows the provider on the sign-in page. Default: true.
+	// +optional
+	Published *bool `json:"published,omitempty"`
+	// SkipSSLCertificateVerification turns off TLS verification towards the provider.
+	// +optional
+	SkipSSLCertificateVerification bool `json:"skipSSLCertificateVerification,omitempty"`
+	// AutomaticallyApproveAccounts approves the accounts of developers who sign up through it.
+	// +optional
+	AutomaticallyApproveAccounts bool `json:"automaticallyApproveAccounts,omitempty"`
+}
+
 // DeveloperPortalSpec is the desired content of a tenant's developer portal. One DeveloperPortal per
 // tenant; what it does not list is left as it is, unless in a section it prunes.
 // +kubebuilder:validation:XValidation:rule="!has(self.prune) || !self.prune.exists(s, s == 'root')",message="the root section cannot be pruned: prune the sections apimsync owns"
@@ -223,6 +293,17 @@ type DeveloperPortalSpec struct {
 	// +optional
 	Files []PortalFile `json:"files,omitempty"`
 
+	// Settings of the portal; left out, they are not managed.
+	// +optional
+	Settings *PortalSettings `json:"settings,omitempty"`
+	// SignInProviders are the portal's "sign in with …" providers, one per kind. porta cannot delete
+	// one: a provider apimsync made that leaves the list is unpublished.
+	// +listType=map
+	// +listMapKey=kind
+	// +kubebuilder:validation:MaxItems=20
+	// +optional
+	SignInProviders []PortalSignInProvider `json:"signInProviders,omitempty"`
+
 	// RestoreBuiltins, when a built-in page or partial leaves builtinPages or builtinPartials (or the
 	// DeveloperPortal is deleted), writes back the content it had before apimsync first overrode it
 	// (kept in status.builtinOriginals). Default: false, the override stays as last written.
@@ -255,7 +336,8 @@ const (
 // PortalItemStatus is what apimsync knows of one item of the portal.
 type PortalItemStatus struct {
 	// Key is the item's type and name: "page:/about", "layout:main_layout", "partial:footer",
-	// "builtin_page:login/new", "builtin_partial:submenu", "file:/css/site.css", "section:docs".
+	// "builtin_page:login/new", "builtin_partial:submenu", "file:/css/site.css", "section:docs",
+	// "signin:keycloak".
 	Key string `json:"key"`
 	// ID is its id in 3scale.
 	ID int64 `json:"id"`

@@ -27,6 +27,12 @@ func apply(ctx context.Context, c *tsclient.Client, p *v1alpha1.DeveloperPortal,
 			err = applyDelete(ctx, c, p, snap, st)
 		case opRestore:
 			err = applyRestore(ctx, c, p, snap, st)
+		case opSettings:
+			err = applySettings(ctx, c, want, snap)
+		case opProvider:
+			err = applyProvider(ctx, c, p, snap, st)
+		case opUnpublish:
+			err = applyUnpublish(ctx, c, p, snap, st)
 		}
 		if err != nil {
 			return fmt.Errorf("portal %s: %w", st.key, err)
@@ -205,6 +211,53 @@ func applyRestore(ctx context.Context, c *tsclient.Client, p *v1alpha1.Developer
 		return err
 	}
 	snap.putTemplate(*published)
+	dropItem(p, st.key)
+	return nil
+}
+
+func applySettings(ctx context.Context, c *tsclient.Client, want Desired, snap *Snapshot) error {
+	params, _ := settingsChanges(*want.Settings, *snap.Settings)
+	settings, err := c.UpdatePortalSettings(ctx, params)
+	if err != nil {
+		return err
+	}
+	snap.Settings = settings
+	return nil
+}
+
+func applyProvider(ctx context.Context, c *tsclient.Client, p *v1alpha1.DeveloperPortal, snap *Snapshot, st step) error {
+	pv := *st.provider
+	if st.id == 0 {
+		params := tsclient.AuthenticationProviderParams{Kind: pv.Kind, Name: pv.Name, ClientID: &pv.ClientID, ClientSecret: &pv.ClientSecret,
+			Published: &pv.Published, SkipSSLCertificateVerification: &pv.SkipSSLCertificateVerification, AutomaticallyApproveAccounts: &pv.AutoApprove}
+		if pv.Site != "" {
+			params.Site = &pv.Site
+		}
+		made, err := c.CreateAuthenticationProvider(ctx, params)
+		if err != nil {
+			return err
+		}
+		snap.putProvider(*made)
+		setItem(p, v1alpha1.PortalItemStatus{Key: st.key, ID: made.ID, Created: true})
+		return nil
+	}
+	params, _ := providerChanges(pv, *snap.provider(st.id, ""))
+	updated, err := c.UpdateAuthenticationProvider(ctx, st.id, params)
+	if err != nil {
+		return err
+	}
+	snap.putProvider(*updated)
+	return nil
+}
+
+// applyUnpublish unpublishes a sign-in provider apimsync made and the spec dropped (porta has no route
+// to delete one), and forgets it.
+func applyUnpublish(ctx context.Context, c *tsclient.Client, p *v1alpha1.DeveloperPortal, snap *Snapshot, st step) error {
+	updated, err := c.UpdateAuthenticationProvider(ctx, st.id, tsclient.AuthenticationProviderParams{Published: new(bool)})
+	if err != nil {
+		return err
+	}
+	snap.putProvider(*updated)
 	dropItem(p, st.key)
 	return nil
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/engine"
+	"github.com/apimsync/apimsync/controllers/kit"
 )
 
 // Desired is the portal the spec asks for, its contents read from their ConfigMaps, in the order they
@@ -31,6 +32,16 @@ type Desired struct {
 	Prune []string
 	// RestoreBuiltins writes back a built-in's original content when its override leaves the spec.
 	RestoreBuiltins bool
+	// Settings are the settings the spec manages (nil: none).
+	Settings *tsclient.PortalSettingsParams
+	// Providers are the sign-in providers, their client secrets read from their Secrets.
+	Providers []Provider
+}
+
+// Provider is a sign-in provider the spec asks for.
+type Provider struct {
+	Key, Kind, Name, ClientID, ClientSecret, Site          string
+	Published, SkipSSLCertificateVerification, AutoApprove bool
 }
 
 // Section is a section the spec asks for.
@@ -63,6 +74,7 @@ func pageKey(p string) string          { return tsclient.TemplatePage + ":" + p 
 func namedKey(typ, name string) string { return typ + ":" + name }
 func fileKey(p string) string          { return "file:" + p }
 func sectionKey(name string) string    { return "section:" + name }
+func signinKey(kind string) string     { return "signin:" + kind }
 func hashOf(content []byte) string     { s := sha256.Sum256(content); return hex.EncodeToString(s[:]) }
 func orRoot(section string) string {
 	if section == "" {
@@ -171,6 +183,17 @@ func desired(ctx context.Context, reader client.Reader, p *v1alpha1.DeveloperPor
 			return d, err
 		}
 	}
+	d.Settings = settingsParams(spec.Settings)
+	for _, sp := range spec.SignInProviders {
+		ref := sp.ClientSecretRef
+		secret, err := kit.SecretValue(ctx, reader, p.Namespace, &ref, fmt.Sprintf("spec.signInProviders[%s].clientSecretRef", sp.Kind))
+		if err != nil {
+			return d, err
+		}
+		d.Providers = append(d.Providers, Provider{Key: signinKey(sp.Kind), Kind: sp.Kind, Name: sp.Name, ClientID: sp.ClientID, ClientSecret: secret,
+			Site: sp.Site, Published: sp.Published == nil || *sp.Published, SkipSSLCertificateVerification: sp.SkipSSLCertificateVerification,
+			AutoApprove: sp.AutomaticallyApproveAccounts})
+	}
 	for _, f := range spec.Files {
 		content, err := r.content(f.Content, fileKey(f.Path))
 		if err != nil {
@@ -185,6 +208,24 @@ func desired(ctx context.Context, reader client.Reader, p *v1alpha1.DeveloperPor
 			Content: content, Name: name, ContentType: ct, Hash: hashOf(content)})
 	}
 	return d, nil
+}
+
+// settingsParams are the settings the spec manages, nil when it manages none.
+func settingsParams(s *v1alpha1.PortalSettings) *tsclient.PortalSettingsParams {
+	if s == nil {
+		return nil
+	}
+	perm := func(v v1alpha1.PortalPlanChangePermission) *string {
+		if v == "" {
+			return nil
+		}
+		s := string(v)
+		return &s
+	}
+	return &tsclient.PortalSettingsParams{SignupsEnabled: s.SignupsEnabled, AccountApprovalRequired: s.AccountApprovalRequired,
+		UserAccountAreaEnabled: s.UserAccountAreaEnabled, PublicSearch: s.PublicSearch, HideService: s.HideService,
+		AccountPlansUIVisible: s.AccountPlansUIVisible, ServicePlansUIVisible: s.ServicePlansUIVisible,
+		ChangeAccountPlanPermission: perm(s.ChangeAccountPlanPermission), ChangeServicePlanPermission: perm(s.ChangeServicePlanPermission)}
 }
 
 // orderedSections returns the spec's sections parents first; a section that is its own ancestor is

@@ -18,14 +18,15 @@ import (
 // Export exports the tenant's developer portal when asked (ExportOptions.Portal): a DeveloperPortal to
 // "portal", every section (but root), layout, partial, page, built-in page and partial and file of the
 // tenant, each content a file under portal/ in the export's tree, one ConfigMap per folder
-// (Exported.Generators). What 3scale holds is what is exported: applied, it adopts the portal with no
+// (Exported.Generators), its settings, and its sign-in providers, each client secret a Secret template
+// to fill in. What 3scale holds is what is exported: applied, it adopts the portal with no
 // write. A template with a draft that is not live makes the export publish: Manual, with the draft as
 // its content (a person's work in progress is neither published nor lost), and says so.
 func Export(ctx context.Context, x *plugin.Exporter) error {
 	if !x.Options.Portal && !x.Options.OnlyPortal {
 		return nil
 	}
-	snap, err := read(ctx, x.Client, 0)
+	snap, err := read(ctx, x.Client, 0, true, true)
 	if err != nil {
 		return err
 	}
@@ -83,6 +84,19 @@ func Export(ctx context.Context, x *plugin.Exporter) error {
 		dir, base := path.Split(f.Path)
 		spec.Files = append(spec.Files, v1alpha1.PortalFile{Path: f.Path, Section: e.sectionName(f.SectionID), Downloadable: f.Downloadable,
 			Content: e.file(path.Join("files", dir), base, content)})
+	}
+	spec.Settings = exportSettings(*snap.Settings)
+	for _, pv := range snap.Providers {
+		if pv.ClientID == "" {
+			x.Leave("the developer portal: sign-in provider %q has no client id of its own (3scale's GitHub application): not exported", pv.Kind)
+			continue
+		}
+		secret := x.Template("portal-signin-"+plugin.ObjectName(pv.Kind), []string{"clientSecret"})
+		published := pv.Published
+		spec.SignInProviders = append(spec.SignInProviders, v1alpha1.PortalSignInProvider{Kind: pv.Kind, Name: pv.Name, ClientID: pv.ClientID,
+			ClientSecretRef: v1alpha1.LocalSecretKeyRef{Name: secret.Name, Key: "clientSecret"}, Site: pv.Site, Published: &published,
+			SkipSSLCertificateVerification: pv.SkipSSLCertificateVerification, AutomaticallyApproveAccounts: pv.AutomaticallyApproveAccounts})
+		x.Leave("the developer portal: sign-in provider %q reads its client secret from Secret %q (key clientSecret): fill in its template with the secret 3scale has", pv.Kind, secret.Name)
 	}
 	x.Add("portal", &v1alpha1.DeveloperPortal{TypeMeta: plugin.TypeMeta("DeveloperPortal"), ObjectMeta: metav1.ObjectMeta{Name: "portal"}, Spec: spec})
 	return nil
@@ -179,4 +193,14 @@ func templateName(t tsclient.CMSTemplate) string {
 		return t.Path
 	}
 	return t.SystemName
+}
+
+// exportSettings is the spec of every setting the tenant's portal has (hideService when set).
+func exportSettings(s tsclient.PortalSettings) *v1alpha1.PortalSettings {
+	b := func(v bool) *bool { return &v }
+	return &v1alpha1.PortalSettings{SignupsEnabled: b(s.SignupsEnabled), AccountApprovalRequired: b(s.AccountApprovalRequired),
+		UserAccountAreaEnabled: b(s.UserAccountAreaEnabled), PublicSearch: b(s.PublicSearch), HideService: s.HideService,
+		AccountPlansUIVisible: b(s.AccountPlansUIVisible), ServicePlansUIVisible: b(s.ServicePlansUIVisible),
+		ChangeAccountPlanPermission: v1alpha1.PortalPlanChangePermission(s.ChangeAccountPlanPermission),
+		ChangeServicePlanPermission: v1alpha1.PortalPlanChangePermission(s.ChangeServicePlanPermission)}
 }

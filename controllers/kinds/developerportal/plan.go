@@ -20,11 +20,14 @@ import (
 type op int
 
 const (
-	opSection  op = iota // create or update a section
-	opTemplate           // create or update a template (attributes, draft), then publish it if want.publish
-	opFile               // create or update a file
-	opDelete             // delete what apimsync made (or a pruned section holds)
-	opRestore            // write back a built-in's original content
+	opSection   op = iota // create or update a section
+	opTemplate            // create or update a template (attributes, draft), then publish it if want.publish
+	opFile                // create or update a file
+	opDelete              // delete what apimsync made (or a pruned section holds)
+	opRestore             // write back a built-in's original content
+	opSettings            // write the settings that differ
+	opProvider            // create or update a sign-in provider
+	opUnpublish           // unpublish a sign-in provider apimsync made (porta cannot delete one)
 )
 
 // step is one item's writes.
@@ -36,6 +39,7 @@ type step struct {
 	section  *Section
 	template *Template
 	file     *File
+	provider *Provider
 	// draft writes the template's content; publish publishes it after.
 	draft, publish bool
 	// kind is what opDelete deletes: "section", "template" or "file"; original what opRestore writes.
@@ -154,6 +158,23 @@ func makePlan(p *v1alpha1.DeveloperPortal, want Desired, snap *Snapshot) (*plan,
 		found(f.Key, false)
 		if _, changed := fileChanges(*f, *r, snap); changed {
 			pl.steps = append(pl.steps, step{op: opFile, key: f.Key, id: r.ID, file: f})
+		}
+	}
+	if want.Settings != nil && snap.Settings != nil {
+		if _, changed := settingsChanges(*want.Settings, *snap.Settings); changed {
+			pl.steps = append(pl.steps, step{op: opSettings, key: "settings"})
+		}
+	}
+	for i := range want.Providers {
+		pv := &want.Providers[i]
+		r := snap.provider(recs[pv.Key].ID, pv.Kind)
+		if r == nil {
+			pl.steps = append(pl.steps, step{op: opProvider, key: pv.Key, provider: pv})
+			continue
+		}
+		found(pv.Key, false)
+		if _, changed := providerChanges(*pv, *r); changed {
+			pl.steps = append(pl.steps, step{op: opProvider, key: pv.Key, id: r.ID, provider: pv})
 		}
 	}
 	if len(refused) > 0 {
@@ -300,6 +321,9 @@ func (pl *plan) removals(p *v1alpha1.DeveloperPortal, want Desired, snap *Snapsh
 	for _, f := range want.Files {
 		wanted[f.Key] = true
 	}
+	for _, pv := range want.Providers {
+		wanted[pv.Key] = true
+	}
 	var templates, files, sections []step
 	deleted := map[int64]bool{}
 	del := func(list *[]step, kind, key string, id int64) {
@@ -324,6 +348,12 @@ func (pl *plan) removals(p *v1alpha1.DeveloperPortal, want Desired, snap *Snapsh
 			}
 		case !rec.Created:
 			pl.forget = append(pl.forget, key)
+		case typ == "signin":
+			if r := snap.provider(rec.ID, ""); r != nil && r.Published {
+				pl.steps = append(pl.steps, step{op: opUnpublish, key: key, id: rec.ID})
+			} else if snap.ProvidersRead {
+				pl.forget = append(pl.forget, key)
+			}
 		case typ == "section":
 			if snap.section(rec.ID, "") != nil {
 				del(&sections, "section", key, rec.ID)
@@ -417,4 +447,58 @@ func depth(snap *Snapshot, id int64) int {
 		n++
 	}
 	return n
+}
+
+// settingsChanges returns the settings of want that 3scale has otherwise, and whether there is any.
+func settingsChanges(want tsclient.PortalSettingsParams, have tsclient.PortalSettings) (tsclient.PortalSettingsParams, bool) {
+	var p tsclient.PortalSettingsParams
+	changed := false
+	flag := func(field **bool, w *bool, h bool) {
+		if w != nil && *w != h {
+			*field, changed = w, true
+		}
+	}
+	flag(&p.SignupsEnabled, want.SignupsEnabled, have.SignupsEnabled)
+	flag(&p.AccountApprovalRequired, want.AccountApprovalRequired, have.AccountApprovalRequired)
+	flag(&p.UserAccountAreaEnabled, want.UserAccountAreaEnabled, have.UserAccountAreaEnabled)
+	flag(&p.PublicSearch, want.PublicSearch, have.PublicSearch)
+	flag(&p.AccountPlansUIVisible, want.AccountPlansUIVisible, have.AccountPlansUIVisible)
+	flag(&p.ServicePlansUIVisible, want.ServicePlansUIVisible, have.ServicePlansUIVisible)
+	if want.HideService != nil && (have.HideService == nil || *have.HideService != *want.HideService) {
+		p.HideService, changed = want.HideService, true
+	}
+	perm := func(field **string, w *string, h string) {
+		if w != nil && *w != h {
+			*field, changed = w, true
+		}
+	}
+	perm(&p.ChangeAccountPlanPermission, want.ChangeAccountPlanPermission, have.ChangeAccountPlanPermission)
+	perm(&p.ChangeServicePlanPermission, want.ChangeServicePlanPermission, have.ChangeServicePlanPermission)
+	return p, changed
+}
+
+// providerChanges returns what porta lets change of sign-in provider r that differs from pv, and whether
+// anything does (its name and kind are set when it is made).
+func providerChanges(pv Provider, r tsclient.AuthenticationProvider) (tsclient.AuthenticationProviderParams, bool) {
+	var p tsclient.AuthenticationProviderParams
+	changed := false
+	str := func(field **string, want, have string) {
+		if want != have {
+			*field, changed = &want, true
+		}
+	}
+	flag := func(field **bool, want, have bool) {
+		if want != have {
+			*field, changed = &want, true
+		}
+	}
+	str(&p.ClientID, pv.ClientID, r.ClientID)
+	str(&p.ClientSecret, pv.ClientSecret, r.ClientSecret)
+	if pv.Site != "" {
+		str(&p.Site, pv.Site, r.Site)
+	}
+	flag(&p.Published, pv.Published, r.Published)
+	flag(&p.SkipSSLCertificateVerification, pv.SkipSSLCertificateVerification, r.SkipSSLCertificateVerification)
+	flag(&p.AutomaticallyApproveAccounts, pv.AutoApprove, r.AutomaticallyApproveAccounts)
+	return p, changed
 }

@@ -15,6 +15,11 @@ type Snapshot struct {
 	Templates  []tsclient.CMSTemplate
 	Files      []tsclient.CMSFile
 	FileHashes map[int64]string
+	// Settings are the portal's settings, read when the spec manages some (else nil); Providers the
+	// sign-in providers, read (ProvidersRead) when the spec lists some or apimsync made some.
+	Settings      *tsclient.PortalSettings
+	Providers     []tsclient.AuthenticationProvider
+	ProvidersRead bool
 }
 
 // RemoteID implements engine.Snapshot: the root section.
@@ -23,7 +28,11 @@ func (s *Snapshot) RemoteID() int64 { return s.RootID }
 // Clone implements engine.Snapshot.
 func (s *Snapshot) Clone() *Snapshot {
 	c := &Snapshot{RootID: s.RootID, Sections: slices.Clone(s.Sections), Templates: slices.Clone(s.Templates), Files: slices.Clone(s.Files),
-		FileHashes: map[int64]string{}}
+		FileHashes: map[int64]string{}, Providers: slices.Clone(s.Providers), ProvidersRead: s.ProvidersRead}
+	if s.Settings != nil {
+		settings := *s.Settings
+		c.Settings = &settings
+	}
 	for k, v := range s.FileHashes {
 		c.FileHashes[k] = v
 	}
@@ -128,4 +137,22 @@ func (s *Snapshot) drop(kind string, id int64) {
 	default:
 		s.Templates = slices.DeleteFunc(s.Templates, func(e tsclient.CMSTemplate) bool { return e.ID == id })
 	}
+}
+
+// provider returns the sign-in provider with id, or of kind when id is 0.
+func (s *Snapshot) provider(id int64, kind string) *tsclient.AuthenticationProvider {
+	for i := range s.Providers {
+		if (id != 0 && s.Providers[i].ID == id) || (id == 0 && s.Providers[i].Kind == kind) {
+			return &s.Providers[i]
+		}
+	}
+	return nil
+}
+
+func (s *Snapshot) putProvider(x tsclient.AuthenticationProvider) {
+	if i := slices.IndexFunc(s.Providers, func(e tsclient.AuthenticationProvider) bool { return e.ID == x.ID }); i >= 0 {
+		s.Providers[i] = x
+		return
+	}
+	s.Providers = append(s.Providers, x)
 }

@@ -62,6 +62,9 @@ func (s *Syncer) Resolve(ctx context.Context, p *v1alpha1.DeveloperPortal, sess 
 	for _, f := range want.Files {
 		hashes = append(hashes, f.Key+"="+f.Hash)
 	}
+	for _, pv := range want.Providers {
+		hashes = append(hashes, pv.Key+"="+pv.ClientSecret) // keyed: the hash tells nothing of the secret
+	}
 	r.Desired = want
 	r.Hash = sess.HashOf(sess.Tenant, sess.SystemName, &p.Spec, hashes)
 	return r, nil
@@ -72,7 +75,7 @@ func (s *Syncer) Resolve(ctx context.Context, p *v1alpha1.DeveloperPortal, sess 
 // of each file the spec names: vouched for by status.items when 3scale's updated_at is the one apimsync
 // recorded after its own write, read from the file's URL otherwise.
 func (s *Syncer) Read(ctx context.Context, p *v1alpha1.DeveloperPortal, sess *engine.Session, want Desired) (*Snapshot, bool, error) {
-	snap, err := read(ctx, sess.Remote, p.Status.RootSectionID)
+	snap, err := read(ctx, sess.Remote, p.Status.RootSectionID, want.Settings != nil, len(want.Providers) > 0 || madeProviders(p))
 	if err != nil || snap == nil {
 		if snap == nil && err == nil {
 			p.Status.RootSectionID = 0
@@ -99,8 +102,19 @@ func (s *Syncer) Read(ctx context.Context, p *v1alpha1.DeveloperPortal, sess *en
 	return snap, true, nil
 }
 
-// read reads the tenant's CMS; nil when it has no root section (rootID, when not 0, is the one recorded).
-func read(ctx context.Context, c *tsclient.Client, rootID int64) (*Snapshot, error) {
+// madeProviders tells whether apimsync made sign-in providers for p (that it may have to unpublish).
+func madeProviders(p *v1alpha1.DeveloperPortal) bool {
+	for _, it := range p.Status.Items {
+		if strings.HasPrefix(it.Key, "signin:") && it.Created {
+			return true
+		}
+	}
+	return false
+}
+
+// read reads the tenant's CMS, and its settings and sign-in providers when asked; nil when it has no
+// root section (rootID, when not 0, is the one recorded).
+func read(ctx context.Context, c *tsclient.Client, rootID int64, settings, providers bool) (*Snapshot, error) {
 	sections, err := c.ListCMSSections(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("cannot list the portal's sections: %w", err)
@@ -120,12 +134,27 @@ func read(ctx context.Context, c *tsclient.Client, rootID int64) (*Snapshot, err
 	if snap.Files, err = c.ListCMSFiles(ctx); err != nil {
 		return nil, fmt.Errorf("cannot list the portal's files: %w", err)
 	}
+	if settings {
+		if snap.Settings, err = c.GetPortalSettings(ctx); err != nil {
+			return nil, fmt.Errorf("cannot read the portal's settings: %w", err)
+		}
+	}
+	if providers {
+		if snap.Providers, err = c.ListAuthenticationProviders(ctx); err != nil {
+			return nil, fmt.Errorf("cannot list the portal's sign-in providers: %w", err)
+		}
+		snap.ProvidersRead = true
+	}
 	return snap, nil
 }
 
-// Serves implements engine.CacheChecker: a cached snapshot serves while it knows the content of every
-// file the spec names that the tenant has (a file added to the spec may be one the tenant has already).
+// Serves implements engine.CacheChecker: a cached snapshot serves while it holds what the spec manages
+// (settings, sign-in providers) and knows the content of every file the spec names that the tenant has
+// (a file added to the spec may be one the tenant has already).
 func (s *Syncer) Serves(want Desired, snap *Snapshot) bool {
+	if (want.Settings != nil && snap.Settings == nil) || (len(want.Providers) > 0 && !snap.ProvidersRead) {
+		return false
+	}
 	for _, f := range want.Files {
 		if r := snap.file(0, f.Path); r != nil {
 			if _, known := snap.FileHashes[r.ID]; !known {
@@ -165,6 +194,11 @@ func record(p *v1alpha1.DeveloperPortal, want Desired, snap *Snapshot, pl *plan)
 	for _, t := range want.Templates {
 		if r := snap.template(recs[t.Key].ID, t); r != nil {
 			setItem(p, v1alpha1.PortalItemStatus{Key: t.Key, ID: r.ID, State: pl.states[t.Key]})
+		}
+	}
+	for _, pv := range want.Providers {
+		if r := snap.provider(recs[pv.Key].ID, pv.Kind); r != nil {
+			setItem(p, v1alpha1.PortalItemStatus{Key: pv.Key, ID: r.ID})
 		}
 	}
 	for _, f := range want.Files {
@@ -260,7 +294,7 @@ func (s *Syncer) Create(context.Context, *v1alpha1.DeveloperPortal, *engine.Sess
 // Delete implements engine.TypedSyncer: deletes what apimsync made (status.items) and, with
 // restoreBuiltins, writes back the built-ins it overrode; the rest of the portal stays.
 func (s *Syncer) Delete(ctx context.Context, p *v1alpha1.DeveloperPortal, sess *engine.Session) error {
-	snap, err := read(ctx, sess.Remote, p.Status.RootSectionID)
+	snap, err := read(ctx, sess.Remote, p.Status.RootSectionID, false, madeProviders(p))
 	if err != nil || snap == nil {
 		return err
 	}
@@ -287,7 +321,12 @@ func (s *Syncer) Update(ctx context.Context, p *v1alpha1.DeveloperPortal, sess *
 	return snap, nil
 }
 
-// SecretRefs lists the Secrets a DeveloperPortal reads: its provider account.
+// SecretRefs lists the Secrets a DeveloperPortal reads: its provider account, its sign-in providers'
+// client secrets.
 func SecretRefs(p *v1alpha1.DeveloperPortal) []string {
-	return []string{p.Spec.ProviderAccountSecretName()}
+	out := []string{p.Spec.ProviderAccountSecretName()}
+	for _, sp := range p.Spec.SignInProviders {
+		out = append(out, sp.ClientSecretRef.Name)
+	}
+	return out
 }
