@@ -159,8 +159,8 @@ func TestDeveloperPortalPublishesWhatGitHolds(t *testing.T) {
 		t.Errorf("%d writes for a drift check of an unchanged portal, want 0: %v", n, lastWrites(ns, n))
 	}
 
-	// An edit of one page: its draft and its publish.
-	before = writesTo(ns)
+	// An edit of one page: its draft and its publish, and no other call.
+	before, calls := writesTo(ns), remoteCalls(ns)
 	pages := &corev1.ConfigMap{}
 	if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "portal-pages"}, pages); err != nil {
 		t.Fatal(err)
@@ -173,8 +173,8 @@ func TestDeveloperPortalPublishesWhatGitHolds(t *testing.T) {
 		return ""
 	})
 	waitState(t, v1alpha1.ConditionSynced, portal)
-	if n := writesTo(ns) - before; n != 2 {
-		t.Errorf("%d writes for an edit of one page, want 2 (its draft, its publish): %v", n, lastWrites(ns, n))
+	if n, all := writesTo(ns)-before, remoteCalls(ns)-calls; n != 2 || all != 2 {
+		t.Errorf("%d writes (%d calls) for an edit of one page, want 2 (its draft, its publish): %v", n, all, lastWrites(ns, n))
 	}
 
 	// Edited by hand in the admin portal (a draft saved, then published): put back at the drift check.
@@ -558,4 +558,50 @@ func TestDeveloperPortalSettingsAndSignIn(t *testing.T) {
 		}
 		return ""
 	})
+}
+
+// TestDeveloperPortalPrunesANamedSection: what the tenant has that the spec does not list is left alone,
+// except in a section spec.prune names, where pages and files made by anyone are deleted (and what the
+// spec lists there stays).
+func TestDeveloperPortalPrunesANamedSection(t *testing.T) {
+	ns := newNamespace(t)
+	portal := smallPortal(ns, v1alpha1.PortalPublishAlways)
+	createPortal(t, ns, portal)
+	waitState(t, v1alpha1.ConditionSynced, portal)
+	c := byHand(t, ns)
+	ctx := context.Background()
+	company := int64(0)
+	for _, s := range sim.Objects(ns, simulator.KindCMSSections) {
+		if s["system_name"] == "company" {
+			company = s["id"].(int64)
+		}
+	}
+	for _, page := range []struct {
+		path    string
+		section int64
+	}{{"/company/legacy", company}, {"/elsewhere", 0}} {
+		if _, err := c.CreateCMSTemplate(ctx, tsclient.CMSTemplateParams{Type: tsclient.TemplatePage, Title: ptr.To(page.path), Path: ptr.To(page.path),
+			SectionID: page.section, Draft: ptr.To("<p>by hand</p>")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := c.CreateCMSFile(ctx, tsclient.CMSFileParams{Path: ptr.To("/company/old.pdf"), SectionID: company, Content: []byte("%PDF"),
+		Name: "old.pdf", ContentType: "application/pdf"}); err != nil {
+		t.Fatal(err)
+	}
+	// Not pruned: a drift check leaves them.
+	syncNow(t, portal, "1")
+	if cmsTemplate(t, ns, tsclient.TemplatePage, "/company/legacy") == nil || cmsFile(ns, "/company/old.pdf") == nil {
+		t.Fatalf("a drift check deleted what the spec does not list, with no prune")
+	}
+	update(t, portal, func() { portal.Spec.Prune = []string{"company"} })
+	eventually(t, waitTimeout, func() string {
+		if cmsTemplate(t, ns, tsclient.TemplatePage, "/company/legacy") != nil || cmsFile(ns, "/company/old.pdf") != nil {
+			return "the pruned section still holds what the spec does not list"
+		}
+		return ""
+	})
+	if cmsTemplate(t, ns, tsclient.TemplatePage, "/company/about") == nil || cmsTemplate(t, ns, tsclient.TemplatePage, "/elsewhere") == nil {
+		t.Errorf("prune deleted what the spec lists, or what is outside the pruned section")
+	}
 }
