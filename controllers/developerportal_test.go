@@ -605,3 +605,60 @@ func TestDeveloperPortalPrunesANamedSection(t *testing.T) {
 		t.Errorf("prune deleted what the spec lists, or what is outside the pruned section")
 	}
 }
+
+// TestDeveloperPortalMovesAPageAndKeepsADraft: a page moved to another path (same title, no system
+// name: porta derives the same one) is deleted at its old path before it is made at the new one, so
+// porta does not refuse the name; with publish: Manual, a template the tenant already holds as the spec
+// says (taken over with no write) and then drafted by a person is reported, not overwritten.
+func TestDeveloperPortalMovesAPageAndKeepsADraft(t *testing.T) {
+	ns := newNamespace(t)
+	create(t, defaultSecret(ns))
+	seeded := fmt.Sprint(cmsTemplate(t, ns, tsclient.TemplatePage, "/")["published"])
+	portal := smallPortal(ns, v1alpha1.PortalPublishManual)
+	portal.Spec.Files, portal.Spec.BuiltinPages = nil, nil
+	for _, cm := range portalContent(ns) {
+		if cm.Name == "portal-pages" {
+			cm.Data["index.html.liquid"] = seeded // what the tenant has already
+		}
+		create(t, cm)
+	}
+	portal.Spec.Pages[0].Layout = cmsLayoutName(t, ns, cmsTemplate(t, ns, tsclient.TemplatePage, "/")["layout_id"])
+	create(t, portal)
+	waitState(t, v1alpha1.ConditionSynced, portal)
+	home := cmsTemplate(t, ns, tsclient.TemplatePage, "/")
+	if home["draft"] != nil || home["published"] != seeded {
+		t.Fatalf("homepage %v, want it as it was (taken over with no write)", home)
+	}
+	if _, _, msg := syncState(t, portal); !strings.Contains(msg, "were in the tenant before") {
+		t.Errorf("Synced message %q, want the items taken over counted", msg)
+	}
+	if _, err := byHand(t, ns).UpdateCMSTemplate(context.Background(), home["id"].(int64), tsclient.CMSTemplateParams{Draft: ptr.To("<h1>Soon</h1>")}); err != nil {
+		t.Fatal(err)
+	}
+	syncNow(t, portal, "1")
+	if home := cmsTemplate(t, ns, tsclient.TemplatePage, "/"); home["draft"] != "<h1>Soon</h1>" || portal.Status.EditedByHand != 1 {
+		t.Errorf("homepage %v (editedByHand %d), want the person's draft kept and reported", home, portal.Status.EditedByHand)
+	}
+
+	// The about page moves; its title stays, so porta would derive the same system name.
+	update(t, portal, func() { portal.Spec.Pages[1].Path = "/company/about-us" })
+	eventually(t, waitTimeout, func() string {
+		if cmsTemplate(t, ns, tsclient.TemplatePage, "/company/about-us") == nil || cmsTemplate(t, ns, tsclient.TemplatePage, "/company/about") != nil {
+			state, _, msg := syncState(t, portal)
+			return fmt.Sprintf("the page did not move (%s: %s)", state, msg)
+		}
+		return ""
+	})
+	waitState(t, v1alpha1.ConditionSynced, portal)
+}
+
+// cmsLayoutName is the system name of the simulator's layout id.
+func cmsLayoutName(t *testing.T, ns string, id any) string {
+	t.Helper()
+	for _, tpl := range sim.Objects(ns, simulator.KindCMSTemplates) {
+		if tpl["type"] == tsclient.TemplateLayout && tpl["id"] == id {
+			return fmt.Sprint(tpl["system_name"])
+		}
+	}
+	return ""
+}

@@ -90,10 +90,11 @@ type PortalHandler string
 
 // PortalPage is a page of the portal, at its path.
 type PortalPage struct {
-	// Path of the page in the portal ("/", "/about"); unique among pages.
+	// Path of the page in the portal ("/", "/about"); unique among pages. No trailing slash and no "//"
+	// at the start: porta rewrites both, so the path would never match what it stores.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=255
-	// +kubebuilder:validation:Pattern=`^/`
+	// +kubebuilder:validation:Pattern=`^/$|^/[^/](.*[^/])?$`
 	Path string `json:"path"`
 	// Title of the page.
 	// +kubebuilder:validation:MinLength=1
@@ -309,9 +310,9 @@ type DeveloperPortalSpec struct {
 	// (kept in status.builtinOriginals). Default: false, the override stays as last written.
 	// +optional
 	RestoreBuiltins bool `json:"restoreBuiltins,omitempty"`
-	// Prune names sections (system names) where apimsync deletes the pages, partials of theirs and files
-	// the spec does not list, whoever made them. Elsewhere it deletes only what it made itself and the
-	// spec no longer lists. Built-ins are never deleted.
+	// Prune names sections (system names) where apimsync deletes the pages and files the spec does not
+	// list, whoever made them, and the sections under them it made. Elsewhere it deletes only what it
+	// made itself and the spec no longer lists. Built-ins are never deleted.
 	// +kubebuilder:validation:MaxItems=100
 	// +listType=set
 	// +optional

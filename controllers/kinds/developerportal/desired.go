@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"mime"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -166,6 +167,9 @@ func desired(ctx context.Context, reader client.Reader, p *v1alpha1.DeveloperPor
 			return d, err
 		}
 	}
+	if err := uniqueDerivedNames(spec); err != nil {
+		return d, err
+	}
 	for _, pg := range spec.Pages {
 		contentType := pg.ContentType
 		if contentType == "" {
@@ -297,3 +301,37 @@ func ConfigMapRefs(p *v1alpha1.DeveloperPortal) []string {
 
 // describe names an item for messages: its key.
 func describe(key string) string { return fmt.Sprintf("%q", key) }
+
+// notParam is what porta's parameterize turns into '-'.
+var notParam = regexp.MustCompile(`[^a-z0-9_]+`)
+
+// parameterize is porta's String#parameterize, near enough to tell two titles that give one name.
+func parameterize(title string) string {
+	return strings.Trim(notParam.ReplaceAllString(strings.ToLower(title), "-"), "-")
+}
+
+// uniqueDerivedNames refuses, before any write, what porta would refuse half-way: two pages without a
+// system name whose titles give the same one (porta derives it from the title, unique per type), and
+// two sections of one parent with the same title.
+func uniqueDerivedNames(spec v1alpha1.DeveloperPortalSpec) error {
+	pages := map[string]string{}
+	for _, pg := range spec.Pages {
+		name := pg.SystemName
+		if name == "" {
+			name = parameterize(pg.Title)
+		}
+		if other, taken := pages[name]; taken {
+			return engine.Invalid(v1alpha1.ReasonInvalidSpec, "pages %s and %s would have the same system name %q (porta derives it from the title): give one a systemName", other, pg.Path, name)
+		}
+		pages[name] = pg.Path
+	}
+	titles := map[string]string{}
+	for _, sec := range spec.Sections {
+		k := orRoot(sec.Parent) + "/" + sec.Title
+		if other, taken := titles[k]; taken {
+			return engine.Invalid(v1alpha1.ReasonInvalidSpec, "sections %q and %q have the same title %q under %q (porta refuses it)", other, sec.SystemName, sec.Title, orRoot(sec.Parent))
+		}
+		titles[k] = sec.SystemName
+	}
+	return nil
+}

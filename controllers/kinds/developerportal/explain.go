@@ -21,7 +21,11 @@ func (s *Syncer) Explain(p *v1alpha1.DeveloperPortal, want Desired, snap *Snapsh
 	for _, st := range pl.steps {
 		switch {
 		case st.op == opDelete:
-			out = append(out, fmt.Sprintf("- %s (deleted: apimsync made it and the spec no longer lists it)", st.key))
+			out = append(out, fmt.Sprintf("- %s (deleted: not in the spec, and made by apimsync or in a pruned section)", st.key))
+		case st.op == opSettings:
+			out = append(out, "~ settings")
+		case st.op == opUnpublish:
+			out = append(out, fmt.Sprintf("~ %s (unpublished: apimsync made it and the spec no longer lists it)", st.key))
 		case st.op == opRestore:
 			out = append(out, fmt.Sprintf("~ %s (its content before apimsync's override written back)", st.key))
 		case st.id == 0:

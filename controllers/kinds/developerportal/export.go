@@ -56,6 +56,10 @@ func Export(ctx context.Context, x *plugin.Exporter) error {
 			PartialPath: s.PartialPath, Public: &public})
 	}
 	for _, t := range snap.Templates {
+		if t.Draft == nil && t.Published == nil && (t.Type == tsclient.TemplatePage || t.Type == tsclient.TemplateLayout || t.Type == tsclient.TemplatePartial) {
+			x.Leave("the developer portal: %s %s has no content, neither published nor drafted (a hidden page): not exported", t.Type, templateName(t))
+			continue
+		}
 		content := []byte(e.content(t, spec.Publish))
 		switch t.Type {
 		case tsclient.TemplateLayout:

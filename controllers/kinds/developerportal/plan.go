@@ -2,6 +2,7 @@ package developerportal
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
@@ -104,6 +105,9 @@ func makePlan(p *v1alpha1.DeveloperPortal, want Desired, snap *Snapshot) (*plan,
 		}
 		key := sectionKey(s.SystemName)
 		r := snap.section(recs[key].ID, s.SystemName)
+		if r == nil && recs[key].ID != 0 {
+			r = snap.section(0, s.SystemName) // the recorded one is gone: one of that name may be there
+		}
 		if r == nil {
 			pl.steps = append(pl.steps, step{op: opSection, key: key, section: s})
 			continue
@@ -151,6 +155,9 @@ func makePlan(p *v1alpha1.DeveloperPortal, want Desired, snap *Snapshot) (*plan,
 		}
 		pl.states[f.Key] = v1alpha1.PortalItemLive
 		r := snap.file(recs[f.Key].ID, f.Path)
+		if r == nil && recs[f.Key].ID != 0 {
+			r = snap.file(0, f.Path)
+		}
 		if r == nil {
 			pl.steps = append(pl.steps, step{op: opFile, key: f.Key, file: f})
 			continue
@@ -181,7 +188,12 @@ func makePlan(p *v1alpha1.DeveloperPortal, want Desired, snap *Snapshot) (*plan,
 		return nil, engine.Refused(v1alpha1.ReasonAdoptionRefused, "the tenant already has %s, which apimsync did not make, and spec.adoption is Never: "+
 			"remove them from the spec, delete them in the admin portal, or set spec.adoption to IfExists to take them over", strings.Join(refused, ", "))
 	}
+	// What goes comes first: a page moved to another path, or a section renamed, frees its path, system
+	// name or title for the one that replaces it (porta refuses a create that takes one still used).
+	writes := pl.steps
+	pl.steps = nil
 	pl.removals(p, want, snap, recs)
+	pl.steps = append(pl.steps, writes...)
 	return pl, nil
 }
 
@@ -324,11 +336,27 @@ func (pl *plan) removals(p *v1alpha1.DeveloperPortal, want Desired, snap *Snapsh
 	for _, pv := range want.Providers {
 		wanted[pv.Key] = true
 	}
+	// What the spec's items refer to stays, listed or not: a page's section and layout, a section's
+	// parent, a file's section.
+	for _, s := range want.Sections {
+		wanted[sectionKey(s.Parent)] = true
+	}
+	for _, t := range want.Templates {
+		if t.Section != "" {
+			wanted[sectionKey(t.Section)] = true
+		}
+		if t.Layout != "" {
+			wanted[namedKey(tsclient.TemplateLayout, t.Layout)] = true
+		}
+	}
+	for _, f := range want.Files {
+		wanted[sectionKey(f.Section)] = true
+	}
 	var templates, files, sections []step
-	deleted := map[int64]bool{}
+	deleted := map[string]bool{} // by kind and id: sections, templates and files are numbered apart
 	del := func(list *[]step, kind, key string, id int64) {
-		if !deleted[id] {
-			deleted[id] = true
+		if k := kind + ":" + strconv.FormatInt(id, 10); !deleted[k] {
+			deleted[k] = true
 			*list = append(*list, step{op: opDelete, kind: kind, key: key, id: id})
 		}
 	}
@@ -375,7 +403,10 @@ func (pl *plan) removals(p *v1alpha1.DeveloperPortal, want Desired, snap *Snapsh
 		}
 	}
 	for _, id := range pl.pruned(want, snap) {
-		if s := snap.section(id, ""); s != nil && !wanted[sectionKey(s.SystemName)] && !slices.Contains(want.Prune, s.SystemName) {
+		// A section under a pruned one goes only when apimsync made it: the tenant's own are built-ins
+		// porta refuses to delete, and the API does not tell them apart.
+		if s := snap.section(id, ""); s != nil && !wanted[sectionKey(s.SystemName)] && !slices.Contains(want.Prune, s.SystemName) &&
+			recs[sectionKey(s.SystemName)].Created {
 			del(&sections, "section", sectionKey(s.SystemName), id)
 		}
 		for _, t := range snap.Templates {
@@ -434,9 +465,9 @@ func layoutRank(key string) int {
 }
 
 // usedLayout tells whether a page that is not being deleted uses layout id.
-func usedLayout(snap *Snapshot, id int64, deleted map[int64]bool) bool {
+func usedLayout(snap *Snapshot, id int64, deleted map[string]bool) bool {
 	return slices.ContainsFunc(snap.Templates, func(t tsclient.CMSTemplate) bool {
-		return t.LayoutID == id && !deleted[t.ID] && t.Type != tsclient.TemplateLayout
+		return t.LayoutID == id && !deleted["template:"+strconv.FormatInt(t.ID, 10)] && t.Type != tsclient.TemplateLayout
 	})
 }
 

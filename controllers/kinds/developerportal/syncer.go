@@ -193,7 +193,11 @@ func record(p *v1alpha1.DeveloperPortal, want Desired, snap *Snapshot, pl *plan)
 	}
 	for _, t := range want.Templates {
 		if r := snap.template(recs[t.Key].ID, t); r != nil {
-			setItem(p, v1alpha1.PortalItemStatus{Key: t.Key, ID: r.ID, State: pl.states[t.Key]})
+			it := v1alpha1.PortalItemStatus{Key: t.Key, ID: r.ID, State: pl.states[t.Key]}
+			if holds(*r, t.Content) {
+				it.Hash = t.Hash // what 3scale has is the spec's: a later change by hand is a person's (Manual)
+			}
+			setItem(p, it)
 		}
 	}
 	for _, pv := range want.Providers {
@@ -263,8 +267,8 @@ func count(p *v1alpha1.DeveloperPortal) {
 	}
 }
 
-// Note implements engine.Noter: the drafts waiting to be published and the templates edited by hand
-// and left so (Manual).
+// Note implements engine.Noter: the items taken over (found by path or system name, not made by
+// apimsync), the drafts waiting to be published and the templates edited by hand and left so (Manual).
 func (s *Syncer) Note(p *v1alpha1.DeveloperPortal, _ *Snapshot) string {
 	var drafts, edited []string
 	for _, it := range p.Status.Items {
@@ -276,6 +280,9 @@ func (s *Syncer) Note(p *v1alpha1.DeveloperPortal, _ *Snapshot) string {
 		}
 	}
 	var notes []string
+	if taken := tookOver(p); taken > 0 {
+		notes = append(notes, fmt.Sprintf("%d items the spec names were in the tenant before and are kept by this portal (not made by apimsync: never deleted by it)", taken))
+	}
 	if len(drafts) > 0 {
 		notes = append(notes, fmt.Sprintf("%d templates are drafts for a person to publish in the admin portal (%s)", len(drafts), strings.Join(drafts, ", ")))
 	}
@@ -329,4 +336,21 @@ func SecretRefs(p *v1alpha1.DeveloperPortal) []string {
 		out = append(out, sp.ClientSecretRef.Name)
 	}
 	return out
+}
+
+// tookOver counts the items p keeps that apimsync did not make (built-in overrides aside: every tenant
+// has those).
+func tookOver(p *v1alpha1.DeveloperPortal) int {
+	n := 0
+	for _, it := range p.Status.Items {
+		if !it.Created && !strings.HasPrefix(it.Key, tsclient.TemplateBuiltinPage+":") && !strings.HasPrefix(it.Key, tsclient.TemplateBuiltinPartial+":") {
+			n++
+		}
+	}
+	return n
+}
+
+// holds tells whether template r holds content already: as its draft, or live with no draft.
+func holds(r tsclient.CMSTemplate, content string) bool {
+	return (r.Draft != nil && *r.Draft == content) || (r.Draft == nil && r.Published != nil && *r.Published == content)
 }
