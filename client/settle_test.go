@@ -93,3 +93,55 @@ func TestLostCreateThatMadeNothingIsSentAgain(t *testing.T) {
 		t.Errorf("a timeout or a request never sent counts as a lost answer")
 	}
 }
+
+// TestLostPortalCreatesAreSettled: a section, page, file and sign-in provider whose create answer is
+// lost are found by what porta keeps unique (system name, path, kind): no error, no duplicate.
+func TestLostPortalCreatesAreSettled(t *testing.T) {
+	f := newSimFixture(t)
+	ctx := context.Background()
+	lose := func(template string) {
+		f.sim.ScriptFault(simulator.ScriptedFault{Tenant: simTenant, Method: "POST", Template: template, Count: 1, Lose: true})
+	}
+	lose("/admin/api/cms/sections.json")
+	s := outcome(f.client.CreateCMSSection(ctx, CMSSectionParams{Title: ptrTo("Guides"), SystemName: ptrTo("guides")})).must(t, "lost section")
+	lose("/admin/api/cms/templates.json")
+	p := outcome(f.client.CreateCMSTemplate(ctx, CMSTemplateParams{Type: TemplatePage, Title: ptrTo("One"), Path: ptrTo("/guides/one"),
+		SectionID: s.ID, Draft: ptrTo("<h1>One</h1>")})).must(t, "lost page")
+	lose("/admin/api/cms/files.json")
+	file := outcome(f.client.CreateCMSFile(ctx, CMSFileParams{Path: ptrTo("/guides/map.png"), Content: []byte("PNG"), Name: "map.png",
+		ContentType: "image/png"})).must(t, "lost file")
+	lose("/admin/api/authentication_providers.json")
+	sso := outcome(f.client.CreateAuthenticationProvider(ctx, AuthenticationProviderParams{Kind: "keycloak", ClientID: ptrTo("portal"),
+		ClientSecret: ptrTo("s3cret"), Site: ptrTo("https://sso.example.com/realms/dev")})).must(t, "lost provider")
+	if s.SystemName != "guides" || p.Path != "/guides/one" || file.Path != "/guides/map.png" || sso.Kind != "keycloak" {
+		t.Errorf("settled: section %+v, page %+v, file %+v, provider %+v", s, p, file, sso)
+	}
+	count := func(kind string, match func(map[string]any) bool) int {
+		n := 0
+		for _, o := range f.sim.Objects(simTenant, kind) {
+			if match(o) {
+				n++
+			}
+		}
+		return n
+	}
+	for what, n := range map[string]int{
+		"sections named guides": count(simulator.KindCMSSections, func(o map[string]any) bool { return o["system_name"] == "guides" }),
+		"pages at /guides/one":  count(simulator.KindCMSTemplates, func(o map[string]any) bool { return o["path"] == "/guides/one" }),
+		"files at its path":     count(simulator.KindCMSFiles, func(o map[string]any) bool { return o["path"] == "/guides/map.png" }),
+		"keycloak providers":    count(simulator.KindSignInProviders, func(o map[string]any) bool { return o["kind"] == "keycloak" }),
+	} {
+		if n != 1 {
+			t.Errorf("%d %s, want 1: a lost create was sent twice", n, what)
+		}
+	}
+	lost := 0
+	for _, c := range f.sim.Stats().Calls {
+		if c.Code == 0 {
+			lost += c.Count
+		}
+	}
+	if lost != 4 {
+		t.Errorf("%d lost answers, want 4: the test did not lose what it meant to", lost)
+	}
+}

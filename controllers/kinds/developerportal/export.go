@@ -141,17 +141,14 @@ func (e *portalExport) content(t tsclient.CMSTemplate, mode v1alpha1.PortalPubli
 	return ""
 }
 
-// notKey is what a ConfigMap key cannot hold, notName what a ConfigMap name cannot.
-var (
-	notKey  = regexp.MustCompile(`[^-._a-zA-Z0-9]+`)
-	notName = regexp.MustCompile(`[^a-z0-9-]+`)
-)
+// notKey is what a ConfigMap key cannot hold.
+var notKey = regexp.MustCompile(`[^-._a-zA-Z0-9]+`)
 
 // file puts content in the tree at portal/<dir>/<name> (name made a ConfigMap key, unique in its
 // folder) and returns its reference: the folder's ConfigMap, portal-<dir>.
 func (e *portalExport) file(dir, name string, content []byte) v1alpha1.PortalContentRef {
 	dir = strings.Trim(path.Clean("/"+dir), "/")
-	cm := strings.Trim(notName.ReplaceAllString(strings.ToLower("portal-"+dir), "-"), "-")
+	cm := plugin.ObjectName("portal-" + dir)
 	base := strings.Trim(notKey.ReplaceAllString(strings.ReplaceAll(name, "/", "--"), "_"), ".")
 	if base == "" {
 		base = "_"
