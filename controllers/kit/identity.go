@@ -203,6 +203,12 @@ func holdsBefore(a, b engine.Object) bool {
 // reads the manager's cache only. The message names the owner only when it is in obj's namespace, so
 // that nobody learns of objects in namespaces they may not read.
 func CheckSoleOwner(ctx context.Context, reader client.Reader, claims *Claims, obj engine.Object, list client.ObjectList, key string) error {
+	return CheckSoleOwnerOr(ctx, reader, claims, obj, list, key, "give this resource another systemName or remove one of them")
+}
+
+// CheckSoleOwnerOr is CheckSoleOwner with what the refusal tells the user to do (a kind with no system
+// name to change says something else).
+func CheckSoleOwnerOr(ctx context.Context, reader client.Reader, claims *Claims, obj engine.Object, list client.ObjectList, key, remedy string) error {
 	if err := reader.List(ctx, list, client.MatchingFields{IndexOwnerKey: key}); err != nil {
 		return err
 	}
@@ -238,8 +244,8 @@ func CheckSoleOwner(ctx context.Context, reader client.Reader, claims *Claims, o
 		return nil
 	}
 	return engine.Invalid(v1alpha1.ReasonRemoteOwnedByOtherResource,
-		"the same 3scale object (tenant, system name) is already managed by %s; give this resource another systemName or remove one of them; deleting this resource leaves that object untouched",
-		seenFrom(obj, owner))
+		"the same 3scale object (tenant, system name) is already managed by %s; %s; deleting this resource leaves that object untouched",
+		seenFrom(obj, owner), remedy)
 }
 
 // seenFrom names other for a message on obj: by name in obj's own namespace, where its name is no secret,

@@ -2,7 +2,6 @@ package developerportal
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -46,13 +45,9 @@ func (s *Syncer) Resolve(ctx context.Context, p *v1alpha1.DeveloperPortal, sess 
 	if err != nil {
 		return r, err
 	}
-	if err := kit.CheckSoleOwner(ctx, s.Reader, s.Claims, p, &v1alpha1.DeveloperPortalList{}, kit.OwnerKey(sess.Tenant, "", sess.SystemName)); err != nil {
-		var held *engine.ReasonedError
-		if errors.As(err, &held) && held.Reason == v1alpha1.ReasonRemoteOwnedByOtherResource {
-			// The portal has no system name to change: say what to do instead.
-			holder, _, _ := strings.Cut(held.Message, ";")
-			return r, engine.Invalid(held.Reason, "%s: a tenant has one developer portal, kept by one DeveloperPortal; remove one of them", holder)
-		}
+	// The portal has no system name to change: a tenant has one.
+	if err := kit.CheckSoleOwnerOr(ctx, s.Reader, s.Claims, p, &v1alpha1.DeveloperPortalList{}, kit.OwnerKey(sess.Tenant, "", sess.SystemName),
+		"a tenant has one developer portal, kept by one DeveloperPortal: remove one of them"); err != nil {
 		return r, err
 	}
 	hashes := make([]string, 0, len(want.Templates)+len(want.Files))
