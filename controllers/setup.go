@@ -3,9 +3,12 @@ package controllers
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -13,16 +16,19 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
+	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -288,6 +294,7 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 	for _, k := range kinds {
 		errs = append(errs, k.controller(sh, deps))
 	}
+	errs = append(errs, mgr.AddReadyzCheck("caches", cachesSynced(mgr.GetCache(), watchedTypes(installations))))
 	err := errors.Join(errs...)
 	if err != nil {
 		return err
@@ -396,4 +403,54 @@ func (l *tenantLabels) of(tenant string) string {
 	}
 	l.seen[tenant] = true
 	return tenant
+}
+
+// cachesSynced is the manager's readiness check: ready once the cache holds every type the controllers
+// watch (watchedTypes), its informers made and synced, which is when the controllers start their
+// workers. Until then an object applied waits for a manager that said it was ready (a rollout, a
+// benchmark's clock): seconds when the API server asks the informers to retry. Every replica's cache
+// runs, the leader's or not, so a replica waiting for the lease is ready too.
+func cachesSynced(c ctrlcache.Informers, watched []client.Object) healthz.Checker {
+	var synced atomic.Bool
+	return func(req *http.Request) error {
+		if synced.Load() {
+			return nil
+		}
+		for _, obj := range watched {
+			inf, err := c.GetInformer(req.Context(), obj, ctrlcache.BlockUntilSynced(false))
+			if err != nil {
+				return err
+			}
+			if !inf.HasSynced() {
+				return fmt.Errorf("the cache of %s is not synced yet", typeName(obj))
+			}
+		}
+		synced.Store(true)
+		return nil
+	}
+}
+
+// watchedTypes are the types the controllers watch: every kind of the table, the metadata of Secrets
+// and ConfigMaps, and APIManagers when their CRD is installed.
+func watchedTypes(installations bool) []client.Object {
+	out := syncedKinds()
+	for _, gvk := range []schema.GroupVersionKind{corev1.SchemeGroupVersion.WithKind("Secret"), corev1.SchemeGroupVersion.WithKind("ConfigMap")} {
+		m := &metav1.PartialObjectMetadata{}
+		m.SetGroupVersionKind(gvk)
+		out = append(out, m)
+	}
+	if installations {
+		manager := &unstructured.Unstructured{}
+		manager.SetGroupVersionKind(kit.APIManagerGVK)
+		out = append(out, manager)
+	}
+	return out
+}
+
+// typeName names obj's type for a message: its kind when it says it, else its Go type.
+func typeName(obj client.Object) string {
+	if k := obj.GetObjectKind().GroupVersionKind().Kind; k != "" {
+		return k
+	}
+	return fmt.Sprintf("%T", obj)
 }

@@ -173,9 +173,6 @@ func run(args []string) error {
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return err
 	}
-	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
-		return err
-	}
 	ctrl.Log.WithName("setup").Info("starting apimsync", "version", build.Version, "revision", build.Revision, "modified", build.Modified,
 		"go", build.GoVersion, "watchNamespaces", f.watchNamespaces, "driftCheckPeriod", f.opts.DriftCheckPeriod)
 	return mgr.Start(ctx)
