@@ -8,7 +8,8 @@
 // BENCH_RATE_BURST (10), BENCH_MAX_IN_FLIGHT (the manager's default), BENCH_STEADY (5m),
 // BENCH_DRIFT_PERIOD (10m; the drift phase's --drift-check-period, 0 skips the phase), BENCH_DRIFT_WINDOW
 // (the drift period: how long the drift phase counts calls), BENCH_TIMEOUT (30m), BENCH_RESULTS (test/bench/results/latest),
-// BENCH_MANAGER_ARGS (extra manager flags, space-separated), BENCH_FAULTS (off; 1, or
+// BENCH_MANAGER_ARGS (extra manager flags, space-separated), BENCH_SIM_ARGS (extra simulator flags, e.g.
+// --trace), BENCH_FAULTS (off; 1, or
 // error=R,ratelimit=R,retryafter=S,lost=R: the faults phase), BENCH_BIN (bin), BENCH_FLOOR (1; 0 skips
 // measuring the control plane's floor at the end), BENCH_DELETE_ORDER (applied: owners first, as
 // applied; dependants-first: the reverse, plans before their products).
@@ -87,7 +88,7 @@ func config() (bench.Config, string, error) {
 		Floor:           text("BENCH_FLOOR", "1") != "0",
 		DependantsFirst: text("BENCH_DELETE_ORDER", "applied") == "dependants-first",
 		ManagerBin:      filepath.Join(binDir, "manager"), SimBin: filepath.Join(binDir, "apimsync-sim"),
-		ManagerArgs: strings.Fields(os.Getenv("BENCH_MANAGER_ARGS")), Dir: filepath.Join(out, "logs"), Log: os.Stderr,
+		ManagerArgs: strings.Fields(os.Getenv("BENCH_MANAGER_ARGS")), SimArgs: strings.Fields(os.Getenv("BENCH_SIM_ARGS")), Dir: filepath.Join(out, "logs"), Log: os.Stderr,
 	}
 	cfg.DriftWindow = dur("BENCH_DRIFT_WINDOW", cfg.DriftCheckPeriod)
 	faults, err := bench.ParseFaults(os.Getenv("BENCH_FAULTS"))

@@ -128,7 +128,7 @@ func (b *bench) faults(ctx context.Context) error {
 		return err
 	}
 	lastLog := time.Now()
-	if err := b.waitCensus(ctx, 500*time.Millisecond, func(_, synced int) bool {
+	if err := b.waitCensus(ctx, b.seriesInterval(), func(_, synced int) bool {
 		if time.Since(lastLog) > 10*time.Second {
 			b.logf("faults: %d/%d Synced after %.0fs", synced, len(objs), time.Since(start).Seconds())
 			lastLog = time.Now()

@@ -60,6 +60,7 @@ type Config struct {
 	// ManagerBin and SimBin are the binaries to run (make build); ManagerArgs are added to the manager's.
 	ManagerBin, SimBin string
 	ManagerArgs        []string
+	SimArgs            []string // added to the simulator's flags (e.g. --trace)
 	// Faults, when set (BENCH_FAULTS), runs the faults phase after the deletion: see FaultsPhase.
 	Faults *simulator.Faults
 	// Settle is how long a restarted manager is left before its memory is read (default 15s).
@@ -164,7 +165,7 @@ type bench struct {
 
 func (b *bench) logf(format string, args ...any) {
 	if b.cfg.Log != nil {
-		fmt.Fprintf(b.cfg.Log, "[%s] %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
+		fmt.Fprintf(b.cfg.Log, "[%s] %s\n", time.Now().Format("15:04:05.000"), fmt.Sprintf(format, args...))
 	}
 }
 
@@ -276,6 +277,7 @@ func (b *bench) start(ctx context.Context) error {
 	b.simURL = fmt.Sprintf("http://127.0.0.1:%d", port)
 	args := []string{"--listen", fmt.Sprintf("127.0.0.1:%d", port), "--seed", fmt.Sprint(b.cfg.Seed),
 		"--latency", b.cfg.Latency.String(), "--tenant-rate-limit", fmt.Sprint(b.cfg.RateLimit), "--tenant-rate-burst", fmt.Sprint(b.cfg.RateBurst)}
+	args = append(args, b.cfg.SimArgs...)
 	for i, ns := range b.work.Namespaces {
 		b.tokens[ns.Name] = fmt.Sprintf("bench-token-%03d", i)
 		args = append(args, "--tenant", ns.Name+"="+b.tokens[ns.Name])
@@ -463,6 +465,16 @@ func (b *bench) waitCensus(ctx context.Context, interval time.Duration, done fun
 	}
 }
 
+// seriesInterval is how often the census is taken while objects converge (each census is a point of
+// the series): every 100ms up to 1,000 objects, where half a second would be a large share of the time
+// measured; every 500ms beyond, where a census lists tens of thousands of objects.
+func (b *bench) seriesInterval() time.Duration {
+	if b.work.Size() <= 1000 {
+		return 100 * time.Millisecond
+	}
+	return 500 * time.Millisecond
+}
+
 // cold applies the whole workload at once and waits until every object is Synced.
 func (b *bench) cold(ctx context.Context) error {
 	if err := resetSimStats(b.simURL); err != nil {
@@ -478,9 +490,10 @@ func (b *bench) cold(ctx context.Context) error {
 		return err
 	}
 	sent := time.Since(start)
+	b.logf("cold began at %s", start.Format("15:04:05.000"))
 	b.logf("applied %d objects in %.1fs", len(objs), sent.Seconds())
 	lastLog := time.Now()
-	err := b.waitCensus(ctx, 500*time.Millisecond, func(_, synced int) bool {
+	err := b.waitCensus(ctx, b.seriesInterval(), func(_, synced int) bool {
 		secs := time.Since(start).Seconds()
 		b.res.ColdSeries = append(b.res.ColdSeries, Point{secs, synced})
 		if time.Since(lastLog) > 10*time.Second {

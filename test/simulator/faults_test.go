@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -163,4 +164,50 @@ func TestTenantRateLimit(t *testing.T) {
 	if res := h.roundTrip(req); res.code != 200 {
 		t.Errorf("another tenant: %d, want 200 (budgets are per tenant)", res.code)
 	}
+}
+
+// Options.Trace gets one line per API request, its answer's code included (0 for a lost answer), and
+// never the token.
+func TestTrace(t *testing.T) {
+	var buf syncBuffer
+	h := newHarness(t, func(o *Options) { o.Trace = &buf })
+	h.send("POST", "/admin/api/services.json", url.Values{"name": {"Pets"}})
+	h.sim.SetFaults(Faults{LostResponseRate: 1})
+	h.send("POST", "/admin/api/services.json", url.Values{"name": {"Cats"}})
+	h.send("GET", "/admin/api/services.json", nil)
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	want := []string{"acme POST /admin/api/services.json 201", "acme POST /admin/api/services.json 0", "acme GET /admin/api/services.json 200"}
+	if len(lines) != len(want) {
+		t.Fatalf("trace %q, want %d lines", lines, len(want))
+	}
+	for i, l := range lines {
+		f := strings.Fields(l)
+		if len(f) != 6 || !strings.HasSuffix(l, want[i]) {
+			t.Errorf("line %d %q, want time, duration, then %q", i, l, want[i])
+		}
+		if _, err := time.Parse("15:04:05.000", f[0]); err != nil {
+			t.Errorf("line %d %q: the time of day: %v", i, l, err)
+		}
+		if strings.Contains(l, "tok") {
+			t.Errorf("line %d %q holds the token", i, l)
+		}
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for concurrent use.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

@@ -1,6 +1,10 @@
 package simulator
 
-import "sort"
+import (
+	"fmt"
+	"sort"
+	"time"
+)
 
 // CallKey identifies a series of requests: tenant, HTTP verb, path template and status (0: lost).
 type CallKey struct {
@@ -74,6 +78,17 @@ func (s *Simulator) ResetStats() {
 	s.stats = map[CallKey]int{}
 	s.journal = map[string][]CallKey{}
 	s.ignoredRetryAfter = 0
+}
+
+// record counts a request that arrived at arrived and, with Options.Trace, writes its trace line.
+func (s *Simulator) record(arrived time.Time, tenantName, method, template string, code int) {
+	s.count(tenantName, method, template, code)
+	if s.trace != nil {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		fmt.Fprintf(s.trace, "%s %.3f %s %s %s %d\n", arrived.Format("15:04:05.000"), time.Since(arrived).Seconds(),
+			tenantName, method, template, code)
+	}
 }
 
 // count adds one request to its series.
