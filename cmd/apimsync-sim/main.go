@@ -88,7 +88,7 @@ func parseFlags(args []string, out io.Writer) (*config, error) {
 	fs.Float64Var(&c.opts.Faults.LostResponseRate, "lost-response-rate", 0, "Share of successful writes whose answer is dropped.")
 	fs.Float64Var(&c.opts.Faults.TenantRateLimit, "tenant-rate-limit", 0, "Requests per second each tenant may make (a SaaS tenant's API limit); beyond it, 429 with Retry-After. 0: no limit.")
 	fs.IntVar(&c.opts.Faults.TenantRateBurst, "tenant-rate-burst", 0, "Burst of --tenant-rate-limit (default 1).")
-	fs.BoolVar(&c.trace, "trace", false, "Write one line per API request to standard error: the time it arrived, seconds it took, tenant, method, endpoint template, status (0: answer lost).")
+	fs.BoolVar(&c.trace, "trace", false, "Write one line per API request to standard error: the time it arrived, seconds it took, tenant, method, endpoint template, status (0: answer lost), path.")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}

@@ -166,23 +166,24 @@ func TestTenantRateLimit(t *testing.T) {
 	}
 }
 
-// Options.Trace gets one line per API request, its answer's code included (0 for a lost answer), and
-// never the token.
+// Options.Trace gets one line per API request, its answer's code (0 for a lost answer) and path included,
+// and never the token.
 func TestTrace(t *testing.T) {
 	var buf syncBuffer
 	h := newHarness(t, func(o *Options) { o.Trace = &buf })
 	h.send("POST", "/admin/api/services.json", url.Values{"name": {"Pets"}})
 	h.sim.SetFaults(Faults{LostResponseRate: 1})
 	h.send("POST", "/admin/api/services.json", url.Values{"name": {"Cats"}})
-	h.send("GET", "/admin/api/services.json", nil)
+	h.send("GET", "/admin/api/services/1.json", nil)
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
-	want := []string{"acme POST /admin/api/services.json 201", "acme POST /admin/api/services.json 0", "acme GET /admin/api/services.json 200"}
+	want := []string{"acme POST /admin/api/services.json 201 /admin/api/services.json", "acme POST /admin/api/services.json 0 /admin/api/services.json",
+		"acme GET /admin/api/services/{id}.json 200 /admin/api/services/1.json"}
 	if len(lines) != len(want) {
 		t.Fatalf("trace %q, want %d lines", lines, len(want))
 	}
 	for i, l := range lines {
 		f := strings.Fields(l)
-		if len(f) != 6 || !strings.HasSuffix(l, want[i]) {
+		if len(f) != 7 || !strings.HasSuffix(l, want[i]) {
 			t.Errorf("line %d %q, want time, duration, then %q", i, l, want[i])
 		}
 		if _, err := time.Parse("15:04:05.000", f[0]); err != nil {

@@ -66,8 +66,9 @@ type Options struct {
 	// https:// by default.
 	PlainHTTP bool
 	// Trace, when set, gets one line per request of the API (not /__sim/): when it arrived (the time of
-	// day, to the millisecond), how long it took, the tenant, the method, the endpoint's template and the
-	// answer's code (0: answer lost). For reading how a client paced a tenant; no token nor body.
+	// day, to the millisecond), how long it took, the tenant, the method, the endpoint's template, the
+	// answer's code (0: answer lost) and the path (its ids). For reading how a client paced a tenant and
+	// what it read again; no query, token nor body.
 	Trace io.Writer
 }
 
@@ -413,7 +414,7 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 		a = rt.handle(req)
 		s.mu.Unlock()
 		if fault.lose && a.code < 300 {
-			s.record(arrived, t.name, hr.Method, template, 0)
+			s.record(arrived, t.name, hr.Method, template, path, 0)
 			loseResponse(w)
 			return
 		}
@@ -427,7 +428,7 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 	case masterHost:
 		name = MasterTenant // the master API refused on master's host
 	}
-	s.record(arrived, name, hr.Method, template, a.code)
+	s.record(arrived, name, hr.Method, template, path, a.code)
 	writeJSON(w, a)
 }
 

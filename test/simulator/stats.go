@@ -81,13 +81,13 @@ func (s *Simulator) ResetStats() {
 }
 
 // record counts a request that arrived at arrived and, with Options.Trace, writes its trace line.
-func (s *Simulator) record(arrived time.Time, tenantName, method, template string, code int) {
+func (s *Simulator) record(arrived time.Time, tenantName, method, template, path string, code int) {
 	s.count(tenantName, method, template, code)
 	if s.trace != nil {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		fmt.Fprintf(s.trace, "%s %.3f %s %s %s %d\n", arrived.Format("15:04:05.000"), time.Since(arrived).Seconds(),
-			tenantName, method, template, code)
+		fmt.Fprintf(s.trace, "%s %.3f %s %s %s %d %s\n", arrived.Format("15:04:05.000"), time.Since(arrived).Seconds(),
+			tenantName, method, template, code, path)
 	}
 }
 
