@@ -652,18 +652,20 @@ func TestClientAgainstSimulatorRefusals(t *testing.T) {
 	}
 }
 
-// TestClientAfterALostAnswer: when the simulator loses the answer to a create, the client reports it as
-// unavailable, and the retry meets "has already been taken" for the object that exists.
+// TestClientAfterALostAnswer: when the simulator loses the answer to a create the client cannot settle
+// (no system name to find it by), the client reports it as unavailable, and a create with the system
+// name porta derived meets "has already been taken" for the object that exists.
 func TestClientAfterALostAnswer(t *testing.T) {
 	f := newSimFixture(t)
 	ctx := context.Background()
-	params := BackendParams{Name: "Stock", SystemName: "stock", PrivateEndpoint: "https://stock.internal"}
+	params := BackendParams{Name: "Stock", PrivateEndpoint: "https://stock.internal"}
 	f.sim.SetFaults(simulator.Faults{LostResponseRate: 1})
 	_, err := f.client.CreateBackend(ctx, params)
 	if !IsUnavailable(err) || !IsRetryable(err) {
 		t.Fatalf("lost answer: %v, want unavailable", err)
 	}
 	f.sim.SetFaults(simulator.Faults{})
+	params.SystemName = "stock"
 	if _, err := f.client.CreateBackend(ctx, params); !HasAlreadyBeenTaken(err, "system_name") {
 		t.Errorf("retry: %v, want has already been taken", err)
 	}

@@ -38,8 +38,14 @@ func (c *Client) GetBackend(ctx context.Context, id int64) (*Backend, error) {
 }
 
 // CreateBackend creates a backend API (POST /admin/api/backend_apis.json); 3scale adds its hits metric.
+// A create whose answer was lost is settled by its system name (settle.go).
 func (c *Client) CreateBackend(ctx context.Context, p BackendParams) (*Backend, error) {
-	return one[Backend](ctx, c, call{method: "POST", endpoint: "/admin/api/backend_apis.json", form: p.form().values()})
+	return settledByName(ctx, c, p.SystemName, func() (*Backend, error) {
+		return one[Backend](ctx, c, call{method: "POST", endpoint: "/admin/api/backend_apis.json", form: p.form().values()})
+	}, func() (*Backend, error) {
+		all, err := c.ListBackends(ctx)
+		return first(all, err, func(x Backend) bool { return x.SystemName == p.SystemName })
+	})
 }
 
 // UpdateBackend updates a backend API (PUT /admin/api/backend_apis/{id}.json).

@@ -72,7 +72,7 @@ type Config struct {
 	// decides what to write, the recorder lists it).
 	DryRun func(Write)
 	// ReadRetries bounds the retries of one call after its first attempt (default 3, so 4 attempts in
-	// all; negative: none). Reads (GET) are retried when they fail for a passing reason: no answer, a
+	// all; negative: none; the manager's --remote-retries). Reads (GET) are retried when they fail for a passing reason: no answer, a
 	// timeout, 5xx or 429; writes when answered 429 or 503, which say the tenant did not act on the
 	// request. A Retry-After is always honoured (up to MaxRetryAfter); one longer than 30s, or than what
 	// is left of the deadline, ends the call with its error at once, for the caller to requeue.
@@ -272,7 +272,14 @@ type upload struct {
 // one resource by its id (or of a product's proxy, OIDC settings or policy chain), setting attributes
 // only. State transitions (approve, suspend, resume, activate, a state_event) are not: porta refuses a
 // transition from the state it leads to. A DELETE sent again answers 404, which callers take as done.
+// A deploy of a product's staging configuration is replayable too.
 func (r call) replayable() bool {
+	if r.method == http.MethodPost && r.endpoint == "/admin/api/services/{service_id}/proxy/deploy.json" {
+		// porta saves a new staging configuration only when it differs from the latest
+		// (ApicastV2DeploymentService), and copies to production only a version it lacks: a deploy sent
+		// again makes nothing more.
+		return true
+	}
 	switch r.method {
 	case http.MethodPut, http.MethodPatch, http.MethodDelete:
 	default:

@@ -118,8 +118,14 @@ func (c *Client) GetPlan(ctx context.Context, serviceID, id int64) (*Application
 }
 
 // CreatePlan creates a plan (POST /admin/api/services/{service_id}/application_plans.json).
+// A create whose answer was lost is settled by its system name (settle.go).
 func (c *Client) CreatePlan(ctx context.Context, serviceID int64, p PlanParams) (*ApplicationPlan, error) {
-	return one[ApplicationPlan](ctx, c, call{method: "POST", endpoint: "/admin/api/services/{service_id}/application_plans.json", args: []any{serviceID}, form: p.form().values()})
+	return settledByName(ctx, c, p.SystemName, func() (*ApplicationPlan, error) {
+		return one[ApplicationPlan](ctx, c, call{method: "POST", endpoint: "/admin/api/services/{service_id}/application_plans.json", args: []any{serviceID}, form: p.form().values()})
+	}, func() (*ApplicationPlan, error) {
+		all, err := c.ListPlans(ctx, serviceID)
+		return first(all, err, func(x ApplicationPlan) bool { return x.SystemName == p.SystemName })
+	})
 }
 
 // UpdatePlan updates a plan (PUT /admin/api/services/{service_id}/application_plans/{id}.json).

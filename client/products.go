@@ -43,8 +43,14 @@ func (c *Client) GetProduct(ctx context.Context, id int64) (*Product, error) {
 }
 
 // CreateProduct creates a product (POST /admin/api/services.json); 3scale adds its hits metric.
+// A create whose answer was lost is settled by its system name (settle.go).
 func (c *Client) CreateProduct(ctx context.Context, p ProductParams) (*Product, error) {
-	return one[Product](ctx, c, call{method: "POST", endpoint: "/admin/api/services.json", form: p.form().values()})
+	return settledByName(ctx, c, p.SystemName, func() (*Product, error) {
+		return one[Product](ctx, c, call{method: "POST", endpoint: "/admin/api/services.json", form: p.form().values()})
+	}, func() (*Product, error) {
+		all, err := c.ListProducts(ctx)
+		return first(all, err, func(x Product) bool { return x.SystemName == p.SystemName })
+	})
 }
 
 // UpdateProduct updates a product (PUT /admin/api/services/{id}.json).

@@ -38,6 +38,17 @@ func settled[T any](ctx context.Context, c *Client, send func() (*T, error), fin
 	return send()
 }
 
+// settledByName is settled for the create of a top-level object (a product, a backend, a plan), found
+// again by the system name it was created with: that of the apimsync object making it, which the engine
+// looked for before it created (an object already there is adopted, and says so). Without a system name
+// (porta would derive one) a lost answer is left to the caller, whose next attempt settles it from state.
+func settledByName[T any](ctx context.Context, c *Client, systemName string, send func() (*T, error), find func() (*T, error)) (*T, error) {
+	if systemName == "" {
+		return send()
+	}
+	return settled(ctx, c, send, find)
+}
+
 // first returns the first item of items for which match is true, nil when none is.
 func first[T any](items []T, err error, match func(T) bool) (*T, error) {
 	if err != nil {

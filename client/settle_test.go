@@ -11,16 +11,23 @@ import (
 )
 
 // TestLostCreatesAreSettledWithOneRead: against the simulator, whose lost answers commit the write, a
-// create of a metric, a method, a mapping rule, a limit, a pricing rule or a backend usage whose answer
-// is lost costs one list read and returns what it made: no error for the caller, no duplicate.
+// create of a product, a backend, a plan (by system name), a metric, a method, a mapping rule, a limit,
+// a pricing rule or a backend usage whose answer is lost costs one list read and returns what it made:
+// no error for the caller, no duplicate. A deploy whose answer is lost is sent again: porta makes no
+// second staging version of the same configuration.
 func TestLostCreatesAreSettledWithOneRead(t *testing.T) {
 	f := newSimFixture(t)
 	ctx := context.Background()
 	lose := func(template string) {
 		f.sim.ScriptFault(simulator.ScriptedFault{Tenant: simTenant, Method: "POST", Template: template, Count: 1, Lose: true})
 	}
-	product := outcome(f.client.CreateProduct(ctx, ProductParams{Name: "Shop", SystemName: "shop"})).must(t, "product")
-	backend := outcome(f.client.CreateBackend(ctx, BackendParams{Name: "Pets", SystemName: "pets", PrivateEndpoint: "https://b.example.com"})).must(t, "backend")
+	lose("/admin/api/services.json")
+	product := outcome(f.client.CreateProduct(ctx, ProductParams{Name: "Shop", SystemName: "shop"})).must(t, "lost product")
+	lose("/admin/api/backend_apis.json")
+	backend := outcome(f.client.CreateBackend(ctx, BackendParams{Name: "Pets", SystemName: "pets", PrivateEndpoint: "https://b.example.com"})).must(t, "lost backend")
+	if product.SystemName != "shop" || backend.SystemName != "pets" {
+		t.Errorf("settled product %+v, backend %+v", product, backend)
+	}
 	ps, bs := ProductScope(product.ID), BackendScope(backend.ID)
 
 	lose("/admin/api/backend_apis/{backend_api_id}/metrics.json")
@@ -35,7 +42,12 @@ func TestLostCreatesAreSettledWithOneRead(t *testing.T) {
 	r := outcome(f.client.CreateMappingRule(ctx, ps, MappingRuleParams{HTTPMethod: "POST", Pattern: "/orders", MetricID: pm.ID, Delta: 1})).must(t, "lost rule")
 	lose("/admin/api/services/{service_id}/backend_usages.json")
 	u := outcome(f.client.CreateBackendUsage(ctx, product.ID, BackendUsageParams{BackendAPIID: backend.ID, Path: "/"})).must(t, "lost usage")
-	plan := outcome(f.client.CreatePlan(ctx, product.ID, PlanParams{Name: "Basic", SystemName: "basic"})).must(t, "plan")
+	lose("/admin/api/services/{service_id}/proxy/deploy.json")
+	if err := f.client.DeployProxy(ctx, product.ID); err != nil {
+		t.Errorf("a deploy whose answer was lost: %v", err)
+	}
+	lose("/admin/api/services/{service_id}/application_plans.json")
+	plan := outcome(f.client.CreatePlan(ctx, product.ID, PlanParams{Name: "Basic", SystemName: "basic"})).must(t, "lost plan")
 	lose("/admin/api/application_plans/{application_plan_id}/metrics/{metric_id}/limits.json")
 	l := outcome(f.client.CreateLimit(ctx, plan.ID, pm.ID, LimitParams{Period: "day", Value: 10})).must(t, "lost limit")
 	lose("/admin/api/application_plans/{application_plan_id}/metrics/{metric_id}/pricing_rules.json")
@@ -43,7 +55,8 @@ func TestLostCreatesAreSettledWithOneRead(t *testing.T) {
 	if m.ID == 0 || r.ID == 0 || u.ID == 0 || l.ID == 0 || pr.ID == 0 || r.MetricID != pm.ID || u.BackendID != backend.ID || l.Period != "day" {
 		t.Errorf("settled objects: metric %+v, rule %+v, usage %+v, limit %+v, pricing rule %+v", m, r, u, l, pr)
 	}
-	for kind, want := range map[string]int{"mapping_rules": 2, "backend_usages": 1, "limits": 1, "pricing_rules": 1} {
+	for kind, want := range map[string]int{"services": 1, "backend_apis": 1, "application_plans": 1, "mapping_rules": 2, "backend_usages": 1,
+		"limits": 1, "pricing_rules": 1, "proxy_configs": 1, "deploys": 2} {
 		// mapping rules: porta's default GET / and the one made
 		if got := f.sim.Count(simTenant, kind); got != want {
 			t.Errorf("%d %s, want %d: a lost create was sent twice", got, kind, want)
@@ -55,8 +68,8 @@ func TestLostCreatesAreSettledWithOneRead(t *testing.T) {
 			lost += c.Count
 		}
 	}
-	if lost != 7 {
-		t.Errorf("%d lost answers, want 7: the test did not lose what it meant to", lost)
+	if lost != 11 {
+		t.Errorf("%d lost answers, want 11: the test did not lose what it meant to", lost)
 	}
 }
 

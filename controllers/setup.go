@@ -96,6 +96,10 @@ type Options struct {
 	MaxListPages     int
 	// MaxRetryAfter caps the pause a Retry-After of 3scale imposes on its tenant (default 5 minutes).
 	MaxRetryAfter time.Duration
+	// RemoteRetries is how often a call to 3scale is tried again when it meets a passing fault (a 503 or
+	// 429 porta answered without acting, a lost answer to a read or to an update by id); 0 is the
+	// client's default of 3, negative none (--remote-retries).
+	RemoteRetries int
 	// RetryBackoffMax caps the workqueue's backoff after passing failures (5xx, timeouts), so that an
 	// object converges soon after a flaky tenant recovers (default one minute).
 	RetryBackoffMax time.Duration
@@ -267,7 +271,7 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 	reader := newDataReader(mgr.GetClient(), mgr.GetCache(), mgr.GetAPIReader(), opts.DataCacheSize)
 	accounts := &kit.ProviderAccounts{Reader: reader, Pool: pool, AllowPrivate: opts.AllowPrivateAdminURLs,
 		MaxResponseBytes: opts.MaxResponseBytes, MaxListPages: opts.MaxListPages, MaxRetryAfter: opts.MaxRetryAfter,
-		Installations: mgr.GetAPIReader(), InstallationAdminURL: opts.InstallationAdminURL}
+		Retries: opts.RemoteRetries, Installations: mgr.GetAPIReader(), InstallationAdminURL: opts.InstallationAdminURL}
 	// The APIManager CRD is watched, and APIManagers read from the cache, when it is installed as the
 	// manager starts; one installed later is still read (from the API server: an object waiting for a
 	// provider account looks again on its backoff), only not watched.

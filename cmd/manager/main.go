@@ -79,6 +79,7 @@ func parseFlags(args []string) (*flags, error) {
 	fs.DurationVar(&f.opts.InvalidRetryPeriod, "invalid-retry-period", 10*time.Minute, "Objects made Invalid by an answer of 3scale are tried again after this period (a safety net); negative turns it off.")
 	fs.StringVar(&f.maxResponseSize, "max-response-size", resource.NewQuantity(tsclient.DefaultMaxResponseBytes, resource.BinarySI).String(), "Largest answer read from 3scale (a quantity: 512Ki, 8Mi...); a larger one fails the call, never read into memory whole.")
 	fs.DurationVar(&f.opts.MaxRetryAfter, "max-retry-after", tsclient.DefaultMaxRetryAfter, "Longest pause a Retry-After of 3scale imposes on its tenant: a longer one is cut to this (said in the condition, counted in apimsync_remote_retry_after_capped_total).")
+	fs.IntVar(&f.opts.RemoteRetries, "remote-retries", 6, "Retries of a call to 3scale after its first attempt when it meets a passing fault (a 503 or 429 porta answered without acting, a lost answer to a read, an update or a deploy), waiting 200ms, then longer, up to 5s (about 11s in all at 6); 0: none.")
 	fs.IntVar(&f.opts.MaxListPages, "max-list-pages", tsclient.DefaultMaxPages, "Most pages of 500 items read for one list from 3scale; a list that goes on fails loudly instead of looping.")
 	fs.DurationVar(&f.opts.QuietWait, "quiet-wait", 30*time.Second, "How long a wait expected to pass by itself goes without a status write or an event before the object is marked Orphan: a new object whose dependency is being synced (10 times as long while the dependency has never synced) or not created yet, a Synced object whose dependency syncs again, an object being deleted waiting for its dependants or users (saves a status write and an event per object in a burst or a mass deletion); negative marks it at once.")
 	fs.DurationVar(&f.opts.DependantGrace, "dependant-deletion-grace", 2*time.Second, "How long an object being deleted (a Product, a plan, an account) leaves the objects that cannot exist without it (its plans, applications) to whoever deleted it before deleting them itself: a prune by Argo CD or Flux, or kubectl delete -f, deletes them a moment later, and a second DELETE of each would be an API server write for nothing. Each further deletion seen in the namespace (a prune under way) extends it, up to 10 times the grace. The other way round, a plan or an application deleted while its Product or account stays waits as long for them to be deleted too, and then goes with their deletion in 3scale without a call of its own. Deletions the operator makes itself (an owner's cascade) have no grace and extend none. 0 means the default; negative: no grace.")
@@ -112,6 +113,9 @@ func parseFlags(args []string) (*flags, error) {
 	}
 	if b := f.opts.DriftCheckBudget; b <= 0 || b > 1 {
 		return nil, fmt.Errorf("--drift-check-budget must be in (0, 1], got %v", b)
+	}
+	if f.opts.RemoteRetries == 0 {
+		f.opts.RemoteRetries = -1 // none; 0 in Options is the client's default
 	}
 	return f, nil
 }

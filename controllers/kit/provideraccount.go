@@ -46,6 +46,9 @@ type ProviderAccounts struct {
 	MaxListPages     int
 	// MaxRetryAfter caps the pause a Retry-After imposes (0: the client's default, 5 minutes).
 	MaxRetryAfter time.Duration
+	// Retries is the clients' ReadRetries: retries of a call after its first attempt (0: the client's
+	// default).
+	Retries int
 	// Installations reads 3scale installations (3scale-operator's APIManager resources, as unstructured
 	// objects): the third place a provider account is looked up in. nil: not looked up.
 	Installations client.Reader
@@ -114,6 +117,7 @@ func (p *ProviderAccounts) session(secret *corev1.Secret, policy tsclient.AdminU
 		MaxResponseBytes:   p.MaxResponseBytes,
 		MaxPages:           p.MaxListPages,
 		MaxRetryAfter:      p.MaxRetryAfter,
+		ReadRetries:        p.Retries,
 		DryRun:             p.DryRun,
 	})
 	if err != nil {
