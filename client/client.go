@@ -72,10 +72,11 @@ type Config struct {
 	// decides what to write, the recorder lists it).
 	DryRun func(Write)
 	// ReadRetries bounds the retries of one call after its first attempt (default 3, so 4 attempts in
-	// all; negative: none; the manager's --remote-retries). Reads (GET) are retried when they fail for a passing reason: no answer, a
-	// timeout, 5xx or 429; writes when answered 429 or 503, which say the tenant did not act on the
-	// request. A Retry-After is always honoured (up to MaxRetryAfter); one longer than 30s, or than what
-	// is left of the deadline, ends the call with its error at once, for the caller to requeue.
+	// all; negative: none; the manager sets its --remote-retries). Reads (GET) are retried when they
+	// fail for a passing reason: no answer, a timeout, 5xx or 429; writes when answered 429 or 503,
+	// which say the tenant did not act on the request, or when a replayable one's answer was lost. A
+	// Retry-After is always honoured (up to MaxRetryAfter); one longer than 30s, or than what is left
+	// of the deadline, ends the call with its error at once, for the caller to requeue.
 	ReadRetries int
 	// RetryInitialInterval is the first wait before a retry (default 200ms), growing exponentially.
 	RetryInitialInterval time.Duration

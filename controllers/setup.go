@@ -97,8 +97,8 @@ type Options struct {
 	// MaxRetryAfter caps the pause a Retry-After of 3scale imposes on its tenant (default 5 minutes).
 	MaxRetryAfter time.Duration
 	// RemoteRetries is how often a call to 3scale is tried again when it meets a passing fault (a 503 or
-	// 429 porta answered without acting, a lost answer to a read or to an update by id); 0 is the
-	// client's default of 3, negative none (--remote-retries).
+	// 429 porta answered without acting, a lost answer to a read, an update by id or a deploy); 0 is
+	// the client's default of 3, negative none (--remote-retries).
 	RemoteRetries int
 	// RetryBackoffMax caps the workqueue's backoff after passing failures (5xx, timeouts), so that an
 	// object converges soon after a flaky tenant recovers (default one minute).
