@@ -227,7 +227,7 @@ func TestChartLints(t *testing.T) {
 var allOptions = map[string]any{
 	"leaderElection":     false,
 	"watchLabelSelector": "apimsync.io/shard=a",
-	"pacing":             map[string]any{"remoteQPS": 5, "maxRetryAfter": "2m", "kubeAPIQPS": 100},
+	"pacing":             map[string]any{"remoteQPS": 5, "maxRetryAfter": "2m", "remoteRetries": "0", "kubeAPIQPS": 100},
 	"metrics": map[string]any{"serviceMonitor": map[string]any{"enabled": true, "interval": "30s", "labels": map[string]any{"release": "prom"},
 		"prometheusServiceAccount": map[string]any{"name": "prometheus-k8s", "namespace": "monitoring"}}},
 	"prometheusRule": map[string]any{"enabled": true, "labels": map[string]any{"release": "prom"}},
@@ -242,7 +242,7 @@ func TestChartOptionalValues(t *testing.T) {
 	containers, _, _ := unstructured.NestedSlice(deploy.Object, "spec", "template", "spec", "containers")
 	args, _, _ := unstructured.NestedStringSlice(containers[0].(map[string]any), "args")
 	want := []string{"--metrics-bind-address=:8443", "--metrics-secure", "--health-probe-bind-address=:8081", "--drift-check-period=30m",
-		"--watch-label-selector=apimsync.io/shard=a", "--kube-api-qps=100", "--max-retry-after=2m", "--remote-qps=5"}
+		"--watch-label-selector=apimsync.io/shard=a", "--kube-api-qps=100", "--max-retry-after=2m", "--remote-qps=5", "--remote-retries=0"}
 	if diff := cmp.Diff(want, args); diff != "" {
 		t.Errorf("args (-want +got):\n%s", diff)
 	}
