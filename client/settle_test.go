@@ -62,15 +62,7 @@ func TestLostCreatesAreSettledWithOneRead(t *testing.T) {
 			t.Errorf("%d %s, want %d: a lost create was sent twice", got, kind, want)
 		}
 	}
-	lost := 0
-	for _, c := range f.sim.Stats().Calls {
-		if c.Code == 0 {
-			lost += c.Count
-		}
-	}
-	if lost != 11 {
-		t.Errorf("%d lost answers, want 11: the test did not lose what it meant to", lost)
-	}
+	checkLost(t, f, 11)
 }
 
 // TestLostCreateThatMadeNothingIsSentAgain: a create whose connection closed before porta made anything
@@ -148,13 +140,19 @@ func TestLostPortalCreatesAreSettled(t *testing.T) {
 			t.Errorf("%d %s, want 1: a lost create was sent twice", n, what)
 		}
 	}
+	checkLost(t, f, 4)
+}
+
+// checkLost fails t unless the simulator lost want answers: else the test did not lose what it meant to.
+func checkLost(t *testing.T, f *simFixture, want int) {
+	t.Helper()
 	lost := 0
 	for _, c := range f.sim.Stats().Calls {
 		if c.Code == 0 {
 			lost += c.Count
 		}
 	}
-	if lost != 4 {
-		t.Errorf("%d lost answers, want 4: the test did not lose what it meant to", lost)
+	if lost != want {
+		t.Errorf("%d lost answers, want %d: the test did not lose what it meant to", lost, want)
 	}
 }
