@@ -942,33 +942,6 @@ func validatePage(t *tenant, tp *cmsTemplate, errs fieldErrors) {
 	}
 }
 
-// liquidSyntaxError stands in for Liquid::Template.parse (template.rb:178-189): it finds only a tag or
-// an output left open, with the messages Liquid gives them; a lone closing delimiter is text, as in
-// Liquid. Unknown tags and unclosed blocks, which Liquid refuses too, pass here.
-func liquidSyntaxError(src string) string {
-	for {
-		i := strings.Index(src, "{")
-		if i < 0 || i+1 >= len(src) {
-			return ""
-		}
-		var closing, msg string
-		switch src[i+1] {
-		case '%':
-			closing, msg = "%}", `Liquid syntax error: Tag '{%' was not properly terminated with regexp: /\%\}/`
-		case '{':
-			closing, msg = "}}", `Liquid syntax error: Variable '{{' was not properly terminated with regexp: /\}\}/`
-		default:
-			src = src[i+1:]
-			continue
-		}
-		j := strings.Index(src[i+2:], closing)
-		if j < 0 {
-			return msg
-		}
-		src = src[i+2+j+2:]
-	}
-}
-
 // deleteTemplate is TemplateService::Destroy (template_service.rb:118-132): built-ins are refused
 // (422); a layout some page uses is kept, its before_destroy aborting, yet answered 200 with no body
 // (layout.rb:8,18-20,29-31).

@@ -309,6 +309,54 @@ func TestCMSTemplates(t *testing.T) {
 	}
 }
 
+// TestCMSLiquidDrafts: a layout with liquid_enabled, a built-in page and a built-in partial are
+// refused a draft whose Liquid does not parse (check_liquid_syntax, app/models/cms/template.rb:36,178-189):
+// a built-in's liquid_enabled? is always true (app/models/cms/builtin.rb:58-60,146-148), a layout's is
+// its column (NULL unless sent, db/schema.rb cms_templates). The one check is liquidSyntaxError.
+func TestCMSLiquidDrafts(t *testing.T) {
+	h := newHarness(t)
+	builtinPage := findItem(h.all(cmsTemplates, "type=builtin_page"), "system_name", "dashboards/show")
+	builtinPartial := findItem(h.all(cmsTemplates, "type=builtin_partial"), "system_name", "submenu")
+	mainLayout := findItem(h.all(cmsTemplates, "type=layout"), "system_name", "main_layout")
+	layout := idOf(h.check("a liquid layout", "POST", cmsTemplates+".json", url.Values{"type": {"layout"}, "system_name": {"liquid"},
+		"liquid_enabled": {"true"}, "draft": {"{% if x %}{% content %}{% endif %}"}}, 201, "").body)
+	const (
+		neverClosed = `{"errors":{"draft":["Liquid syntax error: 'if' tag was never closed"]}}`
+		unknownTag  = `{"errors":{"draft":["Liquid syntax error: Unknown tag 'foo'"]}}`
+		openTag     = `{"errors":{"draft":["Liquid syntax error: Tag '{%' was not properly terminated with regexp: /\\%\\}/"]}}`
+	)
+	cases := []struct {
+		name, method, path string
+		form               url.Values
+		wantCode           int
+		wantRaw            string
+	}{
+		{"layout created with an unclosed block", "POST", cmsTemplates + ".json", url.Values{"type": {"layout"}, "system_name": {"broken"},
+			"liquid_enabled": {"1"}, "draft": {"{% if x %}"}}, 422, neverClosed},
+		{"layout updated with an unknown tag", "PUT", path("%s/%d.json", cmsTemplates, layout), url.Values{"draft": {"{% foo %}"}}, 422, unknownTag},
+		{"layout updated with a tag left open", "PUT", path("%s/%d.json", cmsTemplates, layout), url.Values{"draft": {"{% if x "}}, 422, openTag},
+		{"main_layout: the syntax error, then the missing content tag (layout.rb:6,37-45)", "PUT", path("%s/%d.json", cmsTemplates, idOf(mainLayout)),
+			url.Values{"draft": {"{% if x %}"}}, 422,
+			`{"errors":{"draft":["Liquid syntax error: 'if' tag was never closed","must contain '{\u0026#37; content \u0026#37;}' tag"]}}`},
+		{"built-in page: an unclosed block", "PUT", path("%s/%d.json", cmsTemplates, idOf(builtinPage)), url.Values{"draft": {"<h1>{% if x %}</h1>"}}, 422, neverClosed},
+		{"built-in page: an unknown tag", "PUT", path("%s/%d.json", cmsTemplates, idOf(builtinPage)), url.Values{"draft": {"{% foo %}"}}, 422, unknownTag},
+		{"built-in page: liquid_enabled is none of its parameters", "PUT", path("%s/%d.json", cmsTemplates, idOf(builtinPage)),
+			url.Values{"draft": {"{% foo %}"}, "liquid_enabled": {"false"}}, 422, unknownTag},
+		{"built-in partial", "PUT", path("%s/%d.json", cmsTemplates, idOf(builtinPartial)), url.Values{"draft": {"{% foo %}"}}, 422, unknownTag},
+		{"a layout without liquid_enabled is not checked", "POST", cmsTemplates + ".json", url.Values{"type": {"layout"}, "system_name": {"plain"},
+			"draft": {"{% if x %}"}}, 201, ""},
+		{"nor one with liquid_enabled false", "PUT", path("%s/%d.json", cmsTemplates, layout), url.Values{"draft": {"{% foo %}"}, "liquid_enabled": {"0"}}, 200, ""},
+		{"a built-in page with porta's tags", "PUT", path("%s/%d.json", cmsTemplates, idOf(builtinPage)),
+			url.Values{"draft": {"{% content_for title %}Hi{% endcontent_for %}{% include 'submenu' %}{% form 'signup', user %}{% endform %}"}}, 200, ""},
+	}
+	for _, tc := range cases {
+		h.check(tc.name, tc.method, tc.path, tc.form, tc.wantCode, tc.wantRaw)
+	}
+	if got := fields(h.send("GET", path("%s/%d.json", cmsTemplates, idOf(builtinPartial)), nil).body, "", "draft")["draft"]; got != nil {
+		t.Errorf("a refused draft was kept: %v", got)
+	}
+}
+
 // sendJSON sends a JSON body.
 func (h *harness) sendJSON(method, p, body string) result {
 	h.t.Helper()
