@@ -20,9 +20,9 @@ import (
 // The developer portal's content as porta's CMS admin API serves it (config/routes.rb:531-538;
 // app/controllers/admin/api/cms/{base,sections,templates,files}_controller.rb,
 // app/services/admin/api/cms/template_service.rb; app/models/cms/{section,template,page,layout,partial,
-// file}.rb; app/representers/cms/*_representer.rb). JSON only: the routes have no .xml twin (porta
-// answers a .xml request 406, here it is 404). Single objects have no root key; lists are
-// {"collection":[...]} with "metadata" when paged (cmsList).
+// file}.rb; app/representers/cms/*_representer.rb). JSON only: a .xml request is answered 406
+// (cmsAPI.xmlOnly). Single objects have no root key; lists are {"collection":[...]} with "metadata" when
+// paged (cmsList).
 
 // cmsSection is a CMS::Section. builtin: a CMS::Builtin::Section (root and the default portal's), which
 // cannot be deleted.
@@ -292,18 +292,50 @@ var flatParamsIgnored = []string{"format", "controller", "action", "provider_key
 // Array#to_s writes them, here sorted).
 func (c cmsAPI) guard(h handlerFunc) handlerFunc {
 	return func(r *request) answer {
-		var extra []string
-		for k := range r.top {
-			if k != c.wrapper && !slices.Contains(c.wrapped, k) && !slices.Contains(c.whitelist, k) && !slices.Contains(flatParamsIgnored, k) {
-				extra = append(extra, strconv.Quote(k))
-			}
-		}
-		if len(extra) > 0 {
-			sort.Strings(extra)
-			return unprocessableError("Unpermitted parameters: [" + strings.Join(extra, ", ") + "]")
+		if msg := c.unpermitted(r); msg != "" {
+			return unprocessableError(msg)
 		}
 		return h(r)
 	}
+}
+
+// unpermitted is forbid_extra_params' message for the request's extra keys, "" when there are none.
+func (c cmsAPI) unpermitted(r *request) string {
+	var extra []string
+	for k := range r.top {
+		if k != c.wrapper && !slices.Contains(c.wrapped, k) && !slices.Contains(c.whitelist, k) && !slices.Contains(flatParamsIgnored, k) {
+			extra = append(extra, strconv.Quote(k))
+		}
+	}
+	if len(extra) == 0 {
+		return ""
+	}
+	sort.Strings(extra)
+	return "Unpermitted parameters: [" + strings.Join(extra, ", ") + "]"
+}
+
+// msgUnknownFormat is en.yml's action_controller.errors.unknown_format (config/locales/en.yml:2543) for
+// a .xml request.
+const msgUnknownFormat = `The server does not understand "xml" request.`
+
+// xmlOnly answers a CMS path's .xml twin. The routes take any format (config/routes.rb:531, defaults
+// format json, the format segment optional); then, after authentication, forbid_extra_params
+// (base_controller.rb:6) and ensure_json_request (base_controller.rb:8,25-27) raise
+// ActionController::UnknownFormat, which ApplicationController answers 406 with render_error
+// (application_controller.rb:54-57,184-207): in XML for a .xml request, as Builder::XmlMarkup writes
+// it (ThreeScale::XML::Builder, app/lib/three_scale/xml/builder.rb; only &, < and > escaped). The
+// forbidden keys' 422 comes first, in XML too.
+func (c cmsAPI) xmlOnly(r *request) answer {
+	if msg := c.unpermitted(r); msg != "" {
+		return xmlError(http.StatusUnprocessableEntity, msg)
+	}
+	return xmlError(http.StatusNotAcceptable, msgUnknownFormat)
+}
+
+// xmlError is render_error's XML body: <?xml version="1.0" encoding="UTF-8"?><error>msg</error>.
+func xmlError(code int, msg string) answer {
+	text := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(msg)
+	return answer{code, xmlDocument(`<?xml version="1.0" encoding="UTF-8"?><error>` + text + `</error>`)}
 }
 
 // sent is params.require(wrapper) passing: the wrapper was sent, or an attribute Rails wraps under it.
@@ -449,6 +481,24 @@ func cmsRoutes() []route {
 		handle("DELETE", files+"/{id}.json", filesAPI.guard(func(r *request) answer {
 			return withFile(r, func(f *cmsFile) answer { delete(r.t.files, f.id); return deleted() })
 		})),
+
+		// The .xml twins: 406 (xmlOnly), whatever the id.
+		handle("GET", sections+".xml", sectionsAPI.xmlOnly),
+		handle("POST", sections+".xml", sectionsAPI.xmlOnly),
+		handle("GET", sections+"/{id}.xml", sectionsAPI.xmlOnly).withText("id"),
+		handle("PUT", sections+"/{id}.xml", sectionsAPI.xmlOnly).withText("id"),
+		handle("DELETE", sections+"/{id}.xml", sectionsAPI.xmlOnly).withText("id"),
+		handle("GET", templates+".xml", templatesAPI.xmlOnly),
+		handle("POST", templates+".xml", templatesAPI.xmlOnly),
+		handle("GET", templates+"/{id}.xml", templatesAPI.xmlOnly).withText("id"),
+		handle("PUT", templates+"/{id}.xml", templatesAPI.xmlOnly).withText("id"),
+		handle("DELETE", templates+"/{id}.xml", templatesAPI.xmlOnly).withText("id"),
+		handle("PUT", templates+"/{id}/publish.xml", templatesAPI.xmlOnly).withText("id"),
+		handle("GET", files+".xml", filesAPI.xmlOnly),
+		handle("POST", files+".xml", filesAPI.xmlOnly),
+		handle("GET", files+"/{id}.xml", filesAPI.xmlOnly).withText("id"),
+		handle("PUT", files+"/{id}.xml", filesAPI.xmlOnly).withText("id"),
+		handle("DELETE", files+"/{id}.xml", filesAPI.xmlOnly).withText("id"),
 	}
 }
 

@@ -491,6 +491,41 @@ func TestCMSFiles(t *testing.T) {
 	}
 }
 
+// TestCMSXML: the CMS API answers .xml 406 (ensure_json_request, porta
+// app/controllers/admin/api/cms/base_controller.rb:8,25-27; rescued by application_controller.rb:54-57
+// with render_error, :184-207, in XML), after authentication and forbid_extra_params (base_controller.rb:6).
+func TestCMSXML(t *testing.T) {
+	h := newHarness(t)
+	const notAcceptable = `<?xml version="1.0" encoding="UTF-8"?><error>The server does not understand "xml" request.</error>`
+	for _, tc := range []struct {
+		method, path string
+		form         url.Values
+		wantCode     int
+		wantRaw      string
+	}{
+		{"GET", cmsSections + ".xml", nil, 406, notAcceptable},
+		{"GET", cmsSections + "/root.xml", nil, 406, notAcceptable},
+		{"POST", cmsSections + ".xml", url.Values{"title": {"X"}}, 406, notAcceptable},
+		{"GET", cmsTemplates + ".xml", nil, 406, notAcceptable},
+		{"GET", cmsTemplates + "/999999.xml", nil, 406, notAcceptable}, // no lookup before
+		{"PUT", cmsTemplates + "/1/publish.xml", nil, 406, notAcceptable},
+		{"DELETE", cmsFiles + "/1.xml", nil, 406, notAcceptable},
+		{"POST", cmsFiles + ".xml", url.Values{"foo": {"1"}}, 422, `<?xml version="1.0" encoding="UTF-8"?><error>Unpermitted parameters: ["foo"]</error>`},
+	} {
+		res := h.send(tc.method, tc.path, tc.form)
+		if res.code != tc.wantCode || res.raw != tc.wantRaw || !strings.HasPrefix(res.hdr.Get("Content-Type"), "application/xml") {
+			t.Errorf("%s %s: %d %s %q, want %d %s", tc.method, tc.path, res.code, res.hdr.Get("Content-Type"), res.raw, tc.wantCode, tc.wantRaw)
+		}
+	}
+	if n := h.sim.Count("acme", KindCMSSections); n != 24 {
+		t.Errorf("%d sections after the refused POST, want 24", n)
+	}
+	h.sim.SetTokenScopes("tok", scopePolicyRegistry)
+	if res := h.send("GET", cmsSections+".xml", nil); res.code != 403 {
+		t.Errorf("a token without the cms scope: %d %s, want 403", res.code, res.raw)
+	}
+}
+
 // TestCMSScopes: the CMS API takes the cms or account_management scope.
 func TestCMSScopes(t *testing.T) {
 	h := newHarness(t)

@@ -9,7 +9,8 @@
 // template and status (GET /__sim/stats), and injects seeded faults: latency, 5xx, 429 with
 // Retry-After, and lost responses (PUT /__sim/faults).
 //
-// The .json endpoints are served, and the one .xml endpoint apimsync reads (an account with its users). Requests are authenticated as porta does: the access_token
+// The .json endpoints are served, and the one .xml endpoint apimsync reads (an account with its users);
+// the CMS API answers .xml 406, as porta does (cms.go). Requests are authenticated as porta does: the access_token
 // parameter (query or body) wins; otherwise HTTP Basic auth, whose first non-blank part (user name, then
 // password) is the token. A missing or unknown token is answered 403 {"error":"Access denied"}.
 // A path prefixed with /t/NAME addresses tenant NAME as its own admin host would: the token must be
