@@ -921,7 +921,9 @@ func validateTemplate(t *tenant, tp *cmsTemplate) answer {
 	}
 	if tp.systemName != "" {
 		if !templateSystemName.MatchString(tp.systemName) {
-			errs.add("system_name", "is invalid") // Rails' format message (no SystemName module here)
+			// The format validator's :invalid, which activerecord.errors.messages.invalid words "invalid"
+			// (config/locales/en.yml:1957) for every model, CMS::Template's kinds with no message of their own.
+			errs.add("system_name", msgInvalid)
 		}
 		for _, o := range t.templates {
 			if o.id != tp.id && o.kind == tp.kind && o.systemName == tp.systemName {
