@@ -968,11 +968,16 @@ func validateTemplate(t *tenant, tp *cmsTemplate) answer {
 	return errs.answer()
 }
 
-// validatePage is CMS::Page's own validations (page.rb:17-27, base_page.rb:8-9,27-31).
+// validatePage is CMS::Page's own validations (page.rb:17-27, base_page.rb:8-9,27-31). path's errors
+// come in porta's order: length (template.rb:33), then verify_path_format (page.rb:19, which writes the
+// normalised path back before the next ones read it), presence, the slash, uniqueness, then the
+// reserved paths (page.rb:22-25).
 func validatePage(t *tenant, tp *cmsTemplate, errs fieldErrors) {
 	if strings.TrimSpace(tp.title) == "" {
 		errs.add("title", msgBlank)
 	}
+	tooLong(errs, "path", tp.path)
+	checkPath(&tp.path, "path", "was invalid. Please verify it and save again", errs)
 	if strings.TrimSpace(tp.path) == "" {
 		errs.add("path", msgBlank)
 	}
@@ -987,12 +992,24 @@ func validatePage(t *tenant, tp *cmsTemplate, errs fieldErrors) {
 			}
 		}
 	}
-	tooLong(errs, "path", tp.path)
-	checkPath(&tp.path, "path", "was invalid. Please verify it and save again", errs)
+	if slices.Contains(reservedPagePaths, tp.path) {
+		errs.add("path", msgReserved)
+	}
 	if t.sections[tp.sectionID] == nil {
 		errs.add("section_id", "must belong to the same provider")
 	}
 }
+
+// reservedPagePaths are CMS::Page::RESERVED_PATHS (app/models/cms/page.rb:3-5, exclusion at :25): the
+// file names terms, privacy and refunds, bare or with .html or .htm. They have no leading slash: only a
+// path that also lacks the slash porta requires is reserved ("terms", "terms/" once stripped), and
+// "/terms" is not.
+var reservedPagePaths = []string{"terms", "terms.html", "terms.htm", "privacy", "privacy.html", "privacy.htm",
+	"refunds", "refunds.html", "refunds.htm"}
+
+// msgReserved is Rails' exclusion message (errors.messages.exclusion; porta's en.yml has no key of its
+// own).
+const msgReserved = "is reserved"
 
 // deleteTemplate is TemplateService::Destroy (template_service.rb:118-132): built-ins are refused
 // (422); a layout some page uses is kept, its before_destroy aborting, yet answered 200 with no body

@@ -235,6 +235,17 @@ func TestCMSTemplates(t *testing.T) {
 			`{"errors":{"path":["needs to start with a slash ( / )"]}}`},
 		{"path taken", "POST", cmsTemplates + ".json", url.Values{"type": {"page"}, "title": {"Docs 2"}, "path": {"/docs"}}, 422,
 			`{"errors":{"path":["has already been taken"]}}`},
+		// CMS::Page::RESERVED_PATHS (app/models/cms/page.rb:3-5,25) have no leading slash.
+		{"a reserved path", "POST", cmsTemplates + ".json", url.Values{"type": {"page"}, "title": {"Terms"}, "path": {"terms"}}, 422,
+			`{"errors":{"path":["needs to start with a slash ( / )","is reserved"]}}`},
+		{"a reserved path once its trailing slashes are stripped (page.rb:18,102-106)", "POST", cmsTemplates + ".json",
+			url.Values{"type": {"page"}, "title": {"Privacy"}, "path": {"privacy.html//"}}, 422,
+			`{"errors":{"path":["needs to start with a slash ( / )","is reserved"]}}`},
+		{"reserved is case-sensitive", "POST", cmsTemplates + ".json", url.Values{"type": {"page"}, "title": {"Refunds"}, "path": {"Refunds.htm"}}, 422,
+			`{"errors":{"path":["needs to start with a slash ( / )"]}}`},
+		{"verify_path_format's error comes first (page.rb:19)", "POST", cmsTemplates + ".json", url.Values{"type": {"page"}, "title": {"Bad"},
+			"path": {"terms page"}}, 422, `{"errors":{"path":["was invalid. Please verify it and save again","needs to start with a slash ( / )"]}}`},
+		{"/terms is not reserved", "POST", cmsTemplates + ".json", url.Values{"type": {"page"}, "title": {"Terms"}, "path": {"/terms"}}, 201, ""},
 		{"no title, no path", "POST", cmsTemplates + ".json", url.Values{"type": {"page"}, "system_name": {"p1"}}, 422,
 			`{"errors":{"path":["can't be blank","needs to start with a slash ( / )"],"title":["can't be blank"]}}`},
 		{"unknown section", "POST", cmsTemplates + ".json", url.Values{"type": {"page"}, "title": {"S"}, "path": {"/s"}, "section_name": {"nope"}}, 422,
@@ -313,8 +324,8 @@ func TestCMSTemplates(t *testing.T) {
 	}
 	h.check("an unused layout goes", "DELETE", path("%s/%d.json", cmsTemplates, idOf(res.body)), nil, 200, "")
 	h.check("gone", "GET", path("%s/%d.json", cmsTemplates, idOf(res.body)), nil, 404, `{"status":"Not found"}`)
-	if n := h.sim.Count("acme", KindCMSTemplates); n != 61 {
-		t.Errorf("%d templates, want 61", n)
+	if n := h.sim.Count("acme", KindCMSTemplates); n != 62 {
+		t.Errorf("%d templates, want 62", n)
 	}
 }
 
