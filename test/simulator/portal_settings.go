@@ -155,8 +155,9 @@ type signInProvider struct {
 	// flags are the boolean columns, absent when NULL: trust_email, published,
 	// skip_ssl_certificate_verification, automatically_approve_accounts.
 	flags map[string]bool
-	// accountID is the tenant's account id (0: unknown, left out); base is the developer portal's URL,
-	// the callback's endpoint (ThreeScale::Domain.callback_endpoint), taken when the provider is made.
+	// accountID is the tenant's account id (tenantAccountID), the representer's account_id
+	// (authentication_provider_representer.rb:22); base is the developer portal's URL, the callback's
+	// endpoint (ThreeScale::Domain.callback_endpoint), taken when the provider is made.
 	accountID int64
 	base      string
 	stamps
@@ -197,9 +198,7 @@ func (p *signInProvider) json() map[string]any {
 	for k, v := range p.flags {
 		out[k] = v
 	}
-	if p.accountID != 0 {
-		out["account_id"] = p.accountID
-	}
+	out["account_id"] = p.accountID
 	if p.text["branding_state"] != "threescale_branded" {
 		sn := p.text["system_name"]
 		cb := p.base + "/auth/" + sn + "/callback"
@@ -411,11 +410,22 @@ func validateSignInProvider(t *tenant, p *signInProvider) answer {
 	return errs.answer()
 }
 
-// tenantAccountID is the tenant's own account id where the simulator knows it (a tenant master made);
-// 0 otherwise.
+// tenantAccountID is the tenant's own account id: its account in master's books for a tenant master
+// made, else the one AddTenant gave it (tenant.ownAccountID).
 func tenantAccountID(t *tenant) int64 {
 	if t.account != nil {
 		return t.account.id
+	}
+	return t.ownAccountID
+}
+
+// AccountID is the tenant's own account id, which its sign-in providers carry as account_id; 0 for an
+// unknown tenant.
+func (s *Simulator) AccountID(tenantName string) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t := s.names[tenantName]; t != nil {
+		return tenantAccountID(t)
 	}
 	return 0
 }

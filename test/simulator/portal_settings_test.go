@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"regexp"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -90,7 +91,7 @@ func TestSignInProviders(t *testing.T) {
 	want := map[string]any{"id": float64(kc), "kind": "keycloak", "account_type": "developer", "name": "Corp SSO", "system_name": "corp_sso",
 		"client_id": "portal", "client_secret": "s3cret", "site": "https://sso.example.com/auth/realms/corp",
 		"skip_ssl_certificate_verification": false, "automatically_approve_accounts": false, "username_key": "login",
-		"identifier_key": "id", "trust_email": false, "published": false,
+		"identifier_key": "id", "trust_email": false, "published": false, "account_id": float64(h.sim.AccountID("acme")),
 		"callback_url": "https://acme." + DefaultSuperdomain + "/auth/corp_sso/callback"}
 	got, _ := res.body.(map[string]any)["authentication_provider"].(map[string]any)
 	for _, stamp := range []string{"created_at", "updated_at"} {
@@ -170,5 +171,35 @@ func TestSignInProviders(t *testing.T) {
 	if res := h.sendJSON("POST", signInProviders+".json", `{"authentication_provider":{"kind":"keycloak3","name":"Ünïcode IdP","client_id":"a","client_secret":"b"}}`); res.code != 201 ||
 		fields(res.body, "authentication_provider", "system_name")["system_name"] != "unicode_idp" {
 		t.Errorf("a JSON body: %d %s", res.code, res.raw)
+	}
+}
+
+// TestSignInProviderAccountID: a provider carries its tenant's account id (account_id,
+// app/representers/authentication_provider_representer.rb:22): the account master holds for a tenant
+// it made, else the one the simulator gives each tenant of Options.Tenants, in the order of their names.
+func TestSignInProviderAccountID(t *testing.T) {
+	h := newHarness(t, withMaster)
+	if acme, other := h.sim.AccountID("acme"), h.sim.AccountID("other"); acme != ownAccountBase+1 || other != ownAccountBase+2 {
+		t.Errorf("account ids: acme %d, other %d, want %d and %d", acme, other, ownAccountBase+1, ownAccountBase+2)
+	}
+	if id := h.sim.AccountID("nobody"); id != 0 {
+		t.Errorf("an unknown tenant's account id: %d", id)
+	}
+	form := url.Values{"kind": {"keycloak"}, "client_id": {"a"}, "client_secret": {"b"}, "site": {"https://sso.example.com/auth/realms/x"}}
+	res := h.send("POST", signInProviders+".json", form)
+	if got := fields(res.body, "authentication_provider", "account_id")["account_id"]; res.code != 201 || got != float64(h.sim.AccountID("acme")) {
+		t.Errorf("acme's provider: %d account_id %v, want %d", res.code, got, h.sim.AccountID("acme"))
+	}
+	accountID, token, _ := h.tenantSignup("Beta Corp", "beta", "beta@example.com")
+	res = h.sendAs(token, "POST", "/t/beta-corp"+signInProviders+".json", form)
+	if got := fields(res.body, "authentication_provider", "account_id")["account_id"]; res.code != 201 || got != float64(accountID) {
+		t.Errorf("a tenant master made: %d %s, want account_id %d", res.code, res.raw, accountID)
+	}
+	if id := h.sim.AccountID("beta-corp"); id != accountID {
+		t.Errorf("AccountID of a tenant master made: %d, want %d", id, accountID)
+	}
+	res = h.send("GET", signInProviders+".json", nil)
+	if !strings.Contains(res.raw, `"account_id":`+itoa(h.sim.AccountID("acme"))) {
+		t.Errorf("the index without account_id: %s", res.raw)
 	}
 }

@@ -34,6 +34,7 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -96,15 +97,26 @@ type Simulator struct {
 	adminDomain func(slug string) string
 	scheme      string
 	trace       io.Writer // Options.Trace
+	// ownAccounts counts the tenants AddTenant made (their account ids, tenant.ownAccountID).
+	ownAccounts int64
 }
+
+// ownAccountBase is below the account ids of the tenants AddTenant makes: far above the ids master
+// gives the tenants and buyers it makes, as all of porta's accounts are in one table.
+const ownAccountBase = 1000000
 
 // New returns a simulator with the given tenants, faults and seed.
 func New(opts Options) *Simulator {
 	s := &Simulator{tenants: map[string]*tenant{}, names: map[string]*tenant{}, faults: opts.Faults,
 		rnd: rand.New(rand.NewSource(opts.Seed)), stats: map[CallKey]int{}, journal: map[string][]CallKey{}, scopes: map[string][]string{},
 		trace: opts.Trace}
-	for name, token := range opts.Tenants {
-		s.AddTenant(name, token)
+	names := make([]string, 0, len(opts.Tenants))
+	for name := range opts.Tenants {
+		names = append(names, name)
+	}
+	sort.Strings(names) // the tenants' account ids follow the names
+	for _, name := range names {
+		s.AddTenant(name, opts.Tenants[name])
 	}
 	if opts.MasterToken != "" {
 		s.AddTenant(MasterTenant, opts.MasterToken)
@@ -146,6 +158,8 @@ func (s *Simulator) AddTenant(name, token string) {
 	t, ok := s.names[name]
 	if !ok {
 		t = newTenant(name)
+		s.ownAccounts++
+		t.ownAccountID = ownAccountBase + s.ownAccounts
 		s.names[name] = t
 	}
 	s.tenants[token] = t

@@ -57,6 +57,9 @@ type tenant struct {
 	// account is the tenant's account in master's books, for a tenant master made (master.go); nil for
 	// one of Options.Tenants or AddTenant.
 	account *account
+	// ownAccountID is the account id of a tenant of Options.Tenants or AddTenant, which has no account in
+	// master's books (ownAccountBase and up, in the order the tenants were added); see tenantAccountID.
+	ownAccountID int64
 }
 
 func newTenant(name string) *tenant {
