@@ -663,7 +663,10 @@ func validateSection(t *tenant, s *cmsSection) answer {
 	if a := errs.answer(); a.code != 0 {
 		return a
 	}
-	s.partialPath = leadingSlashes.ReplaceAllString(s.partialPath, "/") // strip_trailing_slashes (before_save)
+	// strip_trailing_slashes, before_save (section.rb:50,200-202): partial_path.to_s.gsub!(/^\/+/,"/"),
+	// a run of leading slashes made one, despite the name; trailing slashes stay. (Ruby's ^ also starts
+	// each line; a value with a newline never gets here: checkPath refuses it.)
+	s.partialPath = leadingSlashes.ReplaceAllString(s.partialPath, "/")
 	return answer{}
 }
 

@@ -438,6 +438,37 @@ func TestCMSSections(t *testing.T) {
 	}
 }
 
+// TestCMSSectionPartialPath: porta keeps a section's partial_path as sent, but for a run of leading
+// slashes, made one before the save (strip_trailing_slashes, despite its name: porta
+// app/models/cms/section.rb:50,200-202, `self.partial_path.to_s.gsub!(/^\/+/,"/")`); no slash is added
+// and trailing ones stay. A blank one on create is the title parameterized (set_partial_path,
+// section.rb:38,168-172).
+func TestCMSSectionPartialPath(t *testing.T) {
+	h := newHarness(t)
+	for i, tc := range []struct{ sent, want string }{
+		{"//docs", "/docs"},
+		{"///api//v1/", "/api//v1/"},
+		{"docs/", "docs/"},
+		{"/docs", "/docs"},
+		{"", "section-4"},
+	} {
+		title := "Section " + itoa(int64(i))
+		res := h.send("POST", cmsSections+".json", url.Values{"title": {title}, "partial_path": {tc.sent}})
+		if got := fields(res.body, "", "partial_path")["partial_path"]; res.code != 201 || got != tc.want {
+			t.Errorf("created with %q: %d %s, want partial_path %q", tc.sent, res.code, res.raw, tc.want)
+			continue
+		}
+		id := idOf(res.body)
+		if got := fields(h.send("GET", path("%s/%d.json", cmsSections, id), nil).body, "", "partial_path")["partial_path"]; got != tc.want {
+			t.Errorf("%q read back: %v, want %q", tc.sent, got, tc.want)
+		}
+	}
+	res := h.check("update", "PUT", cmsSections+"/section-2.json", url.Values{"partial_path": {"////guides"}}, 200, "")
+	if got := fields(res.body, "", "partial_path")["partial_path"]; got != "/guides" {
+		t.Errorf("updated with ////guides: %v, want /guides", got)
+	}
+}
+
 // TestCMSFiles: multipart create and update; the url serves the bytes.
 func TestCMSFiles(t *testing.T) {
 	h := newHarness(t)
