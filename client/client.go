@@ -273,14 +273,9 @@ type upload struct {
 // one resource by its id (or of a product's proxy, OIDC settings or policy chain), setting attributes
 // only. State transitions (approve, suspend, resume, activate, a state_event) are not: porta refuses a
 // transition from the state it leads to. A DELETE sent again answers 404, which callers take as done.
-// A deploy of a product's staging configuration is replayable too.
+// A deploy is not sent again here: one whose answer was lost is settled by its caller from what staging's
+// latest configuration holds (the product's syncer), never by sending it until an answer comes.
 func (r call) replayable() bool {
-	if r.method == http.MethodPost && r.endpoint == "/admin/api/services/{service_id}/proxy/deploy.json" {
-		// porta saves a new staging configuration only when it differs from the latest
-		// (ApicastV2DeploymentService), and copies to production only a version it lacks: a deploy sent
-		// again makes nothing more.
-		return true
-	}
 	switch r.method {
 	case http.MethodPut, http.MethodPatch, http.MethodDelete:
 	default:

@@ -182,6 +182,7 @@ var clientCalls = map[string]func(ctx context.Context, c *Client) error{
 		}
 		return nil
 	},
+	"LatestProxyConfigContent": everyCall["LatestProxyConfigContent"],
 	"ListProxyConfigs": func(ctx context.Context, c *Client) error {
 		for _, env := range []string{EnvironmentSandbox, EnvironmentProduction} {
 			if _, err := c.ListProxyConfigs(ctx, 11, env); err != nil {

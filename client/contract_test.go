@@ -540,6 +540,20 @@ func TestEveryCallContract(t *testing.T) {
 			want:       seenRequest{Method: "GET", Path: "/admin/api/services/42/proxy/configs/sandbox/latest.json"},
 			wantResult: wantSandboxConfig,
 		},
+		"LatestProxyConfigContent: what a deploy is checked by": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				_, content, err := c.LatestProxyConfigContent(ctx, 42, EnvironmentSandbox)
+				if err != nil {
+					return nil, err
+				}
+				return []any{content.BackendVersion, content.Proxy.PolicyChain[0].Name, content.Proxy.ProxyRules,
+					string(content.Proxy.Attributes["api_backend"])}, nil
+			},
+			code: 200, body: `{"proxy_config":` + portaSandboxConfig + `}`,
+			want: seenRequest{Method: "GET", Path: "/admin/api/services/42/proxy/configs/sandbox/latest.json"},
+			wantResult: []any{"1", "apicast", []ConfigRule{{HTTPMethod: "GET", Pattern: "/items$", MetricID: 5, MetricSystemName: "list_items", Delta: 1}},
+				`"https://stock.internal:8443"`},
+		},
 		"ListProxyConfigs: each wrapped, not paginated": {
 			call: func(ctx context.Context, c *Client) (any, error) {
 				return c.ListProxyConfigs(ctx, 42, EnvironmentProduction)

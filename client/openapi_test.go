@@ -284,6 +284,10 @@ var everyCall = map[string]func(ctx context.Context, c *Client) error{
 		_, err := c.LatestProxyConfig(ctx, 1, EnvironmentSandbox)
 		return err
 	},
+	"LatestProxyConfigContent": func(ctx context.Context, c *Client) error {
+		_, _, err := c.LatestProxyConfigContent(ctx, 1, EnvironmentSandbox)
+		return err
+	},
 	"ListProxyConfigs": func(ctx context.Context, c *Client) error {
 		_, err := c.ListProxyConfigs(ctx, 1, EnvironmentProduction)
 		return err

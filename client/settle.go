@@ -13,6 +13,11 @@ import (
 // Only a dropped connection is settled so: a timeout may still be running in porta, where a read could
 // miss it and a second create duplicate it.
 
+// AnswerLost reports a request that was sent and whose connection closed without an answer: it may or
+// may not have been applied, and what 3scale holds now tells which (a deploy is settled so, by reading
+// staging's latest configuration).
+func AnswerLost(err error) bool { return answerLost(err) }
+
 // answerLost reports a request that was sent and whose connection closed without an answer.
 func answerLost(err error) bool {
 	var e *APIError

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -74,6 +75,7 @@ func DiffObjects(ctx context.Context, cluster client.Reader, scheme *runtime.Sch
 		return nil, err
 	}
 	var plans []plugin.Plan
+	actions := map[string]string{} // each planned object's action, by kind/name
 	for _, kind := range append(order, "") {
 		for _, given := range objs {
 			k := engine.KindOf(given)
@@ -88,10 +90,85 @@ func DiffObjects(ctx context.Context, cluster client.Reader, scheme *runtime.Sch
 			if err := run(obj, &plan); err != nil {
 				return nil, fmt.Errorf("%s %s: %w", k, obj.GetName(), err)
 			}
+			if plan.Action == "wait" {
+				created, err := createdDependencies(ctx, mem, obj, plan.Reason, actions)
+				if err != nil {
+					return nil, fmt.Errorf("%s %s: %w", k, obj.GetName(), err)
+				}
+				if len(created) > 0 {
+					plan.Action = "after"
+					plan.Message = fmt.Sprintf("synced after %s, which this diff creates (what it writes is known only then)", strings.Join(created, ", "))
+				}
+			}
+			actions[k+"/"+obj.GetName()] = plan.Action
 			plans = append(plans, plan)
 		}
 	}
 	return plans, nil
+}
+
+// createdDependencies returns, as kind/name, the dependencies this diff creates that obj waits for
+// (reason: its wait's), or none when it waits for anything else: a dependency that is missing, or that
+// exists but is not synced and is not created here (Orphan, Invalid, or not synced yet in the cluster).
+// Such an object is no wait in a pull request that adds it with what it references (a Product with its
+// plans): it syncs once they are made. Only a wait for a dependency to be synced (a reason
+// <Kind>NotSynced, as kit.Dependency names it) can be that; any other (a Secret missing) is a wait.
+// actions are the objects planned so far, in creation order, by kind/name.
+func createdDependencies(ctx context.Context, mem client.Reader, obj client.Object, reason string, actions map[string]string) ([]string, error) {
+	if !strings.HasSuffix(reason, "NotSynced") {
+		return nil, nil
+	}
+	var created []string
+	for _, r := range referenceGraph {
+		if r.From != engine.KindOf(obj) || r.Names == nil {
+			continue
+		}
+		for _, name := range r.Names(obj) {
+			dep, err := dependencyOf(ctx, mem, r, obj.GetNamespace(), name)
+			if err != nil || dep == nil {
+				return nil, err // missing: a wait
+			}
+			switch key := r.To + "/" + dep.GetName(); actions[key] {
+			case "create", "after":
+				if !slices.Contains(created, key) {
+					created = append(created, key)
+				}
+			default:
+				if !kit.Usable(dep, *dep.GetSyncStatus(), dep.GetRemoteID()) {
+					return nil, nil // neither synced nor created here
+				}
+			}
+		}
+	}
+	return created, nil
+}
+
+// dependencyOf reads the object of kind r.To that name names in namespace through reference r (its name,
+// or r.Key of it); nil when there is none.
+func dependencyOf(ctx context.Context, mem client.Reader, r reference, namespace, name string) (engine.Object, error) {
+	k := kindNamed(r.To)
+	if k == nil {
+		return nil, nil
+	}
+	if r.Key == nil {
+		dep := k.New()
+		if err := mem.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, dep); err != nil {
+			return nil, client.IgnoreNotFound(err)
+		}
+		o, _ := dep.(engine.Object)
+		return o, nil
+	}
+	list := k.NewList()
+	if err := mem.List(ctx, list, client.InNamespace(namespace)); err != nil {
+		return nil, err
+	}
+	var found engine.Object
+	err := kit.ForEachItem(list, func(o client.Object) {
+		if eo, ok := o.(engine.Object); ok && found == nil && r.Key(o) == name {
+			found = eo
+		}
+	})
+	return found, err
 }
 
 // plannedLists returns an empty list of every kind diff plans.

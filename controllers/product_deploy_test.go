@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
@@ -223,4 +225,103 @@ func TestRemovedMetricWaitsForTheGateway(t *testing.T) {
 	if metricNamed(ns, "search") {
 		t.Errorf("the method search is still in 3scale after production moved on")
 	}
+}
+
+// requestsTo counts a tenant's writes (answered or not) to one endpoint template.
+func requestsTo(tenant, method, template string) int {
+	n := 0
+	for _, w := range sim.Writes(tenant) {
+		if w.Method == method && w.Endpoint == template {
+			n++
+		}
+	}
+	return n
+}
+
+// TestPinnedProductionLetsABackendMetricGo (issue 42, item 9): a Backend removing a metric its rule
+// counted, used by a Product whose production is pinned at the version that counts it, waits on the
+// gateway — Orphan with its backoff, not a loop of refused deletes and deploys — while the Product still
+// applies its own spec: moving the pin to the version staging built without the rule promotes it, and
+// the Backend's removal then completes.
+func TestPinnedProductionLetsABackendMetricGo(t *testing.T) {
+	ns := newNamespace(t)
+	backend, product := petsBackend(ns), petstoreProduct(ns, "pets")
+	product.Spec.Production = &v1alpha1.ProductionSpec{Promote: v1alpha1.PromoteLatest}
+	create(t, defaultSecret(ns), backend, product)
+	waitState(t, v1alpha1.ConditionSynced, backend, product)
+	pinned := productionOf(t, product).ProductionVersion
+	editAndWait(t, product, func() {
+		product.Spec.Production = &v1alpha1.ProductionSpec{Promote: v1alpha1.PromotePinned, Version: ptr.To(pinned)}
+	})
+
+	update(t, backend, func() {
+		delete(backend.Spec.Metrics, "photos_mb")
+		backend.Spec.MappingRules = backend.Spec.MappingRules[:2]
+	})
+	waitReason(t, backend, v1alpha1.ConditionOrphan, v1alpha1.ReasonMetricInUseByGateway)
+	deletes := requestsTo(ns, "DELETE", "/admin/api/backend_apis/{backend_api_id}/metrics/{id}.json")
+	deploys := requestsTo(ns, "POST", "/admin/api/services/{service_id}/proxy/deploy.json")
+	time.Sleep(5 * time.Second)
+	if got := requestsTo(ns, "DELETE", "/admin/api/backend_apis/{backend_api_id}/metrics/{id}.json") - deletes; got > 3 {
+		t.Errorf("%d refused metric deletes in 5 s while waiting on the gateway, want a backoff (at most 3)", got)
+	}
+	if got := requestsTo(ns, "POST", "/admin/api/services/{service_id}/proxy/deploy.json") - deploys; got > 0 {
+		t.Errorf("%d deploys in 5 s while staging already runs the Backend's state, want none", got)
+	}
+	if !metricNamed(ns, "photos_mb") {
+		t.Fatalf("the metric photos_mb is gone although the pinned production counts it")
+	}
+
+	// The Product is not blocked by the waiting Backend: its pin moves to staging's version without the rule.
+	staging := stagingRuns(t, product)
+	if staging <= pinned {
+		t.Fatalf("staging at %d, want a version past the pinned %d built without the rule", staging, pinned)
+	}
+	update(t, product, func() { product.Spec.Production.Version = ptr.To(staging) })
+	waitState(t, v1alpha1.ConditionSynced, product, backend)
+	if got := productionOf(t, product).ProductionVersion; got != staging {
+		t.Errorf("production runs %d, want the new pin %d", got, staging)
+	}
+	if metricNamed(ns, "photos_mb") {
+		t.Errorf("the Backend's metric photos_mb is still in 3scale after production moved on")
+	}
+}
+
+// TestLostDeployAnswersAreSettledFromStaging (issue 42, item 10): while every answer to a deploy and to a
+// promotion is lost (they land: a proxy times out on porta's slow endpoint), a change the gateway uses
+// is deployed and promoted once each, settled by reading staging's and production's latest
+// configurations, and the Product says Synced: no deploy is sent again and again.
+func TestLostDeployAnswersAreSettledFromStaging(t *testing.T) {
+	ns := newNamespace(t)
+	backend, product := petsBackend(ns), petstoreProduct(ns, "pets")
+	product.Spec.Production = &v1alpha1.ProductionSpec{Promote: v1alpha1.PromoteLatest}
+	create(t, defaultSecret(ns), backend, product)
+	waitState(t, v1alpha1.ConditionSynced, backend, product)
+	before := productionOf(t, product)
+	deploys := requestsTo(ns, "POST", "/admin/api/services/{service_id}/proxy/deploy.json")
+	promotes := len(promotions(ns))
+
+	sim.ScriptFault(simulator.ScriptedFault{Tenant: ns, Method: "POST", Template: "/admin/api/services/{service_id}/proxy/deploy.json", Count: 1000, Lose: true})
+	sim.ScriptFault(simulator.ScriptedFault{Tenant: ns, Method: "POST", Template: "/admin/api/services/{service_id}/proxy/configs/{environment}/{version}/promote.json", Count: 1000, Lose: true})
+	editAndWait(t, product, func() {
+		product.Spec.MappingRules = append(product.Spec.MappingRules, v1alpha1.MappingRuleSpec{HTTPMethod: "POST", Pattern: "/orders$", MetricMethodRef: "hits", Increment: 1})
+		product.Spec.Authentication.UserKey.CredentialsLocation = "query"
+	})
+	stagingRuns(t, product, `"pattern":"/orders$"`, `"credentials_location":"query"`)
+	after := productionOf(t, product)
+	// (porta's proxy update deploys to staging by itself, and the deploy makes another version for the rule)
+	if after.StagingVersion <= before.StagingVersion || after.ProductionVersion != after.StagingVersion {
+		t.Errorf("after the change: %+v, want staging past %d and production on it", after, before.StagingVersion)
+	}
+	time.Sleep(3 * time.Second)
+	if got := requestsTo(ns, "POST", "/admin/api/services/{service_id}/proxy/deploy.json") - deploys; got != 1 {
+		t.Errorf("%d deploys sent for one change whose answers were all lost, want 1 (settled from staging)", got)
+	}
+	if got := len(promotions(ns)) - promotes; got != 1 {
+		t.Errorf("%d promotions sent for one staging version, want 1 (settled from production)", got)
+	}
+	if lostAnswers(ns) < 2 {
+		t.Errorf("%d answers lost: the test did not lose the deploy's and the promotion's", lostAnswers(ns))
+	}
+	waitState(t, v1alpha1.ConditionSynced, product)
 }

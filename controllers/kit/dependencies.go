@@ -84,13 +84,28 @@ func CheckDependency(ctx context.Context, reader client.Reader, namespace, name 
 }
 
 // Usable reports whether a dependency can be built upon: it holds its remote object and its current
-// generation was synced — Synced, or InSync again for a passing reason (a drift check that met a 503);
-// only Orphan, Invalid and deletion propagate to dependants.
+// generation was synced — Synced, or InSync again for a passing reason (a drift check that met a 503) —
+// or written but for removals 3scale holds back for the gateway (WaitsOnGatewayOnly); only Orphan,
+// Invalid and deletion propagate to dependants.
 func Usable(obj client.Object, st v1alpha1.CommonStatus, remoteID int64) bool {
-	if remoteID == 0 || st.SyncedHash == "" || st.ObservedGeneration != obj.GetGeneration() || !obj.GetDeletionTimestamp().IsZero() {
+	if remoteID == 0 || st.SyncedHash == "" || !obj.GetDeletionTimestamp().IsZero() {
 		return false
 	}
-	return meta.IsStatusConditionTrue(st.Conditions, v1alpha1.ConditionSynced) || meta.IsStatusConditionTrue(st.Conditions, v1alpha1.ConditionInSync)
+	if st.ObservedGeneration == obj.GetGeneration() &&
+		(meta.IsStatusConditionTrue(st.Conditions, v1alpha1.ConditionSynced) || meta.IsStatusConditionTrue(st.Conditions, v1alpha1.ConditionInSync)) {
+		return true
+	}
+	return WaitsOnGatewayOnly(obj, st)
+}
+
+// WaitsOnGatewayOnly reports whether an object's current generation is in 3scale but for metrics or
+// methods 3scale keeps while a gateway configuration counts them (Orphan, MetricInUseByGateway, for this
+// generation): what its dependants build upon — ids, mapping rules, what a deploy carries — is written.
+// Those waits are what the dependants' own syncs end (a Product's deploy and promotion), so a dependant
+// that waited for them in turn would never let them end.
+func WaitsOnGatewayOnly(obj client.Object, st v1alpha1.CommonStatus) bool {
+	c := meta.FindStatusCondition(st.Conditions, v1alpha1.ConditionOrphan)
+	return c != nil && c.Status == metav1.ConditionTrue && c.Reason == v1alpha1.ReasonMetricInUseByGateway && c.ObservedGeneration == obj.GetGeneration()
 }
 
 // NotSyncedYet is the waiting error for a dependency that exists but cannot be built upon yet: Pending

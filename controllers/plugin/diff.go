@@ -34,10 +34,14 @@ import (
 // Plan is what syncing one object would do.
 type Plan struct {
 	Kind, Name string
-	// Action is "none" (in sync), "update" (Writes), "create", "wait" (a dependency is missing or would be
-	// created first) or "invalid" (the spec cannot work); Message says more.
+	// Action is "none" (in sync), "update" (Writes), "create", "after" (it waits only for dependencies
+	// this diff creates: it syncs once they exist, and what it writes is known only then), "wait" (a
+	// dependency is missing, or is not synced and is not created by this diff: the object would be
+	// Orphan) or "invalid" (the spec cannot work); Message says more.
 	Action  string
 	Message string
+	// Reason is the condition reason of a wait or of an invalid object (ProductNotSynced).
+	Reason string
 	// Writes are the requests to 3scale a sync would make.
 	Writes []tsclient.Write
 	// ClusterWrites are the writes to the cluster a sync would make, one line each (`create Secret
@@ -51,7 +55,13 @@ type Plan struct {
 }
 
 // Changes reports whether a plan would change 3scale (ClusterWrites alone do not).
-func (p Plan) Changes() bool { return p.Action == "update" || p.Action == "create" }
+func (p Plan) Changes() bool {
+	return p.Action == "update" || p.Action == "create" || p.Action == "after"
+}
+
+// Blocked reports whether applying the object would not sync it: it would be Invalid, or Orphan
+// waiting for something this diff does not create.
+func (p Plan) Blocked() bool { return p.Action == "wait" || p.Action == "invalid" }
 
 // PlanOne plans one object with its kind's engine (Preview), then records it in mem as synced (its
 // remote id if it has one), for its dependants to resolve.
@@ -80,12 +90,12 @@ func PlanOne[T engine.Object, D any, S engine.Snapshot[S]](ctx context.Context, 
 		}
 	}
 	if err != nil {
-		class, _, message := engine.Classify(err)
+		class, reason, message := engine.Classify(err)
 		var reasoned *engine.ReasonedError
 		if !errors.As(err, &reasoned) {
 			return err
 		}
-		plan.Action, plan.Message = "wait", message
+		plan.Action, plan.Message, plan.Reason = "wait", message, reason
 		if class == engine.ClassInvalid {
 			plan.Action = "invalid"
 		}

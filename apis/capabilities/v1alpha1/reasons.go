@@ -96,6 +96,9 @@ const (
 	ReasonProductRetired = "ProductRetired"
 	// ReasonApplicationsSuspended (Event): a retired product suspended its applications.
 	ReasonApplicationsSuspended = "ApplicationsSuspended"
+	// ReasonDeploySettled (Event): a deploy's answer was lost, and staging's latest configuration, read
+	// then, holds the product's state: the deploy is done, not sent again.
+	ReasonDeploySettled = "DeploySettled"
 	// ReasonPromoted (Event): the product's staging configuration was promoted to production.
 	ReasonPromoted = "Promoted"
 	// ReasonPromotionRefused (Warning Event): a promotion the spec asks for was refused.

@@ -138,12 +138,19 @@ func (s *Syncer) Create(ctx context.Context, b *v1alpha1.Backend, sess *engine.S
 	return kit.Made(&Snapshot{Backend: *created, Children: kids}, fresh, nil)
 }
 
-// Update implements engine.TypedSyncer: writes the attributes and children that differ.
+// Update implements engine.TypedSyncer: writes the attributes and children that differ, then removes
+// the metrics and methods the spec no longer has. porta keeps a backend metric while the latest staging
+// or production configuration of a product using the backend counts it (Metric#avoid_destruction): the
+// Backend then waits on the gateway (MetricInUseByGateway) with what the products build from already
+// written, so that they deploy (and promote, as their spec.production says) in their own syncs — they
+// take such a Backend as usable (kit.WaitsOnGatewayOnly) — and their status changes wake it again. It
+// deploys nothing itself: a deploy is the product's, decided from the product's state.
 func (s *Syncer) Update(ctx context.Context, b *v1alpha1.Backend, sess *engine.Session, want children.Spec, snap *Snapshot) (*Snapshot, error) {
 	id := snap.Backend.ID
-	if !kit.SameEndpoint(snap.Backend.PrivateEndpoint, b.Spec.PrivateBaseURL) || !children.UpToDate(snap.Children, want) {
+	if !kit.SameEndpoint(snap.Backend.PrivateEndpoint, b.Spec.PrivateBaseURL) || !children.Written(snap.Children, want) {
 		// Recorded before the writes, kept even if the sync fails after them: the products using the
-		// backend deploy once it is Synced again (product_deploy.go).
+		// backend deploy once it is usable again (product/deploy.go). Only a write the gateway carries
+		// moves it: a removal waiting on the gateway changes nothing the products build from.
 		b.Status.GatewayRevision++
 	}
 	if !backendAttrsMatch(snap.Backend, b) {
@@ -157,55 +164,12 @@ func (s *Syncer) Update(ctx context.Context, b *v1alpha1.Backend, sess *engine.S
 	if err := children.Upsert(ctx, sess.Remote, scope, snap.Children, want); err != nil {
 		return nil, err
 	}
-	if children.RemovalsPending(snap.Children, want) {
-		// porta keeps a backend metric while the latest configuration of any product using the backend
-		// counts it: those products' gateways must first be built without the rules just removed.
-		if err := s.deployUsers(ctx, b, sess); err != nil {
-			return nil, err
-		}
-	}
 	err := children.Remove(ctx, sess.Remote, scope, snap.Children, want)
 	children.RecordMetrics(&b.Status.CommonStatus, snap.Children)
 	if err != nil {
 		return nil, err
 	}
 	return snap, nil
-}
-
-// deployUsers deploys to staging each product that a Product of b's namespace on the same tenant uses b
-// in (by the product id its status records), and promotes the new staging version of those whose spec
-// says promote: Latest, as their own sync would: a Backend removing a metric cannot wait for them, since
-// they wait for it to be Synced. Products with another promotion policy keep production as it is; a
-// metric their production still counts waits (removeChildren).
-func (s *Syncer) deployUsers(ctx context.Context, b *v1alpha1.Backend, sess *engine.Session) error {
-	var products v1alpha1.ProductList
-	if err := s.Reader.List(ctx, &products, client.InNamespace(b.Namespace), client.MatchingFields{kit.IndexBackendRefs: b.Name}); err != nil {
-		return err
-	}
-	c := sess.Remote
-	for _, p := range products.Items {
-		id := p.Status.ProductID
-		if id == 0 || p.Status.TenantHost != sess.Tenant || !p.DeletionTimestamp.IsZero() {
-			continue
-		}
-		if err := kit.IgnoreNotFound(c.DeployProxy(ctx, id)); err != nil {
-			return fmt.Errorf("cannot deploy product %q, which uses backend %q: %w", p.Name, sess.SystemName, err)
-		}
-		if prod := p.Spec.Production; prod == nil || prod.Promote != v1alpha1.PromoteLatest {
-			continue
-		}
-		v, err := kit.ReadConfigVersions(ctx, c, id)
-		if err != nil {
-			return err
-		}
-		if v.Staging == 0 || v.Staging == v.Production {
-			continue
-		}
-		if _, err := c.PromoteProxyConfig(ctx, id, tsclient.EnvironmentSandbox, v.Staging, tsclient.EnvironmentProduction); err != nil && !tsclient.IsInvalid(err) {
-			return fmt.Errorf("cannot promote product %q, which uses backend %q: %w", p.Name, sess.SystemName, err)
-		}
-	}
-	return nil
 }
 
 // Delete implements engine.TypedSyncer: deletes the backend this Backend holds (by id, or by system name

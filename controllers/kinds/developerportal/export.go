@@ -34,7 +34,15 @@ func Export(ctx context.Context, x *plugin.Exporter) error {
 		x.Leave("the developer portal: the tenant's CMS has no root section: not exported")
 		return nil
 	}
-	e := &portalExport{x: x, snap: snap, keys: map[string]map[string]bool{}}
+	e := &portalExport{x: x, snap: snap, keys: map[string]map[string]bool{}, folders: map[string]bool{}}
+	for _, t := range snap.Templates {
+		if t.Type == tsclient.TemplatePage {
+			e.addFolders(pageFolder(t.Path))
+		}
+	}
+	for _, f := range snap.Files {
+		e.addFolders(path.Join("files", path.Dir(f.Path)))
+	}
 	spec := v1alpha1.DeveloperPortalSpec{Publish: v1alpha1.PortalPublishAlways}
 	var drafts []string
 	for _, t := range snap.Templates {
@@ -85,9 +93,8 @@ func Export(ctx context.Context, x *plugin.Exporter) error {
 		if err != nil {
 			return fmt.Errorf("cannot read the content of portal file %s: %w", f.Path, err)
 		}
-		dir, base := path.Split(f.Path)
 		spec.Files = append(spec.Files, v1alpha1.PortalFile{Path: f.Path, Section: e.sectionName(f.SectionID), Downloadable: f.Downloadable,
-			Content: e.file(path.Join("files", dir), base, content)})
+			Content: e.file(path.Join("files", path.Dir(f.Path)), path.Base(f.Path), content)})
 	}
 	spec.Settings = exportSettings(*snap.Settings)
 	for _, pv := range snap.Providers {
@@ -106,11 +113,16 @@ func Export(ctx context.Context, x *plugin.Exporter) error {
 	return nil
 }
 
-// portalExport is one export of a portal: the keys taken in each ConfigMap.
+// portalExport is one export of a portal: the keys taken in each ConfigMap, and the folders of the
+// tree.
 type portalExport struct {
 	x    *plugin.Exporter
 	snap *Snapshot
+	// keys are the keys taken in each ConfigMap, lower-cased.
 	keys map[string]map[string]bool
+	// folders are every folder the tree will have (with their parents), lower-cased: no file may take
+	// the name of one.
+	folders map[string]bool
 }
 
 // page is a page's spec: what differs from the DeveloperPortal's defaults left out (text/html).
@@ -121,12 +133,69 @@ func (e *portalExport) page(t tsclient.CMSTemplate, content []byte) v1alpha1.Por
 	if t.ContentType != "text/html" {
 		p.ContentType = t.ContentType
 	}
-	dir, base := path.Split(t.Path)
+	p.Content = e.file(pageFolder(t.Path), pageFile(t.Path), content)
+	return p
+}
+
+// The tree of a portal's export is portal/<kind>/..., one folder per ConfigMap, laid out so that no two
+// items meet, whatever their paths:
+//
+//   - a page is a file named after the last segment of its path, with .liquid after it, in the folder of
+//     the rest of its path: /docs is pages/docs.liquid and /docs/intro pages/docs/intro.liquid, side by
+//     side; / is pages/index.liquid, /docs/ pages/docs/index.liquid;
+//   - a file (spec.files) keeps its name, in the folder of its path: /images/logo.png is
+//     files/images/logo.png;
+//   - a layout, a partial, a built-in page or partial is its system name, .liquid after it, '/' made
+//     "--" (builtin-pages/login--new.liquid).
+//
+// A name's characters that a ConfigMap key cannot hold are '_', in folders too. Then, should two names
+// still meet — two keys of one ConfigMap that differ only in case (they would be one file where case
+// does not count), or a file named as a folder is (a page /docs.liquid/x beside /docs, a file /docs beside
+// /docs/guide.pdf) — the later one's name takes a number: 2-docs.liquid. The key is the file's name, and
+// the DeveloperPortal names it: nothing depends on the layout but kustomize's file list.
+
+// pageFolder is the folder of the page at portal path p: pages/, then p's folders.
+func pageFolder(p string) string {
+	dir, _ := path.Split(p)
+	return path.Join("pages", dir)
+}
+
+// pageFile is the file name of the page at portal path p: its last segment (index when p ends with
+// /), .liquid after it.
+func pageFile(p string) string {
+	_, base := path.Split(p)
 	if base == "" {
 		base = "index"
 	}
-	p.Content = e.file(path.Join("pages", dir), base, content)
-	return p
+	return base + ".liquid"
+}
+
+// fileName makes name a ConfigMap key and a file's name: '/' is "--", what a key cannot hold '_', no dot
+// at either end.
+func fileName(name string) string {
+	base := strings.Trim(notKey.ReplaceAllString(strings.ReplaceAll(name, "/", "--"), "_"), ".")
+	if base == "" {
+		base = "_"
+	}
+	return base
+}
+
+// folder is the tree's folder of dir (pages/docs): each segment a file name, under portal/.
+func folder(dir string) string {
+	segments := []string{"portal"}
+	for _, s := range strings.Split(strings.Trim(path.Clean("/"+dir), "/"), "/") {
+		if s != "" {
+			segments = append(segments, fileName(s))
+		}
+	}
+	return path.Join(segments...)
+}
+
+// addFolders records the tree's folder of dir and its parents.
+func (e *portalExport) addFolders(dir string) {
+	for f := folder(dir); f != "." && f != "/" && !e.folders[strings.ToLower(f)]; f = path.Dir(f) {
+		e.folders[strings.ToLower(f)] = true
+	}
 }
 
 // content is what a template's spec holds: its draft when not live and publish is Manual, else what is
@@ -145,24 +214,25 @@ func (e *portalExport) content(t tsclient.CMSTemplate, mode v1alpha1.PortalPubli
 var notKey = regexp.MustCompile(`[^-._a-zA-Z0-9]+`)
 
 // file puts content in the tree at portal/<dir>/<name> (name made a ConfigMap key, unique in its
-// folder) and returns its reference: the folder's ConfigMap, portal-<dir>.
+// ConfigMap and named as no folder is: see pageFolder) and returns its reference: the folder's
+// ConfigMap, portal-<dir>.
 func (e *portalExport) file(dir, name string, content []byte) v1alpha1.PortalContentRef {
-	dir = strings.Trim(path.Clean("/"+dir), "/")
-	cm := plugin.ObjectName("portal-" + dir)
-	base := strings.Trim(notKey.ReplaceAllString(strings.ReplaceAll(name, "/", "--"), "_"), ".")
-	if base == "" {
-		base = "_"
-	}
+	dir = folder(dir)
+	cm := plugin.ObjectName(strings.ReplaceAll(dir, "/", "-"))
+	base := fileName(name)
 	if e.keys[cm] == nil {
 		e.keys[cm] = map[string]bool{}
 		e.x.Out.Generators = append(e.x.Out.Generators, plugin.Generator{Name: cm})
 	}
+	taken := func(key string) bool {
+		return e.keys[cm][strings.ToLower(key)] || e.folders[strings.ToLower(path.Join(dir, key))]
+	}
 	key := base
-	for i := 2; e.keys[cm][key]; i++ {
+	for i := 2; taken(key); i++ {
 		key = strconv.Itoa(i) + "-" + base
 	}
-	e.keys[cm][key] = true
-	file := path.Join("portal", dir, key)
+	e.keys[cm][strings.ToLower(key)] = true
+	file := path.Join(dir, key)
 	e.x.Out.Tree[file] = content
 	for i := range e.x.Out.Generators {
 		if g := &e.x.Out.Generators[i]; g.Name == cm {

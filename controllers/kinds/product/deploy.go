@@ -11,7 +11,14 @@ package product
 // between a write and its deploy, or a deploy that failed all end deployed on the next attempt.
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/engine"
 	"github.com/apimsync/apimsync/controllers/kit/children"
 )
@@ -43,7 +50,7 @@ type gatewayState struct {
 
 // gatewayHash is the keyed hash of a product's gateway-relevant state.
 func gatewayHash(sess *engine.Session, g gatewayState) string {
-	g.Desired.BackendIDs = nil // in Usages
+	g.Desired.BackendIDs, g.Desired.Backends = nil, nil // in Usages and Backends
 	return sess.HashOf(g)
 }
 
@@ -73,4 +80,94 @@ func gatewayMatches(p *v1alpha1.Product, d Desired, snap *Snapshot) bool {
 	return snap.Product.DeploymentOption == deployment && snap.Product.BackendVersion == backendVersion &&
 		proxyMatches(snap.Proxy, d.Proxy) && oidcMatches(snap.OIDC, d.OIDC) && policiesMatch(snap.Policies, d.Policies) &&
 		usagesMatch(snap.Usages, d.BackendIDs) && children.UpToDate(snap.Children, productChildren(p))
+}
+
+// deploy deploys the product's configuration to staging. A deploy whose answer was lost (porta's deploy
+// can outlast a proxy's timeout, and land) is settled from state, as a lost create is by a list read:
+// staging's latest configuration is read, and when it holds what the product's state wants
+// (stagingHolds), the deploy is done; otherwise the lost answer is the caller's error, and the next
+// attempt deploys again. It is never sent again until an answer comes.
+func (s *Syncer) deploy(ctx context.Context, c *tsclient.Client, p *v1alpha1.Product, d Desired, snap *Snapshot) error {
+	err := c.DeployProxy(ctx, snap.Product.ID)
+	if err == nil || !tsclient.AnswerLost(err) {
+		return err
+	}
+	_, content, rerr := c.LatestProxyConfigContent(ctx, snap.Product.ID, tsclient.EnvironmentSandbox)
+	if rerr != nil || content == nil || !stagingHolds(content, p, d, snap) {
+		return err
+	}
+	s.event(p, "Normal", v1alpha1.ReasonDeploySettled, "the answer to the deploy was lost; staging's latest configuration holds the product's state, so the deploy is done")
+	return nil
+}
+
+// stagingHolds reports whether a staging configuration carries the product's gateway state as 3scale
+// holds it after this sync's writes: the authentication mode, every proxy attribute apimsync manages,
+// the policy chain (its enabled policies in order, apicast appended when missing, as
+// Proxy::PoliciesConfig#chain builds it), the product's mapping rules (as stored) and each used backend's
+// rules under the usage's path (ProxyRuleDecorator#pattern: File.join('/', path, pattern)), and no other
+// rule.
+func stagingHolds(content *tsclient.ProxyConfigContent, p *v1alpha1.Product, d Desired, snap *Snapshot) bool {
+	if content.BackendVersion != snap.Product.BackendVersion {
+		return false
+	}
+	for k, v := range snap.Proxy {
+		raw, ok := content.Proxy.Attributes[k]
+		var got string
+		if ok && json.Unmarshal(raw, &got) == nil && got != v {
+			return false
+		}
+	}
+	if snap.Policies != nil {
+		var want []string
+		hasAPIcast := false
+		for _, pol := range snap.Policies {
+			hasAPIcast = hasAPIcast || pol.Name == "apicast"
+			if pol.Enabled {
+				want = append(want, pol.Name+"@"+pol.Version)
+			}
+		}
+		if !hasAPIcast {
+			want = append(want, "apicast@builtin")
+		}
+		got := make([]string, 0, len(content.Proxy.PolicyChain))
+		for _, pol := range content.Proxy.PolicyChain {
+			got = append(got, pol.Name+"@"+pol.Version)
+		}
+		if !slices.Equal(got, want) {
+			return false
+		}
+	}
+	type rule struct {
+		method, pattern string
+		delta           int64
+		last            bool
+	}
+	var want []rule
+	for _, r := range snap.Children.Rules {
+		want = append(want, rule{r.HTTPMethod, r.Pattern, r.Delta, r.Last})
+	}
+	for _, b := range d.Backends {
+		for _, r := range b.Children.Rules {
+			want = append(want, rule{r.HTTPMethod, strings.TrimRight(d.BackendIDs[b.ID], "/") + "/" + strings.TrimLeft(r.Pattern, "/"), int64(max(r.Increment, 1)), r.Last})
+		}
+	}
+	got := make([]rule, 0, len(content.Proxy.ProxyRules))
+	for _, r := range content.Proxy.ProxyRules {
+		got = append(got, rule{r.HTTPMethod, r.Pattern, r.Delta, r.Last})
+	}
+	key := func(r rule) string { return fmt.Sprintf("%s %s %d %t", r.method, r.pattern, r.delta, r.last) }
+	sortRules := func(rs []rule) {
+		slices.SortFunc(rs, func(a, b rule) int {
+			if key(a) < key(b) {
+				return -1
+			}
+			if key(a) > key(b) {
+				return 1
+			}
+			return 0
+		})
+	}
+	sortRules(want)
+	sortRules(got)
+	return slices.Equal(want, got)
 }

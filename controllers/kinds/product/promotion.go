@@ -70,6 +70,12 @@ func (s *Syncer) promote(ctx context.Context, c *tsclient.Client, p *v1alpha1.Pr
 		return nil
 	}
 	promoted, err := c.PromoteProxyConfig(ctx, snap.Product.ID, tsclient.EnvironmentSandbox, target, tsclient.EnvironmentProduction)
+	if tsclient.AnswerLost(err) {
+		// Settled from state: production's latest version is the target when the promotion landed.
+		if v, rerr := kit.LatestConfigVersion(ctx, c, snap.Product.ID, tsclient.EnvironmentProduction); rerr == nil && v == target {
+			promoted, err = &tsclient.ProxyConfig{Version: v, Environment: tsclient.EnvironmentProduction}, nil
+		}
+	}
 	if err != nil && !tsclient.IsInvalid(err) && !tsclient.IsNotFound(err) {
 		return fmt.Errorf("cannot promote configuration %d of product %q to production: %w", target, p.Spec.Name, err)
 	}

@@ -52,6 +52,9 @@ type Desired struct {
 	// GatewayHash is the keyed hash of everything staging's configuration is built from, the product's
 	// and its backends' (product_deploy.go).
 	GatewayHash string `json:"-"`
+	// Backends is what of each used Backend goes into the configuration: a deploy whose answer was lost
+	// is settled by finding it in staging's latest configuration (stagingHolds).
+	Backends []backendGateway `json:"-"`
 }
 
 // Syncer syncs Products to 3scale services with their proxy settings, authentication, metrics,
@@ -139,6 +142,7 @@ func (s *Syncer) resolve(ctx context.Context, p *v1alpha1.Product, sess *engine.
 	desired := Desired{BackendIDs: backendIDs, Proxy: proxy, Policies: policies, OIDC: oidc, Promotes: p.Spec.Production != nil,
 		Features: featuresManaged(p)}
 	deployment, backendVersion := serviceAttrs(p)
+	desired.Backends = backends
 	desired.GatewayHash = gatewayHash(sess, gatewayState{Tenant: sess.Tenant, SystemName: sess.SystemName, Deployment: deployment,
 		BackendVersion: backendVersion, Children: kids, Usages: backendIDs, Backends: backends, Desired: desired})
 	hashed := []any{desired.GatewayHash, p.Spec.Name, p.Spec.Description}
@@ -422,7 +426,7 @@ func (s *Syncer) Update(ctx context.Context, p *v1alpha1.Product, sess *engine.S
 	}
 	deploy := deployPending(p, d)
 	if deploy {
-		if err := c.DeployProxy(ctx, id); err != nil {
+		if err := s.deploy(ctx, c, p, d, snap); err != nil {
 			return nil, fmt.Errorf("cannot deploy the proxy configuration of product %q: %w", sess.SystemName, err)
 		}
 		p.Status.DeployedHash = d.GatewayHash

@@ -253,6 +253,26 @@ func Upsert(ctx context.Context, c *tsclient.Client, scope tsclient.Scope, snap 
 	return syncMappingRules(ctx, c, scope, snap, want.Rules)
 }
 
+// Written reports whether 3scale holds everything the spec wants, leaving aside the metrics and methods
+// it no longer has (RemovalsPending): what a gateway configuration is built from is in place.
+func Written(snap *Snapshot, want Spec) bool {
+	if !RemovalsPending(snap, want) {
+		return UpToDate(snap, want)
+	}
+	kept := snap.Clone()
+	for name := range kept.Methods {
+		if _, ok := want.Methods[name]; !ok {
+			delete(kept.Methods, name)
+		}
+	}
+	for name := range kept.Metrics {
+		if _, ok := want.Metrics[name]; !ok && name != HitsMetric {
+			delete(kept.Metrics, name)
+		}
+	}
+	return UpToDate(kept, want)
+}
+
 // RemovalsPending reports whether 3scale holds metrics or methods the spec no longer has.
 func RemovalsPending(snap *Snapshot, want Spec) bool {
 	for name := range snap.Methods {
