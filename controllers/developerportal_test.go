@@ -6,6 +6,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"path"
+	"slices"
 	"strings"
 	"testing"
 
@@ -390,7 +393,16 @@ func TestExportedPortalAdoptsWithNoWrite(t *testing.T) {
 	must(err)
 	partial, err := c.CreateCMSTemplate(ctx, tsclient.CMSTemplateParams{Type: tsclient.TemplatePartial, SystemName: ptr.To("footer"), Draft: ptr.To("<footer/>")})
 	must(err)
-	for _, id := range []int64{layout.ID, page.ID, partial.ID} {
+	// Pages whose paths lie under one another's (as /docs, which every tenant has, and /docs/intro):
+	// their files must sit side by side in the export.
+	ids := []int64{layout.ID, page.ID, partial.ID}
+	for _, p := range []string{"/guides", "/guides/start/faq", "/docs/intro"} {
+		nested, err := c.CreateCMSTemplate(ctx, tsclient.CMSTemplateParams{Type: tsclient.TemplatePage, Title: ptr.To("Page " + p), Path: ptr.To(p),
+			SectionID: guides.ID, LiquidEnabled: ptr.To(false), Draft: ptr.To("<h1>" + p + "</h1>")})
+		must(err)
+		ids = append(ids, nested.ID)
+	}
+	for _, id := range ids {
 		_, err := c.PublishCMSTemplate(ctx, id)
 		must(err)
 	}
@@ -402,6 +414,11 @@ func TestExportedPortalAdoptsWithNoWrite(t *testing.T) {
 	_, err = c.CreateCMSFile(ctx, tsclient.CMSFileParams{Path: ptr.To("/guides/map.png"), SectionID: guides.ID, Downloadable: ptr.To(true),
 		Content: logoPNG, Name: "map.png", ContentType: "image/png"})
 	must(err)
+	// A file whose path is another's folder.
+	for _, p := range []string{"/guides/maps", "/guides/maps/europe.png"} {
+		_, err = c.CreateCMSFile(ctx, tsclient.CMSFileParams{Path: ptr.To(p), SectionID: guides.ID, Content: logoPNG, Name: path.Base(p), ContentType: "image/png"})
+		must(err)
+	}
 
 	_, err = c.CreateAuthenticationProvider(ctx, tsclient.AuthenticationProviderParams{Kind: "auth0", Name: "Auth0", ClientID: ptr.To("portal"),
 		ClientSecret: ptr.To("auth0-secret"), Site: ptr.To("https://acme.eu.auth0.com"), Published: ptr.To(true)})
@@ -421,6 +438,12 @@ func TestExportedPortalAdoptsWithNoWrite(t *testing.T) {
 	dir := t.TempDir()
 	if _, err := plugin.WriteDir(dir, exported, nil); err != nil {
 		t.Fatal(err)
+	}
+	for _, f := range []string{"portal/pages/docs.liquid", "portal/pages/docs/intro.liquid", "portal/pages/guides.liquid", "portal/pages/guides/start.liquid",
+		"portal/pages/guides/start/faq.liquid", "portal/files/guides/maps/europe.png"} {
+		if _, ok := exported.Tree[f]; !ok {
+			t.Errorf("the export has no %s: %v", f, slices.Sorted(maps.Keys(exported.Tree)))
+		}
 	}
 	objs, err := kustomize.Build(dir)
 	must(err)

@@ -2,8 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -71,7 +75,7 @@ threescale-provider-account), or --admin-url with the token in the environment v
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd.Context()) },
 	}
-	cmd.Flags().StringVar(&o.out, "out", "", "The directory to write (created; must be empty unless --overwrite).")
+	cmd.Flags().StringVar(&o.out, "out", "", "The directory to write (created; must be empty unless --overwrite). Written all at once: an error leaves it as it was.")
 	cmd.Flags().StringVar(&o.secret, "secret", v1alpha1.DefaultProviderAccountSecret, "The provider-account Secret of the namespace to read the tenant's admin URL and token from.")
 	cmd.Flags().StringVar(&o.adminURL, "admin-url", "", "The tenant's admin portal, instead of a Secret (the token comes from --token-env).")
 	cmd.Flags().StringVar(&o.tokenEnv, "token-env", "THREESCALE_TOKEN", "The environment variable holding the access token, with --admin-url.")
@@ -84,7 +88,7 @@ threescale-provider-account), or --admin-url with the token in the environment v
 		"a ConfigMap generator per folder.")
 	cmd.Flags().StringVar(&o.creds, "credentials", "keep", "keep: users keep their passwords and applications adopt 3scale's credentials; "+
 		"secret-refs: users' passwords, applications' credentials and policy configurations that hold a credential become references to Secrets, templates in "+plugin.SecretsFile+".")
-	cmd.Flags().BoolVar(&o.overwrite, "overwrite", false, "Write into a directory that is not empty.")
+	cmd.Flags().BoolVar(&o.overwrite, "overwrite", false, "Write into a directory that is not empty: the files and folders the export writes replace those of the same name, the others stay.")
 	_ = cmd.MarkFlagRequired("out")
 	return cmd
 }
@@ -112,7 +116,7 @@ func (o *exportOptions) run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("cannot read the tenant: %w", err)
 	}
-	files, err := plugin.WriteDir(o.out, exported, exportHeader)
+	files, err := writeExport(o.out, exported)
 	if err != nil {
 		return err
 	}
@@ -136,6 +140,120 @@ func (o *exportOptions) checkOut() error {
 		return fmt.Errorf("cannot read %s: %w", o.out, err)
 	}
 	return nil
+}
+
+// writeDir writes an export into a directory (a test makes it fail).
+var writeDir = plugin.WriteDir
+
+// writeExport writes e into out all at once, and returns the files written: into a temporary folder,
+// then moved into place, so that an error leaves out as it was (no half-written export, nothing to
+// --overwrite). A new out is the temporary folder, made beside it and renamed. An existing one (empty,
+// or --overwrite) gets the temporary folder inside it, hidden, and each file and folder the export
+// writes (portal/ as a whole) takes the place of the entry of that name, which goes only once every one
+// is in place (put back if one fails); its other entries stay.
+func writeExport(out string, e *plugin.Exported) (files []string, err error) {
+	out = filepath.Clean(out)
+	if info, statErr := os.Stat(out); statErr == nil && info.IsDir() {
+		return writeInto(out, e)
+	}
+	parent := filepath.Dir(out)
+	made, err := mkdirAll(parent)
+	if err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(out)+".export-")
+	if err != nil {
+		removeMade(made)
+		return nil, fmt.Errorf("cannot write beside %s: %w", out, err)
+	}
+	defer func() {
+		if err != nil {
+			os.RemoveAll(tmp)
+			removeMade(made)
+		}
+	}()
+	if files, err = writeDir(tmp, e, exportHeader); err != nil {
+		return nil, fmt.Errorf("cannot write the export (nothing was written to %s): %w", out, err)
+	}
+	if err = os.Chmod(tmp, 0o755); err != nil {
+		return nil, err
+	}
+	if err = os.Rename(tmp, out); err != nil {
+		return nil, fmt.Errorf("cannot move the export into %s (nothing was written to it): %w", out, err)
+	}
+	return files, nil
+}
+
+// writeInto is writeExport into an existing directory.
+func writeInto(out string, e *plugin.Exported) ([]string, error) {
+	tmp, err := os.MkdirTemp(out, ".apimsync-export-")
+	if err != nil {
+		return nil, fmt.Errorf("cannot write into %s: %w", out, err)
+	}
+	defer os.RemoveAll(tmp)
+	files, err := writeDir(filepath.Join(tmp, "new"), e, exportHeader)
+	if err != nil {
+		return nil, fmt.Errorf("cannot write the export (%s was left as it was): %w", out, err)
+	}
+	entries, err := os.ReadDir(filepath.Join(tmp, "new"))
+	if err != nil {
+		return nil, err
+	}
+	old := filepath.Join(tmp, "old")
+	if err := os.Mkdir(old, 0o700); err != nil {
+		return nil, err
+	}
+	var moved []string // entries moved into out, each with what it replaced (if anything) in old
+	undo := func() {
+		for _, name := range slices.Backward(moved) {
+			os.RemoveAll(filepath.Join(out, name))
+			if _, err := os.Lstat(filepath.Join(old, name)); err == nil {
+				_ = os.Rename(filepath.Join(old, name), filepath.Join(out, name))
+			}
+		}
+	}
+	for _, entry := range entries {
+		name := entry.Name()
+		if err := os.Rename(filepath.Join(out, name), filepath.Join(old, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			undo()
+			return nil, fmt.Errorf("cannot replace %s (%s was left as it was): %w", filepath.Join(out, name), out, err)
+		}
+		moved = append(moved, name)
+		if err := os.Rename(filepath.Join(tmp, "new", name), filepath.Join(out, name)); err != nil {
+			undo()
+			return nil, fmt.Errorf("cannot move the export into %s (it was left as it was): %w", out, err)
+		}
+	}
+	return files, nil
+}
+
+// mkdirAll makes dir and its missing parents, and returns the first one it made ("" when dir existed).
+func mkdirAll(dir string) (string, error) {
+	first := ""
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(d); err == nil || filepath.Dir(d) == d {
+			break
+		}
+		first = d
+	}
+	return first, os.MkdirAll(dir, 0o755)
+}
+
+// removeMade removes the folders mkdirAll made, if nothing else went into them.
+func removeMade(first string) {
+	if first == "" {
+		return
+	}
+	var dirs []string
+	_ = filepath.WalkDir(first, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			dirs = append(dirs, p)
+		}
+		return nil
+	})
+	for _, d := range slices.Backward(dirs) {
+		_ = os.Remove(d) // only empty ones go
+	}
 }
 
 // tenant is a client of the tenant to export: from --admin-url and the token's variable, or from the

@@ -2,13 +2,24 @@ package main
 
 import (
 	"context"
+	"errors"
+	"io/fs"
+	"maps"
 	"net/http/httptest"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+
+	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
+	"github.com/apimsync/apimsync/controllers/plugin"
 	"github.com/apimsync/apimsync/internal/kustomize"
 	"github.com/apimsync/apimsync/test/simulator"
 	"github.com/apimsync/apimsync/test/testenv"
@@ -151,4 +162,164 @@ func TestExportPortal(t *testing.T) {
 	if kinds["DeveloperPortal"] != 1 || kinds["ConfigMap"] < 5 || len(kinds) != 2 {
 		t.Errorf("built %v, want one DeveloperPortal and its ConfigMaps", kinds)
 	}
+}
+
+// TestExportPortalNestedPaths: a page under another's path (/docs, which every tenant has, and
+// /docs/intro, /docs/intro/more) and a file under another's (/downloads/sdk and /downloads/sdk/readme.txt)
+// export side by side (pages/docs.liquid beside pages/docs/), and the export builds into ConfigMaps that
+// hold each item's content under the key its DeveloperPortal names. The export is written all at once: a
+// failure leaves no directory (nor the parents it made), or an existing one as it was; --overwrite
+// replaces what an earlier export wrote (the layout of an older version, where /docs was a file
+// pages/docs) and leaves the rest.
+func TestExportPortalNestedPaths(t *testing.T) {
+	sim := simulator.New(simulator.Options{Tenants: map[string]string{"acme": "acme-token"}})
+	srv := httptest.NewServer(sim)
+	defer srv.Close()
+	adminURL := srv.URL + "/t/acme"
+	c, err := tsclient.New(tsclient.Config{AdminURL: adminURL, Token: "acme-token", Policy: &tsclient.AdminURLPolicy{AllowInsecureHTTP: true, AllowPrivate: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	contents := map[string]string{"/docs/intro": "<h1>Intro</h1>", "/docs/intro/more": "<h1>More</h1>"}
+	for _, p := range []string{"/docs/intro", "/docs/intro/more"} {
+		page, err := c.CreateCMSTemplate(ctx, tsclient.CMSTemplateParams{Type: tsclient.TemplatePage, Title: ptr.To(p), Path: ptr.To(p),
+			LiquidEnabled: ptr.To(false), Draft: ptr.To(contents[p])})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.PublishCMSTemplate(ctx, page.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files := map[string]string{"/downloads/sdk": "the SDK", "/downloads/sdk/readme.txt": "read me"}
+	for _, p := range []string{"/downloads/sdk", "/downloads/sdk/readme.txt"} {
+		if _, err := c.CreateCMSFile(ctx, tsclient.CMSFileParams{Path: ptr.To(p), Content: []byte(files[p]), Name: path.Base(p), ContentType: "text/plain"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("THREESCALE_TOKEN", "acme-token")
+	export := func(dir string, more ...string) (string, error) {
+		return run(t, append([]string{"export", "--admin-url", adminURL, "--allow-insecure-http", "--portal", "--out", dir}, more...)...)
+	}
+
+	dir := filepath.Join(t.TempDir(), "portal")
+	if out, err := export(dir); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	for _, f := range []string{"portal/pages/docs.liquid", "portal/pages/docs/intro.liquid", "portal/pages/docs/intro/more.liquid", "portal/pages/index.liquid",
+		"portal/files/downloads/2-sdk", "portal/files/downloads/sdk/readme.txt"} {
+		if info, err := os.Stat(filepath.Join(dir, f)); err != nil || info.IsDir() {
+			t.Errorf("%s: %v, want a file", f, err)
+		}
+	}
+	objs, err := kustomize.Build(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := map[string]map[string]string{}
+	var portal *v1alpha1.DeveloperPortal
+	for _, o := range objs {
+		switch o.GetKind() {
+		case "ConfigMap":
+			d, _, _ := unstructured.NestedStringMap(o.Object, "data")
+			data[o.GetName()] = d
+		case "DeveloperPortal":
+			portal = &v1alpha1.DeveloperPortal{}
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, portal); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if portal == nil {
+		t.Fatal("no DeveloperPortal built")
+	}
+	found := 0
+	for _, p := range portal.Spec.Pages {
+		if want, ok := contents[p.Path]; ok {
+			found++
+			if got := data[p.Content.ConfigMap][p.Content.Key]; got != want {
+				t.Errorf("page %s: %s/%s holds %q, want %q", p.Path, p.Content.ConfigMap, p.Content.Key, got, want)
+			}
+		}
+	}
+	for _, f := range portal.Spec.Files {
+		if want, ok := files[f.Path]; ok {
+			found++
+			if got := data[f.Content.ConfigMap][f.Content.Key]; got != want {
+				t.Errorf("file %s: %s/%s holds %q, want %q", f.Path, f.Content.ConfigMap, f.Content.Key, got, want)
+			}
+		}
+	}
+	if found != 4 {
+		t.Errorf("%d of the 4 nested pages and files exported", found)
+	}
+
+	// A failure while writing leaves nothing: not the directory, nor the parents it made.
+	saved := writeDir
+	defer func() { writeDir = saved }()
+	writeDir = func(d string, e *plugin.Exported, header []string) ([]string, error) {
+		if _, err := plugin.WriteDir(d, e, header); err != nil {
+			return nil, err
+		}
+		return nil, errors.New("disk full")
+	}
+	parent := t.TempDir()
+	if _, err := export(filepath.Join(parent, "a", "b", "portal")); err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Errorf("a failed write: %v", err)
+	}
+	if entries, _ := os.ReadDir(parent); len(entries) != 0 {
+		t.Errorf("a failed export left %v in %s", entries, parent)
+	}
+	// ...and an existing directory as it was.
+	before := snapshotDir(t, dir)
+	if _, err := export(dir, "--overwrite"); err == nil {
+		t.Errorf("a failed write over an export: no error")
+	}
+	if after := snapshotDir(t, dir); !maps.Equal(before, after) {
+		t.Errorf("a failed --overwrite changed the directory:\nbefore %v\nafter  %v", slices.Sorted(maps.Keys(before)), slices.Sorted(maps.Keys(after)))
+	}
+	writeDir = saved
+
+	// --overwrite over an older export, whose /docs was the file pages/docs, beside a file of the user's.
+	if err := os.RemoveAll(filepath.Join(dir, "portal", "pages", "docs")); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{"portal/pages/docs": "old layout", "README.md": "ours"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out, err := export(dir, "--overwrite"); err != nil {
+		t.Fatalf("--overwrite over an older export: %v: %s", err, out)
+	}
+	after := snapshotDir(t, dir)
+	if !maps.Equal(before, maps.Collect(func(yield func(string, string) bool) {
+		for k, v := range after {
+			if k != "README.md" && !yield(k, v) {
+				return
+			}
+		}
+	})) || after["README.md"] != "ours" {
+		t.Errorf("--overwrite over an older export:\ngot  %v\nwant %v and README.md", slices.Sorted(maps.Keys(after)), slices.Sorted(maps.Keys(before)))
+	}
+}
+
+// snapshotDir returns every file under dir, by path relative to it, with its content.
+func snapshotDir(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		raw, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		out[filepath.ToSlash(rel)] = string(raw)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
