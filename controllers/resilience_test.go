@@ -126,12 +126,24 @@ func TestOneRemoteObjectHasOneOwner(t *testing.T) {
 	}
 }
 
-// TestRenameWaitsForTheOldResourcesDeletion: a GitOps rename (the new resource applied, the old one
-// pruned, one system name): while the old one is being deleted and still holds the remote object (here
-// held back by a Product that uses it), the new one neither adopts nor creates it (Orphan, saying why);
-// once the old one's deletion has deleted it, the new one creates its own, unannounced. And the loser of an
-// ownership conflict (Invalid) is woken when the owner goes.
-func TestRenameWaitsForTheOldResourcesDeletion(t *testing.T) {
+// hasEvent reports whether obj has an Event of that reason.
+func hasEvent(t *testing.T, obj client.Object, reason string) bool {
+	t.Helper()
+	for _, e := range eventsOf(t, obj) {
+		if strings.HasPrefix(e, reason+":") {
+			return true
+		}
+	}
+	return false
+}
+
+// TestRenameHandsTheRemoteObjectOver (issue 42, item 16): a rename (the old resource deleted, a new one
+// with the same systemName applied, in either order) keeps the remote object: the old one, being
+// deleted, hands it over to the claimant instead of deleting it, with an Event on both; the claimant
+// adopts it and applies its spec. Deleted first and waiting for a Product that uses it (kubectl
+// delete, then apply), or applied first and Invalid as the loser of the conflict until the old one is
+// pruned (Argo CD's and Flux's order): one backend, the same id, no remote delete.
+func TestRenameHandsTheRemoteObjectOver(t *testing.T) {
 	ns, ctx := newNamespace(t), context.Background()
 	old := petsBackend(ns)
 	product := petstoreProduct(ns, "pets")
@@ -141,43 +153,92 @@ func TestRenameWaitsForTheOldResourcesDeletion(t *testing.T) {
 		t.Fatal(err)
 	}
 	oldID := old.Status.BackendID
+	deletes := func() int { return requestsTo(ns, "DELETE", "/admin/api/backend_apis/{id}.json") }
 
 	deleteObjects(t, old) // waits for the product that uses it, holding the backend
+	waitReason(t, old, v1alpha1.ConditionOrphan, v1alpha1.ReasonDeletionBlocked)
 	renamed := petsBackend(ns)
 	renamed.Name, renamed.Spec.SystemName = "pets-renamed", old.Status.SystemName
+	renamed.Spec.Description = "renamed"
 	create(t, renamed)
-	waitReason(t, renamed, v1alpha1.ConditionOrphan, v1alpha1.ReasonRemoteBeingDeleted)
-	if _, _, msg := syncState(t, renamed); !strings.Contains(msg, `held by "pets" in this namespace, which is being deleted`) {
-		t.Errorf("message of the renamed resource: %q", msg)
-	}
-	update(t, product, func() { product.Spec.BackendUsages = nil })
+	update(t, product, func() { product.Spec.BackendUsages = map[string]v1alpha1.BackendUsageSpec{"pets-renamed": {Path: "/"}} })
 	waitGone(t, old)
-	waitState(t, v1alpha1.ConditionSynced, renamed)
-	if err := k8s.Get(ctx, client.ObjectKeyFromObject(renamed), renamed); err != nil {
-		t.Fatal(err)
+	waitState(t, v1alpha1.ConditionSynced, renamed, product)
+	if renamed.Status.BackendID != oldID {
+		t.Errorf("the renamed resource holds backend %d, want the old one's %d, handed over", renamed.Status.BackendID, oldID)
 	}
-	if renamed.Status.BackendID == 0 || renamed.Status.BackendID == oldID {
-		t.Errorf("the renamed resource holds backend %d; the old one held %d, deleted since", renamed.Status.BackendID, oldID)
+	if got := sim.Count(ns, "backend_apis"); got != 1 || deletes() != 0 {
+		t.Errorf("%d backends in 3scale and %d deleted, want 1 and none", got, deletes())
 	}
-	if got := sim.Count(ns, "backend_apis"); got != 1 {
-		t.Errorf("%d backends in 3scale, want 1", got)
+	if !hasEvent(t, old, v1alpha1.ReasonHandedOver) || !hasEvent(t, renamed, v1alpha1.ReasonHandedOver) {
+		t.Errorf("no HandedOver Event on both: old %v, renamed %v", eventsOf(t, old), eventsOf(t, renamed))
 	}
-	for _, e := range eventsOf(t, renamed) {
-		if strings.Contains(e, v1alpha1.ReasonAdopted) {
-			t.Errorf("the renamed resource adopted: %s", e)
+	for _, r := range sim.Objects(ns, simulator.KindBackendAPIs) {
+		if r["description"] != "renamed" {
+			t.Errorf("the claimant's spec was not applied to the backend it took over: %v", r)
 		}
 	}
 
-	// Applied while the owner is alive: Invalid; the owner deleted: woken, it creates its own.
+	// Applied while the owner is alive: Invalid; the owner pruned: it hands over to it.
 	twin := petsBackend(ns)
 	twin.Name, twin.Spec.SystemName = "pets-twin", renamed.Status.SystemName
 	create(t, twin)
 	waitReason(t, twin, v1alpha1.ConditionInvalid, v1alpha1.ReasonRemoteOwnedByOtherResource)
+	update(t, product, func() { product.Spec.BackendUsages = map[string]v1alpha1.BackendUsageSpec{"pets-twin": {Path: "/"}} })
 	deleteObjects(t, renamed)
 	waitGone(t, renamed)
-	waitState(t, v1alpha1.ConditionSynced, twin)
-	if got := sim.Count(ns, "backend_apis"); got != 1 {
-		t.Errorf("%d backends in 3scale, want 1", got)
+	waitState(t, v1alpha1.ConditionSynced, twin, product)
+	if twin.Status.BackendID != oldID {
+		t.Errorf("the twin holds backend %d, want %d, handed over", twin.Status.BackendID, oldID)
+	}
+	if got := sim.Count(ns, "backend_apis"); got != 1 || deletes() != 0 {
+		t.Errorf("%d backends in 3scale and %d deleted, want 1 and none", got, deletes())
+	}
+
+	// No claimant: the deletion goes on as before.
+	update(t, product, func() { product.Spec.BackendUsages = nil })
+	deleteObjects(t, twin)
+	waitGone(t, twin)
+	if got := sim.Count(ns, "backend_apis"); got != 0 {
+		t.Errorf("%d backends in 3scale after a deletion with no claimant, want 0", got)
+	}
+}
+
+// TestProductRenameKeepsTheDevelopersKeys (issue 42, item 16): a Product renamed in Git with its plan
+// (new objects with the same system names, the application moved to the new plan, the old ones pruned)
+// keeps the service, the plan and the application with its key: nothing is deleted in 3scale.
+func TestProductRenameKeepsTheDevelopersKeys(t *testing.T) {
+	ns := newNamespace(t)
+	backend, product := petsBackend(ns), petstoreProduct(ns, "pets")
+	plan := basicPlan(ns, "basic", "petstore")
+	acc, pw := devAccount(ns, "acme")
+	app := application(ns, "app", "acme", "basic")
+	create(t, defaultSecret(ns), pw, backend, product, plan, acc, app)
+	waitState(t, v1alpha1.ConditionSynced, backend, product, plan, acc, app)
+	before := remoteApp(t, ns, app)
+	serviceID, planID := product.Status.ProductID, plan.Status.PlanID
+	writes := len(sim.Writes(ns))
+
+	renamed := petstoreProduct(ns, "pets")
+	renamed.Name, renamed.Spec.SystemName = "petstore-v2", product.Status.SystemName
+	renamedPlan := basicPlan(ns, "basic-v2", "petstore-v2")
+	renamedPlan.Spec.SystemName = plan.Status.SystemName
+	create(t, renamed, renamedPlan)
+	update(t, app, func() { app.Spec.PlanRef = "basic-v2" })
+	deleteObjects(t, product, plan)
+	waitGone(t, product, plan)
+	waitState(t, v1alpha1.ConditionSynced, renamed, renamedPlan, app)
+	if renamed.Status.ProductID != serviceID || renamedPlan.Status.PlanID != planID {
+		t.Errorf("renamed product %d and plan %d, want the old ones %d and %d", renamed.Status.ProductID, renamedPlan.Status.PlanID, serviceID, planID)
+	}
+	after := remoteApp(t, ns, app)
+	if after["id"] != before["id"] || after["user_key"] != before["user_key"] || after["user_key"] == nil {
+		t.Errorf("the application after the rename: %v, want the same as before: %v", after, before)
+	}
+	for _, w := range sim.Writes(ns)[writes:] {
+		if w.Method == "DELETE" {
+			t.Errorf("a rename deleted in 3scale: %s %s", w.Method, w.Endpoint)
+		}
 	}
 }
 

@@ -178,6 +178,7 @@ func kindController[T engine.Object, D any, S engine.Snapshot[S]](sh shared, r *
 	r.Users = blockingUsers(sh.reader, referenceGraph, kind)
 	r.RetainedUnder = retainedUnder(sh.reader, referenceGraph)
 	r.OwnersGoing = ownersGoing(sh.reader, referenceGraph)
+	r.Claimants = claimants(sh.reader, list)
 	b := ctrl.NewControllerManagedBy(sh.mgr).For(newObj()).Named(strings.ToLower(kind)).WithOptions(sh.ctrlOpts()).
 		WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(readingSecret(sh.reader, list))).
 		// Its own kind: its deletions are recorded (a prune under way, DependantGrace), and the objects
@@ -228,6 +229,30 @@ func sameRemoteObject(reader client.Reader, list client.ObjectList) handler.MapF
 			}
 		})
 		return out
+	}
+}
+
+// claimants lists the objects of obj's kind in its namespace, not being deleted, that resolve to the
+// same remote object (the owner key index) and hold none of their own: those an object being deleted
+// hands its remote object over to (engine.Reconciler.Claimants).
+func claimants(reader client.Reader, list client.ObjectList) func(ctx context.Context, obj client.Object) ([]client.Object, error) {
+	return func(ctx context.Context, obj client.Object) ([]client.Object, error) {
+		keys := ownerKeyOf(obj)
+		if len(keys) == 0 {
+			return nil, nil
+		}
+		l := list.DeepCopyObject().(client.ObjectList)
+		if err := reader.List(ctx, l, client.InNamespace(obj.GetNamespace()), client.MatchingFields{kit.IndexOwnerKey: keys[0]}); err != nil {
+			return nil, err
+		}
+		var out []client.Object
+		err := kit.ForEachItem(l, func(o client.Object) {
+			other, ok := o.(engine.Object)
+			if ok && other.GetUID() != obj.GetUID() && other.GetDeletionTimestamp().IsZero() && other.GetRemoteID() == 0 && engine.PendingCreate(other) == "" {
+				out = append(out, other)
+			}
+		})
+		return out, err
 	}
 }
 

@@ -48,9 +48,19 @@ func (r *Reconciler[T, D, S]) finalize(ctx context.Context, obj T, w *statusWrit
 				return ctrl.Result{}, err
 			}
 		}
+		// Before a handover too: a dependant being deleted with it takes its fate from this object
+		// while it is here (it goes along, with no call of its own), and so stays in 3scale with it.
 		if err := r.deleteDependants(ctx, obj); err != nil {
 			return r.failQuietly(ctx, obj, w, err)
 		}
+	}
+	handed, err := r.handOver(ctx, obj)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if handed {
+		obj.SetRemoteID(0) // the claimant's now: nothing of it is deleted below
+		retained = nil
 	}
 	st := obj.GetSyncStatus()
 	id := obj.GetRemoteID()
@@ -59,7 +69,7 @@ func (r *Reconciler[T, D, S]) finalize(ctx context.Context, obj T, w *statusWrit
 		r.event(obj, "Warning", v1alpha1.ReasonKeptForRetained, "Delete",
 			"left the %s in 3scale (id %d): %s with deletionPolicy Retain keep remote objects under it, which 3scale would refuse to delete it for or delete along with it; to delete it in 3scale too, set their deletionPolicy to Delete before deleting",
 			r.Kind, id, strings.Join(retained, ", "))
-	} else if obj.GetDeletionPolicy() == v1alpha1.DeletionPolicyDelete && (id != 0 || pending != "") {
+	} else if !handed && obj.GetDeletionPolicy() == v1alpha1.DeletionPolicyDelete && (id != 0 || pending != "") {
 		if err := r.waitForUsers(ctx, obj); err != nil {
 			return r.failQuietly(ctx, obj, w, err)
 		}
@@ -113,6 +123,45 @@ func (r *Reconciler[T, D, S]) finalize(ctx context.Context, obj T, w *statusWrit
 	// again. The memory goes when a reconcile finds the object gone.
 	r.finalized(obj)
 	return ctrl.Result{}, nil
+}
+
+// handOver hands the remote object obj holds over to a claimant (Claimants: a resource of the same kind
+// in obj's namespace, not being deleted, that resolves to the same tenant and system name and holds none)
+// instead of deleting it — a GitOps rename: one file deleted and one applied with the same systemName, in
+// one commit. The remote object, its id and everything under it (a product's plans, applications and
+// their keys) are kept; obj deletes nothing, and the claimant adopts the object by its system name once
+// obj is gone (the owner-key watch wakes it), then applies its own spec as an update. Decided from what
+// the cluster holds now, so the order in which the two reach the manager, a restart or a retry end alike;
+// a claimant whose spec refuses adoption (adoption: Never) is not one. GitOps tools apply before they
+// prune, and one kind's events reach the manager in the order the API server made them, so a claimant
+// applied before the old object's deletion is always seen; with none, the deletion goes on at once, as
+// before. It reports whether obj handed its object over.
+func (r *Reconciler[T, D, S]) handOver(ctx context.Context, obj T) (bool, error) {
+	if r.Claimants == nil || (obj.GetRemoteID() == 0 && PendingCreate(obj) == "") {
+		return false, nil
+	}
+	claimants, err := r.Claimants(ctx, obj)
+	if err != nil {
+		return false, err
+	}
+	for _, c := range claimants {
+		claimant, ok := c.(Object)
+		if !ok || claimant.GetAdoptionPolicy() == v1alpha1.AdoptionNever {
+			continue
+		}
+		what := fmt.Sprintf("%s %d on tenant %s", r.Kind, obj.GetRemoteID(), obj.GetSyncStatus().TenantHost)
+		if obj.GetRemoteID() == 0 {
+			what = fmt.Sprintf("%s %q on tenant %s (its create in doubt)", r.Kind, obj.GetSyncStatus().SystemName, obj.GetSyncStatus().TenantHost)
+		}
+		r.event(obj, "Normal", v1alpha1.ReasonHandedOver, "Delete",
+			"handed the %s over to %q, which claims the same system name in this namespace: deleted nothing in 3scale", what, claimant.GetName())
+		if r.Recorder != nil {
+			r.Recorder.Eventf(claimant, nil, "Normal", v1alpha1.ReasonHandedOver, "Adopt",
+				"takes over the %s from %q, deleted: everything under it is kept", what, obj.GetName())
+		}
+		return true, nil
+	}
+	return false, nil
 }
 
 // deleteDependants deletes the objects that cannot exist without obj and, while any is left, returns a

@@ -40,6 +40,9 @@ const (
 
 // Events of the engine, for every kind.
 const (
+	// ReasonHandedOver (Event, on both): a resource being deleted handed the remote object it held over
+	// to a resource of the same kind, namespace, tenant and system name (a rename), instead of deleting it.
+	ReasonHandedOver = "HandedOver"
 	// ReasonAdopted (Event): an existing 3scale object was adopted.
 	ReasonAdopted = "AdoptedExisting"
 	// ReasonDriftRepaired (Warning Event): what was changed in 3scale behind apimsync's back was put back.
