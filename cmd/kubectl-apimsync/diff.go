@@ -30,6 +30,21 @@ type diffOptions struct {
 	kustomize string
 }
 
+// diff's exit codes beyond 0 (nothing to do); see its help.
+const (
+	exitChanges   = 1 // something in 3scale would change
+	exitError     = 2 // an error, as kubectl diff's "above 1"
+	exitNotSynced = 3 // some object would be Invalid or wait (Orphan)
+)
+
+// usageError is err (a bad flag or argument) with diff's error exit code; nil for nil.
+func usageError(err error) error {
+	if err == nil {
+		return nil
+	}
+	return codedError{code: exitError, msg: err.Error()}
+}
+
 // codedError is an error with the process's exit code; with no message, nothing is printed (diff's 1).
 type codedError struct {
 	code int
@@ -53,22 +68,33 @@ the writes instead of sending them, so the writes shown are the ones a sync woul
 Writes to the cluster a sync would make (an Application's credentials Secret) are listed apart, as
 "cluster: ...": they change nothing in 3scale. A document read from a Secret is never shown.
 
-Exit status: 0 when nothing in 3scale would change (writes to the cluster alone included), 1 when
-something in 3scale would, 2 on an error, or when the files hold no apimsync resource (as kubectl diff).`,
+An object that would not sync is marked "!": it would be Invalid (its spec cannot work), or would wait
+(Orphan) for a dependency that is missing, or that neither is synced nor is created by these files. An
+object that waits only for what these files create (the plans of a new Product) is marked ">": it syncs
+once that exists, and what it writes is known only then.
+
+Exit status, for a CI job to gate on:
+  0  nothing in 3scale would change (writes to the cluster alone are no change), and every object syncs
+  1  something in 3scale would change (an update, a create, a ">"), and every object syncs
+  2  an error: bad flags or arguments, files that cannot be read or hold no apimsync resource, a tenant
+     or cluster that cannot be read (as kubectl diff: above 1 is not "nothing to do")
+  3  some object would not sync: Invalid, or waiting (Orphan); the "!" lines say which. It wins over 1.`,
 		Example: `  # A pull request's GitOps directory, against the namespace it deploys to
   kubectl apimsync diff -n team-a -k gitops/team-a
 
   # Some files
   kubectl apimsync diff -n team-a -f products.yaml -f plans.yaml`,
-		Args: cobra.NoArgs,
+		Args: func(cmd *cobra.Command, args []string) error { return usageError(cobra.NoArgs(cmd, args)) },
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			err := o.run(cmd.Context())
 			if _, coded := err.(codedError); err != nil && !coded {
-				return codedError{code: 2, msg: err.Error()}
+				return codedError{code: exitError, msg: err.Error()}
 			}
 			return err
 		},
 	}
+	// A bad flag is an error (2), never "something would change" (1, main's default).
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
 	cmd.Flags().StringSliceVarP(&o.files, "filename", "f", nil, "A file or directory (read recursively) of apimsync resources; repeatable.")
 	cmd.Flags().StringVarP(&o.kustomize, "kustomize", "k", "", "A kustomization directory to build and diff.")
 	return cmd
@@ -103,9 +129,12 @@ func (o *diffOptions) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	changes := printPlans(o.streams.Out, plans)
-	if changes {
-		return codedError{code: 1}
+	changes, blocked := printPlans(o.streams.Out, plans)
+	switch {
+	case blocked:
+		return codedError{code: exitNotSynced}
+	case changes:
+		return codedError{code: exitChanges}
 	}
 	return nil
 }
@@ -163,11 +192,12 @@ func someApimsyncObject(in []*unstructured.Unstructured) error {
 var sensitive = regexp.MustCompile(`(?i)password|token|secret|key|issuer|credential|policies_config|configuration`)
 
 // printPlans writes the plans, one line per object and one per write (to 3scale, then to the cluster,
-// "cluster: ..."), then what the plan details (a template's unified diff), and tells whether any would change 3scale: writes to the cluster alone do not.
-func printPlans(out io.Writer, plans []plugin.Plan) bool {
-	changes := false
+// "cluster: ..."), then what the plan details (a template's unified diff), and tells whether any would
+// change 3scale (writes to the cluster alone do not), and whether any object would not sync (Invalid,
+// or waiting).
+func printPlans(out io.Writer, plans []plugin.Plan) (changes, blocked bool) {
 	for _, p := range plans {
-		mark := map[string]string{"none": "=", "update": "~", "create": "+", "wait": "!", "invalid": "!"}[p.Action]
+		mark := map[string]string{"none": "=", "update": "~", "create": "+", "after": ">", "wait": "!", "invalid": "!"}[p.Action]
 		fmt.Fprintf(out, "%s %s/%s: %s\n", mark, p.Kind, p.Name, p.Message)
 		for _, w := range p.Writes {
 			fmt.Fprintf(out, "    %s %s%s\n", w.Method, w.Endpoint, describeForm(w, p.SecretFields))
@@ -181,8 +211,9 @@ func printPlans(out io.Writer, plans []plugin.Plan) bool {
 			}
 		}
 		changes = changes || p.Changes()
+		blocked = blocked || p.Blocked()
 	}
-	return changes
+	return changes, blocked
 }
 
 // describeForm is what a write sets: its fields, values shown but for those that may hold a credential

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -71,6 +72,71 @@ func TestDiffCommand(t *testing.T) {
 	}
 	if _, err := run(t, "diff", "-n", ns.Name, "-f", other); exitCode(err) != 2 || !strings.Contains(err.Error(), "unknown kind Backendd") {
 		t.Errorf("an unknown kind: exit %d, %v", exitCode(err), err)
+	}
+}
+
+// TestDiffExitStatus: an object that would be Invalid or wait (Orphan) exits 3, whatever else would
+// change; plans that wait only for the Product the same files create are no wait (">", exit 1); a bad
+// flag or argument is an error (2), not a change (1).
+func TestDiffExitStatus(t *testing.T) {
+	ns, _, sim := diffNamespace(t)
+	const product = `apiVersion: capabilities.apimsync.io/v1alpha1
+kind: Product
+metadata: {name: shop}
+spec: {name: Shop, systemName: shop, deployment: {apicastHosted: {}}, authentication: {userKey: {}}}
+`
+	const plan = `apiVersion: capabilities.apimsync.io/v1alpha1
+kind: ApplicationPlan
+metadata: {name: gold}
+spec: {productRef: PRODUCT, name: Gold}
+`
+	const invalidDoc = `apiVersion: capabilities.apimsync.io/v1alpha1
+kind: ActiveDoc
+metadata: {name: pets-doc}
+spec: {name: Pets, systemName: pets_doc, documentRef: {}}
+`
+	for name, c := range map[string]struct {
+		files []string
+		code  int
+		want  []string
+	}{
+		"a Product and its plan, both new": {[]string{product, strings.Replace(plan, "PRODUCT", "shop", 1)}, 1,
+			[]string{`+ Product/shop: create Product "shop"`, "> ApplicationPlan/gold: synced after Product/shop, which this diff creates"}},
+		"a plan of a Product that is nowhere": {[]string{strings.Replace(plan, "PRODUCT", "nowhere", 1)}, 3,
+			[]string{`! ApplicationPlan/gold: waiting for Product "nowhere"`}},
+		"a create beside a plan that waits": {[]string{petsFile, strings.Replace(plan, "PRODUCT", "nowhere", 1)}, 3,
+			[]string{"+ Backend/pets", "! ApplicationPlan/gold"}},
+		"an invalid ActiveDoc beside a create": {[]string{strings.Replace(petsFile, "DESCRIPTION", "Pets", 1), invalidDoc}, 3,
+			[]string{"+ Backend/pets", "! ActiveDoc/pets-doc: spec.documentRef names neither a ConfigMap nor a Secret"}},
+	} {
+		args := []string{"diff", "-n", ns}
+		for i, f := range c.files {
+			args = append(args, "-f", writeFile(t, fmt.Sprintf("%d.yaml", i), f))
+		}
+		out, err := run(t, args...)
+		if exitCode(err) != c.code {
+			t.Errorf("%s: exit %d (%v), want %d\n%s", name, exitCode(err), err, c.code, out)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s: the output has no %q:\n%s", name, w, out)
+			}
+		}
+	}
+	if n := len(sim.Writes("acme")); n != 0 {
+		t.Errorf("diff wrote %d times to 3scale", n)
+	}
+
+	file := writeFile(t, "pets.yaml", petsFile)
+	for name, args := range map[string][]string{
+		"an unknown flag":    {"diff", "-n", ns, "-f", file, "--no-such-flag"},
+		"an argument":        {"diff", "-n", ns, "-f", file, "extra"},
+		"neither -f nor -k":  {"diff", "-n", ns},
+		"a file that is not": {"diff", "-n", ns, "-f", filepath.Join(t.TempDir(), "missing.yaml")},
+	} {
+		if _, err := run(t, args...); exitCode(err) != 2 || err == nil || err.Error() == "" {
+			t.Errorf("%s: exit %d (%v), want 2 with a message", name, exitCode(err), err)
+		}
 	}
 }
 
@@ -153,10 +219,10 @@ func TestDiffHidesADocumentFromASecret(t *testing.T) {
 // listed apart from 3scale's and are no change to 3scale (exit 0).
 func TestPrintPlansClusterWrites(t *testing.T) {
 	var out bytes.Buffer
-	changes := printPlans(&out, []plugin.Plan{{Kind: "Application", Name: "app", Action: "none", Message: `Application "App" is in sync with tenant t`,
+	changes, blocked := printPlans(&out, []plugin.Plan{{Kind: "Application", Name: "app", Action: "none", Message: `Application "App" is in sync with tenant t`,
 		ClusterWrites: []string{`create Secret "app-credentials"`}}})
-	if changes {
-		t.Errorf("a write to the cluster alone counts as a change to 3scale")
+	if changes || blocked {
+		t.Errorf("a write to the cluster alone counts as a change to 3scale (%v) or as an object that does not sync (%v)", changes, blocked)
 	}
 	if !strings.Contains(out.String(), `    cluster: create Secret "app-credentials"`) || !strings.HasPrefix(out.String(), "= Application/app") {
 		t.Errorf("printed:\n%s", out.String())

@@ -43,7 +43,8 @@ func newRootCommand(streams genericiooptions.IOStreams) *cobra.Command {
  status    the state of every apimsync object, grouped by 3scale tenant
  export    a 3scale tenant as apimsync resources that adopt it with no write
  convert   3scale-operator resources (files or the cluster) into apimsync's, with a report
- diff      what applying apimsync resources would do to 3scale (exit 1 when something in 3scale would change)
+ diff      what applying apimsync resources would do to 3scale (exit 1 when something in 3scale would
+           change, 3 when an object would be Invalid or wait, 2 on an error)
 
 Find more information at: https://github.com/apimsync/apimsync/tree/main/docs`,
 		SilenceUsage:  true,
