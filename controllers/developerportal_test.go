@@ -685,3 +685,95 @@ func cmsLayoutName(t *testing.T, ns string, id any) string {
 	}
 	return ""
 }
+
+// TestDeveloperPortalMovedToAnotherTenant (issue 42, item 1): a portal whose provider account now points
+// at another tenant, where a page someone made there happens to have the id of one of the portal's
+// pages, never writes by the old tenant's ids: that page keeps its path and content, the portal's pages
+// are made on the new tenant, and a page that leaves the spec is deleted only where the portal made it.
+func TestDeveloperPortalMovedToAnotherTenant(t *testing.T) {
+	ns, ctx := newNamespace(t), context.Background()
+	portal := smallPortal(ns, v1alpha1.PortalPublishAlways)
+	createPortal(t, ns, portal)
+	waitState(t, v1alpha1.ConditionSynced, portal)
+	aboutID := int64(0)
+	for _, it := range portal.Status.Items {
+		if it.Key == "page:/company/about" {
+			aboutID = it.ID
+		}
+	}
+	if aboutID == 0 {
+		t.Fatalf("no id recorded for the about page: %v", portal.Status.Items)
+	}
+
+	// The second tenant: pages made by hand until one has the about page's id.
+	second := ns + "-b"
+	b := byHand(t, second)
+	precious := map[int64]string{}
+	for i := 0; ; i++ {
+		path := fmt.Sprintf("/keep-%d", i)
+		tpl, err := b.CreateCMSTemplate(ctx, tsclient.CMSTemplateParams{Type: tsclient.TemplatePage, Title: ptr.To("Keep"), Path: ptr.To(path),
+			Draft: ptr.To("precious"), SystemName: ptr.To(fmt.Sprintf("keep_%d", i))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		precious[tpl.ID] = path
+		if tpl.ID >= aboutID || i > 500 {
+			break
+		}
+	}
+	if _, collides := precious[aboutID]; !collides {
+		t.Fatalf("no page of the second tenant has id %d: the test cannot show a collision", aboutID)
+	}
+	adminURL, token := tenantOf(second)
+	secret := defaultSecret(ns)
+	update(t, secret, func() { secret.StringData = map[string]string{"adminURL": adminURL, "token": token} })
+	eventually(t, waitTimeout, func() string {
+		if cmsTemplate(t, second, tsclient.TemplatePage, "/company/about") == nil {
+			return "the about page is not on the second tenant"
+		}
+		return ""
+	})
+	waitState(t, v1alpha1.ConditionSynced, portal)
+	checkPrecious := func(when string) {
+		t.Helper()
+		for _, tpl := range sim.Objects(second, simulator.KindCMSTemplates) {
+			id, _ := tpl["id"].(int64)
+			if path, mine := precious[id]; mine && (tpl["path"] != path || tpl["draft"] != "precious") {
+				t.Errorf("%s: the second tenant's page %d was written: %v, want %s untouched", when, id, tpl, path)
+			}
+		}
+		for id, path := range precious {
+			if cmsTemplate(t, second, tsclient.TemplatePage, path) == nil {
+				t.Errorf("%s: the second tenant's page %d (%s) is gone", when, id, path)
+			}
+		}
+	}
+	checkPrecious("after the move")
+	for _, it := range portal.Status.Items {
+		if _, theirs := precious[it.ID]; theirs && it.Created {
+			t.Errorf("status says the portal made the second tenant's page %d: %+v", it.ID, it)
+		}
+	}
+
+	// The about page leaves the spec: deleted on the second tenant, where the portal made it; the page of
+	// the same id that someone made there stays.
+	update(t, portal, func() {
+		var pages []v1alpha1.PortalPage
+		for _, p := range portal.Spec.Pages {
+			if p.Path != "/company/about" {
+				pages = append(pages, p)
+			}
+		}
+		portal.Spec.Pages = pages
+	})
+	eventually(t, waitTimeout, func() string {
+		if cmsTemplate(t, second, tsclient.TemplatePage, "/company/about") != nil {
+			return "the about page is still on the second tenant"
+		}
+		return ""
+	})
+	checkPrecious("after the about page left the spec")
+	if cmsTemplate(t, ns, tsclient.TemplatePage, "/company/about") == nil {
+		t.Errorf("the first tenant's about page was deleted: it is left there untouched")
+	}
+}

@@ -197,21 +197,24 @@ func (r *Reconciler[T, D, S]) rebindTenant(obj T, s *Session) (rebound bool) {
 		r.settle(obj)
 		rebound = true
 	}
-	id := obj.GetRemoteID()
-	if id == 0 || st.TenantHost == "" || st.TenantHost == s.Tenant {
+	if st.TenantHost == "" || st.TenantHost == s.Tenant {
 		return rebound
 	}
-	r.event(obj, "Warning", v1alpha1.ReasonTenantChanged, "Rebind",
-		"the provider account now points at tenant %s: %s %d on tenant %s is left there untouched, and the %s is looked up by system name on %s",
-		s.Tenant, r.Kind, id, st.TenantHost, r.Kind, s.Tenant)
-	// Recorded, and told in every Synced message from now on: a copy left behind is never unannounced.
-	st.LeftBehind = append(st.LeftBehind, v1alpha1.RemoteCopy{Tenant: st.TenantHost, ID: id, Since: metav1.Time{Time: r.now()}})
-	if n := len(st.LeftBehind); n > maxLeftBehind {
-		st.LeftBehind = st.LeftBehind[n-maxLeftBehind:]
+	if id := obj.GetRemoteID(); id != 0 {
+		r.event(obj, "Warning", v1alpha1.ReasonTenantChanged, "Rebind",
+			"the provider account now points at tenant %s: %s %d on tenant %s is left there untouched, and the %s is looked up by system name on %s",
+			s.Tenant, r.Kind, id, st.TenantHost, r.Kind, s.Tenant)
+		// Recorded, and told in every Synced message from now on: a copy left behind is never unannounced.
+		st.LeftBehind = append(st.LeftBehind, v1alpha1.RemoteCopy{Tenant: st.TenantHost, ID: id, Since: metav1.Time{Time: r.now()}})
+		if n := len(st.LeftBehind); n > maxLeftBehind {
+			st.LeftBehind = st.LeftBehind[n-maxLeftBehind:]
+		}
+		rebound = true
 	}
-	obj.SetRemoteID(0)
-	st.SyncedHash = ""
-	return true
+	// Every id the status holds is the old tenant's, not only the object's own: a portal's items, an
+	// account's users, a product's features and metrics. None is used on the new tenant.
+	obj.ForgetTenantIDs()
+	return rebound
 }
 
 // checkCredentials checks the provider account once per tenant when its Secret changed since the

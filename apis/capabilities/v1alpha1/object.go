@@ -14,6 +14,9 @@ type SyncedObject interface {
 	SetRemoteID(id int64)
 	// GetAdoptionPolicy returns the effective adoption policy.
 	GetAdoptionPolicy() AdoptionPolicy
+	// ForgetTenantIDs forgets every remote id (and record of remote objects) the status holds: they
+	// belong to the tenant that gave them.
+	ForgetTenantIDs()
 }
 
 // GetSyncStatus implements SyncedObject.
@@ -161,3 +164,71 @@ func (d *DeveloperPortal) SetRemoteID(id int64) { d.Status.RootSectionID = id }
 
 // GetAdoptionPolicy implements SyncedObject.
 func (d *DeveloperPortal) GetAdoptionPolicy() AdoptionPolicy { return d.Spec.EffectiveAdoption() }
+
+// Remote ids belong to the tenant that gave them: when an object's provider account points at another
+// tenant, the engine calls ForgetTenantIDs, which forgets every id and every record of the old tenant's
+// objects its status holds — its own id, those of what it holds (a portal's items, an account's users,
+// features, metrics) and what it learnt of them (built-in originals, passwords set, versions) — so that
+// nothing is ever read, written or deleted on the new tenant by an id of the old one. (The engine
+// records the object's own id in status.leftBehind first.)
+
+// forgetTenantIDs forgets what every kind records in CommonStatus of its tenant's objects.
+func (s *CommonStatus) forgetTenantIDs() {
+	s.MetricIDs, s.MetricsHash, s.SyncedHash = nil, "", ""
+}
+
+// ForgetTenantIDs implements SyncedObject.
+func (b *Backend) ForgetTenantIDs() {
+	b.Status.forgetTenantIDs()
+	b.Status.BackendID = 0
+}
+
+// ForgetTenantIDs implements SyncedObject.
+func (p *Product) ForgetTenantIDs() {
+	p.Status.forgetTenantIDs()
+	p.Status.ProductID, p.Status.FeatureIDs, p.Status.DeployedHash = 0, nil, ""
+	p.Status.Production, p.Status.Usage, p.Status.RetirementSweepPending = nil, nil, false
+}
+
+// ForgetTenantIDs implements SyncedObject.
+func (a *ApplicationPlan) ForgetTenantIDs() {
+	a.Status.forgetTenantIDs()
+	a.Status.PlanID, a.Status.ProductID, a.Status.FeatureIDs = 0, 0, nil
+}
+
+// ForgetTenantIDs implements SyncedObject.
+func (d *DeveloperAccount) ForgetTenantIDs() {
+	d.Status.forgetTenantIDs()
+	d.Status.AccountID, d.Status.UserIDs, d.Status.PasswordVersions, d.Status.CreditCardStored = 0, nil, nil, false
+}
+
+// ForgetTenantIDs implements SyncedObject.
+func (a *Application) ForgetTenantIDs() {
+	a.Status.forgetTenantIDs()
+	a.Status.ApplicationID, a.Status.AccountID, a.Status.PlanID, a.Status.ProductID = 0, 0, 0, 0
+}
+
+// ForgetTenantIDs implements SyncedObject.
+func (d *ActiveDoc) ForgetTenantIDs() {
+	d.Status.forgetTenantIDs()
+	d.Status.ActiveDocID, d.Status.ProductID = 0, 0
+}
+
+// ForgetTenantIDs implements SyncedObject.
+func (c *CustomPolicyDefinition) ForgetTenantIDs() {
+	c.Status.forgetTenantIDs()
+	c.Status.PolicyID = 0
+}
+
+// ForgetTenantIDs implements SyncedObject: the root section, every item with its "made by apimsync"
+// mark, and the built-in originals (never restored onto another tenant).
+func (d *DeveloperPortal) ForgetTenantIDs() {
+	d.Status.forgetTenantIDs()
+	d.Status.RootSectionID, d.Status.Items, d.Status.BuiltinOriginals, d.Status.Drafts, d.Status.EditedByHand = 0, nil, nil, 0, 0
+}
+
+// ForgetTenantIDs implements SyncedObject: a Tenant's ids are its master's.
+func (t *Tenant) ForgetTenantIDs() {
+	t.Status.forgetTenantIDs()
+	t.Status.TenantID, t.Status.AdminURL, t.Status.State = 0, "", ""
+}
