@@ -777,3 +777,24 @@ func TestDeveloperPortalMovedToAnotherTenant(t *testing.T) {
 		t.Errorf("the first tenant's about page was deleted: it is left there untouched")
 	}
 }
+
+// TestSectionPartialPathAsPortaStoresIt (issue 42, item 7): a section's partialPath "//company" is stored
+// by porta as "/company" (app/models/cms/section.rb:200-202); apimsync compares it as stored, so a drift
+// check writes nothing.
+func TestSectionPartialPathAsPortaStoresIt(t *testing.T) {
+	ns := newNamespace(t)
+	portal := smallPortal(ns, v1alpha1.PortalPublishAlways)
+	portal.Spec.Sections[0].PartialPath = "//company"
+	createPortal(t, ns, portal)
+	waitState(t, v1alpha1.ConditionSynced, portal)
+	for _, s := range sim.Objects(ns, simulator.KindCMSSections) {
+		if s["system_name"] == "company" && s["partial_path"] != "/company" {
+			t.Errorf("section company stored with partial_path %v, want /company", s["partial_path"])
+		}
+	}
+	before := writesTo(ns)
+	syncNow(t, portal, "1")
+	if n := writesTo(ns) - before; n != 0 {
+		t.Errorf("%d writes at a drift check of an unchanged portal with partialPath //company, want 0: %v", n, lastWrites(ns, n))
+	}
+}

@@ -2,6 +2,7 @@ package kit
 
 import (
 	"net/url"
+	"strings"
 
 	tsclient "github.com/apimsync/apimsync/client"
 )
@@ -49,4 +50,16 @@ func WithoutImplicitApicast(remote, want []tsclient.Policy) []tsclient.Policy {
 		}
 	}
 	return out
+}
+
+// SectionPartialPath is a CMS section's partial_path as porta stores it: a leading run of slashes made
+// one (Section#strip_trailing_slashes despite its name, app/models/cms/section.rb:50,200-202:
+// partial_path.gsub!(/^\/+/, "/")); the rest, trailing slashes included, is kept. Compared as stored,
+// "//docs" is not a difference at every drift check.
+func SectionPartialPath(p string) string {
+	trimmed := strings.TrimLeft(p, "/")
+	if len(trimmed) == len(p) {
+		return p
+	}
+	return "/" + trimmed
 }

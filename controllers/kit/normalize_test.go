@@ -51,3 +51,13 @@ func TestImplicitApicastIsIgnored(t *testing.T) {
 		}
 	}
 }
+
+// TestSectionPartialPath: porta makes a leading run of slashes one and keeps the rest
+// (app/models/cms/section.rb:200-202), as the simulator does (TestCMSSectionPartialPath).
+func TestSectionPartialPath(t *testing.T) {
+	for in, want := range map[string]string{"//docs": "/docs", "///api//v1/": "/api//v1/", "docs/": "docs/", "/docs": "/docs", "": ""} {
+		if got := SectionPartialPath(in); got != want {
+			t.Errorf("SectionPartialPath(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -258,7 +258,7 @@ func orderedSections(in []v1alpha1.PortalSection) ([]Section, error) {
 			}
 		}
 		placed[s.SystemName] = true
-		out = append(out, Section{SystemName: s.SystemName, Title: s.Title, Parent: orRoot(s.Parent), PartialPath: s.PartialPath,
+		out = append(out, Section{SystemName: s.SystemName, Title: s.Title, Parent: orRoot(s.Parent), PartialPath: kit.SectionPartialPath(s.PartialPath),
 			Public: s.Public == nil || *s.Public})
 		return nil
 	}
