@@ -574,6 +574,7 @@ func TestDeveloperPortalSettingsAndSignIn(t *testing.T) {
 	if len(portal.Status.Items) != 1 || !portal.Status.Items[0].Created {
 		t.Errorf("status.items %+v, want the provider recorded as made by apimsync", portal.Status.Items)
 	}
+	providers := portal.Spec.SignInProviders
 	update(t, portal, func() { portal.Spec.SignInProviders = nil })
 	eventually(t, waitTimeout, func() string {
 		if p := provider(); p["published"] != false {
@@ -581,6 +582,25 @@ func TestDeveloperPortalSettingsAndSignIn(t *testing.T) {
 		}
 		return ""
 	})
+	// Added again, then dropped again (issue 42, item 2): published, then unpublished again, however
+	// many round trips.
+	for round := range 2 {
+		update(t, portal, func() { portal.Spec.SignInProviders = providers })
+		eventually(t, waitTimeout, func() string {
+			if p := provider(); p["published"] != true {
+				return fmt.Sprintf("round %d: the provider added again is not published", round)
+			}
+			return ""
+		})
+		waitState(t, v1alpha1.ConditionSynced, portal)
+		update(t, portal, func() { portal.Spec.SignInProviders = nil })
+		eventually(t, waitTimeout, func() string {
+			if p := provider(); p["published"] != false {
+				return fmt.Sprintf("round %d: the provider dropped again is still published", round)
+			}
+			return ""
+		})
+	}
 }
 
 // TestDeveloperPortalPrunesANamedSection: what the tenant has that the spec does not list is left alone,

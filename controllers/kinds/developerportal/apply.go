@@ -241,12 +241,18 @@ func applyProvider(ctx context.Context, c *tsclient.Client, p *v1alpha1.Develope
 		setItem(p, v1alpha1.PortalItemStatus{Key: st.key, ID: made.ID, Created: true})
 		return nil
 	}
-	params, _ := providerChanges(pv, *snap.provider(st.id, ""))
+	before := *snap.provider(st.id, "")
+	params, _ := providerChanges(pv, before)
 	updated, err := c.UpdateAuthenticationProvider(ctx, st.id, params)
 	if err != nil {
 		return err
 	}
 	snap.putProvider(*updated)
+	if !before.Published && updated.Published {
+		// apimsync published it (one it unpublished earlier and the spec names again, or one left
+		// unpublished by a person): apimsync unpublishes it when it leaves the spec.
+		setItem(p, v1alpha1.PortalItemStatus{Key: st.key, ID: updated.ID, Created: true})
+	}
 	return nil
 }
 
