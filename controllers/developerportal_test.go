@@ -818,3 +818,39 @@ func TestSectionPartialPathAsPortaStoresIt(t *testing.T) {
 		t.Errorf("%d writes at a drift check of an unchanged portal with partialPath //company, want 0: %v", n, lastWrites(ns, n))
 	}
 }
+
+// TestRenamedLayoutGoesInOneSync (issue 42, item 5): a layout renamed, with the pages pointed at the new
+// name in the same apply, is gone after that one sync — deleted after the pages moved, not kept until a
+// drift check — and no longer in status.
+func TestRenamedLayoutGoesInOneSync(t *testing.T) {
+	ns := newNamespace(t)
+	portal := smallPortal(ns, v1alpha1.PortalPublishAlways)
+	createPortal(t, ns, portal)
+	waitState(t, v1alpha1.ConditionSynced, portal)
+	editAndWait(t, portal, func() {
+		portal.Spec.Layouts[0].SystemName = "brand2"
+		for i := range portal.Spec.Pages {
+			portal.Spec.Pages[i].Layout = "brand2"
+		}
+	})
+	if cmsTemplate(t, ns, tsclient.TemplateLayout, "brand") != nil {
+		t.Errorf("the renamed layout brand is still in 3scale after the sync")
+	}
+	layout := cmsTemplate(t, ns, tsclient.TemplateLayout, "brand2")
+	if layout == nil {
+		t.Fatalf("no layout brand2")
+	}
+	for _, path := range []string{"/", "/company/about"} {
+		if page := cmsTemplate(t, ns, tsclient.TemplatePage, path); page == nil || page["layout_id"] != layout["id"] {
+			t.Errorf("page %s: %v, want it on layout brand2 (%v)", path, page, layout["id"])
+		}
+	}
+	for _, it := range portal.Status.Items {
+		if it.Key == "layout:brand" {
+			t.Errorf("status still records the renamed layout: %+v", it)
+		}
+	}
+	if _, _, msg := syncState(t, portal); strings.Contains(msg, "kept") && strings.Contains(msg, "brand") {
+		t.Errorf("Synced message %q says a layout was kept", msg)
+	}
+}

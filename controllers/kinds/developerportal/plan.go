@@ -192,8 +192,10 @@ func makePlan(p *v1alpha1.DeveloperPortal, want Desired, snap *Snapshot) (*plan,
 	// name or title for the one that replaces it (porta refuses a create that takes one still used).
 	writes := pl.steps
 	pl.steps = nil
-	pl.removals(p, want, snap, recs)
+	layoutRemovals := pl.removals(p, want, snap, recs)
 	pl.steps = append(pl.steps, writes...)
+	// Layouts go last, once the pages that leave them have moved (porta keeps a layout pages use).
+	pl.steps = append(pl.steps, layoutRemovals...)
 	return pl, nil
 }
 
@@ -320,9 +322,10 @@ func fileChanges(f File, r tsclient.CMSFile, snap *Snapshot) (tsclient.CMSFilePa
 
 // removals adds the deletions and restorations: what apimsync made and the spec no longer lists; what a
 // pruned section (or one under it) holds that the spec does not list; built-in overrides the spec no
-// longer lists, written back when it asks for it. Pages go before layouts, and a layout pages still use
-// is kept (porta answers 200 and keeps it); sections go last, children first.
-func (pl *plan) removals(p *v1alpha1.DeveloperPortal, want Desired, snap *Snapshot, recs map[string]v1alpha1.PortalItemStatus) {
+// longer lists, written back when it asks for it. The layouts to delete are returned apart, to go after
+// the writes (a page moved to another layout leaves it first); a layout pages still use is kept (porta
+// answers 200 and keeps it); sections go last, children first.
+func (pl *plan) removals(p *v1alpha1.DeveloperPortal, want Desired, snap *Snapshot, recs map[string]v1alpha1.PortalItemStatus) (layouts []step) {
 	wanted := map[string]bool{}
 	for _, s := range want.Sections {
 		wanted[sectionKey(s.SystemName)] = true
@@ -420,18 +423,40 @@ func (pl *plan) removals(p *v1alpha1.DeveloperPortal, want Desired, snap *Snapsh
 			}
 		}
 	}
-	// Pages before layouts; a layout still used by a page that stays is kept.
-	slices.SortStableFunc(templates, func(a, b step) int { return layoutRank(a.key) - layoutRank(b.key) })
+	// Layouts are returned, to go after the writes: a page the spec moves to another layout leaves this
+	// one in the same sync. A layout still used by a page that stays on it is kept.
+	moving := pagesLeavingLayouts(want, snap, recs)
 	for _, s := range templates {
-		if strings.HasPrefix(s.key, tsclient.TemplateLayout+":") && usedLayout(snap, s.id, deleted) {
+		if !strings.HasPrefix(s.key, tsclient.TemplateLayout+":") {
+			pl.steps = append(pl.steps, s)
+			continue
+		}
+		if usedLayout(snap, s.id, deleted, moving) {
 			pl.kept = append(pl.kept, strings.TrimPrefix(s.key, tsclient.TemplateLayout+":"))
 			continue
 		}
-		pl.steps = append(pl.steps, s)
+		layouts = append(layouts, s)
 	}
 	pl.steps = append(pl.steps, files...)
 	slices.SortStableFunc(sections, func(a, b step) int { return depth(snap, b.id) - depth(snap, a.id) })
 	pl.steps = append(pl.steps, sections...)
+	return layouts
+}
+
+// pagesLeavingLayouts returns the ids of the templates whose layout the spec changes: their writes,
+// made before any layout goes, take them off the layout they use now.
+func pagesLeavingLayouts(want Desired, snap *Snapshot, recs map[string]v1alpha1.PortalItemStatus) map[int64]bool {
+	out := map[int64]bool{}
+	for _, t := range want.Templates {
+		r := snap.template(recs[t.Key].ID, t)
+		if r == nil || r.LayoutID == 0 {
+			continue
+		}
+		if now := snap.templateByID(r.LayoutID); now == nil || now.SystemName != t.Layout {
+			out[r.ID] = true
+		}
+	}
+	return out
 }
 
 // pruned returns the ids of the sections spec.prune names and of every section under them.
@@ -457,17 +482,10 @@ func (pl *plan) pruned(want Desired, snap *Snapshot) []int64 {
 	return out
 }
 
-func layoutRank(key string) int {
-	if strings.HasPrefix(key, tsclient.TemplateLayout+":") {
-		return 1
-	}
-	return 0
-}
-
-// usedLayout tells whether a page that is not being deleted uses layout id.
-func usedLayout(snap *Snapshot, id int64, deleted map[string]bool) bool {
+// usedLayout tells whether a page that is not being deleted, nor moved to another layout, uses layout id.
+func usedLayout(snap *Snapshot, id int64, deleted map[string]bool, moving map[int64]bool) bool {
 	return slices.ContainsFunc(snap.Templates, func(t tsclient.CMSTemplate) bool {
-		return t.LayoutID == id && !deleted["template:"+strconv.FormatInt(t.ID, 10)] && t.Type != tsclient.TemplateLayout
+		return t.LayoutID == id && !deleted["template:"+strconv.FormatInt(t.ID, 10)] && !moving[t.ID] && t.Type != tsclient.TemplateLayout
 	})
 }
 
