@@ -472,7 +472,7 @@ func (c *Client) attempt(ctx context.Context, r call, out any) (err error) {
 	}
 	if errors.Is(err, resty.ErrResponseBodyTooLarge) {
 		// Not a passing failure: retrying would read the same oversized answer again.
-		return &APIError{StatusCode: code, Method: r.method, Endpoint: r.endpoint,
+		return &APIError{StatusCode: code, Method: r.method, Endpoint: r.endpoint, TooLarge: true,
 			Message: fmt.Sprintf("the answer is larger than %d bytes, the most this client reads", c.maxBody)}
 	}
 	if refused := (*addressRefused)(nil); errors.As(err, &refused) {

@@ -2,7 +2,9 @@ package client
 
 import (
 	"context"
+	"fmt"
 	"net/url"
+	"strconv"
 )
 
 // The developer portal's content, as porta's CMS API serves it (app/controllers/admin/api/cms/; its
@@ -167,9 +169,85 @@ func (c *Client) DeleteCMSSection(ctx context.Context, id int64) error {
 }
 
 // ListCMSTemplates lists the tenant's templates with their draft and published content
-// (GET /admin/api/cms/templates.json?content=true).
+// (GET /admin/api/cms/templates.json?content=true). A page of a hundred templates with their content
+// can outgrow the most the client reads (a portal of pages near a ConfigMap's 1 MiB): a page whose
+// answer is too large is asked again in smaller pages (cmsTemplatePageSizes), each a divisor of the one
+// before, so the items already read stay aligned, and the list goes on in that size. Each list starts
+// again from the largest: what the tenant holds decides, and a portal whose large pages went is listed
+// in few calls again. A single template larger than the cap is an error naming it.
 func (c *Client) ListCMSTemplates(ctx context.Context) ([]CMSTemplate, error) {
-	return listPages[CMSTemplate](ctx, c, "/admin/api/cms/templates.json", cmsPerPage, url.Values{"content": {"true"}})
+	const endpoint = "/admin/api/cms/templates.json"
+	var all []CMSTemplate
+	size := cmsPerPage
+	for page := 1; page <= c.maxPages; {
+		items, err := c.cmsTemplatesPage(ctx, page, size, true)
+		if IsTooLarge(err) {
+			smaller := smallerCMSPage(size)
+			if smaller == size {
+				return nil, c.templateTooLarge(ctx, len(all), err)
+			}
+			page, size = len(all)/smaller+1, smaller
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, items...)
+		if len(items) < size {
+			return all, nil
+		}
+		page++
+	}
+	return nil, &APIError{StatusCode: 200, Method: "GET", Endpoint: endpoint,
+		Message: fmt.Sprintf("the list did not end after %d pages", c.maxPages)}
+}
+
+// cmsTemplatePageSizes are the page sizes ListCMSTemplates tries, largest first: each divides the one
+// before.
+var cmsTemplatePageSizes = []int{cmsPerPage, 50, 25, 5, 1}
+
+// smallerCMSPage is the page size after size in cmsTemplatePageSizes (size itself at the end).
+func smallerCMSPage(size int) int {
+	for _, s := range cmsTemplatePageSizes {
+		if s < size {
+			return s
+		}
+	}
+	return size
+}
+
+// cmsTemplatesPage reads one page of templates, with their content or not.
+func (c *Client) cmsTemplatesPage(ctx context.Context, page, size int, content bool) ([]CMSTemplate, error) {
+	r := call{method: "GET", endpoint: "/admin/api/cms/templates.json", query: url.Values{"page": {strconv.Itoa(page)}, "per_page": {strconv.Itoa(size)}}}
+	if content {
+		r.query.Set("content", "true")
+	}
+	var body rawBody
+	if err := c.do(ctx, r, &body); err != nil {
+		return nil, err
+	}
+	items, err := decodeList[CMSTemplate](body, listKey(r.endpoint))
+	if err != nil {
+		return nil, &APIError{StatusCode: 200, Method: "GET", Endpoint: r.endpoint, Message: fmt.Sprintf("cannot decode the list: %v", err)}
+	}
+	return items, nil
+}
+
+// templateTooLarge is the error of a template whose answer alone is larger than the client reads: the
+// template at offset, named (read without its content).
+func (c *Client) templateTooLarge(ctx context.Context, offset int, err error) error {
+	e, _ := asAPIError(err)
+	named := *e
+	if items, rerr := c.cmsTemplatesPage(ctx, offset+1, 1, false); rerr == nil && len(items) == 1 {
+		t := items[0]
+		name := t.Path
+		if name == "" {
+			name = t.SystemName
+		}
+		named.Message = fmt.Sprintf("%s %q (id %d) is larger with its content than %d bytes, the most this client reads: make it smaller, or raise the manager's --max-response-size",
+			t.Type, name, t.ID, c.maxBody)
+	}
+	return &named
 }
 
 // GetCMSTemplate reads one template with its content (GET /admin/api/cms/templates/{id}.json).

@@ -31,6 +31,8 @@ type APIError struct {
 	// NotSent: the request never left, because the wait for the tenant's pacing ended first (the
 	// context's deadline or cancellation). See NotSent.
 	NotSent bool
+	// TooLarge: the answer was larger than the most the client reads (Config.MaxResponseBytes).
+	TooLarge bool
 }
 
 // Error implements error, e.g. `3scale: POST /admin/api/services.json: 422 Unprocessable Entity:
@@ -155,6 +157,13 @@ func IsInUse(err error) bool {
 func NotSent(err error) bool {
 	e, ok := asAPIError(err)
 	return ok && (e.NotSent || errors.Is(err, errAddressRefused))
+}
+
+// IsTooLarge reports an answer larger than the most the client reads: the same request would meet it
+// again (a list asks for smaller pages instead).
+func IsTooLarge(err error) bool {
+	e, ok := asAPIError(err)
+	return ok && e.TooLarge
 }
 
 // IsConflict reports a 409.

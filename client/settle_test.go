@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -158,5 +159,59 @@ func checkLost(t *testing.T, f *simFixture, want int) {
 	}
 	if lost != want {
 		t.Errorf("%d lost answers, want %d: the test did not lose what it meant to", lost, want)
+	}
+}
+
+// TestLargePortalListsInSmallerPages (issue 42, item 6): templates whose content makes a page of the
+// list larger than the most the client reads are listed in smaller pages — every template read, the
+// calls counted — and one template alone larger than that is an error naming it.
+func TestLargePortalListsInSmallerPages(t *testing.T) {
+	f := newSimFixture(t)
+	ctx := context.Background()
+	c, err := New(Config{AdminURL: f.url, Token: simToken, QPS: 1e6, Burst: 1e6, MaxResponseBytes: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, err := c.ListCMSTemplates(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := strings.Repeat("x", 300<<10)
+	for i := range 4 {
+		path := fmt.Sprintf("/big-%d", i)
+		tpl, err := c.CreateCMSTemplate(ctx, CMSTemplateParams{Type: TemplatePage, Title: &path, Path: &path, Draft: &big})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.PublishCMSTemplate(ctx, tpl.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var calls int
+	counted, err := New(Config{AdminURL: f.url, Token: simToken, QPS: 1e6, Burst: 1e6, MaxResponseBytes: 1 << 20,
+		Observer: func(CallInfo) { calls++ }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := counted.ListCMSTemplates(ctx)
+	if err != nil {
+		t.Fatalf("list of a portal with 4 pages of 300 KiB under a 1 MiB cap: %v", err)
+	}
+	if len(all) != len(before)+4 {
+		t.Errorf("%d templates listed, want %d", len(all), len(before)+4)
+	}
+	// 58 small templates then 4 of 300 KiB: 100 too large, 50 read, 50 too large, 25 too large, then 3 of 5.
+	if calls != 7 {
+		t.Errorf("%d calls to list %d templates, want 7 (3 of them answers too large)", calls, len(all))
+	}
+
+	huge := strings.Repeat("y", 1100<<10)
+	path := "/huge"
+	if _, err := f.client.CreateCMSTemplate(ctx, CMSTemplateParams{Type: TemplatePage, Title: &path, Path: &path, Draft: &huge}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = counted.ListCMSTemplates(ctx)
+	if err == nil || !strings.Contains(err.Error(), `"/huge"`) || !IsTooLarge(err) {
+		t.Errorf("a template alone larger than the cap: %v, want an error naming it", err)
 	}
 }
