@@ -854,3 +854,35 @@ func TestRenamedLayoutGoesInOneSync(t *testing.T) {
 		t.Errorf("Synced message %q says a layout was kept", msg)
 	}
 }
+
+// TestBrokenLiquidInALayoutOrABuiltinIsRefused (issue 42, item 14): porta refuses a layout's and a
+// built-in page's draft whose Liquid does not parse (app/models/cms/template.rb:36,178-189, builtin.rb:
+// 58-60; the simulator's TestCMSLiquidDrafts): the portal is Invalid with porta's message naming the item,
+// and that refused write is the only one.
+func TestBrokenLiquidInALayoutOrABuiltinIsRefused(t *testing.T) {
+	ns := newNamespace(t)
+	portal := smallPortal(ns, v1alpha1.PortalPublishAlways)
+	createPortal(t, ns, portal)
+	waitState(t, v1alpha1.ConditionSynced, portal)
+	for _, tc := range []struct{ item, configMap, key string }{
+		{"layout:brand", "portal-layouts", "brand.html.liquid"},
+		{"builtin_page:login/new", "portal-pages", "login-new.html.liquid"},
+	} {
+		before := writesTo(ns)
+		content := &corev1.ConfigMap{}
+		if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: tc.configMap}, content); err != nil {
+			t.Fatal(err)
+		}
+		good := content.Data[tc.key]
+		update(t, content, func() { content.Data[tc.key] = "{% if current_user %}<p>never closed</p>{% content %}" })
+		waitReason(t, portal, v1alpha1.ConditionInvalid, v1alpha1.ReasonRemoteRejected)
+		if _, _, msg := syncState(t, portal); !strings.Contains(msg, tc.item) || !strings.Contains(msg, "'if' tag was never closed") {
+			t.Errorf("%s: message %q, want the item and porta's Liquid error", tc.item, msg)
+		}
+		if n := writesTo(ns) - before; n != 1 {
+			t.Errorf("%s: %d writes, want the one porta refused: %v", tc.item, n, lastWrites(ns, n))
+		}
+		update(t, content, func() { content.Data[tc.key] = good })
+		waitState(t, v1alpha1.ConditionSynced, portal)
+	}
+}
