@@ -886,3 +886,44 @@ func TestBrokenLiquidInALayoutOrABuiltinIsRefused(t *testing.T) {
 		waitState(t, v1alpha1.ConditionSynced, portal)
 	}
 }
+
+// TestPageMovedByHandThenByTheSpec (issue 42, item 8): a page apimsync made, moved by hand in the admin
+// portal to /b, then moved to /b by the spec too: the plan finds it at /b, so it neither deletes it (as
+// the old /a that left the spec) nor dereferences a template it deleted; one page at /b, still
+// apimsync's, and its later removal from the spec deletes it.
+func TestPageMovedByHandThenByTheSpec(t *testing.T) {
+	ns, ctx := newNamespace(t), context.Background()
+	portal := smallPortal(ns, v1alpha1.PortalPublishAlways)
+	createPortal(t, ns, portal)
+	waitState(t, v1alpha1.ConditionSynced, portal)
+	about := cmsTemplate(t, ns, tsclient.TemplatePage, "/company/about")
+	if _, err := byHand(t, ns).UpdateCMSTemplate(ctx, about["id"].(int64), tsclient.CMSTemplateParams{Path: ptr.To("/company/about-us")}); err != nil {
+		t.Fatal(err)
+	}
+	// (with a drift check, so that the plan reads the tenant as it is)
+	editAndWait(t, portal, func() {
+		portal.Spec.Pages[1].Path = "/company/about-us"
+		portal.SetAnnotations(map[string]string{v1alpha1.SyncNowAnnotation: "moved"})
+	})
+	moved := cmsTemplate(t, ns, tsclient.TemplatePage, "/company/about-us")
+	if moved == nil || moved["id"] != about["id"] || cmsTemplate(t, ns, tsclient.TemplatePage, "/company/about") != nil {
+		t.Fatalf("page after the moves: %v, want template %v at /company/about-us and none at /company/about; writes %v", moved["id"], about["id"], lastWrites(ns, 6))
+	}
+	made := false
+	for _, it := range portal.Status.Items {
+		made = made || (it.Key == "page:/company/about-us" && it.Created && it.ID == about["id"])
+		if it.Key == "page:/company/about" {
+			t.Errorf("status still records the old path: %+v", it)
+		}
+	}
+	if !made {
+		t.Errorf("status.items %+v, want page:/company/about-us recorded as made by apimsync", portal.Status.Items)
+	}
+	update(t, portal, func() { portal.Spec.Pages = portal.Spec.Pages[:1] })
+	eventually(t, waitTimeout, func() string {
+		if cmsTemplate(t, ns, tsclient.TemplatePage, "/company/about-us") != nil {
+			return "the page apimsync made, dropped from the spec, is still there"
+		}
+		return ""
+	})
+}

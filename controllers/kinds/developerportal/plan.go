@@ -56,6 +56,11 @@ type plan struct {
 	adopted []string
 	// kept are the layouts left in place though apimsync would delete them: pages still use them.
 	kept []string
+	// matched are the remote items the spec's items are, by kind and id ("template:94") → key; moved the
+	// items recorded under one key that the spec's item of another key is ([old, new]): the same item,
+	// whose record (and "made by apimsync" mark) goes to the new key.
+	matched map[string]string
+	moved   [][2]string
 	// forget are the status.items to drop with no write: gone from 3scale, not made by apimsync, or
 	// built-in overrides left as they are.
 	forget []string
@@ -88,8 +93,20 @@ func makePlan(p *v1alpha1.DeveloperPortal, want Desired, snap *Snapshot) (*plan,
 	layoutExists := func(name string) bool { return name == "" || layouts[name] || snap.layoutID(name) != 0 }
 	never := p.GetAdoptionPolicy() == v1alpha1.AdoptionNever
 	var refused []string
-	found := func(key string, builtin bool) {
+	// The remote items the spec's items match, by kind and id; an item recorded under another key (moved
+	// by hand, or by the spec from one key to another) is the portal's own, under its new key.
+	own := map[string]string{}
+	for key, rec := range recs {
+		own[itemKind(key)+":"+strconv.FormatInt(rec.ID, 10)] = key
+	}
+	pl.matched = map[string]string{}
+	found := func(key, kind string, id int64, builtin bool) {
+		pl.matched[kind+":"+strconv.FormatInt(id, 10)] = key
 		if _, ours := recs[key]; ours {
+			return
+		}
+		if old, ok := own[kind+":"+strconv.FormatInt(id, 10)]; ok {
+			pl.moved = append(pl.moved, [2]string{old, key})
 			return
 		}
 		pl.adopted = append(pl.adopted, key)
@@ -112,7 +129,7 @@ func makePlan(p *v1alpha1.DeveloperPortal, want Desired, snap *Snapshot) (*plan,
 			pl.steps = append(pl.steps, step{op: opSection, key: key, section: s})
 			continue
 		}
-		found(key, false)
+		found(key, "section", r.ID, false)
 		if _, changed := sectionChanges(*s, *r, snap); changed {
 			pl.steps = append(pl.steps, step{op: opSection, key: key, id: r.ID, section: s})
 		}
@@ -140,7 +157,7 @@ func makePlan(p *v1alpha1.DeveloperPortal, want Desired, snap *Snapshot) (*plan,
 			pl.states[t.Key] = stateAfterWrite(want.Publish)
 			continue
 		}
-		found(t.Key, builtin)
+		found(t.Key, "template", r.ID, builtin)
 		draft, publish, state := contentPlan(want.Publish, *t, *r, rec)
 		pl.states[t.Key] = state
 		if _, changed := templateChanges(*t, *r, snap); changed || draft || publish {
@@ -162,7 +179,7 @@ func makePlan(p *v1alpha1.DeveloperPortal, want Desired, snap *Snapshot) (*plan,
 			pl.steps = append(pl.steps, step{op: opFile, key: f.Key, file: f})
 			continue
 		}
-		found(f.Key, false)
+		found(f.Key, "file", r.ID, false)
 		if _, changed := fileChanges(*f, *r, snap); changed {
 			pl.steps = append(pl.steps, step{op: opFile, key: f.Key, id: r.ID, file: f})
 		}
@@ -179,7 +196,7 @@ func makePlan(p *v1alpha1.DeveloperPortal, want Desired, snap *Snapshot) (*plan,
 			pl.steps = append(pl.steps, step{op: opProvider, key: pv.Key, provider: pv})
 			continue
 		}
-		found(pv.Key, false)
+		found(pv.Key, "signin", r.ID, false)
 		if _, changed := providerChanges(*pv, *r); changed {
 			pl.steps = append(pl.steps, step{op: opProvider, key: pv.Key, id: r.ID, provider: pv})
 		}
@@ -358,6 +375,12 @@ func (pl *plan) removals(p *v1alpha1.DeveloperPortal, want Desired, snap *Snapsh
 	var templates, files, sections []step
 	deleted := map[string]bool{} // by kind and id: sections, templates and files are numbered apart
 	del := func(list *[]step, kind, key string, id int64) {
+		if _, kept := pl.matched[kind+":"+strconv.FormatInt(id, 10)]; kept {
+			// An item of the spec is this very one (moved by hand to where the spec now wants it): it
+			// stays, recorded under its new key; deleting it would delete what the spec asks for.
+			pl.forget = append(pl.forget, key)
+			return
+		}
 		if k := kind + ":" + strconv.FormatInt(id, 10); !deleted[k] {
 			deleted[k] = true
 			*list = append(*list, step{op: opDelete, kind: kind, key: key, id: id})
@@ -550,4 +573,14 @@ func providerChanges(pv Provider, r tsclient.AuthenticationProvider) (tsclient.A
 	flag(&p.SkipSSLCertificateVerification, pv.SkipSSLCertificateVerification, r.SkipSSLCertificateVerification)
 	flag(&p.AutomaticallyApproveAccounts, pv.AutoApprove, r.AutomaticallyApproveAccounts)
 	return p, changed
+}
+
+// itemKind is the kind of remote item a status key names, as the plan numbers them apart: sections,
+// files, sign-in providers and templates (every other key).
+func itemKind(key string) string {
+	switch typ, _, _ := strings.Cut(key, ":"); typ {
+	case "section", "file", "signin":
+		return typ
+	}
+	return "template"
 }

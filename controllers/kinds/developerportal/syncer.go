@@ -177,8 +177,19 @@ func (pl *plan) writes() bool { return len(pl.steps) > 0 }
 // record puts in p's status what snap tells of the items want names (their ids; adopted ones as not
 // made by apimsync) and their states, and drops the records pl forgets.
 func record(p *v1alpha1.DeveloperPortal, want Desired, snap *Snapshot, pl *plan) {
+	made := map[string]int64{} // the new key of an item apimsync made, moved: it stays apimsync's
+	for _, m := range pl.moved {
+		for _, it := range p.Status.Items {
+			if it.Key == m[0] && it.Created {
+				made[m[1]] = it.ID
+			}
+		}
+	}
 	for _, key := range pl.forget {
 		dropItem(p, key)
+	}
+	for key, id := range made {
+		setItem(p, v1alpha1.PortalItemStatus{Key: key, ID: id, Created: true})
 	}
 	recs := records(p)
 	for _, sec := range want.Sections {
