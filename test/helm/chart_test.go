@@ -37,10 +37,13 @@ import (
 
 const releaseNamespace = "apimsync-system"
 
-var k8s client.Client
+var (
+	k8s     client.Client
+	testEnv *testenv.Env
+)
 
 func TestMain(m *testing.M) {
-	os.Exit(testenv.Main(m, func(env *testenv.Env) { k8s = env.Client }))
+	os.Exit(testenv.Main(m, func(env *testenv.Env) { k8s, testEnv = env.Client, env }))
 }
 
 func chartDir(t *testing.T) string {
@@ -163,15 +166,62 @@ func compare(t *testing.T, what string, helm, kustomize map[string]map[string]an
 	}
 }
 
+// keepAnnotation is what keeps the chart's CRDs on helm uninstall.
+const keepAnnotation = "helm.sh/resource-policy"
+
+// withoutKeep returns objs with the CRDs' keepAnnotation removed (config/ has none: kubectl deletes what
+// it is told to).
+func withoutKeep(objs map[string]map[string]any) map[string]map[string]any {
+	for _, obj := range objs {
+		u := &unstructured.Unstructured{Object: obj}
+		if u.GetKind() != "CustomResourceDefinition" {
+			continue
+		}
+		a := u.GetAnnotations()
+		delete(a, keepAnnotation)
+		u.SetAnnotations(a)
+	}
+	return objs
+}
+
 // TestChartMatchesDefaultConfig: the chart's defaults are config/default.
 func TestChartMatchesDefaultConfig(t *testing.T) {
-	compare(t, "config/default", renderChart(t, nil), renderKustomize(t, "config/default"))
+	compare(t, "config/default", withoutKeep(renderChart(t, nil)), renderKustomize(t, "config/default"))
 }
 
 // TestChartMatchesNamespacedConfig: the chart with watchNamespaces is config/namespaced.
 func TestChartMatchesNamespacedConfig(t *testing.T) {
 	values := map[string]any{"watchNamespaces": []any{"apimsync-workloads"}}
-	compare(t, "config/namespaced", renderChart(t, values), renderKustomize(t, "config/namespaced"))
+	compare(t, "config/namespaced", withoutKeep(renderChart(t, values)), renderKustomize(t, "config/namespaced"))
+}
+
+// TestChartCRDs: the chart renders every CRD of config/crd as a template (helm upgrade installs
+// and upgrades templates, not crds/), each kept on uninstall; crds.install: false renders none, and the
+// chart's crds/ folder is empty (Helm would install it on install only, and never upgrade it).
+func TestChartCRDs(t *testing.T) {
+	objs := renderChart(t, nil)
+	for _, name := range crdNames(t) {
+		crd := objs["CustomResourceDefinition /"+name]
+		if crd == nil {
+			t.Errorf("the chart does not render the CRD %s", name)
+			continue
+		}
+		if a := (&unstructured.Unstructured{Object: crd}).GetAnnotations(); a[keepAnnotation] != "keep" {
+			t.Errorf("CRD %s: annotations %v, want %s: keep", name, a, keepAnnotation)
+		}
+	}
+	for k := range renderChart(t, map[string]any{"crds": map[string]any{"install": false}}) {
+		if strings.HasPrefix(k, "CustomResourceDefinition ") {
+			t.Errorf("crds.install false renders %s", k)
+		}
+	}
+	ch, err := loader.Load(chartDir(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if crds := ch.CRDObjects(); len(crds) != 0 {
+		t.Errorf("the chart has %d files in crds/ (%s...): helm would install them on install only; make manifests copies the CRDs to files/crds", len(crds), crds[0].Filename)
+	}
 }
 
 // TestChartValues: the image and the namespaces given as values reach the Deployment and the Roles, and
