@@ -683,12 +683,41 @@ func TestDeveloperPortalMovesAPageAndKeepsADraft(t *testing.T) {
 		t.Errorf("homepage %v (editedByHand %d), want the person's draft kept and reported", home, portal.Status.EditedByHand)
 	}
 
-	// The about page moves; its title stays, so porta would derive the same system name.
+	// The about page moves (issue 42, item 4): in Manual mode what is live changes when a person
+	// publishes, so the new page is a draft and the old one stays live until then; it goes at the first
+	// sync after the draft is published.
+	about := cmsTemplate(t, ns, tsclient.TemplatePage, "/company/about")
+	if _, err := byHand(t, ns).PublishCMSTemplate(context.Background(), about["id"].(int64)); err != nil { // a person publishes it
+		t.Fatal(err)
+	}
+	syncNow(t, portal, "about published")
+	live := fmt.Sprint(cmsTemplate(t, ns, tsclient.TemplatePage, "/company/about")["published"])
 	update(t, portal, func() { portal.Spec.Pages[1].Path = "/company/about-us" })
 	eventually(t, waitTimeout, func() string {
-		if cmsTemplate(t, ns, tsclient.TemplatePage, "/company/about-us") == nil || cmsTemplate(t, ns, tsclient.TemplatePage, "/company/about") != nil {
+		if cmsTemplate(t, ns, tsclient.TemplatePage, "/company/about-us") == nil {
 			state, _, msg := syncState(t, portal)
-			return fmt.Sprintf("the page did not move (%s: %s)", state, msg)
+			return fmt.Sprintf("no draft at the new path (%s: %s)", state, msg)
+		}
+		return ""
+	})
+	waitState(t, v1alpha1.ConditionSynced, portal)
+	moved := cmsTemplate(t, ns, tsclient.TemplatePage, "/company/about-us")
+	if old := cmsTemplate(t, ns, tsclient.TemplatePage, "/company/about"); old == nil || fmt.Sprint(old["published"]) != live {
+		t.Errorf("the old page %v went down before a person published the new one", old)
+	}
+	if moved["published"] != nil || moved["draft"] == nil {
+		t.Errorf("the new page %v, want a draft not yet live", moved)
+	}
+	if _, _, msg := syncState(t, portal); !strings.Contains(msg, "stay live until the drafts are published") {
+		t.Errorf("Synced message %q, want the leaving page told", msg)
+	}
+	if _, err := byHand(t, ns).PublishCMSTemplate(context.Background(), moved["id"].(int64)); err != nil {
+		t.Fatal(err)
+	}
+	syncNow(t, portal, "published")
+	eventually(t, waitTimeout, func() string {
+		if cmsTemplate(t, ns, tsclient.TemplatePage, "/company/about") != nil {
+			return "the old page is still there after the new one was published"
 		}
 		return ""
 	})
@@ -926,4 +955,36 @@ func TestPageMovedByHandThenByTheSpec(t *testing.T) {
 		}
 		return ""
 	})
+}
+
+// TestAdoptedPageMoves (issue 42, item 3): a page taken over from the tenant (as export --portal writes
+// it, with its system name) whose path the spec changes is moved in place: one page at the new path with
+// the same id, none at the old one, no page made beside it.
+func TestAdoptedPageMoves(t *testing.T) {
+	ns, ctx := newNamespace(t), context.Background()
+	create(t, defaultSecret(ns))
+	guides, err := byHand(t, ns).CreateCMSTemplate(ctx, tsclient.CMSTemplateParams{Type: tsclient.TemplatePage, Title: ptr.To("Guides"),
+		Path: ptr.To("/guides"), SystemName: ptr.To("guides"), Draft: ptr.To("<h1>Guides</h1>")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := byHand(t, ns).PublishCMSTemplate(ctx, guides.ID); err != nil {
+		t.Fatal(err)
+	}
+	content := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "portal-guides"}, Data: map[string]string{"guides.html": "<h1>Guides</h1>"}}
+	portal := &v1alpha1.DeveloperPortal{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "portal"},
+		Spec: v1alpha1.DeveloperPortalSpec{Publish: v1alpha1.PortalPublishAlways, Pages: []v1alpha1.PortalPage{{Path: "/guides", Title: "Guides",
+			SystemName: "guides", Content: v1alpha1.PortalContentRef{ConfigMap: "portal-guides", Key: "guides.html"}}}}}
+	create(t, content, portal)
+	waitState(t, v1alpha1.ConditionSynced, portal)
+	editAndWait(t, portal, func() { portal.Spec.Pages[0].Path = "/docs/guides" })
+	moved := cmsTemplate(t, ns, tsclient.TemplatePage, "/docs/guides")
+	if moved == nil || moved["id"] != guides.ID || cmsTemplate(t, ns, tsclient.TemplatePage, "/guides") != nil {
+		t.Errorf("after the move: %v at /docs/guides, want page %d moved there and none at /guides", moved, guides.ID)
+	}
+	for _, it := range portal.Status.Items {
+		if it.Key == "page:/docs/guides" && it.Created {
+			t.Errorf("the adopted page is recorded as made by apimsync: %+v", it)
+		}
+	}
 }

@@ -332,6 +332,10 @@ const (
 	// PortalItemEditedByHand: the template was changed in the admin portal since apimsync wrote it, and
 	// left so (Manual); a change of the spec overwrites it.
 	PortalItemEditedByHand PortalItemState = "EditedByHand"
+	// PortalItemLeaving: a page apimsync made that the spec no longer has, still live (Manual) while
+	// drafts wait for a person to publish them — a page moved from here is one of them; it goes at the
+	// first sync after they are published.
+	PortalItemLeaving PortalItemState = "Leaving"
 )
 
 // PortalItemStatus is what apimsync knows of one item of the portal.

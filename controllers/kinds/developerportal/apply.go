@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
+	"strings"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
@@ -75,8 +77,8 @@ func createParams(t Template, snap *Snapshot) tsclient.CMSTemplateParams {
 	switch t.Type {
 	case tsclient.TemplatePage:
 		p.Title, p.Path, p.ContentType, p.LiquidEnabled = &t.Title, &t.Path, &t.ContentType, &t.Liquid
-		if t.SystemName != "" {
-			p.SystemName = &t.SystemName
+		if name := pageSystemName(t, snap); name != "" {
+			p.SystemName = &name
 		}
 		if t.Handler != "" {
 			p.Handler = &t.Handler
@@ -266,4 +268,25 @@ func applyUnpublish(ctx context.Context, c *tsclient.Client, p *v1alpha1.Develop
 	snap.putProvider(*updated)
 	dropItem(p, st.key)
 	return nil
+}
+
+// pageSystemName is the system name a new page is created with: the spec's; none when porta's own
+// (the title parameterized, CMS::Page#set_system_name, app/models/cms/page.rb:17,98-100) is free; else
+// one from its path, unique as paths are — a page that replaces another still live under the same title
+// (a move in Manual mode, the old page live until the new one is published) would be refused as taken.
+func pageSystemName(t Template, snap *Snapshot) string {
+	if t.SystemName != "" {
+		return t.SystemName
+	}
+	derived := parameterize(t.Title)
+	if !slices.ContainsFunc(snap.Templates, func(r tsclient.CMSTemplate) bool {
+		return r.Type == tsclient.TemplatePage && r.SystemName == derived
+	}) {
+		return ""
+	}
+	name := parameterize(strings.ReplaceAll(strings.Trim(t.Path, "/"), "/", " "))
+	if name == "" {
+		name = "index"
+	}
+	return name
 }

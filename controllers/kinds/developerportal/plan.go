@@ -61,6 +61,9 @@ type plan struct {
 	// whose record (and "made by apimsync" mark) goes to the new key.
 	matched map[string]string
 	moved   [][2]string
+	// leaving are the pages apimsync made that the spec no longer has, kept live (Manual) while drafts
+	// wait to be published.
+	leaving []string
 	// forget are the status.items to drop with no write: gone from 3scale, not made by apimsync, or
 	// built-in overrides left as they are.
 	forget []string
@@ -148,6 +151,9 @@ func makePlan(p *v1alpha1.DeveloperPortal, want Desired, snap *Snapshot) (*plan,
 		r := snap.template(rec.ID, *t)
 		if r == nil && rec.ID != 0 {
 			r = snap.template(0, *t) // the recorded one is gone: one of that name may be there
+		}
+		if r == nil {
+			r = pl.movedPage(*t, snap, own, want)
 		}
 		if r == nil {
 			if builtin {
@@ -421,10 +427,19 @@ func (pl *plan) removals(p *v1alpha1.DeveloperPortal, want Desired, snap *Snapsh
 				pl.forget = append(pl.forget, key)
 			}
 		default:
-			if snap.templateByID(rec.ID) != nil {
-				del(&templates, "template", key, rec.ID)
-			} else {
+			if snap.templateByID(rec.ID) == nil {
 				pl.forget = append(pl.forget, key)
+			} else if r := snap.templateByID(rec.ID); typ == tsclient.TemplatePage && r.Published != nil && pl.pageDraftsWaiting(want) {
+				// Manual: what is live changes when a person publishes. A live page that leaves the spec
+				// (one moved elsewhere, whose new page is a draft) stays until the pages' drafts are
+				// published.
+				if _, kept := pl.matched["template:"+strconv.FormatInt(rec.ID, 10)]; !kept {
+					pl.leaving = append(pl.leaving, key)
+				} else {
+					del(&templates, "template", key, rec.ID)
+				}
+			} else {
+				del(&templates, "template", key, rec.ID)
 			}
 		}
 	}
@@ -583,4 +598,39 @@ func itemKind(key string) string {
 		return typ
 	}
 	return "template"
+}
+
+// pageDraftsWaiting reports whether, in Manual mode, a page of the spec is left as a draft by this plan
+// or waits as one: what is live then changes only when a person publishes.
+func (pl *plan) pageDraftsWaiting(want Desired) bool {
+	if want.Publish != v1alpha1.PortalPublishManual {
+		return false
+	}
+	for key, state := range pl.states {
+		if state == v1alpha1.PortalItemDraft && strings.HasPrefix(key, tsclient.TemplatePage+":") {
+			return true
+		}
+	}
+	return false
+}
+
+// movedPage is the page of the tenant that a page of the spec found at neither its recorded id nor its
+// path is, moved: one with the spec's system name, recorded by this portal under another path the spec
+// no longer has. Its path is then updated in place — the page (apimsync's or adopted) keeps its id, and
+// no page is made beside it with a system name porta would refuse as taken. nil when there is none.
+func (pl *plan) movedPage(t Template, snap *Snapshot, own map[string]string, want Desired) *tsclient.CMSTemplate {
+	if t.Type != tsclient.TemplatePage || t.SystemName == "" {
+		return nil
+	}
+	for i := range snap.Templates {
+		r := &snap.Templates[i]
+		if r.Type != tsclient.TemplatePage || r.SystemName != t.SystemName {
+			continue
+		}
+		old, ours := own["template:"+strconv.FormatInt(r.ID, 10)]
+		if ours && !slices.ContainsFunc(want.Templates, func(w Template) bool { return w.Key == old }) {
+			return r
+		}
+	}
+	return nil
 }

@@ -177,19 +177,28 @@ func (pl *plan) writes() bool { return len(pl.steps) > 0 }
 // record puts in p's status what snap tells of the items want names (their ids; adopted ones as not
 // made by apimsync) and their states, and drops the records pl forgets.
 func record(p *v1alpha1.DeveloperPortal, want Desired, snap *Snapshot, pl *plan) {
-	made := map[string]int64{} // the new key of an item apimsync made, moved: it stays apimsync's
+	// An item recorded under one key that the spec's item of another key is (moved) keeps its record
+	// under the new key: its id, and whether apimsync made it.
+	var moved []v1alpha1.PortalItemStatus
 	for _, m := range pl.moved {
 		for _, it := range p.Status.Items {
-			if it.Key == m[0] && it.Created {
-				made[m[1]] = it.ID
+			if it.Key == m[0] {
+				moved = append(moved, v1alpha1.PortalItemStatus{Key: m[1], ID: it.ID, Created: it.Created})
 			}
 		}
 	}
 	for _, key := range pl.forget {
 		dropItem(p, key)
 	}
-	for key, id := range made {
-		setItem(p, v1alpha1.PortalItemStatus{Key: key, ID: id, Created: true})
+	for _, it := range moved {
+		setItem(p, it)
+	}
+	for _, key := range pl.leaving {
+		for i := range p.Status.Items {
+			if p.Status.Items[i].Key == key {
+				p.Status.Items[i].State = v1alpha1.PortalItemLeaving
+			}
+		}
 	}
 	recs := records(p)
 	for _, sec := range want.Sections {
@@ -276,13 +285,15 @@ func count(p *v1alpha1.DeveloperPortal) {
 // Note implements engine.Noter: the items taken over (found by path or system name, not made by
 // apimsync), the drafts waiting to be published and the templates edited by hand and left so (Manual).
 func (s *Syncer) Note(p *v1alpha1.DeveloperPortal, _ *Snapshot) string {
-	var drafts, edited []string
+	var drafts, edited, leaving []string
 	for _, it := range p.Status.Items {
 		switch it.State {
 		case v1alpha1.PortalItemDraft:
 			drafts = append(drafts, it.Key)
 		case v1alpha1.PortalItemEditedByHand:
 			edited = append(edited, it.Key)
+		case v1alpha1.PortalItemLeaving:
+			leaving = append(leaving, it.Key)
 		}
 	}
 	var notes []string
@@ -291,6 +302,9 @@ func (s *Syncer) Note(p *v1alpha1.DeveloperPortal, _ *Snapshot) string {
 	}
 	if len(drafts) > 0 {
 		notes = append(notes, fmt.Sprintf("%d templates are drafts for a person to publish in the admin portal (%s)", len(drafts), strings.Join(drafts, ", ")))
+	}
+	if len(leaving) > 0 {
+		notes = append(notes, fmt.Sprintf("%d pages left the spec and stay live until the drafts are published, then go (%s)", len(leaving), strings.Join(leaving, ", ")))
 	}
 	if len(edited) > 0 {
 		notes = append(notes, fmt.Sprintf("%d templates were edited in the admin portal and are left so until the spec changes them (%s)", len(edited), strings.Join(edited, ", ")))
