@@ -99,6 +99,9 @@ type kindOf[T engine.Object, D any, S engine.Snapshot[S]] struct {
 	// is added), and scope the scope of its owner key ("": the tenant).
 	secretRefs func(obj T) []string
 	scope      func(obj T) string
+	// claimScope is the scope of an object's remote object read from its references, before it synced
+	// (a rename's new plan: its Product's id); nil: scope.
+	claimScope func(ctx context.Context, reader client.Reader, obj T) string
 	// secretFields name the form fields of obj's writes whose values come from a Secret (diff hides them).
 	secretFields func(obj T) []string
 	// exporter exports the kind's objects from a tenant (nil: the kind exports none).
@@ -153,7 +156,26 @@ func (k kindOf[T, D, S]) plan(ctx context.Context, mem client.Client, d kindDeps
 
 // reconciler is the kind's engine, its syncer built from d; kindController fills in the rest.
 func (k kindOf[T, D, S]) reconciler(d kindDeps) *engine.Reconciler[T, D, S] {
-	return &engine.Reconciler[T, D, S]{Kind: k.name, New: k.newObj, Syncer: k.syncer(d), Snapshots: d.Snapshots}
+	r := &engine.Reconciler[T, D, S]{Kind: k.name, New: k.newObj, Syncer: k.syncer(d), Snapshots: d.Snapshots}
+	if k.scope != nil {
+		r.SameScope = k.sameScope(d.Reader)
+	}
+	return r
+}
+
+// sameScope tells whether a claimant's remote object would live where obj's does (engine.Reconciler.SameScope).
+func (k kindOf[T, D, S]) sameScope(reader client.Reader) func(ctx context.Context, obj, other client.Object) bool {
+	return func(ctx context.Context, obj, other client.Object) bool {
+		o, ok := obj.(T)
+		c, isT := other.(T)
+		if !ok || !isT {
+			return false
+		}
+		if k.claimScope != nil {
+			return k.claimScope(ctx, reader, c) == k.scope(o)
+		}
+		return k.scope(c) == k.scope(o)
+	}
 }
 
 // kinds is the table of kinds, in the order kinds are created when nothing else decides it (creationOrder).
@@ -178,7 +200,7 @@ var kinds = []kindRow{
 				Claims: d.claims(), Lists: d.Lists,
 				Lifecycle: productkind.Lifecycle{Recorder: d.recorder("apimsync-product"), UsagePeriod: d.Opts.UsageReportPeriod}}
 		}},
-	kindOf[*v1alpha1.ApplicationPlan, applicationplan.Desired, *applicationplan.Snapshot]{name: "ApplicationPlan", exporter: applicationplan.Export, scope: applicationplan.Scope,
+	kindOf[*v1alpha1.ApplicationPlan, applicationplan.Desired, *applicationplan.Snapshot]{name: "ApplicationPlan", exporter: applicationplan.Export, scope: applicationplan.Scope, claimScope: applicationplan.ClaimScope,
 		newObj:  func() *v1alpha1.ApplicationPlan { return &v1alpha1.ApplicationPlan{} },
 		newList: func() client.ObjectList { return &v1alpha1.ApplicationPlanList{} },
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.ApplicationPlan, applicationplan.Desired, *applicationplan.Snapshot] {
@@ -197,7 +219,7 @@ var kinds = []kindRow{
 			return &developeraccount.Syncer{Reader: d.Reader, Accounts: d.Accounts, Claims: d.claims(),
 				Sent: &developeraccount.SentPasswords{}}
 		}},
-	kindOf[*v1alpha1.Application, appkind.Desired, *appkind.Snapshot]{name: "Application", exporter: appkind.Export, secretRefs: appkind.SecretRefs, scope: appkind.Scope,
+	kindOf[*v1alpha1.Application, appkind.Desired, *appkind.Snapshot]{name: "Application", exporter: appkind.Export, secretRefs: appkind.SecretRefs, scope: appkind.Scope, claimScope: appkind.ClaimScope,
 		newObj:  func() *v1alpha1.Application { return &v1alpha1.Application{} },
 		newList: func() client.ObjectList { return &v1alpha1.ApplicationList{} },
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.Application, appkind.Desired, *appkind.Snapshot] {

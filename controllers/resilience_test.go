@@ -161,8 +161,10 @@ func TestRenameHandsTheRemoteObjectOver(t *testing.T) {
 	renamed.Name, renamed.Spec.SystemName = "pets-renamed", old.Status.SystemName
 	renamed.Spec.Description = "renamed"
 	create(t, renamed)
-	update(t, product, func() { product.Spec.BackendUsages = map[string]v1alpha1.BackendUsageSpec{"pets-renamed": {Path: "/"}} })
+	// Handed over as soon as the manager sees the claimant, though a Product still names the old one,
+	// whose 3scale backend now the new one holds; then the Product is pointed at the new one.
 	waitGone(t, old)
+	update(t, product, func() { product.Spec.BackendUsages = map[string]v1alpha1.BackendUsageSpec{"pets-renamed": {Path: "/"}} })
 	waitState(t, v1alpha1.ConditionSynced, renamed, product)
 	if renamed.Status.BackendID != oldID {
 		t.Errorf("the renamed resource holds backend %d, want the old one's %d, handed over", renamed.Status.BackendID, oldID)

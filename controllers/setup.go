@@ -232,17 +232,14 @@ func sameRemoteObject(reader client.Reader, list client.ObjectList) handler.MapF
 	}
 }
 
-// claimants lists the objects of obj's kind in its namespace, not being deleted, that resolve to the
-// same remote object (the owner key index) and hold none of their own: those an object being deleted
-// hands its remote object over to (engine.Reconciler.Claimants).
+// claimants lists the objects of obj's kind in its namespace, not being deleted, that hold no remote
+// object of their own: those an object being deleted may hand its remote object over to
+// (engine.Reconciler.Claimants, which matches them by their spec).
 func claimants(reader client.Reader, list client.ObjectList) func(ctx context.Context, obj client.Object) ([]client.Object, error) {
 	return func(ctx context.Context, obj client.Object) ([]client.Object, error) {
-		keys := ownerKeyOf(obj)
-		if len(keys) == 0 {
-			return nil, nil
-		}
 		l := list.DeepCopyObject().(client.ObjectList)
-		if err := reader.List(ctx, l, client.InNamespace(obj.GetNamespace()), client.MatchingFields{kit.IndexOwnerKey: keys[0]}); err != nil {
+		// Read only, and once per deletion: the cache's own objects, not copies.
+		if err := reader.List(ctx, l, client.InNamespace(obj.GetNamespace()), client.UnsafeDisableDeepCopy); err != nil {
 			return nil, err
 		}
 		var out []client.Object

@@ -1,11 +1,19 @@
 package controllers
 
 import (
+	"context"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/engine"
+	"github.com/apimsync/apimsync/test/simulator"
 )
 
 // TestEveryKindForgetsEveryIDOfItsOldTenant (issue 42, item 1, as a rule of the engine): for every kind
@@ -106,4 +114,100 @@ func heldIDs(v reflect.Value, path string) []string {
 		}
 	}
 	return out
+}
+
+// TestSamplesMovedToATenantWhoseIDsCollide (issue 42, item 1, over every kind the samples hold): the
+// samples synced to tenant a, then their provider account pointed at tenant b, where objects made by
+// hand hold every id the samples recorded on a (the simulator numbers each tenant's objects alike). Every
+// object converges on b, and not one of b's objects made by hand is written or deleted: nothing is
+// touched by an id of the old tenant.
+func TestSamplesMovedToATenantWhoseIDsCollide(t *testing.T) {
+	ns, ctx := newNamespace(t), context.Background()
+	objs := applySamples(t, ns)
+	waitState(t, v1alpha1.ConditionSynced, objs...)
+	maxID := int64(0)
+	for _, o := range objs {
+		if err := k8s.Get(ctx, client.ObjectKeyFromObject(o), o); err != nil {
+			t.Fatal(err)
+		}
+		maxID = max(maxID, o.GetRemoteID())
+		if p, ok := o.(*v1alpha1.DeveloperPortal); ok {
+			for _, it := range p.Status.Items {
+				maxID = max(maxID, it.ID)
+			}
+		}
+	}
+
+	second := ns + "-b"
+	b := byHand(t, second)
+	for i := 0; ; i++ {
+		made, err := b.CreateProduct(ctx, tsclient.ProductParams{Name: fmt.Sprintf("Hand %d", i), SystemName: fmt.Sprintf("hand_%d", i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.CreateBackend(ctx, tsclient.BackendParams{Name: fmt.Sprintf("Hand %d", i), SystemName: fmt.Sprintf("hand_b_%d", i),
+			PrivateEndpoint: "https://hand.example.com"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.Signup(ctx, tsclient.SignupParams{OrgName: fmt.Sprintf("Hand %d", i), Username: fmt.Sprintf("hand%d", i),
+			Email: fmt.Sprintf("hand%d@example.com", i), Password: "a-long-enough-password"}); err != nil {
+			t.Fatal(err)
+		}
+		if made.ID > maxID || i > 2000 {
+			break
+		}
+	}
+	kinds := []string{simulator.KindServices, simulator.KindBackendAPIs, simulator.KindMetrics, simulator.KindMappingRules,
+		simulator.KindPlans, simulator.KindAccounts, simulator.KindUsers, simulator.KindApplications, simulator.KindAPIDocs,
+		simulator.KindCustomPolicies, simulator.KindProxies, simulator.KindBackendUsages, simulator.KindFeatures}
+	// Each object by kind and id (a proxy, which has none, by its service).
+	objectsOf := func() map[string]string {
+		out := map[string]string{}
+		for _, kind := range kinds {
+			for _, o := range sim.Objects(second, kind) {
+				id := o["id"]
+				if id == nil {
+					id = fmt.Sprintf("of service %v", o["service_id"])
+				}
+				out[fmt.Sprintf("%s %v", kind, id)] = fmt.Sprint(o)
+			}
+		}
+		return out
+	}
+	before := objectsOf()
+	if len(before) == 0 {
+		t.Fatal("the second tenant holds nothing to collide with")
+	}
+
+	adminURL, token := tenantOf(second)
+	secret := &corev1.Secret{}
+	if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: v1alpha1.DefaultProviderAccountSecret}, secret); err != nil {
+		t.Fatal(err)
+	}
+	update(t, secret, func() {
+		secret.Data = nil
+		secret.StringData = map[string]string{"adminURL": adminURL, "token": token, "allowInsecureHTTP": "true"}
+	})
+	eventually(t, waitTimeout, func() string {
+		for _, o := range objs {
+			if err := k8s.Get(ctx, client.ObjectKeyFromObject(o), o); err != nil {
+				return err.Error()
+			}
+			st := o.GetSyncStatus()
+			if st.TenantHost == "" || !strings.HasSuffix(adminURL, st.TenantHost) || engine.SyncState(st) != v1alpha1.ConditionSynced ||
+				st.ObservedGeneration != o.GetGeneration() {
+				return fmt.Sprintf("%s %s is %s on %s", engine.KindOf(o), o.GetName(), engine.SyncState(st), st.TenantHost)
+			}
+		}
+		return ""
+	})
+	after := objectsOf()
+	for key, was := range before {
+		if now, ok := after[key]; !ok {
+			t.Errorf("%s of the second tenant, made by hand, was deleted", key)
+		} else if now != was {
+			t.Errorf("%s of the second tenant, made by hand, was written:\nbefore %s\nafter  %s", key, was, now)
+		}
+	}
+	t.Logf("%d objects of the second tenant made by hand, ids up to past %d, none touched", len(before), maxID)
 }

@@ -77,11 +77,16 @@ type Reconciler[T Object, D any, S Snapshot[S]] struct {
 	// Retain object waits for them to be gone before it lets go, so that each sees it (RetainedUnder) and
 	// is kept rather than deleting it along in 3scale.
 	OwnersGoing func(ctx context.Context, obj client.Object) ([]string, error)
-	// Claimants, when set, lists the objects of this kind in obj's namespace, not being deleted, that
-	// resolve to the same remote object as obj (same tenant, scope and system name) and hold none of
-	// their own: a GitOps rename's new object. An object being deleted that holds a remote object hands
-	// it over to one instead of deleting it (handOver).
+	// Claimants, when set, lists the objects of this kind in obj's namespace, not being deleted, that hold
+	// no remote object (no id, no create in doubt): those that may claim obj's, a GitOps rename's new
+	// object. An object being deleted that holds a remote object hands it over, instead of deleting it,
+	// to one that resolves to it — the same system name from its spec, the same tenant from its provider
+	// account, and the same scope (SameScope) — whatever its status says yet (handOver).
 	Claimants func(ctx context.Context, obj client.Object) ([]client.Object, error)
+	// SameScope, when set, tells whether other, a claimant, lives in the scope of obj's remote object (a
+	// plan's product, an application's account), from other's references; nil for a kind whose remote
+	// objects are the tenant's own.
+	SameScope func(ctx context.Context, obj, other client.Object) bool
 	// DependantGrace is how long an owner being deleted leaves those of its dependants not being deleted
 	// yet to whoever deleted the owner: a prune (Argo CD, Flux, kubectl delete -f) deletes them a moment
 	// later, and a DELETE of ours as well would be an API server write for nothing. The grace lasts from

@@ -126,7 +126,8 @@ func (r *Reconciler[T, D, S]) finalize(ctx context.Context, obj T, w *statusWrit
 }
 
 // handOver hands the remote object obj holds over to a claimant (Claimants: a resource of the same kind
-// in obj's namespace, not being deleted, that resolves to the same tenant and system name and holds none)
+// in obj's namespace, not being deleted, that holds none and resolves, from its spec, to the same tenant,
+// scope and system name — before any sync of its own, so the order of events does not matter)
 // instead of deleting it — a GitOps rename: one file deleted and one applied with the same systemName, in
 // one commit. The remote object, its id and everything under it (a product's plans, applications and
 // their keys) are kept; obj deletes nothing, and the claimant adopts the object by its system name once
@@ -144,10 +145,15 @@ func (r *Reconciler[T, D, S]) handOver(ctx context.Context, obj T) (bool, error)
 	if err != nil {
 		return false, err
 	}
+	st := obj.GetSyncStatus()
 	for _, c := range claimants {
-		claimant, ok := c.(Object)
-		if !ok || claimant.GetAdoptionPolicy() == v1alpha1.AdoptionNever {
+		claimant, ok := c.(T)
+		if !ok || claimant.GetAdoptionPolicy() == v1alpha1.AdoptionNever || r.Syncer.SystemName(claimant) != st.SystemName ||
+			(r.SameScope != nil && !r.SameScope(ctx, obj, claimant)) {
 			continue
+		}
+		if s, err := r.connect(ctx, claimant); err != nil || s.Tenant != st.TenantHost {
+			continue // its provider account is not there yet, or is another tenant's
 		}
 		what := fmt.Sprintf("%s %d on tenant %s", r.Kind, obj.GetRemoteID(), obj.GetSyncStatus().TenantHost)
 		if obj.GetRemoteID() == 0 {

@@ -377,6 +377,16 @@ func SecretRefs(a *v1alpha1.Application) []string {
 // Scope is the scope of an Application's remote object: its account.
 func Scope(a *v1alpha1.Application) string { return kit.Itoa64(a.Status.AccountID) }
 
+// ClaimScope is Scope read from the Application's DeveloperAccount, before it synced ("0" when it is not
+// there).
+func ClaimScope(ctx context.Context, reader client.Reader, a *v1alpha1.Application) string {
+	var d v1alpha1.DeveloperAccount
+	if err := reader.Get(ctx, client.ObjectKey{Namespace: a.Namespace, Name: a.Spec.AccountRef}, &d); err != nil {
+		return "0"
+	}
+	return kit.Itoa64(d.Status.AccountID)
+}
+
 // OfProduct maps a Product to the Applications on its plans.
 func OfProduct(reader client.Reader) handler.MapFunc {
 	return kit.ReferencingThrough(reader, &v1alpha1.ApplicationPlanList{}, kit.IndexProductRef, &v1alpha1.ApplicationList{}, kit.IndexPlanRef)

@@ -519,6 +519,15 @@ func (s *Snapshot) Clone() *Snapshot {
 // Scope is the scope of an ApplicationPlan's remote object: its product.
 func Scope(a *v1alpha1.ApplicationPlan) string { return kit.Itoa64(a.Status.ProductID) }
 
+// ClaimScope is Scope read from the plan's Product, before the plan synced ("0" when it is not there).
+func ClaimScope(ctx context.Context, reader client.Reader, a *v1alpha1.ApplicationPlan) string {
+	var p v1alpha1.Product
+	if err := reader.Get(ctx, client.ObjectKey{Namespace: a.Namespace, Name: a.Spec.ProductRef}, &p); err != nil {
+		return "0"
+	}
+	return kit.Itoa64(p.Status.ProductID)
+}
+
 // BackendRefs lists the Backends a plan's limits and pricing rules name.
 func BackendRefs(o client.Object) []string {
 	t, ok := o.(*v1alpha1.ApplicationPlan)
