@@ -1,7 +1,14 @@
 // Package engine is apimsync's generic sync engine. It owns the flow every kind shares — finalizer,
-// provider account, dependencies, the skip when nothing changed, observe/create/update, deletion,
-// sync conditions, events, backoff and metrics — and asks a small per-kind Syncer how to talk to
-// 3scale.
+// provider account, dependencies, the skip when nothing changed, observe/create/update, deletion (and
+// the handover of a renamed object's remote object), tenant changes, sync conditions, events, backoff
+// and metrics — and asks each kind how to talk to 3scale through one contract, TypedSyncer (typed.go:
+// Connect, SystemName, Resolve, Read, Compare, Create, Update, Delete), and the optional parts a kind
+// implements when it needs them: Validator (a spec refused before any wait), CacheChecker (Serves: a
+// cached snapshot no longer serves), Refresher (periodic work), Noter (what the Synced message adds),
+// Explainer (what diff prints) and OwnedBy (owners whose deletion takes the object along). The engine
+// finds the optional parts by type assertion; each kind's syncer.go states the ones it means to
+// implement in a var block the compiler checks, so a signature that drifts fails the build instead of
+// silently switching a behaviour off.
 package engine
 
 import (

@@ -41,7 +41,11 @@ type Syncer struct {
 	Claims *kit.Claims
 }
 
-var _ engine.TypedSyncer[*v1alpha1.ActiveDoc, Desired, *Snapshot] = &Syncer{}
+// The contract, and each optional part the syncer means to implement, checked by the compiler.
+var (
+	_ engine.TypedSyncer[*v1alpha1.ActiveDoc, Desired, *Snapshot] = (*Syncer)(nil)
+	_ engine.OwnedBy[*v1alpha1.ActiveDoc]                         = (*Syncer)(nil)
+)
 
 // Snapshot is the remote state of one ActiveDocs spec.
 type Snapshot struct{ tsclient.ActiveDoc }

@@ -70,7 +70,11 @@ type Syncer struct {
 	Claims *kit.Claims
 }
 
-var _ engine.TypedSyncer[*v1alpha1.Application, Desired, *Snapshot] = &Syncer{}
+// The contract, and each optional part the syncer means to implement, checked by the compiler.
+var (
+	_ engine.TypedSyncer[*v1alpha1.Application, Desired, *Snapshot] = (*Syncer)(nil)
+	_ engine.OwnedBy[*v1alpha1.Application]                         = (*Syncer)(nil)
+)
 
 // Connect implements engine.TypedSyncer: the provider account of the application's DeveloperAccount; while
 // the application is being deleted, the Secret it was synced with (its account may be gone already).

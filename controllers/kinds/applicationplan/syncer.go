@@ -73,9 +73,12 @@ type Syncer struct {
 	Lists *kit.BurstLists
 }
 
+// The contract, and each optional part the syncer means to implement, checked by the compiler.
 var (
-	_ engine.TypedSyncer[*v1alpha1.ApplicationPlan, Desired, *Snapshot] = &Syncer{}
-	_ engine.CacheChecker[Desired, *Snapshot]                           = &Syncer{}
+	_ engine.TypedSyncer[*v1alpha1.ApplicationPlan, Desired, *Snapshot] = (*Syncer)(nil)
+	_ engine.Validator[*v1alpha1.ApplicationPlan]                       = (*Syncer)(nil)
+	_ engine.CacheChecker[Desired, *Snapshot]                           = (*Syncer)(nil)
+	_ engine.OwnedBy[*v1alpha1.ApplicationPlan]                         = (*Syncer)(nil)
 )
 
 // Connect implements engine.TypedSyncer: the provider account of the plan's Product; while the plan is being

@@ -45,7 +45,11 @@ type Syncer struct {
 	Lists *kit.BurstLists
 }
 
-var _ engine.TypedSyncer[*v1alpha1.Backend, children.Spec, *Snapshot] = &Syncer{}
+// The contract, and each optional part the syncer means to implement, checked by the compiler.
+var (
+	_ engine.TypedSyncer[*v1alpha1.Backend, children.Spec, *Snapshot] = (*Syncer)(nil)
+	_ engine.Validator[*v1alpha1.Backend]                             = (*Syncer)(nil)
+)
 
 func backendChildren(b *v1alpha1.Backend) children.Spec {
 	return children.Spec{Metrics: b.Spec.Metrics, Methods: b.Spec.Methods, Rules: b.Spec.MappingRules}

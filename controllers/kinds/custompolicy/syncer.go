@@ -34,11 +34,6 @@ type Syncer struct {
 	Claims   *kit.Claims
 }
 
-var (
-	_ engine.TypedSyncer[*v1alpha1.CustomPolicyDefinition, Desired, *Snapshot] = &Syncer{}
-	_ engine.Validator[*v1alpha1.CustomPolicyDefinition]                       = &Syncer{}
-)
-
 // Desired is the manifest to store, as compact JSON.
 type Desired struct {
 	Schema json.RawMessage
@@ -159,6 +154,12 @@ type noRemoteSchemas struct{}
 func (noRemoteSchemas) Load(url string) (any, error) {
 	return nil, fmt.Errorf("references outside the schema are not followed (%s)", url)
 }
+
+// The contract, and each optional part the syncer means to implement, checked by the compiler.
+var (
+	_ engine.TypedSyncer[*v1alpha1.CustomPolicyDefinition, Desired, *Snapshot] = (*Syncer)(nil)
+	_ engine.Validator[*v1alpha1.CustomPolicyDefinition]                       = (*Syncer)(nil)
+)
 
 // Connect implements engine.TypedSyncer.
 func (s *Syncer) Connect(ctx context.Context, c *v1alpha1.CustomPolicyDefinition) (*engine.Session, error) {

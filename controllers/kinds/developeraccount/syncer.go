@@ -146,7 +146,12 @@ type Syncer struct {
 	Sent *SentPasswords
 }
 
-var _ engine.TypedSyncer[*v1alpha1.DeveloperAccount, Desired, *Snapshot] = &Syncer{}
+// The contract, and each optional part the syncer means to implement, checked by the compiler.
+var (
+	_ engine.TypedSyncer[*v1alpha1.DeveloperAccount, Desired, *Snapshot] = (*Syncer)(nil)
+	_ engine.Validator[*v1alpha1.DeveloperAccount]                       = (*Syncer)(nil)
+	_ engine.Noter[*v1alpha1.DeveloperAccount, *Snapshot]                = (*Syncer)(nil)
+)
 
 // firstAdmin is the user that signs the account up and identifies it.
 func firstAdmin(d *v1alpha1.DeveloperAccount) v1alpha1.DeveloperUserSpec {

@@ -27,7 +27,13 @@ type Syncer struct {
 	Claims *kit.Claims
 }
 
-var _ engine.TypedSyncer[*v1alpha1.DeveloperPortal, Desired, *Snapshot] = &Syncer{}
+// The contract, and each optional part the syncer means to implement, checked by the compiler.
+var (
+	_ engine.TypedSyncer[*v1alpha1.DeveloperPortal, Desired, *Snapshot] = (*Syncer)(nil)
+	_ engine.CacheChecker[Desired, *Snapshot]                           = (*Syncer)(nil)
+	_ engine.Noter[*v1alpha1.DeveloperPortal, *Snapshot]                = (*Syncer)(nil)
+	_ engine.Explainer[*v1alpha1.DeveloperPortal, Desired, *Snapshot]   = (*Syncer)(nil)
+)
 
 // Connect implements engine.TypedSyncer.
 func (s *Syncer) Connect(ctx context.Context, p *v1alpha1.DeveloperPortal) (*engine.Session, error) {

@@ -75,12 +75,6 @@ type Syncer struct {
 	Lifecycle Lifecycle
 }
 
-var (
-	_ engine.TypedSyncer[*v1alpha1.Product, Desired, *Snapshot] = &Syncer{}
-	_ engine.Refresher[*v1alpha1.Product, *Snapshot]            = &Syncer{}
-	_ engine.CacheChecker[Desired, *Snapshot]                   = &Syncer{}
-)
-
 // Serves implements engine.CacheChecker: a snapshot read without the configuration versions does not
 // serve a Product that now has spec.production, nor one read without the features a Product that now
 // manages them.
@@ -91,6 +85,14 @@ func (s *Syncer) Serves(want Desired, snap *Snapshot) bool {
 func productChildren(p *v1alpha1.Product) children.Spec {
 	return children.Spec{Metrics: p.Spec.Metrics, Methods: p.Spec.Methods, Rules: p.Spec.MappingRules}
 }
+
+// The contract, and each optional part the syncer means to implement, checked by the compiler.
+var (
+	_ engine.TypedSyncer[*v1alpha1.Product, Desired, *Snapshot] = (*Syncer)(nil)
+	_ engine.CacheChecker[Desired, *Snapshot]                   = (*Syncer)(nil)
+	_ engine.Noter[*v1alpha1.Product, *Snapshot]                = (*Syncer)(nil)
+	_ engine.Refresher[*v1alpha1.Product, *Snapshot]            = (*Syncer)(nil)
+)
 
 // Connect implements engine.TypedSyncer.
 func (s *Syncer) Connect(ctx context.Context, p *v1alpha1.Product) (*engine.Session, error) {

@@ -59,7 +59,10 @@ type Syncer struct {
 	Recorder events.EventRecorder
 }
 
-var _ engine.TypedSyncer[*v1alpha1.Tenant, Desired, *Snapshot] = &Syncer{}
+// The contract, and each optional part the syncer means to implement, checked by the compiler.
+var (
+	_ engine.TypedSyncer[*v1alpha1.Tenant, Desired, *Snapshot] = (*Syncer)(nil)
+)
 
 // Desired is the admin's password read from its Secret.
 type Desired struct {
