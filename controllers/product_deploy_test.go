@@ -173,6 +173,18 @@ func TestChangeWhoseAnswerWasLostIsDeployed(t *testing.T) {
 	}
 }
 
+// syncedPetstore makes the pets Backend and the petstore Product using it, production following
+// staging (promote: Latest), and waits until both are Synced.
+func syncedPetstore(t *testing.T) (ns string, backend *v1alpha1.Backend, product *v1alpha1.Product) {
+	t.Helper()
+	ns = newNamespace(t)
+	backend, product = petsBackend(ns), petstoreProduct(ns, "pets")
+	product.Spec.Production = &v1alpha1.ProductionSpec{Promote: v1alpha1.PromoteLatest}
+	create(t, defaultSecret(ns), backend, product)
+	waitState(t, v1alpha1.ConditionSynced, backend, product)
+	return ns, backend, product
+}
+
 // metricNamed reports whether the tenant holds a metric or method of that system name.
 func metricNamed(tenant, systemName string) bool {
 	for _, m := range sim.Objects(tenant, simulator.KindMetrics) {
@@ -190,11 +202,7 @@ func metricNamed(tenant, systemName string) bool {
 // production may follow. A Backend's metric removed with its rule goes once the products using it are
 // deployed.
 func TestRemovedMetricWaitsForTheGateway(t *testing.T) {
-	ns := newNamespace(t)
-	backend, product := petsBackend(ns), petstoreProduct(ns, "pets")
-	product.Spec.Production = &v1alpha1.ProductionSpec{Promote: v1alpha1.PromoteLatest}
-	create(t, defaultSecret(ns), backend, product)
-	waitState(t, v1alpha1.ConditionSynced, backend, product)
+	ns, backend, product := syncedPetstore(t)
 
 	// A Backend's metric and its rule: gone once staging and production are built without the rule.
 	editAndWait(t, backend, func() {
@@ -244,11 +252,7 @@ func requestsTo(tenant, method, template string) int {
 // applies its own spec: moving the pin to the version staging built without the rule promotes it, and
 // the Backend's removal then completes.
 func TestPinnedProductionLetsABackendMetricGo(t *testing.T) {
-	ns := newNamespace(t)
-	backend, product := petsBackend(ns), petstoreProduct(ns, "pets")
-	product.Spec.Production = &v1alpha1.ProductionSpec{Promote: v1alpha1.PromoteLatest}
-	create(t, defaultSecret(ns), backend, product)
-	waitState(t, v1alpha1.ConditionSynced, backend, product)
+	ns, backend, product := syncedPetstore(t)
 	pinned := productionOf(t, product).ProductionVersion
 	editAndWait(t, product, func() {
 		product.Spec.Production = &v1alpha1.ProductionSpec{Promote: v1alpha1.PromotePinned, Version: ptr.To(pinned)}
@@ -292,11 +296,7 @@ func TestPinnedProductionLetsABackendMetricGo(t *testing.T) {
 // is deployed and promoted once each, settled by reading staging's and production's latest
 // configurations, and the Product says Synced: no deploy is sent again and again.
 func TestLostDeployAnswersAreSettledFromStaging(t *testing.T) {
-	ns := newNamespace(t)
-	backend, product := petsBackend(ns), petstoreProduct(ns, "pets")
-	product.Spec.Production = &v1alpha1.ProductionSpec{Promote: v1alpha1.PromoteLatest}
-	create(t, defaultSecret(ns), backend, product)
-	waitState(t, v1alpha1.ConditionSynced, backend, product)
+	ns, _, product := syncedPetstore(t)
 	before := productionOf(t, product)
 	deploys := requestsTo(ns, "POST", "/admin/api/services/{service_id}/proxy/deploy.json")
 	promotes := len(promotions(ns))

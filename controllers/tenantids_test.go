@@ -59,60 +59,55 @@ func hasIDField(t reflect.Type) bool {
 	return ok
 }
 
-// fillIDs sets every remote-id field of v (a struct, walked through embedded and nested structs) and
-// returns their paths.
-func fillIDs(v reflect.Value, path string) []string {
-	var out []string
+// walkIDs calls visit with every remote-id field of v (a struct, walked through embedded and nested
+// structs) and its path.
+func walkIDs(v reflect.Value, path string, visit func(path string, field reflect.Value)) {
 	for i := range v.NumField() {
 		f, fv := v.Type().Field(i), v.Field(i)
-		p := path + "." + f.Name
 		switch {
 		case remoteIDField(f):
-			switch f.Type.Kind() {
-			case reflect.Int64:
-				fv.SetInt(94)
-			case reflect.Map:
-				m := reflect.MakeMap(f.Type)
-				val := reflect.New(f.Type.Elem()).Elem()
-				if val.Kind() == reflect.Int64 {
-					val.SetInt(94)
-				} else {
-					val.SetString("tenant a's")
-				}
-				m.SetMapIndex(reflect.ValueOf("x"), val)
-				fv.Set(m)
-			case reflect.Slice:
-				item := reflect.New(f.Type.Elem()).Elem()
-				item.FieldByName("ID").SetInt(94)
-				fv.Set(reflect.Append(fv, item))
-			}
-			out = append(out, p)
+			visit(path+"."+f.Name, fv)
 		case f.Type.Kind() == reflect.Struct:
-			out = append(out, fillIDs(fv, p)...)
+			walkIDs(fv, path+"."+f.Name, visit)
 		}
 	}
+}
+
+// fillIDs sets every remote-id field of v and returns their paths.
+func fillIDs(v reflect.Value, path string) []string {
+	var out []string
+	walkIDs(v, path, func(p string, fv reflect.Value) {
+		switch fv.Kind() {
+		case reflect.Int64:
+			fv.SetInt(94)
+		case reflect.Map:
+			m := reflect.MakeMap(fv.Type())
+			val := reflect.New(fv.Type().Elem()).Elem()
+			if val.Kind() == reflect.Int64 {
+				val.SetInt(94)
+			} else {
+				val.SetString("tenant a's")
+			}
+			m.SetMapIndex(reflect.ValueOf("x"), val)
+			fv.Set(m)
+		case reflect.Slice:
+			item := reflect.New(fv.Type().Elem()).Elem()
+			item.FieldByName("ID").SetInt(94)
+			fv.Set(reflect.Append(fv, item))
+		}
+		out = append(out, p)
+	})
 	return out
 }
 
 // heldIDs returns the paths of the remote-id fields of v that are not empty.
 func heldIDs(v reflect.Value, path string) []string {
 	var out []string
-	for i := range v.NumField() {
-		f, fv := v.Type().Field(i), v.Field(i)
-		p := path + "." + f.Name
-		switch {
-		case remoteIDField(f) && f.Type.Kind() == reflect.Int64:
-			if fv.Int() != 0 {
-				out = append(out, p)
-			}
-		case remoteIDField(f):
-			if fv.Len() > 0 {
-				out = append(out, p)
-			}
-		case f.Type.Kind() == reflect.Struct:
-			out = append(out, heldIDs(fv, p)...)
+	walkIDs(v, path, func(p string, fv reflect.Value) {
+		if !fv.IsZero() && (fv.Kind() == reflect.Int64 || fv.Len() > 0) {
+			out = append(out, p)
 		}
-	}
+	})
 	return out
 }
 
@@ -196,7 +191,8 @@ func TestSamplesMovedToATenantWhoseIDsCollide(t *testing.T) {
 			st := o.GetSyncStatus()
 			if st.TenantHost == "" || !strings.HasSuffix(adminURL, st.TenantHost) || engine.SyncState(st) != v1alpha1.ConditionSynced ||
 				st.ObservedGeneration != o.GetGeneration() {
-				return fmt.Sprintf("%s %s is %s on %s", engine.KindOf(o), o.GetName(), engine.SyncState(st), st.TenantHost)
+				_, _, msg := syncState(t, o)
+				return fmt.Sprintf("%s %s is %s on %s: %s", engine.KindOf(o), o.GetName(), engine.SyncState(st), st.TenantHost, msg)
 			}
 		}
 		return ""

@@ -75,6 +75,16 @@ func ReadyDependency(dep engine.Object, d Dependency) error {
 	return nil
 }
 
+// OnTenant checks that a usable dependency whose ids an object writes by is synced on the object's
+// tenant: one whose provider account moved has ids of the old tenant until it syncs on the new one, and
+// they are never used there — the object waits (quietly: the dependency is about to sync).
+func OnTenant(dep engine.Object, tenant string, d Dependency) error {
+	if host := dep.GetSyncStatus().TenantHost; host != tenant {
+		return engine.Pending(d.NotSynced, "waiting for %s %q to be Synced on tenant %s: its ids are tenant %s's", d.Kind, dep.GetName(), tenant, host)
+	}
+	return nil
+}
+
 // CheckDependency is ReadDependency, then ReadyDependency.
 func CheckDependency(ctx context.Context, reader client.Reader, namespace, name string, into engine.Object, d Dependency) error {
 	if err := ReadDependency(ctx, reader, namespace, name, into, d); err != nil {

@@ -102,6 +102,9 @@ func (s *Syncer) resolve(ctx context.Context, a *v1alpha1.Application, sess *eng
 	if err := kit.CheckDependency(ctx, s.Reader, a.Namespace, a.Spec.AccountRef, &acc, accountOfApplication); err != nil {
 		return err
 	}
+	if err := kit.OnTenant(&acc, sess.Tenant, accountOfApplication); err != nil {
+		return err
+	}
 	var plan v1alpha1.ApplicationPlan
 	if err := kit.CheckDependency(ctx, s.Reader, a.Namespace, a.Spec.PlanRef, &plan, planOfApplication); err != nil {
 		return err

@@ -163,6 +163,9 @@ func (s *Syncer) resolve(ctx context.Context, a *v1alpha1.ApplicationPlan, sess 
 	if err := kit.ReadyDependency(&p, productOfPlan); err != nil {
 		return err
 	}
+	if err := kit.OnTenant(&p, sess.Tenant, productOfPlan); err != nil {
+		return err
+	}
 	features, err := planFeatureIDs(a, &p)
 	if err != nil {
 		return err
@@ -183,6 +186,9 @@ func (s *Syncer) resolve(ctx context.Context, a *v1alpha1.ApplicationPlan, sess 
 			return err
 		}
 		if err := kit.ReadyDependency(b, backendOfPlan); err != nil {
+			return err
+		}
+		if err := kit.OnTenant(b, sess.Tenant, backendOfPlan); err != nil {
 			return err
 		}
 		desired.Backends[ref.Backend] = b.Status.BackendID
