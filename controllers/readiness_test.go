@@ -7,6 +7,8 @@ import (
 	"time"
 
 	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
+
+	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 )
 
 // The manager is ready only once its cache holds every type its controllers watch: before, an object
@@ -31,10 +33,16 @@ func TestReadyOnceTheCachesSynced(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+	openAPI := false
 	for _, obj := range watchedTypes(false) {
+		_, isOpenAPI := obj.(*v1alpha1.OpenAPI)
+		openAPI = openAPI || isOpenAPI
 		inf, err := c.GetInformer(ctx, obj)
 		if err != nil || !inf.HasSynced() {
 			t.Fatalf("ready while the cache of %T is not synced (%v)", obj, err)
 		}
+	}
+	if !openAPI { // issue 43, item 4: the OpenAPI generator's own type was left out
+		t.Errorf("the readiness check leaves out OpenAPIs, which the OpenAPI controller watches")
 	}
 }

@@ -459,7 +459,7 @@ func cachesSynced(c ctrlcache.Informers, watched []client.Object) healthz.Checke
 // watchedTypes are the types the controllers watch: every kind of the table, the metadata of Secrets
 // and ConfigMaps, and APIManagers when their CRD is installed.
 func watchedTypes(installations bool) []client.Object {
-	out := syncedKinds()
+	out := append(syncedKinds(), &v1alpha1.OpenAPI{}) // the OpenAPI generator's controller watches it too
 	for _, gvk := range []schema.GroupVersionKind{corev1.SchemeGroupVersion.WithKind("Secret"), corev1.SchemeGroupVersion.WithKind("ConfigMap")} {
 		m := &metav1.PartialObjectMetadata{}
 		m.SetGroupVersionKind(gvk)
