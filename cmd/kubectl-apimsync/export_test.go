@@ -25,18 +25,25 @@ import (
 	"github.com/apimsync/apimsync/test/testenv"
 )
 
-// TestExportWritesAKustomizeDirectory: a tenant's backend and product land in a kustomize directory,
-// the kustomization lists them and what was not exported; a refused token, a missing token and a
-// directory already used each fail with one line and a non-zero exit.
-func TestExportWritesAKustomizeDirectory(t *testing.T) {
-	sim := simulator.New(simulator.Options{Tenants: map[string]string{"acme": "acme-token"}})
-	srv := httptest.NewServer(sim)
-	defer srv.Close()
+// acmeTenant starts a simulator with the tenant acme (token acme-token), stopped with the test, and
+// returns its admin URL and a client of it.
+func acmeTenant(t *testing.T) (string, *tsclient.Client) {
+	t.Helper()
+	srv := httptest.NewServer(simulator.New(simulator.Options{Tenants: map[string]string{"acme": "acme-token"}}))
+	t.Cleanup(srv.Close)
 	adminURL := srv.URL + "/t/acme"
 	c, err := tsclient.New(tsclient.Config{AdminURL: adminURL, Token: "acme-token", Policy: &tsclient.AdminURLPolicy{AllowInsecureHTTP: true, AllowPrivate: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return adminURL, c
+}
+
+// TestExportWritesAKustomizeDirectory: a tenant's backend and product land in a kustomize directory,
+// the kustomization lists them and what was not exported; a refused token, a missing token and a
+// directory already used each fail with one line and a non-zero exit.
+func TestExportWritesAKustomizeDirectory(t *testing.T) {
+	adminURL, c := acmeTenant(t)
 	ctx := context.Background()
 	if _, err := c.CreateBackend(ctx, tsclient.BackendParams{Name: "Pets", SystemName: "pets", PrivateEndpoint: "https://pets.internal"}); err != nil {
 		t.Fatal(err)
@@ -128,10 +135,7 @@ func TestExportWritesAKustomizeDirectory(t *testing.T) {
 // content under portal/ (one folder per ConfigMap, an image as it is) and a configMapGenerator per
 // folder, which kustomize builds into ConfigMaps the DeveloperPortal names.
 func TestExportPortal(t *testing.T) {
-	sim := simulator.New(simulator.Options{Tenants: map[string]string{"acme": "acme-token"}})
-	srv := httptest.NewServer(sim)
-	defer srv.Close()
-	adminURL := srv.URL + "/t/acme"
+	adminURL, _ := acmeTenant(t)
 	dir := filepath.Join(t.TempDir(), "portal")
 	t.Setenv("THREESCALE_TOKEN", "acme-token")
 	out, err := run(t, "export", "--admin-url", adminURL, "--allow-insecure-http", "--portal", "--out", dir)
@@ -172,14 +176,7 @@ func TestExportPortal(t *testing.T) {
 // replaces what an earlier export wrote (the layout of an older version, where /docs was a file
 // pages/docs) and leaves the rest.
 func TestExportPortalNestedPaths(t *testing.T) {
-	sim := simulator.New(simulator.Options{Tenants: map[string]string{"acme": "acme-token"}})
-	srv := httptest.NewServer(sim)
-	defer srv.Close()
-	adminURL := srv.URL + "/t/acme"
-	c, err := tsclient.New(tsclient.Config{AdminURL: adminURL, Token: "acme-token", Policy: &tsclient.AdminURLPolicy{AllowInsecureHTTP: true, AllowPrivate: true}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	adminURL, c := acmeTenant(t)
 	ctx := context.Background()
 	contents := map[string]string{"/docs/intro": "<h1>Intro</h1>", "/docs/intro/more": "<h1>More</h1>"}
 	for _, p := range []string{"/docs/intro", "/docs/intro/more"} {

@@ -427,8 +427,28 @@ func filterID(form url.Values, key string, of func() int64) bool {
 	return err == nil && id == of()
 }
 
+// The CMS API's collections.
+const sections, templates, files = "/admin/api/cms/sections", "/admin/api/cms/templates", "/admin/api/cms/files"
+
+// cmsRoutes are the CMS API's routes, .json and .xml.
 func cmsRoutes() []route {
-	const sections, templates, files = "/admin/api/cms/sections", "/admin/api/cms/templates", "/admin/api/cms/files"
+	return append(cmsJSONRoutes(), cmsXMLRoutes()...)
+}
+
+// cmsXMLRoutes are the .xml twins of the CMS routes: 406 (xmlOnly), whatever the id.
+func cmsXMLRoutes() []route {
+	var out []route
+	for path, api := range map[string]cmsAPI{sections: sectionsAPI, templates: templatesAPI, files: filesAPI} {
+		out = append(out, handle("GET", path+".xml", api.xmlOnly), handle("POST", path+".xml", api.xmlOnly))
+		for _, method := range []string{"GET", "PUT", "DELETE"} {
+			out = append(out, handle(method, path+"/{id}.xml", api.xmlOnly).withText("id"))
+		}
+	}
+	return append(out, handle("PUT", templates+"/{id}/publish.xml", templatesAPI.xmlOnly).withText("id"))
+}
+
+// cmsJSONRoutes are the CMS API's routes.
+func cmsJSONRoutes() []route {
 	return []route{
 		handle("GET", sections+".json", sectionsAPI.guard(func(r *request) answer {
 			return cmsList(sortedIDs(r.t.sections, func(s *cmsSection) bool {
@@ -481,24 +501,6 @@ func cmsRoutes() []route {
 		handle("DELETE", files+"/{id}.json", filesAPI.guard(func(r *request) answer {
 			return withFile(r, func(f *cmsFile) answer { delete(r.t.files, f.id); return deleted() })
 		})),
-
-		// The .xml twins: 406 (xmlOnly), whatever the id.
-		handle("GET", sections+".xml", sectionsAPI.xmlOnly),
-		handle("POST", sections+".xml", sectionsAPI.xmlOnly),
-		handle("GET", sections+"/{id}.xml", sectionsAPI.xmlOnly).withText("id"),
-		handle("PUT", sections+"/{id}.xml", sectionsAPI.xmlOnly).withText("id"),
-		handle("DELETE", sections+"/{id}.xml", sectionsAPI.xmlOnly).withText("id"),
-		handle("GET", templates+".xml", templatesAPI.xmlOnly),
-		handle("POST", templates+".xml", templatesAPI.xmlOnly),
-		handle("GET", templates+"/{id}.xml", templatesAPI.xmlOnly).withText("id"),
-		handle("PUT", templates+"/{id}.xml", templatesAPI.xmlOnly).withText("id"),
-		handle("DELETE", templates+"/{id}.xml", templatesAPI.xmlOnly).withText("id"),
-		handle("PUT", templates+"/{id}/publish.xml", templatesAPI.xmlOnly).withText("id"),
-		handle("GET", files+".xml", filesAPI.xmlOnly),
-		handle("POST", files+".xml", filesAPI.xmlOnly),
-		handle("GET", files+"/{id}.xml", filesAPI.xmlOnly).withText("id"),
-		handle("PUT", files+"/{id}.xml", filesAPI.xmlOnly).withText("id"),
-		handle("DELETE", files+"/{id}.xml", filesAPI.xmlOnly).withText("id"),
 	}
 }
 
