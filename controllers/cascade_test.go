@@ -1,4 +1,4 @@
-package controllers
+package controllers_test
 
 import (
 	"context"
@@ -21,7 +21,9 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	"github.com/apimsync/apimsync/controllers"
 	"github.com/apimsync/apimsync/controllers/engine"
+	"github.com/apimsync/apimsync/controllers/internal/harness"
 	"github.com/apimsync/apimsync/controllers/kit"
 	"github.com/apimsync/apimsync/test/simulator"
 )
@@ -34,7 +36,7 @@ const holdFinalizer = "test.apimsync.io/hold"
 func release(t *testing.T, objs ...client.Object) {
 	t.Helper()
 	for _, o := range objs {
-		update(t, o, func() { controllerutil.RemoveFinalizer(o, holdFinalizer) })
+		harness.Update(t, o, func() { controllerutil.RemoveFinalizer(o, holdFinalizer) })
 	}
 }
 
@@ -49,7 +51,7 @@ type deletionJournal struct {
 
 func watchDeletions(t *testing.T, ns string) *deletionJournal {
 	t.Helper()
-	wc, err := client.NewWithWatch(env.Config, client.Options{Scheme: env.Scheme})
+	wc, err := client.NewWithWatch(harness.Env.Config, client.Options{Scheme: harness.Env.Scheme})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +100,7 @@ func (j *deletionJournal) order() []string {
 func (j *deletionJournal) assertBefore(t *testing.T, first, then []string) {
 	t.Helper()
 	var order []string
-	eventually(t, 10*time.Second, func() string { // the last DELETED events may still be on their way
+	harness.Eventually(t, 10*time.Second, func() string { // the last DELETED events may still be on their way
 		order = j.order()
 		for _, o := range append(slices.Clone(first), then...) {
 			if !slices.Contains(order, o) {
@@ -116,22 +118,11 @@ func (j *deletionJournal) assertBefore(t *testing.T, first, then []string) {
 	}
 }
 
-// refusedWrites returns a tenant's writes from the from-th on that 3scale refused (4xx).
-func refusedWrites(tenant string, from int) []string {
-	var out []string
-	for _, w := range sim.Writes(tenant)[from:] {
-		if w.Code >= 400 && w.Code < 500 {
-			out = append(out, fmt.Sprintf("%s %s %d", w.Method, w.Endpoint, w.Code))
-		}
-	}
-	return out
-}
-
 // assertRemoteEmpty checks that the tenant has none of these kinds of objects left.
 func assertRemoteEmpty(t *testing.T, ns string, kinds ...string) {
 	t.Helper()
 	for _, kind := range kinds {
-		if got := sim.Count(ns, kind); got != 0 {
+		if got := harness.Sim.Count(ns, kind); got != 0 {
 			t.Errorf("%d %s left in 3scale, want 0", got, kind)
 		}
 	}
@@ -142,32 +133,32 @@ func assertRemoteEmpty(t *testing.T, ns string, kinds ...string) {
 // and event count and name them, and say what holds them; the plan is still in 3scale. Released, they go,
 // then the plan, remotely in that order.
 func TestPlanWaitingForItsApplicationsCountsAndNamesThem(t *testing.T) {
-	ns := newNamespace(t)
+	ns := harness.NewNamespace(t)
 	_, _, plan, apps := planWithApplications(t, ns, 3, holdFinalizer)
 	journal := watchDeletions(t, ns)
-	before, mark := remoteCalls(ns), len(sim.Writes(ns))
+	before, mark := harness.RemoteCalls(ns), len(harness.Sim.Writes(ns))
 
-	deleteObjects(t, plan)
+	harness.DeleteObjects(t, plan)
 	hold := " (waiting for finalizer " + holdFinalizer + ")"
 	want := "deleting 3 applications first: app-0" + hold + ", app-1" + hold + ", app-2" + hold
-	eventually(t, waitTimeout, func() string {
-		if state, reason, msg := syncState(t, plan); state != v1alpha1.ConditionOrphan || reason != v1alpha1.ReasonDeletingDependants || msg != want {
+	harness.Eventually(t, harness.WaitTimeout, func() string {
+		if state, reason, msg := harness.SyncState(t, plan); state != v1alpha1.ConditionOrphan || reason != v1alpha1.ReasonDeletingDependants || msg != want {
 			return fmt.Sprintf("the plan is %s/%s %q, want Orphan/%s %q", state, reason, msg, v1alpha1.ReasonDeletingDependants, want)
 		}
-		if n := sim.Count(ns, "applications"); n != 0 {
+		if n := harness.Sim.Count(ns, "applications"); n != 0 {
 			return fmt.Sprintf("%d applications still in 3scale", n)
 		}
 		return ""
 	})
-	wantEvent(t, plan, v1alpha1.ReasonDeletingDependants+": "+want)
-	if n := sim.Count(ns, simulator.KindPlans); n != 1 {
+	harness.WantEvent(t, plan, v1alpha1.ReasonDeletingDependants+": "+want)
+	if n := harness.Sim.Count(ns, simulator.KindPlans); n != 1 {
 		t.Errorf("the plan left 3scale before its applications left Kubernetes: %d plans", n)
 	}
 
 	release(t, toClientObjects(apps)...)
-	waitGone(t, append(toClientObjects(apps), plan)...)
-	order := remoteDeletions(ns, mark)
-	t.Logf("remote deletion order: %v; %d calls", order, remoteCalls(ns)-before)
+	harness.WaitGone(t, append(toClientObjects(apps), plan)...)
+	order := harness.RemoteDeletions(ns, mark)
+	t.Logf("remote deletion order: %v; %d calls", order, harness.RemoteCalls(ns)-before)
 	if w := []string{"applications 200", "applications 200", "applications 200", "application_plans 200"}; !slices.Equal(order, w) {
 		t.Errorf("remote deletions %v, want %v", order, w)
 	}
@@ -180,43 +171,43 @@ func TestPlanWaitingForItsApplicationsCountsAndNamesThem(t *testing.T) {
 // account's provider-account token was revoked) is named, with why, in the condition of the plan waiting for
 // it; the plan stays in 3scale meanwhile. Once its Secret is fixed it goes, then the plan.
 func TestStuckApplicationIsNamedByItsPlan(t *testing.T) {
-	ns := newNamespace(t)
-	adminURL, token := tenantOf(ns)
+	ns := harness.NewNamespace(t)
+	adminURL, token := harness.TenantOf(ns)
 	appToken := "second-token-" + ns
-	sim.AddTenant(ns, appToken)
-	appSecret := providerSecret(ns, "app-account", adminURL, appToken)
-	acc, pw := devAccount(ns, "acme") // its applications use its provider account
+	harness.Sim.AddTenant(ns, appToken)
+	appSecret := harness.ProviderSecret(ns, "app-account", adminURL, appToken)
+	acc, pw := harness.DevAccount(ns, "acme") // its applications use its provider account
 	acc.Spec.ProviderAccountRef = &v1alpha1.ProviderAccountRef{Name: appSecret.Name}
-	other, otherPW := devAccount(ns, "other")
-	backend, product, plan := petsBackend(ns), petstoreProduct(ns, "pets"), basicPlan(ns, "basic", "petstore")
-	stuck, free := application(ns, "app-0", "acme", "basic"), application(ns, "app-1", "other", "basic")
-	create(t, defaultSecret(ns), appSecret, acc, pw, other, otherPW, backend, product, plan, stuck, free)
-	waitState(t, v1alpha1.ConditionSynced, stuck, free, plan, acc)
+	other, otherPW := harness.DevAccount(ns, "other")
+	backend, product, plan := harness.PetsBackend(ns), harness.PetstoreProduct(ns, "pets"), harness.BasicPlan(ns, "basic", "petstore")
+	stuck, free := harness.Application(ns, "app-0", "acme", "basic"), harness.Application(ns, "app-1", "other", "basic")
+	harness.Create(t, harness.DefaultSecret(ns), appSecret, acc, pw, other, otherPW, backend, product, plan, stuck, free)
+	harness.WaitState(t, v1alpha1.ConditionSynced, stuck, free, plan, acc)
 	journal := watchDeletions(t, ns)
-	before, mark := remoteCalls(ns), len(sim.Writes(ns))
+	before, mark := harness.RemoteCalls(ns), len(harness.Sim.Writes(ns))
 
-	sim.RevokeToken(appToken)
-	deleteObjects(t, plan)
-	waitGone(t, free)
-	waitReason(t, stuck, v1alpha1.ConditionInvalid, v1alpha1.ReasonUnauthorized)
+	harness.Sim.RevokeToken(appToken)
+	harness.DeleteObjects(t, plan)
+	harness.WaitGone(t, free)
+	harness.WaitReason(t, stuck, v1alpha1.ConditionInvalid, v1alpha1.ReasonUnauthorized)
 	want := "deleting 1 application first: app-0 (stuck: the provider account's token was refused by 3scale"
-	eventually(t, waitTimeout, func() string {
-		if state, reason, msg := syncState(t, plan); state != v1alpha1.ConditionOrphan || reason != v1alpha1.ReasonDeletingDependants || !strings.HasPrefix(msg, want) {
+	harness.Eventually(t, harness.WaitTimeout, func() string {
+		if state, reason, msg := harness.SyncState(t, plan); state != v1alpha1.ConditionOrphan || reason != v1alpha1.ReasonDeletingDependants || !strings.HasPrefix(msg, want) {
 			return fmt.Sprintf("the plan is %s/%s %q, want Orphan/%s starting %q", state, reason, msg, v1alpha1.ReasonDeletingDependants, want)
 		}
 		return ""
 	})
-	_, _, msg := syncState(t, plan)
+	_, _, msg := harness.SyncState(t, plan)
 	t.Logf("the plan says: %s", msg)
-	if n, a := sim.Count(ns, simulator.KindPlans), sim.Count(ns, "applications"); n != 1 || a != 1 {
+	if n, a := harness.Sim.Count(ns, simulator.KindPlans), harness.Sim.Count(ns, "applications"); n != 1 || a != 1 {
 		t.Errorf("while app-0 is stuck: %d plans and %d applications in 3scale, want 1 and 1", n, a)
 	}
 
-	update(t, appSecret, func() { appSecret.StringData = map[string]string{"token": token} })
-	waitGone(t, stuck, plan)
+	harness.Update(t, appSecret, func() { appSecret.StringData = map[string]string{"token": token} })
+	harness.WaitGone(t, stuck, plan)
 	// app-1 goes; app-0's deletion is refused each time it is tried while the token is revoked, then done.
-	order := remoteDeletions(ns, mark)
-	t.Logf("remote deletion order: %v; %d calls", order, remoteCalls(ns)-before)
+	order := harness.RemoteDeletions(ns, mark)
+	t.Logf("remote deletion order: %v; %d calls", order, harness.RemoteCalls(ns)-before)
 	done := slices.DeleteFunc(slices.Clone(order), func(s string) bool { return s == "applications 403" })
 	lastRefused := -1
 	for i, o := range order {
@@ -225,8 +216,8 @@ func TestStuckApplicationIsNamedByItsPlan(t *testing.T) {
 		}
 	}
 	if w := []string{"applications 200", "applications 200", "application_plans 200"}; !slices.Equal(done, w) || lastRefused < 0 ||
-		!slices.Contains(order[lastRefused+1:], "applications 200") || len(order)-len(done) != len(refusedWrites(ns, mark)) {
-		t.Errorf("remote deletions %v, want app-0's refused deletes (and no other refusal: %v), then it deleted, among %v", order, refusedWrites(ns, mark), w)
+		!slices.Contains(order[lastRefused+1:], "applications 200") || len(order)-len(done) != len(harness.RefusedWrites(ns, mark)) {
+		t.Errorf("remote deletions %v, want app-0's refused deletes (and no other refusal: %v), then it deleted, among %v", order, harness.RefusedWrites(ns, mark), w)
 	}
 	journal.assertBefore(t, []string{"Application app-0", "Application app-1"}, []string{"ApplicationPlan basic"})
 	assertRemoteEmpty(t, ns, "applications", simulator.KindPlans)
@@ -235,34 +226,34 @@ func TestStuckApplicationIsNamedByItsPlan(t *testing.T) {
 // TestRetainedOwnersKeepTheirApplications: deleting a plan and an account with deletionPolicy Retain
 // deletes none of their applications, in Kubernetes or in 3scale; the owners stay in 3scale too.
 func TestRetainedOwnersKeepTheirApplications(t *testing.T) {
-	ns := newNamespace(t)
-	kept, pw := devAccount(ns, "kept")
+	ns := harness.NewNamespace(t)
+	kept, pw := harness.DevAccount(ns, "kept")
 	kept.Spec.DeletionPolicy = v1alpha1.DeletionPolicyRetain
-	other, otherPW := devAccount(ns, "other")
-	backend, product := petsBackend(ns), petstoreProduct(ns, "pets")
-	keptPlan, gold := basicPlan(ns, "basic", "petstore"), basicPlan(ns, "gold", "petstore")
+	other, otherPW := harness.DevAccount(ns, "other")
+	backend, product := harness.PetsBackend(ns), harness.PetstoreProduct(ns, "pets")
+	keptPlan, gold := harness.BasicPlan(ns, "basic", "petstore"), harness.BasicPlan(ns, "gold", "petstore")
 	keptPlan.Spec.DeletionPolicy = v1alpha1.DeletionPolicyRetain
-	ofAccount, ofPlan := application(ns, "of-account", "kept", "gold"), application(ns, "of-plan", "other", "basic")
-	create(t, defaultSecret(ns), kept, pw, other, otherPW, backend, product, keptPlan, gold, ofAccount, ofPlan)
-	waitState(t, v1alpha1.ConditionSynced, kept, other, keptPlan, gold, ofAccount, ofPlan)
-	before, mark := remoteCalls(ns), len(sim.Writes(ns))
+	ofAccount, ofPlan := harness.Application(ns, "of-account", "kept", "gold"), harness.Application(ns, "of-plan", "other", "basic")
+	harness.Create(t, harness.DefaultSecret(ns), kept, pw, other, otherPW, backend, product, keptPlan, gold, ofAccount, ofPlan)
+	harness.WaitState(t, v1alpha1.ConditionSynced, kept, other, keptPlan, gold, ofAccount, ofPlan)
+	before, mark := harness.RemoteCalls(ns), len(harness.Sim.Writes(ns))
 
-	deleteObjects(t, kept, keptPlan)
-	waitGone(t, kept, keptPlan)
+	harness.DeleteObjects(t, kept, keptPlan)
+	harness.WaitGone(t, kept, keptPlan)
 	for _, a := range []*v1alpha1.Application{ofAccount, ofPlan} {
-		if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(a), a); err != nil || !a.DeletionTimestamp.IsZero() {
+		if err := harness.K8s.Get(context.Background(), client.ObjectKeyFromObject(a), a); err != nil || !a.DeletionTimestamp.IsZero() {
 			t.Errorf("application %s of a retained owner: %v, deleted at %v", a.Name, err, a.DeletionTimestamp)
 		}
 	}
-	if order := remoteDeletions(ns, mark); len(order) != 0 {
+	if order := harness.RemoteDeletions(ns, mark); len(order) != 0 {
 		t.Errorf("remote deletions %v, want none", order)
 	}
 	for kind, want := range map[string]int{"applications": 2, "accounts": 2, simulator.KindPlans: 2} {
-		if got := sim.Count(ns, kind); got != want {
+		if got := harness.Sim.Count(ns, kind); got != want {
 			t.Errorf("%d %s in 3scale, want %d", got, kind, want)
 		}
 	}
-	t.Logf("deleting a retained plan and account: %d calls", remoteCalls(ns)-before)
+	t.Logf("deleting a retained plan and account: %d calls", harness.RemoteCalls(ns)-before)
 }
 
 // TestRetainedDependantsKeepTheirOwnersInThreescale: an owner deleted with deletionPolicy Delete whose
@@ -271,33 +262,33 @@ func TestRetainedOwnersKeepTheirApplications(t *testing.T) {
 // a Warning event naming the Retain dependant and what to do, and its other dependants delete their own
 // remote objects; nothing is refused, nothing stays stuck.
 func TestRetainedDependantsKeepTheirOwnersInThreescale(t *testing.T) {
-	ns := newNamespace(t)
-	acc, pw := devAccount(ns, "acme")
-	backend, product := petsBackend(ns), petstoreProduct(ns, "pets")
-	basic, gold := basicPlan(ns, "basic", "petstore"), basicPlan(ns, "gold", "petstore")
+	ns := harness.NewNamespace(t)
+	acc, pw := harness.DevAccount(ns, "acme")
+	backend, product := harness.PetsBackend(ns), harness.PetstoreProduct(ns, "pets")
+	basic, gold := harness.BasicPlan(ns, "basic", "petstore"), harness.BasicPlan(ns, "gold", "petstore")
 	gold.Spec.DeletionPolicy = v1alpha1.DeletionPolicyRetain
-	keep, drop := application(ns, "keep", "acme", "basic"), application(ns, "drop", "acme", "basic")
+	keep, drop := harness.Application(ns, "keep", "acme", "basic"), harness.Application(ns, "drop", "acme", "basic")
 	keep.Spec.DeletionPolicy = v1alpha1.DeletionPolicyRetain
-	create(t, defaultSecret(ns), acc, pw, backend, product, basic, gold, keep, drop)
-	waitState(t, v1alpha1.ConditionSynced, acc, product, basic, gold, keep, drop)
-	mark := len(sim.Writes(ns))
+	harness.Create(t, harness.DefaultSecret(ns), acc, pw, backend, product, basic, gold, keep, drop)
+	harness.WaitState(t, v1alpha1.ConditionSynced, acc, product, basic, gold, keep, drop)
+	mark := len(harness.Sim.Writes(ns))
 
 	// A plan with a Retain application: the plan stays in 3scale, the other application is deleted there.
-	deleteObjects(t, basic)
-	waitGone(t, basic, keep, drop)
-	if got := remoteDeletions(ns, mark); !slices.Equal(got, []string{"applications 200"}) {
+	harness.DeleteObjects(t, basic)
+	harness.WaitGone(t, basic, keep, drop)
+	if got := harness.RemoteDeletions(ns, mark); !slices.Equal(got, []string{"applications 200"}) {
 		t.Errorf("remote deletions %v, want the Delete application's only", got)
 	}
-	if got := sim.Count(ns, simulator.KindApplications); got != 1 {
+	if got := harness.Sim.Count(ns, simulator.KindApplications); got != 1 {
 		t.Errorf("%d applications in 3scale, want the retained one", got)
 	}
-	if got := sim.Count(ns, simulator.KindPlans); got != 2 {
+	if got := harness.Sim.Count(ns, simulator.KindPlans); got != 2 {
 		t.Errorf("%d plans in 3scale, want 2: the plan the retained application uses is kept", got)
 	}
 	wantEvent := func(obj client.Object, names string) {
 		t.Helper()
-		eventually(t, waitTimeout, func() string {
-			ev := strings.Join(eventsOf(t, obj), "\n")
+		harness.Eventually(t, harness.WaitTimeout, func() string {
+			ev := strings.Join(harness.EventsOf(t, obj), "\n")
 			if !strings.Contains(ev, v1alpha1.ReasonKeptForRetained) || !strings.Contains(ev, names+" with deletionPolicy Retain") {
 				return "no KeptForRetainedDependants event naming " + names + ":\n" + ev
 			}
@@ -307,17 +298,17 @@ func TestRetainedDependantsKeepTheirOwnersInThreescale(t *testing.T) {
 	wantEvent(basic, "Application keep")
 
 	// A Product with a Retain plan: porta would delete the plan with the service; the service is kept.
-	mark = len(sim.Writes(ns))
-	deleteObjects(t, product)
-	waitGone(t, product, gold)
-	if got := remoteDeletions(ns, mark); len(got) != 0 {
+	mark = len(harness.Sim.Writes(ns))
+	harness.DeleteObjects(t, product)
+	harness.WaitGone(t, product, gold)
+	if got := harness.RemoteDeletions(ns, mark); len(got) != 0 {
 		t.Errorf("remote deletions %v, want none", got)
 	}
-	if got := sim.Count(ns, "services"); got != 1 {
+	if got := harness.Sim.Count(ns, "services"); got != 1 {
 		t.Errorf("%d services in 3scale, want the kept one", got)
 	}
 	wantEvent(product, "ApplicationPlan gold")
-	if refused := refusedWrites(ns, 0); len(refused) != 0 {
+	if refused := harness.RefusedWrites(ns, 0); len(refused) != 0 {
 		t.Errorf("3scale refused %v", refused)
 	}
 }
@@ -327,27 +318,27 @@ func TestRetainedDependantsKeepTheirOwnersInThreescale(t *testing.T) {
 // backend; in 3scale the product's deletion takes its plans and applications with it (porta's cascade:
 // they make no call of their own), then the backend is deleted; nothing is refused and nothing is left.
 func TestDeletingAProductTakesItsPlansAndApplications(t *testing.T) {
-	ns := newNamespace(t)
-	acc, pw := devAccount(ns, "acme")
-	backend, product := petsBackend(ns), petstoreProduct(ns, "pets")
-	basic, gold := basicPlan(ns, "basic", "petstore"), basicPlan(ns, "gold", "petstore")
-	apps := []engine.Object{application(ns, "app-1", "acme", "basic"), application(ns, "app-2", "acme", "gold"), application(ns, "app-3", "acme", "basic")}
-	create(t, defaultSecret(ns), acc, pw, backend, product, basic, gold)
+	ns := harness.NewNamespace(t)
+	acc, pw := harness.DevAccount(ns, "acme")
+	backend, product := harness.PetsBackend(ns), harness.PetstoreProduct(ns, "pets")
+	basic, gold := harness.BasicPlan(ns, "basic", "petstore"), harness.BasicPlan(ns, "gold", "petstore")
+	apps := []engine.Object{harness.Application(ns, "app-1", "acme", "basic"), harness.Application(ns, "app-2", "acme", "gold"), harness.Application(ns, "app-3", "acme", "basic")}
+	harness.Create(t, harness.DefaultSecret(ns), acc, pw, backend, product, basic, gold)
 	for _, a := range apps {
-		create(t, a)
+		harness.Create(t, a)
 	}
-	waitState(t, v1alpha1.ConditionSynced, append(apps, acc, basic, gold, product, backend)...)
+	harness.WaitState(t, v1alpha1.ConditionSynced, append(apps, acc, basic, gold, product, backend)...)
 	journal := watchDeletions(t, ns)
-	before, mark := remoteCalls(ns), len(sim.Writes(ns))
+	before, mark := harness.RemoteCalls(ns), len(harness.Sim.Writes(ns))
 
-	deleteObjects(t, backend, product) // the backend first: it must wait for the product
-	waitGone(t, append(toClientObjects(apps), basic, gold, product, backend)...)
-	order := remoteDeletions(ns, mark)
-	t.Logf("remote deletion order: %v; %d calls", order, remoteCalls(ns)-before)
+	harness.DeleteObjects(t, backend, product) // the backend first: it must wait for the product
+	harness.WaitGone(t, append(toClientObjects(apps), basic, gold, product, backend)...)
+	order := harness.RemoteDeletions(ns, mark)
+	t.Logf("remote deletion order: %v; %d calls", order, harness.RemoteCalls(ns)-before)
 	if w := []string{"services 200", "backend_apis 200"}; !slices.Equal(order, w) {
 		t.Errorf("remote deletions %v, want %v", order, w)
 	}
-	if refused := refusedWrites(ns, mark); len(refused) != 0 {
+	if refused := harness.RefusedWrites(ns, mark); len(refused) != 0 {
 		t.Errorf("3scale refused %v", refused)
 	}
 	journal.assertBefore(t, []string{"Application app-1", "Application app-3"}, []string{"ApplicationPlan basic"})
@@ -356,29 +347,29 @@ func TestDeletingAProductTakesItsPlansAndApplications(t *testing.T) {
 	journal.assertBefore(t, []string{"Product petstore"}, []string{"Backend pets"})
 	t.Logf("Kubernetes deletion order: %v", journal.order())
 	assertRemoteEmpty(t, ns, "services", simulator.KindPlans, "applications", "backend_apis")
-	if got := sim.Count(ns, "accounts"); got != 1 {
+	if got := harness.Sim.Count(ns, "accounts"); got != 1 {
 		t.Errorf("%d accounts in 3scale, want the 1 not deleted", got)
 	}
-	waitState(t, v1alpha1.ConditionSynced, acc)
+	harness.WaitState(t, v1alpha1.ConditionSynced, acc)
 }
 
 // TestAPruneDeletesEachObjectOnce: a Product and its plans deleted together, the product first (a prune:
 // Argo CD, Flux, kubectl delete -f): the product leaves its plans to the prune (--dependant-deletion-grace)
 // instead of sending a DELETE of its own for each; all go, and 3scale is emptied by the product's deletion.
 func TestAPruneDeletesEachObjectOnce(t *testing.T) {
-	ns := newNamespace(t)
-	backend, product := petsBackend(ns), petstoreProduct(ns, "pets")
-	plans := []engine.Object{basicPlan(ns, "basic", "petstore"), basicPlan(ns, "gold", "petstore"), basicPlan(ns, "silver", "petstore")}
-	create(t, defaultSecret(ns), backend, product)
+	ns := harness.NewNamespace(t)
+	backend, product := harness.PetsBackend(ns), harness.PetstoreProduct(ns, "pets")
+	plans := []engine.Object{harness.BasicPlan(ns, "basic", "petstore"), harness.BasicPlan(ns, "gold", "petstore"), harness.BasicPlan(ns, "silver", "petstore")}
+	harness.Create(t, harness.DefaultSecret(ns), backend, product)
 	for _, p := range plans {
-		create(t, p)
+		harness.Create(t, p)
 	}
-	waitState(t, v1alpha1.ConditionSynced, append(plans, product, backend)...)
+	harness.WaitState(t, v1alpha1.ConditionSynced, append(plans, product, backend)...)
 
-	deleteObjects(t, append([]client.Object{product}, toClientObjects(plans)...)...)
-	waitGone(t, append(toClientObjects(plans), product)...)
-	deletes := kubeRequests.matching(func(r kubeRequest) bool {
-		return r.method == http.MethodDelete && strings.Contains(r.path, "/namespaces/"+ns+"/")
+	harness.DeleteObjects(t, append([]client.Object{product}, toClientObjects(plans)...)...)
+	harness.WaitGone(t, append(toClientObjects(plans), product)...)
+	deletes := harness.KubeRequests.Matching(func(r harness.KubeRequest) bool {
+		return r.Method == http.MethodDelete && strings.Contains(r.Path, "/namespaces/"+ns+"/")
 	})
 	if len(deletes) != 0 {
 		t.Errorf("the manager deleted what the prune deletes: %v", deletes)
@@ -390,27 +381,27 @@ func TestAPruneDeletesEachObjectOnce(t *testing.T) {
 // the other order) wait for it (the deletion grace) and go with its deletion in 3scale: one call, the
 // service's; a plan deleted alone, its product staying, deletes its own once the grace has passed.
 func TestAPruneOfPlansFirstLeavesThemToTheProduct(t *testing.T) {
-	ns := newNamespace(t)
-	backend, product := petsBackend(ns), petstoreProduct(ns, "pets")
-	alone := basicPlan(ns, "alone", "petstore")
-	plans := []engine.Object{basicPlan(ns, "basic", "petstore"), basicPlan(ns, "gold", "petstore")}
-	create(t, defaultSecret(ns), backend, product, alone)
+	ns := harness.NewNamespace(t)
+	backend, product := harness.PetsBackend(ns), harness.PetstoreProduct(ns, "pets")
+	alone := harness.BasicPlan(ns, "alone", "petstore")
+	plans := []engine.Object{harness.BasicPlan(ns, "basic", "petstore"), harness.BasicPlan(ns, "gold", "petstore")}
+	harness.Create(t, harness.DefaultSecret(ns), backend, product, alone)
 	for _, p := range plans {
-		create(t, p)
+		harness.Create(t, p)
 	}
-	waitState(t, v1alpha1.ConditionSynced, append(plans, alone, product, backend)...)
+	harness.WaitState(t, v1alpha1.ConditionSynced, append(plans, alone, product, backend)...)
 
-	mark := len(sim.Writes(ns))
-	deleteObjects(t, alone)
-	waitGone(t, alone)
-	if got := remoteDeletions(ns, mark); !slices.Equal(got, []string{"application_plans 200"}) {
+	mark := len(harness.Sim.Writes(ns))
+	harness.DeleteObjects(t, alone)
+	harness.WaitGone(t, alone)
+	if got := harness.RemoteDeletions(ns, mark); !slices.Equal(got, []string{"application_plans 200"}) {
 		t.Errorf("deleting a plan alone: remote deletions %v, want its own", got)
 	}
 
-	mark = len(sim.Writes(ns))
-	deleteObjects(t, append(toClientObjects(plans), product)...)
-	waitGone(t, append(toClientObjects(plans), product)...)
-	if got := remoteDeletions(ns, mark); !slices.Equal(got, []string{"services 200"}) {
+	mark = len(harness.Sim.Writes(ns))
+	harness.DeleteObjects(t, append(toClientObjects(plans), product)...)
+	harness.WaitGone(t, append(toClientObjects(plans), product)...)
+	if got := harness.RemoteDeletions(ns, mark); !slices.Equal(got, []string{"services 200"}) {
 		t.Errorf("a prune of plans, then their product: remote deletions %v, want the service's only", got)
 	}
 	assertRemoteEmpty(t, ns, "services", simulator.KindPlans)
@@ -420,62 +411,62 @@ func TestAPruneOfPlansFirstLeavesThemToTheProduct(t *testing.T) {
 // plans: the applications go, then the account (which waits while one is held by another finalizer); in
 // 3scale the account's deletion takes its users and applications with it; the plans stay.
 func TestDeletingAnAccountTakesItsApplicationsOnTwoPlans(t *testing.T) {
-	ns := newNamespace(t)
-	acc, pw := devAccount(ns, "acme")
-	backend, product := petsBackend(ns), petstoreProduct(ns, "pets")
-	basic, gold := basicPlan(ns, "basic", "petstore"), basicPlan(ns, "gold", "petstore")
-	held := application(ns, "app-2", "acme", "gold")
+	ns := harness.NewNamespace(t)
+	acc, pw := harness.DevAccount(ns, "acme")
+	backend, product := harness.PetsBackend(ns), harness.PetstoreProduct(ns, "pets")
+	basic, gold := harness.BasicPlan(ns, "basic", "petstore"), harness.BasicPlan(ns, "gold", "petstore")
+	held := harness.Application(ns, "app-2", "acme", "gold")
 	held.Finalizers = []string{holdFinalizer}
-	apps := []engine.Object{application(ns, "app-1", "acme", "basic"), held}
-	create(t, defaultSecret(ns), acc, pw, backend, product, basic, gold, apps[0], apps[1])
-	waitState(t, v1alpha1.ConditionSynced, append(apps, acc, basic, gold)...)
+	apps := []engine.Object{harness.Application(ns, "app-1", "acme", "basic"), held}
+	harness.Create(t, harness.DefaultSecret(ns), acc, pw, backend, product, basic, gold, apps[0], apps[1])
+	harness.WaitState(t, v1alpha1.ConditionSynced, append(apps, acc, basic, gold)...)
 	journal := watchDeletions(t, ns)
-	before, mark := remoteCalls(ns), len(sim.Writes(ns))
+	before, mark := harness.RemoteCalls(ns), len(harness.Sim.Writes(ns))
 
-	deleteObjects(t, acc)
+	harness.DeleteObjects(t, acc)
 	// While app-2 is held, the account waits, in Kubernetes and in 3scale.
-	waitGone(t, apps[0])
+	harness.WaitGone(t, apps[0])
 	want := "deleting 1 application first: app-2 (waiting for finalizer " + holdFinalizer + ")"
-	eventually(t, waitTimeout, func() string { // it says so once it has seen app-1 go
-		if state, reason, msg := syncState(t, acc); state != v1alpha1.ConditionOrphan || reason != v1alpha1.ReasonDeletingDependants || msg != want {
+	harness.Eventually(t, harness.WaitTimeout, func() string { // it says so once it has seen app-1 go
+		if state, reason, msg := harness.SyncState(t, acc); state != v1alpha1.ConditionOrphan || reason != v1alpha1.ReasonDeletingDependants || msg != want {
 			return fmt.Sprintf("the account is %s (%s): %q", state, reason, msg)
 		}
 		return ""
 	})
-	if n := sim.Count(ns, "accounts"); n != 1 {
+	if n := harness.Sim.Count(ns, "accounts"); n != 1 {
 		t.Errorf("the account left 3scale before its applications left Kubernetes: %d accounts", n)
 	}
 	release(t, held)
-	waitGone(t, append(toClientObjects(apps), acc)...)
-	order := remoteDeletions(ns, mark)
-	t.Logf("remote deletion order: %v; %d calls", order, remoteCalls(ns)-before)
+	harness.WaitGone(t, append(toClientObjects(apps), acc)...)
+	order := harness.RemoteDeletions(ns, mark)
+	t.Logf("remote deletion order: %v; %d calls", order, harness.RemoteCalls(ns)-before)
 	if w := []string{"accounts 200"}; !slices.Equal(order, w) {
 		t.Errorf("remote deletions %v, want %v", order, w)
 	}
-	if refused := refusedWrites(ns, mark); len(refused) != 0 {
+	if refused := harness.RefusedWrites(ns, mark); len(refused) != 0 {
 		t.Errorf("3scale refused %v", refused)
 	}
 	journal.assertBefore(t, []string{"Application app-1", "Application app-2"}, []string{"DeveloperAccount acme"})
 	t.Logf("Kubernetes deletion order: %v", journal.order())
 	assertRemoteEmpty(t, ns, "accounts", "users", "applications")
-	if got := sim.Count(ns, simulator.KindPlans); got != 2 {
+	if got := harness.Sim.Count(ns, simulator.KindPlans); got != 2 {
 		t.Errorf("%d plans in 3scale, want 2", got)
 	}
-	waitState(t, v1alpha1.ConditionSynced, basic, gold, product)
+	harness.WaitState(t, v1alpha1.ConditionSynced, basic, gold, product)
 }
 
 // TestSetupRefusesACyclicGraph: with a cycle in the reference graph the manager is not set up, and the
 // error names the cycle.
 func TestSetupRefusesACyclicGraph(t *testing.T) {
-	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}})
+	mgr, err := ctrl.NewManager(harness.Env.Config, ctrl.Options{Scheme: harness.Env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The running manager's controllers copied the edges they need when they were set up.
-	saved := referenceGraph
-	referenceGraph = append(slices.Clone(saved), reference{From: "Product", To: "ApplicationPlan", Field: "spec.defaultPlan"})
-	defer func() { referenceGraph = saved }()
-	err = SetupWithManager(context.Background(), mgr, Options{SkipNameValidation: true})
+	saved := *controllers.ReferenceGraph
+	*controllers.ReferenceGraph = append(slices.Clone(saved), controllers.Reference{From: "Product", To: "ApplicationPlan", Field: "spec.defaultPlan"})
+	defer func() { *controllers.ReferenceGraph = saved }()
+	err = controllers.SetupWithManager(context.Background(), mgr, controllers.Options{SkipNameValidation: true})
 	want := "the reference graph has a cycle: ApplicationPlan → Product → ApplicationPlan: no deletion order exists"
 	if err == nil || err.Error() != want {
 		t.Errorf("SetupWithManager with a cyclic graph: %v, want %q", err, want)
@@ -515,7 +506,7 @@ func TestFateOfAnOwner(t *testing.T) {
 		"gone":                                            {want: engine.OwnerStays},
 	} {
 		t.Run(name, func(t *testing.T) {
-			b := fake.NewClientBuilder().WithScheme(k8s.Scheme()).
+			b := fake.NewClientBuilder().WithScheme(harness.K8s.Scheme()).
 				WithIndex(&v1alpha1.ApplicationPlan{}, kit.IndexProductRef, func(o client.Object) []string { return []string{o.(*v1alpha1.ApplicationPlan).Spec.ProductRef} }).
 				WithIndex(&v1alpha1.ActiveDoc{}, kit.IndexProductRef, func(o client.Object) []string { return []string{o.(*v1alpha1.ActiveDoc).Spec.ProductRef} })
 			if tc.owner != nil {
@@ -532,7 +523,7 @@ func TestFateOfAnOwner(t *testing.T) {
 			if held == 0 {
 				held = 7
 			}
-			if got := fateOf(context.Background(), b.Build(), "ns", "petstore", "tenant.example.com", held, &v1alpha1.Product{}); got != tc.want {
+			if got := controllers.FateOf(context.Background(), b.Build(), "ns", "petstore", "tenant.example.com", held, &v1alpha1.Product{}); got != tc.want {
 				t.Errorf("fate %v, want %v", got, tc.want)
 			}
 		})
@@ -544,20 +535,20 @@ func TestFateOfAnOwner(t *testing.T) {
 // Application resource with its plan, and the application in 3scale too: the new product's deletion does
 // not take it along, so it is no shortcut to leave it there.
 func TestApplicationMovedToAnotherProductIsDeletedWithItsPlan(t *testing.T) {
-	ns := newNamespace(t)
-	acc, pw := devAccount(ns, "acme")
-	backend, product, orders := petsBackend(ns), petstoreProduct(ns, "pets"), ordersProduct(ns)
-	basic, ordersBasic := basicPlan(ns, "basic", "petstore"), basicPlan(ns, "orders-basic", "orders")
-	app := application(ns, "app", "acme", "basic")
-	create(t, defaultSecret(ns), acc, pw, backend, product, orders, basic, ordersBasic, app)
-	waitState(t, v1alpha1.ConditionSynced, app, ordersBasic)
-	update(t, app, func() { app.Spec.PlanRef = "orders-basic" })
-	waitReason(t, app, v1alpha1.ConditionInvalid, v1alpha1.ReasonPlanOfAnotherProduct)
+	ns := harness.NewNamespace(t)
+	acc, pw := harness.DevAccount(ns, "acme")
+	backend, product, orders := harness.PetsBackend(ns), harness.PetstoreProduct(ns, "pets"), harness.OrdersProduct(ns)
+	basic, ordersBasic := harness.BasicPlan(ns, "basic", "petstore"), harness.BasicPlan(ns, "orders-basic", "orders")
+	app := harness.Application(ns, "app", "acme", "basic")
+	harness.Create(t, harness.DefaultSecret(ns), acc, pw, backend, product, orders, basic, ordersBasic, app)
+	harness.WaitState(t, v1alpha1.ConditionSynced, app, ordersBasic)
+	harness.Update(t, app, func() { app.Spec.PlanRef = "orders-basic" })
+	harness.WaitReason(t, app, v1alpha1.ConditionInvalid, v1alpha1.ReasonPlanOfAnotherProduct)
 
-	deleteObjects(t, orders)
-	waitGone(t, orders, ordersBasic, app)
+	harness.DeleteObjects(t, orders)
+	harness.WaitGone(t, orders, ordersBasic, app)
 	assertRemoteEmpty(t, ns, simulator.KindApplications)
-	if got := sim.Count(ns, "services"); got != 1 {
+	if got := harness.Sim.Count(ns, "services"); got != 1 {
 		t.Errorf("%d services in 3scale, want the 1 not deleted", got)
 	}
 }

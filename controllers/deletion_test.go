@@ -1,4 +1,4 @@
-package controllers
+package controllers_test
 
 import (
 	"context"
@@ -13,48 +13,40 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	"github.com/apimsync/apimsync/controllers"
 	"github.com/apimsync/apimsync/controllers/engine"
+	"github.com/apimsync/apimsync/controllers/internal/harness"
 )
-
-// deleteObjects deletes objects; one already gone (its owner deleted it first) is fine.
-func deleteObjects(t *testing.T, objs ...client.Object) {
-	t.Helper()
-	for _, o := range objs {
-		if err := k8s.Delete(context.Background(), o); client.IgnoreNotFound(err) != nil {
-			t.Fatalf("delete %s: %v", o.GetName(), err)
-		}
-	}
-}
 
 // TestBackendInUseWaitsForItsProducts: deleting a Backend a Product uses leaves it Terminating with a
 // condition naming the Product, which becomes Orphan; removing the usage lets the deletion finish.
 func TestBackendInUseWaitsForItsProducts(t *testing.T) {
-	ns := newNamespace(t)
-	backend, product := petsBackend(ns), petstoreProduct(ns, "pets")
-	create(t, defaultSecret(ns), backend, product)
-	waitState(t, v1alpha1.ConditionSynced, backend, product)
+	ns := harness.NewNamespace(t)
+	backend, product := harness.PetsBackend(ns), harness.PetstoreProduct(ns, "pets")
+	harness.Create(t, harness.DefaultSecret(ns), backend, product)
+	harness.WaitState(t, v1alpha1.ConditionSynced, backend, product)
 
-	deleteObjects(t, backend)
-	waitReason(t, backend, v1alpha1.ConditionOrphan, v1alpha1.ReasonDeletionBlocked)
-	if _, _, msg := syncState(t, backend); !strings.Contains(msg, "petstore") || !strings.HasPrefix(msg, "deleting:") {
+	harness.DeleteObjects(t, backend)
+	harness.WaitReason(t, backend, v1alpha1.ConditionOrphan, v1alpha1.ReasonDeletionBlocked)
+	if _, _, msg := harness.SyncState(t, backend); !strings.Contains(msg, "petstore") || !strings.HasPrefix(msg, "deleting:") {
 		t.Errorf("the blocked deletion does not name the product: %q", msg)
 	}
-	waitReason(t, product, v1alpha1.ConditionOrphan, v1alpha1.ReasonBackendDeleting)
+	harness.WaitReason(t, product, v1alpha1.ConditionOrphan, v1alpha1.ReasonBackendDeleting)
 	assertHealth(t, "Progressing", status.TerminatingStatus, backend)
-	if got := sim.Count(ns, "backend_apis"); got != 1 {
+	if got := harness.Sim.Count(ns, "backend_apis"); got != 1 {
 		t.Fatalf("backend deleted from 3scale while in use: %d left", got)
 	}
 
-	if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(product), product); err != nil {
+	if err := harness.K8s.Get(context.Background(), client.ObjectKeyFromObject(product), product); err != nil {
 		t.Fatal(err)
 	}
 	product.Spec.BackendUsages = nil
-	if err := k8s.Update(context.Background(), product); err != nil {
+	if err := harness.K8s.Update(context.Background(), product); err != nil {
 		t.Fatal(err)
 	}
-	waitState(t, v1alpha1.ConditionSynced, product)
-	waitGone(t, backend)
-	if got := sim.Count(ns, "backend_apis"); got != 0 {
+	harness.WaitState(t, v1alpha1.ConditionSynced, product)
+	harness.WaitGone(t, backend)
+	if got := harness.Sim.Count(ns, "backend_apis"); got != 0 {
 		t.Errorf("%d backends left in 3scale, want 0", got)
 	}
 }
@@ -63,42 +55,42 @@ func TestBackendInUseWaitsForItsProducts(t *testing.T) {
 // invalid and orphan — and everything goes: the plans first (the Product deletes them), then the product,
 // remotely and in the cluster, no finalizer left.
 func TestProductWithManyPlansInMixedStatesIsDeletedCompletely(t *testing.T) {
-	ns := newNamespace(t)
-	backend, product := petsBackend(ns), petstoreProduct(ns, "pets")
-	create(t, defaultSecret(ns), backend, product)
+	ns := harness.NewNamespace(t)
+	backend, product := harness.PetsBackend(ns), harness.PetstoreProduct(ns, "pets")
+	harness.Create(t, harness.DefaultSecret(ns), backend, product)
 	var plans []engine.Object
 	for i := range 12 {
-		p := basicPlan(ns, fmt.Sprintf("plan-%02d", i), "petstore")
+		p := harness.BasicPlan(ns, fmt.Sprintf("plan-%02d", i), "petstore")
 		switch i % 3 {
 		case 1: // Invalid: a metric the product does not have
 			p.Spec.Limits[0].MetricMethodRef.SystemName = "no_such_metric"
 		case 2: // Orphan: a backend metric not defined (yet)
 			p.Spec.Limits[1].MetricMethodRef.SystemName = "future_metric"
 		}
-		create(t, p)
+		harness.Create(t, p)
 		plans = append(plans, p)
 	}
-	waitState(t, v1alpha1.ConditionSynced, plans[0], plans[3], plans[6], plans[9])
-	waitState(t, v1alpha1.ConditionInvalid, plans[1], plans[4])
-	waitState(t, v1alpha1.ConditionOrphan, plans[2], plans[5])
-	if got := sim.Count(ns, "application_plans"); got != 4 {
+	harness.WaitState(t, v1alpha1.ConditionSynced, plans[0], plans[3], plans[6], plans[9])
+	harness.WaitState(t, v1alpha1.ConditionInvalid, plans[1], plans[4])
+	harness.WaitState(t, v1alpha1.ConditionOrphan, plans[2], plans[5])
+	if got := harness.Sim.Count(ns, "application_plans"); got != 4 {
 		t.Fatalf("%d plans in 3scale, want the 4 valid ones", got)
 	}
 
-	deleteObjects(t, product)
-	waitGone(t, product)
+	harness.DeleteObjects(t, product)
+	harness.WaitGone(t, product)
 	for _, p := range plans {
-		waitGone(t, p)
+		harness.WaitGone(t, p)
 	}
 	for _, kind := range []string{"services", "application_plans", "limits", "pricing_rules", "backend_usages"} {
-		if got := sim.Count(ns, kind); got != 0 {
+		if got := harness.Sim.Count(ns, kind); got != 0 {
 			t.Errorf("%d %s left in 3scale, want 0", got, kind)
 		}
 	}
 	// The product's deletion is the remote deletion of its plans: only the product says it deleted.
-	wantEvent(t, product, "RemoteDeleted")
+	harness.WantEvent(t, product, "RemoteDeleted")
 	for _, p := range plans {
-		if ev := strings.Join(eventsOf(t, p), "\n"); strings.Contains(ev, "RemoteDeleted") {
+		if ev := strings.Join(harness.EventsOf(t, p), "\n"); strings.Contains(ev, "RemoteDeleted") {
 			t.Errorf("plan %s, which went with its product, says it was deleted from 3scale: %s", p.GetName(), ev)
 		}
 	}
@@ -106,16 +98,16 @@ func TestProductWithManyPlansInMixedStatesIsDeletedCompletely(t *testing.T) {
 
 // TestDeletionPolicy: Retain keeps the remote object, Delete removes it.
 func TestDeletionPolicy(t *testing.T) {
-	ns := newNamespace(t)
-	kept := petsBackend(ns)
+	ns := harness.NewNamespace(t)
+	kept := harness.PetsBackend(ns)
 	kept.Name, kept.Spec.DeletionPolicy = "kept", v1alpha1.DeletionPolicyRetain
-	removed := petsBackend(ns)
+	removed := harness.PetsBackend(ns)
 	removed.Name = "removed"
-	create(t, defaultSecret(ns), kept, removed)
-	waitState(t, v1alpha1.ConditionSynced, kept, removed)
-	deleteObjects(t, kept, removed)
-	waitGone(t, kept, removed)
-	if got := sim.Count(ns, "backend_apis"); got != 1 {
+	harness.Create(t, harness.DefaultSecret(ns), kept, removed)
+	harness.WaitState(t, v1alpha1.ConditionSynced, kept, removed)
+	harness.DeleteObjects(t, kept, removed)
+	harness.WaitGone(t, kept, removed)
+	if got := harness.Sim.Count(ns, "backend_apis"); got != 1 {
 		t.Errorf("%d backends in 3scale, want 1 (the retained one)", got)
 	}
 }
@@ -124,31 +116,31 @@ func TestDeletionPolicy(t *testing.T) {
 // namespace controller (or an Argo CD prune) does: the Secret's in-use finalizer keeps the credentials
 // until the remote cleanup is done, and nothing stays stuck.
 func TestNamespaceTeardownLeavesNothing(t *testing.T) {
-	ns := newNamespace(t)
-	secret := defaultSecret(ns)
-	backend, product := petsBackend(ns), petstoreProduct(ns, "pets")
-	plan, gold := basicPlan(ns, "basic", "petstore"), basicPlan(ns, "gold", "petstore")
-	acc, pw := devAccount(ns, "acme")
-	app1, app2 := application(ns, "app-1", "acme", "basic"), application(ns, "app-2", "acme", "gold")
+	ns := harness.NewNamespace(t)
+	secret := harness.DefaultSecret(ns)
+	backend, product := harness.PetsBackend(ns), harness.PetstoreProduct(ns, "pets")
+	plan, gold := harness.BasicPlan(ns, "basic", "petstore"), harness.BasicPlan(ns, "gold", "petstore")
+	acc, pw := harness.DevAccount(ns, "acme")
+	app1, app2 := harness.Application(ns, "app-1", "acme", "basic"), harness.Application(ns, "app-2", "acme", "gold")
 	doc := &v1alpha1.ActiveDoc{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "petstore"},
 		Spec: v1alpha1.ActiveDocSpec{Name: "Petstore", ProductRef: "petstore", Document: `{"openapi":"3.0.3","info":{"title":"P","version":"1"},"paths":{}}`}}
-	create(t, secret, backend, product, plan, gold, pw, acc, app1, app2, doc)
-	waitState(t, v1alpha1.ConditionSynced, backend, product, plan, gold, acc, app1, app2, doc)
-	eventually(t, waitTimeout, func() string {
+	harness.Create(t, secret, backend, product, plan, gold, pw, acc, app1, app2, doc)
+	harness.WaitState(t, v1alpha1.ConditionSynced, backend, product, plan, gold, acc, app1, app2, doc)
+	harness.Eventually(t, harness.WaitTimeout, func() string {
 		var s corev1.Secret
-		if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(secret), &s); err != nil {
+		if err := harness.K8s.Get(context.Background(), client.ObjectKeyFromObject(secret), &s); err != nil {
 			return err.Error()
 		}
-		if !controllerutil.ContainsFinalizer(&s, SecretInUseFinalizer) {
+		if !controllerutil.ContainsFinalizer(&s, controllers.SecretInUseFinalizer) {
 			return "the provider-account Secret has no in-use finalizer"
 		}
 		return ""
 	})
 
-	deleteObjects(t, secret, plan, gold, product, backend, pw, acc, app1, app2, doc)
-	waitGone(t, plan, gold, product, backend, secret, acc, app1, app2, doc)
+	harness.DeleteObjects(t, secret, plan, gold, product, backend, pw, acc, app1, app2, doc)
+	harness.WaitGone(t, plan, gold, product, backend, secret, acc, app1, app2, doc)
 	for _, kind := range []string{"services", "backend_apis", "application_plans", "metrics", "mapping_rules", "accounts", "users", "applications", "api_docs"} {
-		if got := sim.Count(ns, kind); got != 0 {
+		if got := harness.Sim.Count(ns, kind); got != 0 {
 			t.Errorf("%d %s left in 3scale, want 0", got, kind)
 		}
 	}

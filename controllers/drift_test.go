@@ -1,4 +1,4 @@
-package controllers
+package controllers_test
 
 import (
 	"cmp"
@@ -18,7 +18,9 @@ import (
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	"github.com/apimsync/apimsync/cache"
 	tsclient "github.com/apimsync/apimsync/client"
+	"github.com/apimsync/apimsync/controllers"
 	"github.com/apimsync/apimsync/controllers/engine"
+	"github.com/apimsync/apimsync/controllers/internal/harness"
 	"github.com/apimsync/apimsync/controllers/kinds/applicationplan"
 	"github.com/apimsync/apimsync/controllers/kinds/backend"
 	productkind "github.com/apimsync/apimsync/controllers/kinds/product"
@@ -26,17 +28,6 @@ import (
 	"github.com/apimsync/apimsync/test/simulator"
 	"github.com/apimsync/apimsync/test/testenv"
 )
-
-// writesTo counts the non-GET calls the simulator served for a tenant.
-func writesTo(tenant string) int {
-	n := 0
-	for _, c := range sim.Stats().Calls {
-		if c.Tenant == tenant && c.Method != "GET" {
-			n += c.Count
-		}
-	}
-	return n
-}
 
 // applySamples creates samples/ in ns, its provider account pointed at ns's simulator tenant, and
 // returns the synced objects.
@@ -46,7 +37,7 @@ func applySamples(t *testing.T, ns string) []engine.Object {
 	if err != nil {
 		t.Fatal(err)
 	}
-	adminURL, token := tenantOf(ns)
+	adminURL, token := harness.TenantOf(ns)
 	var out []engine.Object
 	for _, u := range rendered {
 		u.SetNamespace(ns)
@@ -54,7 +45,7 @@ func applySamples(t *testing.T, ns string) []engine.Object {
 			u.Object["stringData"] = map[string]any{"adminURL": adminURL, "token": token, "allowInsecureHTTP": "true"}
 			delete(u.Object, "data")
 		}
-		if err := k8s.Create(context.Background(), u); err != nil {
+		if err := harness.K8s.Create(context.Background(), u); err != nil {
 			t.Fatalf("create %s %s: %v", u.GetKind(), u.GetName(), err)
 		}
 		if obj := typedSynced(t, u); obj != nil {
@@ -66,7 +57,7 @@ func applySamples(t *testing.T, ns string) []engine.Object {
 
 // typedSynced is an empty object of u's kind, named as u, when the table of kinds syncs that kind.
 func typedSynced(_ *testing.T, u *unstructured.Unstructured) engine.Object {
-	k := kindNamed(u.GetKind())
+	k := controllers.KindNamed(u.GetKind())
 	if k == nil {
 		return nil
 	}
@@ -80,14 +71,14 @@ func typedSynced(_ *testing.T, u *unstructured.Unstructured) engine.Object {
 // the apicast policy appended to chains); after convergence, drift checks of every sample object read
 // 3scale and write nothing, and report no repair.
 func TestDriftChecksOfTheSamplesWriteNothing(t *testing.T) {
-	ns := newNamespace(t)
+	ns := harness.NewNamespace(t)
 	objs := applySamples(t, ns)
-	waitState(t, v1alpha1.ConditionSynced, objs...)
+	harness.WaitState(t, v1alpha1.ConditionSynced, objs...)
 	// What the samples' OpenAPI generates is synced too before the count starts: its first sync is no
 	// drift check's write.
-	eventually(t, waitTimeout, func() string {
+	harness.Eventually(t, harness.WaitTimeout, func() string {
 		var list v1alpha1.OpenAPIList
-		if err := k8s.List(context.Background(), &list, client.InNamespace(ns)); err != nil {
+		if err := harness.K8s.List(context.Background(), &list, client.InNamespace(ns)); err != nil {
 			return err.Error()
 		}
 		for _, o := range list.Items {
@@ -98,20 +89,20 @@ func TestDriftChecksOfTheSamplesWriteNothing(t *testing.T) {
 		}
 		return ""
 	})
-	t.Logf("first sync of the %d samples: %d calls, %d writes", len(objs), remoteCalls(ns), writesTo(ns))
-	before := writesTo(ns)
+	t.Logf("first sync of the %d samples: %d calls, %d writes", len(objs), harness.RemoteCalls(ns), harness.WritesTo(ns))
+	before := harness.WritesTo(ns)
 	statsBefore := map[simulator.CallKey]int{}
-	for _, c := range sim.Stats().Calls {
+	for _, c := range harness.Sim.Stats().Calls {
 		statsBefore[c.CallKey] = c.Count
 	}
 	for round := 1; round <= 3; round++ {
 		value := fmt.Sprint(round)
 		for _, o := range objs {
-			update(t, o, func() { o.SetAnnotations(map[string]string{v1alpha1.SyncNowAnnotation: value}) })
+			harness.Update(t, o, func() { o.SetAnnotations(map[string]string{v1alpha1.SyncNowAnnotation: value}) })
 		}
-		eventually(t, waitTimeout, func() string {
+		harness.Eventually(t, harness.WaitTimeout, func() string {
 			for _, o := range objs {
-				if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(o), o); err != nil {
+				if err := harness.K8s.Get(context.Background(), client.ObjectKeyFromObject(o), o); err != nil {
 					return err.Error()
 				}
 				if o.GetSyncStatus().SyncNow != value {
@@ -121,16 +112,16 @@ func TestDriftChecksOfTheSamplesWriteNothing(t *testing.T) {
 			return ""
 		})
 	}
-	if got := writesTo(ns) - before; got != 0 {
+	if got := harness.WritesTo(ns) - before; got != 0 {
 		t.Errorf("3 drift checks of the samples made %d writes, want 0", got)
-		for _, c := range sim.Stats().Calls {
+		for _, c := range harness.Sim.Stats().Calls {
 			if n := c.Count - statsBefore[c.CallKey]; c.Tenant == ns && c.Method != "GET" && n > 0 {
 				t.Logf("%s %s %d: %d", c.Method, c.Endpoint, c.Code, n)
 			}
 		}
 	}
 	for _, o := range objs {
-		if ev := strings.Join(eventsOf(t, o), "\n"); strings.Contains(ev, v1alpha1.ReasonDriftRepaired) {
+		if ev := strings.Join(harness.EventsOf(t, o), "\n"); strings.Contains(ev, v1alpha1.ReasonDriftRepaired) {
 			t.Errorf("%s reported a repair: %s", o.GetName(), ev)
 		}
 	}
@@ -139,28 +130,28 @@ func TestDriftChecksOfTheSamplesWriteNothing(t *testing.T) {
 // TestRemovedFieldsGoBackToPortasDefaults: a gateway error response, a host header rewrite and a plan's
 // fees removed from the spec are reset in 3scale to porta's defaults.
 func TestRemovedFieldsGoBackToPortasDefaults(t *testing.T) {
-	ns := newNamespace(t)
-	backend, product, plan := petsBackend(ns), petstoreProduct(ns, "pets"), basicPlan(ns, "basic", "petstore")
+	ns := harness.NewNamespace(t)
+	backend, product, plan := harness.PetsBackend(ns), harness.PetstoreProduct(ns, "pets"), harness.BasicPlan(ns, "basic", "petstore")
 	product.Spec.Authentication.UserKey.Security = &v1alpha1.SecuritySpec{HostHeader: "pets.internal"}
 	product.Spec.Authentication.UserKey.GatewayResponse = &v1alpha1.GatewayResponseSpec{
 		AuthFailed: &v1alpha1.GatewayErrorResponse{Status: 401, ContentType: "application/json", Body: `{"error":"no"}`}}
 	plan.Spec.SetupFee, plan.Spec.CostMonth = "10.00", "99.00"
-	create(t, defaultSecret(ns), backend, product, plan)
-	waitState(t, v1alpha1.ConditionSynced, backend, product, plan)
-	update(t, product, func() {
+	harness.Create(t, harness.DefaultSecret(ns), backend, product, plan)
+	harness.WaitState(t, v1alpha1.ConditionSynced, backend, product, plan)
+	harness.Update(t, product, func() {
 		product.Spec.Authentication.UserKey.Security = nil
 		product.Spec.Authentication.UserKey.GatewayResponse = nil
 	})
-	update(t, plan, func() { plan.Spec.SetupFee, plan.Spec.CostMonth = "", "" })
-	waitState(t, v1alpha1.ConditionSynced, product, plan)
-	proxy := sim.Objects(ns, simulator.KindProxies)[0]
+	harness.Update(t, plan, func() { plan.Spec.SetupFee, plan.Spec.CostMonth = "", "" })
+	harness.WaitState(t, v1alpha1.ConditionSynced, product, plan)
+	proxy := harness.Sim.Objects(ns, simulator.KindProxies)[0]
 	for k, want := range map[string]any{"error_status_auth_failed": float64(403), "error_headers_auth_failed": "text/plain; charset=us-ascii",
 		"error_auth_failed": "Authentication failed", "hostname_rewrite": ""} {
 		if got := proxy[k]; fmt.Sprint(got) != fmt.Sprint(want) && !(want == "" && got == nil) {
 			t.Errorf("proxy %s = %v, want porta's default %v", k, got, want)
 		}
 	}
-	p := sim.Objects(ns, simulator.KindPlans)[0]
+	p := harness.Sim.Objects(ns, simulator.KindPlans)[0]
 	if fee, _ := strconv.ParseFloat(fmt.Sprint(p["setup_fee"]), 64); fee != 0 || fmt.Sprint(p["cost_per_month"]) != fmt.Sprint(p["setup_fee"]) {
 		t.Errorf("plan fees %v and %v, want 0 and 0", p["setup_fee"], p["cost_per_month"])
 	}
@@ -168,7 +159,7 @@ func TestRemovedFieldsGoBackToPortasDefaults(t *testing.T) {
 
 // rulesByPosition returns the tenant's mapping rules in 3scale by position.
 func rulesByPosition(ns string) []map[string]any {
-	rules := sim.Objects(ns, simulator.KindMappingRules)
+	rules := harness.Sim.Objects(ns, simulator.KindMappingRules)
 	slices.SortStableFunc(rules, func(a, b map[string]any) int {
 		pa, _ := strconv.ParseFloat(fmt.Sprint(a["position"]), 64)
 		pb, _ := strconv.ParseFloat(fmt.Sprint(b["position"]), 64)
@@ -190,10 +181,10 @@ func remoteRuleOrder(ns string) []string {
 // TestMappingRulesFollowTheSpecOrder: positions in 3scale follow the spec's order, an edited rule keeps
 // its place (not re-created at the end), a reordered spec reorders 3scale, and last is honoured.
 func TestMappingRulesFollowTheSpecOrder(t *testing.T) {
-	ns := newNamespace(t)
-	backend := petsBackend(ns)
-	create(t, defaultSecret(ns), backend)
-	waitState(t, v1alpha1.ConditionSynced, backend)
+	ns := harness.NewNamespace(t)
+	backend := harness.PetsBackend(ns)
+	harness.Create(t, harness.DefaultSecret(ns), backend)
+	harness.WaitState(t, v1alpha1.ConditionSynced, backend)
 	want := func(rules []v1alpha1.MappingRuleSpec) []string {
 		out := make([]string, 0, len(rules))
 		for _, r := range rules {
@@ -203,8 +194,8 @@ func TestMappingRulesFollowTheSpecOrder(t *testing.T) {
 	}
 	check := func(step string) {
 		t.Helper()
-		eventually(t, waitTimeout, func() string {
-			if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(backend), backend); err != nil {
+		harness.Eventually(t, harness.WaitTimeout, func() string {
+			if err := harness.K8s.Get(context.Background(), client.ObjectKeyFromObject(backend), backend); err != nil {
 				return err.Error()
 			}
 			if got, w := remoteRuleOrder(ns), want(backend.Spec.MappingRules); !slices.Equal(got, w) {
@@ -214,17 +205,17 @@ func TestMappingRulesFollowTheSpecOrder(t *testing.T) {
 		})
 	}
 	check("created")
-	update(t, backend, func() {
+	harness.Update(t, backend, func() {
 		backend.Spec.MappingRules[1].Pattern = "/pets/{id}/details$"
 		backend.Spec.MappingRules[1].Last = true
 	})
-	waitState(t, v1alpha1.ConditionSynced, backend)
+	harness.WaitState(t, v1alpha1.ConditionSynced, backend)
 	check("edited in the middle")
-	update(t, backend, func() {
+	harness.Update(t, backend, func() {
 		r := backend.Spec.MappingRules
 		backend.Spec.MappingRules = []v1alpha1.MappingRuleSpec{r[2], r[0], r[1]}
 	})
-	waitState(t, v1alpha1.ConditionSynced, backend)
+	harness.WaitState(t, v1alpha1.ConditionSynced, backend)
 	check("reordered")
 }
 
@@ -232,15 +223,15 @@ func TestMappingRulesFollowTheSpecOrder(t *testing.T) {
 // counting another metric; a backend with such rules syncs, a change of one rule's metric is one update
 // (the rule keeps its place), and swapping two of them reorders 3scale.
 func TestOnePatternCountedForSeveralMetrics(t *testing.T) {
-	ns := newNamespace(t)
-	backend := petsBackend(ns)
+	ns := harness.NewNamespace(t)
+	backend := harness.PetsBackend(ns)
 	backend.Spec.MappingRules = append(backend.Spec.MappingRules,
 		v1alpha1.MappingRuleSpec{HTTPMethod: "GET", Pattern: "/pets$", MetricMethodRef: "photos_mb", Increment: 3})
-	create(t, defaultSecret(ns), backend)
-	waitState(t, v1alpha1.ConditionSynced, backend)
+	harness.Create(t, harness.DefaultSecret(ns), backend)
+	harness.WaitState(t, v1alpha1.ConditionSynced, backend)
 	remote := func() []string {
 		names := map[string]string{}
-		for _, m := range sim.Objects(ns, simulator.KindMetrics) {
+		for _, m := range harness.Sim.Objects(ns, simulator.KindMetrics) {
 			name, _, _ := strings.Cut(fmt.Sprint(m["system_name"]), ".")
 			names[fmt.Sprint(m["id"])] = name
 		}
@@ -261,20 +252,20 @@ func TestOnePatternCountedForSeveralMetrics(t *testing.T) {
 	if got := remote(); !slices.Equal(got, want()) {
 		t.Fatalf("rules in 3scale %v, want %v", got, want())
 	}
-	before := writesTo(ns)
-	update(t, backend, func() { backend.Spec.MappingRules[3].MetricMethodRef = "get_pet" })
-	waitState(t, v1alpha1.ConditionSynced, backend)
+	before := harness.WritesTo(ns)
+	harness.Update(t, backend, func() { backend.Spec.MappingRules[3].MetricMethodRef = "get_pet" })
+	harness.WaitState(t, v1alpha1.ConditionSynced, backend)
 	if got := remote(); !slices.Equal(got, want()) {
 		t.Errorf("after a rule's metric changed: rules in 3scale %v, want %v", got, want())
 	}
-	if n := writesTo(ns) - before; n != 1 {
-		t.Errorf("%d writes to change a rule's metric, want 1 (an update): %v", n, lastWrites(ns, n))
+	if n := harness.WritesTo(ns) - before; n != 1 {
+		t.Errorf("%d writes to change a rule's metric, want 1 (an update): %v", n, harness.LastWrites(ns, n))
 	}
-	update(t, backend, func() {
+	harness.Update(t, backend, func() {
 		r := backend.Spec.MappingRules
 		backend.Spec.MappingRules = []v1alpha1.MappingRuleSpec{r[3], r[1], r[2], r[0]}
 	})
-	waitState(t, v1alpha1.ConditionSynced, backend)
+	harness.WaitState(t, v1alpha1.ConditionSynced, backend)
 	if got := remote(); !slices.Equal(got, want()) {
 		t.Errorf("after a swap: rules in 3scale %v, want %v", got, want())
 	}
@@ -285,7 +276,7 @@ func TestOnePatternCountedForSeveralMetrics(t *testing.T) {
 // refresh; sync-now (a forced read that is not background work) reads them again.
 func TestPlanDriftCheckTrustsItsDependenciesSnapshots(t *testing.T) {
 	tenant := "plan-drift-deps"
-	adminURL, token := tenantOf(tenant)
+	adminURL, token := harness.TenantOf(tenant)
 	remote, err := tsclient.New(tsclient.Config{AdminURL: adminURL, Token: token,
 		Policy: &tsclient.AdminURLPolicy{AllowInsecureHTTP: true, AllowPrivate: true}})
 	if err != nil {
@@ -307,11 +298,11 @@ func TestPlanDriftCheckTrustsItsDependenciesSnapshots(t *testing.T) {
 	if want := map[string]int64{"/hits": 70, "/list": 71, "pets/hits": 90}; !maps.Equal(ids, want) {
 		t.Errorf("metric ids = %v, want %v", ids, want)
 	}
-	if n := remoteCalls(tenant); n != 0 {
+	if n := harness.RemoteCalls(tenant); n != 0 {
 		t.Errorf("a plan's drift check made %d calls for metric ids its product's and backend's snapshots hold, want 0", n)
 	}
 	_, _ = s.MetricIDs(context.Background(), sess, want)
-	if remoteCalls(tenant) == 0 {
+	if harness.RemoteCalls(tenant) == 0 {
 		t.Errorf("sync-now of a plan did not read its product's and backends' metrics again")
 	}
 }

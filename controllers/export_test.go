@@ -1,11 +1,10 @@
-package controllers
+package controllers_test
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
-	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -16,21 +15,11 @@ import (
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
-	"github.com/apimsync/apimsync/controllers/engine"
+	"github.com/apimsync/apimsync/controllers"
+	"github.com/apimsync/apimsync/controllers/internal/harness"
 	"github.com/apimsync/apimsync/controllers/kit/children"
 	"github.com/apimsync/apimsync/controllers/plugin"
 )
-
-// lastWrites lists a tenant's last n writes (method and endpoint), for a failure's message.
-func lastWrites(tenant string, n int) []string {
-	var out []string
-	for _, w := range sim.Writes(tenant) {
-		if w.Method != http.MethodGet {
-			out = append(out, w.Method+" "+w.Endpoint)
-		}
-	}
-	return out[max(0, len(out)-n):]
-}
 
 // handMadeTenant fills a tenant by hand, as a team using the admin portal or the toolbox would: two
 // backends with metrics, methods and rules; a self-managed app id/key product with a policy chain, a
@@ -138,8 +127,8 @@ func handMadeTenant(t *testing.T, c *tsclient.Client) {
 // object is Synced with no write to 3scale, each adoption announced; a drift check of everything (sync-now)
 // writes nothing either.
 func TestExportedTenantAdoptsWithNoWrite(t *testing.T) {
-	ns := newNamespace(t)
-	handMadeTenant(t, tenantClient(t, ns))
+	ns := harness.NewNamespace(t)
+	handMadeTenant(t, harness.TenantClient(t, ns))
 	noTemplate := func(secret, key string) string { t.Fatalf("a Secret to fill in: %s", secret); return "" }
 	objs := exportAll(t, ns, noTemplate)
 	// The features, and the one a plan enables, are exported (and adopted below with no write).
@@ -156,7 +145,7 @@ func TestExportedTenantAdoptsWithNoWrite(t *testing.T) {
 			}
 		}
 	}
-	adoptsWithNoWrite(t, ns, objs, map[string]int{"Backend": 2, "Product": 2, "ApplicationPlan": 3,
+	harness.AdoptsWithNoWrite(t, ns, objs, map[string]int{"Backend": 2, "Product": 2, "ApplicationPlan": 3,
 		"CustomPolicyDefinition": 1, "ActiveDoc": 2, "DeveloperAccount": 2, "Application": 2})
 }
 
@@ -164,12 +153,12 @@ func TestExportedTenantAdoptsWithNoWrite(t *testing.T) {
 // and the policy registry its chain may name; --backend the backend alone; --account the account with
 // its applications (with the products, whose plans they are on). Each kind reads only what is selected.
 func TestExportFilters(t *testing.T) {
-	ns := newNamespace(t)
-	c := tenantClient(t, ns)
+	ns := harness.NewNamespace(t)
+	c := harness.TenantClient(t, ns)
 	handMadeTenant(t, c)
 	names := func(opts plugin.ExportOptions) []string {
 		t.Helper()
-		exported, err := ExportTenant(context.Background(), c, opts)
+		exported, err := controllers.ExportTenant(context.Background(), c, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -202,22 +191,11 @@ func TestExportFilters(t *testing.T) {
 	}
 }
 
-// tenantClient returns a client of the namespace's simulator tenant.
-func tenantClient(t *testing.T, ns string) *tsclient.Client {
-	t.Helper()
-	adminURL, token := tenantOf(ns)
-	c, err := tsclient.New(tsclient.Config{AdminURL: adminURL, Token: token, Policy: &tsclient.AdminURLPolicy{AllowInsecureHTTP: true, AllowPrivate: true}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
 // exportAll exports the namespace's tenant whole and fails when anything is left out; fill gives the
 // value of each key of the Secret templates (the user's part), which come first in the objects returned.
 func exportAll(t *testing.T, ns string, fill func(secret, key string) string) []client.Object {
 	t.Helper()
-	exported, err := ExportTenant(context.Background(), tenantClient(t, ns), plugin.ExportOptions{})
+	exported, err := controllers.ExportTenant(context.Background(), harness.TenantClient(t, ns), plugin.ExportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,71 +215,13 @@ func exportAll(t *testing.T, ns string, fill func(secret, key string) string) []
 	return objs
 }
 
-// applyToTenant creates the namespace's provider-account Secret and the objects in the namespace, and
-// returns those that are synced with 3scale.
-func applyToTenant(t *testing.T, ns string, objs []client.Object) []engine.Object {
-	t.Helper()
-	create(t, defaultSecret(ns))
-	var synced []engine.Object
-	for _, obj := range objs {
-		obj.SetNamespace(ns)
-		create(t, obj)
-		if s, ok := obj.(engine.Object); ok {
-			synced = append(synced, s)
-		}
-	}
-	return synced
-}
-
-// adoptsWithNoWrite applies objects to a namespace whose tenant already has what they describe: every
-// object must be Synced with no write to 3scale, each announcing its adoption in an Event, at least the given number
-// of each kind; a drift check of everything (sync-now) must write nothing either.
-func adoptsWithNoWrite(t *testing.T, ns string, objs []client.Object, want map[string]int) {
-	t.Helper()
-	kinds := map[string]int{}
-	for _, obj := range objs { // before the create, which clears TypeMeta
-		if _, ok := obj.(engine.Object); ok {
-			kinds[obj.GetObjectKind().GroupVersionKind().Kind]++
-		}
-	}
-	before := writesTo(ns)
-	synced := applyToTenant(t, ns, objs)
-	for k, n := range want {
-		if kinds[k] < n {
-			t.Errorf("%d %s, want %d at least (%v)", kinds[k], k, n, kinds)
-		}
-	}
-	waitState(t, v1alpha1.ConditionSynced, synced...)
-	if n := writesTo(ns) - before; n != 0 {
-		t.Errorf("%d writes to 3scale to adopt the tenant, want 0: %v", n, lastWrites(ns, n))
-	}
-	for _, s := range synced { // each adoption is announced by an Event
-		wantEvent(t, s, v1alpha1.ReasonAdopted+": adopted existing")
-	}
-	// A drift check of everything: 3scale is read again, nothing written.
-	for _, s := range synced {
-		update(t, s, func() { s.SetAnnotations(map[string]string{v1alpha1.SyncNowAnnotation: "adopted"}) })
-	}
-	eventually(t, waitTimeout, func() string {
-		for _, s := range synced {
-			if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(s), s); err != nil || s.GetSyncStatus().SyncNow != "adopted" {
-				return "not every object was checked yet"
-			}
-		}
-		return ""
-	})
-	if n := writesTo(ns) - before; n != 0 {
-		t.Errorf("%d writes to 3scale after a drift check of the adopted tenant, want 0: %v", n, lastWrites(ns, n))
-	}
-}
-
 // TestExportedPolicyCredentials: a policy whose configuration holds a credential (a headers policy that
 // sets Authorization) is flagged when written inline, naming where; with CredentialsToSecrets it is a
 // configurationRef to a Secret template instead, the credential nowhere in the export, and, filled in
 // with the configuration, it adopts the product with no write.
 func TestExportedPolicyCredentials(t *testing.T) {
-	ns := newNamespace(t)
-	c := tenantClient(t, ns)
+	ns := harness.NewNamespace(t)
+	c := harness.TenantClient(t, ns)
 	ctx := context.Background()
 	product, err := c.CreateProduct(ctx, tsclient.ProductParams{Name: "Gate", SystemName: "gate", DeploymentOption: "hosted", BackendVersion: "1"})
 	if err != nil {
@@ -314,7 +234,7 @@ func TestExportedPolicyCredentials(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	kept, err := ExportTenant(ctx, c, plugin.ExportOptions{Products: []string{"gate"}})
+	kept, err := controllers.ExportTenant(ctx, c, plugin.ExportOptions{Products: []string{"gate"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -326,7 +246,7 @@ func TestExportedPolicyCredentials(t *testing.T) {
 		t.Errorf("the inline credential is not flagged where it is: %q", kept.Left)
 	}
 
-	exported, err := ExportTenant(ctx, c, plugin.ExportOptions{Products: []string{"gate"}, CredentialsToSecrets: true})
+	exported, err := controllers.ExportTenant(ctx, c, plugin.ExportOptions{Products: []string{"gate"}, CredentialsToSecrets: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -367,7 +287,7 @@ func TestExportedPolicyCredentials(t *testing.T) {
 		t.Fatalf("template %s: key %q %v with value %q, want it empty", template.Name, ref.Key, ok, v)
 	}
 	template.StringData[ref.Key] = config // filled in, as the user would
-	adoptsWithNoWrite(t, ns, objs, map[string]int{"Product": 1})
+	harness.AdoptsWithNoWrite(t, ns, objs, map[string]int{"Product": 1})
 }
 
 // TestExportedCredentialsAsSecretReferences: with CredentialsToSecrets, users' passwords and applications'
@@ -375,11 +295,11 @@ func TestExportedPolicyCredentials(t *testing.T) {
 // export. Filled in (new passwords, the applications' keys as 3scale has them) and applied, the tenant is
 // adopted with one write per user, each setting the Secret's password, and none for the applications.
 func TestExportedCredentialsAsSecretReferences(t *testing.T) {
-	ns := newNamespace(t)
-	c := tenantClient(t, ns)
+	ns := harness.NewNamespace(t)
+	c := harness.TenantClient(t, ns)
 	handMadeTenant(t, c)
 	ctx := context.Background()
-	exported, err := ExportTenant(ctx, c, plugin.ExportOptions{CredentialsToSecrets: true})
+	exported, err := controllers.ExportTenant(ctx, c, plugin.ExportOptions{CredentialsToSecrets: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -456,14 +376,14 @@ func TestExportedCredentialsAsSecretReferences(t *testing.T) {
 			}
 		}
 	}
-	before := writesTo(ns)
+	before := harness.WritesTo(ns)
 	for _, s := range exported.Templates {
 		s.Namespace = ns
-		create(t, s)
+		harness.Create(t, s)
 	}
-	waitState(t, v1alpha1.ConditionSynced, applyToTenant(t, ns, objs)...)
+	harness.WaitState(t, v1alpha1.ConditionSynced, harness.ApplyToTenant(t, ns, objs)...)
 	var writes []string
-	for _, w := range sim.Writes(ns)[before:] {
+	for _, w := range harness.Sim.Writes(ns)[before:] {
 		writes = append(writes, w.Method+" "+w.Endpoint)
 	}
 	want := slices.Repeat([]string{"PUT /admin/api/accounts/{account_id}/users/{id}.json"}, users)
@@ -471,7 +391,7 @@ func TestExportedCredentialsAsSecretReferences(t *testing.T) {
 		t.Errorf("writes to adopt: %v, want one password update per user (%d)", writes, users)
 	}
 	for username, password := range passwords {
-		if got, _ := sim.PasswordOf(ns, username); got != password {
+		if got, _ := harness.Sim.PasswordOf(ns, username); got != password {
 			t.Errorf("%s's password in 3scale differs from the filled-in Secret's", username)
 		}
 	}
@@ -488,8 +408,8 @@ func asObjects(secrets []*corev1.Secret) []client.Object {
 // TestExportedApplicationNamesAreUnique: account "a" with application "b c" and account "a b" with
 // application "c" make two Applications of different names (and, as references, two keys Secrets).
 func TestExportedApplicationNamesAreUnique(t *testing.T) {
-	ns := newNamespace(t)
-	c := tenantClient(t, ns)
+	ns := harness.NewNamespace(t)
+	c := harness.TenantClient(t, ns)
 	ctx := context.Background()
 	product, err := c.CreateProduct(ctx, tsclient.ProductParams{Name: "Shop", SystemName: "shop", DeploymentOption: "hosted", BackendVersion: "1"})
 	if err != nil {
@@ -509,7 +429,7 @@ func TestExportedApplicationNamesAreUnique(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	exported, err := ExportTenant(ctx, c, plugin.ExportOptions{CredentialsToSecrets: true})
+	exported, err := controllers.ExportTenant(ctx, c, plugin.ExportOptions{CredentialsToSecrets: true})
 	if err != nil {
 		t.Fatal(err)
 	}

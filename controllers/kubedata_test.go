@@ -1,10 +1,9 @@
-package controllers
+package controllers_test
 
 import (
 	"context"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,111 +14,69 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	"github.com/apimsync/apimsync/controllers"
 	"github.com/apimsync/apimsync/controllers/engine"
+	"github.com/apimsync/apimsync/controllers/internal/harness"
 )
-
-// kubeRequests records the requests the manager makes to the API server.
-var kubeRequests kubeLog
-
-type kubeLog struct {
-	mu   sync.Mutex
-	reqs []kubeRequest
-}
-
-type kubeRequest struct {
-	method, path, accept string
-	watch                bool
-}
-
-type roundTripFunc func(*http.Request) (*http.Response, error)
-
-func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
-
-func (l *kubeLog) wrap(next http.RoundTripper) http.RoundTripper {
-	return roundTripFunc(func(r *http.Request) (*http.Response, error) {
-		l.mu.Lock()
-		l.reqs = append(l.reqs, kubeRequest{method: r.Method, path: r.URL.Path, accept: r.Header.Get("Accept"), watch: r.URL.Query().Get("watch") == "true"})
-		l.mu.Unlock()
-		return next.RoundTrip(r)
-	})
-}
-
-// matching returns the recorded requests that keep says to.
-func (l *kubeLog) matching(keep func(kubeRequest) bool) []kubeRequest {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var out []kubeRequest
-	for _, r := range l.reqs {
-		if keep(r) {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-// gets counts the manager's GETs of one object by its path.
-func (l *kubeLog) gets(path string) int {
-	return len(l.matching(func(r kubeRequest) bool { return r.method == http.MethodGet && r.path == path }))
-}
 
 // TestSecretDataIsReadOnlyWhenReferencedAndChanged: the manager lists and watches Secrets and ConfigMaps
 // metadata-only; it reads the data of a referenced Secret from the API server once, again only after the
 // Secret changed, never the data of a Secret nothing references, and a missing Secret costs no read.
 func TestSecretDataIsReadOnlyWhenReferencedAndChanged(t *testing.T) {
-	ns := newNamespace(t)
+	ns := harness.NewNamespace(t)
 	unrelated := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "sh.helm.release.v1.big.v1",
 		Annotations: map[string]string{corev1.LastAppliedConfigAnnotation: `{"data":{"release":"c2VjcmV0"}}`}},
 		Data: map[string][]byte{"release": []byte(strings.Repeat("x", 256<<10))}}
-	secret := defaultSecret(ns)
-	backend := petsBackend(ns)
-	waiting := petsBackend(ns)
+	secret := harness.DefaultSecret(ns)
+	backend := harness.PetsBackend(ns)
+	waiting := harness.PetsBackend(ns)
 	waiting.Name, waiting.Spec.Name = "waiting", "Waiting"
 	waiting.Spec.ProviderAccountRef = &v1alpha1.ProviderAccountRef{Name: "not-yet"}
-	create(t, unrelated, secret, backend, waiting)
-	waitState(t, v1alpha1.ConditionSynced, backend)
-	waitState(t, v1alpha1.ConditionOrphan, waiting)
+	harness.Create(t, unrelated, secret, backend, waiting)
+	harness.WaitState(t, v1alpha1.ConditionSynced, backend)
+	harness.WaitState(t, v1alpha1.ConditionOrphan, waiting)
 
-	for _, r := range kubeRequests.matching(func(r kubeRequest) bool {
-		collection := strings.HasSuffix(r.path, "/secrets") || strings.HasSuffix(r.path, "/configmaps")
-		return r.method == http.MethodGet && collection
+	for _, r := range harness.KubeRequests.Matching(func(r harness.KubeRequest) bool {
+		collection := strings.HasSuffix(r.Path, "/secrets") || strings.HasSuffix(r.Path, "/configmaps")
+		return r.Method == http.MethodGet && collection
 	}) {
-		if !strings.Contains(r.accept, "as=PartialObjectMetadata") {
-			t.Errorf("the manager listed or watched %s (watch=%v) with Accept %q: want metadata only", r.path, r.watch, r.accept)
+		if !strings.Contains(r.Accept, "as=PartialObjectMetadata") {
+			t.Errorf("the manager listed or watched %s (watch=%v) with Accept %q: want metadata only", r.Path, r.Watch, r.Accept)
 		}
 	}
 	secretPath := func(name string) string { return "/api/v1/namespaces/" + ns + "/secrets/" + name }
-	if n := kubeRequests.gets(secretPath(unrelated.Name)); n != 0 {
+	if n := harness.KubeRequests.Gets(secretPath(unrelated.Name)); n != 0 {
 		t.Errorf("the manager read a Secret nothing references %d times", n)
 	}
-	if n := kubeRequests.gets(secretPath("not-yet")); n != 0 {
+	if n := harness.KubeRequests.Gets(secretPath("not-yet")); n != 0 {
 		t.Errorf("the manager asked the API server %d times for a Secret its cache knows does not exist", n)
 	}
 	// The in-use finalizer changes the Secret once more: let the reads it causes settle.
-	eventually(t, waitTimeout, func() string {
-		if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(secret), secret); err != nil || !controllerutil.ContainsFinalizer(secret, SecretInUseFinalizer) {
+	harness.Eventually(t, harness.WaitTimeout, func() string {
+		if err := harness.K8s.Get(context.Background(), client.ObjectKeyFromObject(secret), secret); err != nil || !controllerutil.ContainsFinalizer(secret, controllers.SecretInUseFinalizer) {
 			return "the provider-account Secret has no in-use finalizer yet"
 		}
-		before := kubeRequests.gets(secretPath(secret.Name))
+		before := harness.KubeRequests.Gets(secretPath(secret.Name))
 		time.Sleep(time.Second)
-		if kubeRequests.gets(secretPath(secret.Name)) != before {
+		if harness.KubeRequests.Gets(secretPath(secret.Name)) != before {
 			return "the Secret is still being read"
 		}
 		return ""
 	})
-	read := kubeRequests.gets(secretPath(secret.Name))
+	read := harness.KubeRequests.Gets(secretPath(secret.Name))
 	if read == 0 {
 		t.Fatalf("the provider-account Secret was never read from the API server")
 	}
 
-	update(t, backend, func() { backend.Spec.Description = "edited" })
-	waitState(t, v1alpha1.ConditionSynced, backend)
-	if n := kubeRequests.gets(secretPath(secret.Name)); n != read {
+	harness.Update(t, backend, func() { backend.Spec.Description = "edited" })
+	harness.WaitState(t, v1alpha1.ConditionSynced, backend)
+	if n := harness.KubeRequests.Gets(secretPath(secret.Name)); n != read {
 		t.Errorf("an edit of the Backend read its unchanged Secret again: %d reads, want %d", n, read)
 	}
 
-	update(t, secret, func() { secret.Labels = map[string]string{"rotated": "yes"} })
-	eventually(t, waitTimeout, func() string {
-		if kubeRequests.gets(secretPath(secret.Name)) == read {
+	harness.Update(t, secret, func() { secret.Labels = map[string]string{"rotated": "yes"} })
+	harness.Eventually(t, harness.WaitTimeout, func() string {
+		if harness.KubeRequests.Gets(secretPath(secret.Name)) == read {
 			return "the changed Secret was not read again"
 		}
 		return ""
@@ -132,7 +89,7 @@ func TestCacheTransformDropsWhatApimsyncNeverReads(t *testing.T) {
 	m := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: "s",
 		Annotations:   map[string]string{corev1.LastAppliedConfigAnnotation: "{}", "keep": "me"},
 		ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubectl"}}}}
-	out, err := stripForCache(m)
+	out, err := controllers.StripForCache(m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +99,7 @@ func TestCacheTransformDropsWhatApimsyncNeverReads(t *testing.T) {
 	}
 	b := &v1alpha1.Backend{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{corev1.LastAppliedConfigAnnotation: "{}"},
 		ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubectl"}}}}
-	out, _ = stripForCache(b)
+	out, _ = controllers.StripForCache(b)
 	if got := out.(*v1alpha1.Backend); got.ManagedFields != nil || got.Annotations[corev1.LastAppliedConfigAnnotation] != "{}" {
 		t.Errorf("a Backend lost %v or kept managedFields %v: only managedFields go", got.Annotations, got.ManagedFields)
 	}
@@ -172,7 +129,7 @@ func TestSecretUseChangesOnlyWithFinalizersDeletionOrReferences(t *testing.T) {
 	for name, tc := range cases {
 		before, after := base(), base()
 		tc.change(after)
-		if got := secretUseChanged.Update(event.UpdateEvent{ObjectOld: before, ObjectNew: after}); got != tc.want {
+		if got := controllers.SecretUseChanged.Update(event.UpdateEvent{ObjectOld: before, ObjectNew: after}); got != tc.want {
 			t.Errorf("%s: the Secret's controller is told %v, want %v", name, got, tc.want)
 		}
 	}

@@ -1,4 +1,4 @@
-package controllers
+package controllers_test
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/apimsync/apimsync/controllers/internal/harness"
 	"github.com/apimsync/apimsync/internal/convert"
 	"github.com/apimsync/apimsync/test/operatorreplay"
 )
@@ -18,7 +19,7 @@ func operatorMadeTenant(t *testing.T, ns string) []*unstructured.Unstructured {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := operatorreplay.Replay(context.Background(), tenantClient(t, ns), objs); err != nil {
+	if err := operatorreplay.Replay(context.Background(), harness.TenantClient(t, ns), objs); err != nil {
 		t.Fatalf("replaying 3scale-operator: %v", err)
 	}
 	return objs
@@ -31,7 +32,7 @@ var operatorWorkloadKinds = map[string]int{"Backend": 3, "Product": 5, "Applicat
 // TestOperatorMadeTenantExportsWithNoWrite: a tenant 3scale-operator filled, exported and applied,
 // adopts with no write, and a drift check writes nothing.
 func TestOperatorMadeTenantExportsWithNoWrite(t *testing.T) {
-	ns := newNamespace(t)
+	ns := harness.NewNamespace(t)
 	workload := operatorMadeTenant(t, ns)
 	// The OIDC product's issuer is a Secret to fill in: its user takes it from where 3scale-operator's was.
 	issuer := ""
@@ -46,7 +47,7 @@ func TestOperatorMadeTenantExportsWithNoWrite(t *testing.T) {
 		}
 		return issuer
 	}
-	adoptsWithNoWrite(t, ns, exportAll(t, ns, fill), operatorWorkloadKinds)
+	harness.AdoptsWithNoWrite(t, ns, exportAll(t, ns, fill), operatorWorkloadKinds)
 }
 
 // TestConvertedOperatorResourcesAdoptWithNoWrite: 3scale-operator's resources converted, applied with
@@ -54,7 +55,7 @@ func TestOperatorMadeTenantExportsWithNoWrite(t *testing.T) {
 // OpenAPI is converted expanded (--expand-openapi): the Backend and Product it generated become ordinary
 // objects that keep 3scale-operator's method names (an apimsync OpenAPI would generate its own).
 func TestConvertedOperatorResourcesAdoptWithNoWrite(t *testing.T) {
-	ns := newNamespace(t)
+	ns := harness.NewNamespace(t)
 	workload := operatorMadeTenant(t, ns)
 	res, err := convert.Convert(workload, convert.Options{Namespace: ns, ExpandOpenAPI: true})
 	if err != nil {
@@ -66,8 +67,8 @@ func TestConvertedOperatorResourcesAdoptWithNoWrite(t *testing.T) {
 	for _, o := range workload {
 		if o.GetKind() == "Secret" {
 			o.SetNamespace(ns)
-			create(t, o)
+			harness.Create(t, o)
 		}
 	}
-	adoptsWithNoWrite(t, ns, res.Objects, operatorWorkloadKinds)
+	harness.AdoptsWithNoWrite(t, ns, res.Objects, operatorWorkloadKinds)
 }

@@ -1,4 +1,4 @@
-package controllers
+package controllers_test
 
 import (
 	"context"
@@ -19,7 +19,9 @@ import (
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	"github.com/apimsync/apimsync/cache"
+	"github.com/apimsync/apimsync/controllers"
 	"github.com/apimsync/apimsync/controllers/engine"
+	"github.com/apimsync/apimsync/controllers/internal/harness"
 	appkind "github.com/apimsync/apimsync/controllers/kinds/application"
 	"github.com/apimsync/apimsync/controllers/kit"
 )
@@ -27,37 +29,37 @@ import (
 // TestRefusedTokenIsInvalidUntilTheSecretChanges: a token 3scale refuses makes the object Invalid with no
 // retry loop; a rotated token in the Secret takes effect within seconds.
 func TestRefusedTokenIsInvalidUntilTheSecretChanges(t *testing.T) {
-	ns := newNamespace(t)
-	adminURL, token := tenantOf(ns)
-	secret := providerSecret(ns, v1alpha1.DefaultProviderAccountSecret, adminURL, "revoked-"+ns)
-	backend := petsBackend(ns)
-	create(t, secret, backend)
-	waitReason(t, backend, v1alpha1.ConditionInvalid, v1alpha1.ReasonUnauthorized)
-	before := remoteCalls(ns)
+	ns := harness.NewNamespace(t)
+	adminURL, token := harness.TenantOf(ns)
+	secret := harness.ProviderSecret(ns, v1alpha1.DefaultProviderAccountSecret, adminURL, "revoked-"+ns)
+	backend := harness.PetsBackend(ns)
+	harness.Create(t, secret, backend)
+	harness.WaitReason(t, backend, v1alpha1.ConditionInvalid, v1alpha1.ReasonUnauthorized)
+	before := harness.RemoteCalls(ns)
 	time.Sleep(2 * time.Second)
-	if got := remoteCalls(ns) - before; got != 0 {
+	if got := harness.RemoteCalls(ns) - before; got != 0 {
 		t.Errorf("a refused token made %d more remote calls while nothing changed, want 0", got)
 	}
 
-	if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(secret), secret); err != nil {
+	if err := harness.K8s.Get(context.Background(), client.ObjectKeyFromObject(secret), secret); err != nil {
 		t.Fatal(err)
 	}
 	secret.StringData = map[string]string{"token": token}
 	start := time.Now()
-	if err := k8s.Update(context.Background(), secret); err != nil {
+	if err := harness.K8s.Update(context.Background(), secret); err != nil {
 		t.Fatal(err)
 	}
-	waitState(t, v1alpha1.ConditionSynced, backend)
+	harness.WaitState(t, v1alpha1.ConditionSynced, backend)
 	t.Logf("Synced %s after the token was rotated", time.Since(start).Round(time.Millisecond))
 }
 
 // TestMetrics: remote calls are counted by tenant, verb, endpoint template and code, and objects by kind
 // and state.
 func TestMetrics(t *testing.T) {
-	ns := newNamespace(t)
-	backend := petsBackend(ns)
-	create(t, defaultSecret(ns), backend)
-	waitState(t, v1alpha1.ConditionSynced, backend)
+	ns := harness.NewNamespace(t)
+	backend := harness.PetsBackend(ns)
+	harness.Create(t, harness.DefaultSecret(ns), backend)
+	harness.WaitState(t, v1alpha1.ConditionSynced, backend)
 	tenant := backend.Status.TenantHost
 	if got := testutil.ToFloat64(engine.RemoteCalls.WithLabelValues(tenant, "POST", "/admin/api/backend_apis.json", "201")); got != 1 {
 		t.Errorf("apimsync_remote_calls_total for the backend create = %v, want 1", got)
@@ -169,8 +171,8 @@ func TestApplicationsAreWokenByTheirAccountsProviderAccount(t *testing.T) {
 	app := func(name, account string) *v1alpha1.Application {
 		return &v1alpha1.Application{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: name}, Spec: v1alpha1.ApplicationSpec{AccountRef: account}}
 	}
-	reader := fake.NewClientBuilder().WithScheme(k8s.Scheme()).
-		WithIndex(&v1alpha1.DeveloperAccount{}, kit.IndexSecretRefs, secretRefs).
+	reader := fake.NewClientBuilder().WithScheme(harness.K8s.Scheme()).
+		WithIndex(&v1alpha1.DeveloperAccount{}, kit.IndexSecretRefs, controllers.SecretRefs).
 		WithIndex(&v1alpha1.Application{}, kit.IndexAccountRef, func(o client.Object) []string { return []string{o.(*v1alpha1.Application).Spec.AccountRef} }).
 		WithObjects(acme, other, app("a1", "acme"), app("a2", "acme"), app("b1", "other")).Build()
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: v1alpha1.DefaultProviderAccountSecret}}

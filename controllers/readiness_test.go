@@ -1,4 +1,4 @@
-package controllers
+package controllers_test
 
 import (
 	"context"
@@ -9,16 +9,18 @@ import (
 	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	"github.com/apimsync/apimsync/controllers"
+	"github.com/apimsync/apimsync/controllers/internal/harness"
 )
 
 // The manager is ready only once its cache holds every type its controllers watch: before, an object
 // applied waits seconds for a manager that said it was ready.
 func TestReadyOnceTheCachesSynced(t *testing.T) {
-	c, err := ctrlcache.New(env.Config, ctrlcache.Options{Scheme: env.Scheme})
+	c, err := ctrlcache.New(harness.Env.Config, ctrlcache.Options{Scheme: harness.Env.Scheme})
 	if err != nil {
 		t.Fatal(err)
 	}
-	check := cachesSynced(c, watchedTypes(false))
+	check := controllers.CachesSynced(c, controllers.WatchedTypes(false))
 	req := httptest.NewRequest("GET", "/readyz", nil)
 	if err := check(req); err == nil {
 		t.Fatal("ready before the cache started")
@@ -26,15 +28,15 @@ func TestReadyOnceTheCachesSynced(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() { _ = c.Start(ctx) }()
-	deadline := time.Now().Add(waitTimeout)
+	deadline := time.Now().Add(harness.WaitTimeout)
 	for err = check(req); err != nil; err = check(req) {
 		if time.Now().After(deadline) {
-			t.Fatalf("not ready %s after the cache started: %v", waitTimeout, err)
+			t.Fatalf("not ready %s after the cache started: %v", harness.WaitTimeout, err)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
 	openAPI := false
-	for _, obj := range watchedTypes(false) {
+	for _, obj := range controllers.WatchedTypes(false) {
 		_, isOpenAPI := obj.(*v1alpha1.OpenAPI)
 		openAPI = openAPI || isOpenAPI
 		inf, err := c.GetInformer(ctx, obj)

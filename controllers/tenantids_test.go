@@ -1,4 +1,4 @@
-package controllers
+package controllers_test
 
 import (
 	"context"
@@ -12,7 +12,9 @@ import (
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
+	"github.com/apimsync/apimsync/controllers"
 	"github.com/apimsync/apimsync/controllers/engine"
+	"github.com/apimsync/apimsync/controllers/internal/harness"
 	"github.com/apimsync/apimsync/test/simulator"
 )
 
@@ -22,7 +24,7 @@ import (
 // provider account points at another tenant; only status.leftBehind (the old tenant's copy, announced)
 // keeps one. A kind that adds an id to its status and forgets to forget it fails here.
 func TestEveryKindForgetsEveryIDOfItsOldTenant(t *testing.T) {
-	for _, k := range kinds {
+	for _, k := range controllers.Kinds {
 		obj, ok := k.New().(engine.Object)
 		if !ok {
 			t.Fatalf("%s is not an engine.Object", k.Name())
@@ -117,12 +119,12 @@ func heldIDs(v reflect.Value, path string) []string {
 // object converges on b, and not one of b's objects made by hand is written or deleted: nothing is
 // touched by an id of the old tenant.
 func TestSamplesMovedToATenantWhoseIDsCollide(t *testing.T) {
-	ns, ctx := newNamespace(t), context.Background()
+	ns, ctx := harness.NewNamespace(t), context.Background()
 	objs := applySamples(t, ns)
-	waitState(t, v1alpha1.ConditionSynced, objs...)
+	harness.WaitState(t, v1alpha1.ConditionSynced, objs...)
 	maxID := int64(0)
 	for _, o := range objs {
-		if err := k8s.Get(ctx, client.ObjectKeyFromObject(o), o); err != nil {
+		if err := harness.K8s.Get(ctx, client.ObjectKeyFromObject(o), o); err != nil {
 			t.Fatal(err)
 		}
 		maxID = max(maxID, o.GetRemoteID())
@@ -134,7 +136,7 @@ func TestSamplesMovedToATenantWhoseIDsCollide(t *testing.T) {
 	}
 
 	second := ns + "-b"
-	b := byHand(t, second)
+	b := harness.ByHand(t, second)
 	for i := 0; ; i++ {
 		made, err := b.CreateProduct(ctx, tsclient.ProductParams{Name: fmt.Sprintf("Hand %d", i), SystemName: fmt.Sprintf("hand_%d", i)})
 		if err != nil {
@@ -159,7 +161,7 @@ func TestSamplesMovedToATenantWhoseIDsCollide(t *testing.T) {
 	objectsOf := func() map[string]string {
 		out := map[string]string{}
 		for _, kind := range kinds {
-			for _, o := range sim.Objects(second, kind) {
+			for _, o := range harness.Sim.Objects(second, kind) {
 				id := o["id"]
 				if id == nil {
 					id = fmt.Sprintf("of service %v", o["service_id"])
@@ -174,24 +176,24 @@ func TestSamplesMovedToATenantWhoseIDsCollide(t *testing.T) {
 		t.Fatal("the second tenant holds nothing to collide with")
 	}
 
-	adminURL, token := tenantOf(second)
+	adminURL, token := harness.TenantOf(second)
 	secret := &corev1.Secret{}
-	if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: v1alpha1.DefaultProviderAccountSecret}, secret); err != nil {
+	if err := harness.K8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: v1alpha1.DefaultProviderAccountSecret}, secret); err != nil {
 		t.Fatal(err)
 	}
-	update(t, secret, func() {
+	harness.Update(t, secret, func() {
 		secret.Data = nil
 		secret.StringData = map[string]string{"adminURL": adminURL, "token": token, "allowInsecureHTTP": "true"}
 	})
-	eventually(t, waitTimeout, func() string {
+	harness.Eventually(t, harness.WaitTimeout, func() string {
 		for _, o := range objs {
-			if err := k8s.Get(ctx, client.ObjectKeyFromObject(o), o); err != nil {
+			if err := harness.K8s.Get(ctx, client.ObjectKeyFromObject(o), o); err != nil {
 				return err.Error()
 			}
 			st := o.GetSyncStatus()
 			if st.TenantHost == "" || !strings.HasSuffix(adminURL, st.TenantHost) || engine.SyncState(st) != v1alpha1.ConditionSynced ||
 				st.ObservedGeneration != o.GetGeneration() {
-				_, _, msg := syncState(t, o)
+				_, _, msg := harness.SyncState(t, o)
 				return fmt.Sprintf("%s %s is %s on %s: %s", engine.KindOf(o), o.GetName(), engine.SyncState(st), st.TenantHost, msg)
 			}
 		}

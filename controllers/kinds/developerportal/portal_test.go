@@ -1,4 +1,4 @@
-package controllers
+package developerportal_test
 
 import (
 	"context"
@@ -20,6 +20,8 @@ import (
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
+	"github.com/apimsync/apimsync/controllers"
+	"github.com/apimsync/apimsync/controllers/internal/harness"
 	"github.com/apimsync/apimsync/controllers/plugin"
 	"github.com/apimsync/apimsync/internal/kustomize"
 	"github.com/apimsync/apimsync/test/simulator"
@@ -76,17 +78,17 @@ func smallPortal(ns string, publish v1alpha1.PortalPublish) *v1alpha1.DeveloperP
 
 func createPortal(t *testing.T, ns string, p *v1alpha1.DeveloperPortal) {
 	t.Helper()
-	create(t, defaultSecret(ns))
+	harness.Create(t, harness.DefaultSecret(ns))
 	for _, cm := range portalContent(ns) {
-		create(t, cm)
+		harness.Create(t, cm)
 	}
-	create(t, p)
+	harness.Create(t, p)
 }
 
 // cmsTemplate returns the simulator's template of type typ at path (pages) or with system name name.
 func cmsTemplate(t *testing.T, ns, typ, name string) map[string]any {
 	t.Helper()
-	for _, tpl := range sim.Objects(ns, simulator.KindCMSTemplates) {
+	for _, tpl := range harness.Sim.Objects(ns, simulator.KindCMSTemplates) {
 		if tpl["type"] == typ && (tpl["path"] == name || (typ != tsclient.TemplatePage && tpl["system_name"] == name)) {
 			return tpl
 		}
@@ -100,7 +102,7 @@ func live(tpl map[string]any, content string) bool {
 }
 
 func cmsFile(ns, path string) map[string]any {
-	for _, f := range sim.Objects(ns, simulator.KindCMSFiles) {
+	for _, f := range harness.Sim.Objects(ns, simulator.KindCMSFiles) {
 		if f["path"] == path {
 			return f
 		}
@@ -113,9 +115,9 @@ func sha(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:
 // syncNow asks for a drift check of obj and waits until it is done.
 func syncNow(t *testing.T, obj *v1alpha1.DeveloperPortal, value string) {
 	t.Helper()
-	update(t, obj, func() { obj.SetAnnotations(map[string]string{v1alpha1.SyncNowAnnotation: value}) })
-	eventually(t, waitTimeout, func() string {
-		if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(obj), obj); err != nil || obj.Status.SyncNow != value {
+	harness.Update(t, obj, func() { obj.SetAnnotations(map[string]string{v1alpha1.SyncNowAnnotation: value}) })
+	harness.Eventually(t, harness.WaitTimeout, func() string {
+		if err := harness.K8s.Get(context.Background(), client.ObjectKeyFromObject(obj), obj); err != nil || obj.Status.SyncNow != value {
 			return "the drift check has not run"
 		}
 		return ""
@@ -128,10 +130,10 @@ func syncNow(t *testing.T, obj *v1alpha1.DeveloperPortal, value string) {
 // (DriftRepaired); what apimsync made and the spec drops is deleted, what it adopted (the homepage)
 // stays.
 func TestDeveloperPortalPublishesWhatGitHolds(t *testing.T) {
-	ns := newNamespace(t)
+	ns := harness.NewNamespace(t)
 	portal := smallPortal(ns, v1alpha1.PortalPublishAlways)
 	createPortal(t, ns, portal)
-	waitState(t, v1alpha1.ConditionSynced, portal)
+	harness.WaitState(t, v1alpha1.ConditionSynced, portal)
 
 	for typ, want := range map[[2]string]string{{tsclient.TemplateLayout, "brand"}: brandLayout, {tsclient.TemplatePage, "/"}: homePage,
 		{tsclient.TemplatePage, "/company/about"}: aboutPage, {tsclient.TemplateBuiltinPage, "login/new"}: loginPage} {
@@ -148,7 +150,7 @@ func TestDeveloperPortalPublishesWhatGitHolds(t *testing.T) {
 			t.Errorf("file %s: %v, want its content", path, f)
 		}
 	}
-	if _, _, msg := syncState(t, portal); !strings.Contains(msg, "adopted") {
+	if _, _, msg := harness.SyncState(t, portal); !strings.Contains(msg, "adopted") {
 		t.Errorf("Synced message %q, want the adoption of the tenant's portal said", msg)
 	}
 	if portal.Status.BuiltinOriginals["builtin_page:login/new"] == "" {
@@ -156,32 +158,32 @@ func TestDeveloperPortalPublishesWhatGitHolds(t *testing.T) {
 	}
 
 	// At rest, a drift check reads and writes nothing.
-	before := writesTo(ns)
+	before := harness.WritesTo(ns)
 	syncNow(t, portal, "1")
-	if n := writesTo(ns) - before; n != 0 {
-		t.Errorf("%d writes for a drift check of an unchanged portal, want 0: %v", n, lastWrites(ns, n))
+	if n := harness.WritesTo(ns) - before; n != 0 {
+		t.Errorf("%d writes for a drift check of an unchanged portal, want 0: %v", n, harness.LastWrites(ns, n))
 	}
 
 	// An edit of one page: its draft and its publish, and no other call.
-	before, calls := writesTo(ns), remoteCalls(ns)
+	before, calls := harness.WritesTo(ns), harness.RemoteCalls(ns)
 	pages := &corev1.ConfigMap{}
-	if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "portal-pages"}, pages); err != nil {
+	if err := harness.K8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "portal-pages"}, pages); err != nil {
 		t.Fatal(err)
 	}
-	update(t, pages, func() { pages.Data["about.md"] = "# About us\n\nWe sell pets and their food." })
-	eventually(t, waitTimeout, func() string {
+	harness.Update(t, pages, func() { pages.Data["about.md"] = "# About us\n\nWe sell pets and their food." })
+	harness.Eventually(t, harness.WaitTimeout, func() string {
 		if !live(cmsTemplate(t, ns, tsclient.TemplatePage, "/company/about"), "# About us\n\nWe sell pets and their food.") {
 			return "the edited page is not live"
 		}
 		return ""
 	})
-	waitState(t, v1alpha1.ConditionSynced, portal)
-	if n, all := writesTo(ns)-before, remoteCalls(ns)-calls; n != 2 || all != 2 {
-		t.Errorf("%d writes (%d calls) for an edit of one page, want 2 (its draft, its publish): %v", n, all, lastWrites(ns, n))
+	harness.WaitState(t, v1alpha1.ConditionSynced, portal)
+	if n, all := harness.WritesTo(ns)-before, harness.RemoteCalls(ns)-calls; n != 2 || all != 2 {
+		t.Errorf("%d writes (%d calls) for an edit of one page, want 2 (its draft, its publish): %v", n, all, harness.LastWrites(ns, n))
 	}
 
 	// Edited by hand in the admin portal (a draft saved, then published): put back at the drift check.
-	c := byHand(t, ns)
+	c := harness.ByHand(t, ns)
 	id := cmsTemplate(t, ns, tsclient.TemplatePage, "/")["id"].(int64)
 	if _, err := c.UpdateCMSTemplate(context.Background(), id, tsclient.CMSTemplateParams{Draft: ptr.To("<h1>Hand-made</h1>")}); err != nil {
 		t.Fatal(err)
@@ -193,18 +195,18 @@ func TestDeveloperPortalPublishesWhatGitHolds(t *testing.T) {
 	if tpl := cmsTemplate(t, ns, tsclient.TemplatePage, "/"); !live(tpl, homePage) {
 		t.Errorf("homepage after the drift check: %v, want what Git holds, live", tpl)
 	}
-	wantEvent(t, portal, v1alpha1.ReasonDriftRepaired)
+	harness.WantEvent(t, portal, v1alpha1.ReasonDriftRepaired)
 
 	// The spec drops the about page, its section and the homepage: apimsync deletes what it made; the
 	// homepage, the tenant's own, stays as last written.
-	update(t, portal, func() {
+	harness.Update(t, portal, func() {
 		portal.Spec.Pages, portal.Spec.Sections = nil, nil
 	})
-	eventually(t, waitTimeout, func() string {
+	harness.Eventually(t, harness.WaitTimeout, func() string {
 		if cmsTemplate(t, ns, tsclient.TemplatePage, "/company/about") != nil {
 			return "the dropped page is still in 3scale"
 		}
-		for _, s := range sim.Objects(ns, simulator.KindCMSSections) {
+		for _, s := range harness.Sim.Objects(ns, simulator.KindCMSSections) {
 			if s["system_name"] == "company" {
 				return "the dropped section is still in 3scale"
 			}
@@ -220,11 +222,11 @@ func TestDeveloperPortalPublishesWhatGitHolds(t *testing.T) {
 // stays; status counts the drafts; once a person publishes them they are Live with no write; a draft
 // edited by hand is reported (EditedByHand), never overwritten, until the spec changes the template.
 func TestDeveloperPortalManualPublish(t *testing.T) {
-	ns := newNamespace(t)
+	ns := harness.NewNamespace(t)
 	portal := smallPortal(ns, v1alpha1.PortalPublishManual)
 	portal.Spec.Files = nil
 	createPortal(t, ns, portal)
-	waitState(t, v1alpha1.ConditionSynced, portal)
+	harness.WaitState(t, v1alpha1.ConditionSynced, portal)
 
 	home := cmsTemplate(t, ns, tsclient.TemplatePage, "/")
 	if home["draft"] != homePage || home["published"] == homePage {
@@ -236,20 +238,20 @@ func TestDeveloperPortalManualPublish(t *testing.T) {
 	if portal.Status.Drafts != 4 {
 		t.Errorf("status.drafts %d, want 4 (layout, two pages, the sign-in page)", portal.Status.Drafts)
 	}
-	if _, _, msg := syncState(t, portal); !strings.Contains(msg, "drafts for a person to publish") {
+	if _, _, msg := harness.SyncState(t, portal); !strings.Contains(msg, "drafts for a person to publish") {
 		t.Errorf("Synced message %q, want the drafts said", msg)
 	}
 
 	// A person publishes the homepage: Live, with no write of apimsync's.
-	c := byHand(t, ns)
+	c := harness.ByHand(t, ns)
 	homeID := home["id"].(int64)
 	if _, err := c.PublishCMSTemplate(context.Background(), homeID); err != nil {
 		t.Fatal(err)
 	}
-	before := writesTo(ns)
+	before := harness.WritesTo(ns)
 	syncNow(t, portal, "1")
-	if n := writesTo(ns) - before; n != 0 {
-		t.Errorf("%d writes after a person published, want 0: %v", n, lastWrites(ns, n))
+	if n := harness.WritesTo(ns) - before; n != 0 {
+		t.Errorf("%d writes after a person published, want 0: %v", n, harness.LastWrites(ns, n))
 	}
 	if portal.Status.Drafts != 3 {
 		t.Errorf("status.drafts %d after the homepage was published, want 3", portal.Status.Drafts)
@@ -259,21 +261,21 @@ func TestDeveloperPortalManualPublish(t *testing.T) {
 	if _, err := c.UpdateCMSTemplate(context.Background(), homeID, tsclient.CMSTemplateParams{Draft: ptr.To("<h1>Work in progress</h1>")}); err != nil {
 		t.Fatal(err)
 	}
-	before = writesTo(ns)
+	before = harness.WritesTo(ns)
 	syncNow(t, portal, "2")
-	if n := writesTo(ns) - before; n != 0 {
-		t.Errorf("%d writes after a hand edit with publish: Manual, want 0: %v", n, lastWrites(ns, n))
+	if n := harness.WritesTo(ns) - before; n != 0 {
+		t.Errorf("%d writes after a hand edit with publish: Manual, want 0: %v", n, harness.LastWrites(ns, n))
 	}
 	if portal.Status.EditedByHand != 1 {
 		t.Errorf("status.editedByHand %d, want 1: %+v", portal.Status.EditedByHand, portal.Status.Items)
 	}
 	// The spec changes the homepage: its draft is written.
 	pages := &corev1.ConfigMap{}
-	if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "portal-pages"}, pages); err != nil {
+	if err := harness.K8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "portal-pages"}, pages); err != nil {
 		t.Fatal(err)
 	}
-	update(t, pages, func() { pages.Data["index.html.liquid"] = "<h1>Welcome</h1>" })
-	eventually(t, waitTimeout, func() string {
+	harness.Update(t, pages, func() { pages.Data["index.html.liquid"] = "<h1>Welcome</h1>" })
+	harness.Eventually(t, harness.WaitTimeout, func() string {
 		if home := cmsTemplate(t, ns, tsclient.TemplatePage, "/"); home["draft"] != "<h1>Welcome</h1>" || home["published"] != homePage {
 			return fmt.Sprintf("homepage %v, want the new content as a draft over what is live", home)
 		}
@@ -286,56 +288,56 @@ func TestDeveloperPortalManualPublish(t *testing.T) {
 // ConfigMap is missing waits (Orphan) and syncs when it comes; a page porta refuses (a Liquid syntax
 // error) is Invalid with porta's message; a second DeveloperPortal of the same tenant does not sync.
 func TestDeveloperPortalBadInput(t *testing.T) {
-	ns := newNamespace(t)
-	before := writesTo(ns)
+	ns := harness.NewNamespace(t)
+	before := harness.WritesTo(ns)
 	portal := smallPortal(ns, v1alpha1.PortalPublishAlways)
 	portal.Spec.Pages[1].Layout = "missing"
 	createPortal(t, ns, portal)
-	waitReason(t, portal, v1alpha1.ConditionInvalid, v1alpha1.ReasonInvalidSpec)
-	if _, _, msg := syncState(t, portal); !strings.Contains(msg, `layout "missing"`) || !strings.Contains(msg, "/company/about") {
+	harness.WaitReason(t, portal, v1alpha1.ConditionInvalid, v1alpha1.ReasonInvalidSpec)
+	if _, _, msg := harness.SyncState(t, portal); !strings.Contains(msg, `layout "missing"`) || !strings.Contains(msg, "/company/about") {
 		t.Errorf("message %q, want the page and the layout named", msg)
 	}
-	update(t, portal, func() {
+	harness.Update(t, portal, func() {
 		portal.Spec.Pages[1].Layout = "brand"
 		portal.Spec.BuiltinPages[0].SystemName = "login/old"
 	})
-	eventually(t, waitTimeout, func() string {
-		if _, _, msg := syncState(t, portal); !strings.Contains(msg, `built-in page "login/old"`) {
+	harness.Eventually(t, harness.WaitTimeout, func() string {
+		if _, _, msg := harness.SyncState(t, portal); !strings.Contains(msg, `built-in page "login/old"`) {
 			return "message " + msg
 		}
 		return ""
 	})
-	if n := writesTo(ns) - before; n != 0 {
-		t.Errorf("%d writes for an invalid portal, want 0: %v", n, lastWrites(ns, n))
+	if n := harness.WritesTo(ns) - before; n != 0 {
+		t.Errorf("%d writes for an invalid portal, want 0: %v", n, harness.LastWrites(ns, n))
 	}
 
 	// Content from a ConfigMap not there yet: Orphan, then Synced when it comes.
-	update(t, portal, func() {
+	harness.Update(t, portal, func() {
 		portal.Spec.BuiltinPages[0].SystemName = "login/new"
 		portal.Spec.Partials = []v1alpha1.PortalPartial{{SystemName: "footer", Content: v1alpha1.PortalContentRef{ConfigMap: "portal-partials", Key: "footer.html"}}}
 	})
-	waitReason(t, portal, v1alpha1.ConditionOrphan, v1alpha1.ReasonDocumentNotFound)
-	create(t, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "portal-partials"}, Data: map[string]string{"footer.html": "<footer/>"}})
-	waitState(t, v1alpha1.ConditionSynced, portal)
+	harness.WaitReason(t, portal, v1alpha1.ConditionOrphan, v1alpha1.ReasonDocumentNotFound)
+	harness.Create(t, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "portal-partials"}, Data: map[string]string{"footer.html": "<footer/>"}})
+	harness.WaitState(t, v1alpha1.ConditionSynced, portal)
 
 	// porta refuses a page whose Liquid does not parse: Invalid with its message.
 	broken := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "portal-broken"}, Data: map[string]string{"broken.html": "<p>Hi {{ current_user.username</p>"}}
-	create(t, broken)
-	update(t, portal, func() {
+	harness.Create(t, broken)
+	harness.Update(t, portal, func() {
 		portal.Spec.Pages = append(portal.Spec.Pages, v1alpha1.PortalPage{Path: "/broken", Title: "Broken",
 			Content: v1alpha1.PortalContentRef{ConfigMap: "portal-broken", Key: "broken.html"}})
 	})
-	waitReason(t, portal, v1alpha1.ConditionInvalid, v1alpha1.ReasonRemoteRejected)
-	if _, _, msg := syncState(t, portal); !strings.Contains(msg, "page:/broken") || !strings.Contains(msg, "Liquid") {
+	harness.WaitReason(t, portal, v1alpha1.ConditionInvalid, v1alpha1.ReasonRemoteRejected)
+	if _, _, msg := harness.SyncState(t, portal); !strings.Contains(msg, "page:/broken") || !strings.Contains(msg, "Liquid") {
 		t.Errorf("message %q, want the page and porta's Liquid error", msg)
 	}
 
 	// A second DeveloperPortal of the same tenant does not take the portal over.
 	second := smallPortal(ns, v1alpha1.PortalPublishAlways)
 	second.Name = "portal-2"
-	create(t, second)
-	eventually(t, waitTimeout, func() string {
-		if state, _, msg := syncState(t, second); state != v1alpha1.ConditionInvalid || !strings.Contains(msg, `managed by "portal"`) ||
+	harness.Create(t, second)
+	harness.Eventually(t, harness.WaitTimeout, func() string {
+		if state, _, msg := harness.SyncState(t, second); state != v1alpha1.ConditionInvalid || !strings.Contains(msg, `managed by "portal"`) ||
 			!strings.Contains(msg, "one developer portal") {
 			return fmt.Sprintf("second portal %s: %s", state, msg)
 		}
@@ -346,21 +348,21 @@ func TestDeveloperPortalBadInput(t *testing.T) {
 // TestDeveloperPortalRestoresBuiltins: with restoreBuiltins, a built-in override the spec drops gets the
 // content it had before apimsync first overrode it; without, it stays as last written.
 func TestDeveloperPortalRestoresBuiltins(t *testing.T) {
-	ns := newNamespace(t)
+	ns := harness.NewNamespace(t)
 	portal := smallPortal(ns, v1alpha1.PortalPublishAlways)
 	portal.Spec.Files, portal.Spec.RestoreBuiltins = nil, true
-	create(t, defaultSecret(ns))
+	harness.Create(t, harness.DefaultSecret(ns))
 	original := cmsTemplate(t, ns, tsclient.TemplateBuiltinPage, "login/new")["published"]
 	for _, cm := range portalContent(ns) {
-		create(t, cm)
+		harness.Create(t, cm)
 	}
-	create(t, portal)
-	waitState(t, v1alpha1.ConditionSynced, portal)
+	harness.Create(t, portal)
+	harness.WaitState(t, v1alpha1.ConditionSynced, portal)
 	if tpl := cmsTemplate(t, ns, tsclient.TemplateBuiltinPage, "login/new"); !live(tpl, loginPage) {
 		t.Fatalf("sign-in page %v, want the override live", tpl)
 	}
-	update(t, portal, func() { portal.Spec.BuiltinPages = nil })
-	eventually(t, waitTimeout, func() string {
+	harness.Update(t, portal, func() { portal.Spec.BuiltinPages = nil })
+	harness.Eventually(t, harness.WaitTimeout, func() string {
 		if tpl := cmsTemplate(t, ns, tsclient.TemplateBuiltinPage, "login/new"); !live(tpl, fmt.Sprint(original)) {
 			return fmt.Sprintf("sign-in page %v, want its original content %q back", tpl, original)
 		}
@@ -374,9 +376,9 @@ func TestDeveloperPortalRestoresBuiltins(t *testing.T) {
 // writes nothing either. A draft a person has not published makes the export publish: Manual, with the
 // draft as content, and says so.
 func TestExportedPortalAdoptsWithNoWrite(t *testing.T) {
-	ns := newNamespace(t)
+	ns := harness.NewNamespace(t)
 	ctx := context.Background()
-	c := byHand(t, ns)
+	c := harness.ByHand(t, ns)
 	must := func(err error) {
 		t.Helper()
 		if err != nil {
@@ -426,7 +428,7 @@ func TestExportedPortalAdoptsWithNoWrite(t *testing.T) {
 	_, err = c.UpdatePortalSettings(ctx, tsclient.PortalSettingsParams{SignupsEnabled: ptr.To(false)})
 	must(err)
 
-	exported, err := ExportTenant(ctx, tenantClient(t, ns), plugin.ExportOptions{OnlyPortal: true})
+	exported, err := controllers.ExportTenant(ctx, harness.TenantClient(t, ns), plugin.ExportOptions{OnlyPortal: true})
 	must(err)
 	if len(exported.Left) != 1 || !strings.Contains(exported.Left[0], `"portal-signin-auth0"`) {
 		t.Errorf("left out: %q, want only the sign-in provider's Secret to fill in", exported.Left)
@@ -462,7 +464,7 @@ func TestExportedPortalAdoptsWithNoWrite(t *testing.T) {
 		len(portal.Spec.SignInProviders) != 1 || portal.Spec.Settings == nil || *portal.Spec.Settings.SignupsEnabled {
 		t.Fatalf("exported portal %+v, want publish Always, the built-in pages, the files, the settings and the provider", portal)
 	}
-	adoptsWithNoWrite(t, ns, files, map[string]int{"DeveloperPortal": 1})
+	harness.AdoptsWithNoWrite(t, ns, files, map[string]int{"DeveloperPortal": 1})
 	if tpl := cmsTemplate(t, ns, tsclient.TemplatePage, "/guides/start"); !live(tpl, aboutPage) {
 		t.Errorf("the hand-made page after adoption: %v", tpl)
 	}
@@ -470,7 +472,7 @@ func TestExportedPortalAdoptsWithNoWrite(t *testing.T) {
 	// A person's draft, not published: the export keeps it a draft.
 	_, err = c.UpdateCMSTemplate(ctx, page.ID, tsclient.CMSTemplateParams{Draft: ptr.To("# Start here")})
 	must(err)
-	exported, err = ExportTenant(ctx, tenantClient(t, ns), plugin.ExportOptions{OnlyPortal: true})
+	exported, err = controllers.ExportTenant(ctx, harness.TenantClient(t, ns), plugin.ExportOptions{OnlyPortal: true})
 	must(err)
 	if len(exported.Left) != 2 || !strings.Contains(exported.Left[0], "/guides/start") || !strings.Contains(exported.Left[0], "publish: Manual") {
 		t.Errorf("left %q, want the unpublished draft of /guides/start said", exported.Left)
@@ -491,19 +493,19 @@ func TestExportedPortalAdoptsWithNoWrite(t *testing.T) {
 // shows that page's unified diff (3scale's content against the spec's) and the two writes a sync makes
 // (its draft, its publish), and writes nothing.
 func TestDiffShowsPortalTemplateChanges(t *testing.T) {
-	ns := newNamespace(t)
+	ns := harness.NewNamespace(t)
 	portal := smallPortal(ns, v1alpha1.PortalPublishAlways)
 	createPortal(t, ns, portal)
-	waitState(t, v1alpha1.ConditionSynced, portal)
+	harness.WaitState(t, v1alpha1.ConditionSynced, portal)
 
 	pages := portalContent(ns)[1]
 	pages.Data["about.md"] = "# About us\n\nWe sell pets and their food."
-	before := writesTo(ns)
-	n, changes, plans := plannedWrites(t, ns, asFiles(ns, portal, pages))
-	if writesTo(ns) != before {
+	before := harness.WritesTo(ns)
+	n, changes, plans := harness.PlannedWrites(t, ns, harness.AsFiles(ns, portal, pages))
+	if harness.WritesTo(ns) != before {
 		t.Errorf("diff wrote to 3scale")
 	}
-	p := planOf(t, plans, "DeveloperPortal", portal.Name)
+	p := harness.PlanOf(t, plans, "DeveloperPortal", portal.Name)
 	if !changes || n != 2 || p.Action != "update" {
 		t.Errorf("plan %+v (%d writes), want an update of 2 writes", p, n)
 	}
@@ -520,7 +522,7 @@ func TestDiffShowsPortalTemplateChanges(t *testing.T) {
 // the Secret reaches 3scale, a secret changed by hand is put back at the drift check, and a provider the
 // spec drops is unpublished (porta cannot delete one).
 func TestDeveloperPortalSettingsAndSignIn(t *testing.T) {
-	ns := newNamespace(t)
+	ns := harness.NewNamespace(t)
 	const secretValue = "sso-client-secret-0123"
 	sso := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "sso"}, StringData: map[string]string{"clientSecret": secretValue}}
 	portal := &v1alpha1.DeveloperPortal{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "portal"},
@@ -528,16 +530,16 @@ func TestDeveloperPortalSettingsAndSignIn(t *testing.T) {
 			Settings: &v1alpha1.PortalSettings{SignupsEnabled: ptr.To(false), ChangeServicePlanPermission: "direct"},
 			SignInProviders: []v1alpha1.PortalSignInProvider{{Kind: "keycloak", Name: "Red Hat SSO", ClientID: "portal",
 				ClientSecretRef: v1alpha1.LocalSecretKeyRef{Name: "sso", Key: "clientSecret"}, Site: "https://sso.example.com/realms/dev"}}}}
-	create(t, defaultSecret(ns), sso, portal)
-	waitState(t, v1alpha1.ConditionSynced, portal)
+	harness.Create(t, harness.DefaultSecret(ns), sso, portal)
+	harness.WaitState(t, v1alpha1.ConditionSynced, portal)
 
-	settings := sim.Objects(ns, simulator.KindPortalSettings)[0]
+	settings := harness.Sim.Objects(ns, simulator.KindPortalSettings)[0]
 	if settings["signups_enabled"] != false || settings["change_service_plan_permission"] != "direct" || settings["public_search"] != false ||
 		settings["change_account_plan_permission"] != "request" {
 		t.Errorf("settings %v, want signups off, service plans changed directly, the rest as it was", settings)
 	}
 	provider := func() map[string]any {
-		providers := sim.Objects(ns, simulator.KindSignInProviders)
+		providers := harness.Sim.Objects(ns, simulator.KindSignInProviders)
 		if len(providers) != 1 {
 			t.Fatalf("sign-in providers %v, want one", providers)
 		}
@@ -551,8 +553,8 @@ func TestDeveloperPortalSettingsAndSignIn(t *testing.T) {
 	}
 
 	// The Secret edited: the new secret reaches 3scale.
-	update(t, sso, func() { sso.StringData = map[string]string{"clientSecret": "rotated-secret-4567"} })
-	eventually(t, waitTimeout, func() string {
+	harness.Update(t, sso, func() { sso.StringData = map[string]string{"clientSecret": "rotated-secret-4567"} })
+	harness.Eventually(t, harness.WaitTimeout, func() string {
 		if p := provider(); p["client_secret"] != "rotated-secret-4567" {
 			return "the rotated secret did not reach 3scale"
 		}
@@ -560,7 +562,7 @@ func TestDeveloperPortalSettingsAndSignIn(t *testing.T) {
 	})
 	// Changed by hand: put back at the drift check.
 	id := provider()["id"].(int64)
-	if _, err := byHand(t, ns).UpdateAuthenticationProvider(context.Background(), id, tsclient.AuthenticationProviderParams{ClientSecret: ptr.To("by-hand")}); err != nil {
+	if _, err := harness.ByHand(t, ns).UpdateAuthenticationProvider(context.Background(), id, tsclient.AuthenticationProviderParams{ClientSecret: ptr.To("by-hand")}); err != nil {
 		t.Fatal(err)
 	}
 	syncNow(t, portal, "1")
@@ -568,15 +570,15 @@ func TestDeveloperPortalSettingsAndSignIn(t *testing.T) {
 		t.Errorf("the secret changed by hand was not put back")
 	}
 	// Dropped from the spec: unpublished.
-	if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(portal), portal); err != nil {
+	if err := harness.K8s.Get(context.Background(), client.ObjectKeyFromObject(portal), portal); err != nil {
 		t.Fatal(err)
 	}
 	if len(portal.Status.Items) != 1 || !portal.Status.Items[0].Created {
 		t.Errorf("status.items %+v, want the provider recorded as made by apimsync", portal.Status.Items)
 	}
 	providers := portal.Spec.SignInProviders
-	update(t, portal, func() { portal.Spec.SignInProviders = nil })
-	eventually(t, waitTimeout, func() string {
+	harness.Update(t, portal, func() { portal.Spec.SignInProviders = nil })
+	harness.Eventually(t, harness.WaitTimeout, func() string {
 		if p := provider(); p["published"] != false {
 			return "the dropped provider is still published"
 		}
@@ -585,16 +587,16 @@ func TestDeveloperPortalSettingsAndSignIn(t *testing.T) {
 	// Added again, then dropped again (issue 42, item 2): published, then unpublished again, however
 	// many round trips.
 	for round := range 2 {
-		update(t, portal, func() { portal.Spec.SignInProviders = providers })
-		eventually(t, waitTimeout, func() string {
+		harness.Update(t, portal, func() { portal.Spec.SignInProviders = providers })
+		harness.Eventually(t, harness.WaitTimeout, func() string {
 			if p := provider(); p["published"] != true {
 				return fmt.Sprintf("round %d: the provider added again is not published", round)
 			}
 			return ""
 		})
-		waitState(t, v1alpha1.ConditionSynced, portal)
-		update(t, portal, func() { portal.Spec.SignInProviders = nil })
-		eventually(t, waitTimeout, func() string {
+		harness.WaitState(t, v1alpha1.ConditionSynced, portal)
+		harness.Update(t, portal, func() { portal.Spec.SignInProviders = nil })
+		harness.Eventually(t, harness.WaitTimeout, func() string {
 			if p := provider(); p["published"] != false {
 				return fmt.Sprintf("round %d: the provider dropped again is still published", round)
 			}
@@ -607,14 +609,14 @@ func TestDeveloperPortalSettingsAndSignIn(t *testing.T) {
 // except in a section spec.prune names, where pages and files made by anyone are deleted (and what the
 // spec lists there stays).
 func TestDeveloperPortalPrunesANamedSection(t *testing.T) {
-	ns := newNamespace(t)
+	ns := harness.NewNamespace(t)
 	portal := smallPortal(ns, v1alpha1.PortalPublishAlways)
 	createPortal(t, ns, portal)
-	waitState(t, v1alpha1.ConditionSynced, portal)
-	c := byHand(t, ns)
+	harness.WaitState(t, v1alpha1.ConditionSynced, portal)
+	c := harness.ByHand(t, ns)
 	ctx := context.Background()
 	company := int64(0)
-	for _, s := range sim.Objects(ns, simulator.KindCMSSections) {
+	for _, s := range harness.Sim.Objects(ns, simulator.KindCMSSections) {
 		if s["system_name"] == "company" {
 			company = s["id"].(int64)
 		}
@@ -637,8 +639,8 @@ func TestDeveloperPortalPrunesANamedSection(t *testing.T) {
 	if cmsTemplate(t, ns, tsclient.TemplatePage, "/company/legacy") == nil || cmsFile(ns, "/company/old.pdf") == nil {
 		t.Fatalf("a drift check deleted what the spec does not list, with no prune")
 	}
-	update(t, portal, func() { portal.Spec.Prune = []string{"company"} })
-	eventually(t, waitTimeout, func() string {
+	harness.Update(t, portal, func() { portal.Spec.Prune = []string{"company"} })
+	harness.Eventually(t, harness.WaitTimeout, func() string {
 		if cmsTemplate(t, ns, tsclient.TemplatePage, "/company/legacy") != nil || cmsFile(ns, "/company/old.pdf") != nil {
 			return "the pruned section still holds what the spec does not list"
 		}
@@ -654,8 +656,8 @@ func TestDeveloperPortalPrunesANamedSection(t *testing.T) {
 // porta does not refuse the name; with publish: Manual, a template the tenant already holds as the spec
 // says (taken over with no write) and then drafted by a person is reported, not overwritten.
 func TestDeveloperPortalMovesAPageAndKeepsADraft(t *testing.T) {
-	ns := newNamespace(t)
-	create(t, defaultSecret(ns))
+	ns := harness.NewNamespace(t)
+	harness.Create(t, harness.DefaultSecret(ns))
 	seeded := fmt.Sprint(cmsTemplate(t, ns, tsclient.TemplatePage, "/")["published"])
 	portal := smallPortal(ns, v1alpha1.PortalPublishManual)
 	portal.Spec.Files, portal.Spec.BuiltinPages = nil, nil
@@ -663,19 +665,19 @@ func TestDeveloperPortalMovesAPageAndKeepsADraft(t *testing.T) {
 		if cm.Name == "portal-pages" {
 			cm.Data["index.html.liquid"] = seeded // what the tenant has already
 		}
-		create(t, cm)
+		harness.Create(t, cm)
 	}
 	portal.Spec.Pages[0].Layout = cmsLayoutName(t, ns, cmsTemplate(t, ns, tsclient.TemplatePage, "/")["layout_id"])
-	create(t, portal)
-	waitState(t, v1alpha1.ConditionSynced, portal)
+	harness.Create(t, portal)
+	harness.WaitState(t, v1alpha1.ConditionSynced, portal)
 	home := cmsTemplate(t, ns, tsclient.TemplatePage, "/")
 	if home["draft"] != nil || home["published"] != seeded {
 		t.Fatalf("homepage %v, want it as it was (taken over with no write)", home)
 	}
-	if _, _, msg := syncState(t, portal); !strings.Contains(msg, "were in the tenant before") {
+	if _, _, msg := harness.SyncState(t, portal); !strings.Contains(msg, "were in the tenant before") {
 		t.Errorf("Synced message %q, want the items taken over counted", msg)
 	}
-	if _, err := byHand(t, ns).UpdateCMSTemplate(context.Background(), home["id"].(int64), tsclient.CMSTemplateParams{Draft: ptr.To("<h1>Soon</h1>")}); err != nil {
+	if _, err := harness.ByHand(t, ns).UpdateCMSTemplate(context.Background(), home["id"].(int64), tsclient.CMSTemplateParams{Draft: ptr.To("<h1>Soon</h1>")}); err != nil {
 		t.Fatal(err)
 	}
 	syncNow(t, portal, "1")
@@ -687,20 +689,20 @@ func TestDeveloperPortalMovesAPageAndKeepsADraft(t *testing.T) {
 	// publishes, so the new page is a draft and the old one stays live until then; it goes at the first
 	// sync after the draft is published.
 	about := cmsTemplate(t, ns, tsclient.TemplatePage, "/company/about")
-	if _, err := byHand(t, ns).PublishCMSTemplate(context.Background(), about["id"].(int64)); err != nil { // a person publishes it
+	if _, err := harness.ByHand(t, ns).PublishCMSTemplate(context.Background(), about["id"].(int64)); err != nil { // a person publishes it
 		t.Fatal(err)
 	}
 	syncNow(t, portal, "about published")
 	live := fmt.Sprint(cmsTemplate(t, ns, tsclient.TemplatePage, "/company/about")["published"])
-	update(t, portal, func() { portal.Spec.Pages[1].Path = "/company/about-us" })
-	eventually(t, waitTimeout, func() string {
+	harness.Update(t, portal, func() { portal.Spec.Pages[1].Path = "/company/about-us" })
+	harness.Eventually(t, harness.WaitTimeout, func() string {
 		if cmsTemplate(t, ns, tsclient.TemplatePage, "/company/about-us") == nil {
-			state, _, msg := syncState(t, portal)
+			state, _, msg := harness.SyncState(t, portal)
 			return fmt.Sprintf("no draft at the new path (%s: %s)", state, msg)
 		}
 		return ""
 	})
-	waitState(t, v1alpha1.ConditionSynced, portal)
+	harness.WaitState(t, v1alpha1.ConditionSynced, portal)
 	moved := cmsTemplate(t, ns, tsclient.TemplatePage, "/company/about-us")
 	if old := cmsTemplate(t, ns, tsclient.TemplatePage, "/company/about"); old == nil || fmt.Sprint(old["published"]) != live {
 		t.Errorf("the old page %v went down before a person published the new one", old)
@@ -708,26 +710,26 @@ func TestDeveloperPortalMovesAPageAndKeepsADraft(t *testing.T) {
 	if moved["published"] != nil || moved["draft"] == nil {
 		t.Errorf("the new page %v, want a draft not yet live", moved)
 	}
-	if _, _, msg := syncState(t, portal); !strings.Contains(msg, "stay live until the drafts are published") {
+	if _, _, msg := harness.SyncState(t, portal); !strings.Contains(msg, "stay live until the drafts are published") {
 		t.Errorf("Synced message %q, want the leaving page told", msg)
 	}
-	if _, err := byHand(t, ns).PublishCMSTemplate(context.Background(), moved["id"].(int64)); err != nil {
+	if _, err := harness.ByHand(t, ns).PublishCMSTemplate(context.Background(), moved["id"].(int64)); err != nil {
 		t.Fatal(err)
 	}
 	syncNow(t, portal, "published")
-	eventually(t, waitTimeout, func() string {
+	harness.Eventually(t, harness.WaitTimeout, func() string {
 		if cmsTemplate(t, ns, tsclient.TemplatePage, "/company/about") != nil {
 			return "the old page is still there after the new one was published"
 		}
 		return ""
 	})
-	waitState(t, v1alpha1.ConditionSynced, portal)
+	harness.WaitState(t, v1alpha1.ConditionSynced, portal)
 }
 
 // cmsLayoutName is the system name of the simulator's layout id.
 func cmsLayoutName(t *testing.T, ns string, id any) string {
 	t.Helper()
-	for _, tpl := range sim.Objects(ns, simulator.KindCMSTemplates) {
+	for _, tpl := range harness.Sim.Objects(ns, simulator.KindCMSTemplates) {
 		if tpl["type"] == tsclient.TemplateLayout && tpl["id"] == id {
 			return fmt.Sprint(tpl["system_name"])
 		}
@@ -740,10 +742,10 @@ func cmsLayoutName(t *testing.T, ns string, id any) string {
 // pages, never writes by the old tenant's ids: that page keeps its path and content, the portal's pages
 // are made on the new tenant, and a page that leaves the spec is deleted only where the portal made it.
 func TestDeveloperPortalMovedToAnotherTenant(t *testing.T) {
-	ns, ctx := newNamespace(t), context.Background()
+	ns, ctx := harness.NewNamespace(t), context.Background()
 	portal := smallPortal(ns, v1alpha1.PortalPublishAlways)
 	createPortal(t, ns, portal)
-	waitState(t, v1alpha1.ConditionSynced, portal)
+	harness.WaitState(t, v1alpha1.ConditionSynced, portal)
 	aboutID := int64(0)
 	for _, it := range portal.Status.Items {
 		if it.Key == "page:/company/about" {
@@ -756,7 +758,7 @@ func TestDeveloperPortalMovedToAnotherTenant(t *testing.T) {
 
 	// The second tenant: pages made by hand until one has the about page's id.
 	second := ns + "-b"
-	b := byHand(t, second)
+	b := harness.ByHand(t, second)
 	precious := map[int64]string{}
 	for i := 0; ; i++ {
 		path := fmt.Sprintf("/keep-%d", i)
@@ -773,19 +775,19 @@ func TestDeveloperPortalMovedToAnotherTenant(t *testing.T) {
 	if _, collides := precious[aboutID]; !collides {
 		t.Fatalf("no page of the second tenant has id %d: the test cannot show a collision", aboutID)
 	}
-	adminURL, token := tenantOf(second)
-	secret := defaultSecret(ns)
-	update(t, secret, func() { secret.StringData = map[string]string{"adminURL": adminURL, "token": token} })
-	eventually(t, waitTimeout, func() string {
+	adminURL, token := harness.TenantOf(second)
+	secret := harness.DefaultSecret(ns)
+	harness.Update(t, secret, func() { secret.StringData = map[string]string{"adminURL": adminURL, "token": token} })
+	harness.Eventually(t, harness.WaitTimeout, func() string {
 		if cmsTemplate(t, second, tsclient.TemplatePage, "/company/about") == nil {
 			return "the about page is not on the second tenant"
 		}
 		return ""
 	})
-	waitState(t, v1alpha1.ConditionSynced, portal)
+	harness.WaitState(t, v1alpha1.ConditionSynced, portal)
 	checkPrecious := func(when string) {
 		t.Helper()
-		for _, tpl := range sim.Objects(second, simulator.KindCMSTemplates) {
+		for _, tpl := range harness.Sim.Objects(second, simulator.KindCMSTemplates) {
 			id, _ := tpl["id"].(int64)
 			if path, mine := precious[id]; mine && (tpl["path"] != path || tpl["draft"] != "precious") {
 				t.Errorf("%s: the second tenant's page %d was written: %v, want %s untouched", when, id, tpl, path)
@@ -806,7 +808,7 @@ func TestDeveloperPortalMovedToAnotherTenant(t *testing.T) {
 
 	// The about page leaves the spec: deleted on the second tenant, where the portal made it; the page of
 	// the same id that someone made there stays.
-	update(t, portal, func() {
+	harness.Update(t, portal, func() {
 		var pages []v1alpha1.PortalPage
 		for _, p := range portal.Spec.Pages {
 			if p.Path != "/company/about" {
@@ -815,7 +817,7 @@ func TestDeveloperPortalMovedToAnotherTenant(t *testing.T) {
 		}
 		portal.Spec.Pages = pages
 	})
-	eventually(t, waitTimeout, func() string {
+	harness.Eventually(t, harness.WaitTimeout, func() string {
 		if cmsTemplate(t, second, tsclient.TemplatePage, "/company/about") != nil {
 			return "the about page is still on the second tenant"
 		}
@@ -831,20 +833,20 @@ func TestDeveloperPortalMovedToAnotherTenant(t *testing.T) {
 // by porta as "/company" (app/models/cms/section.rb:200-202); apimsync compares it as stored, so a drift
 // check writes nothing.
 func TestSectionPartialPathAsPortaStoresIt(t *testing.T) {
-	ns := newNamespace(t)
+	ns := harness.NewNamespace(t)
 	portal := smallPortal(ns, v1alpha1.PortalPublishAlways)
 	portal.Spec.Sections[0].PartialPath = "//company"
 	createPortal(t, ns, portal)
-	waitState(t, v1alpha1.ConditionSynced, portal)
-	for _, s := range sim.Objects(ns, simulator.KindCMSSections) {
+	harness.WaitState(t, v1alpha1.ConditionSynced, portal)
+	for _, s := range harness.Sim.Objects(ns, simulator.KindCMSSections) {
 		if s["system_name"] == "company" && s["partial_path"] != "/company" {
 			t.Errorf("section company stored with partial_path %v, want /company", s["partial_path"])
 		}
 	}
-	before := writesTo(ns)
+	before := harness.WritesTo(ns)
 	syncNow(t, portal, "1")
-	if n := writesTo(ns) - before; n != 0 {
-		t.Errorf("%d writes at a drift check of an unchanged portal with partialPath //company, want 0: %v", n, lastWrites(ns, n))
+	if n := harness.WritesTo(ns) - before; n != 0 {
+		t.Errorf("%d writes at a drift check of an unchanged portal with partialPath //company, want 0: %v", n, harness.LastWrites(ns, n))
 	}
 }
 
@@ -852,11 +854,11 @@ func TestSectionPartialPathAsPortaStoresIt(t *testing.T) {
 // name in the same apply, is gone after that one sync — deleted after the pages moved, not kept until a
 // drift check — and no longer in status.
 func TestRenamedLayoutGoesInOneSync(t *testing.T) {
-	ns := newNamespace(t)
+	ns := harness.NewNamespace(t)
 	portal := smallPortal(ns, v1alpha1.PortalPublishAlways)
 	createPortal(t, ns, portal)
-	waitState(t, v1alpha1.ConditionSynced, portal)
-	editAndWait(t, portal, func() {
+	harness.WaitState(t, v1alpha1.ConditionSynced, portal)
+	harness.EditAndWait(t, portal, func() {
 		portal.Spec.Layouts[0].SystemName = "brand2"
 		for i := range portal.Spec.Pages {
 			portal.Spec.Pages[i].Layout = "brand2"
@@ -879,7 +881,7 @@ func TestRenamedLayoutGoesInOneSync(t *testing.T) {
 			t.Errorf("status still records the renamed layout: %+v", it)
 		}
 	}
-	if _, _, msg := syncState(t, portal); strings.Contains(msg, "kept") && strings.Contains(msg, "brand") {
+	if _, _, msg := harness.SyncState(t, portal); strings.Contains(msg, "kept") && strings.Contains(msg, "brand") {
 		t.Errorf("Synced message %q says a layout was kept", msg)
 	}
 }
@@ -889,30 +891,30 @@ func TestRenamedLayoutGoesInOneSync(t *testing.T) {
 // 58-60; the simulator's TestCMSLiquidDrafts): the portal is Invalid with porta's message naming the item,
 // and that refused write is the only one.
 func TestBrokenLiquidInALayoutOrABuiltinIsRefused(t *testing.T) {
-	ns := newNamespace(t)
+	ns := harness.NewNamespace(t)
 	portal := smallPortal(ns, v1alpha1.PortalPublishAlways)
 	createPortal(t, ns, portal)
-	waitState(t, v1alpha1.ConditionSynced, portal)
+	harness.WaitState(t, v1alpha1.ConditionSynced, portal)
 	for _, tc := range []struct{ item, configMap, key string }{
 		{"layout:brand", "portal-layouts", "brand.html.liquid"},
 		{"builtin_page:login/new", "portal-pages", "login-new.html.liquid"},
 	} {
-		before := writesTo(ns)
+		before := harness.WritesTo(ns)
 		content := &corev1.ConfigMap{}
-		if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: tc.configMap}, content); err != nil {
+		if err := harness.K8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: tc.configMap}, content); err != nil {
 			t.Fatal(err)
 		}
 		good := content.Data[tc.key]
-		update(t, content, func() { content.Data[tc.key] = "{% if current_user %}<p>never closed</p>{% content %}" })
-		waitReason(t, portal, v1alpha1.ConditionInvalid, v1alpha1.ReasonRemoteRejected)
-		if _, _, msg := syncState(t, portal); !strings.Contains(msg, tc.item) || !strings.Contains(msg, "'if' tag was never closed") {
+		harness.Update(t, content, func() { content.Data[tc.key] = "{% if current_user %}<p>never closed</p>{% content %}" })
+		harness.WaitReason(t, portal, v1alpha1.ConditionInvalid, v1alpha1.ReasonRemoteRejected)
+		if _, _, msg := harness.SyncState(t, portal); !strings.Contains(msg, tc.item) || !strings.Contains(msg, "'if' tag was never closed") {
 			t.Errorf("%s: message %q, want the item and porta's Liquid error", tc.item, msg)
 		}
-		if n := writesTo(ns) - before; n != 1 {
-			t.Errorf("%s: %d writes, want the one porta refused: %v", tc.item, n, lastWrites(ns, n))
+		if n := harness.WritesTo(ns) - before; n != 1 {
+			t.Errorf("%s: %d writes, want the one porta refused: %v", tc.item, n, harness.LastWrites(ns, n))
 		}
-		update(t, content, func() { content.Data[tc.key] = good })
-		waitState(t, v1alpha1.ConditionSynced, portal)
+		harness.Update(t, content, func() { content.Data[tc.key] = good })
+		harness.WaitState(t, v1alpha1.ConditionSynced, portal)
 	}
 }
 
@@ -921,22 +923,22 @@ func TestBrokenLiquidInALayoutOrABuiltinIsRefused(t *testing.T) {
 // the old /a that left the spec) nor dereferences a template it deleted; one page at /b, still
 // apimsync's, and its later removal from the spec deletes it.
 func TestPageMovedByHandThenByTheSpec(t *testing.T) {
-	ns, ctx := newNamespace(t), context.Background()
+	ns, ctx := harness.NewNamespace(t), context.Background()
 	portal := smallPortal(ns, v1alpha1.PortalPublishAlways)
 	createPortal(t, ns, portal)
-	waitState(t, v1alpha1.ConditionSynced, portal)
+	harness.WaitState(t, v1alpha1.ConditionSynced, portal)
 	about := cmsTemplate(t, ns, tsclient.TemplatePage, "/company/about")
-	if _, err := byHand(t, ns).UpdateCMSTemplate(ctx, about["id"].(int64), tsclient.CMSTemplateParams{Path: ptr.To("/company/about-us")}); err != nil {
+	if _, err := harness.ByHand(t, ns).UpdateCMSTemplate(ctx, about["id"].(int64), tsclient.CMSTemplateParams{Path: ptr.To("/company/about-us")}); err != nil {
 		t.Fatal(err)
 	}
 	// (with a drift check, so that the plan reads the tenant as it is)
-	editAndWait(t, portal, func() {
+	harness.EditAndWait(t, portal, func() {
 		portal.Spec.Pages[1].Path = "/company/about-us"
 		portal.SetAnnotations(map[string]string{v1alpha1.SyncNowAnnotation: "moved"})
 	})
 	moved := cmsTemplate(t, ns, tsclient.TemplatePage, "/company/about-us")
 	if moved == nil || moved["id"] != about["id"] || cmsTemplate(t, ns, tsclient.TemplatePage, "/company/about") != nil {
-		t.Fatalf("page after the moves: %v, want template %v at /company/about-us and none at /company/about; writes %v", moved["id"], about["id"], lastWrites(ns, 6))
+		t.Fatalf("page after the moves: %v, want template %v at /company/about-us and none at /company/about; writes %v", moved["id"], about["id"], harness.LastWrites(ns, 6))
 	}
 	made := false
 	for _, it := range portal.Status.Items {
@@ -948,8 +950,8 @@ func TestPageMovedByHandThenByTheSpec(t *testing.T) {
 	if !made {
 		t.Errorf("status.items %+v, want page:/company/about-us recorded as made by apimsync", portal.Status.Items)
 	}
-	update(t, portal, func() { portal.Spec.Pages = portal.Spec.Pages[:1] })
-	eventually(t, waitTimeout, func() string {
+	harness.Update(t, portal, func() { portal.Spec.Pages = portal.Spec.Pages[:1] })
+	harness.Eventually(t, harness.WaitTimeout, func() string {
 		if cmsTemplate(t, ns, tsclient.TemplatePage, "/company/about-us") != nil {
 			return "the page apimsync made, dropped from the spec, is still there"
 		}
@@ -961,23 +963,23 @@ func TestPageMovedByHandThenByTheSpec(t *testing.T) {
 // it, with its system name) whose path the spec changes is moved in place: one page at the new path with
 // the same id, none at the old one, no page made beside it.
 func TestAdoptedPageMoves(t *testing.T) {
-	ns, ctx := newNamespace(t), context.Background()
-	create(t, defaultSecret(ns))
-	guides, err := byHand(t, ns).CreateCMSTemplate(ctx, tsclient.CMSTemplateParams{Type: tsclient.TemplatePage, Title: ptr.To("Guides"),
+	ns, ctx := harness.NewNamespace(t), context.Background()
+	harness.Create(t, harness.DefaultSecret(ns))
+	guides, err := harness.ByHand(t, ns).CreateCMSTemplate(ctx, tsclient.CMSTemplateParams{Type: tsclient.TemplatePage, Title: ptr.To("Guides"),
 		Path: ptr.To("/guides"), SystemName: ptr.To("guides"), Draft: ptr.To("<h1>Guides</h1>")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := byHand(t, ns).PublishCMSTemplate(ctx, guides.ID); err != nil {
+	if _, err := harness.ByHand(t, ns).PublishCMSTemplate(ctx, guides.ID); err != nil {
 		t.Fatal(err)
 	}
 	content := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "portal-guides"}, Data: map[string]string{"guides.html": "<h1>Guides</h1>"}}
 	portal := &v1alpha1.DeveloperPortal{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "portal"},
 		Spec: v1alpha1.DeveloperPortalSpec{Publish: v1alpha1.PortalPublishAlways, Pages: []v1alpha1.PortalPage{{Path: "/guides", Title: "Guides",
 			SystemName: "guides", Content: v1alpha1.PortalContentRef{ConfigMap: "portal-guides", Key: "guides.html"}}}}}
-	create(t, content, portal)
-	waitState(t, v1alpha1.ConditionSynced, portal)
-	editAndWait(t, portal, func() { portal.Spec.Pages[0].Path = "/docs/guides" })
+	harness.Create(t, content, portal)
+	harness.WaitState(t, v1alpha1.ConditionSynced, portal)
+	harness.EditAndWait(t, portal, func() { portal.Spec.Pages[0].Path = "/docs/guides" })
 	moved := cmsTemplate(t, ns, tsclient.TemplatePage, "/docs/guides")
 	if moved == nil || moved["id"] != guides.ID || cmsTemplate(t, ns, tsclient.TemplatePage, "/guides") != nil {
 		t.Errorf("after the move: %v at /docs/guides, want page %d moved there and none at /guides", moved, guides.ID)

@@ -1,4 +1,4 @@
-package controllers
+package product_test
 
 import (
 	"context"
@@ -21,6 +21,7 @@ import (
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/engine"
+	"github.com/apimsync/apimsync/controllers/internal/harness"
 	productkind "github.com/apimsync/apimsync/controllers/kinds/product"
 	"github.com/apimsync/apimsync/test/simulator"
 )
@@ -28,7 +29,7 @@ import (
 // planStates returns the state of each plan in 3scale by system name.
 func planStates(ns string) map[string]string {
 	out := map[string]string{}
-	for _, p := range sim.Objects(ns, simulator.KindPlans) {
+	for _, p := range harness.Sim.Objects(ns, simulator.KindPlans) {
 		out[fmt.Sprint(p["system_name"])] = fmt.Sprint(p["state"])
 	}
 	return out
@@ -44,14 +45,14 @@ type draftProduct struct {
 
 func newDraftProduct(t *testing.T, ns string) draftProduct {
 	t.Helper()
-	acc, pw := devAccount(ns, "acme")
-	d := draftProduct{product: petstoreProduct(ns, "pets"), basic: basicPlan(ns, "basic", "petstore"), internal: basicPlan(ns, "internal", "petstore"),
-		waiting: application(ns, "early", "acme", "basic"), tester: application(ns, "tester", "acme", "internal")}
+	acc, pw := harness.DevAccount(ns, "acme")
+	d := draftProduct{product: harness.PetstoreProduct(ns, "pets"), basic: harness.BasicPlan(ns, "basic", "petstore"), internal: harness.BasicPlan(ns, "internal", "petstore"),
+		waiting: harness.Application(ns, "early", "acme", "basic"), tester: harness.Application(ns, "tester", "acme", "internal")}
 	d.product.Spec.Lifecycle = v1alpha1.LifecycleDraft
 	d.internal.Spec.AllowInDraft = true
-	create(t, defaultSecret(ns), acc, pw, petsBackend(ns), d.product, d.basic, d.internal, d.waiting, d.tester)
-	waitState(t, v1alpha1.ConditionSynced, d.basic, d.internal, d.tester)
-	waitReason(t, d.waiting, v1alpha1.ConditionOrphan, v1alpha1.ReasonProductDraft)
+	harness.Create(t, harness.DefaultSecret(ns), acc, pw, harness.PetsBackend(ns), d.product, d.basic, d.internal, d.waiting, d.tester)
+	harness.WaitState(t, v1alpha1.ConditionSynced, d.basic, d.internal, d.tester)
+	harness.WaitReason(t, d.waiting, v1alpha1.ConditionOrphan, v1alpha1.ReasonProductDraft)
 	return d
 }
 
@@ -59,38 +60,38 @@ func newDraftProduct(t *testing.T, ns string) draftProduct {
 // allowInDraft), a new Application waits (ProductDraft) unless its plan allows drafts; publishing the
 // product publishes its plans and lets the application through.
 func TestDraftProductHidesPlansAndHoldsApplications(t *testing.T) {
-	ns := newNamespace(t)
+	ns := harness.NewNamespace(t)
 	d := newDraftProduct(t, ns)
 	product, waiting := d.product, d.waiting
 	if got := planStates(ns); got["basic"] != "hidden" || got["internal"] != "published" {
 		t.Errorf("plans in Draft: %v, want basic hidden and internal published", got)
 	}
-	update(t, product, func() { product.Spec.Lifecycle = v1alpha1.LifecyclePublished })
-	waitState(t, v1alpha1.ConditionSynced, waiting)
-	eventually(t, waitTimeout, func() string {
+	harness.Update(t, product, func() { product.Spec.Lifecycle = v1alpha1.LifecyclePublished })
+	harness.WaitState(t, v1alpha1.ConditionSynced, waiting)
+	harness.Eventually(t, harness.WaitTimeout, func() string {
 		if got := planStates(ns); got["basic"] != "published" {
 			return fmt.Sprintf("plans after publishing: %v", got)
 		}
 		return ""
 	})
-	wantEvent(t, product, "moved from Draft to Published")
+	harness.WantEvent(t, product, "moved from Draft to Published")
 }
 
 // TestDeprecatedProductKeepsItsApplicationsAndReportsThem: Deprecated hides every plan, refuses a new
 // Application (ProductDeprecated), which is never created in 3scale, while an existing one stays Synced
 // and live; the usage report keeps the top usageReport.top accounts and feeds the metric.
 func TestDeprecatedProductKeepsItsApplicationsAndReportsThem(t *testing.T) {
-	ns := newNamespace(t)
-	acme, pw1 := devAccount(ns, "acme")
-	other, pw2 := devAccount(ns, "other")
-	backend, product, plan := petsBackend(ns), petstoreProduct(ns, "pets"), basicPlan(ns, "basic", "petstore")
+	ns := harness.NewNamespace(t)
+	acme, pw1 := harness.DevAccount(ns, "acme")
+	other, pw2 := harness.DevAccount(ns, "other")
+	backend, product, plan := harness.PetsBackend(ns), harness.PetstoreProduct(ns, "pets"), harness.BasicPlan(ns, "basic", "petstore")
 	product.Spec.UsageReport = &v1alpha1.UsageReportSpec{Top: 1}
-	apps := []engine.Object{application(ns, "a1", "acme", "basic"), application(ns, "a2", "acme", "basic"), application(ns, "o1", "other", "basic")}
-	create(t, defaultSecret(ns), acme, pw1, other, pw2, backend, product, plan, apps[0], apps[1], apps[2])
-	waitState(t, v1alpha1.ConditionSynced, append(apps, product, plan, acme)...)
-	update(t, product, func() { product.Spec.Lifecycle = v1alpha1.LifecycleDeprecated })
-	eventually(t, waitTimeout, func() string {
-		if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(product), product); err != nil {
+	apps := []engine.Object{harness.Application(ns, "a1", "acme", "basic"), harness.Application(ns, "a2", "acme", "basic"), harness.Application(ns, "o1", "other", "basic")}
+	harness.Create(t, harness.DefaultSecret(ns), acme, pw1, other, pw2, backend, product, plan, apps[0], apps[1], apps[2])
+	harness.WaitState(t, v1alpha1.ConditionSynced, append(apps, product, plan, acme)...)
+	harness.Update(t, product, func() { product.Spec.Lifecycle = v1alpha1.LifecycleDeprecated })
+	harness.Eventually(t, harness.WaitTimeout, func() string {
+		if err := harness.K8s.Get(context.Background(), client.ObjectKeyFromObject(product), product); err != nil {
 			return err.Error()
 		}
 		if u := product.Status.Usage; u == nil || u.LiveApplications != 3 {
@@ -110,14 +111,14 @@ func TestDeprecatedProductKeepsItsApplicationsAndReportsThem(t *testing.T) {
 	if got := testutil.ToFloat64(productkind.DeprecatedProductApplications.WithLabelValues(ns, "petstore")); got != 3 {
 		t.Errorf("apimsync_deprecated_product_applications = %v, want 3", got)
 	}
-	newcomer := application(ns, "late", "other", "basic")
-	create(t, newcomer)
-	waitReason(t, newcomer, v1alpha1.ConditionInvalid, v1alpha1.ReasonProductDeprecated)
-	waitState(t, v1alpha1.ConditionSynced, apps...)
-	if got := sim.Count(ns, simulator.KindApplications); got != 3 {
+	newcomer := harness.Application(ns, "late", "other", "basic")
+	harness.Create(t, newcomer)
+	harness.WaitReason(t, newcomer, v1alpha1.ConditionInvalid, v1alpha1.ReasonProductDeprecated)
+	harness.WaitState(t, v1alpha1.ConditionSynced, apps...)
+	if got := harness.Sim.Count(ns, simulator.KindApplications); got != 3 {
 		t.Errorf("%d applications in 3scale, want the 3 that existed before the product was deprecated", got)
 	}
-	for _, a := range sim.Objects(ns, simulator.KindApplications) {
+	for _, a := range harness.Sim.Objects(ns, simulator.KindApplications) {
 		if a["state"] != "live" {
 			t.Errorf("application %v is %v, want live", a["name"], a["state"])
 		}
@@ -129,7 +130,7 @@ func TestDeprecatedProductKeepsItsApplicationsAndReportsThem(t *testing.T) {
 // manages them. It returns the account's id.
 func signUpByHand(t *testing.T, ns, org string, planID int64, apps ...string) int64 {
 	t.Helper()
-	c, ctx := byHand(t, ns), context.Background()
+	c, ctx := harness.ByHand(t, ns), context.Background()
 	login := strings.ToLower(strings.ReplaceAll(org, " ", "-"))
 	acc, err := c.Signup(ctx, tsclient.SignupParams{OrgName: org, Username: login, Email: login + "@example.com", Password: "s3cret-long-enough"})
 	if err != nil {
@@ -147,15 +148,15 @@ func signUpByHand(t *testing.T, ns, org string, planID int64, apps ...string) in
 // admin portal (PUT .../application_plans/{id}/default.json): porta's signups then contract it.
 func makeDefaultPlanByHand(t *testing.T, ns string, productID, planID int64) {
 	t.Helper()
-	adminURL, token := tenantOf(ns)
-	send(t, http.MethodPut, fmt.Sprintf("%s/admin/api/services/%d/application_plans/%d/default.json", adminURL, productID, planID), token)
+	adminURL, token := harness.TenantOf(ns)
+	harness.Send(t, http.MethodPut, fmt.Sprintf("%s/admin/api/services/%d/application_plans/%d/default.json", adminURL, productID, planID), token)
 }
 
 // listCalls counts the tenant's lists of a product's applications (the usage report's call) since the
 // simulator's statistics were reset.
 func listCalls(ns string) int {
 	n := 0
-	for _, c := range sim.Stats().Calls {
+	for _, c := range harness.Sim.Stats().Calls {
 		if c.Tenant == ns && c.Method == "GET" && c.Endpoint == "/admin/api/applications.json" {
 			n += c.Count
 		}
@@ -166,7 +167,7 @@ func listCalls(ns string) int {
 // usageOf reads the product again and returns its usage report.
 func usageOf(t *testing.T, product *v1alpha1.Product) *v1alpha1.ProductUsage {
 	t.Helper()
-	if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(product), product); err != nil {
+	if err := harness.K8s.Get(context.Background(), client.ObjectKeyFromObject(product), product); err != nil {
 		t.Fatal(err)
 	}
 	return product.Status.Usage
@@ -175,9 +176,9 @@ func usageOf(t *testing.T, product *v1alpha1.Product) *v1alpha1.ProductUsage {
 // moveTo moves the product to a lifecycle stage and waits until the controller has acted upon it.
 func moveTo(t *testing.T, product *v1alpha1.Product, stage v1alpha1.ProductLifecycle) {
 	t.Helper()
-	update(t, product, func() { product.Spec.Lifecycle = stage })
-	eventually(t, waitTimeout, func() string {
-		if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(product), product); err != nil {
+	harness.Update(t, product, func() { product.Spec.Lifecycle = stage })
+	harness.Eventually(t, harness.WaitTimeout, func() string {
+		if err := harness.K8s.Get(context.Background(), client.ObjectKeyFromObject(product), product); err != nil {
 			return err.Error()
 		}
 		if product.Status.Lifecycle != stage {
@@ -192,7 +193,7 @@ func moveTo(t *testing.T, product *v1alpha1.Product, stage v1alpha1.ProductLifec
 func describedEvents(t *testing.T, obj client.Object) []string {
 	t.Helper()
 	var list eventsv1.EventList
-	if err := k8s.List(context.Background(), &list, client.InNamespace(obj.GetNamespace())); err != nil {
+	if err := harness.K8s.List(context.Background(), &list, client.InNamespace(obj.GetNamespace())); err != nil {
 		t.Fatal(err)
 	}
 	kind := fmt.Sprintf("%T", obj)[len("*v1alpha1."):]
@@ -217,7 +218,7 @@ func describedEvents(t *testing.T, obj client.Object) []string {
 // condition returns the status and message of one condition of an object, read again.
 func condition(t *testing.T, obj engine.Object, kind string) (metav1.ConditionStatus, string) {
 	t.Helper()
-	if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(obj), obj); err != nil {
+	if err := harness.K8s.Get(context.Background(), client.ObjectKeyFromObject(obj), obj); err != nil {
 		t.Fatal(err)
 	}
 	c := meta.FindStatusCondition(obj.GetSyncStatus().Conditions, kind)
@@ -232,14 +233,14 @@ func condition(t *testing.T, obj engine.Object, kind string) (metav1.ConditionSt
 // (most applications first, then by account id) with their applications and plans, and lists the
 // product's applications at most once per period however often the product is reconciled.
 func TestUsageReportNamesAccountsApplicationsAndPlans(t *testing.T) {
-	ns := newNamespace(t)
-	acme, pw1 := devAccount(ns, "acme")
-	other, pw2 := devAccount(ns, "other")
-	backend, product := petsBackend(ns), petstoreProduct(ns, "pets")
-	basic, gold := basicPlan(ns, "basic", "petstore"), basicPlan(ns, "gold", "petstore")
-	apps := []engine.Object{application(ns, "a1", "acme", "basic"), application(ns, "a2", "acme", "gold"), application(ns, "o1", "other", "gold")}
-	create(t, defaultSecret(ns), acme, pw1, other, pw2, backend, product, basic, gold, apps[0], apps[1], apps[2])
-	waitState(t, v1alpha1.ConditionSynced, append(apps, product, basic, gold, acme, other)...)
+	ns := harness.NewNamespace(t)
+	acme, pw1 := harness.DevAccount(ns, "acme")
+	other, pw2 := harness.DevAccount(ns, "other")
+	backend, product := harness.PetsBackend(ns), harness.PetstoreProduct(ns, "pets")
+	basic, gold := harness.BasicPlan(ns, "basic", "petstore"), harness.BasicPlan(ns, "gold", "petstore")
+	apps := []engine.Object{harness.Application(ns, "a1", "acme", "basic"), harness.Application(ns, "a2", "acme", "gold"), harness.Application(ns, "o1", "other", "gold")}
+	harness.Create(t, harness.DefaultSecret(ns), acme, pw1, other, pw2, backend, product, basic, gold, apps[0], apps[1], apps[2])
+	harness.WaitState(t, v1alpha1.ConditionSynced, append(apps, product, basic, gold, acme, other)...)
 	// 11 developer-portal sign-ups, one application each, made after the two accounts above (higher ids).
 	want := []v1alpha1.AccountUsage{
 		{Account: "Org acme", AccountID: acme.Status.AccountID, Applications: []v1alpha1.ApplicationUsage{{Name: "a1", Plan: "basic"}, {Name: "a2", Plan: "gold"}}},
@@ -254,7 +255,7 @@ func TestUsageReportNamesAccountsApplicationsAndPlans(t *testing.T) {
 		}
 	}
 	moveTo(t, product, v1alpha1.LifecycleDeprecated)
-	eventually(t, waitTimeout, func() string {
+	harness.Eventually(t, harness.WaitTimeout, func() string {
 		if u := usageOf(t, product); u == nil || u.LiveApplications != 14 {
 			return fmt.Sprintf("usage report %+v, want 14 live applications", u)
 		}
@@ -263,24 +264,24 @@ func TestUsageReportNamesAccountsApplicationsAndPlans(t *testing.T) {
 	if diff := cmp.Diff(want, product.Status.Usage.Accounts); diff != "" {
 		t.Errorf("accounts of the usage report (-want +got):\n%s", diff)
 	}
-	if _, _, msg := syncState(t, product); !strings.Contains(msg, "deprecated since "+time.Now().UTC().Format(time.DateOnly)+": 14 live applications in 10 accounts still use it") {
+	if _, _, msg := harness.SyncState(t, product); !strings.Contains(msg, "deprecated since "+time.Now().UTC().Format(time.DateOnly)+": 14 live applications in 10 accounts still use it") {
 		t.Errorf("the Deprecated product's message: %q", msg)
 	}
 
 	// Reconciled every 200ms for 5s (each bump of sync-now re-reads the product from 3scale): with a 2s
 	// period, at most 3 lists.
-	sim.ResetStats()
+	harness.Sim.ResetStats()
 	deadline := time.Now().Add(5 * time.Second)
 	bumps := 0
 	for ; time.Now().Before(deadline); bumps++ {
-		update(t, product, func() {
+		harness.Update(t, product, func() {
 			product.Annotations = map[string]string{v1alpha1.SyncNowAnnotation: fmt.Sprint(bumps)}
 		})
 		time.Sleep(200 * time.Millisecond)
 	}
 	lists := listCalls(ns)
 	reads := 0
-	for _, c := range sim.Stats().Calls {
+	for _, c := range harness.Sim.Stats().Calls {
 		if c.Tenant == ns && c.Method == "GET" && c.Endpoint == "/admin/api/services/{service_id}/proxy.json" {
 			reads += c.Count
 		}
@@ -297,17 +298,17 @@ func TestUsageReportNamesAccountsApplicationsAndPlans(t *testing.T) {
 // Deprecated → Retired) is an Event, in order, as `kubectl describe` shows; a plan with published: false
 // stays hidden on a Published product, and un-deprecating re-publishes the plans that want to be.
 func TestLifecycleMovesAreEventsAndDrivePlans(t *testing.T) {
-	ns := newNamespace(t)
-	backend, product := petsBackend(ns), petstoreProduct(ns, "pets")
+	ns := harness.NewNamespace(t)
+	backend, product := harness.PetsBackend(ns), harness.PetstoreProduct(ns, "pets")
 	product.Spec.Lifecycle = v1alpha1.LifecycleDraft
-	open, closed := basicPlan(ns, "open", "petstore"), basicPlan(ns, "closed", "petstore")
+	open, closed := harness.BasicPlan(ns, "open", "petstore"), harness.BasicPlan(ns, "closed", "petstore")
 	unpublished := false
 	closed.Spec.Published = &unpublished
-	create(t, defaultSecret(ns), backend, product, open, closed)
-	waitState(t, v1alpha1.ConditionSynced, product, open, closed)
+	harness.Create(t, harness.DefaultSecret(ns), backend, product, open, closed)
+	harness.WaitState(t, v1alpha1.ConditionSynced, product, open, closed)
 	plansAre := func(stage v1alpha1.ProductLifecycle, wantOpen string) {
 		t.Helper()
-		eventually(t, waitTimeout, func() string {
+		harness.Eventually(t, harness.WaitTimeout, func() string {
 			if got := planStates(ns); got["open"] != wantOpen || got["closed"] != "hidden" {
 				return fmt.Sprintf("plans of a %s product: %v, want open %s and closed hidden", stage, got, wantOpen)
 			}
@@ -337,7 +338,7 @@ func TestLifecycleMovesAreEventsAndDrivePlans(t *testing.T) {
 		want = append(want, fmt.Sprintf("Normal  %s  apimsync-product  the product moved from %s to %s", v1alpha1.ReasonLifecycleChanged, from, m.to))
 		from = m.to
 	}
-	eventually(t, waitTimeout, func() string {
+	harness.Eventually(t, harness.WaitTimeout, func() string {
 		var got []string
 		for _, e := range describedEvents(t, product) {
 			if strings.Contains(e, v1alpha1.ReasonLifecycleChanged) {
@@ -349,8 +350,8 @@ func TestLifecycleMovesAreEventsAndDrivePlans(t *testing.T) {
 		}
 		return ""
 	})
-	eventually(t, waitTimeout, func() string {
-		if _, _, msg := syncState(t, product); !strings.Contains(msg, "retired on "+time.Now().UTC().Format(time.DateOnly)+": 0 applications suspended, 0 still live") {
+	harness.Eventually(t, harness.WaitTimeout, func() string {
+		if _, _, msg := harness.SyncState(t, product); !strings.Contains(msg, "retired on "+time.Now().UTC().Format(time.DateOnly)+": 0 applications suspended, 0 still live") {
 			return "the Retired product's message: " + msg
 		}
 		return ""
@@ -363,16 +364,16 @@ func TestLifecycleMovesAreEventsAndDrivePlans(t *testing.T) {
 // the product was retired, and its credentials Secret (custom name or not) is deleted; nothing leaves
 // Retired.
 func TestRetiredProductSuspendsEveryApplicationOnIt(t *testing.T) {
-	ns, ctx := newNamespace(t), context.Background()
-	acc, pw := devAccount(ns, "acme")
-	backend, product, plan := petsBackend(ns), petstoreProduct(ns, "pets"), basicPlan(ns, "basic", "petstore")
-	a1, a2 := application(ns, "a1", "acme", "basic"), application(ns, "a2", "acme", "basic")
+	ns, ctx := harness.NewNamespace(t), context.Background()
+	acc, pw := harness.DevAccount(ns, "acme")
+	backend, product, plan := harness.PetsBackend(ns), harness.PetstoreProduct(ns, "pets"), harness.BasicPlan(ns, "basic", "petstore")
+	a1, a2 := harness.Application(ns, "a1", "acme", "basic"), harness.Application(ns, "a2", "acme", "basic")
 	a1.Spec.CredentialsSecretName = "a1-keys"
-	create(t, defaultSecret(ns), acc, pw, backend, product, plan, a1, a2)
-	waitState(t, v1alpha1.ConditionSynced, a1, a2, product, plan)
+	harness.Create(t, harness.DefaultSecret(ns), acc, pw, backend, product, plan, a1, a2)
+	harness.WaitState(t, v1alpha1.ConditionSynced, a1, a2, product, plan)
 	secrets := []string{"a1-keys", "a2-credentials"}
 	for _, name := range secrets {
-		if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &corev1.Secret{}); err != nil {
+		if err := harness.K8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &corev1.Secret{}); err != nil {
 			t.Fatalf("credentials Secret %s before retiring: %v", name, err)
 		}
 	}
@@ -381,7 +382,7 @@ func TestRetiredProductSuspendsEveryApplicationOnIt(t *testing.T) {
 	// product, and a product apimsync does not manage, with a live application of the same account.
 	makeDefaultPlanByHand(t, ns, product.Status.ProductID, plan.Status.PlanID)
 	portal := signUpByHand(t, ns, "Portal dev", plan.Status.PlanID, "signup-1", "signup-2")
-	c := byHand(t, ns)
+	c := harness.ByHand(t, ns)
 	stranger, err := c.CreateProduct(ctx, tsclient.ProductParams{Name: "Stranger", SystemName: "stranger"})
 	if err != nil {
 		t.Fatal(err)
@@ -395,7 +396,7 @@ func TestRetiredProductSuspendsEveryApplicationOnIt(t *testing.T) {
 	}
 
 	moveTo(t, product, v1alpha1.LifecycleDeprecated)
-	eventually(t, waitTimeout, func() string {
+	harness.Eventually(t, harness.WaitTimeout, func() string {
 		u := usageOf(t, product)
 		if u == nil || u.Lifecycle != v1alpha1.LifecycleDeprecated || u.LiveApplications != 5 {
 			return fmt.Sprintf("usage report of the Deprecated product %+v, want 5 live applications", u)
@@ -407,11 +408,11 @@ func TestRetiredProductSuspendsEveryApplicationOnIt(t *testing.T) {
 		}
 		return fmt.Sprintf("usage report %+v does not list the sign-up's own application", u.Accounts)
 	})
-	mark := len(sim.Writes(ns))
+	mark := len(harness.Sim.Writes(ns))
 	moveTo(t, product, v1alpha1.LifecycleRetired)
 	// The first report taken in Retired counts the suspensions already (no wait for the next period).
 	var first v1alpha1.ProductUsage
-	eventually(t, waitTimeout, func() string {
+	harness.Eventually(t, harness.WaitTimeout, func() string {
 		u := usageOf(t, product)
 		if u == nil || u.Lifecycle != v1alpha1.LifecycleRetired {
 			return fmt.Sprintf("no usage report taken in Retired: %+v", u)
@@ -423,10 +424,10 @@ func TestRetiredProductSuspendsEveryApplicationOnIt(t *testing.T) {
 		t.Errorf("first report of the Retired product: %d suspended, %d live; want 5 and 0", first.SuspendedApplications, first.LiveApplications)
 	}
 	today := time.Now().UTC().Format(time.DateOnly)
-	if _, _, msg := syncState(t, product); !strings.Contains(msg, "retired on "+today+": 5 applications suspended, 0 still live") {
+	if _, _, msg := harness.SyncState(t, product); !strings.Contains(msg, "retired on "+today+": 5 applications suspended, 0 still live") {
 		t.Errorf("the Retired product's message: %q", msg)
 	}
-	eventually(t, waitTimeout, func() string {
+	harness.Eventually(t, harness.WaitTimeout, func() string {
 		ev := strings.Join(describedEvents(t, product), "\n")
 		// The sweep suspends what is still live; the Application objects may have suspended theirs first.
 		if !strings.Contains(ev, "Normal  "+v1alpha1.ReasonApplicationsSuspended+"  apimsync-product  the product is retired: ") ||
@@ -435,7 +436,7 @@ func TestRetiredProductSuspendsEveryApplicationOnIt(t *testing.T) {
 		}
 		return ""
 	})
-	for _, a := range sim.Objects(ns, simulator.KindApplications) {
+	for _, a := range harness.Sim.Objects(ns, simulator.KindApplications) {
 		want := "suspended"
 		if fmt.Sprint(a["service_id"]) == fmt.Sprint(stranger.ID) {
 			want = "live" // not ours
@@ -444,14 +445,14 @@ func TestRetiredProductSuspendsEveryApplicationOnIt(t *testing.T) {
 			t.Errorf("application %v (service %v) is %v, want %s", a["name"], a["service_id"], a["state"], want)
 		}
 	}
-	if got := sim.Count(ns, simulator.KindApplications); got != 6 {
+	if got := harness.Sim.Count(ns, simulator.KindApplications); got != 6 {
 		t.Errorf("%d applications in 3scale, want 6", got)
 	}
 	for _, a := range []engine.Object{a1, a2} {
-		waitReason(t, a, v1alpha1.ConditionInvalid, v1alpha1.ReasonProductRetired)
+		harness.WaitReason(t, a, v1alpha1.ConditionInvalid, v1alpha1.ReasonProductRetired)
 	}
 	var suspends []string
-	for _, w := range sim.Writes(ns)[mark:] {
+	for _, w := range harness.Sim.Writes(ns)[mark:] {
 		if strings.HasSuffix(w.Endpoint, "/suspend.json") {
 			suspends = append(suspends, fmt.Sprint(w.Code))
 		}
@@ -465,13 +466,13 @@ func TestRetiredProductSuspendsEveryApplicationOnIt(t *testing.T) {
 		}
 	}
 	for _, name := range secrets {
-		err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &corev1.Secret{})
+		err := harness.K8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &corev1.Secret{})
 		if !apierrors.IsNotFound(err) {
 			t.Errorf("the credentials Secret %s is still there (%v)", name, err)
 		}
 	}
 	product.Spec.Lifecycle = v1alpha1.LifecyclePublished
-	if err := k8s.Update(ctx, product); err == nil || !strings.Contains(err.Error(), "stays Retired") {
+	if err := harness.K8s.Update(ctx, product); err == nil || !strings.Contains(err.Error(), "stays Retired") {
 		t.Errorf("leaving Retired: %v, want refused", err)
 	}
 }
@@ -481,33 +482,33 @@ func TestRetiredProductSuspendsEveryApplicationOnIt(t *testing.T) {
 // (ProductRetired) and never created in 3scale; deleting the Retired product deletes its plans and
 // their Applications first, then the service, as for any product.
 func TestRetiredProductTakesNoApplicationAndIsDeletedByTheCascade(t *testing.T) {
-	ns := newNamespace(t)
+	ns := harness.NewNamespace(t)
 	d := newDraftProduct(t, ns)
 	product, basic, internal, waiting, tester := d.product, d.basic, d.internal, d.waiting, d.tester
 
 	moveTo(t, product, v1alpha1.LifecycleRetired)
-	waitReason(t, tester, v1alpha1.ConditionInvalid, v1alpha1.ReasonProductRetired)
-	newcomer := application(ns, "late", "acme", "basic")
-	create(t, newcomer)
+	harness.WaitReason(t, tester, v1alpha1.ConditionInvalid, v1alpha1.ReasonProductRetired)
+	newcomer := harness.Application(ns, "late", "acme", "basic")
+	harness.Create(t, newcomer)
 	for _, a := range []engine.Object{waiting, newcomer} {
-		waitReason(t, a, v1alpha1.ConditionInvalid, v1alpha1.ReasonProductRetired)
-		if _, _, msg := syncState(t, a); !strings.Contains(msg, "is Retired: it takes no application") {
+		harness.WaitReason(t, a, v1alpha1.ConditionInvalid, v1alpha1.ReasonProductRetired)
+		if _, _, msg := harness.SyncState(t, a); !strings.Contains(msg, "is Retired: it takes no application") {
 			t.Errorf("%s: %q", a.GetName(), msg)
 		}
 	}
-	remote := sim.Objects(ns, simulator.KindApplications)
+	remote := harness.Sim.Objects(ns, simulator.KindApplications)
 	if len(remote) != 1 || remote[0]["state"] != "suspended" {
 		t.Errorf("applications in 3scale: %v, want only the tester's, suspended", remote)
 	}
 
-	deleteObjects(t, product)
-	waitGone(t, product, basic, internal, tester, waiting, newcomer)
+	harness.DeleteObjects(t, product)
+	harness.WaitGone(t, product, basic, internal, tester, waiting, newcomer)
 	for _, kind := range []string{simulator.KindServices, simulator.KindPlans, simulator.KindApplications} {
-		if got := sim.Count(ns, kind); got != 0 {
+		if got := harness.Sim.Count(ns, kind); got != 0 {
 			t.Errorf("%d %s left in 3scale, want 0", got, kind)
 		}
 	}
-	wantEvent(t, product, "RemoteDeleted")
+	harness.WantEvent(t, product, "RemoteDeleted")
 }
 
 // TestRetirementSweepIsDueOnceAfterTheMove: a Retired product sweeps its applications when its report
@@ -515,7 +516,7 @@ func TestRetiredProductTakesNoApplicationAndIsDeletedByTheCascade(t *testing.T) 
 // upgrade from a version whose reports had no stage (those products were retired before the sweep).
 func TestRetirementSweepIsDueOnceAfterTheMove(t *testing.T) {
 	product := func(stage, seen v1alpha1.ProductLifecycle) *v1alpha1.Product {
-		p := petstoreProduct("ns", "pets")
+		p := harness.PetstoreProduct("ns", "pets")
 		p.Spec.Lifecycle, p.Status.Lifecycle = stage, seen
 		return p
 	}
@@ -552,52 +553,52 @@ func TestRetirementSweepIsDueOnceAfterTheMove(t *testing.T) {
 // credentials Secrets the Applications created: a user's Secret named by credentialsSecretName (the
 // Application Invalid for it) survives, and so does the provider-account Secret.
 func TestRetiringDeletesOnlyCredentialsSecretsTheApplicationControls(t *testing.T) {
-	ns, ctx := newNamespace(t), context.Background()
-	acc, pw := devAccount(ns, "acme")
-	backend, product, plan := petsBackend(ns), petstoreProduct(ns, "pets"), basicPlan(ns, "basic", "petstore")
-	ours := application(ns, "ours", "acme", "basic")
-	theirs := application(ns, "theirs", "acme", "basic")
+	ns, ctx := harness.NewNamespace(t), context.Background()
+	acc, pw := harness.DevAccount(ns, "acme")
+	backend, product, plan := harness.PetsBackend(ns), harness.PetstoreProduct(ns, "pets"), harness.BasicPlan(ns, "basic", "petstore")
+	ours := harness.Application(ns, "ours", "acme", "basic")
+	theirs := harness.Application(ns, "theirs", "acme", "basic")
 	theirs.Spec.CredentialsSecretName = "users-own"
 	usersOwn := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "users-own"}, StringData: map[string]string{"note": "mine"}}
-	create(t, defaultSecret(ns), usersOwn, acc, pw, backend, product, plan, ours, theirs)
+	harness.Create(t, harness.DefaultSecret(ns), usersOwn, acc, pw, backend, product, plan, ours, theirs)
 
-	refused := application(ns, "refused", "acme", "basic")
+	refused := harness.Application(ns, "refused", "acme", "basic")
 	refused.Spec.CredentialsSecretName = v1alpha1.DefaultProviderAccountSecret
-	if err := k8s.Create(ctx, refused); err == nil || !strings.Contains(err.Error(), "must not name the provider-account Secret") {
+	if err := harness.K8s.Create(ctx, refused); err == nil || !strings.Contains(err.Error(), "must not name the provider-account Secret") {
 		t.Errorf("credentialsSecretName naming the provider-account Secret: %v, want refused at admission", err)
 	}
-	byo := withCredentials(application(ns, "byo", "acme", "basic"), "byo-creds")
+	byo := harness.WithCredentials(harness.Application(ns, "byo", "acme", "basic"), "byo-creds")
 	byo.Spec.CredentialsSecretName = "byo-creds"
-	if err := k8s.Create(ctx, byo); err == nil || !strings.Contains(err.Error(), "must not name the credentialsRef Secret") {
+	if err := harness.K8s.Create(ctx, byo); err == nil || !strings.Contains(err.Error(), "must not name the credentialsRef Secret") {
 		t.Errorf("credentialsSecretName naming the credentialsRef Secret: %v, want refused at admission", err)
 	}
 	// The account's provider account under another name: only the controller knows it.
-	other := providerSecret(ns, "team-tenant", "", "")
-	adminURL, token := tenantOf(ns)
+	other := harness.ProviderSecret(ns, "team-tenant", "", "")
+	adminURL, token := harness.TenantOf(ns)
 	other.StringData["adminURL"], other.StringData["token"] = adminURL, token
-	acc2, pw2 := devAccount(ns, "beta")
+	acc2, pw2 := harness.DevAccount(ns, "beta")
 	acc2.Spec.ProviderAccountRef = &v1alpha1.ProviderAccountRef{Name: "team-tenant"}
-	onTenant := application(ns, "on-tenant", "beta", "basic")
+	onTenant := harness.Application(ns, "on-tenant", "beta", "basic")
 	onTenant.Spec.CredentialsSecretName = "team-tenant"
-	create(t, other, acc2, pw2, onTenant)
-	waitReason(t, onTenant, v1alpha1.ConditionInvalid, v1alpha1.ReasonInvalidSpec)
-	if _, _, msg := syncState(t, onTenant); !strings.Contains(msg, `the credentials Secret "team-tenant" is the provider-account Secret`) {
+	harness.Create(t, other, acc2, pw2, onTenant)
+	harness.WaitReason(t, onTenant, v1alpha1.ConditionInvalid, v1alpha1.ReasonInvalidSpec)
+	if _, _, msg := harness.SyncState(t, onTenant); !strings.Contains(msg, `the credentials Secret "team-tenant" is the provider-account Secret`) {
 		t.Errorf("credentials Secret named after the account's provider-account Secret: %q", msg)
 	}
 
-	waitState(t, v1alpha1.ConditionSynced, ours, product, plan)
-	waitReason(t, theirs, v1alpha1.ConditionInvalid, v1alpha1.ReasonInvalidSpec)
+	harness.WaitState(t, v1alpha1.ConditionSynced, ours, product, plan)
+	harness.WaitReason(t, theirs, v1alpha1.ConditionInvalid, v1alpha1.ReasonInvalidSpec)
 	moveTo(t, product, v1alpha1.LifecycleDeprecated)
 	moveTo(t, product, v1alpha1.LifecycleRetired)
 	for _, a := range []engine.Object{ours, theirs} {
-		waitReason(t, a, v1alpha1.ConditionInvalid, v1alpha1.ReasonProductRetired)
+		harness.WaitReason(t, a, v1alpha1.ConditionInvalid, v1alpha1.ReasonProductRetired)
 	}
-	if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "ours-credentials"}, &corev1.Secret{}); !apierrors.IsNotFound(err) {
+	if err := harness.K8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "ours-credentials"}, &corev1.Secret{}); !apierrors.IsNotFound(err) {
 		t.Errorf("the retired application's own credentials Secret is still there (%v)", err)
 	}
 	for _, name := range []string{"users-own", "team-tenant", v1alpha1.DefaultProviderAccountSecret} {
 		var s corev1.Secret
-		if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &s); err != nil || !s.DeletionTimestamp.IsZero() {
+		if err := harness.K8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &s); err != nil || !s.DeletionTimestamp.IsZero() {
 			t.Errorf("Secret %s, which no Application controls, was deleted by the retirement (%v)", name, err)
 		}
 	}
@@ -608,45 +609,45 @@ func TestRetiringDeletesOnlyCredentialsSecretsTheApplicationControls(t *testing.
 // status (deleted with Retain and applied again, as a restore or a GitOps move does): the re-applied
 // product adopts its service, Retired, and sweeps nothing.
 func TestRetirementSweepHappensOncePerRetirement(t *testing.T) {
-	ns, ctx := newNamespace(t), context.Background()
-	acc, pw := devAccount(ns, "acme")
-	backend, product, plan := petsBackend(ns), petstoreProduct(ns, "pets"), basicPlan(ns, "basic", "petstore")
+	ns, ctx := harness.NewNamespace(t), context.Background()
+	acc, pw := harness.DevAccount(ns, "acme")
+	backend, product, plan := harness.PetsBackend(ns), harness.PetstoreProduct(ns, "pets"), harness.BasicPlan(ns, "basic", "petstore")
 	product.Spec.DeletionPolicy = v1alpha1.DeletionPolicyRetain
-	app := application(ns, "app", "acme", "basic")
-	create(t, defaultSecret(ns), acc, pw, backend, product, plan, app)
-	waitState(t, v1alpha1.ConditionSynced, app, product, plan)
+	app := harness.Application(ns, "app", "acme", "basic")
+	harness.Create(t, harness.DefaultSecret(ns), acc, pw, backend, product, plan, app)
+	harness.WaitState(t, v1alpha1.ConditionSynced, app, product, plan)
 	moveTo(t, product, v1alpha1.LifecycleDeprecated)
 	moveTo(t, product, v1alpha1.LifecycleRetired)
-	waitReason(t, app, v1alpha1.ConditionInvalid, v1alpha1.ReasonProductRetired)
-	eventually(t, waitTimeout, func() string {
-		if got := remoteApp(t, ns, app)["state"]; got != "suspended" {
+	harness.WaitReason(t, app, v1alpha1.ConditionInvalid, v1alpha1.ReasonProductRetired)
+	harness.Eventually(t, harness.WaitTimeout, func() string {
+		if got := harness.RemoteApp(t, ns, app)["state"]; got != "suspended" {
 			return fmt.Sprintf("the application is %v in 3scale, want suspended by the sweep", got)
 		}
 		return ""
 	})
 	// A person resumes it (a grace period for one consumer).
-	if _, err := byHand(t, ns).ResumeApplication(ctx, app.Status.AccountID, app.Status.ApplicationID); err != nil {
+	if _, err := harness.ByHand(t, ns).ResumeApplication(ctx, app.Status.AccountID, app.Status.ApplicationID); err != nil {
 		t.Fatal(err)
 	}
-	deleteObjects(t, product)
-	waitGone(t, product)
-	mark := len(sim.Writes(ns))
-	again := petstoreProduct(ns, "pets")
+	harness.DeleteObjects(t, product)
+	harness.WaitGone(t, product)
+	mark := len(harness.Sim.Writes(ns))
+	again := harness.PetstoreProduct(ns, "pets")
 	again.Spec.Lifecycle = v1alpha1.LifecycleRetired
-	create(t, again)
-	waitState(t, v1alpha1.ConditionSynced, again)
-	eventually(t, waitTimeout, func() string {
+	harness.Create(t, again)
+	harness.WaitState(t, v1alpha1.ConditionSynced, again)
+	harness.Eventually(t, harness.WaitTimeout, func() string {
 		if u := usageOf(t, again); u == nil || u.LiveApplications != 1 {
 			return fmt.Sprintf("usage report of the re-applied product: %+v, want 1 live application", u)
 		}
 		return ""
 	})
-	for _, w := range sim.Writes(ns)[mark:] {
+	for _, w := range harness.Sim.Writes(ns)[mark:] {
 		if strings.HasSuffix(w.Endpoint, "/suspend.json") {
 			t.Errorf("the re-applied product swept again: %s %s %d", w.Method, w.Endpoint, w.Code)
 		}
 	}
-	if got := remoteApp(t, ns, app)["state"]; got != "live" {
+	if got := harness.RemoteApp(t, ns, app)["state"]; got != "live" {
 		t.Errorf("the resumed application is %v in 3scale, want live", got)
 	}
 }

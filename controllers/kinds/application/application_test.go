@@ -1,4 +1,4 @@
-package controllers
+package application_test
 
 import (
 	"context"
@@ -19,6 +19,7 @@ import (
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/engine"
+	"github.com/apimsync/apimsync/controllers/internal/harness"
 	appkind "github.com/apimsync/apimsync/controllers/kinds/application"
 	"github.com/apimsync/apimsync/controllers/kit"
 	"github.com/apimsync/apimsync/test/simulator"
@@ -27,47 +28,18 @@ import (
 // Tests of Applications on their own: suspension, credentials (generated, brought, rotated, written),
 // their dependencies (Orphan, Invalid and back) and lost create answers.
 
-// ordersProduct is a product whose applications are identified by app id and keys.
-func ordersProduct(ns string) *v1alpha1.Product {
-	p := petstoreProduct(ns, "pets")
-	p.Name, p.Spec.Name = "orders", "Orders"
-	p.Spec.Authentication = &v1alpha1.AuthenticationSpec{AppKeyAppID: &v1alpha1.AppKeyAppIDAuthSpec{}}
-	return p
-}
-
 // credentialsSecret is a Secret an Application's spec.credentialsRef names.
 func credentialsSecret(ns, name string, data map[string]string) *corev1.Secret {
 	return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, StringData: data}
 }
 
-// withCredentials sets an Application's spec.credentialsRef.
-func withCredentials(a *v1alpha1.Application, secret string) *v1alpha1.Application {
-	a.Spec.CredentialsRef = &v1alpha1.ProviderAccountRef{Name: secret}
-	return a
-}
-
-// remoteApp returns the 3scale application of a synced Application, as 3scale renders it.
-func remoteApp(t *testing.T, ns string, a *v1alpha1.Application) map[string]any {
-	t.Helper()
-	if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(a), a); err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range sim.Objects(ns, simulator.KindApplications) {
-		if fmt.Sprint(r["id"]) == fmt.Sprint(a.Status.ApplicationID) {
-			return r
-		}
-	}
-	t.Fatalf("application %s (id %d) is not in 3scale", a.Name, a.Status.ApplicationID)
-	return nil
-}
-
 // remoteKeys lists the keys of a synced Application's 3scale application, sorted.
 func remoteKeys(t *testing.T, ns string, a *v1alpha1.Application) []string {
 	t.Helper()
-	if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(a), a); err != nil {
+	if err := harness.K8s.Get(context.Background(), client.ObjectKeyFromObject(a), a); err != nil {
 		t.Fatal(err)
 	}
-	keys, err := byHand(t, ns).ListApplicationKeys(context.Background(), a.Status.AccountID, a.Status.ApplicationID)
+	keys, err := harness.ByHand(t, ns).ListApplicationKeys(context.Background(), a.Status.AccountID, a.Status.ApplicationID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +55,7 @@ func remoteKeys(t *testing.T, ns string, a *v1alpha1.Application) []string {
 func credentialsOf(t *testing.T, ns, name string) (map[string]string, *corev1.Secret) {
 	t.Helper()
 	var secret corev1.Secret
-	if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, &secret); err != nil {
+	if err := harness.K8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, &secret); err != nil {
 		t.Fatalf("credentials Secret %s: %v", name, err)
 	}
 	out := map[string]string{}
@@ -96,7 +68,7 @@ func credentialsOf(t *testing.T, ns, name string) (map[string]string, *corev1.Se
 // keyWrites lists a tenant's writes to application keys from the from-th write on, as "METHOD code".
 func keyWrites(ns string, from int) []string {
 	var out []string
-	for _, w := range sim.Writes(ns)[from:] {
+	for _, w := range harness.Sim.Writes(ns)[from:] {
 		if strings.Contains(w.Endpoint, "/keys") {
 			out = append(out, fmt.Sprintf("%s %d", w.Method, w.Code))
 		}
@@ -108,10 +80,10 @@ func keyWrites(ns string, from int) []string {
 func assertNoSecretsShown(t *testing.T, secrets []string, apps ...*v1alpha1.Application) {
 	t.Helper()
 	for _, a := range apps {
-		if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(a), a); err != nil {
+		if err := harness.K8s.Get(context.Background(), client.ObjectKeyFromObject(a), a); err != nil {
 			t.Fatal(err)
 		}
-		shown := strings.Join(eventsOf(t, a), "\n") + "\n" + fmt.Sprintf("%+v", a.Status)
+		shown := strings.Join(harness.EventsOf(t, a), "\n") + "\n" + fmt.Sprintf("%+v", a.Status)
 		for _, s := range secrets {
 			if strings.Contains(shown, s) {
 				t.Errorf("credential %q of %s is in its events or status:\n%s", s, a.Name, shown)
@@ -123,12 +95,12 @@ func assertNoSecretsShown(t *testing.T, secrets []string, apps ...*v1alpha1.Appl
 // TestApplicationSuspendAndResume: suspended: true suspends the application in 3scale, false makes it live
 // again, each with one call.
 func TestApplicationSuspendAndResume(t *testing.T) {
-	ns := newNamespace(t)
-	acc, pw := devAccount(ns, "acme")
-	app := application(ns, "app", "acme", "basic")
-	create(t, defaultSecret(ns), acc, pw, petsBackend(ns), petstoreProduct(ns, "pets"), basicPlan(ns, "basic", "petstore"), app)
-	waitState(t, v1alpha1.ConditionSynced, app)
-	if got := remoteApp(t, ns, app)["state"]; got != "live" {
+	ns := harness.NewNamespace(t)
+	acc, pw := harness.DevAccount(ns, "acme")
+	app := harness.Application(ns, "app", "acme", "basic")
+	harness.Create(t, harness.DefaultSecret(ns), acc, pw, harness.PetsBackend(ns), harness.PetstoreProduct(ns, "pets"), harness.BasicPlan(ns, "basic", "petstore"), app)
+	harness.WaitState(t, v1alpha1.ConditionSynced, app)
+	if got := harness.RemoteApp(t, ns, app)["state"]; got != "live" {
 		t.Fatalf("the application is %v in 3scale, want live", got)
 	}
 	for _, step := range []struct {
@@ -136,14 +108,14 @@ func TestApplicationSuspendAndResume(t *testing.T) {
 		state     string
 		call      string
 	}{{true, "suspended", "/suspend.json"}, {false, "live", "/resume.json"}} {
-		mark := len(sim.Writes(ns))
-		update(t, app, func() { app.Spec.Suspended = step.suspended })
-		waitState(t, v1alpha1.ConditionSynced, app)
-		if got := remoteApp(t, ns, app)["state"]; got != step.state {
+		mark := len(harness.Sim.Writes(ns))
+		harness.Update(t, app, func() { app.Spec.Suspended = step.suspended })
+		harness.WaitState(t, v1alpha1.ConditionSynced, app)
+		if got := harness.RemoteApp(t, ns, app)["state"]; got != step.state {
 			t.Errorf("suspended: %v: the application is %v in 3scale, want %s", step.suspended, got, step.state)
 		}
 		var writes []string
-		for _, w := range sim.Writes(ns)[mark:] {
+		for _, w := range harness.Sim.Writes(ns)[mark:] {
 			writes = append(writes, fmt.Sprintf("%s %s %d", w.Method, w.Endpoint[strings.LastIndex(w.Endpoint, "/"):], w.Code))
 		}
 		if want := []string{"PUT " + step.call + " 200"}; !slices.Equal(writes, want) {
@@ -157,25 +129,25 @@ func TestApplicationSuspendAndResume(t *testing.T) {
 // with too many keys or with a key 3scale refuses makes the Application Invalid, saying why, and a fixed
 // Secret syncs it; no credential shows in events or status.
 func TestApplicationBringYourOwnCredentials(t *testing.T) {
-	ns := newNamespace(t)
-	acc, pw := devAccount(ns, "acme")
-	create(t, defaultSecret(ns), acc, pw, petsBackend(ns), petstoreProduct(ns, "pets"), ordersProduct(ns),
-		basicPlan(ns, "basic", "petstore"), basicPlan(ns, "orders-basic", "orders"))
+	ns := harness.NewNamespace(t)
+	acc, pw := harness.DevAccount(ns, "acme")
+	harness.Create(t, harness.DefaultSecret(ns), acc, pw, harness.PetsBackend(ns), harness.PetstoreProduct(ns, "pets"), harness.OrdersProduct(ns),
+		harness.BasicPlan(ns, "basic", "petstore"), harness.BasicPlan(ns, "orders-basic", "orders"))
 
 	const userKey, appID, key1, key2 = "byo-user-key-0001", "byo-app-id-01", "byo-key-one-1", "byo-key-two-2"
-	ukApp := withCredentials(application(ns, "uk-app", "acme", "basic"), "uk-creds")
-	idApp := withCredentials(application(ns, "id-app", "acme", "orders-basic"), "id-creds")
-	create(t, credentialsSecret(ns, "uk-creds", map[string]string{"user_key": userKey}),
+	ukApp := harness.WithCredentials(harness.Application(ns, "uk-app", "acme", "basic"), "uk-creds")
+	idApp := harness.WithCredentials(harness.Application(ns, "id-app", "acme", "orders-basic"), "id-creds")
+	harness.Create(t, credentialsSecret(ns, "uk-creds", map[string]string{"user_key": userKey}),
 		credentialsSecret(ns, "id-creds", map[string]string{"app_id": appID, "app_keys": key1 + ", " + key2}), ukApp, idApp)
-	waitState(t, v1alpha1.ConditionSynced, ukApp, idApp)
+	harness.WaitState(t, v1alpha1.ConditionSynced, ukApp, idApp)
 
-	if got := remoteApp(t, ns, ukApp)["user_key"]; got != userKey {
+	if got := harness.RemoteApp(t, ns, ukApp)["user_key"]; got != userKey {
 		t.Errorf("user key in 3scale %v, want the Secret's", got)
 	}
 	if got, _ := credentialsOf(t, ns, "uk-app-credentials"); got["user_key"] != userKey || len(got) != 1 {
 		t.Errorf("credentials Secret of uk-app holds %v, want only the Secret's user key", kit.SortedKeys(got))
 	}
-	if got := remoteApp(t, ns, idApp)["application_id"]; got != appID {
+	if got := harness.RemoteApp(t, ns, idApp)["application_id"]; got != appID {
 		t.Errorf("app id in 3scale %v, want the Secret's", got)
 	}
 	if got, want := remoteKeys(t, ns, idApp), []string{key1, key2}; !slices.Equal(got, want) {
@@ -208,28 +180,28 @@ func TestApplicationBringYourOwnCredentials(t *testing.T) {
 	}
 	var invalid []*v1alpha1.Application
 	for _, c := range cases {
-		a := withCredentials(application(ns, c.app, "acme", c.plan), c.app+"-creds")
-		create(t, credentialsSecret(ns, c.app+"-creds", c.data), a)
+		a := harness.WithCredentials(harness.Application(ns, c.app, "acme", c.plan), c.app+"-creds")
+		harness.Create(t, credentialsSecret(ns, c.app+"-creds", c.data), a)
 		invalid = append(invalid, a)
 	}
 	for i, c := range cases {
-		waitReason(t, invalid[i], v1alpha1.ConditionInvalid, c.reason)
-		if _, _, msg := syncState(t, invalid[i]); !strings.Contains(msg, c.message) {
+		harness.WaitReason(t, invalid[i], v1alpha1.ConditionInvalid, c.reason)
+		if _, _, msg := harness.SyncState(t, invalid[i]); !strings.Contains(msg, c.message) {
 			t.Errorf("%s: message %q, want it to contain %q", c.app, msg, c.message)
 		}
 	}
-	if n := sim.Count(ns, simulator.KindApplications); n != 2 {
+	if n := harness.Sim.Count(ns, simulator.KindApplications); n != 2 {
 		t.Errorf("%d applications in 3scale, want the 2 valid ones", n)
 	}
 
 	// A fixed Secret syncs its Application (the Secret is watched).
 	fixed := &corev1.Secret{}
-	if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "uk-missing-creds"}, fixed); err != nil {
+	if err := harness.K8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "uk-missing-creds"}, fixed); err != nil {
 		t.Fatal(err)
 	}
-	update(t, fixed, func() { fixed.StringData = map[string]string{"user_key": "byo-user-key-0002"} })
-	waitState(t, v1alpha1.ConditionSynced, invalid[0])
-	if got := remoteApp(t, ns, invalid[0])["user_key"]; got != "byo-user-key-0002" {
+	harness.Update(t, fixed, func() { fixed.StringData = map[string]string{"user_key": "byo-user-key-0002"} })
+	harness.WaitState(t, v1alpha1.ConditionSynced, invalid[0])
+	if got := harness.RemoteApp(t, ns, invalid[0])["user_key"]; got != "byo-user-key-0002" {
 		t.Errorf("user key in 3scale after the fix %v, want the Secret's", got)
 	}
 
@@ -246,20 +218,20 @@ func TestApplicationBringYourOwnCredentials(t *testing.T) {
 // new ones are added, so that the application always has a valid key; at the product's limit of 5 keys a
 // removed key is deleted first to make room. A changed app_id, which 3scale cannot change, is Invalid.
 func TestApplicationKeyRotation(t *testing.T) {
-	ns := newNamespace(t)
-	acc, pw := devAccount(ns, "acme")
-	app := withCredentials(application(ns, "app", "acme", "orders-basic"), "creds")
+	ns := harness.NewNamespace(t)
+	acc, pw := harness.DevAccount(ns, "acme")
+	app := harness.WithCredentials(harness.Application(ns, "app", "acme", "orders-basic"), "creds")
 	creds := credentialsSecret(ns, "creds", map[string]string{"app_id": "rotating-app", "app_keys": "old-key-1,kept-key-2"})
-	create(t, defaultSecret(ns), acc, pw, petsBackend(ns), petstoreProduct(ns, "pets"), ordersProduct(ns), basicPlan(ns, "orders-basic", "orders"), creds, app)
-	waitState(t, v1alpha1.ConditionSynced, app)
+	harness.Create(t, harness.DefaultSecret(ns), acc, pw, harness.PetsBackend(ns), harness.PetstoreProduct(ns, "pets"), harness.OrdersProduct(ns), harness.BasicPlan(ns, "orders-basic", "orders"), creds, app)
+	harness.WaitState(t, v1alpha1.ConditionSynced, app)
 
 	rotate := func(keys string, wantWrites []string) {
 		t.Helper()
-		mark := len(sim.Writes(ns))
-		update(t, creds, func() { creds.StringData = map[string]string{"app_keys": keys} })
+		mark := len(harness.Sim.Writes(ns))
+		harness.Update(t, creds, func() { creds.StringData = map[string]string{"app_keys": keys} })
 		want := strings.Split(keys, ",")
 		sort.Strings(want)
-		eventually(t, waitTimeout, func() string {
+		harness.Eventually(t, harness.WaitTimeout, func() string {
 			if got := remoteKeys(t, ns, app); !slices.Equal(got, want) {
 				return fmt.Sprintf("keys in 3scale %v, want %v", got, want)
 			}
@@ -268,7 +240,7 @@ func TestApplicationKeyRotation(t *testing.T) {
 			}
 			return ""
 		})
-		waitState(t, v1alpha1.ConditionSynced, app)
+		harness.WaitState(t, v1alpha1.ConditionSynced, app)
 		if got := keyWrites(ns, mark); !slices.Equal(got, wantWrites) {
 			t.Errorf("rotation to %s: key writes %v, want %v", keys, got, wantWrites)
 		}
@@ -284,9 +256,9 @@ func TestApplicationKeyRotation(t *testing.T) {
 	if got, _ := credentialsOf(t, ns, "app-credentials"); got["app_key"] != "key-5" {
 		t.Errorf("credentials Secret app_key %q, want the first key key-5", got["app_key"])
 	}
-	update(t, creds, func() { creds.StringData = map[string]string{"app_id": "another-app-id"} })
-	waitReason(t, app, v1alpha1.ConditionInvalid, v1alpha1.ReasonInvalidSpec)
-	if _, _, msg := syncState(t, app); !strings.Contains(msg, "names another app_id than the application's in 3scale, which cannot change") {
+	harness.Update(t, creds, func() { creds.StringData = map[string]string{"app_id": "another-app-id"} })
+	harness.WaitReason(t, app, v1alpha1.ConditionInvalid, v1alpha1.ReasonInvalidSpec)
+	if _, _, msg := harness.SyncState(t, app); !strings.Contains(msg, "names another app_id than the application's in 3scale, which cannot change") {
 		t.Errorf("changed app_id: message %q", msg)
 	}
 	assertNoSecretsShown(t, []string{"old-key-1", "kept-key-2", "new-key-3", "only-key-4", "key-9", "another-app-id", "rotating-app"}, app)
@@ -297,34 +269,34 @@ func TestApplicationKeyRotation(t *testing.T) {
 // manager's logs name the endpoint template, never a key from a request's path. Once the answers come
 // back, the rotation completes.
 func TestLostAnswersWhileRotatingKeysShowNoKey(t *testing.T) {
-	ns := newNamespace(t)
-	acc, pw := devAccount(ns, "acme")
-	app := withCredentials(application(ns, "app", "acme", "orders-basic"), "creds")
+	ns := harness.NewNamespace(t)
+	acc, pw := harness.DevAccount(ns, "acme")
+	app := harness.WithCredentials(harness.Application(ns, "app", "acme", "orders-basic"), "creds")
 	creds := credentialsSecret(ns, "creds", map[string]string{"app_id": "lost-answers-app", "app_keys": "first.lost.key-1,second-lost-key-2"})
-	create(t, defaultSecret(ns), acc, pw, petsBackend(ns), petstoreProduct(ns, "pets"), ordersProduct(ns), basicPlan(ns, "orders-basic", "orders"), creds, app)
-	waitState(t, v1alpha1.ConditionSynced, app)
+	harness.Create(t, harness.DefaultSecret(ns), acc, pw, harness.PetsBackend(ns), harness.PetstoreProduct(ns, "pets"), harness.OrdersProduct(ns), harness.BasicPlan(ns, "orders-basic", "orders"), creds, app)
+	harness.WaitState(t, v1alpha1.ConditionSynced, app)
 
-	sim.SetFaults(simulator.Faults{LostResponseRate: 1})
-	defer sim.SetFaults(simulator.Faults{})
-	update(t, creds, func() { creds.StringData = map[string]string{"app_keys": "third-lost-key-3"} })
+	harness.Sim.SetFaults(simulator.Faults{LostResponseRate: 1})
+	defer harness.Sim.SetFaults(simulator.Faults{})
+	harness.Update(t, creds, func() { creds.StringData = map[string]string{"app_keys": "third-lost-key-3"} })
 	// Each lost answer is a failed reconcile, logged and, the first time, a condition and an event.
-	eventually(t, waitTimeout, func() string {
-		if !strings.Contains(managerLogs.String(), "keys/{key}.json: no answer") {
+	harness.Eventually(t, harness.WaitTimeout, func() string {
+		if !strings.Contains(harness.ManagerLogs.String(), "keys/{key}.json: no answer") {
 			return "no failed key deletion logged yet"
 		}
 		return ""
 	})
-	sim.SetFaults(simulator.Faults{})
-	eventually(t, waitTimeout, func() string {
+	harness.Sim.SetFaults(simulator.Faults{})
+	harness.Eventually(t, harness.WaitTimeout, func() string {
 		if got := remoteKeys(t, ns, app); !slices.Equal(got, []string{"third-lost-key-3"}) {
 			return fmt.Sprintf("keys in 3scale %v, want the rotated one", got)
 		}
 		return ""
 	})
-	waitState(t, v1alpha1.ConditionSynced, app)
+	harness.WaitState(t, v1alpha1.ConditionSynced, app)
 	keys := []string{"first.lost.key-1", "second-lost-key-2", "third-lost-key-3", "lost-answers-app"}
 	assertNoSecretsShown(t, keys, app)
-	logs := managerLogs.String()
+	logs := harness.ManagerLogs.String()
 	for _, k := range keys {
 		if strings.Contains(logs, k) {
 			t.Errorf("credential %q is in the manager's logs", k)
@@ -335,31 +307,31 @@ func TestLostAnswersWhileRotatingKeysShowNoKey(t *testing.T) {
 // TestApplicationCredentialsSecretName: spec.credentialsSecretName names the Secret the credentials go to;
 // a Secret of that name the Application does not control is refused, never overwritten.
 func TestApplicationCredentialsSecretName(t *testing.T) {
-	ns := newNamespace(t)
-	acc, pw := devAccount(ns, "acme")
-	app := application(ns, "app", "acme", "basic")
+	ns := harness.NewNamespace(t)
+	acc, pw := harness.DevAccount(ns, "acme")
+	app := harness.Application(ns, "app", "acme", "basic")
 	app.Spec.CredentialsSecretName = "consumer-api-key"
 	foreign := credentialsSecret(ns, "someone-elses", map[string]string{"password": "do-not-touch"})
-	squatter := application(ns, "squatter", "acme", "basic")
+	squatter := harness.Application(ns, "squatter", "acme", "basic")
 	squatter.Spec.CredentialsSecretName = foreign.Name
-	create(t, defaultSecret(ns), acc, pw, petsBackend(ns), petstoreProduct(ns, "pets"), basicPlan(ns, "basic", "petstore"), foreign, app, squatter)
-	waitState(t, v1alpha1.ConditionSynced, app)
+	harness.Create(t, harness.DefaultSecret(ns), acc, pw, harness.PetsBackend(ns), harness.PetstoreProduct(ns, "pets"), harness.BasicPlan(ns, "basic", "petstore"), foreign, app, squatter)
+	harness.WaitState(t, v1alpha1.ConditionSynced, app)
 
 	got, secret := credentialsOf(t, ns, "consumer-api-key")
 	userKey := got["user_key"]
-	if userKey == "" || userKey != remoteApp(t, ns, app)["user_key"] || !metav1.IsControlledBy(secret, app) {
-		t.Errorf("Secret consumer-api-key: fields %v, same key as 3scale %v, owners %v", kit.SortedKeys(got), userKey == remoteApp(t, ns, app)["user_key"], secret.OwnerReferences)
+	if userKey == "" || userKey != harness.RemoteApp(t, ns, app)["user_key"] || !metav1.IsControlledBy(secret, app) {
+		t.Errorf("Secret consumer-api-key: fields %v, same key as 3scale %v, owners %v", kit.SortedKeys(got), userKey == harness.RemoteApp(t, ns, app)["user_key"], secret.OwnerReferences)
 	}
 	if app.Status.CredentialsSecret != "consumer-api-key" {
 		t.Errorf("status.credentialsSecret %q", app.Status.CredentialsSecret)
 	}
 	var dflt corev1.Secret
-	if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "app-credentials"}, &dflt); err == nil {
+	if err := harness.K8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "app-credentials"}, &dflt); err == nil {
 		t.Errorf("the default-named Secret app-credentials was written too")
 	}
 
-	waitReason(t, squatter, v1alpha1.ConditionInvalid, v1alpha1.ReasonInvalidSpec)
-	if _, _, msg := syncState(t, squatter); !strings.Contains(msg, `secret "someone-elses" exists and is not this Application's: choose another spec.credentialsSecretName`) {
+	harness.WaitReason(t, squatter, v1alpha1.ConditionInvalid, v1alpha1.ReasonInvalidSpec)
+	if _, _, msg := harness.SyncState(t, squatter); !strings.Contains(msg, `secret "someone-elses" exists and is not this Application's: choose another spec.credentialsSecretName`) {
 		t.Errorf("refused Secret: message %q", msg)
 	}
 	got, secret = credentialsOf(t, ns, foreign.Name)
@@ -367,52 +339,52 @@ func TestApplicationCredentialsSecretName(t *testing.T) {
 		t.Errorf("the foreign Secret was changed: fields %v, owners %v, labels %v", kit.SortedKeys(got), secret.OwnerReferences, secret.Labels)
 	}
 	// Another name works.
-	update(t, squatter, func() { squatter.Spec.CredentialsSecretName = "squatter-own" })
-	waitState(t, v1alpha1.ConditionSynced, squatter)
-	assertNoSecretsShown(t, []string{userKey, fmt.Sprint(remoteApp(t, ns, squatter)["user_key"])}, app, squatter)
+	harness.Update(t, squatter, func() { squatter.Spec.CredentialsSecretName = "squatter-own" })
+	harness.WaitState(t, v1alpha1.ConditionSynced, squatter)
+	assertNoSecretsShown(t, []string{userKey, fmt.Sprint(harness.RemoteApp(t, ns, squatter)["user_key"])}, app, squatter)
 }
 
 // TestApplicationInvalidDependenciesCascadeAndRecover: an Application whose account or plan is Invalid is
 // Invalid too, naming it and why, and syncs once they are fixed; moving to a plan of another product is
 // Invalid, saying 3scale cannot, and moving back syncs.
 func TestApplicationInvalidDependenciesCascadeAndRecover(t *testing.T) {
-	ns := newNamespace(t)
-	acc, pw := devAccount(ns, "acme")
+	ns := harness.NewNamespace(t)
+	acc, pw := harness.DevAccount(ns, "acme")
 	pw.StringData["alice"] = "short" // porta wants 15 characters at least
-	plan := basicPlan(ns, "gold", "petstore")
+	plan := harness.BasicPlan(ns, "gold", "petstore")
 	plan.Spec.Limits[0].MetricMethodRef.SystemName = "no_such_metric"
-	okAcc, okPw := devAccount(ns, "okcorp")
-	onBadAccount, onBadPlan := application(ns, "on-bad-account", "acme", "basic"), application(ns, "on-bad-plan", "okcorp", "gold")
-	create(t, defaultSecret(ns), acc, pw, okAcc, okPw, petsBackend(ns), petstoreProduct(ns, "pets"), ordersProduct(ns),
-		basicPlan(ns, "basic", "petstore"), basicPlan(ns, "foreign", "orders"), plan, onBadAccount, onBadPlan)
+	okAcc, okPw := harness.DevAccount(ns, "okcorp")
+	onBadAccount, onBadPlan := harness.Application(ns, "on-bad-account", "acme", "basic"), harness.Application(ns, "on-bad-plan", "okcorp", "gold")
+	harness.Create(t, harness.DefaultSecret(ns), acc, pw, okAcc, okPw, harness.PetsBackend(ns), harness.PetstoreProduct(ns, "pets"), harness.OrdersProduct(ns),
+		harness.BasicPlan(ns, "basic", "petstore"), harness.BasicPlan(ns, "foreign", "orders"), plan, onBadAccount, onBadPlan)
 
-	waitReason(t, acc, v1alpha1.ConditionInvalid, v1alpha1.ReasonRemoteRejected)
-	waitReason(t, onBadAccount, v1alpha1.ConditionInvalid, v1alpha1.ReasonAccountInvalid)
-	if _, _, msg := syncState(t, onBadAccount); !strings.Contains(msg, `DeveloperAccount "acme" is invalid: `) || !strings.Contains(msg, "password is too short") {
+	harness.WaitReason(t, acc, v1alpha1.ConditionInvalid, v1alpha1.ReasonRemoteRejected)
+	harness.WaitReason(t, onBadAccount, v1alpha1.ConditionInvalid, v1alpha1.ReasonAccountInvalid)
+	if _, _, msg := harness.SyncState(t, onBadAccount); !strings.Contains(msg, `DeveloperAccount "acme" is invalid: `) || !strings.Contains(msg, "password is too short") {
 		t.Errorf("account cascade: message %q", msg)
 	}
-	waitReason(t, plan, v1alpha1.ConditionInvalid, v1alpha1.ReasonInvalidSpec)
-	waitReason(t, onBadPlan, v1alpha1.ConditionInvalid, v1alpha1.ReasonPlanInvalid)
-	if _, _, msg := syncState(t, onBadPlan); !strings.Contains(msg, `ApplicationPlan "gold" is invalid: metric or method "no_such_metric" is not defined`) {
+	harness.WaitReason(t, plan, v1alpha1.ConditionInvalid, v1alpha1.ReasonInvalidSpec)
+	harness.WaitReason(t, onBadPlan, v1alpha1.ConditionInvalid, v1alpha1.ReasonPlanInvalid)
+	if _, _, msg := harness.SyncState(t, onBadPlan); !strings.Contains(msg, `ApplicationPlan "gold" is invalid: metric or method "no_such_metric" is not defined`) {
 		t.Errorf("plan cascade: message %q", msg)
 	}
-	if n := sim.Count(ns, simulator.KindApplications); n != 0 {
+	if n := harness.Sim.Count(ns, simulator.KindApplications); n != 0 {
 		t.Errorf("%d applications in 3scale while their account or plan is invalid", n)
 	}
 
-	update(t, pw, func() { pw.StringData = map[string]string{"alice": "a-long-enough-password"} })
-	update(t, plan, func() { plan.Spec.Limits[0].MetricMethodRef.SystemName = "search" })
-	waitState(t, v1alpha1.ConditionSynced, acc, plan, onBadAccount, onBadPlan)
+	harness.Update(t, pw, func() { pw.StringData = map[string]string{"alice": "a-long-enough-password"} })
+	harness.Update(t, plan, func() { plan.Spec.Limits[0].MetricMethodRef.SystemName = "search" })
+	harness.WaitState(t, v1alpha1.ConditionSynced, acc, plan, onBadAccount, onBadPlan)
 
-	update(t, onBadAccount, func() { onBadAccount.Spec.PlanRef = "foreign" })
-	waitReason(t, onBadAccount, v1alpha1.ConditionInvalid, v1alpha1.ReasonPlanOfAnotherProduct)
-	if _, _, msg := syncState(t, onBadAccount); !strings.Contains(msg, `ApplicationPlan "foreign" belongs to another product`) ||
+	harness.Update(t, onBadAccount, func() { onBadAccount.Spec.PlanRef = "foreign" })
+	harness.WaitReason(t, onBadAccount, v1alpha1.ConditionInvalid, v1alpha1.ReasonPlanOfAnotherProduct)
+	if _, _, msg := harness.SyncState(t, onBadAccount); !strings.Contains(msg, `ApplicationPlan "foreign" belongs to another product`) ||
 		!strings.Contains(msg, "3scale cannot move an application between products") {
 		t.Errorf("move to another product: message %q", msg)
 	}
-	update(t, onBadAccount, func() { onBadAccount.Spec.PlanRef = "basic" })
-	waitState(t, v1alpha1.ConditionSynced, onBadAccount)
-	if n := sim.Count(ns, simulator.KindApplications); n != 2 {
+	harness.Update(t, onBadAccount, func() { onBadAccount.Spec.PlanRef = "basic" })
+	harness.WaitState(t, v1alpha1.ConditionSynced, onBadAccount)
+	if n := harness.Sim.Count(ns, simulator.KindApplications); n != 2 {
 		t.Errorf("%d applications in 3scale, want 2", n)
 	}
 }
@@ -428,20 +400,20 @@ const wokenWithin = 2500 * time.Millisecond
 // its next retry on backoff is 5s (±10%) later. The dependency is created 0.5s after that retry, so the
 // Application syncs within wokenWithin of it only if the dependency's change woke it.
 func TestOrphanApplicationIsWokenByItsDependencies(t *testing.T) {
-	ns := newNamespace(t)
-	acc, pw := devAccount(ns, "acme")
-	late, latePw := devAccount(ns, "late")
-	waitsForPlan := application(ns, "waits-for-plan", "acme", "basic")
-	waitsForAccount := application(ns, "waits-for-account", "late", "basic")
+	ns := harness.NewNamespace(t)
+	acc, pw := harness.DevAccount(ns, "acme")
+	late, latePw := harness.DevAccount(ns, "late")
+	waitsForPlan := harness.Application(ns, "waits-for-plan", "acme", "basic")
+	waitsForAccount := harness.Application(ns, "waits-for-account", "late", "basic")
 	// The plan exists but cannot sync: its product is missing.
-	plan := basicPlan(ns, "basic", "petstore")
-	create(t, defaultSecret(ns), acc, pw, petsBackend(ns), plan, waitsForPlan, waitsForAccount)
-	waitReason(t, waitsForPlan, v1alpha1.ConditionOrphan, v1alpha1.ReasonPlanNotSynced)
-	if _, _, msg := syncState(t, waitsForPlan); msg != `waiting for ApplicationPlan "basic" to be Synced` {
+	plan := harness.BasicPlan(ns, "basic", "petstore")
+	harness.Create(t, harness.DefaultSecret(ns), acc, pw, harness.PetsBackend(ns), plan, waitsForPlan, waitsForAccount)
+	harness.WaitReason(t, waitsForPlan, v1alpha1.ConditionOrphan, v1alpha1.ReasonPlanNotSynced)
+	if _, _, msg := harness.SyncState(t, waitsForPlan); msg != `waiting for ApplicationPlan "basic" to be Synced` {
 		t.Errorf("plan not synced: message %q", msg)
 	}
-	waitReason(t, waitsForAccount, v1alpha1.ConditionOrphan, v1alpha1.ReasonAccountNotFound)
-	if _, _, msg := syncState(t, waitsForAccount); msg != `waiting for DeveloperAccount "late" (spec.accountRef) to be created` {
+	harness.WaitReason(t, waitsForAccount, v1alpha1.ConditionOrphan, v1alpha1.ReasonAccountNotFound)
+	if _, _, msg := harness.SyncState(t, waitsForAccount); msg != `waiting for DeveloperAccount "late" (spec.accountRef) to be created` {
 		t.Errorf("account not found: message %q", msg)
 	}
 	// 0.2+0.4+0.8+1.6+3.2 s of backoff: the retries are 5s apart from now on.
@@ -451,22 +423,22 @@ func TestOrphanApplicationIsWokenByItsDependencies(t *testing.T) {
 	// seen Synced app was seen Synced.
 	wakeUp := func(dep, app engine.Object, objs ...client.Object) time.Duration {
 		t.Helper()
-		update(t, app, func() { app.SetLabels(map[string]string{"retry": "now"}) })
+		harness.Update(t, app, func() { app.SetLabels(map[string]string{"retry": "now"}) })
 		time.Sleep(500 * time.Millisecond)
-		create(t, objs...)
+		harness.Create(t, objs...)
 		var depAt time.Time
-		eventually(t, waitTimeout, func() string {
-			if s, _, _ := syncState(t, dep); s == v1alpha1.ConditionSynced && depAt.IsZero() {
+		harness.Eventually(t, harness.WaitTimeout, func() string {
+			if s, _, _ := harness.SyncState(t, dep); s == v1alpha1.ConditionSynced && depAt.IsZero() {
 				depAt = time.Now()
 			}
-			if s, r, m := syncState(t, app); s != v1alpha1.ConditionSynced {
+			if s, r, m := harness.SyncState(t, app); s != v1alpha1.ConditionSynced {
 				return fmt.Sprintf("%s is %s (%s: %s)", app.GetName(), s, r, m)
 			}
 			return ""
 		})
 		return time.Since(depAt)
 	}
-	if d := wakeUp(plan, waitsForPlan, petstoreProduct(ns, "pets")); d > wokenWithin {
+	if d := wakeUp(plan, waitsForPlan, harness.PetstoreProduct(ns, "pets")); d > wokenWithin {
 		t.Errorf("the application synced %s after its plan: not woken by the plan's change", d.Round(time.Millisecond))
 	} else {
 		t.Logf("synced %s after its plan", d.Round(time.Millisecond))
@@ -483,36 +455,36 @@ func TestOrphanApplicationIsWokenByItsDependencies(t *testing.T) {
 // created until at least one POST of an application lost its answer (the application was made, the
 // answer never came); every application is in 3scale once.
 func TestLostApplicationCreateAnswersMakeNoDuplicates(t *testing.T) {
-	ns := newNamespace(t)
-	acc, pw := devAccount(ns, "acme")
-	plan := basicPlan(ns, "basic", "petstore")
-	create(t, defaultSecret(ns), acc, pw, petsBackend(ns), petstoreProduct(ns, "pets"), plan)
-	waitState(t, v1alpha1.ConditionSynced, acc, plan)
+	ns := harness.NewNamespace(t)
+	acc, pw := harness.DevAccount(ns, "acme")
+	plan := harness.BasicPlan(ns, "basic", "petstore")
+	harness.Create(t, harness.DefaultSecret(ns), acc, pw, harness.PetsBackend(ns), harness.PetstoreProduct(ns, "pets"), plan)
+	harness.WaitState(t, v1alpha1.ConditionSynced, acc, plan)
 
 	lostCreates := func() int {
 		n := 0
-		for _, c := range sim.Stats().Calls {
+		for _, c := range harness.Sim.Stats().Calls {
 			if c.Tenant == ns && c.Method == http.MethodPost && c.Endpoint == "/admin/api/accounts/{account_id}/applications.json" && c.Code == 0 {
 				n += c.Count
 			}
 		}
 		return n
 	}
-	sim.SetFaults(simulator.Faults{LostResponseRate: 0.5})
-	defer sim.SetFaults(simulator.Faults{})
+	harness.Sim.SetFaults(simulator.Faults{LostResponseRate: 0.5})
+	defer harness.Sim.SetFaults(simulator.Faults{})
 	var apps []engine.Object
 	for i := 0; lostCreates() == 0 || len(apps) < 3; i++ {
 		if i == 20 {
 			t.Fatalf("20 applications and no lost create answer: the test exercised nothing")
 		}
-		a := application(ns, fmt.Sprintf("app-%d", i), "acme", "basic")
-		create(t, a)
+		a := harness.Application(ns, fmt.Sprintf("app-%d", i), "acme", "basic")
+		harness.Create(t, a)
 		apps = append(apps, a)
-		waitState(t, v1alpha1.ConditionSynced, a)
+		harness.WaitState(t, v1alpha1.ConditionSynced, a)
 	}
-	sim.SetFaults(simulator.Faults{})
+	harness.Sim.SetFaults(simulator.Faults{})
 	names := map[string]int{}
-	for _, r := range sim.Objects(ns, simulator.KindApplications) {
+	for _, r := range harness.Sim.Objects(ns, simulator.KindApplications) {
 		names[fmt.Sprint(r["name"])]++
 	}
 	for _, a := range apps {
@@ -523,7 +495,7 @@ func TestLostApplicationCreateAnswersMakeNoDuplicates(t *testing.T) {
 	if len(names) != len(apps) {
 		t.Errorf("3scale has applications %v, want %d", names, len(apps))
 	}
-	t.Logf("%d applications, %d lost create answers, %d lost answers in all", len(apps), lostCreates(), lostAnswers(ns))
+	t.Logf("%d applications, %d lost create answers, %d lost answers in all", len(apps), lostCreates(), harness.LostAnswers(ns))
 }
 
 // TestCreateInDoubtFindsItsApplicationByItsCredentials: porta does not make application names unique, so
@@ -532,8 +504,8 @@ func TestLostApplicationCreateAnswersMakeNoDuplicates(t *testing.T) {
 // account with this name is then our own (create-pending) or adopted (announced); one on another account
 // keeps the refusal. No duplicate is made either way.
 func TestCreateInDoubtFindsItsApplicationByItsCredentials(t *testing.T) {
-	ns, ctx := newNamespace(t), context.Background()
-	c := byHand(t, ns)
+	ns, ctx := harness.NewNamespace(t), context.Background()
+	c := harness.ByHand(t, ns)
 	svc, err := c.CreateProduct(ctx, tsclient.ProductParams{Name: "Shop", SystemName: "shop"})
 	if err != nil {
 		t.Fatal(err)
@@ -558,7 +530,7 @@ func TestCreateInDoubtFindsItsApplicationByItsCredentials(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	syncer := &appkind.Syncer{Reader: k8s, Writer: k8s}
+	syncer := &appkind.Syncer{Reader: harness.K8s, Writer: harness.K8s}
 	for name, tc := range map[string]struct {
 		pending    bool
 		userKey    string
@@ -571,14 +543,14 @@ func TestCreateInDoubtFindsItsApplicationByItsCredentials(t *testing.T) {
 		"another account's key":   {pending: true, userKey: "their-key-0123456789", wantRefuse: true},
 	} {
 		t.Run(name, func(t *testing.T) {
-			a := application(ns, "app", "ours", "basic")
+			a := harness.Application(ns, "app", "ours", "basic")
 			a.UID = types.UID("uid-" + strings.ReplaceAll(strings.ReplaceAll(name, " ", "-"), "'", ""))
 			a.Spec.CredentialsSecretName = "creds-" + string(a.UID)
 			want := appkind.Desired{AccountID: ours, PlanID: plan.ID, ProductID: svc.ID, UserKey: tc.userKey}
 			sess := &engine.Session{Remote: c, Tenant: "t", SystemName: "app", CreatePending: tc.pending}
-			before := sim.Count(ns, simulator.KindApplications)
+			before := harness.Sim.Count(ns, simulator.KindApplications)
 			made, err := syncer.Create(ctx, a, sess, want)
-			if got := sim.Count(ns, simulator.KindApplications); got != before {
+			if got := harness.Sim.Count(ns, simulator.KindApplications); got != before {
 				t.Errorf("%d applications in 3scale after the create, want %d: a duplicate", got, before)
 			}
 			if tc.wantRefuse {
@@ -605,20 +577,20 @@ func TestCreateInDoubtFindsItsApplicationByItsCredentials(t *testing.T) {
 // its product requires app keys (mandatory_app_key, on by default; switched in the admin portal). Without
 // it, the application has no key: it syncs, and its credentials Secret holds app_id alone.
 func TestAppIDProductWithoutMandatoryAppKey(t *testing.T) {
-	ns := newNamespace(t)
-	acc, pw := devAccount(ns, "acme")
-	orders := ordersProduct(ns)
-	create(t, defaultSecret(ns), acc, pw, petsBackend(ns), orders)
-	waitState(t, v1alpha1.ConditionSynced, orders)
-	if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(orders), orders); err != nil {
+	ns := harness.NewNamespace(t)
+	acc, pw := harness.DevAccount(ns, "acme")
+	orders := harness.OrdersProduct(ns)
+	harness.Create(t, harness.DefaultSecret(ns), acc, pw, harness.PetsBackend(ns), orders)
+	harness.WaitState(t, v1alpha1.ConditionSynced, orders)
+	if err := harness.K8s.Get(context.Background(), client.ObjectKeyFromObject(orders), orders); err != nil {
 		t.Fatal(err)
 	}
-	if !sim.SetMandatoryAppKey(ns, orders.Status.ProductID, false) {
+	if !harness.Sim.SetMandatoryAppKey(ns, orders.Status.ProductID, false) {
 		t.Fatal("no such service in the simulator")
 	}
-	app := application(ns, "keyless", "acme", "orders-basic")
-	create(t, basicPlan(ns, "orders-basic", "orders"), app)
-	waitState(t, v1alpha1.ConditionSynced, app)
+	app := harness.Application(ns, "keyless", "acme", "orders-basic")
+	harness.Create(t, harness.BasicPlan(ns, "orders-basic", "orders"), app)
+	harness.WaitState(t, v1alpha1.ConditionSynced, app)
 	got, _ := credentialsOf(t, ns, "keyless-credentials")
 	if _, hasKey := got["app_key"]; hasKey || got["app_id"] == "" || len(got) != 1 {
 		t.Errorf("credentials of an application without keys: keys %v, want app_id alone", slices.Sorted(maps.Keys(got)))
@@ -626,4 +598,32 @@ func TestAppIDProductWithoutMandatoryAppKey(t *testing.T) {
 	if keys := remoteKeys(t, ns, app); len(keys) != 0 {
 		t.Errorf("keys in 3scale %v, want none", keys)
 	}
+}
+
+// TestApplicationMovesBetweenPlans: to another plan of the same product with one change_plan call; to a
+// plan of another product it is Invalid, saying why.
+func TestApplicationMovesBetweenPlans(t *testing.T) {
+	ns := harness.NewNamespace(t)
+	acc, pw := harness.DevAccount(ns, "acme")
+	backend, product := harness.PetsBackend(ns), harness.PetstoreProduct(ns, "pets")
+	other := harness.PetstoreProduct(ns, "pets")
+	other.Name = "other"
+	basic, gold, foreign := harness.BasicPlan(ns, "basic", "petstore"), harness.BasicPlan(ns, "gold", "petstore"), harness.BasicPlan(ns, "foreign", "other")
+	app := harness.Application(ns, "app", "acme", "basic")
+	harness.Create(t, harness.DefaultSecret(ns), acc, pw, backend, product, other, basic, gold, foreign, app)
+	harness.WaitState(t, v1alpha1.ConditionSynced, app, gold, foreign)
+	harness.Sim.ResetStats()
+	harness.Update(t, app, func() { app.Spec.PlanRef = "gold" })
+	harness.WaitState(t, v1alpha1.ConditionSynced, app)
+	changes := 0
+	for _, c := range harness.Sim.Stats().Calls {
+		if c.Tenant == ns && strings.HasSuffix(c.Endpoint, "/change_plan.json") {
+			changes += c.Count
+		}
+	}
+	if changes != 1 || app.Status.PlanID != gold.Status.PlanID {
+		t.Errorf("%d change_plan calls, plan %d; want 1 and %d", changes, app.Status.PlanID, gold.Status.PlanID)
+	}
+	harness.Update(t, app, func() { app.Spec.PlanRef = "foreign" })
+	harness.WaitReason(t, app, v1alpha1.ConditionInvalid, v1alpha1.ReasonPlanOfAnotherProduct)
 }

@@ -1,4 +1,4 @@
-package controllers
+package applicationplan_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
+	"github.com/apimsync/apimsync/controllers/internal/harness"
 	"github.com/apimsync/apimsync/controllers/kit"
 	"github.com/apimsync/apimsync/test/simulator"
 )
@@ -18,11 +19,11 @@ import (
 // "plan_id/system_name".
 func remoteFeatures(ns string) (features, enabled []string) {
 	names := map[int64]string{}
-	for _, f := range sim.Objects(ns, simulator.KindFeatures) {
+	for _, f := range harness.Sim.Objects(ns, simulator.KindFeatures) {
 		names[f["id"].(int64)] = f["system_name"].(string)
 		features = append(features, f["system_name"].(string)+":"+f["scope"].(string))
 	}
-	for _, e := range sim.Objects(ns, simulator.KindPlanFeatures) {
+	for _, e := range harness.Sim.Objects(ns, simulator.KindPlanFeatures) {
 		enabled = append(enabled, kit.Itoa64(e["plan_id"].(int64))+"/"+names[e["feature_id"].(int64)])
 	}
 	slices.Sort(features)
@@ -34,17 +35,17 @@ func remoteFeatures(ns string) (features, enabled []string) {
 // hand is repaired; an edit updates them in place; what leaves a spec leaves 3scale; what a person made
 // or enabled by hand is left alone.
 func TestPlanFeatures(t *testing.T) {
-	ns := newNamespace(t)
-	backend := petsBackend(ns)
-	product := petstoreProduct(ns, backend.Name)
+	ns := harness.NewNamespace(t)
+	backend := harness.PetsBackend(ns)
+	product := harness.PetstoreProduct(ns, backend.Name)
 	product.Spec.Features = map[string]v1alpha1.FeatureSpec{
 		"gold":   {Name: "Gold support", Description: "24/7"},
 		"portal": {Name: "Portal", Scope: "ServicePlan"},
 	}
-	plan := basicPlan(ns, "basic", product.Name)
+	plan := harness.BasicPlan(ns, "basic", product.Name)
 	plan.Spec.Features = []string{"gold"}
-	create(t, defaultSecret(ns), backend, product, plan)
-	waitState(t, v1alpha1.ConditionSynced, backend, product, plan)
+	harness.Create(t, harness.DefaultSecret(ns), backend, product, plan)
+	harness.WaitState(t, v1alpha1.ConditionSynced, backend, product, plan)
 	planID := kit.Itoa64(plan.Status.PlanID)
 	features, enabled := remoteFeatures(ns)
 	if want := []string{"gold:application_plan", "portal:service_plan"}; !slices.Equal(features, want) {
@@ -59,7 +60,7 @@ func TestPlanFeatures(t *testing.T) {
 
 	// Renamed by hand in the admin portal, system name and all: put back at the next drift check (here
 	// asked for: sync-now), the same feature, not made again beside it.
-	adminURL, token := tenantOf(ns)
+	adminURL, token := harness.TenantOf(ns)
 	c, err := tsclient.New(tsclient.Config{AdminURL: adminURL, Token: token, Policy: &tsclient.AdminURLPolicy{AllowInsecureHTTP: true, AllowPrivate: true}})
 	if err != nil {
 		t.Fatal(err)
@@ -69,9 +70,9 @@ func TestPlanFeatures(t *testing.T) {
 	if _, err := c.UpdateProductFeature(ctx, product.Status.ProductID, goldID, tsclient.FeatureParams{Name: "Hacked", SystemName: "hacked"}); err != nil {
 		t.Fatal(err)
 	}
-	update(t, product, func() { product.Annotations = map[string]string{v1alpha1.SyncNowAnnotation: "1"} })
-	eventually(t, waitTimeout, func() string {
-		for _, f := range sim.Objects(ns, simulator.KindFeatures) {
+	harness.Update(t, product, func() { product.Annotations = map[string]string{v1alpha1.SyncNowAnnotation: "1"} })
+	harness.Eventually(t, harness.WaitTimeout, func() string {
+		for _, f := range harness.Sim.Objects(ns, simulator.KindFeatures) {
 			if f["id"] == goldID && (f["name"] != "Gold support" || f["description"] != "24/7" || f["system_name"] != "gold") {
 				return "gold not repaired yet"
 			}
@@ -90,29 +91,29 @@ func TestPlanFeatures(t *testing.T) {
 	if err := c.EnablePlanFeature(ctx, plan.Status.PlanID, manual.ID); err != nil {
 		t.Fatal(err)
 	}
-	update(t, product, func() { product.Spec.Features["gold"] = v1alpha1.FeatureSpec{Name: "Gold", Description: "24/7"} })
-	update(t, plan, func() { plan.Spec.Features = nil })
-	waitState(t, v1alpha1.ConditionSynced, product, plan)
-	eventually(t, waitTimeout, func() string {
+	harness.Update(t, product, func() { product.Spec.Features["gold"] = v1alpha1.FeatureSpec{Name: "Gold", Description: "24/7"} })
+	harness.Update(t, plan, func() { plan.Spec.Features = nil })
+	harness.WaitState(t, v1alpha1.ConditionSynced, product, plan)
+	harness.Eventually(t, harness.WaitTimeout, func() string {
 		if _, enabled := remoteFeatures(ns); !slices.Equal(enabled, []string{planID + "/manual"}) {
 			return "enabled " + strings.Join(enabled, ",") + ", want the manual one only"
 		}
 		return ""
 	})
-	if f := sim.Objects(ns, simulator.KindFeatures); !slices.ContainsFunc(f, func(m map[string]any) bool { return m["id"] == goldID && m["name"] == "Gold" }) {
+	if f := harness.Sim.Objects(ns, simulator.KindFeatures); !slices.ContainsFunc(f, func(m map[string]any) bool { return m["id"] == goldID && m["name"] == "Gold" }) {
 		t.Errorf("gold not renamed in place: %v", f)
 	}
 
 	// Removed from the Product: deleted in 3scale; the manual one stays.
-	update(t, product, func() { delete(product.Spec.Features, "gold") })
-	waitState(t, v1alpha1.ConditionSynced, product)
-	eventually(t, waitTimeout, func() string {
+	harness.Update(t, product, func() { delete(product.Spec.Features, "gold") })
+	harness.WaitState(t, v1alpha1.ConditionSynced, product)
+	harness.Eventually(t, harness.WaitTimeout, func() string {
 		if features, _ := remoteFeatures(ns); !slices.Equal(features, []string{"manual:application_plan", "portal:service_plan"}) {
 			return "features " + strings.Join(features, ",")
 		}
 		return ""
 	})
-	if err := k8s.Get(ctx, client.ObjectKeyFromObject(product), product); err != nil {
+	if err := harness.K8s.Get(ctx, client.ObjectKeyFromObject(product), product); err != nil {
 		t.Fatal(err)
 	}
 	if _, kept := product.Status.FeatureIDs["gold"]; kept {
@@ -123,22 +124,22 @@ func TestPlanFeatures(t *testing.T) {
 // TestPlanFeaturesBadInput: a plan naming a feature its Product does not declare, or one only service
 // plans may enable, is Invalid at once with a message that names it.
 func TestPlanFeaturesBadInput(t *testing.T) {
-	ns := newNamespace(t)
-	backend := petsBackend(ns)
-	product := petstoreProduct(ns, backend.Name)
+	ns := harness.NewNamespace(t)
+	backend := harness.PetsBackend(ns)
+	product := harness.PetstoreProduct(ns, backend.Name)
 	product.Spec.Features = map[string]v1alpha1.FeatureSpec{"portal": {Name: "Portal", Scope: "ServicePlan"}}
-	unknown := basicPlan(ns, "unknown", product.Name)
+	unknown := harness.BasicPlan(ns, "unknown", product.Name)
 	unknown.Spec.Features = []string{"nope"}
-	servicePlans := basicPlan(ns, "service-plans", product.Name)
+	servicePlans := harness.BasicPlan(ns, "service-plans", product.Name)
 	servicePlans.Spec.Features = []string{"portal"}
-	create(t, defaultSecret(ns), backend, product, unknown, servicePlans)
-	waitReason(t, unknown, v1alpha1.ConditionInvalid, v1alpha1.ReasonInvalidSpec)
-	waitReason(t, servicePlans, v1alpha1.ConditionInvalid, v1alpha1.ReasonInvalidSpec)
+	harness.Create(t, harness.DefaultSecret(ns), backend, product, unknown, servicePlans)
+	harness.WaitReason(t, unknown, v1alpha1.ConditionInvalid, v1alpha1.ReasonInvalidSpec)
+	harness.WaitReason(t, servicePlans, v1alpha1.ConditionInvalid, v1alpha1.ReasonInvalidSpec)
 	for obj, want := range map[*v1alpha1.ApplicationPlan]string{
 		unknown:      `feature "nope" is not one of Product "petstore"'s features`,
 		servicePlans: `feature "portal" of Product "petstore" has scope ServicePlan`,
 	} {
-		if _, _, msg := syncState(t, obj); !strings.Contains(msg, want) {
+		if _, _, msg := harness.SyncState(t, obj); !strings.Contains(msg, want) {
 			t.Errorf("%s: %q, want it to say %q", obj.Name, msg, want)
 		}
 	}
@@ -147,23 +148,23 @@ func TestPlanFeaturesBadInput(t *testing.T) {
 // TestProductTakesAHandMadeFeature: a feature made by hand that the spec then declares is taken (and
 // updated), also when the Product's cached features do not show it yet: not a second one, not Invalid.
 func TestProductTakesAHandMadeFeature(t *testing.T) {
-	ns := newNamespace(t)
-	backend := petsBackend(ns)
-	product := petstoreProduct(ns, backend.Name)
+	ns := harness.NewNamespace(t)
+	backend := harness.PetsBackend(ns)
+	product := harness.PetstoreProduct(ns, backend.Name)
 	product.Spec.Features = map[string]v1alpha1.FeatureSpec{"gold": {Name: "Gold"}}
-	create(t, defaultSecret(ns), backend, product)
-	waitState(t, v1alpha1.ConditionSynced, backend, product)
-	silver, err := tenantClient(t, ns).CreateProductFeature(context.Background(), product.Status.ProductID,
+	harness.Create(t, harness.DefaultSecret(ns), backend, product)
+	harness.WaitState(t, v1alpha1.ConditionSynced, backend, product)
+	silver, err := harness.TenantClient(t, ns).CreateProductFeature(context.Background(), product.Status.ProductID,
 		tsclient.FeatureParams{Name: "Silver (by hand)", SystemName: "silver", Scope: tsclient.FeatureScopeApplicationPlan})
 	if err != nil {
 		t.Fatal(err)
 	}
-	update(t, product, func() { product.Spec.Features["silver"] = v1alpha1.FeatureSpec{Name: "Silver"} })
-	waitState(t, v1alpha1.ConditionSynced, product)
+	harness.Update(t, product, func() { product.Spec.Features["silver"] = v1alpha1.FeatureSpec{Name: "Silver"} })
+	harness.WaitState(t, v1alpha1.ConditionSynced, product)
 	if product.Status.FeatureIDs["silver"] != silver.ID {
 		t.Errorf("status.featureIDs %v, want silver's %d (the one made by hand, taken)", product.Status.FeatureIDs, silver.ID)
 	}
-	features := sim.Objects(ns, simulator.KindFeatures)
+	features := harness.Sim.Objects(ns, simulator.KindFeatures)
 	if len(features) != 2 || !slices.ContainsFunc(features, func(f map[string]any) bool { return f["id"] == silver.ID && f["name"] == "Silver" }) {
 		t.Errorf("features in 3scale %v, want gold and the taken silver, renamed", features)
 	}
@@ -173,21 +174,21 @@ func TestProductTakesAHandMadeFeature(t *testing.T) {
 // answers lost: the feature is found by its system name and enabling again is taken as done (porta's
 // 409): one feature, enabled once, both recorded.
 func TestFeaturesThroughLostAnswers(t *testing.T) {
-	ns := newNamespace(t)
-	sim.ScriptFault(simulator.ScriptedFault{Tenant: ns, Method: "POST", Template: "/admin/api/services/{service_id}/features.json", Count: 1, Lose: true})
-	sim.ScriptFault(simulator.ScriptedFault{Tenant: ns, Method: "POST", Template: "/admin/api/application_plans/{application_plan_id}/features.json", Count: 1, Lose: true})
-	backend := petsBackend(ns)
-	product := petstoreProduct(ns, backend.Name)
+	ns := harness.NewNamespace(t)
+	harness.Sim.ScriptFault(simulator.ScriptedFault{Tenant: ns, Method: "POST", Template: "/admin/api/services/{service_id}/features.json", Count: 1, Lose: true})
+	harness.Sim.ScriptFault(simulator.ScriptedFault{Tenant: ns, Method: "POST", Template: "/admin/api/application_plans/{application_plan_id}/features.json", Count: 1, Lose: true})
+	backend := harness.PetsBackend(ns)
+	product := harness.PetstoreProduct(ns, backend.Name)
 	product.Spec.Features = map[string]v1alpha1.FeatureSpec{"gold": {Name: "Gold"}}
-	plan := basicPlan(ns, "basic", product.Name)
+	plan := harness.BasicPlan(ns, "basic", product.Name)
 	plan.Spec.Features = []string{"gold"}
-	create(t, defaultSecret(ns), backend, product, plan)
-	waitState(t, v1alpha1.ConditionSynced, backend, product, plan)
+	harness.Create(t, harness.DefaultSecret(ns), backend, product, plan)
+	harness.WaitState(t, v1alpha1.ConditionSynced, backend, product, plan)
 	features, enabled := remoteFeatures(ns)
 	if !slices.Equal(features, []string{"gold:application_plan"}) || !slices.Equal(enabled, []string{kit.Itoa64(plan.Status.PlanID) + "/gold"}) {
 		t.Errorf("features %v, enabled %v; want gold once, enabled once", features, enabled)
 	}
-	if lost := lostAnswers(ns); lost != 2 {
+	if lost := harness.LostAnswers(ns); lost != 2 {
 		t.Errorf("%d answers lost, want the 2 scripted", lost)
 	}
 	if product.Status.FeatureIDs["gold"] == 0 || plan.Status.FeatureIDs["gold"] != product.Status.FeatureIDs["gold"] {

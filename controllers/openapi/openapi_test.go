@@ -1,4 +1,4 @@
-package controllers
+package openapi_test
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	"github.com/apimsync/apimsync/controllers/internal/harness"
 	"github.com/apimsync/apimsync/controllers/openapi"
 	"github.com/apimsync/apimsync/test/simulator"
 )
@@ -58,8 +59,8 @@ func openAPIObject(ns, name, doc string) *v1alpha1.OpenAPI {
 func waitOpenAPI(t *testing.T, o *v1alpha1.OpenAPI, state, reason string) string {
 	t.Helper()
 	var message string
-	eventually(t, waitTimeout, func() string {
-		if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(o), o); err != nil {
+	harness.Eventually(t, harness.WaitTimeout, func() string {
+		if err := harness.K8s.Get(context.Background(), client.ObjectKeyFromObject(o), o); err != nil {
 			return err.Error()
 		}
 		for _, c := range o.Status.Conditions {
@@ -78,16 +79,16 @@ func waitOpenAPI(t *testing.T, o *v1alpha1.OpenAPI, state, reason string) string
 // all synced to 3scale; a hand edit of the Product is put back and said so; a changed document is
 // regenerated; a document that is not OpenAPI is Invalid and leaves what was generated alone.
 func TestOpenAPIGeneratesItsResources(t *testing.T) {
-	ns := newNamespace(t)
+	ns := harness.NewNamespace(t)
 	o := openAPIObject(ns, "petstore", petstoreOpenAPI)
-	create(t, defaultSecret(ns), o)
+	harness.Create(t, harness.DefaultSecret(ns), o)
 	msg := waitOpenAPI(t, o, v1alpha1.ConditionSynced, "")
 	if !strings.Contains(msg, "2 operations imported") || o.Status.Operations != 2 {
 		t.Errorf("Synced message %q, operations %d", msg, o.Status.Operations)
 	}
 	product, backend, doc := &v1alpha1.Product{}, &v1alpha1.Backend{}, &v1alpha1.ActiveDoc{}
 	for _, obj := range []client.Object{product, backend, doc} {
-		if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "petstore"}, obj); err != nil {
+		if err := harness.K8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "petstore"}, obj); err != nil {
 			t.Fatal(err)
 		}
 		if !metav1.IsControlledBy(obj, o) || obj.GetLabels()[v1alpha1.GeneratedByLabel] != "petstore" {
@@ -103,17 +104,17 @@ func TestOpenAPIGeneratesItsResources(t *testing.T) {
 	if len(product.Spec.Methods) != 2 || len(product.Spec.MappingRules) != 2 || product.Spec.MappingRules[0].Pattern != "/pets$" {
 		t.Errorf("methods %v, rules %v", product.Spec.Methods, product.Spec.MappingRules)
 	}
-	if n := sim.Count(ns, simulator.KindServices); n != 1 {
+	if n := harness.Sim.Count(ns, simulator.KindServices); n != 1 {
 		t.Errorf("%d services in 3scale, want 1", n)
 	}
-	if n := sim.Count(ns, simulator.KindAPIDocs); n != 1 {
+	if n := harness.Sim.Count(ns, simulator.KindAPIDocs); n != 1 {
 		t.Errorf("%d ActiveDocs in 3scale, want 1", n)
 	}
 
 	// A hand edit of a generated resource is put back, and said so.
-	update(t, product, func() { product.Spec.Name = "Edited by hand" })
-	eventually(t, waitTimeout, func() string {
-		if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(product), product); err != nil {
+	harness.Update(t, product, func() { product.Spec.Name = "Edited by hand" })
+	harness.Eventually(t, harness.WaitTimeout, func() string {
+		if err := harness.K8s.Get(context.Background(), client.ObjectKeyFromObject(product), product); err != nil {
 			return err.Error()
 		}
 		if product.Spec.Name != "Petstore API" {
@@ -121,15 +122,15 @@ func TestOpenAPIGeneratesItsResources(t *testing.T) {
 		}
 		return ""
 	})
-	eventually(t, waitTimeout, func() string {
-		if ev := strings.Join(eventsOf(t, o), "\n"); !strings.Contains(ev, v1alpha1.ReasonEditReverted) {
+	harness.Eventually(t, harness.WaitTimeout, func() string {
+		if ev := strings.Join(harness.EventsOf(t, o), "\n"); !strings.Contains(ev, v1alpha1.ReasonEditReverted) {
 			return "no EditReverted event: " + ev
 		}
 		return ""
 	})
 
 	// The document changes: regenerated.
-	update(t, o, func() {
+	harness.Update(t, o, func() {
 		o.Spec.Document = strings.Replace(petstoreOpenAPI, "components:", `  /stores:
     get:
       operationId: listStores
@@ -138,7 +139,7 @@ func TestOpenAPIGeneratesItsResources(t *testing.T) {
 components:`, 1)
 	})
 	waitOpenAPI(t, o, v1alpha1.ConditionSynced, "")
-	if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(product), product); err != nil {
+	if err := harness.K8s.Get(context.Background(), client.ObjectKeyFromObject(product), product); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := product.Spec.Methods["liststores"]; !ok || o.Status.Operations != 3 {
@@ -146,12 +147,12 @@ components:`, 1)
 	}
 
 	// Not an OpenAPI document: Invalid, with the parser's message; the generated resources stay.
-	update(t, o, func() { o.Spec.Document = "openapi: 3.0.0\ninfo: {version: '1'}\npaths: {}" })
+	harness.Update(t, o, func() { o.Spec.Document = "openapi: 3.0.0\ninfo: {version: '1'}\npaths: {}" })
 	msg = waitOpenAPI(t, o, v1alpha1.ConditionInvalid, v1alpha1.ReasonInvalidDocument)
 	if !strings.Contains(msg, "not a valid OpenAPI document") {
 		t.Errorf("Invalid message %q", msg)
 	}
-	if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(product), product); err != nil || !product.DeletionTimestamp.IsZero() {
+	if err := harness.K8s.Get(context.Background(), client.ObjectKeyFromObject(product), product); err != nil || !product.DeletionTimestamp.IsZero() {
 		t.Errorf("the generated product went with an invalid document: %v", err)
 	}
 }
@@ -160,16 +161,16 @@ components:`, 1)
 // and the OpenAPI is Invalid naming it; a document of 2,000 operations, or asking for OpenID Connect
 // without spec.oidc, is Invalid with what to do.
 func TestOpenAPINeverTakesWhatIsNotItsOwn(t *testing.T) {
-	ns := newNamespace(t)
-	theirs := petsBackend(ns)
+	ns := harness.NewNamespace(t)
+	theirs := harness.PetsBackend(ns)
 	theirs.Name = "shop"
 	o := openAPIObject(ns, "shop", petstoreOpenAPI)
-	create(t, defaultSecret(ns), theirs, o)
+	harness.Create(t, harness.DefaultSecret(ns), theirs, o)
 	msg := waitOpenAPI(t, o, v1alpha1.ConditionInvalid, v1alpha1.ReasonNotGenerated)
 	if !strings.Contains(msg, `Backend "shop" exists in this namespace and was not generated by this OpenAPI`) {
 		t.Errorf("Invalid message %q", msg)
 	}
-	if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(theirs), theirs); err != nil || theirs.Spec.Name != "Pets" || len(theirs.OwnerReferences) != 0 {
+	if err := harness.K8s.Get(context.Background(), client.ObjectKeyFromObject(theirs), theirs); err != nil || theirs.Spec.Name != "Pets" || len(theirs.OwnerReferences) != 0 {
 		t.Errorf("someone else's Backend was touched: %v, %+v", err, theirs.Spec.Name)
 	}
 
@@ -181,7 +182,7 @@ func TestOpenAPINeverTakesWhatIsNotItsOwn(t *testing.T) {
 	large := openAPIObject(ns, "large", big.String())
 	oidc := openAPIObject(ns, "sso", strings.Replace(petstoreOpenAPI, "key: {type: apiKey, in: header, name: X-API-Key}",
 		"key: {type: openIdConnect, openIdConnectUrl: 'https://sso.example.com/.well-known/openid-configuration'}", 1))
-	create(t, large, oidc)
+	harness.Create(t, large, oidc)
 	if msg := waitOpenAPI(t, large, v1alpha1.ConditionInvalid, v1alpha1.ReasonInvalidDocument); !strings.Contains(msg, "more than 64 operations") {
 		t.Errorf("2,000 operations: %q", msg)
 	}
@@ -195,45 +196,45 @@ func TestOpenAPINeverTakesWhatIsNotItsOwn(t *testing.T) {
 // nobody asked for), and one whose new ActiveDoc is blocked leaves its Backend and Product as they were,
 // though its document changed; each is Invalid naming the blocker, which is left alone.
 func TestOpenAPIBlockedGeneratesNothing(t *testing.T) {
-	ns := newNamespace(t)
-	theirs := petstoreProduct(ns)
+	ns := harness.NewNamespace(t)
+	theirs := harness.PetstoreProduct(ns)
 	theirs.Name = "shop"
 	shop := openAPIObject(ns, "shop", petstoreOpenAPI)
-	create(t, defaultSecret(ns), theirs, shop)
+	harness.Create(t, harness.DefaultSecret(ns), theirs, shop)
 	if msg := waitOpenAPI(t, shop, v1alpha1.ConditionInvalid, v1alpha1.ReasonNotGenerated); !strings.Contains(msg, `Product "shop"`) {
 		t.Errorf("Invalid message %q, want it to name the Product", msg)
 	}
 	for _, obj := range []client.Object{&v1alpha1.Backend{}, &v1alpha1.ActiveDoc{}} {
-		if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "shop"}, obj); !apierrors.IsNotFound(err) {
+		if err := harness.K8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "shop"}, obj); !apierrors.IsNotFound(err) {
 			t.Errorf("a blocked OpenAPI generated a %T: %v", obj, err)
 		}
 	}
-	if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(theirs), theirs); err != nil || theirs.Spec.Name != "Petstore" || len(theirs.OwnerReferences) != 0 {
+	if err := harness.K8s.Get(context.Background(), client.ObjectKeyFromObject(theirs), theirs); err != nil || theirs.Spec.Name != "Petstore" || len(theirs.OwnerReferences) != 0 {
 		t.Errorf("the hand-made Product was touched: %v, %q, owners %v", err, theirs.Spec.Name, theirs.OwnerReferences)
 	}
-	waitState(t, v1alpha1.ConditionSynced, theirs)
-	if n := sim.Count(ns, simulator.KindBackendAPIs); n != 0 {
+	harness.WaitState(t, v1alpha1.ConditionSynced, theirs)
+	if n := harness.Sim.Count(ns, simulator.KindBackendAPIs); n != 0 {
 		t.Errorf("%d backends in 3scale, want none", n)
 	}
 	// The blocker goes (its service kept: porta refuses to delete a tenant's last one): the OpenAPI is
 	// woken and generates everything (its Product adopts the service left in 3scale, of the same name).
-	update(t, theirs, func() { theirs.Spec.DeletionPolicy = v1alpha1.DeletionPolicyRetain })
-	deleteObjects(t, theirs)
+	harness.Update(t, theirs, func() { theirs.Spec.DeletionPolicy = v1alpha1.DeletionPolicyRetain })
+	harness.DeleteObjects(t, theirs)
 	waitOpenAPI(t, shop, v1alpha1.ConditionSynced, "")
 	generated := &v1alpha1.Product{}
-	if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "shop"}, generated); err != nil || !metav1.IsControlledBy(generated, shop) {
+	if err := harness.K8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "shop"}, generated); err != nil || !metav1.IsControlledBy(generated, shop) {
 		t.Errorf("after the blocker went, Product shop is not the OpenAPI's: %v, owners %v", err, generated.OwnerReferences)
 	}
 
 	// Generated without an ActiveDoc, then asked for one whose name is taken, with a new document.
 	docs := openAPIObject(ns, "docs", petstoreOpenAPI)
 	docs.Spec.ActiveDoc = nil
-	create(t, docs)
+	harness.Create(t, docs)
 	waitOpenAPI(t, docs, v1alpha1.ConditionSynced, "")
 	handMade := &v1alpha1.ActiveDoc{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "docs"},
 		Spec: v1alpha1.ActiveDocSpec{Name: "Theirs", Document: `{"openapi":"3.0.3","info":{"title":"Theirs","version":"1"},"paths":{}}`}}
-	create(t, handMade)
-	update(t, docs, func() {
+	harness.Create(t, handMade)
+	harness.Update(t, docs, func() {
 		docs.Spec.ActiveDoc = &v1alpha1.OpenAPIActiveDocSpec{Published: true}
 		docs.Spec.Document = strings.Replace(petstoreOpenAPI, "title: Petstore API", "title: Petstore API v2", 1)
 	})
@@ -242,14 +243,14 @@ func TestOpenAPIBlockedGeneratesNothing(t *testing.T) {
 	}
 	product, backend := &v1alpha1.Product{}, &v1alpha1.Backend{}
 	for _, obj := range []client.Object{product, backend} {
-		if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "docs"}, obj); err != nil {
+		if err := harness.K8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "docs"}, obj); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if product.Spec.Name != "Petstore API" || backend.Spec.Name != "Petstore API" {
 		t.Errorf("a blocked OpenAPI updated what it generated: product %q, backend %q", product.Spec.Name, backend.Spec.Name)
 	}
-	if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(handMade), handMade); err != nil || handMade.Spec.Name != "Theirs" || len(handMade.OwnerReferences) != 0 {
+	if err := harness.K8s.Get(context.Background(), client.ObjectKeyFromObject(handMade), handMade); err != nil || handMade.Spec.Name != "Theirs" || len(handMade.OwnerReferences) != 0 {
 		t.Errorf("the hand-made ActiveDoc was touched: %v, %q, owners %v", err, handMade.Spec.Name, handMade.OwnerReferences)
 	}
 }
@@ -262,7 +263,7 @@ func TestOpenAPIStatusWriteSurvivesAConflict(t *testing.T) {
 	ctx := context.Background()
 	o := openAPIObject("team", "petstore", petstoreOpenAPI)
 	conflicts := 0
-	c := fake.NewClientBuilder().WithScheme(k8s.Scheme()).WithObjects(o).
+	c := fake.NewClientBuilder().WithScheme(harness.K8s.Scheme()).WithObjects(o).
 		WithStatusSubresource(&v1alpha1.OpenAPI{}, &v1alpha1.Backend{}, &v1alpha1.Product{}, &v1alpha1.ActiveDoc{}).
 		WithInterceptorFuncs(interceptor.Funcs{SubResourceUpdate: func(ctx context.Context, c client.Client, sub string, obj client.Object, opts ...client.SubResourceUpdateOption) error {
 			if _, ok := obj.(*v1alpha1.OpenAPI); ok && conflicts == 0 {

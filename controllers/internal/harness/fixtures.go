@@ -1,12 +1,14 @@
-package controllers
+package harness
 
 import (
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 )
 
-func petsBackend(ns string) *v1alpha1.Backend {
+// PetsBackend is a Backend "pets" with a metric, two methods and three mapping rules.
+func PetsBackend(ns string) *v1alpha1.Backend {
 	return &v1alpha1.Backend{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "pets"},
 		Spec: v1alpha1.BackendSpec{
@@ -22,7 +24,9 @@ func petsBackend(ns string) *v1alpha1.Backend {
 	}
 }
 
-func petstoreProduct(ns string, backends ...string) *v1alpha1.Product {
+// PetstoreProduct is a Product "petstore" (user key, self-managed APIcast, a method "search") using
+// the backends named, the first at "/" and the others at "/<name>".
+func PetstoreProduct(ns string, backends ...string) *v1alpha1.Product {
 	usages := map[string]v1alpha1.BackendUsageSpec{}
 	for i, b := range backends {
 		path := "/"
@@ -45,7 +49,17 @@ func petstoreProduct(ns string, backends ...string) *v1alpha1.Product {
 	}
 }
 
-func basicPlan(ns, name, product string) *v1alpha1.ApplicationPlan {
+// OrdersProduct is a product whose applications are identified by app id and keys.
+func OrdersProduct(ns string) *v1alpha1.Product {
+	p := PetstoreProduct(ns, "pets")
+	p.Name, p.Spec.Name = "orders", "Orders"
+	p.Spec.Authentication = &v1alpha1.AuthenticationSpec{AppKeyAppID: &v1alpha1.AppKeyAppIDAuthSpec{}}
+	return p
+}
+
+// BasicPlan is a published ApplicationPlan of product with limits and pricing rules on the product's
+// and the pets backend's metrics.
+func BasicPlan(ns, name, product string) *v1alpha1.ApplicationPlan {
 	published := true
 	return &v1alpha1.ApplicationPlan{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
@@ -61,4 +75,29 @@ func basicPlan(ns, name, product string) *v1alpha1.ApplicationPlan {
 			},
 		},
 	}
+}
+
+// DevAccount is a DeveloperAccount with an admin and a member, and the Secret of their passwords.
+func DevAccount(ns, name string) (*v1alpha1.DeveloperAccount, *corev1.Secret) {
+	pw := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name + "-passwords"},
+		StringData: map[string]string{"alice": "s3cret-alice-long-enough", "bob": "s3cret-bob-long-enough"}}
+	return &v1alpha1.DeveloperAccount{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: v1alpha1.DeveloperAccountSpec{OrgName: "Org " + name, Users: []v1alpha1.DeveloperUserSpec{
+			{Username: name + "-alice", Email: name + "-alice@example.com", Role: "admin", PasswordRef: &v1alpha1.LocalSecretKeyRef{Name: pw.Name, Key: "alice"}},
+			{Username: name + "-bob", Email: name + "-bob@example.com", Role: "member", PasswordRef: &v1alpha1.LocalSecretKeyRef{Name: pw.Name, Key: "bob"}},
+		}},
+	}, pw
+}
+
+// Application is an Application of account on plan.
+func Application(ns, name, account, plan string) *v1alpha1.Application {
+	return &v1alpha1.Application{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: v1alpha1.ApplicationSpec{AccountRef: account, PlanRef: plan, Name: name, Description: "app " + name}}
+}
+
+// WithCredentials sets an Application's spec.credentialsRef.
+func WithCredentials(a *v1alpha1.Application, secret string) *v1alpha1.Application {
+	a.Spec.CredentialsRef = &v1alpha1.ProviderAccountRef{Name: secret}
+	return a
 }

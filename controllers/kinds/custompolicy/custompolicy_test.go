@@ -1,4 +1,4 @@
-package controllers
+package custompolicy_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	"github.com/apimsync/apimsync/controllers/internal/harness"
 	"github.com/apimsync/apimsync/test/simulator"
 )
 
@@ -42,52 +43,52 @@ func withCustomPolicy(p *v1alpha1.Product, name string) *v1alpha1.Product {
 // policy is in use is Invalid with what to do; deleting the definition waits for the Product to stop
 // using it, then removes the policy from the registry.
 func TestCustomPolicyDefinitionAndItsProducts(t *testing.T) {
-	ns := newNamespace(t)
-	backend, product := petsBackend(ns), withCustomPolicy(petstoreProduct(ns, "pets"), "stamp")
-	create(t, defaultSecret(ns), backend, product)
-	waitReason(t, product, v1alpha1.ConditionOrphan, v1alpha1.ReasonCustomPolicyNotFound)
-	if _, _, msg := syncState(t, product); !strings.Contains(msg, `policy "stamp" version "0.1"`) {
+	ns := harness.NewNamespace(t)
+	backend, product := harness.PetsBackend(ns), withCustomPolicy(harness.PetstoreProduct(ns, "pets"), "stamp")
+	harness.Create(t, harness.DefaultSecret(ns), backend, product)
+	harness.WaitReason(t, product, v1alpha1.ConditionOrphan, v1alpha1.ReasonCustomPolicyNotFound)
+	if _, _, msg := harness.SyncState(t, product); !strings.Contains(msg, `policy "stamp" version "0.1"`) {
 		t.Errorf("Orphan message %q does not name the policy", msg)
 	}
 
 	def := customPolicy(ns, "stamp", nil)
-	create(t, def)
-	waitState(t, v1alpha1.ConditionSynced, def, product)
+	harness.Create(t, def)
+	harness.WaitState(t, v1alpha1.ConditionSynced, def, product)
 	if def.Status.PolicyID == 0 || def.Status.SystemName != "stamp-0.1" {
 		t.Errorf("status: id %d, system name %q", def.Status.PolicyID, def.Status.SystemName)
 	}
-	if n := sim.Count(ns, simulator.KindCustomPolicies); n != 1 {
+	if n := harness.Sim.Count(ns, simulator.KindCustomPolicies); n != 1 {
 		t.Errorf("%d policies in the registry, want 1", n)
 	}
 
 	// 3scale refuses to change a policy in use: Invalid, saying how to change it.
-	update(t, def, func() {
+	harness.Update(t, def, func() {
 		def.Spec.Schema.Raw = customPolicy(ns, "stamp", func(m map[string]any) { m["summary"] = "Stamps requests" }).Spec.Schema.Raw
 	})
-	waitReason(t, def, v1alpha1.ConditionInvalid, v1alpha1.ReasonPolicyInUse)
-	if _, _, msg := syncState(t, def); !strings.Contains(msg, "new version") {
+	harness.WaitReason(t, def, v1alpha1.ConditionInvalid, v1alpha1.ReasonPolicyInUse)
+	if _, _, msg := harness.SyncState(t, def); !strings.Contains(msg, "new version") {
 		t.Errorf("Invalid message %q does not say what to do", msg)
 	}
-	update(t, def, func() { def.Spec.Schema.Raw = customPolicy(ns, "stamp", nil).Spec.Schema.Raw })
-	waitState(t, v1alpha1.ConditionSynced, def)
+	harness.Update(t, def, func() { def.Spec.Schema.Raw = customPolicy(ns, "stamp", nil).Spec.Schema.Raw })
+	harness.WaitState(t, v1alpha1.ConditionSynced, def)
 
 	// Deleting it waits for the Product.
-	deleteObjects(t, def)
-	waitReason(t, def, v1alpha1.ConditionOrphan, v1alpha1.ReasonDeletionBlocked)
-	if _, _, msg := syncState(t, def); !strings.Contains(msg, "petstore") {
+	harness.DeleteObjects(t, def)
+	harness.WaitReason(t, def, v1alpha1.ConditionOrphan, v1alpha1.ReasonDeletionBlocked)
+	if _, _, msg := harness.SyncState(t, def); !strings.Contains(msg, "petstore") {
 		t.Errorf("the blocked deletion does not name the product: %q", msg)
 	}
-	waitReason(t, product, v1alpha1.ConditionOrphan, v1alpha1.ReasonCustomPolicyDeleting)
-	if n := sim.Count(ns, simulator.KindCustomPolicies); n != 1 {
+	harness.WaitReason(t, product, v1alpha1.ConditionOrphan, v1alpha1.ReasonCustomPolicyDeleting)
+	if n := harness.Sim.Count(ns, simulator.KindCustomPolicies); n != 1 {
 		t.Fatalf("the policy was deleted from the registry while in use: %d left", n)
 	}
 	// (An empty chain leaves 3scale's as it is: the chain becomes APIcast alone.)
-	update(t, product, func() {
+	harness.Update(t, product, func() {
 		product.Spec.Policies = []v1alpha1.PolicySpec{{Name: "apicast", Version: v1alpha1.BuiltinPolicyVersion, Enabled: true}}
 	})
-	waitState(t, v1alpha1.ConditionSynced, product)
-	waitGone(t, def)
-	if n := sim.Count(ns, simulator.KindCustomPolicies); n != 0 {
+	harness.WaitState(t, v1alpha1.ConditionSynced, product)
+	harness.WaitGone(t, def)
+	if n := harness.Sim.Count(ns, simulator.KindCustomPolicies); n != 0 {
 		t.Errorf("%d policies left in the registry, want 0", n)
 	}
 }
@@ -95,8 +96,8 @@ func TestCustomPolicyDefinitionAndItsProducts(t *testing.T) {
 // TestCustomPolicySchemaIsChecked: a manifest porta would refuse, or whose configuration is not a JSON
 // Schema, is Invalid before anything is sent, with what is wrong.
 func TestCustomPolicySchemaIsChecked(t *testing.T) {
-	ns := newNamespace(t)
-	create(t, defaultSecret(ns))
+	ns := harness.NewNamespace(t)
+	harness.Create(t, harness.DefaultSecret(ns))
 	cases := map[string]struct {
 		edit func(map[string]any)
 		want string
@@ -108,22 +109,22 @@ func TestCustomPolicySchemaIsChecked(t *testing.T) {
 		"a reference outside":     {func(m map[string]any) { m["configuration"] = map[string]any{"$ref": "https://example.com/s.json"} }, "references outside the schema are not followed"},
 		"configuration not a map": {func(m map[string]any) { m["configuration"] = "object" }, "configuration is not a valid JSON Schema"},
 	}
-	before := remoteCalls(ns)
+	before := harness.RemoteCalls(ns)
 	var defs []*v1alpha1.CustomPolicyDefinition
 	for name, c := range cases {
 		def := customPolicy(ns, "p_"+strings.ReplaceAll(strings.ToLower(name), " ", "_"), c.edit)
-		create(t, def)
+		harness.Create(t, def)
 		defs = append(defs, def)
-		waitReason(t, def, v1alpha1.ConditionInvalid, v1alpha1.ReasonInvalidPolicySchema)
-		if _, _, msg := syncState(t, def); !strings.Contains(msg, c.want) {
+		harness.WaitReason(t, def, v1alpha1.ConditionInvalid, v1alpha1.ReasonInvalidPolicySchema)
+		if _, _, msg := harness.SyncState(t, def); !strings.Contains(msg, c.want) {
 			t.Errorf("%s: message %q, want %q", name, msg, c.want)
 		}
 	}
-	if got := remoteCalls(ns) - before; got != 0 {
+	if got := harness.RemoteCalls(ns) - before; got != 0 {
 		t.Errorf("%d calls to 3scale for manifests that cannot work, want 0", got)
 	}
 	for _, d := range defs {
-		if err := k8s.Delete(context.Background(), d); err != nil {
+		if err := harness.K8s.Delete(context.Background(), d); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -133,18 +134,18 @@ func TestCustomPolicySchemaIsChecked(t *testing.T) {
 // 403 to the registry; the definition says so (PolicyRegistryUnavailable), not that the token is wrong,
 // and syncs once the tenant has it.
 func TestCustomPolicyOnATenantWithoutTheRegistry(t *testing.T) {
-	ns := newNamespace(t)
-	secret := defaultSecret(ns)
-	if !sim.SetPolicyRegistry(ns, false) {
+	ns := harness.NewNamespace(t)
+	secret := harness.DefaultSecret(ns)
+	if !harness.Sim.SetPolicyRegistry(ns, false) {
 		t.Fatalf("no tenant %s in the simulator", ns)
 	}
 	def := customPolicy(ns, "stamp", nil)
-	create(t, secret, def)
-	waitReason(t, def, v1alpha1.ConditionInvalid, v1alpha1.ReasonPolicyRegistryUnavailable)
-	if _, _, msg := syncState(t, def); !strings.Contains(msg, "policy registry") || strings.Contains(msg, "token was refused") {
+	harness.Create(t, secret, def)
+	harness.WaitReason(t, def, v1alpha1.ConditionInvalid, v1alpha1.ReasonPolicyRegistryUnavailable)
+	if _, _, msg := harness.SyncState(t, def); !strings.Contains(msg, "policy registry") || strings.Contains(msg, "token was refused") {
 		t.Errorf("Invalid message %q does not say the tenant lacks the policy registry", msg)
 	}
-	sim.SetPolicyRegistry(ns, true)
-	update(t, def, func() { def.SetAnnotations(map[string]string{v1alpha1.SyncNowAnnotation: "enabled"}) })
-	waitState(t, v1alpha1.ConditionSynced, def)
+	harness.Sim.SetPolicyRegistry(ns, true)
+	harness.Update(t, def, func() { def.SetAnnotations(map[string]string{v1alpha1.SyncNowAnnotation: "enabled"}) })
+	harness.WaitState(t, v1alpha1.ConditionSynced, def)
 }
