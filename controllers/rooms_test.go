@@ -23,7 +23,7 @@ func roomOf(kind string) string {
 }
 
 // TestNoFileOutsideAKindsRoomNamesItsTypes: a kind's Go types (its API types Kind, KindList, KindSpec,
-// KindStatus, and its folder's package) are named only in its folder, the table (kinds.go) and the
+// KindStatus, and its folder's package) are named only in its folder, the table (table.go) and the
 // folders of the kinds it is related to by the reference graph — those it references, directly or
 // through others, and those that reference it (a Backend deploys the Products using it). The OpenAPI
 // generator names what it generates, and the test harness (internal/harness, never run by the manager)
@@ -93,7 +93,7 @@ func TestNoFileOutsideAKindsRoomNamesItsTypes(t *testing.T) {
 		})
 		for kind := range named {
 			switch own := folderKind[dir]; {
-			case path == "kinds.go", dir == "internal/harness", dir == roomOf(kind), own != "" && may(own, kind),
+			case path == "table.go", dir == "internal/harness", dir == roomOf(kind), own != "" && may(own, kind),
 				dir == "openapi" && generated[kind]:
 			default:
 				t.Errorf("%s names the %s kind's types: only its folder (%s), the table and related kinds' folders may", path, kind, roomOf(kind))
@@ -110,7 +110,7 @@ func TestNoFileOutsideAKindsRoomNamesItsTypes(t *testing.T) {
 }
 
 // TestEveryKindIsInTheRBACLists: the RBAC lists kept by hand (controller-gen reads the markers in
-// setup.go; the namespaced install, the chart and the tenant-admin role are written out) name every
+// manager.go; the namespaced install, the chart and the tenant-admin role are written out) name every
 // kind of the table, with its status and finalizers where the manager needs them: a new kind's row is
 // not enough for the manager to be allowed to sync it.
 func TestEveryKindIsInTheRBACLists(t *testing.T) {
