@@ -57,7 +57,6 @@ func (d kindDeps) recorder(name string) events.EventRecorder {
 }
 
 // claims returns a fresh ownership-claims checker over d's reader.
-func (d kindDeps) claims() *kit.Claims { return &kit.Claims{Reader: d.Reader} }
 
 // kindRow is one row of the table of kinds.
 type kindRow interface {
@@ -76,6 +75,8 @@ type kindRow interface {
 	// owner key (kit.OwnerKey), for an object of the kind.
 	secrets(obj client.Object) []string
 	ownerScope(obj client.Object) string
+	// checkOwner is the one-owner check the engine runs after each Resolve of the kind's objects.
+	checkOwner(d kindDeps) func(ctx context.Context, obj client.Object, s *engine.Session) error
 	// plan plans obj as diff does (Planned kinds only).
 	plan(ctx context.Context, mem client.Client, d kindDeps, obj client.Object, plan *plugin.Plan) error
 	// export adds the kind's objects to an export of a tenant (nothing for a kind that exports none).
@@ -102,6 +103,9 @@ type kindOf[T engine.Object, D any, S engine.Snapshot[S]] struct {
 	// claimScope is the scope of an object's remote object read from its references, before it synced
 	// (a rename's new plan: its Product's id); nil: scope.
 	claimScope func(ctx context.Context, reader client.Reader, obj T) string
+	// ownerRemedy is what a second object owning the same remote object is told to do ("": change its
+	// systemName or remove one).
+	ownerRemedy string
 	// secretFields name the form fields of obj's writes whose values come from a Secret (diff hides them).
 	secretFields func(obj T) []string
 	// exporter exports the kind's objects from a tenant (nil: the kind exports none).
@@ -156,11 +160,33 @@ func (k kindOf[T, D, S]) plan(ctx context.Context, mem client.Client, d kindDeps
 
 // reconciler is the kind's engine, its syncer built from d; kindController fills in the rest.
 func (k kindOf[T, D, S]) reconciler(d kindDeps) *engine.Reconciler[T, D, S] {
-	r := &engine.Reconciler[T, D, S]{Kind: k.name, New: k.newObj, Syncer: k.syncer(d), Snapshots: d.Snapshots}
+	r := &engine.Reconciler[T, D, S]{Kind: k.name, New: k.newObj, Syncer: k.syncer(d), Snapshots: d.Snapshots,
+		SoleOwner: k.soleOwner(d)}
 	if k.scope != nil {
 		r.SameScope = k.sameScope(d.Reader)
 	}
 	return r
+}
+
+// soleOwner is the kind's one-owner check as the engine runs it (engine.Reconciler.SoleOwner).
+func (k kindOf[T, D, S]) soleOwner(d kindDeps) func(ctx context.Context, obj T, s *engine.Session) error {
+	check := k.checkOwner(d)
+	return func(ctx context.Context, obj T, s *engine.Session) error { return check(ctx, obj, s) }
+}
+
+// checkOwner is the kind's one-owner check, by the owner key the owner-key index holds (ownerKeyOf):
+// tenant, the row's scope of obj (read after Resolve, which records it: a plan's Product id, an
+// application's account id) and system name. Its claims arbitrate, within this manager, objects that
+// hold no remote id yet.
+func (k kindOf[T, D, S]) checkOwner(d kindDeps) func(ctx context.Context, obj client.Object, s *engine.Session) error {
+	claims := &kit.Claims{Reader: d.Reader}
+	return func(ctx context.Context, obj client.Object, s *engine.Session) error {
+		o, ok := obj.(T)
+		if !ok {
+			return fmt.Errorf("a %T is not a %s", obj, k.name)
+		}
+		return kit.CheckSoleOwner(ctx, d.Reader, claims, o, k.newList(), kit.OwnerKey(s.Tenant, k.ownerScope(o), s.SystemName), k.ownerRemedy)
+	}
 }
 
 // sameScope tells whether a claimant's remote object would live where obj's does (engine.Reconciler.SameScope).
@@ -184,28 +210,26 @@ var kinds = []kindRow{
 		newObj:  func() *v1alpha1.CustomPolicyDefinition { return &v1alpha1.CustomPolicyDefinition{} },
 		newList: func() client.ObjectList { return &v1alpha1.CustomPolicyDefinitionList{} },
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.CustomPolicyDefinition, custompolicy.Desired, *custompolicy.Snapshot] {
-			return &custompolicy.Syncer{Reader: d.Reader, Accounts: d.Accounts, Claims: d.claims()}
+			return &custompolicy.Syncer{Reader: d.Reader, Accounts: d.Accounts}
 		}},
 	kindOf[*v1alpha1.Backend, children.Spec, *backend.Snapshot]{name: "Backend", exporter: backend.Export, secretRefs: backend.SecretRefs,
 		newObj:  func() *v1alpha1.Backend { return &v1alpha1.Backend{} },
 		newList: func() client.ObjectList { return &v1alpha1.BackendList{} },
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.Backend, children.Spec, *backend.Snapshot] {
-			return &backend.Syncer{Reader: d.Reader, Accounts: d.Accounts, Claims: d.claims(), Lists: d.Lists}
+			return &backend.Syncer{Reader: d.Reader, Accounts: d.Accounts, Lists: d.Lists}
 		}},
 	kindOf[*v1alpha1.Product, productkind.Desired, *productkind.Snapshot]{name: "Product", exporter: productkind.Export, secretRefs: productkind.SecretRefs,
 		newObj:  func() *v1alpha1.Product { return &v1alpha1.Product{} },
 		newList: func() client.ObjectList { return &v1alpha1.ProductList{} },
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.Product, productkind.Desired, *productkind.Snapshot] {
-			return &productkind.Syncer{Reader: d.Reader, Accounts: d.Accounts, Suspended: appkind.SuspendedIn(d.Snapshots),
-				Claims: d.claims(), Lists: d.Lists,
+			return &productkind.Syncer{Reader: d.Reader, Accounts: d.Accounts, Suspended: appkind.SuspendedIn(d.Snapshots), Lists: d.Lists,
 				Lifecycle: productkind.Lifecycle{Recorder: d.recorder("apimsync-product"), UsagePeriod: d.Opts.UsageReportPeriod}}
 		}},
 	kindOf[*v1alpha1.ApplicationPlan, applicationplan.Desired, *applicationplan.Snapshot]{name: "ApplicationPlan", exporter: applicationplan.Export, scope: applicationplan.Scope, claimScope: applicationplan.ClaimScope,
 		newObj:  func() *v1alpha1.ApplicationPlan { return &v1alpha1.ApplicationPlan{} },
 		newList: func() client.ObjectList { return &v1alpha1.ApplicationPlanList{} },
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.ApplicationPlan, applicationplan.Desired, *applicationplan.Snapshot] {
-			return &applicationplan.Syncer{Reader: d.Reader, Fates: fatesOf(d.Reader), Accounts: d.Accounts, Peers: d.Snapshots,
-				Claims: d.claims(), Lists: d.Lists}
+			return &applicationplan.Syncer{Reader: d.Reader, Fates: fatesOf(d.Reader), Accounts: d.Accounts, Peers: d.Snapshots, Lists: d.Lists}
 		},
 		// A plan's limits may name a Backend's metrics.
 		watches: func(reader client.Reader) []watch {
@@ -216,15 +240,14 @@ var kinds = []kindRow{
 		newObj:  func() *v1alpha1.DeveloperAccount { return &v1alpha1.DeveloperAccount{} },
 		newList: func() client.ObjectList { return &v1alpha1.DeveloperAccountList{} },
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.DeveloperAccount, developeraccount.Desired, *developeraccount.Snapshot] {
-			return &developeraccount.Syncer{Reader: d.Reader, Accounts: d.Accounts, Claims: d.claims(),
+			return &developeraccount.Syncer{Reader: d.Reader, Accounts: d.Accounts,
 				Sent: &developeraccount.SentPasswords{}}
 		}},
 	kindOf[*v1alpha1.Application, appkind.Desired, *appkind.Snapshot]{name: "Application", exporter: appkind.Export, secretRefs: appkind.SecretRefs, scope: appkind.Scope, claimScope: appkind.ClaimScope,
 		newObj:  func() *v1alpha1.Application { return &v1alpha1.Application{} },
 		newList: func() client.ObjectList { return &v1alpha1.ApplicationList{} },
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.Application, appkind.Desired, *appkind.Snapshot] {
-			return &appkind.Syncer{Reader: d.Reader, Fates: fatesOf(d.Reader), Writer: d.Writer, Accounts: d.Accounts,
-				Claims: d.claims()}
+			return &appkind.Syncer{Reader: d.Reader, Fates: fatesOf(d.Reader), Writer: d.Writer, Accounts: d.Accounts}
 		},
 		watches: func(reader client.Reader) []watch {
 			return []watch{
@@ -238,7 +261,7 @@ var kinds = []kindRow{
 		newObj:  func() *v1alpha1.ActiveDoc { return &v1alpha1.ActiveDoc{} },
 		newList: func() client.ObjectList { return &v1alpha1.ActiveDocList{} },
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.ActiveDoc, activedoc.Desired, *activedoc.Snapshot] {
-			return &activedoc.Syncer{Reader: d.Reader, Fates: fatesOf(d.Reader), Accounts: d.Accounts, Claims: d.claims()}
+			return &activedoc.Syncer{Reader: d.Reader, Fates: fatesOf(d.Reader), Accounts: d.Accounts}
 		},
 		watches: func(reader client.Reader) []watch {
 			return []watch{{&corev1.ConfigMap{}, kit.Referencing(reader, &v1alpha1.ActiveDocList{}, kit.IndexConfigMapRefs)}}
@@ -253,10 +276,12 @@ var kinds = []kindRow{
 			return nil
 		}},
 	kindOf[*v1alpha1.DeveloperPortal, developerportal.Desired, *developerportal.Snapshot]{name: "DeveloperPortal", exporter: developerportal.Export, secretRefs: developerportal.SecretRefs,
-		newObj:  func() *v1alpha1.DeveloperPortal { return &v1alpha1.DeveloperPortal{} },
-		newList: func() client.ObjectList { return &v1alpha1.DeveloperPortalList{} },
+		// The portal has no system name to change: a tenant has one.
+		ownerRemedy: "a tenant has one developer portal, kept by one DeveloperPortal: remove one of them",
+		newObj:      func() *v1alpha1.DeveloperPortal { return &v1alpha1.DeveloperPortal{} },
+		newList:     func() client.ObjectList { return &v1alpha1.DeveloperPortalList{} },
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.DeveloperPortal, developerportal.Desired, *developerportal.Snapshot] {
-			return &developerportal.Syncer{Reader: d.Reader, Accounts: d.Accounts, Claims: d.claims()}
+			return &developerportal.Syncer{Reader: d.Reader, Accounts: d.Accounts}
 		},
 		// Its content is in ConfigMaps: an edit re-syncs.
 		watches: func(reader client.Reader) []watch {
@@ -270,7 +295,7 @@ var kinds = []kindRow{
 		newList: func() client.ObjectList { return &v1alpha1.TenantList{} },
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.Tenant, tenant.Desired, *tenant.Snapshot] {
 			return &tenant.Syncer{Reader: d.Reader, Writer: d.Writer, SecretReader: d.APIReader,
-				Accounts: d.Accounts, Claims: d.claims(), Recorder: d.recorder("apimsync-tenant")}
+				Accounts: d.Accounts, Recorder: d.recorder("apimsync-tenant")}
 		}},
 }
 

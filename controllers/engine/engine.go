@@ -1,5 +1,6 @@
 // Package engine is apimsync's generic sync engine. It owns the flow every kind shares — finalizer,
-// provider account, dependencies, the skip when nothing changed, observe/create/update, deletion (and
+// provider account, dependencies, one owner per remote object (SoleOwner, after every Resolve, built by
+// the table from the kind's scope), the skip when nothing changed, observe/create/update, deletion (and
 // the handover of a renamed object's remote object), tenant changes, sync conditions, events, backoff
 // and metrics — and asks each kind how to talk to 3scale through one contract, TypedSyncer (typed.go:
 // Connect, SystemName, Resolve, Read, Compare, Create, Update, Delete), and the optional parts a kind
@@ -94,6 +95,11 @@ type Reconciler[T Object, D any, S Snapshot[S]] struct {
 	// plan's product, an application's account), from other's references; nil for a kind whose remote
 	// objects are the tenant's own.
 	SameScope func(ctx context.Context, obj, other client.Object) bool
+	// SoleOwner, when set, is checked after every successful Resolve: it refuses (Invalid) or holds back
+	// (Orphan) obj when another object of the kind owns the same remote object — the same tenant, scope
+	// and system name. The table builds it from the kind's scope, the same key the owner-key index is
+	// built from, so that no kind computes the key on its own.
+	SoleOwner func(ctx context.Context, obj T, s *Session) error
 	// DependantGrace is how long an owner being deleted leaves those of its dependants not being deleted
 	// yet to whoever deleted the owner: a prune (Argo CD, Flux, kubectl delete -f) deletes them a moment
 	// later, and a DELETE of ours as well would be an API server write for nothing. The grace lasts from

@@ -165,7 +165,7 @@ func (r *Reconciler[T, D, S]) connect(ctx context.Context, obj T) (*Session, err
 }
 
 // resolve is the syncer's Resolve: the desired state, returned, and the hash and periodic work, put in
-// the session.
+// the session; then, its dependencies resolved (a plan's Product gives its scope), the one-owner check.
 func (r *Reconciler[T, D, S]) resolve(ctx context.Context, obj T, s *Session) (D, error) {
 	s.SystemName = r.Syncer.SystemName(obj)
 	res, err := r.Syncer.Resolve(ctx, obj, s)
@@ -173,6 +173,12 @@ func (r *Reconciler[T, D, S]) resolve(ctx context.Context, obj T, s *Session) (D
 	if err != nil {
 		var zero D
 		return zero, err
+	}
+	if r.SoleOwner != nil {
+		if err := r.SoleOwner(ctx, obj, s); err != nil {
+			var zero D
+			return zero, err
+		}
 	}
 	s.Hash = res.Hash
 	return res.Desired, nil

@@ -199,16 +199,16 @@ func holdsBefore(a, b engine.Object) bool {
 // one that claimed it first in this manager. While a resource being deleted still holds it (a GitOps
 // rename or namespace move: the new one applied, the old one pruned), obj holding none waits (Orphan)
 // for that deletion to finish: the old one's deletion may delete the remote object. The watch
-// sameRemoteObject wakes obj when the other one changes or goes. list is an empty list of the kind; key is obj's owner key. It
+// sameRemoteObject wakes obj when the other one changes or goes. list is an empty list of the kind; key is
+// obj's owner key; remedy what the refusal tells the user to do ("": change its systemName or remove
+// one; a kind with no system name to change says something else). The engine calls it for every kind
+// (engine.Reconciler.SoleOwner, built by the table from the kind's scope). It
 // reads the manager's cache only. The message names the owner only when it is in obj's namespace, so
 // that nobody learns of objects in namespaces they may not read.
-func CheckSoleOwner(ctx context.Context, reader client.Reader, claims *Claims, obj engine.Object, list client.ObjectList, key string) error {
-	return CheckSoleOwnerOr(ctx, reader, claims, obj, list, key, "give this resource another systemName or remove one of them")
-}
-
-// CheckSoleOwnerOr is CheckSoleOwner with what the refusal tells the user to do (a kind with no system
-// name to change says something else).
-func CheckSoleOwnerOr(ctx context.Context, reader client.Reader, claims *Claims, obj engine.Object, list client.ObjectList, key, remedy string) error {
+func CheckSoleOwner(ctx context.Context, reader client.Reader, claims *Claims, obj engine.Object, list client.ObjectList, key, remedy string) error {
+	if remedy == "" {
+		remedy = "give this resource another systemName or remove one of them"
+	}
 	if err := reader.List(ctx, list, client.MatchingFields{IndexOwnerKey: key}); err != nil {
 		return err
 	}

@@ -37,8 +37,6 @@ type Syncer struct {
 	Reader client.Reader
 	// Accounts resolves provider-account Secrets.
 	Accounts *kit.ProviderAccounts
-	// Claims arbitrates resources that resolve to the same spec.
-	Claims *kit.Claims
 }
 
 // The contract, and each optional part the syncer means to implement, checked by the compiler.
@@ -95,9 +93,6 @@ func (s *Syncer) Resolve(ctx context.Context, d *v1alpha1.ActiveDoc, sess *engin
 				ref, p.Status.TenantHost, sess.Tenant)
 		}
 		desired.ProductID = p.Status.ProductID
-	}
-	if err := kit.CheckSoleOwner(ctx, s.Reader, s.Claims, d, &v1alpha1.ActiveDocList{}, kit.OwnerKey(sess.Tenant, "", sess.SystemName)); err != nil {
-		return r, err
 	}
 	d.Status.ProductID = desired.ProductID
 	r.Desired = desired

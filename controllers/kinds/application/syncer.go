@@ -66,8 +66,6 @@ type Syncer struct {
 	Writer client.Client
 	// Accounts resolves provider-account Secrets.
 	Accounts *kit.ProviderAccounts
-	// Claims arbitrates resources that resolve to the same application (account and name).
-	Claims *kit.Claims
 }
 
 // The contract, and each optional part the syncer means to implement, checked by the compiler.
@@ -135,9 +133,6 @@ func (s *Syncer) resolve(ctx context.Context, a *v1alpha1.Application, sess *eng
 		return err
 	}
 	a.Status.AccountID, a.Status.ProductID = desired.AccountID, desired.ProductID
-	if err := kit.CheckSoleOwner(ctx, s.Reader, s.Claims, a, &v1alpha1.ApplicationList{}, kit.OwnerKey(sess.Tenant, kit.Itoa64(desired.AccountID), sess.SystemName)); err != nil {
-		return err
-	}
 	spec := a.Spec
 	spec.DeletionPolicy, spec.Adoption = "", ""
 	r.Desired, r.Hash = *desired, sess.HashOf(sess.Tenant, spec, desired)

@@ -66,8 +66,6 @@ type Syncer struct {
 	Accounts *kit.ProviderAccounts
 	// Peers reads the Product's and Backends' cached snapshots (their metrics' ids), never written here.
 	Peers engine.SnapshotReader
-	// Claims arbitrates resources that resolve to the same plan.
-	Claims *kit.Claims
 	// Lists shares the tenant's list of plans (all products') among the plans looking for theirs in one
 	// burst.
 	Lists *kit.BurstLists
@@ -195,9 +193,6 @@ func (s *Syncer) resolve(ctx context.Context, a *v1alpha1.ApplicationPlan, sess 
 		deps[ref.Backend] = [2]any{b.Spec.Metrics, b.Spec.Methods}
 		metricsHashes[ref.Backend] = b.Status.MetricsHash
 		desired.RecordedIDs[ref.Backend] = b.Status.MetricIDs
-	}
-	if err := kit.CheckSoleOwner(ctx, s.Reader, s.Claims, a, &v1alpha1.ApplicationPlanList{}, kit.OwnerKey(sess.Tenant, strconv.FormatInt(p.Status.ProductID, 10), sess.SystemName)); err != nil {
-		return err
 	}
 	desired.DepsMetrics = engine.HashOf(metricsHashes)
 	specForHash := a.Spec

@@ -39,8 +39,6 @@ type Syncer struct {
 	Reader client.Reader
 	// Accounts resolves provider-account Secrets.
 	Accounts *kit.ProviderAccounts
-	// Claims arbitrates resources that resolve to the same backend.
-	Claims *kit.Claims
 	// Lists shares the tenant's list of backends among the Backends looking for theirs in one burst.
 	Lists *kit.BurstLists
 }
@@ -76,9 +74,6 @@ func (s *Syncer) SystemName(b *v1alpha1.Backend) string {
 // backend's children).
 func (s *Syncer) Resolve(ctx context.Context, b *v1alpha1.Backend, sess *engine.Session) (engine.Resolved[children.Spec], error) {
 	r := engine.Resolved[children.Spec]{Desired: backendChildren(b)}
-	if err := kit.CheckSoleOwner(ctx, s.Reader, s.Claims, b, &v1alpha1.BackendList{}, kit.OwnerKey(sess.Tenant, "", sess.SystemName)); err != nil {
-		return r, err
-	}
 	r.Hash = sess.HashOf(sess.Tenant, sess.SystemName, b.Spec.Name, b.Spec.Description, b.Spec.PrivateBaseURL, r.Desired)
 	return r, nil
 }

@@ -140,8 +140,6 @@ type Syncer struct {
 	Reader client.Reader
 	// Accounts resolves provider-account Secrets.
 	Accounts *kit.ProviderAccounts
-	// Claims arbitrates resources that resolve to the same account.
-	Claims *kit.Claims
 	// Sent remembers the passwords this process set (nil: none remembered).
 	Sent *SentPasswords
 }
@@ -210,9 +208,6 @@ func (s *Syncer) Resolve(ctx context.Context, d *v1alpha1.DeveloperAccount, sess
 			desired.Passwords[u.Username] = v
 			desired.Versions[u.Username] = version
 		}
-	}
-	if err := kit.CheckSoleOwner(ctx, s.Reader, s.Claims, d, &v1alpha1.DeveloperAccountList{}, kit.OwnerKey(sess.Tenant, "", sess.SystemName)); err != nil {
-		return r, err
 	}
 	r.Desired = desired
 	spec := d.Spec

@@ -23,8 +23,6 @@ type Syncer struct {
 	Reader client.Reader
 	// Accounts resolves provider-account Secrets.
 	Accounts *kit.ProviderAccounts
-	// Claims arbitrates resources that resolve to the same portal.
-	Claims *kit.Claims
 }
 
 // The contract, and each optional part the syncer means to implement, checked by the compiler.
@@ -49,11 +47,6 @@ func (s *Syncer) Resolve(ctx context.Context, p *v1alpha1.DeveloperPortal, sess 
 	r := engine.Resolved[Desired]{}
 	want, err := desired(ctx, s.Reader, p)
 	if err != nil {
-		return r, err
-	}
-	// The portal has no system name to change: a tenant has one.
-	if err := kit.CheckSoleOwnerOr(ctx, s.Reader, s.Claims, p, &v1alpha1.DeveloperPortalList{}, kit.OwnerKey(sess.Tenant, "", sess.SystemName),
-		"a tenant has one developer portal, kept by one DeveloperPortal: remove one of them"); err != nil {
 		return r, err
 	}
 	hashes := make([]string, 0, len(want.Templates)+len(want.Files))

@@ -67,8 +67,6 @@ type Syncer struct {
 	// Suspended records that the retirement sweep suspended the application appID of tenant (gone: it
 	// was deleted), so that its Application's cached snapshot says so (the table gives it).
 	Suspended func(tenant string, appID int64, gone bool)
-	// Claims arbitrates resources that resolve to the same product.
-	Claims *kit.Claims
 	// Lists shares the tenant's list of services among the Products looking for theirs in one burst.
 	Lists *kit.BurstLists
 	// Lifecycle keeps the lifecycle bookkeeping and usage reports.
@@ -136,9 +134,6 @@ func (s *Syncer) resolve(ctx context.Context, p *v1alpha1.Product, sess *engine.
 	}
 	proxy, oidc, err := s.resolveProxy(ctx, p)
 	if err != nil {
-		return err
-	}
-	if err := kit.CheckSoleOwner(ctx, s.Reader, s.Claims, p, &v1alpha1.ProductList{}, kit.OwnerKey(sess.Tenant, "", sess.SystemName)); err != nil {
 		return err
 	}
 	desired := Desired{BackendIDs: backendIDs, Proxy: proxy, Policies: policies, OIDC: oidc, Promotes: p.Spec.Production != nil,

@@ -53,8 +53,6 @@ type Syncer struct {
 	SecretReader client.Reader
 	// Accounts connects to the master portal (a Secret shaped like a provider account's).
 	Accounts *kit.ProviderAccounts
-	// Claims arbitrates Tenants that name the same organization on one master.
-	Claims *kit.Claims
 	// Recorder announces scheduled deletions.
 	Recorder events.EventRecorder
 }
@@ -114,9 +112,6 @@ func (s *Syncer) Resolve(ctx context.Context, t *v1alpha1.Tenant, sess *engine.S
 	r := engine.Resolved[Desired]{}
 	password, version, err := kit.SecretKey(ctx, s.Reader, t.Namespace, &t.Spec.PasswordRef, "spec.passwordRef")
 	if err != nil {
-		return r, err
-	}
-	if err := kit.CheckSoleOwner(ctx, s.Reader, s.Claims, t, &v1alpha1.TenantList{}, kit.OwnerKey(sess.Tenant, "tenant", sess.SystemName)); err != nil {
 		return r, err
 	}
 	key := SecretKey(t)
