@@ -118,11 +118,11 @@ func GoingAway(since time.Time, reason, format string, args ...any) error {
 	return &ReasonedError{class: ClassWaiting, Reason: reason, Message: fmt.Sprintf(format, args...), quiet: quietGoing, since: since}
 }
 
-// OwnerMayFollow returns a quiet wait, for an object being deleted since the given time, of an owner
+// ownerMayFollow returns a quiet wait, for an object being deleted since the given time, of an owner
 // whose deletion in 3scale would take its remote object along and which may be deleted in a moment too
 // (a prune deletes dependants and owners in any order): the object is looked at again when grace
 // (the object's deletion grace, Reconciler.DependantGrace) ends, or when the owner changes, and makes no call meanwhile.
-func OwnerMayFollow(since time.Time, grace time.Duration, format string, args ...any) error {
+func ownerMayFollow(since time.Time, grace time.Duration, format string, args ...any) error {
 	return &ReasonedError{class: ClassWaiting, Reason: v1alpha1.ReasonWaitingForOwner, Message: fmt.Sprintf(format, args...),
 		RetryAfter: grace, quiet: quietGoing, since: since, recheck: grace}
 }

@@ -42,7 +42,7 @@ type OwnedBy[T Object] interface {
 }
 
 // leaveToOwners tells whether a dependant's remote object is left to its owners' deletion: went when one
-// of them goes; left with a quiet wait (OwnerMayFollow) while one may still go within grace (a prune
+// of them goes; left with a quiet wait (ownerMayFollow) while one may still go within grace (a prune
 // under way); neither otherwise, when the dependant deletes its own remote object.
 func leaveToOwners(obj Object, grace time.Duration, owners []Owner) (left, went bool, err error) {
 	var may []string
@@ -57,7 +57,7 @@ func leaveToOwners(obj Object, grace time.Duration, owners []Owner) (left, went 
 	if len(may) == 0 || grace <= 0 {
 		return false, false, nil
 	}
-	return true, false, OwnerMayFollow(obj.GetDeletionTimestamp().Time, grace,
+	return true, false, ownerMayFollow(obj.GetDeletionTimestamp().Time, grace,
 		"waiting a moment for %s to be deleted too (a prune), whose deletion in 3scale would take this one along",
 		strings.Join(may, " or "))
 }

@@ -23,7 +23,7 @@ type Dependency struct {
 	NotFound, Deleting, Invalid, NotSynced string
 	// DeletingHint, when set, ends the message of a dependency being deleted (what to do about it).
 	DeletingHint string
-	// WhileDeleting is the wait for a dependency being deleted; default OwnerGoing (it takes the object
+	// WhileDeleting is the wait for a dependency being deleted; default ownerGoing (it takes the object
 	// along, or it is Orphan at once under Retain).
 	WhileDeleting func(dep engine.Object, reason, format string, args ...any) error
 }
@@ -53,7 +53,7 @@ func (d Dependency) State(into engine.Object, getErr error, name string) error {
 	if !into.GetDeletionTimestamp().IsZero() {
 		wait, format := d.WhileDeleting, "%s %q is being deleted"
 		if wait == nil {
-			wait = OwnerGoing
+			wait = ownerGoing
 		}
 		if d.DeletingHint != "" {
 			format += "; " + d.DeletingHint
@@ -67,10 +67,10 @@ func (d Dependency) State(into engine.Object, getErr error, name string) error {
 }
 
 // ReadyDependency checks that a dependency read by ReadDependency can be built upon (Usable), or says
-// how long to wait for it (NotSyncedYet).
+// how long to wait for it (notSyncedYet).
 func ReadyDependency(dep engine.Object, d Dependency) error {
 	if !Usable(dep, *dep.GetSyncStatus(), dep.GetRemoteID()) {
-		return NotSyncedYet(dep, *dep.GetSyncStatus(), d.NotSynced, "waiting for %s %q to be Synced", d.Kind, dep.GetName())
+		return notSyncedYet(dep, *dep.GetSyncStatus(), d.NotSynced, "waiting for %s %q to be Synced", d.Kind, dep.GetName())
 	}
 	return nil
 }
@@ -118,11 +118,11 @@ func WaitsOnGatewayOnly(obj client.Object, st v1alpha1.CommonStatus) bool {
 	return c != nil && c.Status == metav1.ConditionTrue && c.Reason == v1alpha1.ReasonMetricInUseByGateway && c.ObservedGeneration == obj.GetGeneration()
 }
 
-// NotSyncedYet is the waiting error for a dependency that exists but cannot be built upon yet: Pending
+// notSyncedYet is the waiting error for a dependency that exists but cannot be built upon yet: Pending
 // (a new object waits quietly) while the dependency is itself being synced, Queued (longer) while it has
 // never synced yet, Orphan at once when it is stuck (waiting on something of its own, Invalid) or being
 // deleted.
-func NotSyncedYet(dep client.Object, st v1alpha1.CommonStatus, reason, format string, args ...any) error {
+func notSyncedYet(dep client.Object, st v1alpha1.CommonStatus, reason, format string, args ...any) error {
 	state := engine.SyncState(&st)
 	switch {
 	case state == v1alpha1.ConditionOrphan || state == v1alpha1.ConditionInvalid || !dep.GetDeletionTimestamp().IsZero():
@@ -133,10 +133,10 @@ func NotSyncedYet(dep client.Object, st v1alpha1.CommonStatus, reason, format st
 	return engine.Pending(reason, format, args...)
 }
 
-// OwnerGoing is the waiting error for an object whose owner is being deleted: with the Delete policy the
+// ownerGoing is the waiting error for an object whose owner is being deleted: with the Delete policy the
 // owner deletes it first (engine: Dependants), so it waits quietly for that (GoingAway); with Retain it
 // is Orphan at once, for someone to act upon.
-func OwnerGoing(owner engine.Object, reason, format string, args ...any) error {
+func ownerGoing(owner engine.Object, reason, format string, args ...any) error {
 	if owner.GetDeletionPolicy() == v1alpha1.DeletionPolicyDelete {
 		return engine.GoingAway(owner.GetDeletionTimestamp().Time, reason, format, args...)
 	}

@@ -94,12 +94,12 @@ func ReferencingKey(reader client.Reader, list client.ObjectList, index string, 
 		if err := reader.List(ctx, l, client.InNamespace(obj.GetNamespace()), client.MatchingFields{index: key(obj)}); err != nil {
 			return nil
 		}
-		return RequestsFor(l)
+		return requestsFor(l)
 	}
 }
 
-// RequestsFor is a request for every object of list.
-func RequestsFor(list client.ObjectList) []reconcile.Request {
+// requestsFor is a request for every object of list.
+func requestsFor(list client.ObjectList) []reconcile.Request {
 	var reqs []reconcile.Request
 	_ = ForEachItem(list, func(o client.Object) {
 		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(o)})

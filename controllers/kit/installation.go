@@ -44,8 +44,8 @@ func InstallationAdminURL(tenantName, wildcardDomain string) string {
 	return "https://" + tenantName + "-admin." + wildcardDomain
 }
 
-// NoProviderAccount is the wait of an object that found no provider account in any of the three places.
-func NoProviderAccount(namespace, why string) error {
+// noProviderAccount is the wait of an object that found no provider account in any of the three places.
+func noProviderAccount(namespace, why string) error {
 	return engine.Waiting(v1alpha1.ReasonProviderAccountNotFound,
 		"no provider account in namespace %q: spec.providerAccountRef is not set, there is no Secret %q, and %s; "+
 			"create the Secret %q with the keys %s and %s (or install 3scale in this namespace)",
@@ -60,7 +60,7 @@ func (p *ProviderAccounts) connectInstallation(ctx context.Context, namespace st
 	var seed corev1.Secret
 	if err := p.Reader.Get(ctx, client.ObjectKey{Namespace: namespace, Name: SystemSeedSecret}, &seed); err != nil {
 		if apierrors.IsNotFound(err) {
-			return nil, NoProviderAccount(namespace, fmt.Sprintf("no 3scale installation (no Secret %q)", SystemSeedSecret))
+			return nil, noProviderAccount(namespace, fmt.Sprintf("no 3scale installation (no Secret %q)", SystemSeedSecret))
 		}
 		return nil, err
 	}
@@ -69,7 +69,7 @@ func (p *ProviderAccounts) connectInstallation(ctx context.Context, namespace st
 		return nil, err
 	}
 	if manager == nil {
-		return nil, NoProviderAccount(namespace, fmt.Sprintf("the 3scale installation's Secret %q is there but no APIManager (%s) tells its admin URL",
+		return nil, noProviderAccount(namespace, fmt.Sprintf("the 3scale installation's Secret %q is there but no APIManager (%s) tells its admin URL",
 			SystemSeedSecret, APIManagerGVK.GroupKind()))
 	}
 	what := fmt.Sprintf("the 3scale installation (APIManager %q, Secret %q)", manager.GetName(), SystemSeedSecret)

@@ -53,7 +53,7 @@ func export(ctx context.Context, x *plugin.Exporter, a tsclient.Account, taken m
 		return fmt.Errorf("cannot read the users of %s: %w", what, err)
 	}
 	slices.SortStableFunc(users, func(p, q tsclient.User) int {
-		return boolRank(q.Role == RoleAdmin) - boolRank(p.Role == RoleAdmin)
+		return boolRank(q.Role == roleAdmin) - boolRank(p.Role == roleAdmin)
 	})
 	name := plugin.ObjectName(a.OrgName)
 	if taken[name] {
@@ -74,7 +74,7 @@ func export(ctx context.Context, x *plugin.Exporter, a tsclient.Account, taken m
 			user.PasswordRef = &v1alpha1.LocalSecretKeyRef{Name: passwords.Name, Key: key}
 		}
 		spec.Users = append(spec.Users, user)
-		if u.State != UserActive {
+		if u.State != userActive {
 			x.Leave("%s: user %q is %s; applying activates it", what, u.Username, u.State)
 		}
 	}
@@ -82,7 +82,7 @@ func export(ctx context.Context, x *plugin.Exporter, a tsclient.Account, taken m
 		x.Leave("%s has no user: not exported (an account needs one)", what)
 		return nil
 	}
-	if a.State != AccountApproved {
+	if a.State != accountApproved {
 		x.Leave("%s is %s; applying approves it", what, a.State)
 	}
 	x.Add("accounts", &v1alpha1.DeveloperAccount{TypeMeta: plugin.TypeMeta("DeveloperAccount"), ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: spec})

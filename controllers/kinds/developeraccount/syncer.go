@@ -17,10 +17,10 @@ import (
 
 // Account and user states of porta that apimsync brings accounts and users to.
 const (
-	AccountApproved = "approved"
-	UserActive      = "active"
+	accountApproved = "approved"
+	userActive      = "active"
 	userSuspended   = "suspended"
-	RoleAdmin       = "admin"
+	roleAdmin       = "admin"
 )
 
 // Snapshot is the remote state of one developer account and its users.
@@ -154,7 +154,7 @@ var (
 // firstAdmin is the user that signs the account up and identifies it.
 func firstAdmin(d *v1alpha1.DeveloperAccount) v1alpha1.DeveloperUserSpec {
 	for _, u := range d.Spec.Users {
-		if u.Role == RoleAdmin {
+		if u.Role == roleAdmin {
 			return u
 		}
 	}
@@ -305,7 +305,7 @@ func accountAttrsMatch(r tsclient.Account, d *v1alpha1.DeveloperAccount) bool {
 }
 
 func userMatches(r tsclient.User, u v1alpha1.DeveloperUserSpec) bool {
-	return r.Email == u.Email && r.Role == userRole(u) && r.State == UserActive
+	return r.Email == u.Email && r.Role == userRole(u) && r.State == userActive
 }
 
 func userRole(u v1alpha1.DeveloperUserSpec) string {
@@ -316,7 +316,7 @@ func userRole(u v1alpha1.DeveloperUserSpec) string {
 }
 
 func accountMatches(snap *Snapshot, d *v1alpha1.DeveloperAccount) bool {
-	if !accountAttrsMatch(snap.Account, d) || snap.Account.State != AccountApproved || len(snap.Users) != len(d.Spec.Users) {
+	if !accountAttrsMatch(snap.Account, d) || snap.Account.State != accountApproved || len(snap.Users) != len(d.Spec.Users) {
 		return false
 	}
 	for _, u := range d.Spec.Users {
@@ -364,7 +364,7 @@ func (s *Syncer) Update(ctx context.Context, d *v1alpha1.DeveloperAccount, sess 
 		}
 		snap.Account = *updated
 	}
-	if snap.Account.State != AccountApproved {
+	if snap.Account.State != accountApproved {
 		approved, err := kit.Deref(c.ApproveAccount(ctx, id))
 		if err != nil {
 			return nil, fmt.Errorf("cannot approve account %q: %w", sess.SystemName, err)
@@ -402,7 +402,7 @@ func (s *Syncer) syncUsers(ctx context.Context, d *v1alpha1.DeveloperAccount, se
 	for _, promote := range []bool{true, false} {
 		for _, u := range d.Spec.Users {
 			want[u.Username] = true
-			if (userRole(u) == RoleAdmin) != promote {
+			if (userRole(u) == roleAdmin) != promote {
 				continue
 			}
 			r, ok := snap.Users[u.Username]
@@ -427,7 +427,7 @@ func (s *Syncer) syncUsers(ctx context.Context, d *v1alpha1.DeveloperAccount, se
 				s.Sent.Remember(userKey(sess, id, u.Username), passwords[u.Username])
 			}
 			switch {
-			case err != nil || r.State == UserActive:
+			case err != nil || r.State == userActive:
 			case r.State == userSuspended: // suspended behind our back: porta refuses to activate it
 				r, err = kit.Deref(c.UnsuspendUser(ctx, id, r.ID))
 			default:

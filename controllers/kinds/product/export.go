@@ -41,7 +41,7 @@ func export(ctx context.Context, x *plugin.Exporter, p tsclient.Product, usages 
 	if err != nil {
 		return fmt.Errorf("cannot read the proxy of %s: %w", what, err)
 	}
-	attrs := ProxyAttributes(proxy)
+	attrs := proxyAttributes(proxy)
 	kids, err := children.Read(ctx, c, tsclient.ProductScope(p.ID))
 	if err != nil {
 		return err
@@ -81,7 +81,7 @@ func export(ctx context.Context, x *plugin.Exporter, p tsclient.Product, usages 
 		if spec.Features == nil {
 			spec.Features = map[string]v1alpha1.FeatureSpec{}
 		}
-		fs := v1alpha1.FeatureSpec{Name: f.Name, Description: f.Description, Scope: RemoteScope(f)}
+		fs := v1alpha1.FeatureSpec{Name: f.Name, Description: f.Description, Scope: remoteScope(f)}
 		if fs.Name == "" {
 			fs.Name = f.SystemName
 			x.Leave("%s: feature %q has no name (3scale allows none, apimsync requires one): exported with its system name as its name, which applying it writes", what, f.SystemName)
@@ -124,7 +124,7 @@ func policyWithCredential(x *plugin.Exporter, ps *v1alpha1.PolicySpec, what, pro
 // porta's defaults (proxyDefaults), which resolveProxy sends for what the spec leaves out.
 func authentication(ctx context.Context, x *plugin.Exporter, p tsclient.Product, attrs map[string]string, name string) (*v1alpha1.AuthenticationSpec, error) {
 	differs := func(key string) string {
-		if v := attrs[key]; v != ProxyDefaults[key] {
+		if v := attrs[key]; v != proxyDefaults[key] {
 			return v
 		}
 		return ""

@@ -19,9 +19,9 @@ func featuresManaged(p *v1alpha1.Product) bool {
 	return len(p.Spec.Features) > 0 || len(p.Status.FeatureIDs) > 0
 }
 
-// RemoteScope is the scope of a remote feature as a spec's (kit.FeatureScope), which porta renders
+// remoteScope is the scope of a remote feature as a spec's (kit.FeatureScope), which porta renders
 // underscored.
-func RemoteScope(f tsclient.Feature) string {
+func remoteScope(f tsclient.Feature) string {
 	if f.Scope == "service_plan" {
 		return tsclient.FeatureScopeServicePlan
 	}
@@ -63,7 +63,7 @@ func featuresMatch(p *v1alpha1.Product, remote []tsclient.Feature) bool {
 	}
 	for sys, want := range p.Spec.Features {
 		got, found := specFeature(p, remote, sys)
-		if !found || got.SystemName != sys || got.Name != want.Name || got.Description != want.Description || RemoteScope(got) != kit.FeatureScope(want) {
+		if !found || got.SystemName != sys || got.Name != want.Name || got.Description != want.Description || remoteScope(got) != kit.FeatureScope(want) {
 			return false
 		}
 	}
@@ -110,7 +110,7 @@ func syncFeatures(ctx context.Context, c *tsclient.Client, p *v1alpha1.Product, 
 		params := tsclient.FeatureParams{Name: want.Name, SystemName: sys, Description: want.Description, Scope: kit.FeatureScope(want)}
 		got, found := specFeature(p, remote, sys)
 		switch {
-		case found && RemoteScope(got) != params.Scope:
+		case found && remoteScope(got) != params.Scope:
 			if err := kit.IgnoreNotFound(c.DeleteProductFeature(ctx, id, got.ID)); err != nil {
 				return fmt.Errorf("cannot delete feature %q of product %d to change its scope: %w", sys, id, err)
 			}

@@ -43,7 +43,7 @@ func (s *Syncer) resolvePolicies(ctx context.Context, p *v1alpha1.Product) ([]ts
 // resolveProxy returns the proxy attributes the spec sets, by porta name, and porta's defaults for the
 // managed ones it does not set; others are left as 3scale has them.
 func (s *Syncer) resolveProxy(ctx context.Context, p *v1alpha1.Product) (map[string]string, *tsclient.OIDCConfiguration, error) {
-	proxy := maps.Clone(ProxyDefaults)
+	proxy := maps.Clone(proxyDefaults)
 	set := func(key, value string) {
 		if value != "" {
 			proxy[key] = value
@@ -144,8 +144,8 @@ func (s *Syncer) syncUsages(ctx context.Context, sess *engine.Session, snap *Sna
 	return nil
 }
 
-// ProxyAttributes flattens a proxy into its attributes by porta name, as strings.
-func ProxyAttributes(proxy *tsclient.Proxy) map[string]string {
+// proxyAttributes flattens a proxy into its attributes by porta name, as strings.
+func proxyAttributes(proxy *tsclient.Proxy) map[string]string {
 	out := map[string]string{}
 	raw, err := json.Marshal(proxy)
 	if err != nil {

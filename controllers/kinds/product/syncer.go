@@ -193,11 +193,11 @@ func serviceAttrs(p *v1alpha1.Product) (deploymentOption, backendVersion string)
 	return deploymentOption, backendVersion
 }
 
-// ProxyDefaults are porta's defaults of the proxy attributes apimsync manages (porta's db/schema.rb,
+// proxyDefaults are porta's defaults of the proxy attributes apimsync manages (porta's db/schema.rb,
 // table proxies): a field removed from the spec goes back to its default. hostname_rewrite has none
 // (null), so it is emptied. secret_token is not here: porta generates a random one and has no default to
 // go back to, so a secret token removed from the spec stays as it is in 3scale.
-var ProxyDefaults = map[string]string{
+var proxyDefaults = map[string]string{
 	"credentials_location": "query", "auth_user_key": "user_key", "auth_app_id": "app_id", "auth_app_key": "app_key",
 	"hostname_rewrite":         "",
 	"error_status_auth_failed": "403", "error_headers_auth_failed": "text/plain; charset=us-ascii", "error_auth_failed": "Authentication failed",
@@ -263,7 +263,7 @@ func (s *Syncer) readAll(ctx context.Context, sess *engine.Session, d Desired, r
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the proxy of product %d: %w", id, err)
 	}
-	snap.Proxy = ProxyAttributes(proxy)
+	snap.Proxy = proxyAttributes(proxy)
 	if snap.Policies, err = c.GetPolicies(ctx, id); err != nil {
 		return nil, fmt.Errorf("cannot read the policy chain of product %d: %w", id, err)
 	}
@@ -389,7 +389,7 @@ func (s *Syncer) Update(ctx context.Context, p *v1alpha1.Product, sess *engine.S
 		if err != nil {
 			return nil, fmt.Errorf("cannot update the proxy of product %q: %w", sess.SystemName, err)
 		}
-		snap.Proxy = ProxyAttributes(updated)
+		snap.Proxy = proxyAttributes(updated)
 	}
 	if !oidcMatches(snap.OIDC, d.OIDC) {
 		updated, err := c.UpdateOIDCConfiguration(ctx, id, *d.OIDC)

@@ -254,9 +254,9 @@ func Upsert(ctx context.Context, c *tsclient.Client, scope tsclient.Scope, snap 
 }
 
 // Written reports whether 3scale holds everything the spec wants, leaving aside the metrics and methods
-// it no longer has (RemovalsPending): what a gateway configuration is built from is in place.
+// it no longer has (removalsPending): what a gateway configuration is built from is in place.
 func Written(snap *Snapshot, want Spec) bool {
-	if !RemovalsPending(snap, want) {
+	if !removalsPending(snap, want) {
 		return UpToDate(snap, want)
 	}
 	kept := snap.Clone()
@@ -273,8 +273,8 @@ func Written(snap *Snapshot, want Spec) bool {
 	return UpToDate(kept, want)
 }
 
-// RemovalsPending reports whether 3scale holds metrics or methods the spec no longer has.
-func RemovalsPending(snap *Snapshot, want Spec) bool {
+// removalsPending reports whether 3scale holds metrics or methods the spec no longer has.
+func removalsPending(snap *Snapshot, want Spec) bool {
 	for name := range snap.Methods {
 		if _, ok := want.Methods[name]; !ok {
 			return true
