@@ -10,7 +10,6 @@ import (
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	"github.com/apimsync/apimsync/controllers/engine"
 	"github.com/apimsync/apimsync/controllers/kit"
-	"github.com/apimsync/apimsync/controllers/openapi"
 )
 
 // fieldIndex is one field index: of objects like obj, under index, by what names returns.
@@ -32,13 +31,16 @@ func registerIndexes(ctx context.Context, mgr ctrl.Manager) error {
 
 // fieldIndexes are the field indexes the watches and checks use (registerIndexes; diff's in-memory
 // reader has the same): the Secrets and the remote object of every kind of the table, each edge of the
-// reference graph (and the key its To objects are found by), the kinds' own, and the OpenAPIs'.
+// reference graph (and the key its To objects are found by), and each row's own (the generators' too).
 func fieldIndexes() []fieldIndex {
 	var out []fieldIndex
-	for _, k := range kinds {
-		obj := k.New()
-		out = append(out, fieldIndex{obj, kit.IndexSecretRefs, secretRefs}, fieldIndex{obj, kit.IndexOwnerKey, ownerKeyOf})
-		out = append(out, k.indexes()...)
+	for _, r := range rows() {
+		obj := r.New()
+		out = append(out, fieldIndex{obj, kit.IndexSecretRefs, secretRefs})
+		if _, synced := r.(kindRow); synced {
+			out = append(out, fieldIndex{obj, kit.IndexOwnerKey, ownerKeyOf})
+		}
+		out = append(out, r.indexes()...)
 	}
 	for _, r := range referenceGraph {
 		out = append(out, fieldIndex{newKind(r.From), r.Index, r.Names})
@@ -47,20 +49,15 @@ func fieldIndexes() []fieldIndex {
 			out = append(out, fieldIndex{newKind(r.To), r.KeyIndex, func(o client.Object) []string { return kit.Single(key(o)) }})
 		}
 	}
-	return append(out,
-		fieldIndex{openapi.New(), kit.IndexConfigMapRefs, openapi.ConfigMapRefs},
-		fieldIndex{openapi.New(), kit.IndexSecretRefs, secretRefs})
+	return out
 }
 
-// secretRefs lists the Secrets an object reads: what its row of the table says (its provider account by
-// spec, policy configurations, documents, passwords...), an OpenAPI's document, and the provider account
-// it was last synced with.
+// secretRefs lists the Secrets an object reads: what its row says (its provider account by spec, policy
+// configurations, documents, passwords, an OpenAPI's document...), and the provider account it was last
+// synced with.
 func secretRefs(o client.Object) []string {
 	set := map[string]bool{}
-	for _, name := range openapi.SecretRefs(o) {
-		set[name] = true
-	}
-	if k := kindNamed(engine.KindOf(o)); k != nil {
+	if k := rowNamed(engine.KindOf(o)); k != nil {
 		for _, name := range k.secrets(o) {
 			set[name] = true
 		}

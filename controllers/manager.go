@@ -23,7 +23,6 @@ import (
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/engine"
 	"github.com/apimsync/apimsync/controllers/kit"
-	"github.com/apimsync/apimsync/controllers/openapi"
 )
 
 // Options configure the controllers.
@@ -173,10 +172,9 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 		}}
 	deps := kindDeps{Reader: reader, Writer: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Accounts: accounts, Snapshots: snapshots,
 		Lists: &kit.BurstLists{}, Recorder: func(name string) events.EventRecorder { return mgr.GetEventRecorder(name) }, Opts: opts}
-	openAPIs := &openapi.Reconciler{Client: mgr.GetClient(), Reader: reader, Recorder: mgr.GetEventRecorder("apimsync-openapi")}
-	errs := []error{openAPIs.SetupWithManager(mgr, sh.ctrlOpts())}
-	for _, k := range kinds {
-		errs = append(errs, k.controller(sh, deps))
+	var errs []error
+	for _, r := range rows() {
+		errs = append(errs, r.controller(sh, deps))
 	}
 	errs = append(errs, mgr.AddReadyzCheck("caches", cachesSynced(mgr.GetCache(), watchedTypes(installations))))
 	err := errors.Join(errs...)

@@ -13,7 +13,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 
-	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	"github.com/apimsync/apimsync/controllers/kit"
 )
 
@@ -42,10 +41,10 @@ func cachesSynced(c ctrlcache.Informers, watched []client.Object) healthz.Checke
 	}
 }
 
-// watchedTypes are the types the controllers watch: every kind of the table, the metadata of Secrets
-// and ConfigMaps, and APIManagers when their CRD is installed.
+// watchedTypes are the types the controllers watch: every row's kind (the OpenAPI generator's too), the
+// metadata of Secrets and ConfigMaps, and APIManagers when their CRD is installed.
 func watchedTypes(installations bool) []client.Object {
-	out := append(syncedKinds(), &v1alpha1.OpenAPI{}) // the OpenAPI generator's controller watches it too
+	out := rowObjects()
 	for _, gvk := range []schema.GroupVersionKind{corev1.SchemeGroupVersion.WithKind("Secret"), corev1.SchemeGroupVersion.WithKind("ConfigMap")} {
 		m := &metav1.PartialObjectMetadata{}
 		m.SetGroupVersionKind(gvk)

@@ -7,8 +7,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-
-	"github.com/apimsync/apimsync/controllers/openapi"
 )
 
 // Sharding: several managers can split the objects between them with disjoint label selectors (for
@@ -31,7 +29,7 @@ func cacheOptions(namespaces []string, selector labels.Selector) cache.Options {
 	}
 	if selector != nil && !selector.Empty() {
 		opts.ByObject = map[client.Object]cache.ByObject{}
-		for _, obj := range append(syncedKinds(), openapi.New()) {
+		for _, obj := range rowObjects() {
 			opts.ByObject[obj] = cache.ByObject{Label: selector}
 		}
 	}

@@ -58,22 +58,30 @@ func (d kindDeps) recorder(name string) events.EventRecorder {
 
 // claims returns a fresh ownership-claims checker over d's reader.
 
-// kindRow is one row of the table of kinds.
-type kindRow interface {
+// typeRow is what the manager asks of every kind it reconciles: the row of each kind the engine syncs
+// (kindRow), and the row of the OpenAPI generator, whose controller makes objects of the table's kinds
+// instead of syncing to 3scale (generatorRow). The cache, the indexes, the readiness check, the shards'
+// selectors and kubectl apimsync status take every row; diff, export and the graph only the synced ones.
+type typeRow interface {
 	// Name is the kind's name (Backend).
 	Name() string
 	// New returns an empty object of the kind; NewList an empty list.
 	New() client.Object
 	NewList() client.ObjectList
-	// Planned tells whether diff plans the kind's objects (a Tenant's master API is not planned).
-	Planned() bool
 	// indexes are the kind's own field indexes (beyond its Secrets, its remote object and the graph's).
 	indexes() []fieldIndex
-	// controller builds the kind's reconciler, controller and watches.
+	// controller builds the kind's controller and its watches.
 	controller(sh shared, d kindDeps) error
-	// secrets lists the Secrets obj reads by its spec, and ownerScope the scope of its remote object's
-	// owner key (kit.OwnerKey), for an object of the kind.
+	// secrets lists the Secrets obj reads by its spec, for an object of the kind.
 	secrets(obj client.Object) []string
+}
+
+// kindRow is one row of the table of kinds the engine syncs.
+type kindRow interface {
+	typeRow
+	// Planned tells whether diff plans the kind's objects (a Tenant's master API is not planned).
+	Planned() bool
+	// ownerScope is the scope of an object's remote object in its owner key (kit.OwnerKey).
 	ownerScope(obj client.Object) string
 	// checkOwner is the one-owner check the engine runs after each Resolve of the kind's objects.
 	checkOwner(d kindDeps) func(ctx context.Context, obj client.Object, s *engine.Session) error
@@ -320,6 +328,65 @@ var referenceGraph = []reference{
 		Names: productkind.PolicyRefs, Key: custompolicy.PolicyKey, KeyIndex: kit.IndexPolicyKey, List: func() client.ObjectList { return &v1alpha1.ProductList{} }},
 }
 
+// generatorRow is the row of a kind whose controller generates objects of the table's kinds from a
+// document (an OpenAPI: a Backend, a Product, an ActiveDoc): cached, indexed, watched and listed like the
+// synced kinds, but never synced to 3scale, planned by diff or exported.
+type generatorRow struct {
+	name    string
+	newObj  func() client.Object
+	newList func() client.ObjectList
+	// ownIndexes are its field indexes beyond its Secrets'; secretRefs the Secrets an object reads.
+	ownIndexes []fieldIndex
+	secretRefs func(obj client.Object) []string
+	// setup builds its controller.
+	setup func(sh shared, d kindDeps) error
+}
+
+func (g generatorRow) Name() string                           { return g.name }
+func (g generatorRow) New() client.Object                     { return g.newObj() }
+func (g generatorRow) NewList() client.ObjectList             { return g.newList() }
+func (g generatorRow) indexes() []fieldIndex                  { return g.ownIndexes }
+func (g generatorRow) secrets(obj client.Object) []string     { return g.secretRefs(obj) }
+func (g generatorRow) controller(sh shared, d kindDeps) error { return g.setup(sh, d) }
+
+// generators are the rows of the kinds that generate the table's kinds rather than sync to 3scale.
+var generators = []typeRow{
+	generatorRow{name: "OpenAPI", newObj: openapi.New, newList: openapi.NewList, secretRefs: openapi.SecretRefs,
+		ownIndexes: []fieldIndex{{openapi.New(), kit.IndexConfigMapRefs, openapi.ConfigMapRefs}},
+		setup: func(sh shared, d kindDeps) error {
+			r := &openapi.Reconciler{Client: d.Writer, Reader: d.Reader, Recorder: d.recorder("apimsync-openapi")}
+			return r.SetupWithManager(sh.mgr, sh.ctrlOpts())
+		}},
+}
+
+// rows returns every row: the synced kinds' (in the table's order), then the generators'.
+func rows() []typeRow {
+	out := make([]typeRow, 0, len(kinds)+len(generators))
+	for _, k := range kinds {
+		out = append(out, k)
+	}
+	return append(out, generators...)
+}
+
+// rowNamed returns the row of the kind named name, synced or generator, or nil.
+func rowNamed(name string) typeRow {
+	for _, r := range rows() {
+		if r.Name() == name {
+			return r
+		}
+	}
+	return nil
+}
+
+// rowObjects returns an empty object of every row's kind: what the manager caches and watches.
+func rowObjects() []client.Object {
+	var out []client.Object
+	for _, r := range rows() {
+		out = append(out, r.New())
+	}
+	return out
+}
+
 // kindNamed returns the row of the kind named name, or nil.
 func kindNamed(name string) kindRow {
 	for _, k := range kinds {
@@ -356,7 +423,7 @@ func listOfKind(kind string) client.ObjectList {
 }
 
 // ObjectLists returns an empty list of every kind of apimsync's, the synced ones in creation order, then
-// the OpenAPIs (kubectl apimsync status lists them all).
+// the generators' (kubectl apimsync status lists them all).
 func ObjectLists() []client.ObjectList {
 	order, err := creationOrder(referenceGraph)
 	if err != nil {
@@ -364,11 +431,14 @@ func ObjectLists() []client.ObjectList {
 		// is a bug to stop on, not an order to guess.
 		panic(err)
 	}
-	out := make([]client.ObjectList, 0, len(order)+1)
+	out := make([]client.ObjectList, 0, len(order)+len(generators))
 	for _, name := range order {
 		out = append(out, listOfKind(name))
 	}
-	return append(out, openapi.NewList())
+	for _, g := range generators {
+		out = append(out, g.NewList())
+	}
+	return out
 }
 
 // creationOrder returns the kinds of the table in the order their objects are made when everything is
