@@ -280,6 +280,12 @@ func TestClientFlowAgainstSimulator(t *testing.T) {
 	}
 	checkSame(t, "plans", []int64{plan.ID, spare.ID}, ids(outcome(c.ListPlans(ctx, p.ID)).must(t, "list plans"), func(p ApplicationPlan) int64 { return p.ID }))
 	checkSame(t, "all plans", []int64{plan.ID, spare.ID}, ids(outcome(c.ListAllPlans(ctx)).must(t, "list all plans"), func(p ApplicationPlan) int64 { return p.ID }))
+	// One default plan per product (service.default_application_plan): making the spare one default
+	// makes the first one not.
+	spare = outcome(c.SetDefaultPlan(ctx, p.ID, spare.ID)).must(t, "make the second plan the default")
+	if first := outcome(c.GetPlan(ctx, p.ID, plan.ID)).must(t, "get plan"); !spare.Default || first.Default {
+		t.Errorf("after making the spare plan default: spare default %v, first default %v; want true, false", spare.Default, first.Default)
+	}
 	mustDo(t, "delete the second plan", c.DeletePlan(ctx, p.ID, spare.ID))
 	counts["application_plans"] = 1
 	checkCounts(t, f, "plans", counts)

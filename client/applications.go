@@ -21,6 +21,9 @@ type Application struct {
 	OrgName       string `json:"org_name"`
 	UserKey       string `json:"user_key"`
 	ApplicationID string `json:"application_id"`
+	// RedirectURL is an OAuth/OIDC application's redirect URL; porta shows it only for those
+	// (CinstanceRepresenter), null while none was set.
+	RedirectURL string `json:"redirect_url"`
 }
 
 // ApplicationParams are the writable attributes of an application; empty ones are not sent.
@@ -35,11 +38,14 @@ type ApplicationParams struct {
 	UserKey        string
 	ApplicationID  string
 	ApplicationKey string
+	// RedirectURL is an OAuth/OIDC application's redirect URL (porta strips it).
+	RedirectURL *string
 }
 
 func (p ApplicationParams) form() form {
 	return form{}.int("plan_id", p.PlanID).str("name", p.Name).strPtr("description", p.Description).
-		str("user_key", p.UserKey).str("application_id", p.ApplicationID).str("application_key", p.ApplicationKey)
+		str("user_key", p.UserKey).str("application_id", p.ApplicationID).str("application_key", p.ApplicationKey).
+		strPtr("redirect_url", p.RedirectURL)
 }
 
 // ApplicationKey is one key of an app id/key (at most 5) or OIDC (at most 1) application.

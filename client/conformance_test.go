@@ -126,8 +126,9 @@ var clientCalls = map[string]func(ctx context.Context, c *Client) error{
 		_, err := c.UpdatePlan(ctx, 11, 61, everyPlanField())
 		return err
 	},
-	"DeletePlan": func(ctx context.Context, c *Client) error { return c.DeletePlan(ctx, 11, 61) },
-	"ListLimits": func(ctx context.Context, c *Client) error { _, err := c.ListLimits(ctx, 61); return err },
+	"SetDefaultPlan": func(ctx context.Context, c *Client) error { _, err := c.SetDefaultPlan(ctx, 11, 61); return err },
+	"DeletePlan":     func(ctx context.Context, c *Client) error { return c.DeletePlan(ctx, 11, 61) },
+	"ListLimits":     func(ctx context.Context, c *Client) error { _, err := c.ListLimits(ctx, 61); return err },
 	"CreateLimit": func(ctx context.Context, c *Client) error {
 		_, err := c.CreateLimit(ctx, 61, 31, LimitParams{Period: "month", Value: 1000})
 		return err

@@ -810,6 +810,15 @@ func TestEveryCallContract(t *testing.T) {
 				"description": {"d"}, "user_key": {"uk"}}},
 			wantResult: wantApplication,
 		},
+		"UpdateApplication: redirect_url": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.UpdateApplication(ctx, 81, 83, ApplicationParams{Name: "Shop", RedirectURL: ptrTo("https://app.example.com/cb")})
+			},
+			code: 200, body: `{"application":` + portaApplication + `}`,
+			want: seenRequest{Method: "PUT", Path: "/admin/api/accounts/81/applications/83.json", Form: url.Values{"name": {"Shop"},
+				"redirect_url": {"https://app.example.com/cb"}}},
+			wantResult: wantApplication,
+		},
 		"DeleteApplication": {
 			call: func(ctx context.Context, c *Client) (any, error) { return nil, c.DeleteApplication(ctx, 81, 83) },
 			code: 200, body: portaDelete,
@@ -923,6 +932,12 @@ func TestEveryCallContract(t *testing.T) {
 			code: 200, body: `{"application_plan":` + portaPlan + `}`,
 			want: seenRequest{Method: "PUT", Path: "/admin/api/services/42/application_plans/61.json", Form: url.Values{"name": {"Gold"},
 				"state_event": {"hide"}}},
+			wantResult: wantPlan,
+		},
+		"SetDefaultPlan: nothing in the body": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.SetDefaultPlan(ctx, 42, 61) },
+			code: 200, body: `{"application_plan":` + portaPlan + `}`,
+			want:       seenRequest{Method: "PUT", Path: "/admin/api/services/42/application_plans/61/default.json"},
 			wantResult: wantPlan,
 		},
 		"DeletePlan": {

@@ -130,8 +130,9 @@ var everyCall = map[string]func(ctx context.Context, c *Client) error{
 		_, err := c.UpdatePlan(ctx, 1, 7, fullPlanParams())
 		return err
 	},
-	"DeletePlan": func(ctx context.Context, c *Client) error { return c.DeletePlan(ctx, 1, 7) },
-	"ListLimits": func(ctx context.Context, c *Client) error { _, err := c.ListLimits(ctx, 7); return err },
+	"SetDefaultPlan": func(ctx context.Context, c *Client) error { _, err := c.SetDefaultPlan(ctx, 1, 7); return err },
+	"DeletePlan":     func(ctx context.Context, c *Client) error { return c.DeletePlan(ctx, 1, 7) },
+	"ListLimits":     func(ctx context.Context, c *Client) error { _, err := c.ListLimits(ctx, 7); return err },
 	"CreateLimit": func(ctx context.Context, c *Client) error {
 		_, err := c.CreateLimit(ctx, 7, 2, LimitParams{Period: "day", Value: 5})
 		return err

@@ -134,6 +134,13 @@ func (c *Client) UpdatePlan(ctx context.Context, serviceID, id int64, p PlanPara
 	return one[ApplicationPlan](ctx, c, call{method: "PUT", endpoint: "/admin/api/services/{service_id}/application_plans/{id}.json", args: []any{serviceID, id}, form: p.form().values()})
 }
 
+// SetDefaultPlan makes a plan its product's default application plan, the one 3scale's signup contracts
+// (PUT /admin/api/services/{service_id}/application_plans/{id}/default.json). porta's API has no call
+// that unsets a default (ApplicationPlansController#default only sets one; the admin portal unsets it).
+func (c *Client) SetDefaultPlan(ctx context.Context, serviceID, id int64) (*ApplicationPlan, error) {
+	return one[ApplicationPlan](ctx, c, call{method: "PUT", endpoint: "/admin/api/services/{service_id}/application_plans/{id}/default.json", args: []any{serviceID, id}})
+}
+
 // DeletePlan deletes a plan (DELETE /admin/api/services/{service_id}/application_plans/{id}.json).
 func (c *Client) DeletePlan(ctx context.Context, serviceID, id int64) error {
 	return c.do(ctx, call{method: "DELETE", endpoint: "/admin/api/services/{service_id}/application_plans/{id}.json", args: []any{serviceID, id}}, nil)

@@ -110,6 +110,9 @@ func handMadeTenant(t *testing.T, c *tsclient.Client) {
 	must(err)
 	_, err = c.CreateApplication(ctx, acme.ID, tsclient.ApplicationParams{PlanID: free.ID, Name: "ACME open", UserKey: "acme-own-user-key-0123"})
 	must(err)
+	// The free plan is its product's default (made so after the signups, which would contract it).
+	_, err = c.SetDefaultPlan(ctx, open.ID, free.ID)
+	must(err)
 	_, err = c.CreateCustomPolicy(ctx, tsclient.CustomPolicyParams{Name: "stamp", Version: "0.1",
 		Schema: json.RawMessage(`{"name":"Stamp","version":"0.1","summary":"Stamps","configuration":{"type":"object"}}`)})
 	must(err)
@@ -142,6 +145,9 @@ func TestExportedTenantAdoptsWithNoWrite(t *testing.T) {
 		case *v1alpha1.ApplicationPlan:
 			if o.Spec.SystemName == "gold" && !slices.Equal(o.Spec.Features, []string{"support"}) {
 				t.Errorf("exported features of plan gold: %v, want [support]", o.Spec.Features)
+			}
+			if o.Spec.Default != (o.Spec.SystemName == "free") {
+				t.Errorf("exported plan %s with default %v: only free is its product's default", o.Spec.SystemName, o.Spec.Default)
 			}
 		}
 	}

@@ -239,9 +239,13 @@ var kinds = []kindRow{
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.ApplicationPlan, applicationplan.Desired, *applicationplan.Snapshot] {
 			return &applicationplan.Syncer{Reader: d.Reader, Fates: fatesOf(d.Reader), Accounts: d.Accounts, Peers: d.Snapshots, Lists: d.Lists}
 		},
-		// A plan's limits may name a Backend's metrics.
 		watches: func(reader client.Reader) []watch {
-			return []watch{{&v1alpha1.Backend{}, kit.Referencing(reader, &v1alpha1.ApplicationPlanList{}, kit.IndexBackendRefs)}}
+			return []watch{
+				// A plan's limits may name a Backend's metrics.
+				{&v1alpha1.Backend{}, kit.Referencing(reader, &v1alpha1.ApplicationPlanList{}, kit.IndexBackendRefs)},
+				// A product has one default plan: a plan refused as a second one waits for the first.
+				{&v1alpha1.ApplicationPlan{}, applicationplan.DefaultRivals(reader)},
+			}
 		},
 		ownIndexes: []fieldIndex{{&v1alpha1.ApplicationPlan{}, kit.IndexBackendRefs, applicationplan.BackendRefs}}},
 	kindOf[*v1alpha1.DeveloperAccount, developeraccount.Desired, *developeraccount.Snapshot]{name: "DeveloperAccount", exporter: developeraccount.Export, secretRefs: developeraccount.SecretRefs,

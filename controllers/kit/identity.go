@@ -191,7 +191,7 @@ func (c *Claims) alive(ctx context.Context, held claim) bool {
 // its id and b does not, or both do (which only an older version could leave) and a is older.
 func holdsBefore(a, b engine.Object) bool {
 	holdsA, holdsB := a.GetRemoteID() != 0, b.GetRemoteID() != 0
-	return holdsA && (!holdsB || olderThan(a, b))
+	return holdsA && (!holdsB || OlderThan(a, b))
 }
 
 // CheckSoleOwner makes obj Invalid when another resource of the same kind, in any namespace, owns the
@@ -293,8 +293,8 @@ func OwnerKey(tenant, scope, systemName string) string {
 	return tenant + "|" + scope + "|" + systemName
 }
 
-// olderThan orders two objects by creation, then by namespace and name: the older holds what both claim.
-func olderThan(a, b client.Object) bool {
+// OlderThan orders two objects by creation, then by namespace and name: the older holds what both claim.
+func OlderThan(a, b client.Object) bool {
 	ta, tb := a.GetCreationTimestamp(), b.GetCreationTimestamp()
 	if !ta.Equal(&tb) {
 		return ta.Before(&tb)

@@ -29,7 +29,9 @@ type application struct {
 	name, description, state         string
 	nameSet, descriptionSet          bool // sent at least once (porta leaves out nil fields)
 	userKey, appID, verificationKey  string
-	keys                             []appKey
+	// redirectURL is the OAuth/OIDC redirect URL, stripped (cinstance.rb:78-80); nil until one is sent.
+	redirectURL *string
+	keys        []appKey
 	stamps
 }
 
@@ -66,6 +68,9 @@ func (a *application) json(t *tenant) map[string]any {
 	}
 	if isOAuth(svc) {
 		out["redirect_url"], out["client_id"], out["client_secret"] = nil, a.appID, nil
+		if a.redirectURL != nil {
+			out["redirect_url"] = *a.redirectURL
+		}
 		if len(a.keys) > 0 {
 			out["client_secret"] = a.keys[0].value
 		}
@@ -208,6 +213,7 @@ func createApplication(r *request) answer {
 		if has(r, "description") {
 			a.description, a.descriptionSet = r.form.Get("description"), true
 		}
+		a.setRedirectURL(r)
 		errs := fieldErrors{}
 		// Generated only when not given: a blank one is kept, and refused by the validations
 		// (cinstance.rb:27,512-514 `self.user_key ||= generate_key`; backend/model_extensions/
@@ -345,8 +351,18 @@ func createApplicationKey(r *request) answer {
 	})
 }
 
+// setRedirectURL takes redirect_url from the request when it has one, for any application (the
+// controller permits it, buyers_applications_controller.rb:122-123), stripped as Cinstance#redirect_url=
+// does (cinstance.rb:78-80); CinstanceRepresenter shows it only for OAuth/OIDC services (:35-39).
+func (a *application) setRedirectURL(r *request) {
+	if has(r, "redirect_url") {
+		v := strings.TrimSpace(r.form.Get("redirect_url"))
+		a.redirectURL = &v
+	}
+}
+
 // updateApplication is BuyersApplicationsController#update (buyers_applications_controller.rb:35-39,
-// 127-129): name, description and user_key; application_id is not writable (attr_readonly,
+// 127-129): name, description, redirect_url and user_key; application_id is not writable (attr_readonly,
 // app/lib/backend/model_extensions/cinstance.rb:17).
 func updateApplication(r *request) answer {
 	return withApp(r, "id", func(a *application) answer {
@@ -360,6 +376,7 @@ func updateApplication(r *request) answer {
 		if has(r, "user_key") {
 			next.userKey = r.form.Get("user_key")
 		}
+		next.setRedirectURL(r)
 		errs := fieldErrors{}
 		r.t.checkCredentials(&next, errs)
 		if a := errs.answer(); a.code != 0 {

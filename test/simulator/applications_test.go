@@ -43,6 +43,9 @@ func TestApplicationCredentialsAndStates(t *testing.T) {
 	// User key product: a generated 32-hex user_key, no application_id, no name when none is sent.
 	res := h.check("user key app without name", "POST", apps+".json", url.Values{"plan_id": {itoa(ukPlan)}}, 201, "")
 	uk := appOf(res.body)
+	if _, shown := uk["redirect_url"]; shown {
+		t.Errorf("a user-key application shows redirect_url: %v", uk)
+	}
 	if _, hasAppID := uk["application_id"]; hasAppID || !hex32.MatchString(uk["user_key"].(string)) || uk["state"] != "live" || uk["enabled"] != true {
 		t.Errorf("user key application %v", uk)
 	}
@@ -117,6 +120,15 @@ func TestApplicationCredentialsAndStates(t *testing.T) {
 	oidc := appOf(res.body)
 	if oidc["client_id"] != oidc["application_id"] || !hex32.MatchString(oidc["client_secret"].(string)) || oidc["oidc_configuration"] == nil {
 		t.Errorf("oidc application %v", oidc)
+	}
+	// redirect_url is null until one is sent, then stripped (cinstance.rb:78-80); shown only for
+	// OAuth/OIDC applications (cinstance_representer.rb:35-39).
+	if v, shown := oidc["redirect_url"]; !shown || v != nil {
+		t.Errorf("a new OIDC application's redirect_url: %v (shown %v), want null", v, shown)
+	}
+	res = h.check("set a redirect URL", "PUT", path("%s/%d.json", apps, int64(oidc["id"].(float64))), url.Values{"redirect_url": {"  https://app.example.com/cb \n"}}, 200, "")
+	if got := appOf(res.body)["redirect_url"]; got != "https://app.example.com/cb" {
+		t.Errorf("redirect_url %q, want it stripped", got)
 	}
 	oidcKeys := path("%s/%d/keys", apps, int64(oidc["id"].(float64)))
 	h.check("second key of an OIDC application", "POST", oidcKeys+".json", url.Values{"key": {"another-key"}}, 422, `{"errors":{"base":["Limit reached"]}}`)

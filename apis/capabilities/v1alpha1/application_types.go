@@ -33,6 +33,14 @@ type ApplicationSpec struct {
 	// +optional
 	Description string `json:"description,omitempty"`
 
+	// RedirectURL is the OAuth/OIDC redirect URL of an application of an OIDC Product: where the
+	// identity provider sends its user back (porta's redirect_url). Only for an OIDC Product (Invalid
+	// otherwise: porta keeps it but never shows it for others). Unset: not managed.
+	// +kubebuilder:validation:MaxLength=2048
+	// +kubebuilder:validation:Pattern=`^\S+$`
+	// +optional
+	RedirectURL string `json:"redirectURL,omitempty"`
+
 	// Suspended suspends the application in 3scale (its credentials are refused); false resumes it.
 	// +optional
 	Suspended bool `json:"suspended,omitempty"`

@@ -33,6 +33,15 @@ type ApplicationPlanSpec struct {
 	// +optional
 	Published *bool `json:"published,omitempty"`
 
+	// Default makes this plan its Product's default application plan: the one 3scale's signup of a
+	// developer account contracts (an application named "API signup" on it) and the portal offers first.
+	// At most one plan of a Product says it (a second one is Invalid). porta's API cannot unset a
+	// default: with default removed, the plan stays the default in 3scale until another plan is made
+	// default or a person unsets it in the admin portal (the Synced message says so). Default: false (not
+	// managed).
+	// +optional
+	Default bool `json:"default,omitempty"`
+
 	// AllowInDraft lets applications be made on this plan while its Product is in Draft (an internal
 	// team testing it); the plan itself follows published even then. Default: false.
 	// +optional

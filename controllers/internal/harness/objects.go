@@ -184,3 +184,15 @@ func WantEvent(t *testing.T, obj client.Object, want string) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// SyncNow asks for a drift check of obj (the sync-now annotation set to value) and waits until it is done.
+func SyncNow(t *testing.T, obj engine.Object, value string) {
+	t.Helper()
+	Update(t, obj, func() { obj.SetAnnotations(map[string]string{v1alpha1.SyncNowAnnotation: value}) })
+	Eventually(t, WaitTimeout, func() string {
+		if err := K8s.Get(context.Background(), client.ObjectKeyFromObject(obj), obj); err != nil || obj.GetSyncStatus().SyncNow != value {
+			return "the drift check has not run"
+		}
+		return ""
+	})
+}

@@ -33,7 +33,8 @@ func Export(ctx context.Context, x *plugin.Exporter) error {
 				name += "-" + strconv.FormatInt(app.ID, 10)
 			}
 			taken[name] = true
-			spec := v1alpha1.ApplicationSpec{AccountRef: a.Name, PlanRef: plan, Name: app.Name, Description: app.Description, Suspended: app.State == kit.AppSuspended}
+			spec := v1alpha1.ApplicationSpec{AccountRef: a.Name, PlanRef: plan, Name: app.Name, Description: app.Description, Suspended: app.State == kit.AppSuspended,
+				RedirectURL: app.RedirectURL}
 			if x.Options.CredentialsToSecrets {
 				keys := []string{"app_id", "app_keys"}
 				if app.UserKey != "" {

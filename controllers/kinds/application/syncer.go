@@ -123,6 +123,10 @@ func (s *Syncer) resolve(ctx context.Context, a *v1alpha1.Application, sess *eng
 	backendVersion := product.Spec.BackendVersion()
 	desired := &Desired{AccountID: acc.Status.AccountID, PlanID: plan.Status.PlanID, ProductID: plan.Status.ProductID,
 		AppIDMode: backendVersion != "1", KeysLimit: appKeysLimit(backendVersion)}
+	if a.Spec.RedirectURL != "" && backendVersion != "oidc" {
+		return engine.Invalid(v1alpha1.ReasonInvalidSpec, "spec.redirectURL is for the applications of an OIDC Product, and Product %q authenticates its applications otherwise: remove it, or give the Product OIDC authentication",
+			product.Name)
+	}
 	if err := lifecycleAllows(a, &plan, &product, desired); err != nil {
 		return err
 	}
@@ -230,7 +234,8 @@ func appState(a *v1alpha1.Application) string {
 }
 
 func appAttrsMatch(r tsclient.Application, a *v1alpha1.Application, d *Desired) bool {
-	return r.Name == a.Spec.Name && r.Description == a.Spec.Description && (d.UserKey == "" || r.UserKey == d.UserKey)
+	return r.Name == a.Spec.Name && r.Description == a.Spec.Description && (d.UserKey == "" || r.UserKey == d.UserKey) &&
+		(a.Spec.RedirectURL == "" || r.RedirectURL == a.Spec.RedirectURL)
 }
 
 func appMatches(snap *Snapshot, a *v1alpha1.Application, d *Desired) bool {
@@ -239,6 +244,14 @@ func appMatches(snap *Snapshot, a *v1alpha1.Application, d *Desired) bool {
 		return false
 	}
 	return appIDMatches(r, d) && keysMatch(snap.Keys, d)
+}
+
+// redirectURL is the redirect URL to send: the spec's, or none when it leaves it out (not managed).
+func redirectURL(a *v1alpha1.Application) *string {
+	if a.Spec.RedirectURL == "" {
+		return nil
+	}
+	return &a.Spec.RedirectURL
 }
 
 // appIDMatches reports whether the application has the app id the credentials Secret names, if any.
@@ -250,7 +263,8 @@ func appIDMatches(r tsclient.Application, d *Desired) bool {
 // spec's credentials or 3scale's; the credentials Secret follows (Update).
 func (s *Syncer) Create(ctx context.Context, a *v1alpha1.Application, sess *engine.Session, want Desired) (engine.Created[*Snapshot], error) {
 	d := &want
-	p := tsclient.ApplicationParams{PlanID: d.PlanID, Name: a.Spec.Name, Description: &a.Spec.Description, UserKey: d.UserKey, ApplicationID: d.AppID}
+	p := tsclient.ApplicationParams{PlanID: d.PlanID, Name: a.Spec.Name, Description: &a.Spec.Description, UserKey: d.UserKey, ApplicationID: d.AppID,
+		RedirectURL: redirectURL(a)}
 	if len(d.AppKeys) > 0 {
 		p.ApplicationKey = d.AppKeys[0]
 	}
@@ -288,7 +302,7 @@ func (s *Syncer) Update(ctx context.Context, a *v1alpha1.Application, sess *engi
 	var err error
 	if !appAttrsMatch(snap.App, a, d) {
 		if snap.App, err = kit.Deref(c.UpdateApplication(ctx, d.AccountID, id, tsclient.ApplicationParams{Name: a.Spec.Name,
-			Description: &a.Spec.Description, UserKey: d.UserKey})); err != nil {
+			Description: &a.Spec.Description, UserKey: d.UserKey, RedirectURL: redirectURL(a)})); err != nil {
 			return nil, fmt.Errorf("cannot update application %q: %w", a.Spec.Name, err)
 		}
 	}

@@ -33,7 +33,8 @@ func export(ctx context.Context, x *plugin.Exporter, p plugin.ExportedProduct) e
 		published, approval := plan.State == "published", plan.ApprovalRequired
 		trial := int32(plan.TrialPeriodDays)
 		spec := v1alpha1.ApplicationPlanSpec{ProductRef: p.Name, Name: plan.Name, SystemName: plan.SystemName, Published: &published,
-			ApprovalRequired: &approval, TrialPeriodDays: &trial, SetupFee: string(plan.SetupFee), CostMonth: string(plan.CostPerMonth)}
+			ApprovalRequired: &approval, TrialPeriodDays: &trial, SetupFee: string(plan.SetupFee), CostMonth: string(plan.CostPerMonth),
+			Default: plan.Default}
 		limits, err := x.Client.ListLimits(ctx, plan.ID)
 		if err != nil {
 			return fmt.Errorf("cannot list the limits of plan %q: %w", plan.SystemName, err)

@@ -9,6 +9,8 @@ import (
 	"strconv"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
@@ -77,6 +79,7 @@ var (
 	_ engine.Validator[*v1alpha1.ApplicationPlan]                       = (*Syncer)(nil)
 	_ engine.CacheChecker[Desired, *Snapshot]                           = (*Syncer)(nil)
 	_ engine.OwnedBy[*v1alpha1.ApplicationPlan]                         = (*Syncer)(nil)
+	_ engine.Noter[*v1alpha1.ApplicationPlan, *Snapshot]                = (*Syncer)(nil)
 )
 
 // Connect implements engine.TypedSyncer: the provider account of the plan's Product; while the plan is being
@@ -117,6 +120,9 @@ func (s *Syncer) Resolve(ctx context.Context, a *v1alpha1.ApplicationPlan, sess 
 
 // resolve is Resolve's work: it fills in r's desired state and hash.
 func (s *Syncer) resolve(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *engine.Session, r *engine.Resolved[Desired]) error {
+	if err := s.soleDefault(ctx, a); err != nil {
+		return err
+	}
 	var p v1alpha1.Product
 	if err := kit.ReadDependency(ctx, s.Reader, a.Namespace, a.Spec.ProductRef, &p, productOfPlan); err != nil {
 		return err
@@ -363,7 +369,7 @@ func planParams(a *v1alpha1.ApplicationPlan, systemName string) tsclient.PlanPar
 }
 
 func planMatches(r tsclient.ApplicationPlan, a *v1alpha1.ApplicationPlan, lifecycle v1alpha1.ProductLifecycle) bool {
-	return r.Name == a.Spec.Name && r.State == planState(a, lifecycle) &&
+	return r.Name == a.Spec.Name && r.State == planState(a, lifecycle) && (!a.Spec.Default || r.Default) &&
 		(a.Spec.ApprovalRequired == nil || r.ApprovalRequired == *a.Spec.ApprovalRequired) &&
 		(a.Spec.TrialPeriodDays == nil || r.TrialPeriodDays == int64(*a.Spec.TrialPeriodDays)) &&
 		decimalEqual(amountOrZero(string(r.SetupFee)), amountOrZero(a.Spec.SetupFee)) &&
@@ -458,6 +464,11 @@ func (s *Syncer) Create(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *
 	}
 	a.Status.PlanID = created.ID
 	a.Status.FeatureIDs = nil // those enabled on a plan no longer there, or of another tenant's
+	if a.Spec.Default && !created.Default {
+		if created, err = sess.Remote.SetDefaultPlan(ctx, d.ProductID, created.ID); err != nil {
+			return kit.Made[*Snapshot](nil, fresh, fmt.Errorf("cannot make plan %q its product's default: %w", sess.SystemName, err))
+		}
+	}
 	if !fresh {
 		snap, err := s.readAll(ctx, sess, d, *created)
 		return kit.Made(snap, false, err)
@@ -477,11 +488,20 @@ func (s *Syncer) Update(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *
 		if want := planState(a, d.Lifecycle); snap.Plan.State != want {
 			params.StateEvent = map[string]string{"published": "publish", "hidden": "hide"}[want]
 		}
-		updated, err := c.UpdatePlan(ctx, d.ProductID, id, params)
-		if err != nil {
-			return nil, fmt.Errorf("cannot update plan %q: %w", sess.SystemName, err)
+		if !attributesMatch(snap.Plan, a, d.Lifecycle) {
+			updated, err := c.UpdatePlan(ctx, d.ProductID, id, params)
+			if err != nil {
+				return nil, fmt.Errorf("cannot update plan %q: %w", sess.SystemName, err)
+			}
+			snap.Plan = *updated
 		}
-		snap.Plan = *updated
+		if a.Spec.Default && !snap.Plan.Default {
+			updated, err := c.SetDefaultPlan(ctx, d.ProductID, id)
+			if err != nil {
+				return nil, fmt.Errorf("cannot make plan %q its product's default: %w", sess.SystemName, err)
+			}
+			snap.Plan = *updated
+		}
 	}
 	if err := s.syncLimits(ctx, a, sess, snap); err != nil {
 		return nil, err
@@ -550,4 +570,64 @@ func BackendRefs(o client.Object) []string {
 		}
 	}
 	return kit.SortedKeys(set)
+}
+
+// attributesMatch tells whether the plan's attributes (all but default, which has its own call) are the
+// spec's.
+func attributesMatch(r tsclient.ApplicationPlan, a *v1alpha1.ApplicationPlan, lifecycle v1alpha1.ProductLifecycle) bool {
+	r.Default = a.Spec.Default
+	return planMatches(r, a, lifecycle)
+}
+
+// soleDefault makes a plan that says default Invalid while an older plan of its Product (same namespace,
+// same productRef, not being deleted) says it too: a product has one default plan. The older one keeps
+// it; this one writes nothing until one of them lets go (the table wakes the plans of a product when
+// one of them changes).
+func (s *Syncer) soleDefault(ctx context.Context, a *v1alpha1.ApplicationPlan) error {
+	if !a.Spec.Default {
+		return nil
+	}
+	var plans v1alpha1.ApplicationPlanList
+	if err := s.Reader.List(ctx, &plans, client.InNamespace(a.Namespace), client.MatchingFields{kit.IndexProductRef: a.Spec.ProductRef}); err != nil {
+		return err
+	}
+	for i := range plans.Items {
+		o := &plans.Items[i]
+		if o.UID != a.UID && o.Spec.Default && o.DeletionTimestamp.IsZero() && kit.OlderThan(o, a) {
+			return engine.Invalid(v1alpha1.ReasonInvalidSpec,
+				"ApplicationPlan %q already is the default plan of Product %q: a product has one default plan; remove default from one of them", o.Name, a.Spec.ProductRef)
+		}
+	}
+	return nil
+}
+
+// Note implements engine.Noter: a plan 3scale has as its product's default though the spec does not say
+// default (porta's API cannot unset one: a person does, in the admin portal, or another plan takes it).
+func (s *Syncer) Note(a *v1alpha1.ApplicationPlan, snap *Snapshot) string {
+	if snap != nil && snap.Plan.Default && !a.Spec.Default {
+		return "3scale has this plan as its product's default, which its spec does not say: porta's API cannot unset a default; make another plan default, or unset it in the admin portal"
+	}
+	return ""
+}
+
+// DefaultRivals maps a changed plan to the other plans of its Product that say default: one of them
+// Invalid while this one was the default is woken when this one lets go, changes product or goes.
+func DefaultRivals(reader client.Reader) handler.MapFunc {
+	return func(ctx context.Context, obj client.Object) []reconcile.Request {
+		a, ok := obj.(*v1alpha1.ApplicationPlan)
+		if !ok {
+			return nil
+		}
+		var plans v1alpha1.ApplicationPlanList
+		if err := reader.List(ctx, &plans, client.InNamespace(a.Namespace), client.MatchingFields{kit.IndexProductRef: a.Spec.ProductRef}); err != nil {
+			return nil
+		}
+		var reqs []reconcile.Request
+		for i := range plans.Items {
+			if o := &plans.Items[i]; o.UID != a.UID && o.Spec.Default {
+				reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(o)})
+			}
+		}
+		return reqs
+	}
 }

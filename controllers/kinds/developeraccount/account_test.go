@@ -146,13 +146,7 @@ func TestOnCreatePasswordIsSetOnlyWithTheUser(t *testing.T) {
 	passwordIs("acme-bob", bob, "the Secret's")
 	syncNow := func(value string) {
 		t.Helper()
-		harness.Update(t, acc, func() { acc.SetAnnotations(map[string]string{v1alpha1.SyncNowAnnotation: value}) })
-		harness.Eventually(t, harness.WaitTimeout, func() string {
-			if err := harness.K8s.Get(context.Background(), client.ObjectKeyFromObject(acc), acc); err != nil || acc.Status.SyncNow != value {
-				return "sync-now not acted on"
-			}
-			return ""
-		})
+		harness.SyncNow(t, acc, value)
 		harness.WaitState(t, v1alpha1.ConditionSynced, acc)
 	}
 

@@ -112,18 +112,6 @@ func cmsFile(ns, path string) map[string]any {
 
 func sha(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
 
-// syncNow asks for a drift check of obj and waits until it is done.
-func syncNow(t *testing.T, obj *v1alpha1.DeveloperPortal, value string) {
-	t.Helper()
-	harness.Update(t, obj, func() { obj.SetAnnotations(map[string]string{v1alpha1.SyncNowAnnotation: value}) })
-	harness.Eventually(t, harness.WaitTimeout, func() string {
-		if err := harness.K8s.Get(context.Background(), client.ObjectKeyFromObject(obj), obj); err != nil || obj.Status.SyncNow != value {
-			return "the drift check has not run"
-		}
-		return ""
-	})
-}
-
 // TestDeveloperPortalPublishesWhatGitHolds (publish: Always): the layout, pages, sign-in override and
 // files are live; a drift check of an unchanged portal writes nothing; an edit of one page costs its
 // write and its publish; a page edited by hand in the admin portal is put back at the drift check
@@ -159,7 +147,7 @@ func TestDeveloperPortalPublishesWhatGitHolds(t *testing.T) {
 
 	// At rest, a drift check reads and writes nothing.
 	before := harness.WritesTo(ns)
-	syncNow(t, portal, "1")
+	harness.SyncNow(t, portal, "1")
 	if n := harness.WritesTo(ns) - before; n != 0 {
 		t.Errorf("%d writes for a drift check of an unchanged portal, want 0: %v", n, harness.LastWrites(ns, n))
 	}
@@ -191,7 +179,7 @@ func TestDeveloperPortalPublishesWhatGitHolds(t *testing.T) {
 	if _, err := c.PublishCMSTemplate(context.Background(), id); err != nil {
 		t.Fatal(err)
 	}
-	syncNow(t, portal, "2")
+	harness.SyncNow(t, portal, "2")
 	if tpl := cmsTemplate(t, ns, tsclient.TemplatePage, "/"); !live(tpl, homePage) {
 		t.Errorf("homepage after the drift check: %v, want what Git holds, live", tpl)
 	}
@@ -249,7 +237,7 @@ func TestDeveloperPortalManualPublish(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := harness.WritesTo(ns)
-	syncNow(t, portal, "1")
+	harness.SyncNow(t, portal, "1")
 	if n := harness.WritesTo(ns) - before; n != 0 {
 		t.Errorf("%d writes after a person published, want 0: %v", n, harness.LastWrites(ns, n))
 	}
@@ -262,7 +250,7 @@ func TestDeveloperPortalManualPublish(t *testing.T) {
 		t.Fatal(err)
 	}
 	before = harness.WritesTo(ns)
-	syncNow(t, portal, "2")
+	harness.SyncNow(t, portal, "2")
 	if n := harness.WritesTo(ns) - before; n != 0 {
 		t.Errorf("%d writes after a hand edit with publish: Manual, want 0: %v", n, harness.LastWrites(ns, n))
 	}
@@ -565,7 +553,7 @@ func TestDeveloperPortalSettingsAndSignIn(t *testing.T) {
 	if _, err := harness.ByHand(t, ns).UpdateAuthenticationProvider(context.Background(), id, tsclient.AuthenticationProviderParams{ClientSecret: ptr.To("by-hand")}); err != nil {
 		t.Fatal(err)
 	}
-	syncNow(t, portal, "1")
+	harness.SyncNow(t, portal, "1")
 	if p := provider(); p["client_secret"] != "rotated-secret-4567" {
 		t.Errorf("the secret changed by hand was not put back")
 	}
@@ -635,7 +623,7 @@ func TestDeveloperPortalPrunesANamedSection(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Not pruned: a drift check leaves them.
-	syncNow(t, portal, "1")
+	harness.SyncNow(t, portal, "1")
 	if cmsTemplate(t, ns, tsclient.TemplatePage, "/company/legacy") == nil || cmsFile(ns, "/company/old.pdf") == nil {
 		t.Fatalf("a drift check deleted what the spec does not list, with no prune")
 	}
@@ -680,7 +668,7 @@ func TestDeveloperPortalMovesAPageAndKeepsADraft(t *testing.T) {
 	if _, err := harness.ByHand(t, ns).UpdateCMSTemplate(context.Background(), home["id"].(int64), tsclient.CMSTemplateParams{Draft: ptr.To("<h1>Soon</h1>")}); err != nil {
 		t.Fatal(err)
 	}
-	syncNow(t, portal, "1")
+	harness.SyncNow(t, portal, "1")
 	if home := cmsTemplate(t, ns, tsclient.TemplatePage, "/"); home["draft"] != "<h1>Soon</h1>" || portal.Status.EditedByHand != 1 {
 		t.Errorf("homepage %v (editedByHand %d), want the person's draft kept and reported", home, portal.Status.EditedByHand)
 	}
@@ -692,7 +680,7 @@ func TestDeveloperPortalMovesAPageAndKeepsADraft(t *testing.T) {
 	if _, err := harness.ByHand(t, ns).PublishCMSTemplate(context.Background(), about["id"].(int64)); err != nil { // a person publishes it
 		t.Fatal(err)
 	}
-	syncNow(t, portal, "about published")
+	harness.SyncNow(t, portal, "about published")
 	live := fmt.Sprint(cmsTemplate(t, ns, tsclient.TemplatePage, "/company/about")["published"])
 	harness.Update(t, portal, func() { portal.Spec.Pages[1].Path = "/company/about-us" })
 	harness.Eventually(t, harness.WaitTimeout, func() string {
@@ -716,7 +704,7 @@ func TestDeveloperPortalMovesAPageAndKeepsADraft(t *testing.T) {
 	if _, err := harness.ByHand(t, ns).PublishCMSTemplate(context.Background(), moved["id"].(int64)); err != nil {
 		t.Fatal(err)
 	}
-	syncNow(t, portal, "published")
+	harness.SyncNow(t, portal, "published")
 	harness.Eventually(t, harness.WaitTimeout, func() string {
 		if cmsTemplate(t, ns, tsclient.TemplatePage, "/company/about") != nil {
 			return "the old page is still there after the new one was published"
@@ -844,7 +832,7 @@ func TestSectionPartialPathAsPortaStoresIt(t *testing.T) {
 		}
 	}
 	before := harness.WritesTo(ns)
-	syncNow(t, portal, "1")
+	harness.SyncNow(t, portal, "1")
 	if n := harness.WritesTo(ns) - before; n != 0 {
 		t.Errorf("%d writes at a drift check of an unchanged portal with partialPath //company, want 0: %v", n, harness.LastWrites(ns, n))
 	}
