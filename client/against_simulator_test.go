@@ -378,6 +378,12 @@ func TestClientFlowAgainstSimulator(t *testing.T) {
 	if _, err := c.UnsuspendUser(ctx, acc.ID, bob.ID); !IsInvalid(err) {
 		t.Errorf("unsuspending an active user: %v, want porta's 422", err)
 	}
+	if bob = outcome(c.SuspendUser(ctx, acc.ID, bob.ID)).must(t, "suspend user"); bob.State != "suspended" {
+		t.Errorf("suspended user is %s", bob.State)
+	}
+	if bob = outcome(c.UnsuspendUser(ctx, acc.ID, bob.ID)).must(t, "unsuspend user"); bob.State != "active" {
+		t.Errorf("unsuspended user is %s", bob.State)
+	}
 	if _, err := c.SetUserRole(ctx, acc.ID, alice.ID, "member"); !IsForbidden(err) {
 		t.Errorf("making the only admin a member: %v, want porta's 403", err)
 	}

@@ -164,6 +164,7 @@ var clientCalls = map[string]func(ctx context.Context, c *Client) error{
 	"UsersOfAccount": everyCall["UsersOfAccount"],
 	"CreateUser":     everyCall["CreateUser"], "UpdateUser": everyCall["UpdateUser"], "ActivateUser": everyCall["ActivateUser"],
 	"UnsuspendUser": everyCall["UnsuspendUser"],
+	"SuspendUser":   everyCall["SuspendUser"],
 	"SetUserRole":   everyCall["SetUserRole"], "DeleteUser": everyCall["DeleteUser"], "ListApplications": everyCall["ListApplications"],
 	"ListProductApplications": everyCall["ListProductApplications"],
 	"FindApplication":         everyCall["FindApplication"],

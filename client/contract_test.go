@@ -740,6 +740,12 @@ func TestEveryCallContract(t *testing.T) {
 			want:       seenRequest{Method: "PUT", Path: "/admin/api/accounts/81/users/82/activate.json"},
 			wantResult: wantUser,
 		},
+		"SuspendUser": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.SuspendUser(ctx, 81, 82) },
+			code: 200, body: `{"user":` + portaUser + `}`,
+			want:       seenRequest{Method: "PUT", Path: "/admin/api/accounts/81/users/82/suspend.json"},
+			wantResult: wantUser,
+		},
 		"UnsuspendUser": {
 			call: func(ctx context.Context, c *Client) (any, error) { return c.UnsuspendUser(ctx, 81, 82) },
 			code: 200, body: `{"user":` + portaUser + `}`,

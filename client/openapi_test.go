@@ -240,6 +240,7 @@ var everyCall = map[string]func(ctx context.Context, c *Client) error{
 	},
 	"ActivateUser":  func(ctx context.Context, c *Client) error { _, err := c.ActivateUser(ctx, 11, 12); return err },
 	"UnsuspendUser": func(ctx context.Context, c *Client) error { _, err := c.UnsuspendUser(ctx, 11, 12); return err },
+	"SuspendUser":   func(ctx context.Context, c *Client) error { _, err := c.SuspendUser(ctx, 11, 12); return err },
 	"SetUserRole": func(ctx context.Context, c *Client) error {
 		if _, err := c.SetUserRole(ctx, 11, 12, "admin"); err != nil {
 			return err

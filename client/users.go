@@ -58,6 +58,12 @@ func (c *Client) ActivateUser(ctx context.Context, accountID, id int64) (*User, 
 	return one[User](ctx, c, call{method: "PUT", endpoint: "/admin/api/accounts/{account_id}/users/{id}/activate.json", args: []any{accountID, id}})
 }
 
+// SuspendUser suspends a user: they can no longer sign in to the developer portal (PUT
+// /admin/api/accounts/{account_id}/users/{id}/suspend.json); porta refuses (422) a pending user.
+func (c *Client) SuspendUser(ctx context.Context, accountID, id int64) (*User, error) {
+	return one[User](ctx, c, call{method: "PUT", endpoint: "/admin/api/accounts/{account_id}/users/{id}/suspend.json", args: []any{accountID, id}})
+}
+
 // UnsuspendUser makes a suspended user active again (PUT
 // /admin/api/accounts/{account_id}/users/{id}/unsuspend.json); porta refuses (422) a user that is not
 // suspended.

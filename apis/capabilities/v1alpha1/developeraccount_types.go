@@ -64,6 +64,11 @@ type DeveloperUserSpec struct {
 	// +kubebuilder:validation:Pattern=`^[^@\s]+@[^@\s]+$`
 	Email string `json:"email"`
 
+	// Suspended suspends the user in 3scale: they can no longer sign in to the developer portal (their
+	// account and its applications are not affected); false makes them active again. Default: false.
+	// +optional
+	Suspended bool `json:"suspended,omitempty"`
+
 	// Role in the account. Default: member.
 	// +kubebuilder:default=member
 	// +optional

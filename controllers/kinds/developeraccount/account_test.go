@@ -268,6 +268,59 @@ func TestSuspendedUserIsUnsuspended(t *testing.T) {
 	harness.WantEvent(t, acc, "DriftRepaired")
 }
 
+// userStates are the states of a tenant's users in 3scale, by username.
+func userStates(ns string) map[string]string {
+	out := map[string]string{}
+	for _, u := range harness.Sim.Objects(ns, simulator.KindUsers) {
+		out[u["username"].(string)] = u["state"].(string)
+	}
+	return out
+}
+
+// TestUserSuspendedBySpec (issue 44): suspended: true suspends a user in one call (a new one is made
+// active first: porta suspends only active users), a person unsuspending them is undone by a drift
+// check, and suspended: false makes them active again in one call; the account stays approved.
+func TestUserSuspendedBySpec(t *testing.T) {
+	ns := harness.NewNamespace(t)
+	acc, pw := harness.DevAccount(ns, "acme")
+	acc.Spec.Users[1].Suspended = true // bob, from the start
+	harness.Create(t, harness.DefaultSecret(ns), pw, acc)
+	harness.WaitState(t, v1alpha1.ConditionSynced, acc)
+	if got := userStates(ns); got["acme-alice"] != "active" || got["acme-bob"] != "suspended" {
+		t.Fatalf("users in 3scale: %v, want alice active and bob suspended", got)
+	}
+	suspend := "/admin/api/accounts/{account_id}/users/{id}/suspend.json"
+	unsuspend := "/admin/api/accounts/{account_id}/users/{id}/unsuspend.json"
+	if n := harness.RequestsTo(ns, http.MethodPut, suspend); n != 1 {
+		t.Errorf("%d suspensions, want 1", n)
+	}
+
+	// A person unsuspends bob: the drift check suspends him again.
+	if _, err := harness.ByHand(t, ns).UnsuspendUser(context.Background(), acc.Status.AccountID, acc.Status.UserIDs["acme-bob"]); err != nil {
+		t.Fatal(err)
+	}
+	harness.SyncNow(t, acc, "1")
+	harness.WaitState(t, v1alpha1.ConditionSynced, acc)
+	if got := userStates(ns)["acme-bob"]; got != "suspended" {
+		t.Errorf("bob after the drift check: %s, want suspended", got)
+	}
+
+	// suspended: false: one unsuspension, nothing else.
+	before := harness.WritesTo(ns)
+	harness.EditAndWait(t, acc, func() { acc.Spec.Users[1].Suspended = false })
+	if got := harness.LastWrites(ns, harness.WritesTo(ns)-before); len(got) != 1 || got[0] != "PUT "+unsuspend {
+		t.Errorf("writes to make bob active: %v, want one unsuspend", got)
+	}
+	if got := userStates(ns)["acme-bob"]; got != "active" {
+		t.Errorf("bob: %s, want active", got)
+	}
+	for _, a := range harness.Sim.Objects(ns, simulator.KindAccounts) {
+		if a["state"] != "approved" {
+			t.Errorf("account %v is %v, want approved", a["org_name"], a["state"])
+		}
+	}
+}
+
 // TestTenantWithoutMultipleUsers: on a tenant whose multiple_users switch is denied, porta refuses to
 // list an account's users (403). An account with only its admin syncs (its users read from the account's
 // XML) and its edits are applied; one that lists a second user is Invalid, naming the switch, without

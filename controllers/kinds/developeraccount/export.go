@@ -67,7 +67,7 @@ func export(ctx context.Context, x *plugin.Exporter, a tsclient.Account, taken m
 		passwords = x.Template(name+"-passwords", nil)
 	}
 	for _, u := range users {
-		user := v1alpha1.DeveloperUserSpec{Username: u.Username, Email: u.Email, Role: v1alpha1.DeveloperUserRole(u.Role)}
+		user := v1alpha1.DeveloperUserSpec{Username: u.Username, Email: u.Email, Role: v1alpha1.DeveloperUserRole(u.Role), Suspended: u.State == userSuspended}
 		if passwords != nil {
 			key := secretKeyOf(u.Username, passwords.StringData)
 			passwords.StringData[key] = ""

@@ -305,7 +305,15 @@ func accountAttrsMatch(r tsclient.Account, d *v1alpha1.DeveloperAccount) bool {
 }
 
 func userMatches(r tsclient.User, u v1alpha1.DeveloperUserSpec) bool {
-	return r.Email == u.Email && r.Role == userRole(u) && r.State == userActive
+	return r.Email == u.Email && r.Role == userRole(u) && r.State == userState(u)
+}
+
+// userState is the state the spec asks of a user: suspended, or active.
+func userState(u v1alpha1.DeveloperUserSpec) string {
+	if u.Suspended {
+		return userSuspended
+	}
+	return userActive
 }
 
 func userRole(u v1alpha1.DeveloperUserSpec) string {
@@ -427,14 +435,17 @@ func (s *Syncer) syncUsers(ctx context.Context, d *v1alpha1.DeveloperAccount, se
 				s.Sent.Remember(userKey(sess, id, u.Username), passwords[u.Username])
 			}
 			switch {
-			case err != nil || r.State == userActive:
+			case err != nil || r.State == userActive || (r.State == userSuspended && u.Suspended):
 			case r.State == userSuspended: // suspended behind our back: porta refuses to activate it
 				r, err = kit.Deref(c.UnsuspendUser(ctx, id, r.ID))
-			default:
+			default: // a new user is activated even when the spec suspends it: porta suspends only active users
 				r, err = kit.Deref(c.ActivateUser(ctx, id, r.ID))
 			}
 			if err == nil && r.Role != userRole(u) {
 				r, err = kit.Deref(c.SetUserRole(ctx, id, r.ID, userRole(u)))
+			}
+			if err == nil && u.Suspended && r.State != userSuspended {
+				r, err = kit.Deref(c.SuspendUser(ctx, id, r.ID))
 			}
 			if err != nil {
 				return fmt.Errorf("cannot sync user %q of account %q: %w", u.Username, sess.SystemName, err)
