@@ -38,6 +38,9 @@ type account struct {
 	monthlyBillingEnabled, monthlyChargingEnabled bool
 	// provider: the account is a tenant, in master's books (master.go); nil for a developer account.
 	provider *providerInfo
+	// planID is the account plan a developer account bought (its AccountContract); not in its JSON
+	// (AccountRepresenter has no plan), read with GET /admin/api/accounts/{id}/plan.json.
+	planID int64
 	stamps
 }
 
@@ -145,7 +148,7 @@ func forbidden() answer {
 // default): accounts signed up then stay "created" with a pending admin, and become "pending" (not
 // "approved") when a user is activated. It reports whether the tenant exists.
 func (s *Simulator) SetAccountApprovalRequired(tenantName string, required bool) bool {
-	return s.setOn(tenantName, func(t *tenant) { t.accountApprovalRequired = required })
+	return s.setOn(tenantName, func(t *tenant) { t.setAccountApprovalRequired(required) })
 }
 
 // setOn changes the tenant named tenantName with set, under the simulator's lock, and reports whether
@@ -306,18 +309,17 @@ const msgLastAdmin = "Can't delete last admin"
 // account's (check_creation_errors, signups_controller.rb:23-32): 422 {"errors":{...}}. The answer is
 // the account alone (AccountRepresenter renders no users): 201.
 //
-// The signup also contracts each service's default application plan (Signup::PlansWithDefaults,
-// plans_with_defaults.rb:14-18,70-83; AccountManager#create_contract_plans_for_account!,
-// account_manager.rb:82-87): an application named and described "API signup" (signups_controller.rb:39-41)
-// on every service that has a default application plan, live unless the plan requires approval. That
-// needs a service plan for the service: the simulator is a tenant as porta makes them, whose services'
-// "Default" service plan is published (Service#create_default_service_plan, app/models/service.rb:528-536,
-// with published_service_plan_signup on, config/examples/rolling_updates.yml:14) and whose service plans
-// are hidden (the service_plans switch), so the first published one is contracted
-// (plans_with_defaults.rb:62-68,81-83).
-//
-// Not modeled: the default account plan is assumed (porta answers 404 without one,
-// signups_controller.rb:27, plans_with_defaults.rb:95-98).
+// The signup also contracts plans (AccountManager#create_contract_plans_for_account!,
+// app/lib/signup/account_manager.rb:64-69), those of signupPlansFor: the account plan (the account's
+// AccountContract; its approval_required is what User#activate_on_minimal? and Account#upgrade_state!
+// read, through bought_account_plan), a service contract per service plan (live unless the plan requires
+// approval), and an application named and described "API signup" (signups_controller.rb:38-40) per
+// application plan, live unless the plan requires approval. A service's "Default" service plan is
+// published (Service#create_default_service_plan, app/models/service.rb:528-536, with
+// published_service_plan_signup on, config/examples/rolling_updates.yml:14, and the service_plans switch
+// hidden) but not the service's default, so it is the first published one that is contracted
+// (plans_with_defaults.rb:62-68,81-83). Without an account plan (none given, no default), or with an
+// application plan and no service plan for its service, 404.
 func signup(r *request) answer {
 	errs := fieldErrors{}
 	orgName := r.form.Get("org_name")
@@ -326,6 +328,10 @@ func signup(r *request) answer {
 		signupType: signupMinimal, stamps: newStamps()}
 	password := r.form.Get("password")
 	r.t.validateUser(u, password, errs)
+	plans, found := r.t.signupPlansFor(r)
+	if !found { // raised before the account's errors are looked at (signups_controller.rb:23-32)
+		return notFound()
+	}
 	if a := errs.answer(); a.code != 0 {
 		return a
 	}
@@ -333,16 +339,82 @@ func signup(r *request) answer {
 	r.t.accounts[a.id] = a
 	u.id, u.accountID, u.password = r.t.id(), a.id, password
 	r.t.users[u.id] = u
-	if password != "" && !r.t.accountApprovalRequired {
+	a.planID = plans.account.id
+	for _, sp := range plans.service {
+		r.t.subscribe(a, sp)
+	}
+	if password != "" && !plans.account.approvalRequired {
 		r.t.activateUser(u)
 	}
-	for _, id := range sortedIDs(r.t.plans, func(p *plan) bool { return p.isDefault && r.t.services[p.serviceID] != nil }) {
-		p := r.t.plans[id]
+	for _, p := range plans.application {
 		app := newApplication(a, p)
 		app.name, app.nameSet, app.description, app.descriptionSet = "API signup", true, "API signup", true
 		r.t.store(app, r.t.services[p.serviceID])
 	}
 	return created("account", a.json())
+}
+
+// signupPlans are the plans a signup contracts.
+type signupPlans struct {
+	account     *simplePlan
+	service     []*simplePlan
+	application []*plan
+}
+
+// signupPlansFor is Signup::PlansWithDefaults (app/lib/signup/plans_with_defaults.rb) with the plans
+// of account_plan_id, service_plan_id and application_plan_id (signups_controller.rb:42-52: the
+// tenant's plans with those ids, others ignored): the account plan given, else the default one; for
+// each service (in id order), the service plan given, else the default one; then, when the service
+// has an application plan given or a default one, that plan, and, without a service plan so far, the
+// service's first published service plan (:62-84; published_service_plan_signup on, the service_plans
+// switch hidden, as on the simulator's tenants). No account plan, or an application plan without a
+// service plan, is an error on :plans (:95-109), which the controller raises as RecordNotFound
+// (signups_controller.rb:27): ok false, 404.
+func (t *tenant) signupPlansFor(r *request) (signupPlans, bool) {
+	var out signupPlans
+	if p, found := t.accountPlans[formID(r, "account_plan_id")]; found && has(r, "account_plan_id") {
+		out.account = p
+	} else {
+		out.account = t.defaultAccountPlan()
+	}
+	givenService, givenApp := t.servicePlans[formID(r, "service_plan_id")], t.plans[formID(r, "application_plan_id")]
+	for _, sid := range sortedIDs(t.services, nil) {
+		var sp *simplePlan
+		if givenService != nil && givenService.serviceID == sid {
+			sp = givenService
+		}
+		for _, id := range sortedIDs(t.servicePlans, func(p *simplePlan) bool { return p.serviceID == sid && p.isDefault }) {
+			if sp == nil {
+				sp = t.servicePlans[id]
+			}
+		}
+		var ap *plan
+		if givenApp != nil && givenApp.serviceID == sid {
+			ap = givenApp
+		}
+		for _, id := range sortedIDs(t.plans, func(p *plan) bool { return p.serviceID == sid && p.isDefault }) {
+			if ap == nil {
+				ap = t.plans[id]
+			}
+		}
+		if ap != nil && sp == nil {
+			for _, id := range sortedIDs(t.servicePlans, func(p *simplePlan) bool { return p.serviceID == sid && p.state == "published" }) {
+				if sp == nil {
+					sp = t.servicePlans[id]
+				}
+			}
+			if sp == nil {
+				return out, false // "Couldn't find a Service Plan for ..." (plans_with_defaults.rb:103-109)
+			}
+		}
+		if sp != nil {
+			out.service = append(out.service, sp)
+		}
+		if ap != nil {
+			out.application = append(out.application, ap)
+		}
+	}
+	return out, out.account != nil
 }
 
 // checkOrgName validates org_name as Account does (app/models/account.rb:267-268): present, and on
@@ -434,6 +506,11 @@ func (t *tenant) deleteAccount(id int64) {
 			delete(t.apps, aid)
 		}
 	}
+	for cid, c := range t.subscriptions {
+		if c.accountID == id {
+			delete(t.subscriptions, cid)
+		}
+	}
 	delete(t.accounts, id)
 }
 
@@ -445,7 +522,7 @@ func (t *tenant) activateUser(u *user) {
 	u.touch()
 	if a := t.accounts[u.accountID]; a != nil && a.state == accountCreated {
 		a.state = accountApproved
-		if t.accountApprovalRequired {
+		if p := t.accountPlans[a.planID]; p != nil && p.approvalRequired {
 			a.state = accountPending
 		}
 		a.touch()

@@ -206,6 +206,9 @@ func createApplication(r *request) answer {
 			return notFound()
 		}
 		svc := r.t.services[p.serviceID]
+		if refusal := r.t.findOrCreateServiceContract(acc, svc.id); refusal.code != 0 {
+			return refusal
+		}
 		a := newApplication(acc, p)
 		if has(r, "name") {
 			a.name, a.nameSet = r.form.Get("name"), true

@@ -20,7 +20,7 @@ import (
 
 // portalSettings is a tenant's Settings row, the columns the API shows (db/schema.rb, create_table
 // "settings"). The nullable boolean columns are pointers, nil for NULL, which the representer leaves out.
-// account_approval_required is not here: it is the default account plan's (tenant.accountApprovalRequired).
+// account_approval_required is not here: it is the default account plan's (tenant.accountApprovalRequired, accountplans.go).
 type portalSettings struct {
 	useraccountareaEnabled, hideService, signupsEnabled *bool
 	accountPlansUIVisible, servicePlansUIVisible        *bool
@@ -48,7 +48,7 @@ func (ps *portalSettings) nullable() map[string]**bool {
 // json is SettingsRepresenter's properties, nil ones left out; account_approval_required is
 // default_account_plan.approval_required (settings.rb:56-58).
 func (ps *portalSettings) json(t *tenant) map[string]any {
-	out := map[string]any{"account_approval_required": t.accountApprovalRequired, "public_search": ps.publicSearch,
+	out := map[string]any{"account_approval_required": t.accountApprovalRequired(), "public_search": ps.publicSearch,
 		"enforce_sso": ps.enforceSSO, "change_account_plan_permission": ps.changeAccountPlanPermission,
 		"change_service_plan_permission": ps.changeServicePlanPermission}
 	for name, v := range ps.nullable() {
@@ -113,7 +113,7 @@ func updatePortalSettings(r *request) answer {
 		return unprocessable("enforce_sso", msgEnforceSSO)
 	}
 	if b := railsBool(r.form.Get("account_approval_required")); has(r, "account_approval_required") && b != nil {
-		r.t.accountApprovalRequired = *b
+		r.t.setAccountApprovalRequired(*b)
 	}
 	next := *r.t.settings
 	for name, to := range next.nullable() {

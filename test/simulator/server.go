@@ -1,7 +1,9 @@
 // Package simulator is a stateful, in-memory 3scale Account Management API (porta's admin API) for
 // tests and the demo: services with metrics, methods, mapping rules, proxy, OIDC and policies; backend
-// APIs with theirs; backend usages; application plans with limits and pricing rules; developer accounts
-// with their users and applications (accounts.go, applications.go); ActiveDocs (activedocs.go); the
+// APIs with theirs; backend usages; application plans with limits and pricing rules; account plans and
+// service plans, every tenant with a default account plan and every service with a "Default" service
+// plan (accountplans.go, serviceplans.go); developer accounts with their users, account plan, service
+// subscriptions and applications (accounts.go, serviceplans.go, applications.go); ActiveDocs (activedocs.go); the
 // versions of each product's gateway configuration, deployed and promoted (proxyconfigs.go); the APIcast
 // custom policy registry (registry.go); and, with a master account (Options.MasterToken), the master
 // API for tenants, which makes new tenants of the simulator (master.go). It answers like porta —
@@ -138,6 +140,8 @@ func New(opts Options) *Simulator {
 	rs = append(rs, childRoutes()...)
 	rs = append(rs, planRoutes()...)
 	rs = append(rs, featureRoutes()...)
+	rs = append(rs, accountPlanRoutes()...)
+	rs = append(rs, servicePlanRoutes()...)
 	rs = append(rs, cmsRoutes()...)
 	rs = append(rs, portalSettingsRoutes()...)
 	rs = append(rs, accountRoutes()...)

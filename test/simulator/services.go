@@ -125,6 +125,7 @@ func createService(r *request) answer {
 	svc.id = r.t.id()
 	svc.proxy = defaultProxy(svc.id, svc.systemName)
 	r.t.services[svc.id] = svc
+	r.t.createDefaultServicePlan(svc)
 	ow := owner{ownerService, svc.id}
 	rule := &mappingRule{id: r.t.id(), owner: ow, metricID: r.t.addHits(ow), pattern: "/", httpMethod: "GET", delta: 1, stamps: newStamps()}
 	r.t.rules[rule.id] = rule
@@ -187,6 +188,7 @@ func deleteService(r *request) answer {
 		for _, id := range sortedIDs(t.plans, func(p *plan) bool { return p.serviceID == svc.id }) {
 			t.deletePlan(id)
 		}
+		t.deleteServicePlansOf(svc.id)
 		for id, u := range t.usages {
 			if u.serviceID == svc.id {
 				delete(t.usages, id)

@@ -33,6 +33,11 @@ type tenant struct {
 	docs     map[int64]*apiDoc
 	registry map[int64]*registryPolicy // the APIcast policy registry's custom policies
 	features map[int64]*feature        // the products' features, with the plans that enable them
+	// accountPlans and servicePlans are the tenant's account plans and its services' service plans
+	// (accountplans.go, serviceplans.go); subscriptions the developer accounts' service contracts.
+	accountPlans  map[int64]*simplePlan
+	servicePlans  map[int64]*simplePlan
+	subscriptions map[int64]*serviceContract
 	// The developer portal's content (cms.go): sections, templates (pages, layouts, partials, built-in
 	// pages and partials) and files, every tenant starting with porta's default portal (cms_seed.go).
 	sections  map[int64]*cmsSection
@@ -48,8 +53,6 @@ type tenant struct {
 	limiter  *rate.Limiter // the tenant's API rate limit (Faults.TenantRateLimit)
 	// refusedAt is the last 429 of the rate limit; quietUntil the end of the Retry-After it announced.
 	refusedAt, quietUntil time.Time
-	// accountApprovalRequired: the default account plan requires approval (SetAccountApprovalRequired).
-	accountApprovalRequired bool
 	// multipleUsersDenied: the tenant's multiple_users switch is denied (SetMultipleUsers).
 	multipleUsersDenied bool
 	// policyRegistryDenied: the tenant lacks the policy_registry feature (SetPolicyRegistry).
@@ -68,8 +71,10 @@ func newTenant(name string) *tenant {
 		pricing: map[int64]*pricingRule{}, accounts: map[int64]*account{}, users: map[int64]*user{}, apps: map[int64]*application{},
 		docs: map[int64]*apiDoc{}, registry: map[int64]*registryPolicy{}, features: map[int64]*feature{},
 		sections: map[int64]*cmsSection{}, templates: map[int64]*cmsTemplate{}, files: map[int64]*cmsFile{},
-		settings: newPortalSettings(), signIn: map[int64]*signInProvider{}}
+		settings: newPortalSettings(), signIn: map[int64]*signInProvider{},
+		accountPlans: map[int64]*simplePlan{}, servicePlans: map[int64]*simplePlan{}, subscriptions: map[int64]*serviceContract{}}
 	t.seedCMS()
+	t.createDefaultAccountPlan()
 	return t
 }
 
@@ -437,6 +442,11 @@ const (
 	// client_secret included.
 	KindPortalSettings  = "portal_settings"
 	KindSignInProviders = "sign_in_providers"
+	// KindAccountPlans and KindServicePlans are the account and service plans as the API renders them
+	// (a service plan with "service_id" added); KindServiceSubscriptions the accounts' service contracts.
+	KindAccountPlans         = "account_plans"
+	KindServicePlans         = "service_plans"
+	KindServiceSubscriptions = "service_subscriptions"
 )
 
 // Count returns how many objects of a kind (see the Kind constants) a tenant has; -1 for an unknown
@@ -539,6 +549,16 @@ func (t *tenant) objects(kind string) ([]map[string]any, bool) {
 		collect(sortedIDs(t.files, nil), func(id int64) map[string]any { return t.files[id].dump() })
 	case KindPortalSettings:
 		out = []map[string]any{t.settings.json(t)}
+	case KindAccountPlans:
+		collect(sortedIDs(t.accountPlans, nil), func(id int64) map[string]any { return t.accountPlans[id].json() })
+	case KindServicePlans:
+		collect(sortedIDs(t.servicePlans, nil), func(id int64) map[string]any {
+			j := t.servicePlans[id].json()
+			j["service_id"] = t.servicePlans[id].serviceID
+			return j
+		})
+	case KindServiceSubscriptions:
+		collect(sortedIDs(t.subscriptions, nil), func(id int64) map[string]any { return t.subscriptions[id].json(t) })
 	case KindSignInProviders:
 		collect(sortedIDs(t.signIn, nil), jsonOf(t.signIn))
 	case KindCustomPolicies:
