@@ -110,7 +110,28 @@ func (t *tenant) setAccountApprovalRequired(required bool) {
 }
 
 func accountPlanRoutes() []route {
-	return []route{
+	// The features of the tenant's account (AccountFeaturesController, account_features_controller.rb),
+	// for account plans, and those an account plan enables (AccountPlanFeaturesController,
+	// account_plan_features_controller.rb: the plan among the tenant's account plans).
+	features := append([]route{
+		handle("GET", "/admin/api/features.json", func(r *request) answer {
+			return wrapList("features", "feature", r.t.features, func(f *feature) bool { return f.serviceID == 0 }, (*feature).json, r.form, false)
+		}),
+		handle("POST", "/admin/api/features.json", func(r *request) answer { return newFeature(r, 0) }),
+		handle("GET", "/admin/api/features/{id}.json", func(r *request) answer {
+			return withAccountFeature(r, func(f *feature) answer { return ok("feature", f.json()) })
+		}),
+		handle("PUT", "/admin/api/features/{id}.json", func(r *request) answer {
+			return withAccountFeature(r, func(f *feature) answer { return changeFeature(r, f) })
+		}),
+		handle("DELETE", "/admin/api/features/{id}.json", func(r *request) answer {
+			return withAccountFeature(r, func(f *feature) answer { delete(r.t.features, f.id); return deleted() })
+		}),
+	}, featuringRoutes("/admin/api/account_plans/{account_plan_id}", "account_plan_id", "AccountPlan", func(t *tenant, id int64) (int64, bool) {
+		_, found := t.accountPlans[id]
+		return 0, found
+	})...)
+	return append(features, []route{
 		// AccountPlansController#index: current_account.account_plans, not paged (account_plans_controller.rb:11-13).
 		handle("GET", "/admin/api/account_plans.json", func(r *request) answer {
 			return wrapList("plans", "account_plan", r.t.accountPlans, nil, (*simplePlan).json, r.form, false)
@@ -175,7 +196,15 @@ func accountPlanRoutes() []route {
 				return ok("account_plan", p.json())
 			})
 		}),
+	}...)
+}
+
+func withAccountFeature(r *request, f func(*feature) answer) answer {
+	x, found := r.t.features[r.params["id"]]
+	if !found || x.serviceID != 0 {
+		return notFound()
 	}
+	return f(x)
 }
 
 func withAccountPlan(r *request, param string, f func(*simplePlan) answer) answer {

@@ -80,3 +80,43 @@ func TestAccountPlans(t *testing.T) {
 	// ...unless account_plan_id names one (signups_controller.rb:42-52).
 	h.check("signup with account_plan_id", "POST", "/admin/api/signup.json", url.Values{"org_name": {"B"}, "username": {"bob"}, "account_plan_id": {itoa(seeded[0])}}, 201, "")
 }
+
+// TestPlanFeatures: the account's features and their enabling on account plans
+// (account_features_controller.rb, account_plan_features_controller.rb, feature.rb:62-80), and a
+// service's features on its service plans (service_plan_features_controller.rb).
+func TestPlanFeatures(t *testing.T) {
+	h := newHarness(t)
+	svc, _ := h.product("pets")
+	svcPlan := listed(h.send("GET", path("/admin/api/services/%d/service_plans.json", svc), nil).body, "plans", "service_plan")[0]
+	accPlan := listed(h.send("GET", "/admin/api/account_plans.json", nil).body, "plans", "account_plan")[0]
+	// An account feature's scope is AccountPlan whatever is sent (try_to_set_scope, feature.rb:62-67).
+	vip := h.create("/admin/api/features.json", url.Values{"name": {"VIP"}, "scope": {"ServicePlan"}}, "feature")
+	portal := h.create(path("/admin/api/services/%d/features.json", svc), url.Values{"name": {"Portal"}, "scope": {"ServicePlan"}}, "feature")
+	gold := h.create(path("/admin/api/services/%d/features.json", svc), url.Values{"name": {"Gold"}}, "feature")
+	checkFields(t, h, []fieldCase{
+		{"account feature", "GET", path("/admin/api/features/%d.json", vip), nil, 200, "feature", []string{"system_name", "scope"},
+			map[string]any{"system_name": "vip", "scope": "account_plan"}},
+		{"rename", "PUT", path("/admin/api/features/%d.json", vip), url.Values{"name": {"V.I.P."}}, 200, "feature", []string{"name"}, map[string]any{"name": "V.I.P."}},
+		{"a service's is not the account's", "GET", path("/admin/api/features/%d.json", portal), nil, 404, "", []string{"status"}, map[string]any{"status": "Not found"}},
+		{"enable on the account plan", "POST", path("/admin/api/account_plans/%d/features.json", accPlan), url.Values{"feature_id": {itoa(vip)}}, 201, "feature",
+			[]string{"id"}, map[string]any{"id": float64(vip)}},
+		{"a service's on the account plan", "POST", path("/admin/api/account_plans/%d/features.json", accPlan), url.Values{"feature_id": {itoa(portal)}}, 404, "",
+			[]string{"status"}, map[string]any{"status": "Not found"}},
+		{"enable on the service plan", "POST", path("/admin/api/service_plans/%d/features.json", svcPlan), url.Values{"feature_id": {itoa(portal)}}, 201, "feature",
+			[]string{"id"}, map[string]any{"id": float64(portal)}},
+		{"an application plans' one", "POST", path("/admin/api/service_plans/%d/features.json", svcPlan), url.Values{"feature_id": {itoa(gold)}}, 422, "errors",
+			[]string{"plan_type"}, map[string]any{"plan_type": []any{"mismatch"}}},
+		{"unknown service plan", "GET", "/admin/api/service_plans/424242/features.json", nil, 404, "", []string{"status"}, map[string]any{"status": "Not found"}},
+	})
+	if res := h.send("GET", path("/admin/api/account_plans/%d/features.json", accPlan), nil); !cmp.Equal(listed(res.body, "features", "feature"), []int64{vip}) {
+		t.Errorf("the account plan's features: %s", res.raw)
+	}
+	if res := h.send("GET", "/admin/api/features.json", nil); !cmp.Equal(listed(res.body, "features", "feature"), []int64{vip}) {
+		t.Errorf("the account's features: %s", res.raw)
+	}
+	h.check("disable", "DELETE", path("/admin/api/service_plans/%d/features/%d.json", svcPlan, portal), nil, 200, "")
+	h.check("delete the account feature", "DELETE", path("/admin/api/features/%d.json", vip), nil, 200, "")
+	if n := h.sim.Count("acme", KindPlanFeatures); n != 0 {
+		t.Errorf("%d enablings left, want 0", n)
+	}
+}

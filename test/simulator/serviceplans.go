@@ -110,7 +110,16 @@ func (t *tenant) findOrCreateServiceContract(acc *account, serviceID int64) answ
 }
 
 func servicePlanRoutes() []route {
-	return []route{
+	// The features a service plan enables (ServicePlanFeaturesController,
+	// service_plan_features_controller.rb: the plan among the tenant's service plans).
+	features := featuringRoutes("/admin/api/service_plans/{service_plan_id}", "service_plan_id", "ServicePlan", func(t *tenant, id int64) (int64, bool) {
+		p, found := t.servicePlans[id]
+		if !found {
+			return 0, false
+		}
+		return p.serviceID, true
+	})
+	return append(features, []route{
 		// The service plans of every service (ServicePlansController#index without service_id: scope is
 		// current_account, service_base_controller.rb:11-13), not paged.
 		handle("GET", "/admin/api/service_plans.json", func(r *request) answer {
@@ -232,7 +241,7 @@ func servicePlanRoutes() []route {
 				return ok("service_subscription", c.json(r.t))
 			})
 		}),
-	}
+	}...)
 }
 
 func withServicePlan(r *request, f func(*simplePlan) answer) answer {

@@ -427,8 +427,8 @@ const (
 	KindUsers          = "users"
 	KindApplications   = "applications"
 	KindAPIDocs        = "api_docs"
-	KindFeatures       = "features" // the products' features, with "service_id"
-	// KindPlanFeatures are the features enabled on application plans: {"plan_id", "feature_id"}, in
+	KindFeatures       = "features" // the products' features, with "service_id" (0: the account's)
+	// KindPlanFeatures are the features enabled on plans of any kind: {"plan_id", "feature_id"}, in
 	// feature then plan order.
 	KindPlanFeatures = "plan_features"
 	// KindCMSSections, KindCMSTemplates and KindCMSFiles are the developer portal's content as the CMS
