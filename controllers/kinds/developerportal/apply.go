@@ -139,28 +139,6 @@ func applyTemplate(ctx context.Context, c *tsclient.Client, p *v1alpha1.Develope
 	return nil
 }
 
-// saveOriginal keeps the content a built-in had before apimsync first overrides it (what
-// restoreBuiltins writes back).
-func saveOriginal(p *v1alpha1.DeveloperPortal, key string, r tsclient.CMSTemplate) {
-	if r.Type != tsclient.TemplateBuiltinPage && r.Type != tsclient.TemplateBuiltinPartial {
-		return
-	}
-	if _, saved := p.Status.BuiltinOriginals[key]; saved {
-		return
-	}
-	original := r.Published
-	if original == nil {
-		original = r.Draft
-	}
-	if original == nil {
-		return
-	}
-	if p.Status.BuiltinOriginals == nil {
-		p.Status.BuiltinOriginals = map[string]string{}
-	}
-	p.Status.BuiltinOriginals[key] = *original
-}
-
 func applyFile(ctx context.Context, c *tsclient.Client, p *v1alpha1.DeveloperPortal, snap *Snapshot, st step) error {
 	f := *st.file
 	var answer *tsclient.CMSFile

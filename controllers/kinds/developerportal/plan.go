@@ -69,15 +69,6 @@ type plan struct {
 	forget []string
 }
 
-// records are status.items by key.
-func records(p *v1alpha1.DeveloperPortal) map[string]v1alpha1.PortalItemStatus {
-	out := map[string]v1alpha1.PortalItemStatus{}
-	for _, it := range p.Status.Items {
-		out[it.Key] = it
-	}
-	return out
-}
-
 // makePlan plans the sync of p towards want over snap.
 func makePlan(p *v1alpha1.DeveloperPortal, want Desired, snap *Snapshot) (*plan, error) {
 	recs := records(p)
