@@ -12,62 +12,64 @@ import (
 	"github.com/apimsync/apimsync/controllers/kit"
 )
 
+// writer is what the steps of a plan write with: the tenant's client, the portal whose status records
+// what 3scale answers, and the snapshot, kept as 3scale answers so that a step finds what an earlier one
+// made (a page's new section).
+type writer struct {
+	c    *tsclient.Client
+	p    *v1alpha1.DeveloperPortal
+	snap *Snapshot
+}
+
 // apply carries out pl's steps in order on the tenant c talks to, keeping snap and p's status.items as
 // 3scale answers: an item made is recorded (with its id) as soon as it is made, so that a sync cut short
 // knows it next time.
-func apply(ctx context.Context, c *tsclient.Client, p *v1alpha1.DeveloperPortal, want Desired, snap *Snapshot, pl *plan) error {
+func apply(ctx context.Context, c *tsclient.Client, p *v1alpha1.DeveloperPortal, snap *Snapshot, pl *plan) error {
+	w := &writer{c: c, p: p, snap: snap}
 	for _, st := range pl.steps {
-		var err error
-		switch st.op {
-		case opSection:
-			err = applySection(ctx, c, p, snap, st)
-		case opTemplate:
-			err = applyTemplate(ctx, c, p, snap, st, pl.states[st.key])
-		case opFile:
-			err = applyFile(ctx, c, p, snap, st)
-		case opDelete:
-			err = applyDelete(ctx, c, p, snap, st)
-		case opRestore:
-			err = applyRestore(ctx, c, p, snap, st)
-		case opSettings:
-			err = applySettings(ctx, c, want, snap)
-		case opProvider:
-			err = applyProvider(ctx, c, p, snap, st)
-		case opUnpublish:
-			err = applyUnpublish(ctx, c, p, snap, st)
-		}
-		if err != nil {
-			return fmt.Errorf("portal %s: %w", st.key, err)
+		if err := st.apply(ctx, w); err != nil {
+			return fmt.Errorf("portal %s: %w", st.item(), err)
 		}
 	}
 	return nil
 }
 
-func applySection(ctx context.Context, c *tsclient.Client, p *v1alpha1.DeveloperPortal, snap *Snapshot, st step) error {
-	s := *st.section
-	if st.id == 0 {
-		params := tsclient.CMSSectionParams{Title: &s.Title, SystemName: &s.SystemName, Public: &s.Public}
-		if s.PartialPath != "" {
-			params.PartialPath = &s.PartialPath
-		}
-		if parent := snap.section(0, s.Parent); parent != nil {
-			params.ParentID = parent.ID
-		}
-		made, err := c.CreateCMSSection(ctx, params)
-		if err != nil {
-			return err
-		}
-		snap.putSection(*made)
-		setItem(p, v1alpha1.PortalItemStatus{Key: st.key, ID: made.ID, Created: true})
-		return nil
+func (st createSection) item() string { return st.key.String() }
+
+func (st createSection) apply(ctx context.Context, w *writer) error {
+	s := *st.want
+	params := tsclient.CMSSectionParams{Title: &s.Title, SystemName: &s.SystemName, Public: &s.Public}
+	if s.PartialPath != "" {
+		params.PartialPath = &s.PartialPath
 	}
-	r := snap.section(st.id, "")
-	params, _ := sectionChanges(s, *r, snap)
-	updated, err := c.UpdateCMSSection(ctx, st.id, params)
+	if parent := w.snap.section(0, s.Parent); parent != nil {
+		params.ParentID = parent.ID
+	}
+	made, err := w.c.CreateCMSSection(ctx, params)
 	if err != nil {
 		return err
 	}
-	snap.putSection(*updated)
+	w.snap.putSection(*made)
+	setItem(w.p, st.key, v1alpha1.PortalItemStatus{ID: made.ID, Created: true})
+	return nil
+}
+
+func (st updateSection) item() string { return st.key.String() }
+
+func (st updateSection) apply(ctx context.Context, w *writer) error {
+	r := *w.snap.section(st.have.ID, "")
+	params := st.params
+	if r != st.have {
+		// An earlier step wrote this very section: two of the spec's sections are this one (one renamed
+		// by hand to the other's name). This write diffs against what 3scale answered that one.
+		params, _ = sectionChanges(*st.want, r)
+	}
+	params.ParentID, _ = sectionTo(st.want.Parent, r.ParentID, w.snap)
+	updated, err := w.c.UpdateCMSSection(ctx, r.ID, params)
+	if err != nil {
+		return err
+	}
+	w.snap.putSection(*updated)
 	return nil
 }
 
@@ -98,153 +100,207 @@ func createParams(t Template, snap *Snapshot) tsclient.CMSTemplateParams {
 	return p
 }
 
-func applyTemplate(ctx context.Context, c *tsclient.Client, p *v1alpha1.DeveloperPortal, snap *Snapshot, st step, state v1alpha1.PortalItemState) error {
-	t := *st.template
-	id, created := st.id, false
-	if id == 0 {
-		made, err := c.CreateCMSTemplate(ctx, createParams(t, snap))
-		if err != nil {
-			return err
-		}
-		snap.putTemplate(*made)
-		id, created = made.ID, true
-		setItem(p, v1alpha1.PortalItemStatus{Key: st.key, ID: id, Created: true, Hash: t.Hash, State: state})
-	} else {
-		r := snap.templateByID(id)
-		params, _ := templateChanges(t, *r, snap)
-		if st.draft {
-			params.Draft = &t.Content
-			saveOriginal(p, st.key, *r)
-		}
-		if !reflect.DeepEqual(params, tsclient.CMSTemplateParams{}) {
-			updated, err := c.UpdateCMSTemplate(ctx, id, params)
-			if err != nil {
-				return err
-			}
-			snap.putTemplate(*updated)
-		}
-	}
-	if st.publish {
-		published, err := c.PublishCMSTemplate(ctx, id)
-		if err != nil {
-			return err
-		}
-		snap.putTemplate(*published)
-	}
-	it := v1alpha1.PortalItemStatus{Key: st.key, ID: id, Created: created, State: state}
-	if st.draft {
-		it.Hash = t.Hash
-	}
-	setItem(p, it)
-	return nil
-}
+func (st createTemplate) item() string { return st.key.String() }
 
-func applyFile(ctx context.Context, c *tsclient.Client, p *v1alpha1.DeveloperPortal, snap *Snapshot, st step) error {
-	f := *st.file
-	var answer *tsclient.CMSFile
-	var err error
-	created := st.id == 0
-	if created {
-		params := tsclient.CMSFileParams{Path: &f.Path, Downloadable: &f.Downloadable, Content: f.Content, Name: f.Name, ContentType: f.ContentType}
-		if s := snap.section(0, f.Section); s != nil {
-			params.SectionID = s.ID
-		}
-		answer, err = c.CreateCMSFile(ctx, params)
-	} else {
-		params, _ := fileChanges(f, *snap.file(st.id, ""), snap)
-		answer, err = c.UpdateCMSFile(ctx, st.id, params)
-	}
+func (st createTemplate) apply(ctx context.Context, w *writer) error {
+	t := *st.want
+	made, err := w.c.CreateCMSTemplate(ctx, createParams(t, w.snap))
 	if err != nil {
 		return err
 	}
-	snap.putFile(*answer, f.Hash)
-	setItem(p, v1alpha1.PortalItemStatus{Key: st.key, ID: answer.ID, Created: created, Hash: f.Hash, UpdatedAt: answer.UpdatedAt, State: v1alpha1.PortalItemLive})
+	w.snap.putTemplate(*made)
+	setItem(w.p, st.key, v1alpha1.PortalItemStatus{ID: made.ID, Created: true, Hash: t.Hash, State: st.state})
+	return publishTemplate(ctx, w, st.key, made.ID, true, st.publish, t.Hash, st.state)
+}
+
+func (st updateTemplate) item() string { return st.key.String() }
+
+func (st updateTemplate) apply(ctx context.Context, w *writer) error {
+	t := *st.want
+	r := *w.snap.templateByID(st.have.ID)
+	params := st.params
+	if r != st.have {
+		// An earlier step wrote this very template: two of the spec's templates are this one (a page
+		// whose path was changed by hand to another the spec lists). This write diffs against what 3scale
+		// answered that one.
+		params, _ = templateChanges(t, r)
+	}
+	params.SectionID, params.LayoutID, _ = templateTo(t, r, w.snap)
+	if st.draft {
+		params.Draft = &t.Content
+		saveOriginal(w.p, st.key, r)
+	}
+	if !reflect.DeepEqual(params, tsclient.CMSTemplateParams{}) {
+		updated, err := w.c.UpdateCMSTemplate(ctx, r.ID, params)
+		if err != nil {
+			return err
+		}
+		w.snap.putTemplate(*updated)
+	}
+	hash := ""
+	if st.draft {
+		hash = t.Hash
+	}
+	return publishTemplate(ctx, w, st.key, r.ID, false, st.publish, hash, st.state)
+}
+
+// publishTemplate publishes template id when publish, then records it: made by apimsync when created,
+// with hash when its content was written.
+func publishTemplate(ctx context.Context, w *writer, key itemKey, id int64, created, publish bool, hash string, state v1alpha1.PortalItemState) error {
+	if publish {
+		published, err := w.c.PublishCMSTemplate(ctx, id)
+		if err != nil {
+			return err
+		}
+		w.snap.putTemplate(*published)
+	}
+	setItem(w.p, key, v1alpha1.PortalItemStatus{ID: id, Created: created, Hash: hash, State: state})
 	return nil
 }
 
-func applyDelete(ctx context.Context, c *tsclient.Client, p *v1alpha1.DeveloperPortal, snap *Snapshot, st step) error {
+func (st createFile) item() string { return st.key.String() }
+
+func (st createFile) apply(ctx context.Context, w *writer) error {
+	f := *st.want
+	params := tsclient.CMSFileParams{Path: &f.Path, Downloadable: &f.Downloadable, Content: f.Content, Name: f.Name, ContentType: f.ContentType}
+	if s := w.snap.section(0, f.Section); s != nil {
+		params.SectionID = s.ID
+	}
+	made, err := w.c.CreateCMSFile(ctx, params)
+	if err != nil {
+		return err
+	}
+	recordFile(w, st.key, f, made, true)
+	return nil
+}
+
+func (st updateFile) item() string { return st.key.String() }
+
+func (st updateFile) apply(ctx context.Context, w *writer) error {
+	f := *st.want
+	r := *w.snap.file(st.have.ID, "")
+	params := st.params
+	if hash := w.snap.FileHashes[r.ID]; r != st.have || hash != st.haveHash {
+		// An earlier step wrote this very file: two of the spec's files are this one. This write diffs
+		// against what 3scale answered that one.
+		params, _ = fileChanges(f, r, hash)
+	}
+	params.SectionID, _ = sectionTo(f.Section, r.SectionID, w.snap)
+	updated, err := w.c.UpdateCMSFile(ctx, r.ID, params)
+	if err != nil {
+		return err
+	}
+	recordFile(w, st.key, f, updated, false)
+	return nil
+}
+
+// recordFile records file f as 3scale answered its write: its content is the spec's (vouched for by
+// its updated_at from now on).
+func recordFile(w *writer, key itemKey, f File, answer *tsclient.CMSFile, created bool) {
+	w.snap.putFile(*answer, f.Hash)
+	setItem(w.p, key, v1alpha1.PortalItemStatus{ID: answer.ID, Created: created, Hash: f.Hash, UpdatedAt: answer.UpdatedAt, State: v1alpha1.PortalItemLive})
+}
+
+func (st deleteItem) item() string { return st.key.String() }
+
+func (st deleteItem) apply(ctx context.Context, w *writer) error {
 	var err error
-	switch st.kind {
-	case "section":
-		err = c.DeleteCMSSection(ctx, st.id)
-	case "file":
-		err = c.DeleteCMSFile(ctx, st.id)
+	switch id := st.remote.id; st.remote.kind {
+	case kindSection:
+		err = w.c.DeleteCMSSection(ctx, id)
+	case kindFile:
+		err = w.c.DeleteCMSFile(ctx, id)
 	default:
-		err = c.DeleteCMSTemplate(ctx, st.id)
+		err = w.c.DeleteCMSTemplate(ctx, id)
 	}
 	if err = kit.IgnoreNotFound(err); err != nil {
 		return err
 	}
-	snap.drop(st.kind, st.id)
-	dropItem(p, st.key)
+	w.snap.drop(st.remote)
+	dropItem(w.p, st.key)
 	return nil
 }
 
-func applyRestore(ctx context.Context, c *tsclient.Client, p *v1alpha1.DeveloperPortal, snap *Snapshot, st step) error {
-	updated, err := c.UpdateCMSTemplate(ctx, st.id, tsclient.CMSTemplateParams{Draft: &st.original})
+func (st restoreBuiltin) item() string { return st.key.String() }
+
+func (st restoreBuiltin) apply(ctx context.Context, w *writer) error {
+	updated, err := w.c.UpdateCMSTemplate(ctx, st.id, tsclient.CMSTemplateParams{Draft: &st.original})
 	if err != nil {
 		return err
 	}
-	snap.putTemplate(*updated)
-	published, err := c.PublishCMSTemplate(ctx, st.id)
+	w.snap.putTemplate(*updated)
+	published, err := w.c.PublishCMSTemplate(ctx, st.id)
 	if err != nil {
 		return err
 	}
-	snap.putTemplate(*published)
-	dropItem(p, st.key)
+	w.snap.putTemplate(*published)
+	dropItem(w.p, st.key)
 	return nil
 }
 
-func applySettings(ctx context.Context, c *tsclient.Client, want Desired, snap *Snapshot) error {
-	params, _ := settingsChanges(*want.Settings, *snap.Settings)
-	settings, err := c.UpdatePortalSettings(ctx, params)
+func (st writeSettings) item() string { return "settings" }
+
+func (st writeSettings) apply(ctx context.Context, w *writer) error {
+	settings, err := w.c.UpdatePortalSettings(ctx, st.params)
 	if err != nil {
 		return err
 	}
-	snap.Settings = settings
+	w.snap.Settings = settings
 	return nil
 }
 
-func applyProvider(ctx context.Context, c *tsclient.Client, p *v1alpha1.DeveloperPortal, snap *Snapshot, st step) error {
-	pv := *st.provider
-	if st.id == 0 {
-		params := tsclient.AuthenticationProviderParams{Kind: pv.Kind, Name: pv.Name, ClientID: &pv.ClientID, ClientSecret: &pv.ClientSecret,
-			Published: &pv.Published, SkipSSLCertificateVerification: &pv.SkipSSLCertificateVerification, AutomaticallyApproveAccounts: &pv.AutoApprove}
-		if pv.Site != "" {
-			params.Site = &pv.Site
-		}
-		made, err := c.CreateAuthenticationProvider(ctx, params)
-		if err != nil {
-			return err
-		}
-		snap.putProvider(*made)
-		setItem(p, v1alpha1.PortalItemStatus{Key: st.key, ID: made.ID, Created: true})
-		return nil
+func (st createProvider) item() string { return st.key.String() }
+
+func (st createProvider) apply(ctx context.Context, w *writer) error {
+	pv := *st.want
+	params := tsclient.AuthenticationProviderParams{Kind: pv.Kind, Name: pv.Name, ClientID: &pv.ClientID, ClientSecret: &pv.ClientSecret,
+		Published: &pv.Published, SkipSSLCertificateVerification: &pv.SkipSSLCertificateVerification, AutomaticallyApproveAccounts: &pv.AutoApprove}
+	if pv.Site != "" {
+		params.Site = &pv.Site
 	}
-	before := *snap.provider(st.id, "")
-	params, _ := providerChanges(pv, before)
-	updated, err := c.UpdateAuthenticationProvider(ctx, st.id, params)
+	made, err := w.c.CreateAuthenticationProvider(ctx, params)
 	if err != nil {
 		return err
 	}
-	snap.putProvider(*updated)
+	w.snap.putProvider(*made)
+	setItem(w.p, st.key, v1alpha1.PortalItemStatus{ID: made.ID, Created: true})
+	return nil
+}
+
+func (st updateProvider) item() string { return st.key.String() }
+
+func (st updateProvider) apply(ctx context.Context, w *writer) error {
+	before := *w.snap.provider(st.have.ID, "")
+	params := st.params
+	if before != st.have {
+		// An earlier step wrote this very provider (one recorded under another key, unpublished). This
+		// write diffs against what 3scale answered that one.
+		params, _ = providerChanges(*st.want, before)
+	}
+	updated, err := w.c.UpdateAuthenticationProvider(ctx, before.ID, params)
+	if err != nil {
+		return err
+	}
+	w.snap.putProvider(*updated)
 	if !before.Published && updated.Published {
 		// apimsync published it (one it unpublished earlier and the spec names again, or one left
 		// unpublished by a person): apimsync unpublishes it when it leaves the spec.
-		setItem(p, v1alpha1.PortalItemStatus{Key: st.key, ID: updated.ID, Created: true})
+		setItem(w.p, st.key, v1alpha1.PortalItemStatus{ID: updated.ID, Created: true})
 	}
 	return nil
 }
 
-// applyUnpublish unpublishes a sign-in provider apimsync made and the spec dropped (porta has no route
-// to delete one), and forgets it.
-func applyUnpublish(ctx context.Context, c *tsclient.Client, p *v1alpha1.DeveloperPortal, snap *Snapshot, st step) error {
-	updated, err := c.UpdateAuthenticationProvider(ctx, st.id, tsclient.AuthenticationProviderParams{Published: new(bool)})
+func (st unpublishProvider) item() string { return st.key.String() }
+
+// apply unpublishes a sign-in provider apimsync made and the spec dropped (porta has no route to delete
+// one), and forgets it.
+func (st unpublishProvider) apply(ctx context.Context, w *writer) error {
+	updated, err := w.c.UpdateAuthenticationProvider(ctx, st.id, tsclient.AuthenticationProviderParams{Published: new(bool)})
 	if err != nil {
 		return err
 	}
-	snap.putProvider(*updated)
-	dropItem(p, st.key)
+	w.snap.putProvider(*updated)
+	dropItem(w.p, st.key)
 	return nil
 }
 

@@ -41,7 +41,8 @@ type Desired struct {
 
 // Provider is a sign-in provider the spec asks for.
 type Provider struct {
-	Key, Kind, Name, ClientID, ClientSecret, Site          string
+	Key                                                    itemKey
+	Kind, Name, ClientID, ClientSecret, Site               string
 	Published, SkipSSLCertificateVerification, AutoApprove bool
 }
 
@@ -54,7 +55,8 @@ type Section struct {
 // Template is a page, layout, partial or built-in override the spec asks for. Key identifies it
 // ("page:/about"); Hash is its content's.
 type Template struct {
-	Key, Type                                string
+	Key                                      itemKey
+	Type                                     string
 	SystemName, Title, Path, Section, Layout string
 	Handler, ContentType                     string
 	Liquid                                   bool
@@ -63,20 +65,64 @@ type Template struct {
 
 // File is a file the spec asks for.
 type File struct {
-	Key, Path, Section string
-	Downloadable       bool
-	Content            []byte
-	Name, ContentType  string
-	Hash               string
+	Key               itemKey
+	Path, Section     string
+	Downloadable      bool
+	Content           []byte
+	Name, ContentType string
+	Hash              string
+}
+
+// itemKey identifies an item of the portal: its type (a template type, "section", "file" or "signin")
+// and what names it in the tenant (a path, a system name, a sign-in provider's kind). Its String,
+// "page:/about", is what status.items and status.builtinOriginals record it under; keyOf reads one back.
+type itemKey struct {
+	typ, name string
+}
+
+// The types of the items that are not templates (tsclient.TemplatePage and the others).
+const (
+	typeSection = "section"
+	typeFile    = "file"
+	typeSignin  = "signin"
+)
+
+// String is the key as status records it: "page:/about".
+func (k itemKey) String() string { return k.typ + ":" + k.name }
+
+// keyOf is the key status records as s: the one place a key is read back. A key apimsync does not write
+// (no ':') is a type alone.
+func keyOf(s string) itemKey {
+	typ, name, _ := strings.Cut(s, ":")
+	return itemKey{typ: typ, name: name}
+}
+
+// kind is the kind of remote item k names: sections, files and sign-in providers; every other type is a
+// template's.
+func (k itemKey) kind() itemKind {
+	switch k.typ {
+	case typeSection:
+		return kindSection
+	case typeFile:
+		return kindFile
+	case typeSignin:
+		return kindProvider
+	}
+	return kindTemplate
+}
+
+// builtin tells whether k is a built-in page's or partial's override (the tenant has it, always).
+func (k itemKey) builtin() bool {
+	return k.typ == tsclient.TemplateBuiltinPage || k.typ == tsclient.TemplateBuiltinPartial
 }
 
 // Item keys: the type and what identifies an item of it in the tenant.
-func pageKey(p string) string          { return tsclient.TemplatePage + ":" + p }
-func namedKey(typ, name string) string { return typ + ":" + name }
-func fileKey(p string) string          { return "file:" + p }
-func sectionKey(name string) string    { return "section:" + name }
-func signinKey(kind string) string     { return "signin:" + kind }
-func hashOf(content []byte) string     { s := sha256.Sum256(content); return hex.EncodeToString(s[:]) }
+func pageKey(p string) itemKey          { return itemKey{typ: tsclient.TemplatePage, name: p} }
+func namedKey(typ, name string) itemKey { return itemKey{typ: typ, name: name} }
+func fileKey(p string) itemKey          { return itemKey{typ: typeFile, name: p} }
+func sectionKey(name string) itemKey    { return itemKey{typ: typeSection, name: name} }
+func signinKey(kind string) itemKey     { return itemKey{typ: typeSignin, name: kind} }
+func hashOf(content []byte) string      { s := sha256.Sum256(content); return hex.EncodeToString(s[:]) }
 func orRoot(section string) string {
 	if section == "" {
 		return tsclient.RootSection
@@ -140,7 +186,7 @@ func desired(ctx context.Context, reader client.Reader, p *v1alpha1.DeveloperPor
 	}
 	add := func(t Template, ref v1alpha1.PortalContentRef) error {
 		var err error
-		t.Content, t.Hash, err = text(ref, t.Key)
+		t.Content, t.Hash, err = text(ref, t.Key.String())
 		d.Templates = append(d.Templates, t)
 		return err
 	}
@@ -199,7 +245,7 @@ func desired(ctx context.Context, reader client.Reader, p *v1alpha1.DeveloperPor
 			AutoApprove: sp.AutomaticallyApproveAccounts})
 	}
 	for _, f := range spec.Files {
-		content, err := r.content(f.Content, fileKey(f.Path))
+		content, err := r.content(f.Content, fileKey(f.Path).String())
 		if err != nil {
 			return d, err
 		}
@@ -300,7 +346,7 @@ func ConfigMapRefs(p *v1alpha1.DeveloperPortal) []string {
 }
 
 // describe names an item for messages: its key.
-func describe(key string) string { return fmt.Sprintf("%q", key) }
+func describe(key itemKey) string { return fmt.Sprintf("%q", key.String()) }
 
 // notParam is what porta's parameterize turns into '-'.
 var notParam = regexp.MustCompile(`[^a-z0-9_]+`)

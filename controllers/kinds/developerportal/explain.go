@@ -6,7 +6,6 @@ import (
 	"github.com/pmezard/go-difflib/difflib"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
-	tsclient "github.com/apimsync/apimsync/client"
 )
 
 // Explain implements engine.Explainer: what a sync would change, item by item, with a unified diff of
@@ -19,31 +18,61 @@ func (s *Syncer) Explain(p *v1alpha1.DeveloperPortal, want Desired, snap *Snapsh
 	}
 	var out []string
 	for _, st := range pl.steps {
-		switch {
-		case st.op == opDelete:
-			out = append(out, fmt.Sprintf("- %s (deleted: not in the spec, and made by apimsync or in a pruned section)", st.key))
-		case st.op == opSettings:
-			out = append(out, "~ settings")
-		case st.op == opUnpublish:
-			out = append(out, fmt.Sprintf("~ %s (unpublished: apimsync made it and the spec no longer lists it)", st.key))
-		case st.op == opRestore:
-			out = append(out, fmt.Sprintf("~ %s (its content before apimsync's override written back)", st.key))
-		case st.id == 0:
-			out = append(out, fmt.Sprintf("+ %s (created)", st.key))
-		case st.op == opTemplate && st.draft:
-			r := snap.templateByID(st.id)
-			old := r.Published
-			if want.Publish == v1alpha1.PortalPublishManual && r.Draft != nil {
-				old = r.Draft
-			}
-			out = append(out, unified(st.key, deref(old), st.template.Content))
-		case st.op == opFile:
-			out = append(out, fmt.Sprintf("~ %s (%s)", st.key, fileChange(*st.file, *snap.file(st.id, ""), snap)))
-		default:
-			out = append(out, fmt.Sprintf("~ %s (attributes%s)", st.key, map[bool]string{true: ", published", false: ""}[st.publish]))
-		}
+		out = append(out, st.explain(want.Publish))
 	}
 	return out
+}
+
+func (st createSection) explain(v1alpha1.PortalPublish) string  { return created(st.key) }
+func (st createTemplate) explain(v1alpha1.PortalPublish) string { return created(st.key) }
+func (st createFile) explain(v1alpha1.PortalPublish) string     { return created(st.key) }
+func (st createProvider) explain(v1alpha1.PortalPublish) string { return created(st.key) }
+
+func (st updateSection) explain(v1alpha1.PortalPublish) string  { return attributes(st.key, false) }
+func (st updateProvider) explain(v1alpha1.PortalPublish) string { return attributes(st.key, false) }
+
+func (st updateTemplate) explain(publish v1alpha1.PortalPublish) string {
+	if !st.draft {
+		return attributes(st.key, st.publish)
+	}
+	old := st.have.Published
+	if publish == v1alpha1.PortalPublishManual && st.have.Draft != nil {
+		old = st.have.Draft
+	}
+	return unified(st.key.String(), deref(old), st.want.Content)
+}
+
+func (st updateFile) explain(v1alpha1.PortalPublish) string {
+	change := "attributes"
+	if st.haveHash != st.want.Hash {
+		change = fmt.Sprintf("content replaced: %d bytes", len(st.want.Content))
+	}
+	return fmt.Sprintf("~ %s (%s)", st.key, change)
+}
+
+func (st deleteItem) explain(v1alpha1.PortalPublish) string {
+	return fmt.Sprintf("- %s (deleted: not in the spec, and made by apimsync or in a pruned section)", st.key)
+}
+
+func (st restoreBuiltin) explain(v1alpha1.PortalPublish) string {
+	return fmt.Sprintf("~ %s (its content before apimsync's override written back)", st.key)
+}
+
+func (st writeSettings) explain(v1alpha1.PortalPublish) string { return "~ settings" }
+
+func (st unpublishProvider) explain(v1alpha1.PortalPublish) string {
+	return fmt.Sprintf("~ %s (unpublished: apimsync made it and the spec no longer lists it)", st.key)
+}
+
+// created tells of an item made.
+func created(key itemKey) string { return fmt.Sprintf("+ %s (created)", key) }
+
+// attributes tells of an item whose attributes are written, and that is published after when published.
+func attributes(key itemKey, published bool) string {
+	if published {
+		return fmt.Sprintf("~ %s (attributes, published)", key)
+	}
+	return fmt.Sprintf("~ %s (attributes)", key)
 }
 
 // unified is the unified diff of a template's content, from old to new.
@@ -54,14 +83,6 @@ func unified(key, old, new string) string {
 		return fmt.Sprintf("~ %s (published)", key)
 	}
 	return text
-}
-
-// fileChange says what changes in a file.
-func fileChange(f File, r tsclient.CMSFile, snap *Snapshot) string {
-	if snap.FileHashes[r.ID] != f.Hash {
-		return fmt.Sprintf("content replaced: %d bytes", len(f.Content))
-	}
-	return "attributes"
 }
 
 func deref(s *string) string {

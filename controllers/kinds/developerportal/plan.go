@@ -1,14 +1,15 @@
 package developerportal
 
 import (
+	"cmp"
+	"context"
+	"maps"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/engine"
-	"github.com/apimsync/apimsync/controllers/kit"
 )
 
 // The plan: what Update writes, decided from the spec, the tenant's CMS (the snapshot) and what
@@ -17,62 +18,139 @@ import (
 // the spec cannot make (a page in a section or layout that exists nowhere, a built-in the tenant does
 // not have) writes nothing.
 
-// op is the kind of a step.
-type op int
+// step is one item's writes, as the plan decided them. Each kind of write is a type of its own that
+// carries what it sends: the attributes that differ are found once, by the plan; apply (apply.go) sends
+// them, and explain (explain.go) tells a person what they change.
+type step interface {
+	// item names what the step writes, in messages: its item's key, or "settings".
+	item() string
+	// apply sends the step's writes with w, keeping w's snapshot and status as 3scale answers.
+	apply(ctx context.Context, w *writer) error
+	// explain tells what the step changes, in a line or a unified diff; publish is the portal's mode.
+	explain(publish v1alpha1.PortalPublish) string
+}
 
-const (
-	opSection   op = iota // create or update a section
-	opTemplate            // create or update a template (attributes, draft), then publish it if want.publish
-	opFile                // create or update a file
-	opDelete              // delete what apimsync made (or a pruned section holds)
-	opRestore             // write back a built-in's original content
-	opSettings            // write the settings that differ
-	opProvider            // create or update a sign-in provider
-	opUnpublish           // unpublish a sign-in provider apimsync made (porta cannot delete one)
-)
+// createSection makes a section the tenant does not have.
+type createSection struct {
+	key  itemKey
+	want *Section
+}
 
-// step is one item's writes.
-type step struct {
-	op  op
-	key string
-	// id is the remote item's (0: it is created).
-	id       int64
-	section  *Section
-	template *Template
-	file     *File
-	provider *Provider
-	// draft writes the template's content; publish publishes it after.
+// updateSection writes the attributes of section have that differ from want's (params) and, should it
+// be under another section than want's parent, its parent's id, looked up as it is sent (sectionTo).
+type updateSection struct {
+	key    itemKey
+	want   *Section
+	have   tsclient.CMSSection
+	params tsclient.CMSSectionParams
+}
+
+// createTemplate makes a template, its content the draft, and publishes it when publish; state is its
+// state after (status.items).
+type createTemplate struct {
+	key     itemKey
+	want    *Template
+	publish bool
+	state   v1alpha1.PortalItemState
+}
+
+// updateTemplate writes the attributes of template have that differ from want's (params) and the ids of
+// its section and layout when they differ, looked up as it is sent (templateTo); then its content as
+// the draft when draft, and publishes it when publish (contentPlan). state is its state after.
+type updateTemplate struct {
+	key            itemKey
+	want           *Template
+	have           tsclient.CMSTemplate
+	params         tsclient.CMSTemplateParams
 	draft, publish bool
-	// kind is what opDelete deletes: "section", "template" or "file"; original what opRestore writes.
-	kind, original string
+	state          v1alpha1.PortalItemState
+}
+
+// createFile makes a file the tenant does not have.
+type createFile struct {
+	key  itemKey
+	want *File
+}
+
+// updateFile writes the attributes of file have that differ from want's (params; its content when
+// haveHash, the hash of have's, is not want's) and its section's id when it differs, looked up as it is
+// sent (sectionTo).
+type updateFile struct {
+	key      itemKey
+	want     *File
+	have     tsclient.CMSFile
+	haveHash string
+	params   tsclient.CMSFileParams
+}
+
+// deleteItem deletes what apimsync made (or a pruned section holds), and forgets it.
+type deleteItem struct {
+	key    itemKey
+	remote remoteItem
+}
+
+// restoreBuiltin writes back, and publishes, the content built-in id had before apimsync overrode it,
+// and forgets the override.
+type restoreBuiltin struct {
+	key      itemKey
+	id       int64
+	original string
+}
+
+// writeSettings writes the settings that differ (params).
+type writeSettings struct {
+	params tsclient.PortalSettingsParams
+}
+
+// createProvider makes a sign-in provider the tenant does not have.
+type createProvider struct {
+	key  itemKey
+	want *Provider
+}
+
+// updateProvider writes what differs of sign-in provider have from want (params).
+type updateProvider struct {
+	key    itemKey
+	want   *Provider
+	have   tsclient.AuthenticationProvider
+	params tsclient.AuthenticationProviderParams
+}
+
+// unpublishProvider unpublishes a sign-in provider apimsync made (porta cannot delete one), and
+// forgets it.
+type unpublishProvider struct {
+	key itemKey
+	id  int64
 }
 
 // plan is what a sync of the portal writes, and what it found.
 type plan struct {
 	steps []step
 	// states are the templates' and files' states after the plan, by key.
-	states map[string]v1alpha1.PortalItemState
-	// adopted are the items found in the tenant, not made by apimsync, that the spec names.
-	adopted []string
-	// kept are the layouts left in place though apimsync would delete them: pages still use them.
-	kept []string
-	// matched are the remote items the spec's items are, by kind and id ("template:94") → key; moved the
-	// items recorded under one key that the spec's item of another key is ([old, new]): the same item,
-	// whose record (and "made by apimsync" mark) goes to the new key.
-	matched map[string]string
-	moved   [][2]string
+	states map[itemKey]v1alpha1.PortalItemState
+	// matched are the remote items the spec's items are → their keys; moved the items recorded under
+	// one key that the spec's item of another key is: the same item, whose record (and "made by
+	// apimsync" mark) goes to the new key.
+	matched map[remoteItem]itemKey
+	moved   []move
 	// leaving are the pages apimsync made that the spec no longer has, kept live (Manual) while drafts
 	// wait to be published.
-	leaving []string
+	leaving []itemKey
 	// forget are the status.items to drop with no write: gone from 3scale, not made by apimsync, or
 	// built-in overrides left as they are.
-	forget []string
+	forget []itemKey
 }
+
+// move is an item recorded under key from that the spec's item of key to is.
+type move struct{ from, to itemKey }
+
+// writes tells whether the plan writes to 3scale.
+func (pl *plan) writes() bool { return len(pl.steps) > 0 }
 
 // makePlan plans the sync of p towards want over snap.
 func makePlan(p *v1alpha1.DeveloperPortal, want Desired, snap *Snapshot) (*plan, error) {
 	recs := records(p)
-	pl := &plan{states: map[string]v1alpha1.PortalItemState{}}
+	pl := &plan{states: map[itemKey]v1alpha1.PortalItemState{}}
 	sections := map[string]bool{}
 	for _, s := range want.Sections {
 		sections[s.SystemName] = true
@@ -87,25 +165,25 @@ func makePlan(p *v1alpha1.DeveloperPortal, want Desired, snap *Snapshot) (*plan,
 	layoutExists := func(name string) bool { return name == "" || layouts[name] || snap.layoutID(name) != 0 }
 	never := p.GetAdoptionPolicy() == v1alpha1.AdoptionNever
 	var refused []string
-	// The remote items the spec's items match, by kind and id; an item recorded under another key (moved
-	// by hand, or by the spec from one key to another) is the portal's own, under its new key.
-	own := map[string]string{}
+	// The remote items the spec's items match; an item recorded under another key (moved by hand, or by
+	// the spec from one key to another) is the portal's own, under its new key.
+	own := map[remoteItem]itemKey{}
 	for key, rec := range recs {
-		own[itemKind(key)+":"+strconv.FormatInt(rec.ID, 10)] = key
+		own[remoteItem{key.kind(), rec.ID}] = key
 	}
-	pl.matched = map[string]string{}
-	found := func(key, kind string, id int64, builtin bool) {
-		pl.matched[kind+":"+strconv.FormatInt(id, 10)] = key
+	pl.matched = map[remoteItem]itemKey{}
+	found := func(key itemKey, id int64, builtin bool) {
+		item := remoteItem{key.kind(), id}
+		pl.matched[item] = key
 		if _, ours := recs[key]; ours {
 			return
 		}
-		if old, ok := own[kind+":"+strconv.FormatInt(id, 10)]; ok {
-			pl.moved = append(pl.moved, [2]string{old, key})
+		if old, ok := own[item]; ok {
+			pl.moved = append(pl.moved, move{from: old, to: key})
 			return
 		}
-		pl.adopted = append(pl.adopted, key)
 		if never && !builtin {
-			refused = append(refused, key)
+			refused = append(refused, key.String())
 		}
 	}
 
@@ -120,12 +198,13 @@ func makePlan(p *v1alpha1.DeveloperPortal, want Desired, snap *Snapshot) (*plan,
 			r = snap.section(0, s.SystemName) // the recorded one is gone: one of that name may be there
 		}
 		if r == nil {
-			pl.steps = append(pl.steps, step{op: opSection, key: key, section: s})
+			pl.steps = append(pl.steps, createSection{key: key, want: s})
 			continue
 		}
-		found(key, "section", r.ID, false)
-		if _, changed := sectionChanges(*s, *r, snap); changed {
-			pl.steps = append(pl.steps, step{op: opSection, key: key, id: r.ID, section: s})
+		found(key, r.ID, false)
+		params, changed := sectionChanges(*s, *r)
+		if _, moves := sectionTo(s.Parent, r.ParentID, snap); changed || moves {
+			pl.steps = append(pl.steps, updateSection{key: key, want: s, have: *r, params: params})
 		}
 	}
 
@@ -150,15 +229,16 @@ func makePlan(p *v1alpha1.DeveloperPortal, want Desired, snap *Snapshot) (*plan,
 			if builtin {
 				return nil, engine.Invalid(v1alpha1.ReasonInvalidSpec, "the tenant has no %s %q to override", strings.Replace(t.Type, "builtin_", "built-in ", 1), t.SystemName)
 			}
-			pl.steps = append(pl.steps, step{op: opTemplate, key: t.Key, template: t, draft: true, publish: want.Publish == v1alpha1.PortalPublishAlways})
+			pl.steps = append(pl.steps, createTemplate{key: t.Key, want: t, publish: want.Publish == v1alpha1.PortalPublishAlways, state: stateAfterWrite(want.Publish)})
 			pl.states[t.Key] = stateAfterWrite(want.Publish)
 			continue
 		}
-		found(t.Key, "template", r.ID, builtin)
+		found(t.Key, r.ID, builtin)
 		draft, publish, state := contentPlan(want.Publish, *t, *r, rec)
 		pl.states[t.Key] = state
-		if _, changed := templateChanges(*t, *r, snap); changed || draft || publish {
-			pl.steps = append(pl.steps, step{op: opTemplate, key: t.Key, id: r.ID, template: t, draft: draft, publish: publish})
+		params, changed := templateChanges(*t, *r)
+		if _, _, moves := templateTo(*t, *r, snap); changed || moves || draft || publish {
+			pl.steps = append(pl.steps, updateTemplate{key: t.Key, want: t, have: *r, params: params, draft: draft, publish: publish, state: state})
 		}
 	}
 
@@ -173,29 +253,31 @@ func makePlan(p *v1alpha1.DeveloperPortal, want Desired, snap *Snapshot) (*plan,
 			r = snap.file(0, f.Path)
 		}
 		if r == nil {
-			pl.steps = append(pl.steps, step{op: opFile, key: f.Key, file: f})
+			pl.steps = append(pl.steps, createFile{key: f.Key, want: f})
 			continue
 		}
-		found(f.Key, "file", r.ID, false)
-		if _, changed := fileChanges(*f, *r, snap); changed {
-			pl.steps = append(pl.steps, step{op: opFile, key: f.Key, id: r.ID, file: f})
+		found(f.Key, r.ID, false)
+		hash := snap.FileHashes[r.ID]
+		params, changed := fileChanges(*f, *r, hash)
+		if _, moves := sectionTo(f.Section, r.SectionID, snap); changed || moves {
+			pl.steps = append(pl.steps, updateFile{key: f.Key, want: f, have: *r, haveHash: hash, params: params})
 		}
 	}
 	if want.Settings != nil && snap.Settings != nil {
-		if _, changed := settingsChanges(*want.Settings, *snap.Settings); changed {
-			pl.steps = append(pl.steps, step{op: opSettings, key: "settings"})
+		if params, changed := settingsChanges(*want.Settings, *snap.Settings); changed {
+			pl.steps = append(pl.steps, writeSettings{params: params})
 		}
 	}
 	for i := range want.Providers {
 		pv := &want.Providers[i]
 		r := snap.provider(recs[pv.Key].ID, pv.Kind)
 		if r == nil {
-			pl.steps = append(pl.steps, step{op: opProvider, key: pv.Key, provider: pv})
+			pl.steps = append(pl.steps, createProvider{key: pv.Key, want: pv})
 			continue
 		}
-		found(pv.Key, "signin", r.ID, false)
-		if _, changed := providerChanges(*pv, *r); changed {
-			pl.steps = append(pl.steps, step{op: opProvider, key: pv.Key, id: r.ID, provider: pv})
+		found(pv.Key, r.ID, false)
+		if params, changed := providerChanges(*pv, *r); changed {
+			pl.steps = append(pl.steps, updateProvider{key: pv.Key, want: pv, have: *r, params: params})
 		}
 	}
 	if len(refused) > 0 {
@@ -209,7 +291,9 @@ func makePlan(p *v1alpha1.DeveloperPortal, want Desired, snap *Snapshot) (*plan,
 	layoutRemovals := pl.removals(p, want, snap, recs)
 	pl.steps = append(pl.steps, writes...)
 	// Layouts go last, once the pages that leave them have moved (porta keeps a layout pages use).
-	pl.steps = append(pl.steps, layoutRemovals...)
+	for _, d := range layoutRemovals {
+		pl.steps = append(pl.steps, d)
+	}
 	return pl, nil
 }
 
@@ -245,9 +329,15 @@ func contentPlan(mode v1alpha1.PortalPublish, t Template, r tsclient.CMSTemplate
 	return false, false, v1alpha1.PortalItemEditedByHand
 }
 
-// sectionChanges returns the attributes of section r that differ from s (its parent's id from snap),
+// The attributes of an item that differ from the spec's are found in two parts: those of its own
+// (sectionChanges, templateChanges, fileChanges), found once, by the plan; and the ids of the items it
+// refers to by name (sectionTo, templateTo: a section's parent, a page's section and layout, a file's
+// section), whose difference the plan sees but whose ids are looked up as the write is sent: an earlier
+// step of the same plan may make the item named (a page in a section the spec adds).
+
+// sectionChanges returns the attributes of section r that differ from s (its parent aside: sectionTo),
 // and whether any does.
-func sectionChanges(s Section, r tsclient.CMSSection, snap *Snapshot) (tsclient.CMSSectionParams, bool) {
+func sectionChanges(s Section, r tsclient.CMSSection) (tsclient.CMSSectionParams, bool) {
 	var p tsclient.CMSSectionParams
 	changed := false
 	if r.Title != s.Title {
@@ -259,18 +349,25 @@ func sectionChanges(s Section, r tsclient.CMSSection, snap *Snapshot) (tsclient.
 	if r.Public != s.Public {
 		p.Public, changed = &s.Public, true
 	}
-	if parent := snap.section(0, s.Parent); parent == nil || parent.ID != r.ParentID {
-		changed = true
-		if parent != nil {
-			p.ParentID = parent.ID
-		}
-	}
 	return p, changed
 }
 
-// templateChanges returns the attributes of template r that differ from t's (section and layout ids
-// from snap), and whether any does; its content is contentPlan's.
-func templateChanges(t Template, r tsclient.CMSTemplate, snap *Snapshot) (tsclient.CMSTemplateParams, bool) {
+// sectionTo tells whether an item in section now (a section's parent) belongs in the section named
+// name instead, and then that section's id in snap: 0 while the section is not there.
+func sectionTo(name string, now int64, snap *Snapshot) (id int64, moves bool) {
+	s := snap.section(0, name)
+	switch {
+	case s == nil:
+		return 0, true
+	case s.ID == now:
+		return 0, false
+	}
+	return s.ID, true
+}
+
+// templateChanges returns the attributes of template r that differ from t's (its section and layout
+// aside: templateTo), and whether any does; its content is contentPlan's.
+func templateChanges(t Template, r tsclient.CMSTemplate) (tsclient.CMSTemplateParams, bool) {
 	var p tsclient.CMSTemplateParams
 	changed := false
 	str := func(field **string, want, have string) {
@@ -292,43 +389,42 @@ func templateChanges(t Template, r tsclient.CMSTemplate, snap *Snapshot) (tsclie
 		if r.LiquidEnabled != t.Liquid {
 			p.LiquidEnabled, changed = &t.Liquid, true
 		}
-		if s := snap.section(0, t.Section); s == nil || s.ID != r.SectionID {
-			changed = true
-			if s != nil {
-				p.SectionID = s.ID
-			}
-		}
-		if layout := snap.layoutID(t.Layout); t.Layout == "" && r.LayoutID != 0 || t.Layout != "" && layout != r.LayoutID {
-			p.LayoutID, changed = &layout, true
-		}
 	case tsclient.TemplateLayout:
 		str(&p.Title, t.Title, r.Title)
 		if r.LiquidEnabled != t.Liquid {
 			p.LiquidEnabled, changed = &t.Liquid, true
 		}
-	case tsclient.TemplateBuiltinPage:
-		if layout := snap.layoutID(t.Layout); t.Layout != "" && layout != r.LayoutID {
-			p.LayoutID, changed = &layout, true
-		}
 	}
 	return p, changed
 }
 
-// fileChanges returns the attributes of file r that differ from f's (its content's hash from snap), and
-// whether any does.
-func fileChanges(f File, r tsclient.CMSFile, snap *Snapshot) (tsclient.CMSFileParams, bool) {
-	var p tsclient.CMSFileParams
-	changed := false
-	if s := snap.section(0, f.Section); s == nil || s.ID != r.SectionID {
-		changed = true
-		if s != nil {
-			p.SectionID = s.ID
+// templateTo tells whether template r is to move to t's section (a page) or layout (a page, a built-in
+// page), and the ids to send, from snap: the section's (0: where it is, or not there yet) and the
+// layout's (nil: where it is; 0: none, or not there yet).
+func templateTo(t Template, r tsclient.CMSTemplate, snap *Snapshot) (section int64, layout *int64, moves bool) {
+	switch t.Type {
+	case tsclient.TemplatePage:
+		section, moves = sectionTo(t.Section, r.SectionID, snap)
+		if id := snap.layoutID(t.Layout); t.Layout == "" && r.LayoutID != 0 || t.Layout != "" && id != r.LayoutID {
+			layout, moves = &id, true
+		}
+	case tsclient.TemplateBuiltinPage:
+		if id := snap.layoutID(t.Layout); t.Layout != "" && id != r.LayoutID {
+			layout, moves = &id, true
 		}
 	}
+	return section, layout, moves
+}
+
+// fileChanges returns the attributes of file r that differ from f's (its section aside: sectionTo;
+// hash is the hash of r's content), and whether any does.
+func fileChanges(f File, r tsclient.CMSFile, hash string) (tsclient.CMSFileParams, bool) {
+	var p tsclient.CMSFileParams
+	changed := false
 	if r.Downloadable != f.Downloadable {
 		p.Downloadable, changed = &f.Downloadable, true
 	}
-	if snap.FileHashes[r.ID] != f.Hash {
+	if hash != f.Hash {
 		p.Content, p.Name, p.ContentType, changed = f.Content, f.Name, f.ContentType, true
 	}
 	return p, changed
@@ -339,8 +435,8 @@ func fileChanges(f File, r tsclient.CMSFile, snap *Snapshot) (tsclient.CMSFilePa
 // longer lists, written back when it asks for it. The layouts to delete are returned apart, to go after
 // the writes (a page moved to another layout leaves it first); a layout pages still use is kept (porta
 // answers 200 and keeps it); sections go last, children first.
-func (pl *plan) removals(p *v1alpha1.DeveloperPortal, want Desired, snap *Snapshot, recs map[string]v1alpha1.PortalItemStatus) (layouts []step) {
-	wanted := map[string]bool{}
+func (pl *plan) removals(p *v1alpha1.DeveloperPortal, want Desired, snap *Snapshot, recs map[itemKey]v1alpha1.PortalItemStatus) (layouts []deleteItem) {
+	wanted := map[itemKey]bool{}
 	for _, s := range want.Sections {
 		wanted[sectionKey(s.SystemName)] = true
 	}
@@ -369,68 +465,70 @@ func (pl *plan) removals(p *v1alpha1.DeveloperPortal, want Desired, snap *Snapsh
 	for _, f := range want.Files {
 		wanted[sectionKey(f.Section)] = true
 	}
-	var templates, files, sections []step
-	deleted := map[string]bool{} // by kind and id: sections, templates and files are numbered apart
-	del := func(list *[]step, kind, key string, id int64) {
-		if _, kept := pl.matched[kind+":"+strconv.FormatInt(id, 10)]; kept {
+	var templates, files, sections []deleteItem
+	deleted := map[remoteItem]bool{}
+	del := func(list *[]deleteItem, key itemKey, item remoteItem) {
+		if _, kept := pl.matched[item]; kept {
 			// An item of the spec is this very one (moved by hand to where the spec now wants it): it
 			// stays, recorded under its new key; deleting it would delete what the spec asks for.
 			pl.forget = append(pl.forget, key)
 			return
 		}
-		if k := kind + ":" + strconv.FormatInt(id, 10); !deleted[k] {
-			deleted[k] = true
-			*list = append(*list, step{op: opDelete, kind: kind, key: key, id: id})
+		if !deleted[item] {
+			deleted[item] = true
+			*list = append(*list, deleteItem{key: key, remote: item})
 		}
 	}
-	for _, key := range kit.SortedKeys(recs) {
+	// In the order of the keys as status records them.
+	keys := slices.SortedFunc(maps.Keys(recs), func(a, b itemKey) int { return cmp.Compare(a.String(), b.String()) })
+	for _, key := range keys {
 		rec := recs[key]
 		if wanted[key] {
 			continue
 		}
-		typ, _, _ := strings.Cut(key, ":")
 		switch {
-		case typ == tsclient.TemplateBuiltinPage || typ == tsclient.TemplateBuiltinPartial:
-			original, saved := p.Status.BuiltinOriginals[key]
+		case key.builtin():
+			original, saved := p.Status.BuiltinOriginals[key.String()]
 			if want.RestoreBuiltins && saved && snap.templateByID(rec.ID) != nil {
-				pl.steps = append(pl.steps, step{op: opRestore, key: key, id: rec.ID, original: original, publish: true})
+				pl.steps = append(pl.steps, restoreBuiltin{key: key, id: rec.ID, original: original})
 			} else {
 				pl.forget = append(pl.forget, key)
 			}
 		case !rec.Created:
 			pl.forget = append(pl.forget, key)
-		case typ == "signin":
+		case key.typ == typeSignin:
 			if r := snap.provider(rec.ID, ""); r != nil && r.Published {
-				pl.steps = append(pl.steps, step{op: opUnpublish, key: key, id: rec.ID})
+				pl.steps = append(pl.steps, unpublishProvider{key: key, id: rec.ID})
 			} else if snap.ProvidersRead {
 				pl.forget = append(pl.forget, key)
 			}
-		case typ == "section":
+		case key.typ == typeSection:
 			if snap.section(rec.ID, "") != nil {
-				del(&sections, "section", key, rec.ID)
+				del(&sections, key, remoteItem{kindSection, rec.ID})
 			} else {
 				pl.forget = append(pl.forget, key)
 			}
-		case typ == "file":
+		case key.typ == typeFile:
 			if snap.file(rec.ID, "") != nil {
-				del(&files, "file", key, rec.ID)
+				del(&files, key, remoteItem{kindFile, rec.ID})
 			} else {
 				pl.forget = append(pl.forget, key)
 			}
 		default:
+			item := remoteItem{kindTemplate, rec.ID}
 			if snap.templateByID(rec.ID) == nil {
 				pl.forget = append(pl.forget, key)
-			} else if r := snap.templateByID(rec.ID); typ == tsclient.TemplatePage && r.Published != nil && pl.pageDraftsWaiting(want) {
+			} else if r := snap.templateByID(rec.ID); key.typ == tsclient.TemplatePage && r.Published != nil && pl.pageDraftsWaiting(want) {
 				// Manual: what is live changes when a person publishes. A live page that leaves the spec
 				// (one moved elsewhere, whose new page is a draft) stays until the pages' drafts are
 				// published.
-				if _, kept := pl.matched["template:"+strconv.FormatInt(rec.ID, 10)]; !kept {
+				if _, kept := pl.matched[item]; !kept {
 					pl.leaving = append(pl.leaving, key)
 				} else {
-					del(&templates, "template", key, rec.ID)
+					del(&templates, key, item)
 				}
 			} else {
-				del(&templates, "template", key, rec.ID)
+				del(&templates, key, item)
 			}
 		}
 	}
@@ -439,42 +537,44 @@ func (pl *plan) removals(p *v1alpha1.DeveloperPortal, want Desired, snap *Snapsh
 		// porta refuses to delete, and the API does not tell them apart.
 		if s := snap.section(id, ""); s != nil && !wanted[sectionKey(s.SystemName)] && !slices.Contains(want.Prune, s.SystemName) &&
 			recs[sectionKey(s.SystemName)].Created {
-			del(&sections, "section", sectionKey(s.SystemName), id)
+			del(&sections, sectionKey(s.SystemName), remoteItem{kindSection, id})
 		}
 		for _, t := range snap.Templates {
 			if t.Type == tsclient.TemplatePage && t.SectionID == id && !wanted[pageKey(t.Path)] {
-				del(&templates, "template", pageKey(t.Path), t.ID)
+				del(&templates, pageKey(t.Path), remoteItem{kindTemplate, t.ID})
 			}
 		}
 		for _, f := range snap.Files {
 			if f.SectionID == id && !wanted[fileKey(f.Path)] {
-				del(&files, "file", fileKey(f.Path), f.ID)
+				del(&files, fileKey(f.Path), remoteItem{kindFile, f.ID})
 			}
 		}
 	}
 	// Layouts are returned, to go after the writes: a page the spec moves to another layout leaves this
 	// one in the same sync. A layout still used by a page that stays on it is kept.
 	moving := pagesLeavingLayouts(want, snap, recs)
-	for _, s := range templates {
-		if !strings.HasPrefix(s.key, tsclient.TemplateLayout+":") {
-			pl.steps = append(pl.steps, s)
+	for _, d := range templates {
+		if d.key.typ != tsclient.TemplateLayout {
+			pl.steps = append(pl.steps, d)
 			continue
 		}
-		if usedLayout(snap, s.id, deleted, moving) {
-			pl.kept = append(pl.kept, strings.TrimPrefix(s.key, tsclient.TemplateLayout+":"))
-			continue
+		if !usedLayout(snap, d.remote.id, deleted, moving) {
+			layouts = append(layouts, d)
 		}
-		layouts = append(layouts, s)
 	}
-	pl.steps = append(pl.steps, files...)
-	slices.SortStableFunc(sections, func(a, b step) int { return depth(snap, b.id) - depth(snap, a.id) })
-	pl.steps = append(pl.steps, sections...)
+	for _, d := range files {
+		pl.steps = append(pl.steps, d)
+	}
+	slices.SortStableFunc(sections, func(a, b deleteItem) int { return depth(snap, b.remote.id) - depth(snap, a.remote.id) })
+	for _, d := range sections {
+		pl.steps = append(pl.steps, d)
+	}
 	return layouts
 }
 
 // pagesLeavingLayouts returns the ids of the templates whose layout the spec changes: their writes,
 // made before any layout goes, take them off the layout they use now.
-func pagesLeavingLayouts(want Desired, snap *Snapshot, recs map[string]v1alpha1.PortalItemStatus) map[int64]bool {
+func pagesLeavingLayouts(want Desired, snap *Snapshot, recs map[itemKey]v1alpha1.PortalItemStatus) map[int64]bool {
 	out := map[int64]bool{}
 	for _, t := range want.Templates {
 		r := snap.template(recs[t.Key].ID, t)
@@ -512,9 +612,9 @@ func (pl *plan) pruned(want Desired, snap *Snapshot) []int64 {
 }
 
 // usedLayout tells whether a page that is not being deleted, nor moved to another layout, uses layout id.
-func usedLayout(snap *Snapshot, id int64, deleted map[string]bool, moving map[int64]bool) bool {
+func usedLayout(snap *Snapshot, id int64, deleted map[remoteItem]bool, moving map[int64]bool) bool {
 	return slices.ContainsFunc(snap.Templates, func(t tsclient.CMSTemplate) bool {
-		return t.LayoutID == id && !deleted["template:"+strconv.FormatInt(t.ID, 10)] && !moving[t.ID] && t.Type != tsclient.TemplateLayout
+		return t.LayoutID == id && !deleted[remoteItem{kindTemplate, t.ID}] && !moving[t.ID] && t.Type != tsclient.TemplateLayout
 	})
 }
 
@@ -581,16 +681,6 @@ func providerChanges(pv Provider, r tsclient.AuthenticationProvider) (tsclient.A
 	return p, changed
 }
 
-// itemKind is the kind of remote item a status key names, as the plan numbers them apart: sections,
-// files, sign-in providers and templates (every other key).
-func itemKind(key string) string {
-	switch typ, _, _ := strings.Cut(key, ":"); typ {
-	case "section", "file", "signin":
-		return typ
-	}
-	return "template"
-}
-
 // pageDraftsWaiting reports whether, in Manual mode, a page of the spec is left as a draft by this plan
 // or waits as one: what is live then changes only when a person publishes.
 func (pl *plan) pageDraftsWaiting(want Desired) bool {
@@ -598,7 +688,7 @@ func (pl *plan) pageDraftsWaiting(want Desired) bool {
 		return false
 	}
 	for key, state := range pl.states {
-		if state == v1alpha1.PortalItemDraft && strings.HasPrefix(key, tsclient.TemplatePage+":") {
+		if state == v1alpha1.PortalItemDraft && key.typ == tsclient.TemplatePage {
 			return true
 		}
 	}
@@ -609,7 +699,7 @@ func (pl *plan) pageDraftsWaiting(want Desired) bool {
 // path is, moved: one with the spec's system name, recorded by this portal under another path the spec
 // no longer has. Its path is then updated in place — the page (apimsync's or adopted) keeps its id, and
 // no page is made beside it with a system name porta would refuse as taken. nil when there is none.
-func (pl *plan) movedPage(t Template, snap *Snapshot, own map[string]string, want Desired) *tsclient.CMSTemplate {
+func (pl *plan) movedPage(t Template, snap *Snapshot, own map[remoteItem]itemKey, want Desired) *tsclient.CMSTemplate {
 	if t.Type != tsclient.TemplatePage || t.SystemName == "" {
 		return nil
 	}
@@ -618,7 +708,7 @@ func (pl *plan) movedPage(t Template, snap *Snapshot, own map[string]string, wan
 		if r.Type != tsclient.TemplatePage || r.SystemName != t.SystemName {
 			continue
 		}
-		old, ours := own["template:"+strconv.FormatInt(r.ID, 10)]
+		old, ours := own[remoteItem{kindTemplate, r.ID}]
 		if ours && !slices.ContainsFunc(want.Templates, func(w Template) bool { return w.Key == old }) {
 			return r
 		}

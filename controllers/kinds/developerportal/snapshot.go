@@ -22,6 +22,23 @@ type Snapshot struct {
 	ProvidersRead bool
 }
 
+// itemKind is a kind of remote item: 3scale numbers sections, templates, files and sign-in providers
+// apart.
+type itemKind int
+
+const (
+	kindTemplate itemKind = iota
+	kindSection
+	kindFile
+	kindProvider
+)
+
+// remoteItem is a remote item: its kind and id.
+type remoteItem struct {
+	kind itemKind
+	id   int64
+}
+
 // RemoteID implements engine.Snapshot: the root section.
 func (s *Snapshot) RemoteID() int64 { return s.RootID }
 
@@ -127,11 +144,11 @@ func (s *Snapshot) putFile(x tsclient.CMSFile, hash string) {
 	s.Files = append(s.Files, x)
 }
 
-func (s *Snapshot) drop(kind string, id int64) {
-	switch kind {
-	case "section":
+func (s *Snapshot) drop(item remoteItem) {
+	switch id := item.id; item.kind {
+	case kindSection:
 		s.Sections = slices.DeleteFunc(s.Sections, func(e tsclient.CMSSection) bool { return e.ID == id })
-	case "file":
+	case kindFile:
 		s.Files = slices.DeleteFunc(s.Files, func(e tsclient.CMSFile) bool { return e.ID == id })
 		delete(s.FileHashes, id)
 	default:

@@ -51,13 +51,13 @@ func (s *Syncer) Resolve(ctx context.Context, p *v1alpha1.DeveloperPortal, sess 
 	}
 	hashes := make([]string, 0, len(want.Templates)+len(want.Files))
 	for _, t := range want.Templates {
-		hashes = append(hashes, t.Key+"="+t.Hash)
+		hashes = append(hashes, t.Key.String()+"="+t.Hash)
 	}
 	for _, f := range want.Files {
-		hashes = append(hashes, f.Key+"="+f.Hash)
+		hashes = append(hashes, f.Key.String()+"="+f.Hash)
 	}
 	for _, pv := range want.Providers {
-		hashes = append(hashes, pv.Key+"="+pv.ClientSecret) // keyed: the hash tells nothing of the secret
+		hashes = append(hashes, pv.Key.String()+"="+pv.ClientSecret) // keyed: the hash tells nothing of the secret
 	}
 	r.Desired = want
 	r.Hash = sess.HashOf(sess.Tenant, sess.SystemName, &p.Spec, hashes)
@@ -160,9 +160,6 @@ func (s *Syncer) Compare(_ context.Context, p *v1alpha1.DeveloperPortal, _ *engi
 	return !pl.writes(), nil
 }
 
-// writes tells whether the plan writes to 3scale.
-func (pl *plan) writes() bool { return len(pl.steps) > 0 }
-
 // Note implements engine.Noter: the items taken over (found by path or system name, not made by
 // apimsync), the drafts waiting to be published and the templates edited by hand and left so (Manual).
 func (s *Syncer) Note(p *v1alpha1.DeveloperPortal, _ *Snapshot) string {
@@ -211,7 +208,7 @@ func (s *Syncer) Delete(ctx context.Context, p *v1alpha1.DeveloperPortal, sess *
 	if err != nil {
 		return err
 	}
-	return apply(ctx, sess.Remote, p, want, snap, pl)
+	return apply(ctx, sess.Remote, p, snap, pl)
 }
 
 // Update implements engine.TypedSyncer: carries out the plan, recording each item's id and state as
@@ -222,7 +219,7 @@ func (s *Syncer) Update(ctx context.Context, p *v1alpha1.DeveloperPortal, sess *
 		return nil, err
 	}
 	record(p, want, snap, pl)
-	if err := apply(ctx, sess.Remote, p, want, snap, pl); err != nil {
+	if err := apply(ctx, sess.Remote, p, snap, pl); err != nil {
 		return nil, err
 	}
 	count(p)
