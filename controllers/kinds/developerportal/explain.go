@@ -10,11 +10,15 @@ import (
 
 // Explain implements engine.Explainer: what a sync would change, item by item, with a unified diff of
 // each template whose content it would write (3scale's content as the old side: what is live, or the
-// draft when the portal publishes by hand).
+// draft when the portal publishes by hand). The plan is the one Compare made for this sync, when it
+// did.
 func (s *Syncer) Explain(p *v1alpha1.DeveloperPortal, want Desired, snap *Snapshot) []string {
-	pl, err := makePlan(p, want, snap)
-	if err != nil {
-		return []string{err.Error()}
+	pl := s.plans.peek(p, snap)
+	if pl == nil {
+		var err error
+		if pl, err = makePlan(p, want, snap); err != nil {
+			return []string{err.Error()}
+		}
 	}
 	var out []string
 	for _, st := range pl.steps {

@@ -13,10 +13,10 @@ import (
 )
 
 // The plan: what Update writes, decided from the spec, the tenant's CMS (the snapshot) and what
-// status.items recorded of apimsync's own writes. Compare asks whether it is empty; Update carries it
-// out. Every reference is checked against the spec and the tenant before the first write, so that what
-// the spec cannot make (a page in a section or layout that exists nowhere, a built-in the tenant does
-// not have) writes nothing.
+// status.items recorded of apimsync's own writes. Compare makes it, records what it found in status
+// and asks whether it is empty; Update carries out that same plan (Syncer.plans). Every reference is
+// checked against the spec and the tenant before the first write, so that what the spec cannot make (a
+// page in a section or layout that exists nowhere, a built-in the tenant does not have) writes nothing.
 
 // step is one item's writes, as the plan decided them. Each kind of write is a type of its own that
 // carries what it sends: the attributes that differ are found once, by the plan; apply (apply.go) sends
@@ -139,6 +139,10 @@ type plan struct {
 	// forget are the status.items to drop with no write: gone from 3scale, not made by apimsync, or
 	// built-in overrides left as they are.
 	forget []itemKey
+	// replan is set when recording the plan in status (record) changes what it was made from in a way
+	// that changes it: Update then plans again, from the status Compare recorded, rather than carry out
+	// this one (see where it is set).
+	replan bool
 }
 
 // move is an item recorded under key from that the spec's item of key to is.
@@ -217,13 +221,18 @@ func makePlan(p *v1alpha1.DeveloperPortal, want Desired, snap *Snapshot) (*plan,
 			return nil, engine.Invalid(v1alpha1.ReasonInvalidSpec, "%s names layout %q, which is neither in spec.layouts nor in the tenant", describe(t.Key), t.Layout)
 		}
 		builtin := t.Type == tsclient.TemplateBuiltinPage || t.Type == tsclient.TemplateBuiltinPartial
-		rec := recs[t.Key]
+		rec, recorded := recs[t.Key]
 		r := snap.template(rec.ID, *t)
 		if r == nil && rec.ID != 0 {
 			r = snap.template(0, *t) // the recorded one is gone: one of that name may be there
 		}
 		if r == nil {
-			r = pl.movedPage(*t, snap, own, want)
+			if r = pl.movedPage(*t, snap, own, want); r != nil && recorded {
+				// The key is recorded, with the id of a page that is gone: record does not move the
+				// moved page's record to it, and forgets that record (the page is the spec's), so that
+				// the plan made after it no longer finds the page (makePlan from what record left).
+				pl.replan = true
+			}
 		}
 		if r == nil {
 			if builtin {
@@ -537,6 +546,12 @@ func (pl *plan) removals(p *v1alpha1.DeveloperPortal, want Desired, snap *Snapsh
 		// porta refuses to delete, and the API does not tell them apart.
 		if s := snap.section(id, ""); s != nil && !wanted[sectionKey(s.SystemName)] && !slices.Contains(want.Prune, s.SystemName) &&
 			recs[sectionKey(s.SystemName)].Created {
+			if slices.Contains(pl.forget, sectionKey(s.SystemName)) {
+				// What status records as made under this name is gone (forgotten above): this section is
+				// another, found by its name. record forgets that record, so that the plan made after it
+				// does not delete this section (makePlan from what record left).
+				pl.replan = true
+			}
 			del(&sections, sectionKey(s.SystemName), remoteItem{kindSection, id})
 		}
 		for _, t := range snap.Templates {
@@ -552,7 +567,7 @@ func (pl *plan) removals(p *v1alpha1.DeveloperPortal, want Desired, snap *Snapsh
 	}
 	// Layouts are returned, to go after the writes: a page the spec moves to another layout leaves this
 	// one in the same sync. A layout still used by a page that stays on it is kept.
-	moving := pagesLeavingLayouts(want, snap, recs)
+	moving := pl.pagesLeavingLayouts(want, snap, recs)
 	for _, d := range templates {
 		if d.key.typ != tsclient.TemplateLayout {
 			pl.steps = append(pl.steps, d)
@@ -573,11 +588,20 @@ func (pl *plan) removals(p *v1alpha1.DeveloperPortal, want Desired, snap *Snapsh
 }
 
 // pagesLeavingLayouts returns the ids of the templates whose layout the spec changes: their writes,
-// made before any layout goes, take them off the layout they use now.
-func pagesLeavingLayouts(want Desired, snap *Snapshot, recs map[itemKey]v1alpha1.PortalItemStatus) map[int64]bool {
+// made before any layout goes, take them off the layout they use now. Each is looked up by the id
+// recorded for it once the plan is recorded (record): a page found moved (movedPage) by the id of the
+// record that moves to its key.
+func (pl *plan) pagesLeavingLayouts(want Desired, snap *Snapshot, recs map[itemKey]v1alpha1.PortalItemStatus) map[int64]bool {
+	ids := map[itemKey]int64{}
+	for key, rec := range recs {
+		ids[key] = rec.ID
+	}
+	for _, m := range pl.moved {
+		ids[m.to] = recs[m.from].ID
+	}
 	out := map[int64]bool{}
 	for _, t := range want.Templates {
-		r := snap.template(recs[t.Key].ID, t)
+		r := snap.template(ids[t.Key], t)
 		if r == nil || r.LayoutID == 0 {
 			continue
 		}

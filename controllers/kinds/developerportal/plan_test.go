@@ -1,13 +1,18 @@
 package developerportal
 
 import (
+	"context"
+	"fmt"
 	"reflect"
+	"sync"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
+	"github.com/apimsync/apimsync/controllers/engine"
 )
 
 // tenant is a tenant's CMS as a snapshot: its root section (id 1) and what is given.
@@ -22,10 +27,21 @@ func remotePage(id int64, path, systemName, content string, layout int64) tsclie
 		ContentType: "text/html", LiquidEnabled: true, Published: &content}
 }
 
+// remoteLayout is a layout of the tenant, live.
+func remoteLayout(id int64, name, content string) tsclient.CMSTemplate {
+	return tsclient.CMSTemplate{ID: id, Type: tsclient.TemplateLayout, SystemName: name, Title: name, LiquidEnabled: true, Published: &content}
+}
+
 // wantPage is a page of the spec, in root.
 func wantPage(path, systemName, layout, content string) Template {
 	return Template{Key: pageKey(path), Type: tsclient.TemplatePage, Path: path, SystemName: systemName, Title: "T", Section: tsclient.RootSection,
 		Layout: layout, ContentType: "text/html", Liquid: true, Content: content, Hash: hashOf([]byte(content))}
+}
+
+// wantLayout is a layout of the spec.
+func wantLayout(name, content string) Template {
+	return Template{Key: namedKey(tsclient.TemplateLayout, name), Type: tsclient.TemplateLayout, SystemName: name, Title: name, Liquid: true,
+		Content: content, Hash: hashOf([]byte(content))}
 }
 
 // portal is a DeveloperPortal whose status records items.
@@ -64,6 +80,88 @@ func TestItemKeys(t *testing.T) {
 	}
 }
 
+// TestPlanIsRecordedAsMade checks what carrying out Compare's plan in Update rests on: the plan made
+// again from the status Compare recorded (as Update made it before it took Compare's) is the same, but
+// when the plan says otherwise (replan).
+func TestPlanIsRecordedAsMade(t *testing.T) {
+	const a, b = "<p>a</p>", "<p>b</p>"
+	made := func(key itemKey, id int64) v1alpha1.PortalItemStatus {
+		return v1alpha1.PortalItemStatus{Key: key.String(), ID: id, Created: true, Hash: hashOf([]byte(a))}
+	}
+	for _, tc := range []struct {
+		name   string
+		p      *v1alpha1.DeveloperPortal
+		want   Desired
+		snap   *Snapshot
+		steps  []string // the steps' explanations
+		replan bool
+	}{{
+		name:  "a tenant's page and layout taken over, a page made",
+		p:     portal(),
+		want:  Desired{Publish: v1alpha1.PortalPublishAlways, Templates: []Template{wantLayout("brand", a), wantPage("/", "", "brand", b), wantPage("/new", "", "", a)}},
+		snap:  tenant(nil, remoteLayout(10, "brand", a), remotePage(11, "/", "", a, 10)),
+		steps: []string{"--- 3scale/page:/\n+++ spec/page:/\n@@ -1 +1 @@\n-<p>a</p>\n+<p>b</p>\n", "+ page:/new (created)"},
+	}, {
+		// The page found moved (its system name, at a path the spec no longer has) is looked up by the
+		// id of the record that moves to its key: it leaves the layout, which goes after it.
+		name: "a page moved to another path and layout, its layout leaving the spec",
+		p:    portal(made(namedKey(tsclient.TemplateLayout, "brand"), 10), made(pageKey("/a"), 11)),
+		want: Desired{Publish: v1alpha1.PortalPublishAlways, Templates: []Template{wantLayout("brand2", a), wantPage("/b", "about", "brand2", a)}},
+		snap: tenant(nil, remoteLayout(10, "brand", a), remotePage(11, "/a", "about", a, 10)),
+		steps: []string{"+ layout:brand2 (created)", "~ page:/b (attributes)",
+			"- layout:brand (deleted: not in the spec, and made by apimsync or in a pruned section)"},
+	}, {
+		name:  "a page recorded under a path changed by hand to the spec's",
+		p:     portal(made(pageKey("/a"), 11)),
+		want:  Desired{Publish: v1alpha1.PortalPublishManual, Templates: []Template{wantPage("/b", "", "", b)}},
+		snap:  tenant(nil, remotePage(11, "/b", "", a, 0)),
+		steps: []string{"--- 3scale/page:/b\n+++ spec/page:/b\n@@ -1 +1 @@\n-<p>a</p>\n+<p>b</p>\n"},
+	}, {
+		// Record keeps the key's stale id and forgets the other record: the plan made from what it
+		// left no longer finds the page.
+		name:   "a page found moved for a key recorded with the id of a page gone",
+		p:      portal(made(pageKey("/a"), 11), made(pageKey("/b"), 12)),
+		want:   Desired{Publish: v1alpha1.PortalPublishAlways, Templates: []Template{wantPage("/b", "about", "", a)}},
+		snap:   tenant(nil, remotePage(11, "/a", "about", a, 0)),
+		steps:  []string{"~ page:/b (attributes)"},
+		replan: true,
+	}, {
+		// The record of the section made is forgotten (it is gone): the plan made after it does not
+		// take the section of that name for apimsync's.
+		name: "a section of the name of one made and gone, in a pruned section",
+		p:    portal(made(sectionKey("docs"), 20)),
+		want: Desired{Publish: v1alpha1.PortalPublishAlways, Prune: []string{"company"},
+			Sections: []Section{{SystemName: "company", Title: "Company", Parent: tsclient.RootSection, Public: true}}},
+		snap: tenant([]tsclient.CMSSection{{ID: 30, SystemName: "company", Title: "Company", ParentID: 1, Public: true},
+			{ID: 31, SystemName: "docs", Title: "Docs", ParentID: 30, Public: true}}),
+		steps:  []string{"- section:docs (deleted: not in the spec, and made by apimsync or in a pruned section)"},
+		replan: true,
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			pl, err := makePlan(tc.p, tc.want, tc.snap)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := explainAll(pl, tc.want); !reflect.DeepEqual(got, tc.steps) {
+				t.Errorf("steps %q, want %q", got, tc.steps)
+			}
+			if pl.replan != tc.replan {
+				t.Errorf("replan %v, want %v", pl.replan, tc.replan)
+			}
+			record(tc.p, tc.want, tc.snap, pl)
+			again, err := makePlan(tc.p, tc.want, tc.snap)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if same := reflect.DeepEqual(again.steps, pl.steps) && reflect.DeepEqual(again.states, pl.states) &&
+				reflect.DeepEqual(again.leaving, pl.leaving); same == tc.replan {
+				t.Errorf("the plan made again from what record left is the same: %v (replan %v): %q, then %q", same, pl.replan,
+					explainAll(pl, tc.want), explainAll(again, tc.want))
+			}
+		})
+	}
+}
+
 // explainAll is what diff says of pl's steps.
 func explainAll(pl *plan, want Desired) []string {
 	out := []string{}
@@ -71,6 +169,66 @@ func explainAll(pl *plan, want Desired) []string {
 		out = append(out, st.explain(want.Publish))
 	}
 	return out
+}
+
+// TestUpdateTakesComparesPlan checks that the plan Compare made is Update's in the same sync (its
+// session and object, a copy of its snapshot), once, and no other's.
+func TestUpdateTakesComparesPlan(t *testing.T) {
+	s := &Syncer{}
+	want := Desired{Publish: v1alpha1.PortalPublishAlways, Templates: []Template{wantPage("/", "", "", "<p>new</p>")}}
+	snap := tenant(nil, remotePage(11, "/", "", "<p>old</p>", 0))
+	p, sess := portal(), &engine.Session{}
+	compare := func() *plan {
+		t.Helper()
+		if upToDate, err := s.Compare(context.Background(), p, sess, want, snap); err != nil || upToDate {
+			t.Fatalf("Compare: %v, %v; want a plan that writes", upToDate, err)
+		}
+		return s.plans.byUID[p.UID].plan
+	}
+
+	pl := compare()
+	if pl == nil {
+		t.Fatal("Compare kept no plan")
+	}
+	if got := s.plans.peek(p, snap); got != pl {
+		t.Error("Explain does not see Compare's plan")
+	}
+	if got := s.plans.take(p, sess, snap.Clone()); got != pl {
+		t.Error("Update of a copy of Compare's snapshot does not take Compare's plan")
+	}
+	if got := s.plans.take(p, sess, snap.Clone()); got != nil {
+		t.Error("Compare's plan is taken twice")
+	}
+
+	compare()
+	if got := s.plans.take(p, &engine.Session{}, snap.Clone()); got != nil {
+		t.Error("the Update of another sync (another session) takes Compare's plan")
+	}
+	compare()
+	if got := s.plans.take(p.DeepCopy(), sess, snap.Clone()); got != nil {
+		t.Error("the Update of another copy of the object takes Compare's plan")
+	}
+	compare()
+	if got := s.plans.take(p, sess, tenant(nil, remotePage(11, "/", "", "<p>old</p>", 0))); got != nil {
+		t.Error("the Update of another snapshot takes Compare's plan")
+	}
+
+	compare()
+	if _, err := s.Compare(context.Background(), p, sess, Desired{Publish: v1alpha1.PortalPublishAlways}, tenant(nil)); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.plans.byUID) != 0 {
+		t.Error("a plan that writes nothing is kept")
+	}
+	compare()
+	invalid := wantPage("/docs/intro", "", "", "<p>a</p>")
+	invalid.Section = "docs"
+	if _, err := s.Compare(context.Background(), p, sess, Desired{Templates: []Template{invalid}}, snap); err == nil {
+		t.Fatal("Compare of a page in a section that is nowhere: no error")
+	}
+	if len(s.plans.byUID) != 0 {
+		t.Error("a plan is kept after Compare failed")
+	}
 }
 
 // TestReferencesAreLookedUpAsSent checks that the id of a section named by reference is the one an
@@ -95,4 +253,27 @@ func TestReferencesAreLookedUpAsSent(t *testing.T) {
 	if section, _, _ := templateTo(*update.want, update.have, snap); section != 40 {
 		t.Errorf("once the section is made: section %d, want 40", section)
 	}
+}
+
+// TestPlansOfPortalsSyncedConcurrently checks that portals synced at once each take their own plan
+// (run with -race).
+func TestPlansOfPortalsSyncedConcurrently(t *testing.T) {
+	s := &Syncer{}
+	want := Desired{Publish: v1alpha1.PortalPublishAlways, Templates: []Template{wantPage("/", "", "", "<p>new</p>")}}
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			p, sess := portal(), &engine.Session{}
+			p.UID = types.UID(fmt.Sprint("uid-", i))
+			snap := tenant(nil, remotePage(11, "/", "", "<p>old</p>", 0))
+			if _, err := s.Compare(context.Background(), p, sess, want, snap); err != nil {
+				t.Error(err)
+				return
+			}
+			if pl := s.plans.take(p, sess, snap.Clone()); pl == nil || len(pl.steps) != 1 {
+				t.Errorf("portal %d did not take its plan", i)
+			}
+		})
+	}
+	wg.Wait()
 }

@@ -2,6 +2,7 @@ package developerportal
 
 import (
 	"slices"
+	"weak"
 
 	tsclient "github.com/apimsync/apimsync/client"
 )
@@ -20,6 +21,10 @@ type Snapshot struct {
 	Settings      *tsclient.PortalSettings
 	Providers     []tsclient.AuthenticationProvider
 	ProvidersRead bool
+	// copyOf is the snapshot this one is a copy of (Clone): Update is handed a copy of the one Compare
+	// planned over, and carries out Compare's plan when it is (plans.take). Weak, so that a copy cached
+	// after an Update keeps none of the snapshots before it alive.
+	copyOf weak.Pointer[Snapshot]
 }
 
 // itemKind is a kind of remote item: 3scale numbers sections, templates, files and sign-in providers
@@ -45,7 +50,7 @@ func (s *Snapshot) RemoteID() int64 { return s.RootID }
 // Clone implements engine.Snapshot.
 func (s *Snapshot) Clone() *Snapshot {
 	c := &Snapshot{RootID: s.RootID, Sections: slices.Clone(s.Sections), Templates: slices.Clone(s.Templates), Files: slices.Clone(s.Files),
-		FileHashes: map[int64]string{}, Providers: slices.Clone(s.Providers), ProvidersRead: s.ProvidersRead}
+		FileHashes: map[int64]string{}, Providers: slices.Clone(s.Providers), ProvidersRead: s.ProvidersRead, copyOf: weak.Make(s)}
 	if s.Settings != nil {
 		settings := *s.Settings
 		c.Settings = &settings

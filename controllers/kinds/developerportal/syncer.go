@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
@@ -23,6 +25,9 @@ type Syncer struct {
 	Reader client.Reader
 	// Accounts resolves provider-account Secrets.
 	Accounts *kit.ProviderAccounts
+
+	// plans are the plans Compare made, for the Update of the same sync.
+	plans plans
 }
 
 // The contract, and each optional part the syncer means to implement, checked by the compiler.
@@ -149,14 +154,16 @@ func (s *Syncer) Serves(want Desired, snap *Snapshot) bool {
 	return true
 }
 
-// Compare implements engine.TypedSyncer: the plan is empty. It records in status what it found: the
-// items' ids and states.
-func (s *Syncer) Compare(_ context.Context, p *v1alpha1.DeveloperPortal, _ *engine.Session, want Desired, snap *Snapshot) (bool, error) {
+// Compare implements engine.TypedSyncer: the plan is empty. It records in status what it found (the
+// items' ids and states), and keeps the plan for the Update of the same sync.
+func (s *Syncer) Compare(_ context.Context, p *v1alpha1.DeveloperPortal, sess *engine.Session, want Desired, snap *Snapshot) (bool, error) {
 	pl, err := makePlan(p, want, snap)
 	if err != nil {
+		s.plans.drop(p)
 		return false, err
 	}
 	record(p, want, snap, pl)
+	s.plans.keep(p, sess, snap, pl)
 	return !pl.writes(), nil
 }
 
@@ -199,6 +206,7 @@ func (s *Syncer) Create(context.Context, *v1alpha1.DeveloperPortal, *engine.Sess
 // Delete implements engine.TypedSyncer: deletes what apimsync made (status.items) and, with
 // restoreBuiltins, writes back the built-ins it overrode; the rest of the portal stays.
 func (s *Syncer) Delete(ctx context.Context, p *v1alpha1.DeveloperPortal, sess *engine.Session) error {
+	s.plans.drop(p)
 	snap, err := read(ctx, sess.Remote, p.Status.RootSectionID, false, madeProviders(p))
 	if err != nil || snap == nil {
 		return err
@@ -211,19 +219,99 @@ func (s *Syncer) Delete(ctx context.Context, p *v1alpha1.DeveloperPortal, sess *
 	return apply(ctx, sess.Remote, p, snap, pl)
 }
 
-// Update implements engine.TypedSyncer: carries out the plan, recording each item's id and state as
-// 3scale answers.
+// Update implements engine.TypedSyncer: carries out the plan Compare made and recorded in this sync (made
+// and recorded now, as Compare does, when there is none), recording each item's id and state as 3scale
+// answers.
 func (s *Syncer) Update(ctx context.Context, p *v1alpha1.DeveloperPortal, sess *engine.Session, want Desired, snap *Snapshot) (*Snapshot, error) {
-	pl, err := makePlan(p, want, snap)
-	if err != nil {
-		return nil, err
+	pl := s.plans.take(p, sess, snap)
+	if pl == nil {
+		var err error
+		if pl, err = makePlan(p, want, snap); err != nil {
+			return nil, err
+		}
+		record(p, want, snap, pl)
 	}
-	record(p, want, snap, pl)
 	if err := apply(ctx, sess.Remote, p, snap, pl); err != nil {
 		return nil, err
 	}
 	count(p)
 	return snap, nil
+}
+
+// plans keeps the plan Compare made of each portal for the Update of the same sync, so that the plan is
+// made once a sync: the engine calls Compare, then Update with the same session, object and desired
+// state and a copy of the same snapshot (engine.Reconciler.sync, Preview), and the plan Compare made
+// and recorded in status is what Update would make again from it (but for plan.replan). A plan is
+// taken only by the sync it was made for, known by its session and object (each sync has its own) and
+// its snapshot (or a copy of it): any other Update plans afresh. It holds one plan a portal (by UID) at
+// most, the latest Compare's, until Update takes it or the portal goes. Portals are synced
+// concurrently: mu guards byUID.
+type plans struct {
+	mu    sync.Mutex
+	byUID map[types.UID]planned
+}
+
+// planned is a plan Compare made, with the sync it was made for: its session, its object and the
+// snapshot it was made over.
+type planned struct {
+	sess *engine.Session
+	obj  *v1alpha1.DeveloperPortal
+	snap *Snapshot
+	plan *plan
+}
+
+// keep keeps pl, made by Compare over snap in the sync of p with sess, for that sync's Update; a plan
+// with nothing to write (no Update follows) or to make again (replan) is not kept.
+func (ps *plans) keep(p *v1alpha1.DeveloperPortal, sess *engine.Session, snap *Snapshot, pl *plan) {
+	if !pl.writes() || pl.replan {
+		ps.drop(p)
+		return
+	}
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if ps.byUID == nil {
+		ps.byUID = map[types.UID]planned{}
+	}
+	ps.byUID[p.UID] = planned{sess: sess, obj: p, snap: snap, plan: pl}
+}
+
+// take returns the plan Compare made in the sync of p with sess over snap or the snapshot snap is a
+// copy of, and forgets it; nil when there is none.
+func (ps *plans) take(p *v1alpha1.DeveloperPortal, sess *engine.Session, snap *Snapshot) *plan {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	m, ok := ps.byUID[p.UID]
+	if !ok {
+		return nil
+	}
+	delete(ps.byUID, p.UID)
+	if m.sess != sess || !m.madeFor(p, snap) {
+		return nil
+	}
+	return m.plan
+}
+
+// peek returns the plan Compare made for p over snap, and keeps it (Explain, between Compare and Update);
+// nil when there is none.
+func (ps *plans) peek(p *v1alpha1.DeveloperPortal, snap *Snapshot) *plan {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if m, ok := ps.byUID[p.UID]; ok && m.madeFor(p, snap) {
+		return m.plan
+	}
+	return nil
+}
+
+// drop forgets p's plan.
+func (ps *plans) drop(p *v1alpha1.DeveloperPortal) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	delete(ps.byUID, p.UID)
+}
+
+// madeFor tells whether m was made for object p over snap, or over the snapshot snap is a copy of.
+func (m planned) madeFor(p *v1alpha1.DeveloperPortal, snap *Snapshot) bool {
+	return m.obj == p && (m.snap == snap || m.snap == snap.copyOf.Value())
 }
 
 // SecretRefs lists the Secrets a DeveloperPortal reads: its provider account, its sign-in providers'
