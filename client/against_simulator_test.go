@@ -364,6 +364,29 @@ func TestClientFlowAgainstSimulator(t *testing.T) {
 	if _, err := c.ApproveAccount(ctx, acc.ID); !IsInvalid(err) {
 		t.Errorf("approving an approved account: %v, want porta's 422", err)
 	}
+	// Account plans: the tenant's seeded "Default" one, a new one made default, the account moved to it;
+	// porta refuses to delete a plan an account is on (plan.rb:174-186).
+	seeded := outcome(c.ListAccountPlans(ctx)).must(t, "list account plans")
+	if len(seeded) != 1 || seeded[0].Name != "Default" || !seeded[0].Default {
+		t.Errorf("a new tenant's account plans %+v, want its default \"Default\"", seeded)
+	}
+	partners := outcome(c.CreateAccountPlan(ctx, AccountPlanParams{Name: "Partners", SystemName: "partners", StateEvent: "publish"})).must(t, "create account plan")
+	partners = outcome(c.UpdateAccountPlan(ctx, partners.ID, AccountPlanParams{ApprovalRequired: ptrTo(true)})).must(t, "update account plan")
+	checkSame(t, "account plan", &AccountPlan{ID: partners.ID, Name: "Partners", State: "published", ApprovalRequired: true},
+		outcome(c.GetAccountPlan(ctx, partners.ID)).must(t, "get account plan"))
+	if made := outcome(c.SetDefaultAccountPlan(ctx, partners.ID)).must(t, "make the account plan default"); !made.Default {
+		t.Errorf("the default account plan says default %v", made.Default)
+	}
+	if on := outcome(c.ChangeAccountPlan(ctx, acc.ID, partners.ID)).must(t, "move the account"); on.ID != partners.ID {
+		t.Errorf("the account moved to plan %d, want %d", on.ID, partners.ID)
+	}
+	checkSame(t, "the account's plan", partners.ID, outcome(c.AccountPlanOf(ctx, acc.ID)).must(t, "read the account's plan").ID)
+	if err := c.DeleteAccountPlan(ctx, partners.ID); !IsInUse(err) {
+		t.Errorf("deleting an account plan an account is on: %v, want porta's 403", err)
+	}
+	outcome(c.ChangeAccountPlan(ctx, acc.ID, seeded[0].ID)).must(t, "move the account back")
+	mustDo(t, "delete the account plan", c.DeleteAccountPlan(ctx, partners.ID))
+
 	users := outcome(c.ListUsers(ctx, acc.ID)).must(t, "list users")
 	if len(users) != 1 || users[0].Username != "alice" || users[0].Role != "admin" || users[0].State != "pending" {
 		t.Fatalf("users of the signed-up account %+v, want alice, a pending admin", users)

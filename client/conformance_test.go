@@ -126,9 +126,24 @@ var clientCalls = map[string]func(ctx context.Context, c *Client) error{
 		_, err := c.UpdatePlan(ctx, 11, 61, everyPlanField())
 		return err
 	},
-	"SetDefaultPlan": func(ctx context.Context, c *Client) error { _, err := c.SetDefaultPlan(ctx, 11, 61); return err },
-	"DeletePlan":     func(ctx context.Context, c *Client) error { return c.DeletePlan(ctx, 11, 61) },
-	"ListLimits":     func(ctx context.Context, c *Client) error { _, err := c.ListLimits(ctx, 61); return err },
+	"SetDefaultPlan":   func(ctx context.Context, c *Client) error { _, err := c.SetDefaultPlan(ctx, 11, 61); return err },
+	"ListAccountPlans": func(ctx context.Context, c *Client) error { _, err := c.ListAccountPlans(ctx); return err },
+	"GetAccountPlan":   func(ctx context.Context, c *Client) error { _, err := c.GetAccountPlan(ctx, 71); return err },
+	"CreateAccountPlan": func(ctx context.Context, c *Client) error {
+		_, err := c.CreateAccountPlan(ctx, everyAccountPlanField())
+		return err
+	},
+	"UpdateAccountPlan": func(ctx context.Context, c *Client) error {
+		_, err := c.UpdateAccountPlan(ctx, 71, everyAccountPlanField())
+		return err
+	},
+	"SetDefaultAccountPlan": func(ctx context.Context, c *Client) error { _, err := c.SetDefaultAccountPlan(ctx, 71); return err },
+	"DeleteAccountPlan":     func(ctx context.Context, c *Client) error { return c.DeleteAccountPlan(ctx, 71) },
+	"AccountPlanOf":         func(ctx context.Context, c *Client) error { _, err := c.AccountPlanOf(ctx, 11); return err },
+	"ChangeAccountPlan":     func(ctx context.Context, c *Client) error { _, err := c.ChangeAccountPlan(ctx, 11, 71); return err },
+
+	"DeletePlan": func(ctx context.Context, c *Client) error { return c.DeletePlan(ctx, 11, 61) },
+	"ListLimits": func(ctx context.Context, c *Client) error { _, err := c.ListLimits(ctx, 61); return err },
 	"CreateLimit": func(ctx context.Context, c *Client) error {
 		_, err := c.CreateLimit(ctx, 61, 31, LimitParams{Period: "month", Value: 1000})
 		return err
@@ -248,6 +263,10 @@ func eachScope(f func(Scope) error) error {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+func everyAccountPlanField() AccountPlanParams {
+	return AccountPlanParams{Name: "Partners", SystemName: "partners", ApprovalRequired: ptrTo(true), StateEvent: "publish"}
+}
 
 func everyProductField() ProductParams {
 	return ProductParams{Name: "Shop", SystemName: "shop", Description: ptrTo("the shop"), DeploymentOption: "self_managed", BackendVersion: "oidc"}

@@ -946,6 +946,58 @@ func TestEveryCallContract(t *testing.T) {
 			want:       seenRequest{Method: "PUT", Path: "/admin/api/services/42/application_plans/61/default.json"},
 			wantResult: wantPlan,
 		},
+		"CreateAccountPlan: only what porta takes": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.CreateAccountPlan(ctx, AccountPlanParams{Name: "Partners", SystemName: "partners", ApprovalRequired: ptrTo(false), StateEvent: "publish"})
+			},
+			code: 201, body: `{"account_plan":{"id":71,"name":"Partners","state":"published","setup_fee":0.0,"cost_per_month":0.0,"trial_period_days":0,"cancellation_period":0,"approval_required":false,"default":false}}`,
+			want: seenRequest{Method: "POST", Path: "/admin/api/account_plans.json", Form: url.Values{"name": {"Partners"}, "system_name": {"partners"},
+				"approval_required": {"false"}, "state_event": {"publish"}}},
+			wantResult: &AccountPlan{ID: 71, Name: "Partners", State: "published"},
+		},
+		"ListAccountPlans: wrapped as plans": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.ListAccountPlans(ctx) },
+			code: 200, body: `{"plans":[{"account_plan":{"id":71,"name":"Partners","state":"hidden","approval_required":true,"default":true}}]}`,
+			want:       seenRequest{Method: "GET", Path: "/admin/api/account_plans.json"},
+			wantResult: []AccountPlan{{ID: 71, Name: "Partners", State: "hidden", ApprovalRequired: true, Default: true}},
+		},
+		"GetAccountPlan": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.GetAccountPlan(ctx, 71) },
+			code: 200, body: `{"account_plan":{"id":71,"name":"Partners","state":"hidden"}}`,
+			want:       seenRequest{Method: "GET", Path: "/admin/api/account_plans/71.json"},
+			wantResult: &AccountPlan{ID: 71, Name: "Partners", State: "hidden"},
+		},
+		"UpdateAccountPlan: no system_name": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.UpdateAccountPlan(ctx, 71, AccountPlanParams{Name: "Partners", SystemName: "renamed", StateEvent: "hide"})
+			},
+			code: 200, body: `{"account_plan":{"id":71,"name":"Partners","state":"hidden"}}`,
+			want:       seenRequest{Method: "PUT", Path: "/admin/api/account_plans/71.json", Form: url.Values{"name": {"Partners"}, "state_event": {"hide"}}},
+			wantResult: &AccountPlan{ID: 71, Name: "Partners", State: "hidden"},
+		},
+		"SetDefaultAccountPlan": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.SetDefaultAccountPlan(ctx, 71) },
+			code: 200, body: `{"account_plan":{"id":71,"name":"Partners","state":"hidden","default":true}}`,
+			want:       seenRequest{Method: "PUT", Path: "/admin/api/account_plans/71/default.json"},
+			wantResult: &AccountPlan{ID: 71, Name: "Partners", State: "hidden", Default: true},
+		},
+		"DeleteAccountPlan": {
+			call: func(ctx context.Context, c *Client) (any, error) { return nil, c.DeleteAccountPlan(ctx, 71) },
+			code: 200, body: portaDelete,
+			want: seenRequest{Method: "DELETE", Path: "/admin/api/account_plans/71.json"},
+		},
+		"AccountPlanOf": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.AccountPlanOf(ctx, 81) },
+			code: 200, body: `{"account_plan":{"id":71,"name":"Partners","state":"hidden"}}`,
+			want:       seenRequest{Method: "GET", Path: "/admin/api/accounts/81/plan.json"},
+			wantResult: &AccountPlan{ID: 71, Name: "Partners", State: "hidden"},
+		},
+		"ChangeAccountPlan": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.ChangeAccountPlan(ctx, 81, 71) },
+			code: 200, body: `{"account_plan":{"id":71,"name":"Partners","state":"hidden","default":false}}`,
+			want:       seenRequest{Method: "PUT", Path: "/admin/api/accounts/81/change_plan.json", Form: url.Values{"plan_id": {"71"}}},
+			wantResult: &AccountPlan{ID: 71, Name: "Partners", State: "hidden"},
+		},
 		"DeletePlan": {
 			call: func(ctx context.Context, c *Client) (any, error) { return nil, c.DeletePlan(ctx, 42, 61) },
 			code: 200, body: portaDelete,

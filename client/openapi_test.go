@@ -130,9 +130,24 @@ var everyCall = map[string]func(ctx context.Context, c *Client) error{
 		_, err := c.UpdatePlan(ctx, 1, 7, fullPlanParams())
 		return err
 	},
-	"SetDefaultPlan": func(ctx context.Context, c *Client) error { _, err := c.SetDefaultPlan(ctx, 1, 7); return err },
-	"DeletePlan":     func(ctx context.Context, c *Client) error { return c.DeletePlan(ctx, 1, 7) },
-	"ListLimits":     func(ctx context.Context, c *Client) error { _, err := c.ListLimits(ctx, 7); return err },
+	"SetDefaultPlan":   func(ctx context.Context, c *Client) error { _, err := c.SetDefaultPlan(ctx, 1, 7); return err },
+	"ListAccountPlans": func(ctx context.Context, c *Client) error { _, err := c.ListAccountPlans(ctx); return err },
+	"GetAccountPlan":   func(ctx context.Context, c *Client) error { _, err := c.GetAccountPlan(ctx, 7); return err },
+	"CreateAccountPlan": func(ctx context.Context, c *Client) error {
+		_, err := c.CreateAccountPlan(ctx, everyAccountPlanField())
+		return err
+	},
+	"UpdateAccountPlan": func(ctx context.Context, c *Client) error {
+		_, err := c.UpdateAccountPlan(ctx, 7, everyAccountPlanField())
+		return err
+	},
+	"SetDefaultAccountPlan": func(ctx context.Context, c *Client) error { _, err := c.SetDefaultAccountPlan(ctx, 7); return err },
+	"DeleteAccountPlan":     func(ctx context.Context, c *Client) error { return c.DeleteAccountPlan(ctx, 7) },
+	"AccountPlanOf":         func(ctx context.Context, c *Client) error { _, err := c.AccountPlanOf(ctx, 11); return err },
+	"ChangeAccountPlan":     func(ctx context.Context, c *Client) error { _, err := c.ChangeAccountPlan(ctx, 11, 7); return err },
+
+	"DeletePlan": func(ctx context.Context, c *Client) error { return c.DeletePlan(ctx, 1, 7) },
+	"ListLimits": func(ctx context.Context, c *Client) error { _, err := c.ListLimits(ctx, 7); return err },
 	"CreateLimit": func(ctx context.Context, c *Client) error {
 		_, err := c.CreateLimit(ctx, 7, 2, LimitParams{Period: "day", Value: 5})
 		return err

@@ -40,6 +40,7 @@ func unwrapItem(raw json.RawMessage) json.RawMessage {
 // api_docs/services_representer.rb:4 wraps_collection :api_docs).
 var listKeys = map[string]string{
 	"application_plans": "plans",
+	"account_plans":     "plans",
 	"backend_usages":    "",
 	"active_docs":       "api_docs",
 	// The CMS's lists (app/lib/three_scale/api/collection.rb: wraps_collection :collection).

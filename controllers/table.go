@@ -12,6 +12,7 @@ import (
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	"github.com/apimsync/apimsync/cache"
 	"github.com/apimsync/apimsync/controllers/engine"
+	"github.com/apimsync/apimsync/controllers/kinds/accountplan"
 	"github.com/apimsync/apimsync/controllers/kinds/activedoc"
 	appkind "github.com/apimsync/apimsync/controllers/kinds/application"
 	"github.com/apimsync/apimsync/controllers/kinds/applicationplan"
@@ -248,6 +249,16 @@ var kinds = []kindRow{
 			}
 		},
 		ownIndexes: []fieldIndex{{&v1alpha1.ApplicationPlan{}, kit.IndexBackendRefs, applicationplan.BackendRefs}}},
+	kindOf[*v1alpha1.AccountPlan, accountplan.Desired, *accountplan.Snapshot]{name: "AccountPlan", exporter: accountplan.Export, secretRefs: accountplan.SecretRefs,
+		newObj:  func() *v1alpha1.AccountPlan { return &v1alpha1.AccountPlan{} },
+		newList: func() client.ObjectList { return &v1alpha1.AccountPlanList{} },
+		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.AccountPlan, accountplan.Desired, *accountplan.Snapshot] {
+			return &accountplan.Syncer{Reader: d.Reader, Accounts: d.Accounts}
+		},
+		// A tenant has one default account plan: a plan refused as a second one waits for the first.
+		watches: func(reader client.Reader) []watch {
+			return []watch{{&v1alpha1.AccountPlan{}, accountplan.DefaultRivals(reader)}}
+		}},
 	kindOf[*v1alpha1.DeveloperAccount, developeraccount.Desired, *developeraccount.Snapshot]{name: "DeveloperAccount", exporter: developeraccount.Export, secretRefs: developeraccount.SecretRefs,
 		newObj:  func() *v1alpha1.DeveloperAccount { return &v1alpha1.DeveloperAccount{} },
 		newList: func() client.ObjectList { return &v1alpha1.DeveloperAccountList{} },

@@ -33,6 +33,10 @@ const previousChart = "testdata/apimsync-e6da4ec.tgz"
 
 const portalCRD = "developerportals." + "capabilities.apimsync.io"
 
+// newCRDs are the CRDs of this chart the previous chart lacks: the DeveloperPortal's, removed from it,
+// and the AccountPlan's, added since.
+var newCRDs = []string{portalCRD, "accountplans." + "capabilities.apimsync.io"}
+
 // TestChartUpgradeInstallsNewCRDs: a release of the previous chart (CRDs in crds/, which Helm installs
 // on install only), upgraded to this chart with the step docs/install.md gives (the CRDs labelled and
 // annotated as the release's), gets the CRD it lacked (DeveloperPortal's) and keeps the objects of the
@@ -116,8 +120,10 @@ func TestChartUpgradeTakesOwnership(t *testing.T) {
 	if _, err := upgrade.Run(release, currentChart(t), nil); err != nil {
 		t.Fatalf("upgrade --take-ownership: %v", err)
 	}
-	if crd := establishedCRD(t, portalCRD); crd.GetAnnotations()["meta.helm.sh/release-name"] != release {
-		t.Errorf("the DeveloperPortal CRD's annotations %v, want the release's", crd.GetAnnotations())
+	for _, name := range newCRDs {
+		if crd := establishedCRD(t, name); crd.GetAnnotations()["meta.helm.sh/release-name"] != release {
+			t.Errorf("the CRD %s's annotations %v, want the release's", name, crd.GetAnnotations())
+		}
 	}
 	if _, err := action.NewUninstall(cfg).Run(release); err != nil {
 		t.Fatalf("uninstall: %v", err)
@@ -142,16 +148,13 @@ func previousRelease(t *testing.T, release, ns string) *action.Configuration {
 	// Gone when the test ends, whatever happens: the cluster-scoped objects (ClusterRoles) of another
 	// release would be in the way of the next test's.
 	t.Cleanup(func() { _, _ = action.NewUninstall(cfg).Run(release) })
-	if len(crdNames(t)) != len(old.CRDObjects())+1 {
-		t.Fatalf("the previous chart has %d CRDs, want all of this chart's but one", len(old.CRDObjects()))
+	if len(crdNames(t)) != len(old.CRDObjects())+len(newCRDs) {
+		t.Fatalf("the previous chart has %d CRDs, want all of this chart's but %v", len(old.CRDObjects()), newCRDs)
 	}
-	for _, crd := range old.CRDObjects() {
-		if strings.HasSuffix(crd.Filename, "_developerportals.yaml") {
-			t.Fatalf("the previous chart has the DeveloperPortal CRD (%s)", crd.Filename)
+	for _, name := range newCRDs {
+		if err := k8s.Get(context.Background(), client.ObjectKey{Name: name}, crdObject()); !apierrors.IsNotFound(err) {
+			t.Fatalf("the CRD %s before the upgrade: %v, want none", name, err)
 		}
-	}
-	if err := k8s.Get(context.Background(), client.ObjectKey{Name: portalCRD}, crdObject()); !apierrors.IsNotFound(err) {
-		t.Fatalf("the DeveloperPortal CRD before the upgrade: %v, want none", err)
 	}
 	return cfg
 }

@@ -26,6 +26,7 @@ func addKnownTypes(s *runtime.Scheme) error {
 		&Backend{}, &BackendList{},
 		&Product{}, &ProductList{},
 		&ApplicationPlan{}, &ApplicationPlanList{},
+		&AccountPlan{}, &AccountPlanList{},
 		&DeveloperAccount{}, &DeveloperAccountList{},
 		&Application{}, &ApplicationList{},
 		&ActiveDoc{}, &ActiveDocList{},

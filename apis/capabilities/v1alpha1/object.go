@@ -232,3 +232,24 @@ func (t *Tenant) ForgetTenantIDs() {
 	t.Status.forgetTenantIDs()
 	t.Status.TenantID, t.Status.AdminURL, t.Status.State = 0, "", ""
 }
+
+// GetSyncStatus implements SyncedObject.
+func (a *AccountPlan) GetSyncStatus() *CommonStatus { return &a.Status.CommonStatus }
+
+// GetDeletionPolicy implements SyncedObject.
+func (a *AccountPlan) GetDeletionPolicy() DeletionPolicy { return a.Spec.EffectiveDeletionPolicy() }
+
+// GetRemoteID implements SyncedObject.
+func (a *AccountPlan) GetRemoteID() int64 { return a.Status.AccountPlanID }
+
+// SetRemoteID implements SyncedObject.
+func (a *AccountPlan) SetRemoteID(id int64) { a.Status.AccountPlanID = id }
+
+// GetAdoptionPolicy implements SyncedObject.
+func (a *AccountPlan) GetAdoptionPolicy() AdoptionPolicy { return a.Spec.EffectiveAdoption() }
+
+// ForgetTenantIDs implements SyncedObject.
+func (a *AccountPlan) ForgetTenantIDs() {
+	a.Status.forgetTenantIDs()
+	a.Status.AccountPlanID = 0
+}
