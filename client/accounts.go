@@ -25,10 +25,13 @@ type SignupParams struct {
 	Username string
 	Email    string
 	Password string
+	// AccountPlanID signs the account up on that account plan (0: the tenant's default).
+	AccountPlanID int64
 }
 
 func (p SignupParams) form() form {
-	return form{}.str("org_name", p.OrgName).str("username", p.Username).str("email", p.Email).str("password", p.Password)
+	return form{}.str("org_name", p.OrgName).str("username", p.Username).str("email", p.Email).str("password", p.Password).
+		int("account_plan_id", p.AccountPlanID)
 }
 
 // AccountParams are the writable attributes of an account; nil and empty ones are not sent.

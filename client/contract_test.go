@@ -667,6 +667,15 @@ func TestEveryCallContract(t *testing.T) {
 				"email": {"alice@acme.example"}, "password": {"pw"}}},
 			wantResult: wantAccount,
 		},
+		"Signup: on an account plan": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.Signup(ctx, SignupParams{OrgName: "ACME", Username: "alice", Email: "alice@acme.example", Password: "pw", AccountPlanID: 71})
+			},
+			code: 201, body: `{"account":` + portaAccount + `}`,
+			want: seenRequest{Method: "POST", Path: "/admin/api/signup.json", Form: url.Values{"org_name": {"ACME"}, "username": {"alice"},
+				"email": {"alice@acme.example"}, "password": {"pw"}, "account_plan_id": {"71"}}},
+			wantResult: wantAccount,
+		},
 		"GetAccount": {
 			call: func(ctx context.Context, c *Client) (any, error) { return c.GetAccount(ctx, 81) },
 			code: 200, body: `{"account":` + portaAccount + `}`,

@@ -231,7 +231,7 @@ var everyCall = map[string]func(ctx context.Context, c *Client) error{
 	"ProbeCredentials":  func(ctx context.Context, c *Client) error { return c.ProbeCredentials(ctx) },
 
 	"Signup": func(ctx context.Context, c *Client) error {
-		_, err := c.Signup(ctx, SignupParams{OrgName: "o", Username: "u", Email: "u@example.com", Password: "p"})
+		_, err := c.Signup(ctx, SignupParams{OrgName: "o", Username: "u", Email: "u@example.com", Password: "p", AccountPlanID: 9})
 		return err
 	},
 	"GetAccount":            func(ctx context.Context, c *Client) error { _, err := c.GetAccount(ctx, 11); return err },

@@ -25,6 +25,8 @@ const (
 	IndexBackendRefs = "apimsync.backendRefs"
 	// IndexProductRef indexes ApplicationPlans by spec.productRef.
 	IndexProductRef = "apimsync.productRef"
+	// IndexAccountPlanRef indexes DeveloperAccounts by spec.accountPlanRef.
+	IndexAccountPlanRef = "apimsync.accountPlanRef"
 	// IndexAccountRef indexes Applications by spec.accountRef.
 	IndexAccountRef = "apimsync.accountRef"
 	// IndexPlanRef indexes Applications by spec.planRef.

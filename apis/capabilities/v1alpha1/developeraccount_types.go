@@ -21,6 +21,13 @@ type DeveloperAccountSpec struct {
 	// +optional
 	MonthlyChargingEnabled *bool `json:"monthlyChargingEnabled,omitempty"`
 
+	// AccountPlanRef is the AccountPlan (in this namespace, on the same tenant) the account is on: set at
+	// signup, and changed with porta's change_plan when it changes. Unset: not managed (a signup contracts
+	// the tenant's default account plan, and a plan changed in the admin portal stays).
+	// +kubebuilder:validation:MaxLength=253
+	// +optional
+	AccountPlanRef string `json:"accountPlanRef,omitempty"`
+
 	// Users of the account, by username. The first admin signs the account up; at least one user is an admin.
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=100

@@ -110,6 +110,15 @@ const (
 
 // Reasons of Applications.
 const (
+	// ReasonAccountPlanNotFound: the AccountPlan a DeveloperAccount's spec.accountPlanRef names does not
+	// exist.
+	ReasonAccountPlanNotFound = "AccountPlanNotFound"
+	// ReasonAccountPlanNotSynced: the AccountPlan a DeveloperAccount is on is not Synced yet.
+	ReasonAccountPlanNotSynced = "AccountPlanNotSynced"
+	// ReasonAccountPlanInvalid: the AccountPlan a DeveloperAccount is on is Invalid.
+	ReasonAccountPlanInvalid = "AccountPlanInvalid"
+	// ReasonAccountPlanDeleting: the AccountPlan a DeveloperAccount is on is being deleted.
+	ReasonAccountPlanDeleting = "AccountPlanDeleting"
 	// ReasonAccountNotFound: the DeveloperAccount spec.accountRef names does not exist.
 	ReasonAccountNotFound = "AccountNotFound"
 	// ReasonAccountNotSynced: the DeveloperAccount spec.accountRef names is not Synced yet.

@@ -29,6 +29,9 @@ type Snapshot struct {
 	Users   map[string]tsclient.User // by username
 	// ListDenied: porta refused to list the users (the tenant's multiple_users switch is denied).
 	ListDenied bool
+	// AccountPlanID is the account plan the account is on, read only for an account whose spec names one
+	// (0 otherwise).
+	AccountPlanID int64
 }
 
 // RemoteID implements engine.Snapshot.
@@ -54,6 +57,8 @@ type Desired struct {
 	// Unavailable says why an OnCreate user's password cannot be read (no Secret, no key, empty): the
 	// account waits for it only when it has to make that user.
 	Unavailable map[string]error `json:"-"`
+	// AccountPlanID is the id of the AccountPlan spec.accountPlanRef names (0: none named).
+	AccountPlanID int64 `json:",omitempty"`
 }
 
 // initialPassword returns the password to create a user with: an OnCreate user's waits for its Secret.
@@ -149,7 +154,53 @@ var (
 	_ engine.TypedSyncer[*v1alpha1.DeveloperAccount, Desired, *Snapshot] = (*Syncer)(nil)
 	_ engine.Validator[*v1alpha1.DeveloperAccount]                       = (*Syncer)(nil)
 	_ engine.Noter[*v1alpha1.DeveloperAccount, *Snapshot]                = (*Syncer)(nil)
+	_ engine.CacheChecker[Desired, *Snapshot]                            = (*Syncer)(nil)
 )
+
+// accountPlanOfAccount is a DeveloperAccount's spec.accountPlanRef.
+var accountPlanOfAccount = kit.Dependency{Kind: "AccountPlan", Field: "spec.accountPlanRef", NotFound: v1alpha1.ReasonAccountPlanNotFound,
+	Deleting: v1alpha1.ReasonAccountPlanDeleting, Invalid: v1alpha1.ReasonAccountPlanInvalid, NotSynced: v1alpha1.ReasonAccountPlanNotSynced,
+	DeletingHint: "name another plan in spec.accountPlanRef, or remove it", WhileDeleting: kit.WaitingFor}
+
+// Serves implements engine.CacheChecker: a snapshot read without the account's plan does not serve an
+// account whose spec names one.
+func (s *Syncer) Serves(want Desired, snap *Snapshot) bool {
+	return want.AccountPlanID == 0 || snap.AccountPlanID != 0
+}
+
+// resolveAccountPlan puts in desired the id of the AccountPlan the spec names: Synced, on this tenant.
+func (s *Syncer) resolveAccountPlan(ctx context.Context, d *v1alpha1.DeveloperAccount, sess *engine.Session, desired *Desired) error {
+	ref := d.Spec.AccountPlanRef
+	if ref == "" {
+		return nil
+	}
+	var plan v1alpha1.AccountPlan
+	if err := kit.ReadDependency(ctx, s.Reader, d.Namespace, ref, &plan, accountPlanOfAccount); err != nil {
+		return err
+	}
+	if host := plan.Status.TenantHost; host != "" && host != sess.Tenant {
+		return engine.Invalid(v1alpha1.ReasonInvalidSpec, "AccountPlan %q is a plan of tenant %s, and this account is on tenant %s: an account's plan is one of its tenant's; "+
+			"name an AccountPlan of the same provider account", ref, host, sess.Tenant)
+	}
+	if err := kit.ReadyDependency(&plan, accountPlanOfAccount); err != nil {
+		return err
+	}
+	desired.AccountPlanID = plan.Status.AccountPlanID
+	return nil
+}
+
+// readAccountPlan reads the account plan of the account snap holds, when want names one.
+func (s *Syncer) readAccountPlan(ctx context.Context, sess *engine.Session, want Desired, snap *Snapshot) error {
+	if want.AccountPlanID == 0 {
+		return nil
+	}
+	p, err := sess.Remote.AccountPlanOf(ctx, snap.Account.ID)
+	if err != nil {
+		return fmt.Errorf("cannot read the account plan of account %d: %w", snap.Account.ID, err)
+	}
+	snap.AccountPlanID = p.ID
+	return nil
+}
 
 // firstAdmin is the user that signs the account up and identifies it.
 func firstAdmin(d *v1alpha1.DeveloperAccount) v1alpha1.DeveloperUserSpec {
@@ -209,6 +260,9 @@ func (s *Syncer) Resolve(ctx context.Context, d *v1alpha1.DeveloperAccount, sess
 			desired.Versions[u.Username] = version
 		}
 	}
+	if err := s.resolveAccountPlan(ctx, d, sess, &desired); err != nil {
+		return r, err
+	}
 	r.Desired = desired
 	spec := d.Spec
 	spec.CommonSpec = v1alpha1.CommonSpec{}
@@ -228,7 +282,7 @@ func (s *Syncer) Compare(_ context.Context, d *v1alpha1.DeveloperAccount, sess *
 	}
 	recordUsers(d, snap)
 	d.Status.CreditCardStored = snap.Account.CreditCardStored
-	return accountMatches(snap, d) && passwords, nil
+	return accountMatches(snap, d) && passwords && (desired.AccountPlanID == 0 || snap.AccountPlanID == desired.AccountPlanID), nil
 }
 
 // recordUsers records the ids of the account's users in status.
@@ -240,12 +294,15 @@ func recordUsers(d *v1alpha1.DeveloperAccount, snap *Snapshot) {
 }
 
 // Read implements engine.TypedSyncer: the account (by id, or its first admin's username) and its users.
-func (s *Syncer) Read(ctx context.Context, d *v1alpha1.DeveloperAccount, sess *engine.Session, _ Desired) (*Snapshot, bool, error) {
+func (s *Syncer) Read(ctx context.Context, d *v1alpha1.DeveloperAccount, sess *engine.Session, want Desired) (*Snapshot, bool, error) {
 	remote, err := kit.Locate(d, sess, s.finder(ctx, sess))
 	if err != nil || remote == nil {
 		return nil, false, err
 	}
 	snap, err := s.readUsers(ctx, sess, *remote)
+	if err == nil {
+		err = s.readAccountPlan(ctx, sess, want, snap)
+	}
 	return snap, err == nil, err
 }
 
@@ -345,7 +402,7 @@ func (s *Syncer) Create(ctx context.Context, d *v1alpha1.DeveloperAccount, sess 
 			return nil, err
 		}
 		return sess.Remote.Signup(ctx, tsclient.SignupParams{OrgName: d.Spec.OrgName, Username: admin.Username, Email: admin.Email,
-			Password: password})
+			Password: password, AccountPlanID: desired.AccountPlanID})
 	}, d, sess, s.finder(ctx, sess))
 	if err != nil {
 		return kit.Made[*Snapshot](nil, fresh, err)
@@ -357,6 +414,11 @@ func (s *Syncer) Create(ctx context.Context, d *v1alpha1.DeveloperAccount, sess 
 		s.Sent.Remember(userKey(sess, created.ID, admin.Username), desired.Passwords[admin.Username])
 	}
 	snap, err := s.readUsers(ctx, sess, *created)
+	if err == nil && fresh {
+		snap.AccountPlanID = desired.AccountPlanID // signed up on it
+	} else if err == nil {
+		err = s.readAccountPlan(ctx, sess, desired, snap)
+	}
 	return kit.Made(snap, fresh, err)
 }
 
@@ -378,6 +440,12 @@ func (s *Syncer) Update(ctx context.Context, d *v1alpha1.DeveloperAccount, sess 
 			return nil, fmt.Errorf("cannot approve account %q: %w", sess.SystemName, err)
 		}
 		snap.Account = approved
+	}
+	if desired.AccountPlanID != 0 && snap.AccountPlanID != desired.AccountPlanID {
+		if _, err := c.ChangeAccountPlan(ctx, id, desired.AccountPlanID); err != nil {
+			return nil, fmt.Errorf("cannot move account %q to account plan %d: %w", sess.SystemName, desired.AccountPlanID, err)
+		}
+		snap.AccountPlanID = desired.AccountPlanID
 	}
 	if err := s.syncUsers(ctx, d, sess, desired, snap); err != nil {
 		return nil, err
