@@ -385,6 +385,26 @@ func TestClientFlowAgainstSimulator(t *testing.T) {
 		t.Errorf("deleting an account plan an account is on: %v, want porta's 403", err)
 	}
 	outcome(c.ChangeAccountPlan(ctx, acc.ID, seeded[0].ID)).must(t, "move the account back")
+
+	// Service plans: the product's seeded "Default" one, a new one made default; an account subscribed
+	// keeps it from being deleted until it unsubscribes.
+	svcPlans := outcome(c.ListServicePlans(ctx, p.ID)).must(t, "list service plans")
+	if len(svcPlans) != 1 || svcPlans[0].Name != "Default" || svcPlans[0].ServiceID != p.ID {
+		t.Errorf("a new product's service plans %+v, want its \"Default\"", svcPlans)
+	}
+	goldPlan := outcome(c.CreateServicePlan(ctx, p.ID, ServicePlanParams{Name: "Gold", SystemName: "goldPlan"})).must(t, "create service plan")
+	goldPlan = outcome(c.UpdateServicePlan(ctx, p.ID, goldPlan.ID, ServicePlanParams{StateEvent: "publish"})).must(t, "publish service plan")
+	checkSame(t, "service plan", &ServicePlan{ID: goldPlan.ID, Name: "Gold", State: "published", ServiceID: p.ID},
+		outcome(c.GetServicePlan(ctx, p.ID, goldPlan.ID)).must(t, "get service plan"))
+	if made := outcome(c.SetDefaultServicePlan(ctx, p.ID, goldPlan.ID)).must(t, "make the service plan default"); !made.Default {
+		t.Errorf("the default service plan says default %v", made.Default)
+	}
+	subscription := outcome(c.Subscribe(ctx, acc.ID, goldPlan.ID)).must(t, "subscribe")
+	if err := c.DeleteServicePlan(ctx, p.ID, goldPlan.ID); !IsInUse(err) {
+		t.Errorf("deleting a service plan an account subscribes to: %v, want porta's 403", err)
+	}
+	mustDo(t, "unsubscribe", c.Unsubscribe(ctx, acc.ID, subscription.ID))
+	mustDo(t, "delete the service plan", c.DeleteServicePlan(ctx, p.ID, goldPlan.ID))
 	mustDo(t, "delete the account plan", c.DeleteAccountPlan(ctx, partners.ID))
 
 	users := outcome(c.ListUsers(ctx, acc.ID)).must(t, "list users")

@@ -127,8 +127,22 @@ var clientCalls = map[string]func(ctx context.Context, c *Client) error{
 		return err
 	},
 	"SetDefaultPlan":   func(ctx context.Context, c *Client) error { _, err := c.SetDefaultPlan(ctx, 11, 61); return err },
-	"ListAccountPlans": func(ctx context.Context, c *Client) error { _, err := c.ListAccountPlans(ctx); return err },
-	"GetAccountPlan":   func(ctx context.Context, c *Client) error { _, err := c.GetAccountPlan(ctx, 71); return err },
+	"ListServicePlans": func(ctx context.Context, c *Client) error { _, err := c.ListServicePlans(ctx, 11); return err },
+	"GetServicePlan":   func(ctx context.Context, c *Client) error { _, err := c.GetServicePlan(ctx, 11, 72); return err },
+	"CreateServicePlan": func(ctx context.Context, c *Client) error {
+		_, err := c.CreateServicePlan(ctx, 11, everyAccountPlanField())
+		return err
+	},
+	"UpdateServicePlan": func(ctx context.Context, c *Client) error {
+		_, err := c.UpdateServicePlan(ctx, 11, 72, everyAccountPlanField())
+		return err
+	},
+	"SetDefaultServicePlan": func(ctx context.Context, c *Client) error { _, err := c.SetDefaultServicePlan(ctx, 11, 72); return err },
+	"DeleteServicePlan":     func(ctx context.Context, c *Client) error { return c.DeleteServicePlan(ctx, 11, 72) },
+	"Subscribe":             func(ctx context.Context, c *Client) error { _, err := c.Subscribe(ctx, 11, 72); return err },
+	"Unsubscribe":           func(ctx context.Context, c *Client) error { return c.Unsubscribe(ctx, 11, 73) },
+	"ListAccountPlans":      func(ctx context.Context, c *Client) error { _, err := c.ListAccountPlans(ctx); return err },
+	"GetAccountPlan":        func(ctx context.Context, c *Client) error { _, err := c.GetAccountPlan(ctx, 71); return err },
 	"CreateAccountPlan": func(ctx context.Context, c *Client) error {
 		_, err := c.CreateAccountPlan(ctx, everyAccountPlanField())
 		return err

@@ -970,6 +970,56 @@ func TestEveryCallContract(t *testing.T) {
 			want:       seenRequest{Method: "GET", Path: "/admin/api/account_plans.json"},
 			wantResult: []AccountPlan{{ID: 71, Name: "Partners", State: "hidden", ApprovalRequired: true, Default: true}},
 		},
+		"ListServicePlans: the product from the link": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.ListServicePlans(ctx, 42) },
+			code: 200, body: `{"plans":[{"service_plan":{"id":72,"name":"Gold","state":"published","default":true,"links":[{"rel":"service","href":"https://acme-admin.example.com/admin/api/services/42"}]}}]}`,
+			want:       seenRequest{Method: "GET", Path: "/admin/api/services/42/service_plans.json"},
+			wantResult: []ServicePlan{{ID: 72, Name: "Gold", State: "published", Default: true, ServiceID: 42}},
+		},
+		"GetServicePlan": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.GetServicePlan(ctx, 42, 72) },
+			code: 200, body: `{"service_plan":{"id":72,"name":"Gold","state":"hidden"}}`,
+			want:       seenRequest{Method: "GET", Path: "/admin/api/services/42/service_plans/72.json"},
+			wantResult: &ServicePlan{ID: 72, Name: "Gold", State: "hidden"},
+		},
+		"CreateServicePlan": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.CreateServicePlan(ctx, 42, ServicePlanParams{Name: "Gold", StateEvent: "publish"})
+			},
+			code: 201, body: `{"service_plan":{"id":72,"name":"Gold","state":"published"}}`,
+			want:       seenRequest{Method: "POST", Path: "/admin/api/services/42/service_plans.json", Form: url.Values{"name": {"Gold"}, "state_event": {"publish"}}},
+			wantResult: &ServicePlan{ID: 72, Name: "Gold", State: "published"},
+		},
+		"UpdateServicePlan: no system_name": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.UpdateServicePlan(ctx, 42, 72, ServicePlanParams{Name: "Gold", SystemName: "x", ApprovalRequired: ptrTo(true)})
+			},
+			code: 200, body: `{"service_plan":{"id":72,"name":"Gold","state":"hidden","approval_required":true}}`,
+			want:       seenRequest{Method: "PUT", Path: "/admin/api/services/42/service_plans/72.json", Form: url.Values{"name": {"Gold"}, "approval_required": {"true"}}},
+			wantResult: &ServicePlan{ID: 72, Name: "Gold", State: "hidden", ApprovalRequired: true},
+		},
+		"SetDefaultServicePlan": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.SetDefaultServicePlan(ctx, 42, 72) },
+			code: 200, body: `{"service_plan":{"id":72,"name":"Gold","state":"hidden","default":true}}`,
+			want:       seenRequest{Method: "PUT", Path: "/admin/api/services/42/service_plans/72/default.json"},
+			wantResult: &ServicePlan{ID: 72, Name: "Gold", State: "hidden", Default: true},
+		},
+		"DeleteServicePlan": {
+			call: func(ctx context.Context, c *Client) (any, error) { return nil, c.DeleteServicePlan(ctx, 42, 72) },
+			code: 200, body: portaDelete,
+			want: seenRequest{Method: "DELETE", Path: "/admin/api/services/42/service_plans/72.json"},
+		},
+		"Subscribe": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.Subscribe(ctx, 81, 72) },
+			code: 201, body: `{"service_contract":{"id":73,"plan_id":72,"service_id":42,"state":"live"}}`,
+			want:       seenRequest{Method: "POST", Path: "/admin/api/accounts/81/service_subscriptions.json", Form: url.Values{"plan_id": {"72"}}},
+			wantResult: &ServiceSubscription{ID: 73, PlanID: 72, ServiceID: 42, State: "live"},
+		},
+		"Unsubscribe": {
+			call: func(ctx context.Context, c *Client) (any, error) { return nil, c.Unsubscribe(ctx, 81, 73) },
+			code: 200, body: portaDelete,
+			want: seenRequest{Method: "DELETE", Path: "/admin/api/accounts/81/service_subscriptions/73.json"},
+		},
 		"GetAccountPlan": {
 			call: func(ctx context.Context, c *Client) (any, error) { return c.GetAccountPlan(ctx, 71) },
 			code: 200, body: `{"account_plan":{"id":71,"name":"Partners","state":"hidden"}}`,

@@ -131,8 +131,22 @@ var everyCall = map[string]func(ctx context.Context, c *Client) error{
 		return err
 	},
 	"SetDefaultPlan":   func(ctx context.Context, c *Client) error { _, err := c.SetDefaultPlan(ctx, 1, 7); return err },
-	"ListAccountPlans": func(ctx context.Context, c *Client) error { _, err := c.ListAccountPlans(ctx); return err },
-	"GetAccountPlan":   func(ctx context.Context, c *Client) error { _, err := c.GetAccountPlan(ctx, 7); return err },
+	"ListServicePlans": func(ctx context.Context, c *Client) error { _, err := c.ListServicePlans(ctx, 11); return err },
+	"GetServicePlan":   func(ctx context.Context, c *Client) error { _, err := c.GetServicePlan(ctx, 11, 72); return err },
+	"CreateServicePlan": func(ctx context.Context, c *Client) error {
+		_, err := c.CreateServicePlan(ctx, 11, AccountPlanParams{Name: "Gold", SystemName: "gold", ApprovalRequired: ptrTo(true), StateEvent: "publish"})
+		return err
+	},
+	"UpdateServicePlan": func(ctx context.Context, c *Client) error {
+		_, err := c.UpdateServicePlan(ctx, 11, 72, AccountPlanParams{Name: "Gold", SystemName: "gold", ApprovalRequired: ptrTo(true), StateEvent: "publish"})
+		return err
+	},
+	"SetDefaultServicePlan": func(ctx context.Context, c *Client) error { _, err := c.SetDefaultServicePlan(ctx, 11, 72); return err },
+	"DeleteServicePlan":     func(ctx context.Context, c *Client) error { return c.DeleteServicePlan(ctx, 11, 72) },
+	"Subscribe":             func(ctx context.Context, c *Client) error { _, err := c.Subscribe(ctx, 11, 72); return err },
+	"Unsubscribe":           func(ctx context.Context, c *Client) error { return c.Unsubscribe(ctx, 11, 73) },
+	"ListAccountPlans":      func(ctx context.Context, c *Client) error { _, err := c.ListAccountPlans(ctx); return err },
+	"GetAccountPlan":        func(ctx context.Context, c *Client) error { _, err := c.GetAccountPlan(ctx, 7); return err },
 	"CreateAccountPlan": func(ctx context.Context, c *Client) error {
 		_, err := c.CreateAccountPlan(ctx, everyAccountPlanField())
 		return err

@@ -41,6 +41,7 @@ func unwrapItem(raw json.RawMessage) json.RawMessage {
 var listKeys = map[string]string{
 	"application_plans": "plans",
 	"account_plans":     "plans",
+	"service_plans":     "plans",
 	"backend_usages":    "",
 	"active_docs":       "api_docs",
 	// The CMS's lists (app/lib/three_scale/api/collection.rb: wraps_collection :collection).

@@ -68,19 +68,28 @@ func (p *ApplicationPlan) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	*p = ApplicationPlan(raw.plain)
-	for _, l := range raw.Links {
+	id, err := serviceOfLinks(raw.Links, "plan", p.ID)
+	p.ServiceID = id
+	return err
+}
+
+// serviceOfLinks is the product id a plan's "service" link names (0 when it has none).
+func serviceOfLinks(links []link, what string, id int64) (int64, error) {
+	for _, l := range links {
 		if l.Rel != "service" {
 			continue
 		}
 		u, err := url.Parse(l.Href)
 		if err != nil {
-			return fmt.Errorf("plan %d: service link %q: %w", p.ID, l.Href, err)
+			return 0, fmt.Errorf("%s %d: service link %q: %w", what, id, l.Href, err)
 		}
-		if p.ServiceID, err = strconv.ParseInt(path.Base(u.Path), 10, 64); err != nil {
-			return fmt.Errorf("plan %d: service link %q names no service id", p.ID, l.Href)
+		serviceID, err := strconv.ParseInt(path.Base(u.Path), 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("%s %d: service link %q names no service id", what, id, l.Href)
 		}
+		return serviceID, nil
 	}
-	return nil
+	return 0, nil
 }
 
 // PlanParams are the writable attributes of a plan; nil and empty ones are not sent.

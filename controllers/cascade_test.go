@@ -508,7 +508,8 @@ func TestFateOfAnOwner(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			b := fake.NewClientBuilder().WithScheme(harness.K8s.Scheme()).
 				WithIndex(&v1alpha1.ApplicationPlan{}, kit.IndexProductRef, func(o client.Object) []string { return []string{o.(*v1alpha1.ApplicationPlan).Spec.ProductRef} }).
-				WithIndex(&v1alpha1.ActiveDoc{}, kit.IndexProductRef, func(o client.Object) []string { return []string{o.(*v1alpha1.ActiveDoc).Spec.ProductRef} })
+				WithIndex(&v1alpha1.ActiveDoc{}, kit.IndexProductRef, func(o client.Object) []string { return []string{o.(*v1alpha1.ActiveDoc).Spec.ProductRef} }).
+				WithIndex(&v1alpha1.ServicePlan{}, kit.IndexProductRef, func(o client.Object) []string { return []string{o.(*v1alpha1.ServicePlan).Spec.ProductRef} })
 			if tc.owner != nil {
 				b = b.WithObjects(tc.owner)
 			}

@@ -184,12 +184,12 @@ func TestExportFilters(t *testing.T) {
 		want []string
 	}{
 		{plugin.ExportOptions{Products: []string{"shop"}}, []string{"ActiveDoc/shop-api", "ApplicationPlan/shop-gold", "ApplicationPlan/shop-hidden",
-			"Backend/orders", "Backend/pets-api", "CustomPolicyDefinition/stamp-0-1", "Product/shop"}},
+			"Backend/orders", "Backend/pets-api", "CustomPolicyDefinition/stamp-0-1", "Product/shop", "ServicePlan/shop-service-default"}},
 		{plugin.ExportOptions{Backends: []string{"orders"}}, []string{"Backend/orders"}},
 		{plugin.ExportOptions{Products: []string{"open"}, Backends: []string{"orders"}}, []string{"ApplicationPlan/open-free", "Backend/orders",
-			"CustomPolicyDefinition/stamp-0-1", "Product/open"}},
+			"CustomPolicyDefinition/stamp-0-1", "Product/open", "ServicePlan/open-service-default"}},
 		{plugin.ExportOptions{Products: []string{"open"}, Accounts: []string{"ACME Corp"}}, []string{"Application/acme-corp-acme-open", "ApplicationPlan/open-free",
-			"CustomPolicyDefinition/stamp-0-1", "DeveloperAccount/acme-corp", "Product/open"}},
+			"CustomPolicyDefinition/stamp-0-1", "DeveloperAccount/acme-corp", "Product/open", "ServicePlan/open-service-default"}},
 	} {
 		if got := names(tc.opts); !slices.Equal(got, tc.want) {
 			t.Errorf("export %+v: %q, want %q", tc.opts, got, tc.want)

@@ -21,6 +21,7 @@ import (
 	"github.com/apimsync/apimsync/controllers/kinds/developeraccount"
 	"github.com/apimsync/apimsync/controllers/kinds/developerportal"
 	productkind "github.com/apimsync/apimsync/controllers/kinds/product"
+	"github.com/apimsync/apimsync/controllers/kinds/serviceplan"
 	"github.com/apimsync/apimsync/controllers/kinds/tenant"
 	"github.com/apimsync/apimsync/controllers/kit"
 	"github.com/apimsync/apimsync/controllers/kit/children"
@@ -249,6 +250,17 @@ var kinds = []kindRow{
 			}
 		},
 		ownIndexes: []fieldIndex{{&v1alpha1.ApplicationPlan{}, kit.IndexBackendRefs, applicationplan.BackendRefs}}},
+	kindOf[*v1alpha1.ServicePlan, serviceplan.Desired, *serviceplan.Snapshot]{name: "ServicePlan", exporter: serviceplan.Export,
+		scope: serviceplan.Scope, claimScope: serviceplan.ClaimScope,
+		newObj:  func() *v1alpha1.ServicePlan { return &v1alpha1.ServicePlan{} },
+		newList: func() client.ObjectList { return &v1alpha1.ServicePlanList{} },
+		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.ServicePlan, serviceplan.Desired, *serviceplan.Snapshot] {
+			return &serviceplan.Syncer{Reader: d.Reader, Fates: fatesOf(d.Reader), Accounts: d.Accounts}
+		},
+		// A product has one default service plan: a plan refused as a second one waits for the first.
+		watches: func(reader client.Reader) []watch {
+			return []watch{{&v1alpha1.ServicePlan{}, serviceplan.DefaultRivals(reader)}}
+		}},
 	kindOf[*v1alpha1.AccountPlan, accountplan.Desired, *accountplan.Snapshot]{name: "AccountPlan", exporter: accountplan.Export, secretRefs: accountplan.SecretRefs,
 		newObj:  func() *v1alpha1.AccountPlan { return &v1alpha1.AccountPlan{} },
 		newList: func() client.ObjectList { return &v1alpha1.AccountPlanList{} },
@@ -331,6 +343,9 @@ var referenceGraph = []reference{
 	{From: "Application", To: "ApplicationPlan", Field: "spec.planRef", Index: kit.IndexPlanRef, Owned: true,
 		Names: refField(func(o *v1alpha1.Application) string { return o.Spec.PlanRef }),
 		List:  func() client.ObjectList { return &v1alpha1.ApplicationList{} }},
+	{From: "ServicePlan", To: "Product", Field: "spec.productRef", Index: kit.IndexProductRef, Owned: true,
+		Names: refField(func(o *v1alpha1.ServicePlan) string { return o.Spec.ProductRef }),
+		List:  func() client.ObjectList { return &v1alpha1.ServicePlanList{} }},
 	{From: "DeveloperAccount", To: "AccountPlan", Field: "spec.accountPlanRef", Index: kit.IndexAccountPlanRef, Blocks: true,
 		Names: refField(func(o *v1alpha1.DeveloperAccount) string { return o.Spec.AccountPlanRef }),
 		List:  func() client.ObjectList { return &v1alpha1.DeveloperAccountList{} }},

@@ -108,3 +108,26 @@ func requestsFor(list client.ObjectList) []reconcile.Request {
 	})
 	return reqs
 }
+
+// Rivals maps a changed object to the other objects of list's kind, in its namespace, whose index field
+// holds the same key as its own (key: "" for none) and that want what only one of them may have (wants):
+// one refused as the second is woken when the first lets go, changes key or goes.
+func Rivals(reader client.Reader, list client.ObjectList, index string, key func(client.Object) string, wants func(client.Object) bool) handler.MapFunc {
+	return func(ctx context.Context, obj client.Object) []reconcile.Request {
+		k := key(obj)
+		if k == "" {
+			return nil
+		}
+		l := list.DeepCopyObject().(client.ObjectList)
+		if err := reader.List(ctx, l, client.InNamespace(obj.GetNamespace()), client.MatchingFields{index: k}); err != nil {
+			return nil
+		}
+		var reqs []reconcile.Request
+		_ = ForEachItem(l, func(o client.Object) {
+			if o.GetUID() != obj.GetUID() && wants(o) {
+				reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(o)})
+			}
+		})
+		return reqs
+	}
+}

@@ -27,6 +27,7 @@ func addKnownTypes(s *runtime.Scheme) error {
 		&Product{}, &ProductList{},
 		&ApplicationPlan{}, &ApplicationPlanList{},
 		&AccountPlan{}, &AccountPlanList{},
+		&ServicePlan{}, &ServicePlanList{},
 		&DeveloperAccount{}, &DeveloperAccountList{},
 		&Application{}, &ApplicationList{},
 		&ActiveDoc{}, &ActiveDocList{},

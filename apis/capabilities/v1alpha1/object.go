@@ -253,3 +253,34 @@ func (a *AccountPlan) ForgetTenantIDs() {
 	a.Status.forgetTenantIDs()
 	a.Status.AccountPlanID = 0
 }
+
+// GetSyncStatus implements SyncedObject.
+func (p *ServicePlan) GetSyncStatus() *CommonStatus { return &p.Status.CommonStatus }
+
+// GetDeletionPolicy implements SyncedObject.
+func (p *ServicePlan) GetDeletionPolicy() DeletionPolicy {
+	if p.Spec.DeletionPolicy == "" {
+		return DeletionPolicyDelete
+	}
+	return p.Spec.DeletionPolicy
+}
+
+// GetRemoteID implements SyncedObject.
+func (p *ServicePlan) GetRemoteID() int64 { return p.Status.ServicePlanID }
+
+// SetRemoteID implements SyncedObject.
+func (p *ServicePlan) SetRemoteID(id int64) { p.Status.ServicePlanID = id }
+
+// GetAdoptionPolicy implements SyncedObject.
+func (p *ServicePlan) GetAdoptionPolicy() AdoptionPolicy {
+	if p.Spec.Adoption == "" {
+		return AdoptionIfExists
+	}
+	return p.Spec.Adoption
+}
+
+// ForgetTenantIDs implements SyncedObject.
+func (p *ServicePlan) ForgetTenantIDs() {
+	p.Status.forgetTenantIDs()
+	p.Status.ServicePlanID, p.Status.ProductID = 0, 0
+}

@@ -108,17 +108,14 @@ func (s *Syncer) Read(ctx context.Context, a *v1alpha1.AccountPlan, sess *engine
 	return &Snapshot{*remote}, true, nil
 }
 
-// planState is the state the spec asks: published, or hidden.
-func planState(a *v1alpha1.AccountPlan) string {
-	if a.Spec.Published != nil && *a.Spec.Published {
-		return "published"
-	}
-	return "hidden"
+// terms are what the spec asks of the plan.
+func terms(a *v1alpha1.AccountPlan) kit.PlanTerms {
+	return kit.PlanTerms{Name: a.Spec.Name, Published: a.Spec.Published, ApprovalRequired: a.Spec.ApprovalRequired}
 }
 
 // attributesMatch tells whether the plan's name, state and approval are the spec's.
 func attributesMatch(r tsclient.AccountPlan, a *v1alpha1.AccountPlan) bool {
-	return r.Name == a.Spec.Name && r.State == planState(a) && (a.Spec.ApprovalRequired == nil || r.ApprovalRequired == *a.Spec.ApprovalRequired)
+	return terms(a).Match(r.Name, r.State, r.ApprovalRequired)
 }
 
 // Compare implements engine.TypedSyncer.
@@ -126,20 +123,11 @@ func (s *Syncer) Compare(_ context.Context, a *v1alpha1.AccountPlan, _ *engine.S
 	return attributesMatch(snap.AccountPlan, a) && (!a.Spec.Default || snap.Default), nil
 }
 
-// params are the attributes to write; state_event only when the state differs from have's.
-func params(a *v1alpha1.AccountPlan, have string) tsclient.AccountPlanParams {
-	p := tsclient.AccountPlanParams{Name: a.Spec.Name, ApprovalRequired: a.Spec.ApprovalRequired}
-	if want := planState(a); want != have {
-		p.StateEvent = map[string]string{"published": "publish", "hidden": "hide"}[want]
-	}
-	return p
-}
-
 // Create implements engine.TypedSyncer: makes the plan (porta derives its system name from its name),
 // or adopts the tenant's plan of its name, then makes it the default when the spec says so.
 func (s *Syncer) Create(ctx context.Context, a *v1alpha1.AccountPlan, sess *engine.Session, _ Desired) (engine.Created[*Snapshot], error) {
 	created, fresh, err := kit.CreateOrAdopt(sess.SystemName, func() (*tsclient.AccountPlan, error) {
-		return sess.Remote.CreateAccountPlan(ctx, params(a, "hidden"))
+		return sess.Remote.CreateAccountPlan(ctx, terms(a).Params("hidden"))
 	}, a, sess, s.finder(ctx, sess))
 	if err != nil {
 		return kit.Made[*Snapshot](nil, fresh, err)
@@ -153,7 +141,7 @@ func (s *Syncer) Create(ctx context.Context, a *v1alpha1.AccountPlan, sess *engi
 func (s *Syncer) Update(ctx context.Context, a *v1alpha1.AccountPlan, sess *engine.Session, _ Desired, snap *Snapshot) (*Snapshot, error) {
 	c := sess.Remote
 	if !attributesMatch(snap.AccountPlan, a) {
-		updated, err := c.UpdateAccountPlan(ctx, snap.ID, params(a, snap.State))
+		updated, err := c.UpdateAccountPlan(ctx, snap.ID, terms(a).Params(snap.State))
 		if err != nil {
 			return nil, fmt.Errorf("cannot update account plan %q: %w", a.Spec.Name, err)
 		}

@@ -10,7 +10,6 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
@@ -613,21 +612,12 @@ func (s *Syncer) Note(a *v1alpha1.ApplicationPlan, snap *Snapshot) string {
 // DefaultRivals maps a changed plan to the other plans of its Product that say default: one of them
 // Invalid while this one was the default is woken when this one lets go, changes product or goes.
 func DefaultRivals(reader client.Reader) handler.MapFunc {
-	return func(ctx context.Context, obj client.Object) []reconcile.Request {
-		a, ok := obj.(*v1alpha1.ApplicationPlan)
-		if !ok {
-			return nil
-		}
-		var plans v1alpha1.ApplicationPlanList
-		if err := reader.List(ctx, &plans, client.InNamespace(a.Namespace), client.MatchingFields{kit.IndexProductRef: a.Spec.ProductRef}); err != nil {
-			return nil
-		}
-		var reqs []reconcile.Request
-		for i := range plans.Items {
-			if o := &plans.Items[i]; o.UID != a.UID && o.Spec.Default {
-				reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(o)})
+	return kit.Rivals(reader, &v1alpha1.ApplicationPlanList{}, kit.IndexProductRef,
+		func(o client.Object) string {
+			if p, ok := o.(*v1alpha1.ApplicationPlan); ok {
+				return p.Spec.ProductRef
 			}
-		}
-		return reqs
-	}
+			return ""
+		},
+		func(o client.Object) bool { p, ok := o.(*v1alpha1.ApplicationPlan); return ok && p.Spec.Default })
 }

@@ -1,0 +1,102 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// ServicePlan is one of a product's service plans: the terms a developer account subscribes to the
+// product under. porta renders it with PlanRepresenter and the service's link
+// (app/representers/service_plan_representer.rb): no system_name, the product's id from the link.
+type ServicePlan struct {
+	ID               int64  `json:"id"`
+	Name             string `json:"name"`
+	State            string `json:"state"`
+	ApprovalRequired bool   `json:"approval_required"`
+	Default          bool   `json:"default"`
+	// ServiceID is the plan's product, read from its "service" link.
+	ServiceID int64 `json:"-"`
+}
+
+// UnmarshalJSON decodes a service plan and takes its product's id from its "service" link.
+func (p *ServicePlan) UnmarshalJSON(b []byte) error {
+	type plain ServicePlan
+	var raw struct {
+		plain
+		Links []link `json:"links"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	*p = ServicePlan(raw.plain)
+	id, err := serviceOfLinks(raw.Links, "service plan", p.ID)
+	p.ServiceID = id
+	return err
+}
+
+// ServicePlanParams are the writable attributes of a service plan: the same porta takes for an account
+// plan (ServicePlansController, service_plans_controller.rb:56-64).
+type ServicePlanParams = AccountPlanParams
+
+// ListServicePlans lists the service plans of a product (GET /admin/api/services/{service_id}/service_plans.json).
+func (c *Client) ListServicePlans(ctx context.Context, serviceID int64) ([]ServicePlan, error) {
+	return list[ServicePlan](ctx, c, "/admin/api/services/{service_id}/service_plans.json", false, serviceID)
+}
+
+// GetServicePlan reads one service plan (GET /admin/api/services/{service_id}/service_plans/{id}.json).
+func (c *Client) GetServicePlan(ctx context.Context, serviceID, id int64) (*ServicePlan, error) {
+	return one[ServicePlan](ctx, c, call{method: "GET", endpoint: "/admin/api/services/{service_id}/service_plans/{id}.json", args: []any{serviceID, id}})
+}
+
+// CreateServicePlan creates a service plan of a product (POST /admin/api/services/{service_id}/service_plans.json).
+// porta's answers carry no system name: a create whose answer was lost is settled by the plan's name.
+func (c *Client) CreateServicePlan(ctx context.Context, serviceID int64, p ServicePlanParams) (*ServicePlan, error) {
+	return settledByName(ctx, c, p.Name, func() (*ServicePlan, error) {
+		return one[ServicePlan](ctx, c, call{method: "POST", endpoint: "/admin/api/services/{service_id}/service_plans.json", args: []any{serviceID}, form: p.form().values()})
+	}, func() (*ServicePlan, error) {
+		all, err := c.ListServicePlans(ctx, serviceID)
+		return first(all, err, func(x ServicePlan) bool { return x.Name == p.Name })
+	})
+}
+
+// UpdateServicePlan updates a service plan (PUT /admin/api/services/{service_id}/service_plans/{id}.json).
+func (c *Client) UpdateServicePlan(ctx context.Context, serviceID, id int64, p ServicePlanParams) (*ServicePlan, error) {
+	p.SystemName = "" // porta takes it on create only
+	return one[ServicePlan](ctx, c, call{method: "PUT", endpoint: "/admin/api/services/{service_id}/service_plans/{id}.json", args: []any{serviceID, id}, form: p.form().values()})
+}
+
+// SetDefaultServicePlan makes a service plan its product's default, the one a signup subscribes to (PUT
+// /admin/api/services/{service_id}/service_plans/{id}/default.json). No call unsets a default.
+func (c *Client) SetDefaultServicePlan(ctx context.Context, serviceID, id int64) (*ServicePlan, error) {
+	return one[ServicePlan](ctx, c, call{method: "PUT", endpoint: "/admin/api/services/{service_id}/service_plans/{id}/default.json", args: []any{serviceID, id}})
+}
+
+// DeleteServicePlan deletes a service plan (DELETE /admin/api/services/{service_id}/service_plans/{id}.json);
+// porta refuses (403) one that accounts subscribe to.
+func (c *Client) DeleteServicePlan(ctx context.Context, serviceID, id int64) error {
+	return c.do(ctx, call{method: "DELETE", endpoint: "/admin/api/services/{service_id}/service_plans/{id}.json", args: []any{serviceID, id}}, nil)
+}
+
+// ServiceSubscription is a developer account's subscription to a product through one of its service
+// plans (ServiceSubscriptionRepresenter).
+type ServiceSubscription struct {
+	ID        int64  `json:"id"`
+	PlanID    int64  `json:"plan_id"`
+	ServiceID int64  `json:"service_id"`
+	State     string `json:"state"` // live, or pending while its plan requires approval
+}
+
+// Subscribe subscribes an account to a service plan's product (POST
+// /admin/api/accounts/{account_id}/service_subscriptions.json); porta refuses (422) a second subscription
+// to one product.
+func (c *Client) Subscribe(ctx context.Context, accountID, planID int64) (*ServiceSubscription, error) {
+	return one[ServiceSubscription](ctx, c, call{method: "POST", endpoint: "/admin/api/accounts/{account_id}/service_subscriptions.json", args: []any{accountID},
+		form: form{}.int("plan_id", planID).values()})
+}
+
+// Unsubscribe ends an account's subscription (DELETE
+// /admin/api/accounts/{account_id}/service_subscriptions/{id}.json); porta refuses (403) while the account
+// has live applications on the product.
+func (c *Client) Unsubscribe(ctx context.Context, accountID, id int64) error {
+	return c.do(ctx, call{method: "DELETE", endpoint: "/admin/api/accounts/{account_id}/service_subscriptions/{id}.json", args: []any{accountID, id}}, nil)
+}
