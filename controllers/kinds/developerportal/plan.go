@@ -139,10 +139,6 @@ type plan struct {
 	// forget are the status.items to drop with no write: gone from 3scale, not made by apimsync, or
 	// built-in overrides left as they are.
 	forget []itemKey
-	// replan is set when recording the plan in status (record) changes what it was made from in a way
-	// that changes it: Update then plans again, from the status Compare recorded, rather than carry out
-	// this one (see where it is set).
-	replan bool
 }
 
 // move is an item recorded under key from that the spec's item of key to is.
@@ -179,11 +175,18 @@ func makePlan(p *v1alpha1.DeveloperPortal, want Desired, snap *Snapshot) (*plan,
 	found := func(key itemKey, id int64, builtin bool) {
 		item := remoteItem{key.kind(), id}
 		pl.matched[item] = key
-		if _, ours := recs[key]; ours {
+		rec, recorded := recs[key]
+		if recorded && rec.ID == id {
 			return
 		}
 		if old, ok := own[item]; ok {
+			// Recorded under another key (the key itself not recorded, or recorded with the id of an item
+			// that is gone): its record, and whether apimsync made it, moves to this key, so that the
+			// plan made from what record leaves finds the item where this one does.
 			pl.moved = append(pl.moved, move{from: old, to: key})
+			return
+		}
+		if recorded {
 			return
 		}
 		if never && !builtin {
@@ -221,18 +224,15 @@ func makePlan(p *v1alpha1.DeveloperPortal, want Desired, snap *Snapshot) (*plan,
 			return nil, engine.Invalid(v1alpha1.ReasonInvalidSpec, "%s names layout %q, which is neither in spec.layouts nor in the tenant", describe(t.Key), t.Layout)
 		}
 		builtin := t.Type == tsclient.TemplateBuiltinPage || t.Type == tsclient.TemplateBuiltinPartial
-		rec, recorded := recs[t.Key]
+		rec := recs[t.Key]
 		r := snap.template(rec.ID, *t)
 		if r == nil && rec.ID != 0 {
 			r = snap.template(0, *t) // the recorded one is gone: one of that name may be there
 		}
 		if r == nil {
-			if r = pl.movedPage(*t, snap, own, want); r != nil && recorded {
-				// The key is recorded, with the id of a page that is gone: record does not move the
-				// moved page's record to it, and forgets that record (the page is the spec's), so that
-				// the plan made after it no longer finds the page (makePlan from what record left).
-				pl.replan = true
-			}
+			// (When the key is recorded with the id of a page that is gone, found moves the moved page's
+			// record to it, over the stale one.)
+			r = pl.movedPage(*t, snap, own, want)
 		}
 		if r == nil {
 			if builtin {
@@ -542,18 +542,11 @@ func (pl *plan) removals(p *v1alpha1.DeveloperPortal, want Desired, snap *Snapsh
 		}
 	}
 	for _, id := range pl.pruned(want, snap) {
-		// A section under a pruned one goes only when apimsync made it: the tenant's own are built-ins
-		// porta refuses to delete, and the API does not tell them apart.
-		if s := snap.section(id, ""); s != nil && !wanted[sectionKey(s.SystemName)] && !slices.Contains(want.Prune, s.SystemName) &&
-			recs[sectionKey(s.SystemName)].Created {
-			if slices.Contains(pl.forget, sectionKey(s.SystemName)) {
-				// What status records as made under this name is gone (forgotten above): this section is
-				// another, found by its name. record forgets that record, so that the plan made after it
-				// does not delete this section (makePlan from what record left).
-				pl.replan = true
-			}
-			del(&sections, sectionKey(s.SystemName), remoteItem{kindSection, id})
-		}
+		// A section under a pruned one goes only when apimsync made it, and that is known by the id
+		// status.items records, never by its name: the tenant's own are built-ins porta refuses to
+		// delete (the API does not tell them apart), and a section a person made with the name of one
+		// apimsync made and is gone is the person's. Those apimsync made are deleted above, with what
+		// else it made that the spec no longer lists.
 		for _, t := range snap.Templates {
 			if t.Type == tsclient.TemplatePage && t.SectionID == id && !wanted[pageKey(t.Path)] {
 				del(&templates, pageKey(t.Path), remoteItem{kindTemplate, t.ID})

@@ -81,20 +81,19 @@ func TestItemKeys(t *testing.T) {
 }
 
 // TestPlanIsRecordedAsMade checks what carrying out Compare's plan in Update rests on: the plan made
-// again from the status Compare recorded (as Update made it before it took Compare's) is the same, but
-// when the plan says otherwise (replan).
+// again from the status Compare recorded (as Update made it before it took Compare's) is the same.
 func TestPlanIsRecordedAsMade(t *testing.T) {
 	const a, b = "<p>a</p>", "<p>b</p>"
 	made := func(key itemKey, id int64) v1alpha1.PortalItemStatus {
 		return v1alpha1.PortalItemStatus{Key: key.String(), ID: id, Created: true, Hash: hashOf([]byte(a))}
 	}
 	for _, tc := range []struct {
-		name   string
-		p      *v1alpha1.DeveloperPortal
-		want   Desired
-		snap   *Snapshot
-		steps  []string // the steps' explanations
-		replan bool
+		name  string
+		p     *v1alpha1.DeveloperPortal
+		want  Desired
+		snap  *Snapshot
+		steps []string // the steps' explanations
+		items []string // when set, status.items after record, as "key id created"
 	}{{
 		name:  "a tenant's page and layout taken over, a page made",
 		p:     portal(),
@@ -117,25 +116,25 @@ func TestPlanIsRecordedAsMade(t *testing.T) {
 		snap:  tenant(nil, remotePage(11, "/b", "", a, 0)),
 		steps: []string{"--- 3scale/page:/b\n+++ spec/page:/b\n@@ -1 +1 @@\n-<p>a</p>\n+<p>b</p>\n"},
 	}, {
-		// Record keeps the key's stale id and forgets the other record: the plan made from what it
-		// left no longer finds the page.
-		name:   "a page found moved for a key recorded with the id of a page gone",
-		p:      portal(made(pageKey("/a"), 11), made(pageKey("/b"), 12)),
-		want:   Desired{Publish: v1alpha1.PortalPublishAlways, Templates: []Template{wantPage("/b", "about", "", a)}},
-		snap:   tenant(nil, remotePage(11, "/a", "about", a, 0)),
-		steps:  []string{"~ page:/b (attributes)"},
-		replan: true,
+		// The moved page's record (its id, made by apimsync) goes to the key, over the stale one: the
+		// plan made from what record left finds the page at the key's recorded id, and moves it.
+		name:  "a page found moved for a key recorded with the id of a page gone",
+		p:     portal(made(pageKey("/a"), 11), made(pageKey("/b"), 12)),
+		want:  Desired{Publish: v1alpha1.PortalPublishAlways, Templates: []Template{wantPage("/b", "about", "", a)}},
+		snap:  tenant(nil, remotePage(11, "/a", "about", a, 0)),
+		steps: []string{"~ page:/b (attributes)"},
+		items: []string{"page:/b 11 true"},
 	}, {
-		// The record of the section made is forgotten (it is gone): the plan made after it does not
-		// take the section of that name for apimsync's.
+		// The section of that name is not the one apimsync made (its id is not the recorded one): it
+		// stays, and the record of the one gone is forgotten.
 		name: "a section of the name of one made and gone, in a pruned section",
 		p:    portal(made(sectionKey("docs"), 20)),
 		want: Desired{Publish: v1alpha1.PortalPublishAlways, Prune: []string{"company"},
 			Sections: []Section{{SystemName: "company", Title: "Company", Parent: tsclient.RootSection, Public: true}}},
 		snap: tenant([]tsclient.CMSSection{{ID: 30, SystemName: "company", Title: "Company", ParentID: 1, Public: true},
 			{ID: 31, SystemName: "docs", Title: "Docs", ParentID: 30, Public: true}}),
-		steps:  []string{"- section:docs (deleted: not in the spec, and made by apimsync or in a pruned section)"},
-		replan: true,
+		steps: []string{},
+		items: []string{"section:company 30 false"},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			pl, err := makePlan(tc.p, tc.want, tc.snap)
@@ -145,18 +144,23 @@ func TestPlanIsRecordedAsMade(t *testing.T) {
 			if got := explainAll(pl, tc.want); !reflect.DeepEqual(got, tc.steps) {
 				t.Errorf("steps %q, want %q", got, tc.steps)
 			}
-			if pl.replan != tc.replan {
-				t.Errorf("replan %v, want %v", pl.replan, tc.replan)
-			}
 			record(tc.p, tc.want, tc.snap, pl)
+			if tc.items != nil {
+				items := []string{}
+				for _, it := range tc.p.Status.Items {
+					items = append(items, fmt.Sprint(it.Key, " ", it.ID, " ", it.Created))
+				}
+				if !reflect.DeepEqual(items, tc.items) {
+					t.Errorf("status.items %q, want %q", items, tc.items)
+				}
+			}
 			again, err := makePlan(tc.p, tc.want, tc.snap)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if same := reflect.DeepEqual(again.steps, pl.steps) && reflect.DeepEqual(again.states, pl.states) &&
-				reflect.DeepEqual(again.leaving, pl.leaving); same == tc.replan {
-				t.Errorf("the plan made again from what record left is the same: %v (replan %v): %q, then %q", same, pl.replan,
-					explainAll(pl, tc.want), explainAll(again, tc.want))
+			if !reflect.DeepEqual(again.steps, pl.steps) || !reflect.DeepEqual(again.states, pl.states) ||
+				!reflect.DeepEqual(again.leaving, pl.leaving) {
+				t.Errorf("the plan made again from what record left is another: %q, then %q", explainAll(pl, tc.want), explainAll(again, tc.want))
 			}
 		})
 	}

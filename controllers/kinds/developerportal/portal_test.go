@@ -978,3 +978,160 @@ func TestAdoptedPageMoves(t *testing.T) {
 		}
 	}
 }
+
+// refusedCalls counts a tenant's calls 3scale refused (4xx), reads and writes.
+func refusedCalls(ns string) int {
+	n := 0
+	for _, c := range harness.Sim.Stats().Calls {
+		if c.Tenant == ns && c.Code >= 400 && c.Code < 500 {
+			n += c.Count
+		}
+	}
+	return n
+}
+
+// TestPageMovedToAKeyRecordedStale: the spec moves a page apimsync made (/a, system name "about") to the
+// path of another page it made (/b) that a person deleted in the admin portal: /b's record holds the id
+// of a page that is gone. The page is moved in place in one sync, no page is made beside it (porta
+// would refuse its system name as taken, at every sync), and it is recorded under /b as apimsync's.
+func TestPageMovedToAKeyRecordedStale(t *testing.T) {
+	ns, ctx := harness.NewNamespace(t), context.Background()
+	harness.Create(t, harness.DefaultSecret(ns))
+	content := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "portal-pages"},
+		Data: map[string]string{"a.html": "<h1>About</h1>", "b.html": "<h1>Bee</h1>"}}
+	ref := func(key string) v1alpha1.PortalContentRef {
+		return v1alpha1.PortalContentRef{ConfigMap: "portal-pages", Key: key}
+	}
+	portal := &v1alpha1.DeveloperPortal{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "portal"},
+		Spec: v1alpha1.DeveloperPortalSpec{Publish: v1alpha1.PortalPublishAlways, Pages: []v1alpha1.PortalPage{
+			{Path: "/a", Title: "About", SystemName: "about", Content: ref("a.html")},
+			{Path: "/b", Title: "Bee", SystemName: "bee", Content: ref("b.html")},
+		}}}
+	harness.Create(t, content, portal)
+	harness.WaitState(t, v1alpha1.ConditionSynced, portal)
+	a, b := cmsTemplate(t, ns, tsclient.TemplatePage, "/a"), cmsTemplate(t, ns, tsclient.TemplatePage, "/b")
+	if err := harness.ByHand(t, ns).DeleteCMSTemplate(ctx, b["id"].(int64)); err != nil {
+		t.Fatal(err)
+	}
+
+	refused, from := refusedCalls(ns), len(harness.Sim.Writes(ns))
+	harness.Update(t, portal, func() {
+		portal.Spec.Pages = []v1alpha1.PortalPage{{Path: "/b", Title: "About", SystemName: "about", Content: ref("a.html")}}
+		portal.SetAnnotations(map[string]string{v1alpha1.SyncNowAnnotation: "moved"}) // read the tenant as it is
+	})
+	harness.Eventually(t, harness.WaitTimeout, func() string {
+		if len(harness.RefusedWrites(ns, from)) > 0 {
+			return "" // refused: fails below, without waiting for a sync that does not come
+		}
+		if state, reason, msg := harness.SyncState(t, portal); state != v1alpha1.ConditionSynced || portal.Status.ObservedGeneration != portal.Generation {
+			return fmt.Sprintf("portal is %s (%s: %s)", state, reason, msg)
+		}
+		return ""
+	})
+	if w := harness.RefusedWrites(ns, from); len(w) > 0 || refusedCalls(ns) != refused {
+		t.Fatalf("3scale refused %d calls, writes %v; want none", refusedCalls(ns)-refused, w)
+	}
+	moved := cmsTemplate(t, ns, tsclient.TemplatePage, "/b")
+	if moved == nil || moved["id"] != a["id"] || cmsTemplate(t, ns, tsclient.TemplatePage, "/a") != nil {
+		t.Errorf("page at /b %v, want page %v moved there and none at /a; writes %v", moved, a["id"], harness.LastWrites(ns, 4))
+	}
+	made := false
+	for _, it := range portal.Status.Items {
+		made = made || (it.Key == "page:/b" && it.ID == a["id"] && it.Created)
+		if it.Key == "page:/a" {
+			t.Errorf("status still records the old path: %+v", it)
+		}
+	}
+	if !made {
+		t.Errorf("status.items %+v, want page:/b recorded with id %v, made by apimsync", portal.Status.Items, a["id"])
+	}
+
+	// Settled: a drift check writes nothing, and nothing is refused.
+	before := harness.WritesTo(ns)
+	harness.SyncNow(t, portal, "again")
+	if n := harness.WritesTo(ns) - before; n != 0 || refusedCalls(ns) != refused {
+		t.Errorf("a drift check after the move: %d writes (%v), %d refused; want none", n, harness.LastWrites(ns, n), refusedCalls(ns)-refused)
+	}
+	// Still apimsync's: dropped from the spec, it is deleted.
+	harness.Update(t, portal, func() { portal.Spec.Pages = nil })
+	harness.Eventually(t, harness.WaitTimeout, func() string {
+		if cmsTemplate(t, ns, tsclient.TemplatePage, "/b") != nil {
+			return "the page apimsync made, dropped from the spec, is still there"
+		}
+		return ""
+	})
+}
+
+// TestPrunedSectionKeepsAPersonsSectionOfAGoneOnesName: a section apimsync made (docs, in company) is
+// deleted in the admin portal and a person makes another of the same name there; the spec then drops
+// docs and prunes company. status.items still records docs as made by apimsync, with the id of the one
+// gone: the person's section is not apimsync's, and stays. diff says so (no write), and the sync writes
+// nothing, refuses nothing and settles.
+func TestPrunedSectionKeepsAPersonsSectionOfAGoneOnesName(t *testing.T) {
+	ns, ctx := harness.NewNamespace(t), context.Background()
+	harness.Create(t, harness.DefaultSecret(ns))
+	portal := &v1alpha1.DeveloperPortal{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "portal"},
+		Spec: v1alpha1.DeveloperPortalSpec{Publish: v1alpha1.PortalPublishAlways, Sections: []v1alpha1.PortalSection{
+			{SystemName: "company", Title: "Company", PartialPath: "/company"},
+			{SystemName: "docs", Title: "Docs", Parent: "company", PartialPath: "/company/docs"},
+		}}}
+	harness.Create(t, portal)
+	harness.WaitState(t, v1alpha1.ConditionSynced, portal)
+	sections := map[string]int64{}
+	for _, s := range harness.Sim.Objects(ns, simulator.KindCMSSections) {
+		sections[fmt.Sprint(s["system_name"])] = s["id"].(int64)
+	}
+	c := harness.ByHand(t, ns)
+	if err := c.DeleteCMSSection(ctx, sections["docs"]); err != nil {
+		t.Fatal(err)
+	}
+	persons, err := c.CreateCMSSection(ctx, tsclient.CMSSectionParams{Title: ptr.To("Docs"), SystemName: ptr.To("docs"),
+		PartialPath: ptr.To("/company/docs"), Public: ptr.To(true), ParentID: sections["company"]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	personsSection := func() bool {
+		for _, s := range harness.Sim.Objects(ns, simulator.KindCMSSections) {
+			if s["id"] == persons.ID {
+				return true
+			}
+		}
+		return false
+	}
+
+	edit := func(p *v1alpha1.DeveloperPortal) {
+		p.Spec.Sections, p.Spec.Prune = p.Spec.Sections[:1], []string{"company"}
+	}
+	edited := portal.DeepCopy()
+	edit(edited)
+	if n, changes, plans := harness.PlannedWrites(t, ns, harness.AsFiles(ns, edited)); n != 0 || changes {
+		t.Errorf("diff: %d writes, changes %v (%+v); want none: the section of that name is the person's", n, changes,
+			harness.PlanOf(t, plans, "DeveloperPortal", portal.Name))
+	}
+
+	refused, from := refusedCalls(ns), len(harness.Sim.Writes(ns))
+	harness.Update(t, portal, func() {
+		edit(portal)
+		portal.SetAnnotations(map[string]string{v1alpha1.SyncNowAnnotation: "pruned"}) // read the tenant as it is
+	})
+	harness.WaitState(t, v1alpha1.ConditionSynced, portal)
+	if w := harness.Sim.Writes(ns)[from:]; len(w) != 0 || refusedCalls(ns) != refused || !personsSection() {
+		t.Errorf("sync of the pruned spec: writes %v, %d refused, the person's section there: %v; want no write, none refused, the section kept",
+			w, refusedCalls(ns)-refused, personsSection())
+	}
+	for _, it := range portal.Status.Items {
+		if it.Key == "section:docs" {
+			t.Errorf("status still records the section gone: %+v", it)
+		}
+	}
+	before := harness.WritesTo(ns)
+	harness.SyncNow(t, portal, "again")
+	if n := harness.WritesTo(ns) - before; n != 0 || refusedCalls(ns) != refused || !personsSection() {
+		t.Errorf("a drift check after: %d writes (%v), %d refused; want none, the person's section kept", n, harness.LastWrites(ns, n), refusedCalls(ns)-refused)
+	}
+	for _, ev := range harness.EventsOf(t, portal) {
+		if strings.Contains(ev, v1alpha1.ReasonDriftRepaired) {
+			t.Errorf("event %q: nothing drifted", ev)
+		}
+	}
+}

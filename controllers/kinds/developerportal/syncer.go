@@ -241,7 +241,7 @@ func (s *Syncer) Update(ctx context.Context, p *v1alpha1.DeveloperPortal, sess *
 // plans keeps the plan Compare made of each portal for the Update of the same sync, so that the plan is
 // made once a sync: the engine calls Compare, then Update with the same session, object and desired
 // state and a copy of the same snapshot (engine.Reconciler.sync, Preview), and the plan Compare made
-// and recorded in status is what Update would make again from it (but for plan.replan). A plan is
+// and recorded in status is what Update would make again from it (TestPlanIsRecordedAsMade). A plan is
 // taken only by the sync it was made for, known by its session and object (each sync has its own) and
 // its snapshot (or a copy of it): any other Update plans afresh. It holds one plan a portal (by UID) at
 // most, the latest Compare's, until Update takes it or the portal goes. Portals are synced
@@ -261,9 +261,9 @@ type planned struct {
 }
 
 // keep keeps pl, made by Compare over snap in the sync of p with sess, for that sync's Update; a plan
-// with nothing to write (no Update follows) or to make again (replan) is not kept.
+// with nothing to write (no Update follows) is not kept.
 func (ps *plans) keep(p *v1alpha1.DeveloperPortal, sess *engine.Session, snap *Snapshot, pl *plan) {
-	if !pl.writes() || pl.replan {
+	if !pl.writes() {
 		ps.drop(p)
 		return
 	}
