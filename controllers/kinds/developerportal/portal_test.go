@@ -766,11 +766,22 @@ func TestDeveloperPortalMovedToAnotherTenant(t *testing.T) {
 	adminURL, token := harness.TenantOf(second)
 	secret := harness.DefaultSecret(ns)
 	harness.Update(t, secret, func() { secret.StringData = map[string]string{"adminURL": adminURL, "token": token} })
+	// The portal is Synced (at the same generation) from before the move too: wait until its status
+	// records the about page the second tenant has, so that what it says is about the second tenant.
 	harness.Eventually(t, harness.WaitTimeout, func() string {
-		if cmsTemplate(t, second, tsclient.TemplatePage, "/company/about") == nil {
+		about := cmsTemplate(t, second, tsclient.TemplatePage, "/company/about")
+		if about == nil {
 			return "the about page is not on the second tenant"
 		}
-		return ""
+		if err := harness.K8s.Get(ctx, client.ObjectKeyFromObject(portal), portal); err != nil {
+			return err.Error()
+		}
+		for _, it := range portal.Status.Items {
+			if it.Key == "page:/company/about" && it.ID == about["id"].(int64) {
+				return ""
+			}
+		}
+		return fmt.Sprintf("the status does not record the second tenant's about page (%v) yet: %v", about["id"], portal.Status.Items)
 	})
 	harness.WaitState(t, v1alpha1.ConditionSynced, portal)
 	checkPrecious := func(when string) {
