@@ -123,3 +123,30 @@ func TestASecondDefaultAccountPlanIsInvalid(t *testing.T) {
 		t.Errorf("Resellers in 3scale: %v, want the default", p)
 	}
 }
+
+// TestLostAccountPlanCreateAnswers: the answers to an account plan's create and to its default are lost
+// (porta made both); the plan is settled from 3scale's state, by its name: one plan, made the default,
+// no duplicate.
+func TestLostAccountPlanCreateAnswers(t *testing.T) {
+	ns := harness.NewNamespace(t)
+	harness.Sim.ScriptFault(simulator.ScriptedFault{Tenant: ns, Method: "POST", Template: "/admin/api/account_plans.json", Count: 1, Lose: true})
+	harness.Sim.ScriptFault(simulator.ScriptedFault{Tenant: ns, Method: "PUT", Template: "/admin/api/account_plans/{id}/default.json", Count: 1, Lose: true})
+	partners := accountPlan(ns, "partners", "Partners", true, true)
+	harness.Create(t, harness.DefaultSecret(ns), partners)
+	harness.WaitState(t, v1alpha1.ConditionSynced, partners)
+	if harness.LostAnswers(ns) != 2 {
+		t.Fatalf("%d answers lost, want 2: the test did not exercise recovery", harness.LostAnswers(ns))
+	}
+	n := 0
+	for _, p := range harness.Sim.Objects(ns, simulator.KindAccountPlans) {
+		if p["name"] == "Partners" {
+			n++
+			if p["default"] != true || p["id"] != partners.Status.AccountPlanID {
+				t.Errorf("the Partners plan %v, want the default, id %d", p, partners.Status.AccountPlanID)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d Partners plans in 3scale, want 1", n)
+	}
+}

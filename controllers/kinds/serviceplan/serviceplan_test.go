@@ -116,3 +116,28 @@ func TestServicePlans(t *testing.T) {
 		t.Errorf("%d service plans deleted by their own call, want 1 (Silver's; the others went with their product): %v", done, harness.RemoteDeletions(ns, 0))
 	}
 }
+
+// TestLostServicePlanCreateAnswer: the answer to a service plan's create is lost (porta made it); the plan
+// is settled from 3scale's state, by its name: one plan, no duplicate.
+func TestLostServicePlanCreateAnswer(t *testing.T) {
+	ns := harness.NewNamespace(t)
+	backend, product := harness.PetsBackend(ns), harness.PetstoreProduct(ns, "pets")
+	harness.Create(t, harness.DefaultSecret(ns), backend, product)
+	harness.WaitState(t, v1alpha1.ConditionSynced, backend, product)
+	harness.Sim.ScriptFault(simulator.ScriptedFault{Tenant: ns, Method: "POST", Template: "/admin/api/services/{service_id}/service_plans.json", Count: 1, Lose: true})
+	gold := servicePlan(ns, "gold", "Gold", true, false)
+	harness.Create(t, gold)
+	harness.WaitState(t, v1alpha1.ConditionSynced, gold)
+	if harness.LostAnswers(ns) != 1 {
+		t.Fatalf("%d answers lost, want 1: the test did not exercise recovery", harness.LostAnswers(ns))
+	}
+	n := 0
+	for _, p := range harness.Sim.Objects(ns, simulator.KindServicePlans) {
+		if p["name"] == "Gold" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d Gold plans in 3scale, want 1", n)
+	}
+}
