@@ -160,3 +160,13 @@ func ConnectVia(ctx context.Context, accounts *ProviderAccounts, reader client.R
 	}
 	return accounts.Connect(ctx, obj.GetNamespace(), secretOf())
 }
+
+// ScopeOf is the remote id of the object named name in namespace, read into into, as an owner key's
+// scope ("0" when it is not there or holds none yet): a claimant's scope read from its references before
+// it synced (a plan's Product, an application's account).
+func ScopeOf(ctx context.Context, reader client.Reader, namespace, name string, into engine.Object) string {
+	if err := reader.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, into); err != nil {
+		return "0"
+	}
+	return Itoa64(into.GetRemoteID())
+}

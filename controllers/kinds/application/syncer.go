@@ -396,11 +396,7 @@ func Scope(a *v1alpha1.Application) string { return kit.Itoa64(a.Status.AccountI
 // ClaimScope is Scope read from the Application's DeveloperAccount, before it synced ("0" when it is not
 // there).
 func ClaimScope(ctx context.Context, reader client.Reader, a *v1alpha1.Application) string {
-	var d v1alpha1.DeveloperAccount
-	if err := reader.Get(ctx, client.ObjectKey{Namespace: a.Namespace, Name: a.Spec.AccountRef}, &d); err != nil {
-		return "0"
-	}
-	return kit.Itoa64(d.Status.AccountID)
+	return kit.ScopeOf(ctx, reader, a.Namespace, a.Spec.AccountRef, &v1alpha1.DeveloperAccount{})
 }
 
 // OfProduct maps a Product to the Applications on its plans.

@@ -544,11 +544,7 @@ func Scope(a *v1alpha1.ApplicationPlan) string { return kit.Itoa64(a.Status.Prod
 
 // ClaimScope is Scope read from the plan's Product, before the plan synced ("0" when it is not there).
 func ClaimScope(ctx context.Context, reader client.Reader, a *v1alpha1.ApplicationPlan) string {
-	var p v1alpha1.Product
-	if err := reader.Get(ctx, client.ObjectKey{Namespace: a.Namespace, Name: a.Spec.ProductRef}, &p); err != nil {
-		return "0"
-	}
-	return kit.Itoa64(p.Status.ProductID)
+	return kit.ScopeOf(ctx, reader, a.Namespace, a.Spec.ProductRef, &v1alpha1.Product{})
 }
 
 // BackendRefs lists the Backends a plan's limits and pricing rules name.

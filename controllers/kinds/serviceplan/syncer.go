@@ -209,11 +209,7 @@ func Scope(p *v1alpha1.ServicePlan) string { return kit.Itoa64(p.Status.ProductI
 
 // ClaimScope is Scope read from the plan's Product, before the plan synced ("0" when it is not there).
 func ClaimScope(ctx context.Context, reader client.Reader, p *v1alpha1.ServicePlan) string {
-	var product v1alpha1.Product
-	if err := reader.Get(ctx, client.ObjectKey{Namespace: p.Namespace, Name: p.Spec.ProductRef}, &product); err != nil {
-		return "0"
-	}
-	return kit.Itoa64(product.Status.ProductID)
+	return kit.ScopeOf(ctx, reader, p.Namespace, p.Spec.ProductRef, &v1alpha1.Product{})
 }
 
 // DefaultRivals maps a changed ServicePlan to the other plans of its Product that say default.
