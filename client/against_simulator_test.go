@@ -315,11 +315,11 @@ func TestClientFlowAgainstSimulator(t *testing.T) {
 	checkSame(t, "created feature", &Feature{ID: gold.ID, Name: "Gold", SystemName: "gold", Description: "24/7", Scope: "application_plan", Visible: true}, gold)
 	gold = outcome(c.UpdateProductFeature(ctx, p.ID, gold.ID, FeatureParams{Name: "Gold support", SystemName: "gold"})).must(t, "update feature")
 	checkSame(t, "features", []Feature{*gold}, outcome(c.ListProductFeatures(ctx, p.ID)).must(t, "list features"))
-	mustDo(t, "enable feature", c.EnablePlanFeature(ctx, plan.ID, gold.ID))
-	mustDo(t, "enable feature again", c.EnablePlanFeature(ctx, plan.ID, gold.ID))
-	checkSame(t, "plan features", []Feature{*gold}, outcome(c.ListPlanFeatures(ctx, plan.ID)).must(t, "list plan features"))
-	mustDo(t, "disable feature", c.DisablePlanFeature(ctx, plan.ID, gold.ID))
-	if err := c.DisablePlanFeature(ctx, plan.ID, gold.ID); !IsNotFound(err) {
+	mustDo(t, "enable feature", c.EnablePlanFeature(ctx, ApplicationPlans, plan.ID, gold.ID))
+	mustDo(t, "enable feature again", c.EnablePlanFeature(ctx, ApplicationPlans, plan.ID, gold.ID))
+	checkSame(t, "plan features", []Feature{*gold}, outcome(c.ListPlanFeatures(ctx, ApplicationPlans, plan.ID)).must(t, "list plan features"))
+	mustDo(t, "disable feature", c.DisablePlanFeature(ctx, ApplicationPlans, plan.ID, gold.ID))
+	if err := c.DisablePlanFeature(ctx, ApplicationPlans, plan.ID, gold.ID); !IsNotFound(err) {
 		t.Errorf("disabling a feature not enabled: %v, want not found", err)
 	}
 	mustDo(t, "delete feature", c.DeleteProductFeature(ctx, p.ID, gold.ID))
@@ -381,6 +381,18 @@ func TestClientFlowAgainstSimulator(t *testing.T) {
 		t.Errorf("the account moved to plan %d, want %d", on.ID, partners.ID)
 	}
 	checkSame(t, "the account's plan", partners.ID, outcome(c.AccountPlanOf(ctx, acc.ID)).must(t, "read the account's plan").ID)
+	// Account features: the tenant's, enabled on an account plan; a feature of a product's cannot be.
+	listed := outcome(c.CreateAccountFeature(ctx, FeatureParams{Name: "Listed", SystemName: "listed"})).must(t, "create account feature")
+	checkSame(t, "account feature", &Feature{ID: listed.ID, Name: "Listed", SystemName: "listed", Scope: "account_plan", Visible: true}, listed)
+	listed = outcome(c.UpdateAccountFeature(ctx, listed.ID, FeatureParams{Name: "Listed", SystemName: "listed", Description: "In the directory"})).must(t, "update account feature")
+	checkSame(t, "account features", []Feature{*listed}, outcome(c.ListAccountFeatures(ctx)).must(t, "list account features"))
+	mustDo(t, "enable account feature", c.EnablePlanFeature(ctx, AccountPlans, partners.ID, listed.ID))
+	checkSame(t, "account plan features", []Feature{*listed}, outcome(c.ListPlanFeatures(ctx, AccountPlans, partners.ID)).must(t, "list account plan features"))
+	if err := c.EnablePlanFeature(ctx, AccountPlans, partners.ID, gold.ID); !IsNotFound(err) {
+		t.Errorf("enabling a product's feature on an account plan: %v, want not found (another issuer's)", err)
+	}
+	mustDo(t, "disable account feature", c.DisablePlanFeature(ctx, AccountPlans, partners.ID, listed.ID))
+	mustDo(t, "delete account feature", c.DeleteAccountFeature(ctx, listed.ID))
 	if err := c.DeleteAccountPlan(ctx, partners.ID); !IsInUse(err) {
 		t.Errorf("deleting an account plan an account is on: %v, want porta's 403", err)
 	}
@@ -399,6 +411,29 @@ func TestClientFlowAgainstSimulator(t *testing.T) {
 	if made := outcome(c.SetDefaultServicePlan(ctx, p.ID, goldPlan.ID)).must(t, "make the service plan default"); !made.Default {
 		t.Errorf("the default service plan says default %v", made.Default)
 	}
+	// Service plan features: the product's of scope ServicePlan only (features_plan.rb:23-29).
+	portal := outcome(c.CreateProductFeature(ctx, p.ID, FeatureParams{Name: "Portal", SystemName: "portal", Scope: FeatureScopeServicePlan})).must(t, "create service plan feature")
+	mustDo(t, "enable service plan feature", c.EnablePlanFeature(ctx, ServicePlans, goldPlan.ID, portal.ID))
+	checkSame(t, "service plan features", []Feature{*portal}, outcome(c.ListPlanFeatures(ctx, ServicePlans, goldPlan.ID)).must(t, "list service plan features"))
+	appScoped := outcome(c.CreateProductFeature(ctx, p.ID, FeatureParams{Name: "Apps", SystemName: "apps", Scope: FeatureScopeApplicationPlan})).must(t, "create application plan feature")
+	if err := c.EnablePlanFeature(ctx, ServicePlans, goldPlan.ID, appScoped.ID); !IsInvalid(err) {
+		t.Errorf("enabling an ApplicationPlan feature on a service plan: %v, want porta's 422", err)
+	}
+	mustDo(t, "disable service plan feature", c.DisablePlanFeature(ctx, ServicePlans, goldPlan.ID, portal.ID))
+	// Subscriptions: pending while the plan requires approval, approved, moved between the product's plans.
+	basic := outcome(c.CreateServicePlan(ctx, p.ID, ServicePlanParams{Name: "Basic", ApprovalRequired: ptrTo(true)})).must(t, "create a service plan that requires approval")
+	pending := outcome(c.Subscribe(ctx, acc.ID, basic.ID)).must(t, "subscribe to a plan that requires approval")
+	if pending.State != "pending" {
+		t.Errorf("a subscription to a plan that requires approval is %q, want pending", pending.State)
+	}
+	approved := outcome(c.ApproveSubscription(ctx, acc.ID, pending.ID)).must(t, "approve the subscription")
+	checkSame(t, "subscriptions", []ServiceSubscription{*approved}, outcome(c.ListSubscriptions(ctx, acc.ID)).must(t, "list subscriptions"))
+	mustDo(t, "change the subscription's plan", c.ChangeSubscriptionPlan(ctx, acc.ID, pending.ID, goldPlan.ID))
+	if subs := outcome(c.ListSubscriptions(ctx, acc.ID)).must(t, "list subscriptions"); len(subs) != 1 || subs[0].PlanID != goldPlan.ID {
+		t.Errorf("subscriptions after the plan change %+v, want one on plan %d", subs, goldPlan.ID)
+	}
+	mustDo(t, "unsubscribe", c.Unsubscribe(ctx, acc.ID, pending.ID))
+	mustDo(t, "delete the service plan that required approval", c.DeleteServicePlan(ctx, p.ID, basic.ID))
 	subscription := outcome(c.Subscribe(ctx, acc.ID, goldPlan.ID)).must(t, "subscribe")
 	if err := c.DeleteServicePlan(ctx, p.ID, goldPlan.ID); !IsInUse(err) {
 		t.Errorf("deleting a service plan an account subscribes to: %v, want porta's 403", err)

@@ -141,6 +141,9 @@ var clientCalls = map[string]func(ctx context.Context, c *Client) error{
 	"DeleteServicePlan":     func(ctx context.Context, c *Client) error { return c.DeleteServicePlan(ctx, 11, 72) },
 	"Subscribe":             func(ctx context.Context, c *Client) error { _, err := c.Subscribe(ctx, 11, 72); return err },
 	"Unsubscribe":           func(ctx context.Context, c *Client) error { return c.Unsubscribe(ctx, 11, 73) },
+	"ListSubscriptions": func(ctx context.Context, c *Client) error { _, err := c.ListSubscriptions(ctx, 11); return err },
+	"ChangeSubscriptionPlan": func(ctx context.Context, c *Client) error { return c.ChangeSubscriptionPlan(ctx, 11, 73, 74) },
+	"ApproveSubscription": func(ctx context.Context, c *Client) error { _, err := c.ApproveSubscription(ctx, 11, 73); return err },
 	"ListAccountPlans":      func(ctx context.Context, c *Client) error { _, err := c.ListAccountPlans(ctx); return err },
 	"GetAccountPlan":        func(ctx context.Context, c *Client) error { _, err := c.GetAccountPlan(ctx, 71); return err },
 	"CreateAccountPlan": func(ctx context.Context, c *Client) error {
@@ -177,9 +180,25 @@ var clientCalls = map[string]func(ctx context.Context, c *Client) error{
 		return err
 	},
 	"DeleteProductFeature": func(ctx context.Context, c *Client) error { return c.DeleteProductFeature(ctx, 11, 91) },
-	"ListPlanFeatures":     func(ctx context.Context, c *Client) error { _, err := c.ListPlanFeatures(ctx, 61); return err },
-	"EnablePlanFeature":    func(ctx context.Context, c *Client) error { return c.EnablePlanFeature(ctx, 61, 91) },
-	"DisablePlanFeature":   func(ctx context.Context, c *Client) error { return c.DisablePlanFeature(ctx, 61, 91) },
+	"ListPlanFeatures": func(ctx context.Context, c *Client) error {
+		return forEachPlanKind(func(k PlanKind) error { _, err := c.ListPlanFeatures(ctx, k, 61); return err })
+	},
+	"EnablePlanFeature": func(ctx context.Context, c *Client) error {
+		return forEachPlanKind(func(k PlanKind) error { return c.EnablePlanFeature(ctx, k, 61, 91) })
+	},
+	"DisablePlanFeature": func(ctx context.Context, c *Client) error {
+		return forEachPlanKind(func(k PlanKind) error { return c.DisablePlanFeature(ctx, k, 61, 91) })
+	},
+	"ListAccountFeatures": func(ctx context.Context, c *Client) error { _, err := c.ListAccountFeatures(ctx); return err },
+	"CreateAccountFeature": func(ctx context.Context, c *Client) error {
+		_, err := c.CreateAccountFeature(ctx, FeatureParams{Name: "Partner", SystemName: "partner", Description: "Listed"})
+		return err
+	},
+	"UpdateAccountFeature": func(ctx context.Context, c *Client) error {
+		_, err := c.UpdateAccountFeature(ctx, 91, FeatureParams{Name: "Partner", SystemName: "partner", Description: "Listed"})
+		return err
+	},
+	"DeleteAccountFeature": func(ctx context.Context, c *Client) error { return c.DeleteAccountFeature(ctx, 91) },
 	"ListPricingRules":     func(ctx context.Context, c *Client) error { _, err := c.ListPricingRules(ctx, 61); return err },
 	"CreatePricingRule": func(ctx context.Context, c *Client) error {
 		_, err := c.CreatePricingRule(ctx, 61, 31, PricingRuleParams{Min: 1, Max: 100, CostPerUnit: "0.05"})

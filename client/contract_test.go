@@ -1015,6 +1015,23 @@ func TestEveryCallContract(t *testing.T) {
 			want:       seenRequest{Method: "POST", Path: "/admin/api/accounts/81/service_subscriptions.json", Form: url.Values{"plan_id": {"72"}}},
 			wantResult: &ServiceSubscription{ID: 73, PlanID: 72, ServiceID: 42, State: "live"},
 		},
+		"ListSubscriptions": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.ListSubscriptions(ctx, 81) },
+			code: 200, body: `{"service_subscriptions":[{"service_subscription":{"id":73,"plan_id":72,"service_id":42,"state":"pending"}}]}`,
+			want:       seenRequest{Method: "GET", Path: "/admin/api/accounts/81/service_subscriptions.json"},
+			wantResult: []ServiceSubscription{{ID: 73, PlanID: 72, ServiceID: 42, State: "pending"}},
+		},
+		"ChangeSubscriptionPlan": {
+			call: func(ctx context.Context, c *Client) (any, error) { return nil, c.ChangeSubscriptionPlan(ctx, 81, 73, 74) },
+			code: 200, body: `{"service_plan":{"id":74,"name":"Gold","state":"published","approval_required":false,"default":false}}`,
+			want: seenRequest{Method: "PUT", Path: "/admin/api/accounts/81/service_subscriptions/73/change_plan.json", Form: url.Values{"plan_id": {"74"}}},
+		},
+		"ApproveSubscription": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.ApproveSubscription(ctx, 81, 73) },
+			code: 200, body: `{"service_subscription":{"id":73,"plan_id":72,"service_id":42,"state":"live"}}`,
+			want:       seenRequest{Method: "PUT", Path: "/admin/api/accounts/81/service_subscriptions/73/approve.json"},
+			wantResult: &ServiceSubscription{ID: 73, PlanID: 72, ServiceID: 42, State: "live"},
+		},
 		"Unsubscribe": {
 			call: func(ctx context.Context, c *Client) (any, error) { return nil, c.Unsubscribe(ctx, 81, 73) },
 			code: 200, body: portaDelete,
@@ -1130,25 +1147,70 @@ func TestEveryCallContract(t *testing.T) {
 			want: seenRequest{Method: "DELETE", Path: "/admin/api/services/42/features/91.json"},
 		},
 		"ListPlanFeatures": {
-			call: func(ctx context.Context, c *Client) (any, error) { return c.ListPlanFeatures(ctx, 61) },
+			call: func(ctx context.Context, c *Client) (any, error) { return c.ListPlanFeatures(ctx, ApplicationPlans, 61) },
 			code: 200, body: `{"features":[{"feature":` + portaFeature + `}]}`,
 			want:       seenRequest{Method: "GET", Path: "/admin/api/application_plans/61/features.json"},
 			wantResult: []Feature{*wantFeature},
 		},
 		"EnablePlanFeature": {
-			call: func(ctx context.Context, c *Client) (any, error) { return nil, c.EnablePlanFeature(ctx, 61, 91) },
+			call: func(ctx context.Context, c *Client) (any, error) { return nil, c.EnablePlanFeature(ctx, ApplicationPlans, 61, 91) },
 			code: 201, body: `{"feature":` + portaFeature + `}`,
 			want: seenRequest{Method: "POST", Path: "/admin/api/application_plans/61/features.json", Form: url.Values{"feature_id": {"91"}}},
 		},
 		"EnablePlanFeature: enabled already (409, no body) is success": {
-			call: func(ctx context.Context, c *Client) (any, error) { return nil, c.EnablePlanFeature(ctx, 61, 91) },
+			call: func(ctx context.Context, c *Client) (any, error) { return nil, c.EnablePlanFeature(ctx, ApplicationPlans, 61, 91) },
 			code: 409, body: ``,
 			want: seenRequest{Method: "POST", Path: "/admin/api/application_plans/61/features.json", Form: url.Values{"feature_id": {"91"}}},
 		},
 		"DisablePlanFeature": {
-			call: func(ctx context.Context, c *Client) (any, error) { return nil, c.DisablePlanFeature(ctx, 61, 91) },
+			call: func(ctx context.Context, c *Client) (any, error) { return nil, c.DisablePlanFeature(ctx, ApplicationPlans, 61, 91) },
 			code: 200, body: portaDelete,
 			want: seenRequest{Method: "DELETE", Path: "/admin/api/application_plans/61/features/91.json"},
+		},
+		"ListPlanFeatures: a service plan's": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.ListPlanFeatures(ctx, ServicePlans, 62) },
+			code: 200, body: `{"features":[{"feature":` + portaFeature + `}]}`,
+			want:       seenRequest{Method: "GET", Path: "/admin/api/service_plans/62/features.json"},
+			wantResult: []Feature{*wantFeature},
+		},
+		"EnablePlanFeature: an account plan's": {
+			call: func(ctx context.Context, c *Client) (any, error) { return nil, c.EnablePlanFeature(ctx, AccountPlans, 63, 92) },
+			code: 201, body: `{"feature":` + portaFeature + `}`,
+			want: seenRequest{Method: "POST", Path: "/admin/api/account_plans/63/features.json", Form: url.Values{"feature_id": {"92"}}},
+		},
+		"DisablePlanFeature: a service plan's": {
+			call: func(ctx context.Context, c *Client) (any, error) { return nil, c.DisablePlanFeature(ctx, ServicePlans, 62, 91) },
+			code: 200, body: portaDelete,
+			want: seenRequest{Method: "DELETE", Path: "/admin/api/service_plans/62/features/91.json"},
+		},
+		"ListAccountFeatures": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.ListAccountFeatures(ctx) },
+			code: 200, body: `{"features":[{"feature":` + portaFeature + `}]}`,
+			want:       seenRequest{Method: "GET", Path: "/admin/api/features.json"},
+			wantResult: []Feature{*wantFeature},
+		},
+		"CreateAccountFeature: no scope (porta sets AccountPlan)": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.CreateAccountFeature(ctx, FeatureParams{Name: "Gold support", SystemName: "gold", Description: "24/7", Scope: FeatureScopeServicePlan})
+			},
+			code: 201, body: `{"feature":` + portaFeature + `}`,
+			want: seenRequest{Method: "POST", Path: "/admin/api/features.json", Form: url.Values{"name": {"Gold support"},
+				"system_name": {"gold"}, "description": {"24/7"}}},
+			wantResult: wantFeature,
+		},
+		"UpdateAccountFeature": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.UpdateAccountFeature(ctx, 91, FeatureParams{Name: "Gold support", SystemName: "gold"})
+			},
+			code: 200, body: `{"feature":` + portaFeature + `}`,
+			want: seenRequest{Method: "PUT", Path: "/admin/api/features/91.json", Form: url.Values{"name": {"Gold support"},
+				"system_name": {"gold"}, "description": {""}}},
+			wantResult: wantFeature,
+		},
+		"DeleteAccountFeature": {
+			call: func(ctx context.Context, c *Client) (any, error) { return nil, c.DeleteAccountFeature(ctx, 91) },
+			code: 200, body: portaDelete,
+			want: seenRequest{Method: "DELETE", Path: "/admin/api/features/91.json"},
 		},
 		"ListPricingRules": {
 			call: func(ctx context.Context, c *Client) (any, error) { return c.ListPricingRules(ctx, 61) },

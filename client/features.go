@@ -70,18 +70,31 @@ func (c *Client) DeleteProductFeature(ctx context.Context, serviceID, id int64) 
 	return c.do(ctx, call{method: "DELETE", endpoint: "/admin/api/services/{service_id}/features/{id}.json", args: []any{serviceID, id}}, nil)
 }
 
-// ListPlanFeatures lists the features an application plan enables
-// (GET /admin/api/application_plans/{application_plan_id}/features.json).
-func (c *Client) ListPlanFeatures(ctx context.Context, planID int64) ([]Feature, error) {
-	return list[Feature](ctx, c, "/admin/api/application_plans/{application_plan_id}/features.json", false, planID)
+// PlanKind is a kind of plan that enables features: its features endpoints' prefix. An application
+// plan enables its product's features of scope ApplicationPlan, a service plan those of scope
+// ServicePlan, an account plan the tenant's account features (FeaturingsBaseController and its three
+// subclasses, app/controllers/admin/api/*_plan_features_controller.rb).
+type PlanKind struct{ prefix string }
+
+// The kinds of plans that enable features.
+var (
+	ApplicationPlans = PlanKind{"/admin/api/application_plans/{application_plan_id}"}
+	ServicePlans     = PlanKind{"/admin/api/service_plans/{service_plan_id}"}
+	AccountPlans     = PlanKind{"/admin/api/account_plans/{account_plan_id}"}
+)
+
+// ListPlanFeatures lists the features a plan of kind enables
+// (GET /admin/api/{kind}/{plan_id}/features.json).
+func (c *Client) ListPlanFeatures(ctx context.Context, kind PlanKind, planID int64) ([]Feature, error) {
+	return list[Feature](ctx, c, kind.prefix+"/features.json", false, planID)
 }
 
-// EnablePlanFeature enables one of its product's features on a plan
-// (POST /admin/api/application_plans/{application_plan_id}/features.json). porta answers 409 when the
-// plan enables it already (its (plan_id, feature_id) key): that is the state asked for, so it is
-// success here, and an enable whose answer was lost is sent again once.
-func (c *Client) EnablePlanFeature(ctx context.Context, planID, featureID int64) error {
-	enable := call{method: "POST", endpoint: "/admin/api/application_plans/{application_plan_id}/features.json",
+// EnablePlanFeature enables one of its issuer's features on a plan of kind
+// (POST /admin/api/{kind}/{plan_id}/features.json). porta answers 409 when the plan enables it already
+// (its (plan_id, feature_id) key): that is the state asked for, so it is success here, and an enable
+// whose answer was lost is sent again once.
+func (c *Client) EnablePlanFeature(ctx context.Context, kind PlanKind, planID, featureID int64) error {
+	enable := call{method: "POST", endpoint: kind.prefix + "/features.json",
 		args: []any{planID}, form: form{}.int("feature_id", featureID).values()}
 	err := c.do(ctx, enable, nil)
 	if answerLost(err) && c.dryRun == nil { // sent again: enabled by the first, it answers 409
@@ -94,9 +107,41 @@ func (c *Client) EnablePlanFeature(ctx context.Context, planID, featureID int64)
 	return err
 }
 
-// DisablePlanFeature stops a plan enabling a feature
-// (DELETE /admin/api/application_plans/{application_plan_id}/features/{id}.json); 404 when it does not.
-func (c *Client) DisablePlanFeature(ctx context.Context, planID, featureID int64) error {
-	return c.do(ctx, call{method: "DELETE", endpoint: "/admin/api/application_plans/{application_plan_id}/features/{id}.json",
+// DisablePlanFeature stops a plan of kind enabling a feature
+// (DELETE /admin/api/{kind}/{plan_id}/features/{id}.json); 404 when it does not.
+func (c *Client) DisablePlanFeature(ctx context.Context, kind PlanKind, planID, featureID int64) error {
+	return c.do(ctx, call{method: "DELETE", endpoint: kind.prefix + "/features/{id}.json",
 		args: []any{planID, featureID}}, nil)
+}
+
+// ListAccountFeatures lists the tenant's account features, those its account plans enable
+// (GET /admin/api/features.json): all of them; porta does not page them.
+func (c *Client) ListAccountFeatures(ctx context.Context) ([]Feature, error) {
+	return list[Feature](ctx, c, "/admin/api/features.json", false)
+}
+
+// CreateAccountFeature creates an account feature (POST /admin/api/features.json); porta sets its
+// scope to AccountPlan (AccountFeaturesController permits no scope). A lost answer is settled by its
+// system name, unique among the account's features.
+func (c *Client) CreateAccountFeature(ctx context.Context, p FeatureParams) (*Feature, error) {
+	p.Scope = ""
+	return settled(ctx, c, func() (*Feature, error) {
+		return one[Feature](ctx, c, call{method: "POST", endpoint: "/admin/api/features.json", form: p.form(false).values()})
+	}, func() (*Feature, error) {
+		fs, err := c.ListAccountFeatures(ctx)
+		return first(fs, err, func(f Feature) bool { return f.SystemName == p.SystemName })
+	})
+}
+
+// UpdateAccountFeature updates an account feature's name, system name and description
+// (PUT /admin/api/features/{id}.json).
+func (c *Client) UpdateAccountFeature(ctx context.Context, id int64, p FeatureParams) (*Feature, error) {
+	return one[Feature](ctx, c, call{method: "PUT", endpoint: "/admin/api/features/{id}.json",
+		args: []any{id}, form: p.form(false).values()})
+}
+
+// DeleteAccountFeature deletes an account feature (DELETE /admin/api/features/{id}.json); porta takes
+// it off every account plan that enabled it.
+func (c *Client) DeleteAccountFeature(ctx context.Context, id int64) error {
+	return c.do(ctx, call{method: "DELETE", endpoint: "/admin/api/features/{id}.json", args: []any{id}}, nil)
 }

@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -145,6 +146,9 @@ var everyCall = map[string]func(ctx context.Context, c *Client) error{
 	"DeleteServicePlan":     func(ctx context.Context, c *Client) error { return c.DeleteServicePlan(ctx, 11, 72) },
 	"Subscribe":             func(ctx context.Context, c *Client) error { _, err := c.Subscribe(ctx, 11, 72); return err },
 	"Unsubscribe":           func(ctx context.Context, c *Client) error { return c.Unsubscribe(ctx, 11, 73) },
+	"ListSubscriptions": func(ctx context.Context, c *Client) error { _, err := c.ListSubscriptions(ctx, 11); return err },
+	"ChangeSubscriptionPlan": func(ctx context.Context, c *Client) error { return c.ChangeSubscriptionPlan(ctx, 11, 73, 74) },
+	"ApproveSubscription": func(ctx context.Context, c *Client) error { _, err := c.ApproveSubscription(ctx, 11, 73); return err },
 	"ListAccountPlans":      func(ctx context.Context, c *Client) error { _, err := c.ListAccountPlans(ctx); return err },
 	"GetAccountPlan":        func(ctx context.Context, c *Client) error { _, err := c.GetAccountPlan(ctx, 7); return err },
 	"CreateAccountPlan": func(ctx context.Context, c *Client) error {
@@ -181,9 +185,25 @@ var everyCall = map[string]func(ctx context.Context, c *Client) error{
 		return err
 	},
 	"DeleteProductFeature": func(ctx context.Context, c *Client) error { return c.DeleteProductFeature(ctx, 1, 9) },
-	"ListPlanFeatures":     func(ctx context.Context, c *Client) error { _, err := c.ListPlanFeatures(ctx, 7); return err },
-	"EnablePlanFeature":    func(ctx context.Context, c *Client) error { return c.EnablePlanFeature(ctx, 7, 9) },
-	"DisablePlanFeature":   func(ctx context.Context, c *Client) error { return c.DisablePlanFeature(ctx, 7, 9) },
+	"ListPlanFeatures": func(ctx context.Context, c *Client) error {
+		return forEachPlanKind(func(k PlanKind) error { _, err := c.ListPlanFeatures(ctx, k, 7); return err })
+	},
+	"EnablePlanFeature": func(ctx context.Context, c *Client) error {
+		return forEachPlanKind(func(k PlanKind) error { return c.EnablePlanFeature(ctx, k, 7, 9) })
+	},
+	"DisablePlanFeature": func(ctx context.Context, c *Client) error {
+		return forEachPlanKind(func(k PlanKind) error { return c.DisablePlanFeature(ctx, k, 7, 9) })
+	},
+	"ListAccountFeatures": func(ctx context.Context, c *Client) error { _, err := c.ListAccountFeatures(ctx); return err },
+	"CreateAccountFeature": func(ctx context.Context, c *Client) error {
+		_, err := c.CreateAccountFeature(ctx, FeatureParams{Name: "Partner", SystemName: "partner", Description: "Listed"})
+		return err
+	},
+	"UpdateAccountFeature": func(ctx context.Context, c *Client) error {
+		_, err := c.UpdateAccountFeature(ctx, 9, FeatureParams{Name: "Partner", SystemName: "partner", Description: "Listed"})
+		return err
+	},
+	"DeleteAccountFeature": func(ctx context.Context, c *Client) error { return c.DeleteAccountFeature(ctx, 9) },
 	// The developer portal's content (the CMS).
 	"ListCMSSections": func(ctx context.Context, c *Client) error { _, err := c.ListCMSSections(ctx); return err },
 	"CreateCMSSection": func(ctx context.Context, c *Client) error {
@@ -481,6 +501,11 @@ func recordAll(t *testing.T) []sentRequest {
 }
 
 // TestEveryCallIsEnumerated keeps everyCall complete.
+// forEachPlanKind calls call for each kind of plan that enables features, and returns the first error.
+func forEachPlanKind(call func(PlanKind) error) error {
+	return errors.Join(call(ApplicationPlans), call(ServicePlans), call(AccountPlans))
+}
+
 func TestEveryCallIsEnumerated(t *testing.T) {
 	typ := reflect.TypeOf(&Client{})
 	for i := range typ.NumMethod() {

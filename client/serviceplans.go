@@ -100,3 +100,25 @@ func (c *Client) Subscribe(ctx context.Context, accountID, planID int64) (*Servi
 func (c *Client) Unsubscribe(ctx context.Context, accountID, id int64) error {
 	return c.do(ctx, call{method: "DELETE", endpoint: "/admin/api/accounts/{account_id}/service_subscriptions/{id}.json", args: []any{accountID, id}}, nil)
 }
+
+// ListSubscriptions lists an account's service subscriptions, one per product it subscribes to (GET
+// /admin/api/accounts/{account_id}/service_subscriptions.json); porta does not page them.
+func (c *Client) ListSubscriptions(ctx context.Context, accountID int64) ([]ServiceSubscription, error) {
+	return list[ServiceSubscription](ctx, c, "/admin/api/accounts/{account_id}/service_subscriptions.json", false, accountID)
+}
+
+// ChangeSubscriptionPlan moves a subscription to another service plan of its product (PUT
+// /admin/api/accounts/{account_id}/service_subscriptions/{id}/change_plan.json); porta refuses (422) a
+// plan of another product. porta answers with the plan, so the subscription is read back as changed.
+func (c *Client) ChangeSubscriptionPlan(ctx context.Context, accountID, id, planID int64) error {
+	return c.do(ctx, call{method: "PUT", endpoint: "/admin/api/accounts/{account_id}/service_subscriptions/{id}/change_plan.json",
+		args: []any{accountID, id}, form: form{}.int("plan_id", planID).values()}, nil)
+}
+
+// ApproveSubscription approves a pending subscription (PUT
+// /admin/api/accounts/{account_id}/service_subscriptions/{id}/approve.json); porta refuses (422) one
+// that is not pending.
+func (c *Client) ApproveSubscription(ctx context.Context, accountID, id int64) (*ServiceSubscription, error) {
+	return one[ServiceSubscription](ctx, c, call{method: "PUT", endpoint: "/admin/api/accounts/{account_id}/service_subscriptions/{id}/approve.json",
+		args: []any{accountID, id}})
+}

@@ -88,7 +88,7 @@ func handMadeTenant(t *testing.T, c *tsclient.Client) {
 	support, err := c.CreateProductFeature(ctx, shop.ID, tsclient.FeatureParams{Name: "Support", SystemName: "support", Description: "24/7",
 		Scope: tsclient.FeatureScopeApplicationPlan})
 	must(err)
-	must(c.EnablePlanFeature(ctx, gold.ID, support.ID))
+	must(c.EnablePlanFeature(ctx, tsclient.ApplicationPlans, gold.ID, support.ID))
 	_, err = c.CreateProductFeature(ctx, shop.ID, tsclient.FeatureParams{Name: "Portal", SystemName: "portal", Scope: tsclient.FeatureScopeServicePlan})
 	must(err)
 

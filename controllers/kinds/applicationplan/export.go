@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/kit"
 	"github.com/apimsync/apimsync/controllers/plugin"
 )
@@ -60,7 +61,7 @@ func export(ctx context.Context, x *plugin.Exporter, p plugin.ExportedProduct) e
 			spec.PricingRules = append(spec.PricingRules, v1alpha1.PricingRuleSpec{From: r.Min, To: r.Max, PricePerUnit: string(r.CostPerUnit), MetricMethodRef: ref})
 		}
 		if len(p.Features) > 0 { // a product with no feature has no plan enabling one
-			enabled, err := x.Client.ListPlanFeatures(ctx, plan.ID)
+			enabled, err := x.Client.ListPlanFeatures(ctx, tsclient.ApplicationPlans, plan.ID)
 			if err != nil {
 				return fmt.Errorf("cannot list the features of plan %q: %w", plan.SystemName, err)
 			}

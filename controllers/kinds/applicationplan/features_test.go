@@ -88,7 +88,7 @@ func TestPlanFeatures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.EnablePlanFeature(ctx, plan.Status.PlanID, manual.ID); err != nil {
+	if err := c.EnablePlanFeature(ctx, tsclient.ApplicationPlans, plan.Status.PlanID, manual.ID); err != nil {
 		t.Fatal(err)
 	}
 	harness.Update(t, product, func() { product.Spec.Features["gold"] = v1alpha1.FeatureSpec{Name: "Gold", Description: "24/7"} })

@@ -160,7 +160,7 @@ func (s *Syncer) resolve(ctx context.Context, a *v1alpha1.ApplicationPlan, sess 
 			return engine.Waiting(v1alpha1.ReasonMetricNotFound, "waiting for metric %q to be defined in Backend %q", ref.SystemName, ref.Backend)
 		}
 	}
-	if err := checkPlanFeatures(a, &p); err != nil {
+	if err := kit.CheckProductFeatures(a.Spec.Features, tsclient.FeatureScopeApplicationPlan, &p); err != nil {
 		return err
 	}
 	if err := kit.ReadyDependency(&p, productOfPlan); err != nil {
@@ -169,13 +169,13 @@ func (s *Syncer) resolve(ctx context.Context, a *v1alpha1.ApplicationPlan, sess 
 	if err := kit.OnTenant(&p, sess.Tenant, productOfPlan); err != nil {
 		return err
 	}
-	features, err := planFeatureIDs(a, &p)
+	features, err := kit.ProductFeatureIDs(a.Spec.Features, &p)
 	if err != nil {
 		return err
 	}
 	a.Status.ProductID = p.Status.ProductID
 	desired := &Desired{ProductID: p.Status.ProductID, Backends: map[string]int64{}, Lifecycle: p.Spec.EffectiveLifecycle(),
-		RecordedIDs: map[string]map[string]int64{"": p.Status.MetricIDs}, Features: features, ManagesFeatures: planFeaturesManaged(a)}
+		RecordedIDs: map[string]map[string]int64{"": p.Status.MetricIDs}, Features: features, ManagesFeatures: kit.FeaturesManaged(len(a.Spec.Features), a.Status.FeatureIDs)}
 	// Dependencies' metrics go into the hash, specs and remote ids (desired.DepsMetrics): a metric
 	// re-created with a new id there (a repair) means limits to re-create here.
 	deps := map[string]any{"": [2]any{p.Spec.Metrics, p.Spec.Methods}}
@@ -222,9 +222,10 @@ func hasMetric(metrics map[string]v1alpha1.MetricSpec, methods map[string]v1alph
 
 // Compare implements engine.TypedSyncer.
 func (s *Syncer) Compare(_ context.Context, a *v1alpha1.ApplicationPlan, _ *engine.Session, want Desired, snap *Snapshot) (bool, error) {
-	recordEnabledFeatures(a, want.Features, snap.Features)
+	featuring := featuringOf(a, want)
+	featuring.Record(snap.Features)
 	return planMatches(snap.Plan, a, want.Lifecycle) && slices.EqualFunc(sortedLimits(snap.Limits), sortedLimits(mustLimits(a, snap)), limitEqual) &&
-		pricingMatches(snap.PricingRules, a, snap) && enabledFeaturesMatch(a, want.Features, snap.Features), nil
+		pricingMatches(snap.PricingRules, a, snap) && featuring.Match(snap.Features), nil
 }
 
 // Serves implements engine.CacheChecker: a snapshot read before a metric it names was re-created is stale.
@@ -263,7 +264,7 @@ func (s *Syncer) readAll(ctx context.Context, sess *engine.Session, want Desired
 		return nil, err
 	}
 	if want.ManagesFeatures {
-		if snap.Features, err = readEnabledFeatures(ctx, c, remote.ID); err != nil {
+		if snap.Features, err = kit.ReadEnabledFeatures(ctx, c, tsclient.ApplicationPlans, remote.ID); err != nil {
 			return nil, err
 		}
 	}
@@ -508,8 +509,9 @@ func (s *Syncer) Update(ctx context.Context, a *v1alpha1.ApplicationPlan, sess *
 	if err := s.syncPricing(ctx, a, sess, snap); err != nil {
 		return nil, err
 	}
-	if !enabledFeaturesMatch(a, d.Features, snap.Features) {
-		if err := syncEnabledFeatures(ctx, c, a, d.Features, snap); err != nil {
+	if featuring := featuringOf(a, d); !featuring.Match(snap.Features) {
+		var err error
+		if snap.Features, err = featuring.Sync(ctx, c, snap.Plan.ID, snap.Features); err != nil {
 			return nil, err
 		}
 	}
@@ -616,4 +618,9 @@ func DefaultRivals(reader client.Reader) handler.MapFunc {
 			return ""
 		},
 		func(o client.Object) bool { p, ok := o.(*v1alpha1.ApplicationPlan); return ok && p.Spec.Default })
+}
+
+// featuringOf is what plan a enables of its Product's features.
+func featuringOf(a *v1alpha1.ApplicationPlan, d Desired) kit.Featuring {
+	return kit.Featuring{Kind: tsclient.ApplicationPlans, Want: d.Features, Recorded: &a.Status.FeatureIDs}
 }
