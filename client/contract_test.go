@@ -1022,7 +1022,9 @@ func TestEveryCallContract(t *testing.T) {
 			wantResult: []ServiceSubscription{{ID: 73, PlanID: 72, ServiceID: 42, State: "pending"}},
 		},
 		"ChangeSubscriptionPlan": {
-			call: func(ctx context.Context, c *Client) (any, error) { return nil, c.ChangeSubscriptionPlan(ctx, 81, 73, 74) },
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return nil, c.ChangeSubscriptionPlan(ctx, 81, 73, 74)
+			},
 			code: 200, body: `{"service_plan":{"id":74,"name":"Gold","state":"published","approval_required":false,"default":false}}`,
 			want: seenRequest{Method: "PUT", Path: "/admin/api/accounts/81/service_subscriptions/73/change_plan.json", Form: url.Values{"plan_id": {"74"}}},
 		},
@@ -1147,23 +1149,31 @@ func TestEveryCallContract(t *testing.T) {
 			want: seenRequest{Method: "DELETE", Path: "/admin/api/services/42/features/91.json"},
 		},
 		"ListPlanFeatures": {
-			call: func(ctx context.Context, c *Client) (any, error) { return c.ListPlanFeatures(ctx, ApplicationPlans, 61) },
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.ListPlanFeatures(ctx, ApplicationPlans, 61)
+			},
 			code: 200, body: `{"features":[{"feature":` + portaFeature + `}]}`,
 			want:       seenRequest{Method: "GET", Path: "/admin/api/application_plans/61/features.json"},
 			wantResult: []Feature{*wantFeature},
 		},
 		"EnablePlanFeature": {
-			call: func(ctx context.Context, c *Client) (any, error) { return nil, c.EnablePlanFeature(ctx, ApplicationPlans, 61, 91) },
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return nil, c.EnablePlanFeature(ctx, ApplicationPlans, 61, 91)
+			},
 			code: 201, body: `{"feature":` + portaFeature + `}`,
 			want: seenRequest{Method: "POST", Path: "/admin/api/application_plans/61/features.json", Form: url.Values{"feature_id": {"91"}}},
 		},
 		"EnablePlanFeature: enabled already (409, no body) is success": {
-			call: func(ctx context.Context, c *Client) (any, error) { return nil, c.EnablePlanFeature(ctx, ApplicationPlans, 61, 91) },
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return nil, c.EnablePlanFeature(ctx, ApplicationPlans, 61, 91)
+			},
 			code: 409, body: ``,
 			want: seenRequest{Method: "POST", Path: "/admin/api/application_plans/61/features.json", Form: url.Values{"feature_id": {"91"}}},
 		},
 		"DisablePlanFeature": {
-			call: func(ctx context.Context, c *Client) (any, error) { return nil, c.DisablePlanFeature(ctx, ApplicationPlans, 61, 91) },
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return nil, c.DisablePlanFeature(ctx, ApplicationPlans, 61, 91)
+			},
 			code: 200, body: portaDelete,
 			want: seenRequest{Method: "DELETE", Path: "/admin/api/application_plans/61/features/91.json"},
 		},
@@ -1174,12 +1184,16 @@ func TestEveryCallContract(t *testing.T) {
 			wantResult: []Feature{*wantFeature},
 		},
 		"EnablePlanFeature: an account plan's": {
-			call: func(ctx context.Context, c *Client) (any, error) { return nil, c.EnablePlanFeature(ctx, AccountPlans, 63, 92) },
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return nil, c.EnablePlanFeature(ctx, AccountPlans, 63, 92)
+			},
 			code: 201, body: `{"feature":` + portaFeature + `}`,
 			want: seenRequest{Method: "POST", Path: "/admin/api/account_plans/63/features.json", Form: url.Values{"feature_id": {"92"}}},
 		},
 		"DisablePlanFeature: a service plan's": {
-			call: func(ctx context.Context, c *Client) (any, error) { return nil, c.DisablePlanFeature(ctx, ServicePlans, 62, 91) },
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return nil, c.DisablePlanFeature(ctx, ServicePlans, 62, 91)
+			},
 			code: 200, body: portaDelete,
 			want: seenRequest{Method: "DELETE", Path: "/admin/api/service_plans/62/features/91.json"},
 		},

@@ -142,15 +142,15 @@ var everyCall = map[string]func(ctx context.Context, c *Client) error{
 		_, err := c.UpdateServicePlan(ctx, 11, 72, AccountPlanParams{Name: "Gold", SystemName: "gold", ApprovalRequired: ptrTo(true), StateEvent: "publish"})
 		return err
 	},
-	"SetDefaultServicePlan": func(ctx context.Context, c *Client) error { _, err := c.SetDefaultServicePlan(ctx, 11, 72); return err },
-	"DeleteServicePlan":     func(ctx context.Context, c *Client) error { return c.DeleteServicePlan(ctx, 11, 72) },
-	"Subscribe":             func(ctx context.Context, c *Client) error { _, err := c.Subscribe(ctx, 11, 72); return err },
-	"Unsubscribe":           func(ctx context.Context, c *Client) error { return c.Unsubscribe(ctx, 11, 73) },
-	"ListSubscriptions": func(ctx context.Context, c *Client) error { _, err := c.ListSubscriptions(ctx, 11); return err },
+	"SetDefaultServicePlan":  func(ctx context.Context, c *Client) error { _, err := c.SetDefaultServicePlan(ctx, 11, 72); return err },
+	"DeleteServicePlan":      func(ctx context.Context, c *Client) error { return c.DeleteServicePlan(ctx, 11, 72) },
+	"Subscribe":              func(ctx context.Context, c *Client) error { _, err := c.Subscribe(ctx, 11, 72); return err },
+	"Unsubscribe":            func(ctx context.Context, c *Client) error { return c.Unsubscribe(ctx, 11, 73) },
+	"ListSubscriptions":      func(ctx context.Context, c *Client) error { _, err := c.ListSubscriptions(ctx, 11); return err },
 	"ChangeSubscriptionPlan": func(ctx context.Context, c *Client) error { return c.ChangeSubscriptionPlan(ctx, 11, 73, 74) },
-	"ApproveSubscription": func(ctx context.Context, c *Client) error { _, err := c.ApproveSubscription(ctx, 11, 73); return err },
-	"ListAccountPlans":      func(ctx context.Context, c *Client) error { _, err := c.ListAccountPlans(ctx); return err },
-	"GetAccountPlan":        func(ctx context.Context, c *Client) error { _, err := c.GetAccountPlan(ctx, 7); return err },
+	"ApproveSubscription":    func(ctx context.Context, c *Client) error { _, err := c.ApproveSubscription(ctx, 11, 73); return err },
+	"ListAccountPlans":       func(ctx context.Context, c *Client) error { _, err := c.ListAccountPlans(ctx); return err },
+	"GetAccountPlan":         func(ctx context.Context, c *Client) error { _, err := c.GetAccountPlan(ctx, 7); return err },
 	"CreateAccountPlan": func(ctx context.Context, c *Client) error {
 		_, err := c.CreateAccountPlan(ctx, everyAccountPlanField())
 		return err
