@@ -434,6 +434,9 @@ func TestClientFlowAgainstSimulator(t *testing.T) {
 	}
 	mustDo(t, "unsubscribe", c.Unsubscribe(ctx, acc.ID, pending.ID))
 	mustDo(t, "delete the service plan that required approval", c.DeleteServicePlan(ctx, p.ID, basic.ID))
+	if all := outcome(c.ListAllServicePlans(ctx)).must(t, "list every product's service plans"); !slices.ContainsFunc(all, func(x ServicePlan) bool { return x.ID == goldPlan.ID && x.ServiceID == p.ID }) {
+		t.Errorf("every product's service plans %+v, want Gold of product %d among them", all, p.ID)
+	}
 	subscription := outcome(c.Subscribe(ctx, acc.ID, goldPlan.ID)).must(t, "subscribe")
 	if err := c.DeleteServicePlan(ctx, p.ID, goldPlan.ID); !IsInUse(err) {
 		t.Errorf("deleting a service plan an account subscribes to: %v, want porta's 403", err)

@@ -1015,6 +1015,13 @@ func TestEveryCallContract(t *testing.T) {
 			want:       seenRequest{Method: "POST", Path: "/admin/api/accounts/81/service_subscriptions.json", Form: url.Values{"plan_id": {"72"}}},
 			wantResult: &ServiceSubscription{ID: 73, PlanID: 72, ServiceID: 42, State: "live"},
 		},
+		"ListAllServicePlans: every product's, each with its product from the link": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.ListAllServicePlans(ctx) },
+			code: 200, body: `{"plans":[{"service_plan":{"id":74,"name":"Gold","state":"published","approval_required":false,"default":false,` +
+				`"links":[{"rel":"service","href":"https://t.example/admin/api/services/42"}]}}]}`,
+			want:       seenRequest{Method: "GET", Path: "/admin/api/service_plans.json"},
+			wantResult: []ServicePlan{{ID: 74, Name: "Gold", State: "published", ServiceID: 42}},
+		},
 		"ListSubscriptions": {
 			call: func(ctx context.Context, c *Client) (any, error) { return c.ListSubscriptions(ctx, 81) },
 			code: 200, body: `{"service_subscriptions":[{"service_subscription":{"id":73,"plan_id":72,"service_id":42,"state":"pending"}}]}`,

@@ -146,6 +146,7 @@ var everyCall = map[string]func(ctx context.Context, c *Client) error{
 	"DeleteServicePlan":      func(ctx context.Context, c *Client) error { return c.DeleteServicePlan(ctx, 11, 72) },
 	"Subscribe":              func(ctx context.Context, c *Client) error { _, err := c.Subscribe(ctx, 11, 72); return err },
 	"Unsubscribe":            func(ctx context.Context, c *Client) error { return c.Unsubscribe(ctx, 11, 73) },
+	"ListAllServicePlans":    func(ctx context.Context, c *Client) error { _, err := c.ListAllServicePlans(ctx); return err },
 	"ListSubscriptions":      func(ctx context.Context, c *Client) error { _, err := c.ListSubscriptions(ctx, 11); return err },
 	"ChangeSubscriptionPlan": func(ctx context.Context, c *Client) error { return c.ChangeSubscriptionPlan(ctx, 11, 73, 74) },
 	"ApproveSubscription":    func(ctx context.Context, c *Client) error { _, err := c.ApproveSubscription(ctx, 11, 73); return err },

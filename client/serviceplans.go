@@ -43,6 +43,12 @@ func (c *Client) ListServicePlans(ctx context.Context, serviceID int64) ([]Servi
 	return list[ServicePlan](ctx, c, "/admin/api/services/{service_id}/service_plans.json", false, serviceID)
 }
 
+// ListAllServicePlans lists the service plans of every product of the tenant (GET
+// /admin/api/service_plans.json): one call for a burst of ServicePlans looking for theirs.
+func (c *Client) ListAllServicePlans(ctx context.Context) ([]ServicePlan, error) {
+	return list[ServicePlan](ctx, c, "/admin/api/service_plans.json", false)
+}
+
 // GetServicePlan reads one service plan (GET /admin/api/services/{service_id}/service_plans/{id}.json).
 func (c *Client) GetServicePlan(ctx context.Context, serviceID, id int64) (*ServicePlan, error) {
 	return one[ServicePlan](ctx, c, call{method: "GET", endpoint: "/admin/api/services/{service_id}/service_plans/{id}.json", args: []any{serviceID, id}})

@@ -255,7 +255,7 @@ var kinds = []kindRow{
 		newObj:  func() *v1alpha1.ServicePlan { return &v1alpha1.ServicePlan{} },
 		newList: func() client.ObjectList { return &v1alpha1.ServicePlanList{} },
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.ServicePlan, serviceplan.Desired, *serviceplan.Snapshot] {
-			return &serviceplan.Syncer{Reader: d.Reader, Fates: fatesOf(d.Reader), Accounts: d.Accounts}
+			return &serviceplan.Syncer{Reader: d.Reader, Fates: fatesOf(d.Reader), Accounts: d.Accounts, Lists: d.Lists}
 		},
 		// A product has one default service plan: a plan refused as a second one waits for the first.
 		watches: func(reader client.Reader) []watch {
@@ -265,7 +265,7 @@ var kinds = []kindRow{
 		newObj:  func() *v1alpha1.AccountPlan { return &v1alpha1.AccountPlan{} },
 		newList: func() client.ObjectList { return &v1alpha1.AccountPlanList{} },
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.AccountPlan, accountplan.Desired, *accountplan.Snapshot] {
-			return &accountplan.Syncer{Reader: d.Reader, Accounts: d.Accounts}
+			return &accountplan.Syncer{Reader: d.Reader, Accounts: d.Accounts, Lists: d.Lists}
 		},
 		// A tenant has one default account plan: a plan refused as a second one waits for the first.
 		watches: func(reader client.Reader) []watch {

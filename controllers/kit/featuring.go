@@ -24,8 +24,8 @@ func CheckProductFeatures(names []string, scope string, p *v1alpha1.Product) err
 		case !found:
 			return engine.Invalid(v1alpha1.ReasonInvalidSpec, "feature %q is not one of Product %q's features (spec.features)", name, p.Name)
 		case FeatureScope(f) != scope:
-			return engine.Invalid(v1alpha1.ReasonInvalidSpec, "feature %q of Product %q has scope %s: a %s cannot enable it, only a %s",
-				name, p.Name, FeatureScope(f), scope, FeatureScope(f))
+			return engine.Invalid(v1alpha1.ReasonInvalidSpec, "feature %q of Product %q has scope %s: only plans of that kind can enable it, not this %s",
+				name, p.Name, FeatureScope(f), scope)
 		}
 	}
 	return nil

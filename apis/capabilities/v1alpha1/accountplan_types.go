@@ -32,7 +32,29 @@ type AccountPlanSpec struct {
 	// +optional
 	Default bool `json:"default,omitempty"`
 
+	// Features the plan enables: the tenant's account features (porta's features of scope AccountPlan),
+	// by system name, each declared with its name and description. A feature no account plan has yet is
+	// made; one that exists with this system name is taken and updated. Several AccountPlans of a tenant
+	// may declare one feature, alike (a different name or description is Invalid in the younger). A
+	// feature removed from here is disabled on the plan, and deleted in 3scale once no AccountPlan of the
+	// tenant declares it; features enabled by hand that apimsync never enabled are left alone.
+	// +kubebuilder:validation:MaxProperties=64
+	// +kubebuilder:validation:XValidation:rule="self.all(k, k.matches('^[A-Za-z0-9_][A-Za-z0-9_/-]+$') && size(k) <= 255)",message="feature system names are 2 to 255 letters, digits, '_', '-' or '/', not starting with '-' or '/'"
+	// +optional
+	Features map[string]AccountFeatureSpec `json:"features,omitempty"`
+
 	CommonSpec `json:",inline"`
+}
+
+// AccountFeatureSpec is one of the tenant's account features.
+type AccountFeatureSpec struct {
+	// Name is the feature's name in the developer portal.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=255
+	Name string `json:"name"`
+	// Description of the feature.
+	// +optional
+	Description string `json:"description,omitempty"`
 }
 
 // AccountPlanStatus is the observed state of an AccountPlan.
@@ -42,6 +64,11 @@ type AccountPlanStatus struct {
 	// AccountPlanID is the id of the account plan in 3scale.
 	// +optional
 	AccountPlanID int64 `json:"accountPlanID,omitempty"`
+
+	// FeatureIDs are the remote ids of the account features of spec.features apimsync enabled on the
+	// plan, by system name: one that leaves the spec is disabled (or deleted) only if it is here.
+	// +optional
+	FeatureIDs map[string]int64 `json:"featureIDs,omitempty"`
 }
 
 // AccountPlan is one of a tenant's account plans.

@@ -538,7 +538,7 @@ type FeatureSpec struct {
 	// +optional
 	Description string `json:"description,omitempty"`
 	// Scope is the kind of plan that may enable it: ApplicationPlan (the default) or ServicePlan (the
-	// product's service plans, which apimsync does not manage). 3scale cannot change a feature's scope:
+	// product's service plans: a ServicePlan's spec.features). 3scale cannot change a feature's scope:
 	// a change makes the feature again (it leaves the plans that enabled it).
 	// +kubebuilder:validation:Enum=ApplicationPlan;ServicePlan
 	// +kubebuilder:default=ApplicationPlan

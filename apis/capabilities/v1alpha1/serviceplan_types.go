@@ -40,6 +40,14 @@ type ServicePlanSpec struct {
 	// +optional
 	Default bool `json:"default,omitempty"`
 
+	// Features the plan enables, by system name: features of its Product's spec.features of scope
+	// ServicePlan (a feature of scope ApplicationPlan is Invalid here). A feature removed from here is
+	// disabled on the plan; features enabled by hand that apimsync never enabled are left alone.
+	// +kubebuilder:validation:MaxItems=64
+	// +listType=set
+	// +optional
+	Features []string `json:"features,omitempty"`
+
 	// DeletionPolicy says what happens to the 3scale plan when this resource is deleted: Delete (default)
 	// removes it, Retain leaves it. A plan always goes when its product is deleted from 3scale.
 	// +kubebuilder:default=Delete
@@ -64,6 +72,11 @@ type ServicePlanStatus struct {
 	// ProductID is the id of the plan's product in 3scale.
 	// +optional
 	ProductID int64 `json:"productID,omitempty"`
+
+	// FeatureIDs are the remote ids of the features of spec.features apimsync enabled on the plan, by
+	// system name: one that leaves the spec is disabled only if it is here.
+	// +optional
+	FeatureIDs map[string]int64 `json:"featureIDs,omitempty"`
 }
 
 // ServicePlan is one of a Product's service plans.

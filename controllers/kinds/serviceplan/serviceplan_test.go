@@ -2,6 +2,7 @@ package serviceplan_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -139,5 +140,82 @@ func TestLostServicePlanCreateAnswer(t *testing.T) {
 	}
 	if n != 1 {
 		t.Errorf("%d Gold plans in 3scale, want 1", n)
+	}
+}
+
+// enabledOn are the system names of the features 3scale enables on plan id.
+func enabledOn(ns string, id int64) []string {
+	names := map[int64]string{}
+	for _, f := range harness.Sim.Objects(ns, simulator.KindFeatures) {
+		names[f["id"].(int64)] = f["system_name"].(string)
+	}
+	var out []string
+	for _, e := range harness.Sim.Objects(ns, simulator.KindPlanFeatures) {
+		if e["plan_id"] == id {
+			out = append(out, names[e["feature_id"].(int64)])
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestServicePlanFeatures (issue 44): a ServicePlan enables its Product's ServicePlan-scoped features
+// (porta's service_plans/{id}/features); one enabled by hand stays, one left out of the spec is
+// disabled. A feature of another scope, or one the Product does not declare, is Invalid at once, naming
+// it, and nothing is written.
+func TestServicePlanFeatures(t *testing.T) {
+	ns := harness.NewNamespace(t)
+	backend, product := harness.PetsBackend(ns), harness.PetstoreProduct(ns, "pets")
+	product.Spec.Features = map[string]v1alpha1.FeatureSpec{
+		"portal":  {Name: "Portal", Scope: tsclient.FeatureScopeServicePlan},
+		"support": {Name: "Support", Scope: tsclient.FeatureScopeServicePlan},
+		"gold":    {Name: "Gold"},
+	}
+	gold := servicePlan(ns, "gold", "Gold", true, false)
+	gold.Spec.Features = []string{"portal", "support"}
+	harness.Create(t, harness.DefaultSecret(ns), backend, product, gold)
+	harness.WaitState(t, v1alpha1.ConditionSynced, backend, product, gold)
+	if got := enabledOn(ns, gold.Status.ServicePlanID); !slices.Equal(got, []string{"portal", "support"}) {
+		t.Fatalf("features enabled on the Gold plan %v, want portal and support", got)
+	}
+	if gold.Status.FeatureIDs["portal"] != product.Status.FeatureIDs["portal"] {
+		t.Errorf("recorded: plan %v, product %v", gold.Status.FeatureIDs, product.Status.FeatureIDs)
+	}
+
+	// Support leaves the spec: disabled. A feature enabled by hand is left as it is.
+	extra, err := harness.ByHand(t, ns).CreateProductFeature(context.Background(), product.Status.ProductID,
+		tsclient.FeatureParams{Name: "Extra", SystemName: "extra", Scope: tsclient.FeatureScopeServicePlan})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := harness.ByHand(t, ns).EnablePlanFeature(context.Background(), tsclient.ServicePlans, gold.Status.ServicePlanID, extra.ID); err != nil {
+		t.Fatal(err)
+	}
+	harness.EditAndWait(t, gold, func() { gold.Spec.Features = []string{"portal"} })
+	harness.Eventually(t, harness.WaitTimeout, func() string {
+		if got := enabledOn(ns, gold.Status.ServicePlanID); !slices.Equal(got, []string{"extra", "portal"}) {
+			return "enabled " + strings.Join(got, ",") + ", want extra (by hand) and portal"
+		}
+		return ""
+	})
+
+	// Bad input: a feature of the ApplicationPlan scope, one the Product does not declare.
+	before := harness.WritesTo(ns)
+	wrongScope := servicePlan(ns, "wrong-scope", "Wrong scope", false, false)
+	wrongScope.Spec.Features = []string{"gold"}
+	unknown := servicePlan(ns, "unknown", "Unknown", false, false)
+	unknown.Spec.Features = []string{"nope"}
+	harness.Create(t, wrongScope, unknown)
+	for obj, want := range map[*v1alpha1.ServicePlan]string{
+		wrongScope: `feature "gold" of Product "petstore" has scope ApplicationPlan: only plans of that kind can enable it, not this ServicePlan`,
+		unknown:    `feature "nope" is not one of Product "petstore"'s features`,
+	} {
+		harness.WaitReason(t, obj, v1alpha1.ConditionInvalid, v1alpha1.ReasonInvalidSpec)
+		if _, _, msg := harness.SyncState(t, obj); !strings.Contains(msg, want) {
+			t.Errorf("%s: %q, want it to say %q", obj.Name, msg, want)
+		}
+	}
+	if n := harness.WritesTo(ns) - before; n != 0 {
+		t.Errorf("the invalid plans wrote %d times: %v", n, harness.LastWrites(ns, n))
 	}
 }

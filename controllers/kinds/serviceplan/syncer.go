@@ -3,6 +3,7 @@ package serviceplan
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
@@ -22,15 +23,28 @@ type Syncer struct {
 	Reader client.Reader
 	// Accounts resolves provider-account Secrets.
 	Accounts *kit.ProviderAccounts
+	// Lists shares the tenant's service plans (all products') among the ServicePlans looking for theirs
+	// in one burst.
+	Lists *kit.BurstLists
 }
 
-// Desired is what Resolve learns from the plan's Product: its id.
+// Desired is what Resolve learns from the plan's Product: its id, and the ids of the features the plan
+// enables.
 type Desired struct {
 	ProductID int64
+	// Features are the ids of the features to enable, by system name (the Product's status.featureIDs).
+	Features map[string]int64 `json:",omitempty"`
+	// ManagesFeatures is true when the plan manages its features (kit.FeaturesManaged): they are read.
+	ManagesFeatures bool `json:"-"`
 }
 
 // Snapshot is the remote state of one service plan.
-type Snapshot struct{ tsclient.ServicePlan }
+type Snapshot struct {
+	tsclient.ServicePlan
+	// Features are the ids of the features the plan enables, read only for a plan that manages them
+	// (nil: not read).
+	Features []int64
+}
 
 // RemoteID implements engine.Snapshot.
 func (s *Snapshot) RemoteID() int64 { return s.ID }
@@ -38,6 +52,7 @@ func (s *Snapshot) RemoteID() int64 { return s.ID }
 // Clone implements engine.Snapshot.
 func (s *Snapshot) Clone() *Snapshot {
 	c := *s
+	c.Features = slices.Clone(s.Features)
 	return &c
 }
 
@@ -46,6 +61,7 @@ var (
 	_ engine.TypedSyncer[*v1alpha1.ServicePlan, Desired, *Snapshot] = (*Syncer)(nil)
 	_ engine.Noter[*v1alpha1.ServicePlan, *Snapshot]                = (*Syncer)(nil)
 	_ engine.OwnedBy[*v1alpha1.ServicePlan]                         = (*Syncer)(nil)
+	_ engine.CacheChecker[Desired, *Snapshot]                       = (*Syncer)(nil)
 )
 
 // productOfPlan is a ServicePlan's spec.productRef.
@@ -63,22 +79,35 @@ func (s *Syncer) Connect(ctx context.Context, p *v1alpha1.ServicePlan) (*engine.
 // without its system name).
 func (s *Syncer) SystemName(p *v1alpha1.ServicePlan) string { return p.Spec.Name }
 
-// Resolve implements engine.TypedSyncer: the Product must be Synced on this tenant; one default plan per
-// product.
+// Resolve implements engine.TypedSyncer: the Product must be Synced on this tenant, and have made the
+// features the plan enables; one default plan per product.
 func (s *Syncer) Resolve(ctx context.Context, p *v1alpha1.ServicePlan, sess *engine.Session) (engine.Resolved[Desired], error) {
 	r := engine.Resolved[Desired]{}
 	if err := s.soleDefault(ctx, p); err != nil {
 		return r, err
 	}
 	var product v1alpha1.Product
-	if err := kit.CheckDependency(ctx, s.Reader, p.Namespace, p.Spec.ProductRef, &product, productOfPlan); err != nil {
+	if err := kit.ReadDependency(ctx, s.Reader, p.Namespace, p.Spec.ProductRef, &product, productOfPlan); err != nil {
+		return r, err
+	}
+	// The features are checked against the Product's spec before waiting for it to sync: a feature of
+	// the wrong scope shows at once.
+	if err := kit.CheckProductFeatures(p.Spec.Features, tsclient.FeatureScopeServicePlan, &product); err != nil {
+		return r, err
+	}
+	if err := kit.ReadyDependency(&product, productOfPlan); err != nil {
 		return r, err
 	}
 	if err := kit.OnTenant(&product, sess.Tenant, productOfPlan); err != nil {
 		return r, err
 	}
+	features, err := kit.ProductFeatureIDs(p.Spec.Features, &product)
+	if err != nil {
+		return r, err
+	}
 	p.Status.ProductID = product.Status.ProductID
-	r.Desired = Desired{ProductID: product.Status.ProductID}
+	r.Desired = Desired{ProductID: product.Status.ProductID, Features: features,
+		ManagesFeatures: kit.FeaturesManaged(len(p.Spec.Features), p.Status.FeatureIDs)}
 	spec := p.Spec
 	spec.DeletionPolicy, spec.Adoption = "", ""
 	r.Hash = sess.HashOf(sess.Tenant, spec, r.Desired)
@@ -104,10 +133,16 @@ func (s *Syncer) soleDefault(ctx context.Context, p *v1alpha1.ServicePlan) error
 	return nil
 }
 
+// finder reads the service plans of one product (shared: the tenant's service plans of all products, in
+// one burst).
 func (s *Syncer) finder(ctx context.Context, sess *engine.Session, productID int64) kit.RemoteFinder[tsclient.ServicePlan] {
 	return kit.RemoteFinder[tsclient.ServicePlan]{Kind: "service plan",
-		Get:    func(id int64) (*tsclient.ServicePlan, error) { return sess.Remote.GetServicePlan(ctx, productID, id) },
-		List:   func() ([]tsclient.ServicePlan, error) { return sess.Remote.ListServicePlans(ctx, productID) },
+		Get:  func(id int64) (*tsclient.ServicePlan, error) { return sess.Remote.GetServicePlan(ctx, productID, id) },
+		List: func() ([]tsclient.ServicePlan, error) { return sess.Remote.ListServicePlans(ctx, productID) },
+		Shared: func() ([]tsclient.ServicePlan, error) {
+			all, err := kit.SharedList(s.Lists, sess.Tenant+" service plans", func() ([]tsclient.ServicePlan, error) { return sess.Remote.ListAllServicePlans(ctx) })
+			return slices.DeleteFunc(slices.Clone(all), func(p tsclient.ServicePlan) bool { return p.ServiceID != productID }), err
+		},
 		IDName: func(r tsclient.ServicePlan) (int64, string) { return r.ID, r.Name },
 	}
 }
@@ -125,7 +160,23 @@ func (s *Syncer) Read(ctx context.Context, p *v1alpha1.ServicePlan, sess *engine
 	if err != nil {
 		return nil, false, err
 	}
-	return &Snapshot{*remote}, true, nil
+	snap := &Snapshot{ServicePlan: *remote}
+	if want.ManagesFeatures {
+		if snap.Features, err = kit.ReadEnabledFeatures(ctx, sess.Remote, tsclient.ServicePlans, remote.ID); err != nil {
+			return nil, false, err
+		}
+	}
+	return snap, true, nil
+}
+
+// Serves implements engine.CacheChecker: a snapshot read before the plan managed its features lacks them.
+func (s *Syncer) Serves(want Desired, snap *Snapshot) bool {
+	return !want.ManagesFeatures || snap.Features != nil
+}
+
+// featuringOf is what plan p enables of its Product's features.
+func featuringOf(p *v1alpha1.ServicePlan, d Desired) kit.Featuring {
+	return kit.Featuring{Kind: tsclient.ServicePlans, Want: d.Features, Recorded: &p.Status.FeatureIDs}
 }
 
 // terms are what the spec asks of the plan.
@@ -139,8 +190,10 @@ func attributesMatch(r tsclient.ServicePlan, p *v1alpha1.ServicePlan) bool {
 }
 
 // Compare implements engine.TypedSyncer.
-func (s *Syncer) Compare(_ context.Context, p *v1alpha1.ServicePlan, _ *engine.Session, _ Desired, snap *Snapshot) (bool, error) {
-	return attributesMatch(snap.ServicePlan, p) && (!p.Spec.Default || snap.Default), nil
+func (s *Syncer) Compare(_ context.Context, p *v1alpha1.ServicePlan, _ *engine.Session, want Desired, snap *Snapshot) (bool, error) {
+	featuring := featuringOf(p, want)
+	featuring.Record(snap.Features)
+	return attributesMatch(snap.ServicePlan, p) && (!p.Spec.Default || snap.Default) && featuring.Match(snap.Features), nil
 }
 
 // Create implements engine.TypedSyncer: makes the plan (porta derives its system name from its name),
@@ -153,11 +206,11 @@ func (s *Syncer) Create(ctx context.Context, p *v1alpha1.ServicePlan, sess *engi
 		return kit.Made[*Snapshot](nil, fresh, err)
 	}
 	p.Status.ServicePlanID = created.ID
-	snap, err := s.Update(ctx, p, sess, d, &Snapshot{*created})
+	snap, err := s.Update(ctx, p, sess, d, &Snapshot{ServicePlan: *created, Features: []int64{}})
 	return kit.Made(snap, fresh, err)
 }
 
-// Update implements engine.TypedSyncer: the attributes that differ, then the default.
+// Update implements engine.TypedSyncer: the attributes that differ, the default, then the features.
 func (s *Syncer) Update(ctx context.Context, p *v1alpha1.ServicePlan, sess *engine.Session, d Desired, snap *Snapshot) (*Snapshot, error) {
 	c := sess.Remote
 	if !attributesMatch(snap.ServicePlan, p) {
@@ -173,6 +226,12 @@ func (s *Syncer) Update(ctx context.Context, p *v1alpha1.ServicePlan, sess *engi
 			return nil, fmt.Errorf("cannot make service plan %q its product's default: %w", p.Spec.Name, err)
 		}
 		snap.ServicePlan = *updated
+	}
+	if featuring := featuringOf(p, d); !featuring.Match(snap.Features) {
+		var err error
+		if snap.Features, err = featuring.Sync(ctx, c, snap.ID, snap.Features); err != nil {
+			return nil, err
+		}
 	}
 	return snap, nil
 }
