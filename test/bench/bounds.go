@@ -23,13 +23,22 @@ func (c Calls) plus(o Calls) Calls { return Calls{c.Reads + o.Reads, c.Writes + 
 //     rules (1 each; porta's default GET / rule, which the spec lists, is updated instead of created:
 //     still 1), its proxy settings (1), its policy chain (1), its backend usages (1 each) and one
 //     staging deployment (1); a plan created with its state (1), its limits and pricing rules (1 each);
-//   - the reads that cannot be avoided: one list per collection per tenant (backends, products, plans)
-//     to adopt what already exists, the metrics of each created backend and product (for the id of the
-//     hits metric porta creates with it) and the mapping rules of each created product (for the id of
-//     porta's default rule).
+//     a service plan or an account plan created with its name, state and approval in the one create
+//     (1: ServicePlansController and AccountPlansController permit name, state_event and
+//     approval_required, and system_name on create — service_plans_controller.rb:56-64,
+//     account_plans_controller.rb:53-61 — and a plan made with state_event publish is published);
+//   - the reads that cannot be avoided: one list per collection per tenant to adopt what already exists
+//     — backends, products, application plans (GET /admin/api/application_plans.json, every product's),
+//     service plans (GET /admin/api/service_plans.json: ServicePlansController#index without a service
+//     lists every service's, "Service Plan List (all services)", so one list per tenant however many
+//     products have plans, not one per product) and account plans (GET /admin/api/account_plans.json) —,
+//     the metrics of each created backend and product (for the id of the hits metric porta creates with
+//     it) and the mapping rules of each created product (for the id of porta's default rule). Nothing
+//     of a new service or account plan needs reading: porta's answer to the create carries its id,
+//     state and approval, and a plan has no children the API writes.
 func (n Namespace) MinimalCold() Calls {
 	c := Calls{}
-	for _, list := range []int{len(n.Backends), len(n.Products), len(n.Plans)} {
+	for _, list := range []int{len(n.Backends), len(n.Products), len(n.Plans), len(n.ServicePlans), len(n.AccountPlans)} {
 		if list > 0 {
 			c.Reads++
 		}
@@ -45,15 +54,31 @@ func (n Namespace) MinimalCold() Calls {
 	for _, p := range n.Plans {
 		c.Writes += 1 + len(p.Spec.Limits) + len(p.Spec.PricingRules)
 	}
+	for _, p := range n.ServicePlans {
+		c.Writes++
+		if p.Spec.Default {
+			c.Writes++ // PUT .../service_plans/{id}/default.json: porta's create takes no default
+		}
+	}
+	for _, p := range n.AccountPlans {
+		c.Writes++
+		if p.Spec.Default {
+			c.Writes++ // PUT /admin/api/account_plans/{id}/default.json: porta's create takes no default
+		}
+	}
 	return c
 }
 
 // MinimalDelete is the least a perfect operator calls to delete the namespace's objects from 3scale:
-// one DELETE per product and per backend. Porta's cascades take the rest (a service takes its plans,
-// metrics, mapping rules and usages; a backend its metrics and rules), and the cluster already says which
-// products use a backend, so no call is refused and none needs a read first.
+// one DELETE per product, per backend and per account plan. Porta's cascades take the rest (a service
+// takes its application plans, service plans, metrics, mapping rules and usages — Service has_many
+// :service_plans, dependent: :destroy, service.rb:55-56; a backend its metrics and rules), and the
+// cluster already says which products use a backend, so no call is refused and none needs a read first.
+// An account plan belongs to the tenant, whose deletion is no part of the bench: each is one DELETE
+// (/admin/api/account_plans/{id}.json, by the id its status records; porta refuses only a plan accounts
+// are on, and the bench signs none up).
 func (n Namespace) MinimalDelete() Calls {
-	return Calls{Writes: len(n.Products) + len(n.Backends)}
+	return Calls{Writes: len(n.Products) + len(n.Backends) + len(n.AccountPlans)}
 }
 
 // Pacing is what bounds the request rate to one tenant.

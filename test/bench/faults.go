@@ -69,7 +69,8 @@ type FaultsPhase struct {
 	Unavailable int `json:"unavailable"`
 	TooMany     int `json:"tooManyRequests"`
 	Lost        int `json:"lostAnswers"`
-	// Duplicates counts remote services and backends beyond the workload's.
+	// Duplicates counts remote services and backends beyond the workload's, and service and account plans
+	// beyond one of each name the workload gives.
 	Duplicates int `json:"duplicates"`
 	// DeletionSeconds and Left: everything deleted again through the faults, and what stayed in 3scale.
 	DeletionSeconds float64 `json:"deletionSeconds"`
@@ -175,6 +176,13 @@ func (b *bench) faults(ctx context.Context) error {
 			return err
 		}
 		fp.Duplicates += max(services-len(ns.Products), 0) + max(backends-len(ns.Backends), 0)
+		plans, err := b.remotePlans(ns)
+		if err != nil {
+			return err
+		}
+		for _, n := range plans {
+			fp.Duplicates += max(n-1, 0)
+		}
 	}
 	b.logf("faults: %d objects in %.1fs (fault-free cold %.1fs), %d calls (minimal %d): %d 503, %d 429, %d lost; %d duplicates",
 		len(objs), ph.Seconds, fp.ColdWithout, ph.Calls.Total(), ph.Minimal.Total(), fp.Unavailable, fp.TooMany, fp.Lost, fp.Duplicates)
@@ -211,6 +219,6 @@ func (fp *FaultsPhase) rows(row func(measure, value, bound, ratio string)) {
 	row("faults: cold time to all Synced", fmt.Sprintf("%.1f s", fp.Cold.Seconds), fmt.Sprintf("%.1f s fault-free", fp.ColdWithout), ratioText(fp.Cold.Seconds/max(fp.ColdWithout, 0.001)))
 	row("faults: cold calls (writes)", fmt.Sprintf("%d (%d)", fp.Cold.Calls.Total(), fp.Cold.Calls.Writes), fmt.Sprintf("%d minimal", fp.Cold.Minimal.Total()), fmt.Sprintf("%.2f", fp.Cold.CallsMin))
 	row("faults: answers the faults made (503 / 429 / lost)", fmt.Sprintf("%d / %d / %d", fp.Unavailable, fp.TooMany, fp.Lost), "", "")
-	row("faults: duplicates (services, backends)", fmt.Sprint(fp.Duplicates), "0", "")
+	row("faults: duplicates (services, backends, service and account plans)", fmt.Sprint(fp.Duplicates), "0", "")
 	row("faults: deletion time / remote objects left", fmt.Sprintf("%.1f s / %d", fp.DeletionSeconds, fp.Left), "0 left", "")
 }

@@ -421,9 +421,11 @@ func (b *bench) allObjects() []client.Object {
 	return out
 }
 
-// census counts the bench's objects that exist and those Synced at their current generation.
+// census counts the bench's objects that exist and those Synced at their current generation: every kind
+// of the workload (Namespace.Objects).
 func (b *bench) census(ctx context.Context) (exist, synced int, err error) {
-	for _, l := range []client.ObjectList{&v1alpha1.BackendList{}, &v1alpha1.ProductList{}, &v1alpha1.ApplicationPlanList{}} {
+	for _, l := range []client.ObjectList{&v1alpha1.BackendList{}, &v1alpha1.ProductList{}, &v1alpha1.ApplicationPlanList{},
+		&v1alpha1.ServicePlanList{}, &v1alpha1.AccountPlanList{}} {
 		// Read only, and every 200ms over up to tens of thousands of objects: no deep copy.
 		if err := b.watch.List(ctx, l, client.UnsafeDisableDeepCopy); err != nil {
 			return 0, 0, err
@@ -858,7 +860,9 @@ func (b *bench) events(ctx context.Context) APIServerWrites {
 	return out
 }
 
-// remoteObjects counts the services and backends left in every tenant.
+// remoteObjects counts the services and backends left in every tenant, and the service and account plans
+// the workload made (by name: a tenant keeps the "Default" account plan porta's signup gave it, and a
+// service plan left behind its deleted service would be a broken cascade).
 func (b *bench) remoteObjects() (int, error) {
 	left := 0
 	for _, ns := range b.work.Namespaces {
@@ -869,21 +873,60 @@ func (b *bench) remoteObjects() (int, error) {
 			}
 			left += n
 		}
+		plans, err := b.remotePlans(ns)
+		if err != nil {
+			return 0, err
+		}
+		for _, n := range plans {
+			left += n
+		}
 	}
 	return left, nil
 }
 
+// remotePlans counts, per name, the tenant's service plans (of every service) and account plans that bear
+// the name of one of the namespace's ServicePlans or AccountPlans.
+func (b *bench) remotePlans(ns Namespace) (map[string]int, error) {
+	wanted := map[string]bool{}
+	for _, p := range ns.ServicePlans {
+		wanted["service plan "+p.Spec.Name] = true
+	}
+	for _, p := range ns.AccountPlans {
+		wanted["account plan "+p.Spec.Name] = true
+	}
+	out := map[string]int{}
+	for kind, path := range map[string]string{"service plan ": "/admin/api/service_plans.json", "account plan ": "/admin/api/account_plans.json"} {
+		names, err := b.remoteNames(ns.Name, path)
+		if err != nil {
+			return nil, err
+		}
+		for _, name := range names {
+			if wanted[kind+name] {
+				out[kind+name]++
+			}
+		}
+	}
+	return out, nil
+}
+
 // remoteCount counts the objects of a tenant's list (first page: the bench's tenants are small enough
-// once emptied; a non-empty first page is already a failure). A rate-limited tenant's 429 is waited out
-// as its Retry-After asks.
+// once emptied; a non-empty first page is already a failure).
 func (b *bench) remoteCount(tenant, path string) (int, error) {
+	names, err := b.remoteNames(tenant, path)
+	return len(names), err
+}
+
+// remoteNames returns the names of the objects of a tenant's list (first page), porta's shape
+// {"<plural>":[{"<singular>":{"name":...}}]}. A rate-limited tenant's 429 is waited out as its
+// Retry-After asks.
+func (b *bench) remoteNames(tenant, path string) ([]string, error) {
 	var res *http.Response
 	for attempt := 0; ; attempt++ {
 		req, _ := http.NewRequest(http.MethodGet, b.simURL+"/t/"+tenant+path, nil)
 		req.SetBasicAuth("", b.tokens[tenant])
 		var err error
 		if res, err = http.DefaultClient.Do(req); err != nil {
-			return 0, err
+			return nil, err
 		}
 		if res.StatusCode != http.StatusTooManyRequests || attempt == 10 {
 			break
@@ -894,15 +937,21 @@ func (b *bench) remoteCount(tenant, path string) (int, error) {
 	}
 	defer res.Body.Close()
 	if res.StatusCode != http.StatusOK {
-		return 0, fmt.Errorf("GET %s of tenant %s: %s", path, tenant, res.Status)
+		return nil, fmt.Errorf("GET %s of tenant %s: %s", path, tenant, res.Status)
 	}
-	var body map[string][]any
+	var body map[string][]map[string]struct {
+		Name string `json:"name"`
+	}
 	if err := json.NewDecoder(res.Body).Decode(&body); err != nil {
-		return 0, err
+		return nil, err
 	}
-	n := 0
+	var names []string
 	for _, items := range body {
-		n += len(items)
+		for _, item := range items {
+			for _, o := range item {
+				names = append(names, o.Name)
+			}
+		}
 	}
-	return n, nil
+	return names, nil
 }

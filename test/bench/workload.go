@@ -1,5 +1,6 @@
 // Package bench is apimsync's benchmark (`make bench`, cmd/bench): it generates a seeded workload of
-// Backends, Products and ApplicationPlans over several namespaces, each its own simulator tenant; runs
+// Backends, Products, ApplicationPlans, ServicePlans and AccountPlans over several namespaces, each its
+// own simulator tenant; runs
 // the real manager and simulator binaries against a real control plane; and measures calls, time and
 // memory against the bounds the workload allows (minimal calls, time bound).
 package bench
@@ -26,12 +27,15 @@ type Namespace struct {
 	Backends []*v1alpha1.Backend
 	Products []*v1alpha1.Product
 	Plans    []*v1alpha1.ApplicationPlan
+	// ServicePlans belong to the namespace's first products; AccountPlans to its tenant.
+	ServicePlans []*v1alpha1.ServicePlan
+	AccountPlans []*v1alpha1.AccountPlan
 }
 
-// Objects returns the namespace's objects in dependency order (backends, products, plans); the bench
-// applies them all at once anyway.
+// Objects returns the namespace's objects in dependency order (backends, products, application plans,
+// service plans, account plans); the bench applies them all at once anyway.
 func (n Namespace) Objects() []client.Object {
-	out := make([]client.Object, 0, len(n.Backends)+len(n.Products)+len(n.Plans))
+	out := make([]client.Object, 0, n.Size())
 	for _, b := range n.Backends {
 		out = append(out, b)
 	}
@@ -41,23 +45,38 @@ func (n Namespace) Objects() []client.Object {
 	for _, p := range n.Plans {
 		out = append(out, p)
 	}
+	for _, p := range n.ServicePlans {
+		out = append(out, p)
+	}
+	for _, p := range n.AccountPlans {
+		out = append(out, p)
+	}
 	return out
 }
 
-// Size is the number of objects of the workload.
+// Size is the number of objects of the namespace, every kind.
+func (n Namespace) Size() int {
+	return len(n.Backends) + len(n.Products) + len(n.Plans) + len(n.ServicePlans) + len(n.AccountPlans)
+}
+
+// Size is the number of objects of the workload: the objects Generate was asked for.
 func (w Workload) Size() int {
 	n := 0
 	for _, ns := range w.Namespaces {
-		n += len(ns.Backends) + len(ns.Products) + len(ns.Plans)
+		n += ns.Size()
 	}
 	return n
 }
 
 // Generate makes a workload of objects objects over tenants namespaces, reproducibly for a seed. Each
 // namespace gets a share of the objects in the mix of a real catalogue: a fifth backends, a fifth
-// products, the rest plans (three per product). Each backend has 2 metrics, 1 method and 3 mapping
-// rules; each product uses 1 or 2 of the namespace's backends and has 2 metrics, 3 mapping rules, a
-// policy and self-managed APIcast URLs; each plan has 2 limits and 1 pricing rule.
+// products, and the rest plans: 2 ServicePlans (on the first two products), 2 AccountPlans, and
+// application plans (about three per product). The service and account plans are counted inside
+// objects, taken from the application plans' share, so that objects stays the workload's total (Size).
+// Each backend has 2 metrics, 1 method and 3 mapping rules; each product uses 1 or 2 of the namespace's
+// backends and has 2 metrics, 3 mapping rules, a policy and self-managed APIcast URLs; each application
+// plan has 2 limits and 1 pricing rule; the first service and account plan are published with approval
+// required, the second hidden with approval not managed.
 func Generate(seed int64, objects, tenants int) Workload {
 	tenants = max(1, min(tenants, objects))
 	rnd := rand.New(rand.NewSource(seed))
@@ -76,7 +95,16 @@ func generateNamespace(rnd *rand.Rand, name string, n int) Namespace {
 	ns := Namespace{Name: name}
 	backends := max(1, n/5)
 	products := max(0, min(backends, n-backends))
-	plans := n - backends - products
+	rest := n - backends - products
+	// Service and account plans come out of the application plans' share, leaving at least one
+	// application plan (the edits phase edits one).
+	room := max(0, rest-1)
+	servicePlans := 0
+	if products > 0 {
+		servicePlans = min(planKinds, room)
+	}
+	accountPlans := min(planKinds, room-servicePlans)
+	plans := rest - servicePlans - accountPlans
 	for b := range backends {
 		ns.Backends = append(ns.Backends, backend(name, b))
 	}
@@ -94,7 +122,48 @@ func generateNamespace(rnd *rand.Rand, name string, n int) Namespace {
 		p := k % products
 		ns.Plans = append(ns.Plans, plan(name, k, ns.Products[p], rnd))
 	}
+	for k := range servicePlans {
+		ns.ServicePlans = append(ns.ServicePlans, servicePlan(name, k, ns.Products[k%products]))
+	}
+	for k := range accountPlans {
+		ns.AccountPlans = append(ns.AccountPlans, accountPlan(name, k))
+	}
 	return ns
+}
+
+// planKinds is how many ServicePlans, and how many AccountPlans, each namespace has (fewer only when its
+// share is under 7 objects).
+const planKinds = 2
+
+// planTerms are the k-th service or account plan's state and approval: the first published with approval
+// required, the others hidden (the default) with approval not managed, so that the plans differ.
+func planTerms(k int) (published, approvalRequired *bool) {
+	if k == 0 {
+		published, approvalRequired := true, true
+		return &published, &approvalRequired
+	}
+	return nil, nil
+}
+
+// servicePlan is the k-th service plan of the namespace, on product p. Its name is not "Default", the
+// plan porta makes with every product: the bench's plans are created, not adopted.
+func servicePlan(ns string, k int, p *v1alpha1.Product) *v1alpha1.ServicePlan {
+	published, approval := planTerms(k)
+	return &v1alpha1.ServicePlan{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("service-plan-%04d", k)},
+		Spec: v1alpha1.ServicePlanSpec{ProductRef: p.Name, Name: fmt.Sprintf("Service plan %d", k),
+			Published: published, ApprovalRequired: approval},
+	}
+}
+
+// accountPlan is the k-th account plan of the namespace, on its tenant (the namespace's provider-account
+// Secret, as the products). Its name is not "Default", the account plan porta's signup gives a tenant.
+func accountPlan(ns string, k int) *v1alpha1.AccountPlan {
+	published, approval := planTerms(k)
+	return &v1alpha1.AccountPlan{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("account-plan-%04d", k)},
+		Spec:       v1alpha1.AccountPlanSpec{Name: fmt.Sprintf("Account plan %d", k), Published: published, ApprovalRequired: approval},
+	}
 }
 
 func backendName(b int) string { return fmt.Sprintf("backend-%04d", b) }
