@@ -94,10 +94,16 @@ type ServiceSubscription struct {
 
 // Subscribe subscribes an account to a service plan's product (POST
 // /admin/api/accounts/{account_id}/service_subscriptions.json); porta refuses (422) a second subscription
-// to one product.
+// to one product, so a subscribe whose answer was lost is settled by the account's subscription to the
+// plan.
 func (c *Client) Subscribe(ctx context.Context, accountID, planID int64) (*ServiceSubscription, error) {
-	return one[ServiceSubscription](ctx, c, call{method: "POST", endpoint: "/admin/api/accounts/{account_id}/service_subscriptions.json", args: []any{accountID},
-		form: form{}.int("plan_id", planID).values()})
+	return settled(ctx, c, func() (*ServiceSubscription, error) {
+		return one[ServiceSubscription](ctx, c, call{method: "POST", endpoint: "/admin/api/accounts/{account_id}/service_subscriptions.json", args: []any{accountID},
+			form: form{}.int("plan_id", planID).values()})
+	}, func() (*ServiceSubscription, error) {
+		subs, err := c.ListSubscriptions(ctx, accountID)
+		return first(subs, err, func(s ServiceSubscription) bool { return s.PlanID == planID })
+	})
 }
 
 // Unsubscribe ends an account's subscription (DELETE

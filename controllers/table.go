@@ -346,6 +346,14 @@ var referenceGraph = []reference{
 	{From: "ServicePlan", To: "Product", Field: "spec.productRef", Index: kit.IndexProductRef, Owned: true,
 		Names: refField(func(o *v1alpha1.ServicePlan) string { return o.Spec.ProductRef }),
 		List:  func() client.ObjectList { return &v1alpha1.ServicePlanList{} }},
+	{From: "DeveloperAccount", To: "ServicePlan", Field: "spec.servicePlanRefs", Index: kit.IndexServicePlanRefs, Blocks: true,
+		Names: func(o client.Object) []string {
+			if a, ok := o.(*v1alpha1.DeveloperAccount); ok {
+				return a.Spec.ServicePlanRefs
+			}
+			return nil
+		},
+		List:  func() client.ObjectList { return &v1alpha1.DeveloperAccountList{} }},
 	{From: "DeveloperAccount", To: "AccountPlan", Field: "spec.accountPlanRef", Index: kit.IndexAccountPlanRef, Blocks: true,
 		Names: refField(func(o *v1alpha1.DeveloperAccount) string { return o.Spec.AccountPlanRef }),
 		List:  func() client.ObjectList { return &v1alpha1.DeveloperAccountList{} }},

@@ -14,34 +14,43 @@ import (
 	"github.com/apimsync/apimsync/controllers/engine"
 )
 
-// CheckProductFeatures checks the features a plan of scope enables against its Product's spec: each one
-// of the Product's features, of the plan's scope. What the spec alone shows, at once, before any wait
-// for the Product.
-func CheckProductFeatures(names []string, scope string, p *v1alpha1.Product) error {
+// ProductFeatures are a Product's features, as a plan of it sees them.
+type ProductFeatures struct {
+	// Product is the Product object's name.
+	Product string
+	// Declared are its spec.features; IDs its status.featureIDs (those it made in 3scale).
+	Declared map[string]v1alpha1.FeatureSpec
+	IDs      map[string]int64
+}
+
+// Check checks the features a plan of scope enables against the Product's spec: each one of the
+// Product's features, of the plan's scope. What the spec alone shows, at once, before any wait for the
+// Product.
+func (p ProductFeatures) Check(names []string, scope string) error {
 	for _, name := range names {
-		f, found := p.Spec.Features[name]
+		f, found := p.Declared[name]
 		switch {
 		case !found:
-			return engine.Invalid(v1alpha1.ReasonInvalidSpec, "feature %q is not one of Product %q's features (spec.features)", name, p.Name)
+			return engine.Invalid(v1alpha1.ReasonInvalidSpec, "feature %q is not one of Product %q's features (spec.features)", name, p.Product)
 		case FeatureScope(f) != scope:
 			return engine.Invalid(v1alpha1.ReasonInvalidSpec, "feature %q of Product %q has scope %s: only plans of that kind can enable it, not this %s",
-				name, p.Name, FeatureScope(f), scope)
+				name, p.Product, FeatureScope(f), scope)
 		}
 	}
 	return nil
 }
 
-// ProductFeatureIDs are the ids of the features a plan enables, by system name, as its Product (Synced)
-// recorded them.
-func ProductFeatureIDs(names []string, p *v1alpha1.Product) (map[string]int64, error) {
+// IDsOf are the ids of the features a plan enables, by system name, as the Product (Synced) recorded
+// them.
+func (p ProductFeatures) IDsOf(names []string) (map[string]int64, error) {
 	if len(names) == 0 {
 		return nil, nil
 	}
 	ids := map[string]int64{}
 	for _, name := range names {
-		id := p.Status.FeatureIDs[name]
+		id := p.IDs[name]
 		if id == 0 {
-			return nil, engine.Waiting(v1alpha1.ReasonProductNotSynced, "waiting for Product %q to make feature %q in 3scale", p.Name, name)
+			return nil, engine.Waiting(v1alpha1.ReasonProductNotSynced, "waiting for Product %q to make feature %q in 3scale", p.Product, name)
 		}
 		ids[name] = id
 	}

@@ -25,6 +25,8 @@ const (
 	IndexBackendRefs = "apimsync.backendRefs"
 	// IndexProductRef indexes ApplicationPlans by spec.productRef.
 	IndexProductRef = "apimsync.productRef"
+	// IndexServicePlanRefs indexes DeveloperAccounts by spec.servicePlanRefs.
+	IndexServicePlanRefs = "apimsync.servicePlanRefs"
 	// IndexAccountPlanRef indexes DeveloperAccounts by spec.accountPlanRef.
 	IndexAccountPlanRef = "apimsync.accountPlanRef"
 	// IndexAccountRef indexes Applications by spec.accountRef.

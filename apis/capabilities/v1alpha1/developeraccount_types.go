@@ -28,6 +28,18 @@ type DeveloperAccountSpec struct {
 	// +optional
 	AccountPlanRef string `json:"accountPlanRef,omitempty"`
 
+	// ServicePlanRefs are the ServicePlans (in this namespace, on the same tenant) the account subscribes
+	// to its products through: one per product. A product the account does not subscribe to is subscribed
+	// (and the subscription approved, when its plan requires approval: the spec is the administrator's
+	// decision); one it subscribes to through another plan is moved (change_plan). A ServicePlan removed
+	// from here ends the subscription apimsync made or took (porta refuses while the account has
+	// applications on the product that are not suspended: the account waits, saying so). Subscriptions to
+	// products no ServicePlan here names are left alone — porta makes one when an application is created.
+	// +kubebuilder:validation:MaxItems=64
+	// +listType=set
+	// +optional
+	ServicePlanRefs []string `json:"servicePlanRefs,omitempty"`
+
 	// Users of the account, by username. The first admin signs the account up; at least one user is an admin.
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=100
@@ -105,6 +117,12 @@ type DeveloperAccountStatus struct {
 	// UserIDs are the 3scale ids of the account's users, by username.
 	// +optional
 	UserIDs map[string]int64 `json:"userIDs,omitempty"`
+
+	// ServiceSubscriptionIDs are the ids of the service subscriptions apimsync made or took for
+	// spec.servicePlanRefs, by the name of their Product: one whose plan leaves the spec ends only if it
+	// is here.
+	// +optional
+	ServiceSubscriptionIDs map[string]int64 `json:"serviceSubscriptionIDs,omitempty"`
 
 	// CreditCardStored is whether the account stores a credit card in 3scale (added through the developer
 	// portal; apimsync never stores one). Without one, monthly charging cannot charge the invoices, and

@@ -110,6 +110,18 @@ const (
 
 // Reasons of Applications.
 const (
+	// ReasonServicePlanNotFound: a ServicePlan a DeveloperAccount's spec.servicePlanRefs names does not
+	// exist.
+	ReasonServicePlanNotFound = "ServicePlanNotFound"
+	// ReasonServicePlanNotSynced: a ServicePlan a DeveloperAccount subscribes through is not Synced yet.
+	ReasonServicePlanNotSynced = "ServicePlanNotSynced"
+	// ReasonServicePlanInvalid: a ServicePlan a DeveloperAccount subscribes through is Invalid.
+	ReasonServicePlanInvalid = "ServicePlanInvalid"
+	// ReasonServicePlanDeleting: a ServicePlan a DeveloperAccount subscribes through is being deleted.
+	ReasonServicePlanDeleting = "ServicePlanDeleting"
+	// ReasonSubscriptionInUse: 3scale refuses to end a subscription a DeveloperAccount let go while the
+	// account has applications on the product that are not suspended.
+	ReasonSubscriptionInUse = "SubscriptionInUse"
 	// ReasonAccountPlanNotFound: the AccountPlan a DeveloperAccount's spec.accountPlanRef names does not
 	// exist.
 	ReasonAccountPlanNotFound = "AccountPlanNotFound"

@@ -947,6 +947,11 @@ func (in *DeveloperAccountSpec) DeepCopyInto(out *DeveloperAccountSpec) {
 		*out = new(bool)
 		**out = **in
 	}
+	if in.ServicePlanRefs != nil {
+		in, out := &in.ServicePlanRefs, &out.ServicePlanRefs
+		*out = make([]string, len(*in))
+		copy(*out, *in)
+	}
 	if in.Users != nil {
 		in, out := &in.Users, &out.Users
 		*out = make([]DeveloperUserSpec, len(*in))
@@ -973,6 +978,13 @@ func (in *DeveloperAccountStatus) DeepCopyInto(out *DeveloperAccountStatus) {
 	in.CommonStatus.DeepCopyInto(&out.CommonStatus)
 	if in.UserIDs != nil {
 		in, out := &in.UserIDs, &out.UserIDs
+		*out = make(map[string]int64, len(*in))
+		for key, val := range *in {
+			(*out)[key] = val
+		}
+	}
+	if in.ServiceSubscriptionIDs != nil {
+		in, out := &in.ServiceSubscriptionIDs, &out.ServiceSubscriptionIDs
 		*out = make(map[string]int64, len(*in))
 		for key, val := range *in {
 			(*out)[key] = val

@@ -160,7 +160,7 @@ func (s *Syncer) resolve(ctx context.Context, a *v1alpha1.ApplicationPlan, sess 
 			return engine.Waiting(v1alpha1.ReasonMetricNotFound, "waiting for metric %q to be defined in Backend %q", ref.SystemName, ref.Backend)
 		}
 	}
-	if err := kit.CheckProductFeatures(a.Spec.Features, tsclient.FeatureScopeApplicationPlan, &p); err != nil {
+	if err := featuresOf(&p).Check(a.Spec.Features, tsclient.FeatureScopeApplicationPlan); err != nil {
 		return err
 	}
 	if err := kit.ReadyDependency(&p, productOfPlan); err != nil {
@@ -169,7 +169,7 @@ func (s *Syncer) resolve(ctx context.Context, a *v1alpha1.ApplicationPlan, sess 
 	if err := kit.OnTenant(&p, sess.Tenant, productOfPlan); err != nil {
 		return err
 	}
-	features, err := kit.ProductFeatureIDs(a.Spec.Features, &p)
+	features, err := featuresOf(&p).IDsOf(a.Spec.Features)
 	if err != nil {
 		return err
 	}
@@ -623,4 +623,9 @@ func DefaultRivals(reader client.Reader) handler.MapFunc {
 // featuringOf is what plan a enables of its Product's features.
 func featuringOf(a *v1alpha1.ApplicationPlan, d Desired) kit.Featuring {
 	return kit.Featuring{Kind: tsclient.ApplicationPlans, Want: d.Features, Recorded: &a.Status.FeatureIDs}
+}
+
+// featuresOf are a Product's features as its plans see them.
+func featuresOf(p *v1alpha1.Product) kit.ProductFeatures {
+	return kit.ProductFeatures{Product: p.Name, Declared: p.Spec.Features, IDs: p.Status.FeatureIDs}
 }

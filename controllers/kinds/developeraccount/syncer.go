@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"fmt"
 	"maps"
+	"slices"
 	"sync"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -32,6 +33,9 @@ type Snapshot struct {
 	// AccountPlanID is the account plan the account is on, read only for an account whose spec names one
 	// (0 otherwise).
 	AccountPlanID int64
+	// Subscriptions are the account's service subscriptions, read only for an account that manages them
+	// (nil otherwise).
+	Subscriptions []tsclient.ServiceSubscription
 }
 
 // RemoteID implements engine.Snapshot.
@@ -41,6 +45,7 @@ func (s *Snapshot) RemoteID() int64 { return s.Account.ID }
 func (s *Snapshot) Clone() *Snapshot {
 	c := *s
 	c.Users = maps.Clone(s.Users)
+	c.Subscriptions = slices.Clone(s.Subscriptions)
 	return &c
 }
 
@@ -59,6 +64,11 @@ type Desired struct {
 	Unavailable map[string]error `json:"-"`
 	// AccountPlanID is the id of the AccountPlan spec.accountPlanRef names (0: none named).
 	AccountPlanID int64 `json:",omitempty"`
+	// Subscriptions are the subscriptions spec.servicePlanRefs asks for, in product id order.
+	Subscriptions []Subscription `json:",omitempty"`
+	// ManagesSubscriptions is true when the account manages subscriptions (subscriptionsManaged): they
+	// are read.
+	ManagesSubscriptions bool `json:"-"`
 }
 
 // initialPassword returns the password to create a user with: an OnCreate user's waits for its Secret.
@@ -162,10 +172,10 @@ var accountPlanOfAccount = kit.Dependency{Kind: "AccountPlan", Field: "spec.acco
 	Deleting: v1alpha1.ReasonAccountPlanDeleting, Invalid: v1alpha1.ReasonAccountPlanInvalid, NotSynced: v1alpha1.ReasonAccountPlanNotSynced,
 	DeletingHint: "name another plan in spec.accountPlanRef, or remove it", WhileDeleting: kit.WaitingFor}
 
-// Serves implements engine.CacheChecker: a snapshot read without the account's plan does not serve an
-// account whose spec names one.
+// Serves implements engine.CacheChecker: a snapshot read without the account's plan, or without its
+// subscriptions, does not serve an account whose spec names them.
 func (s *Syncer) Serves(want Desired, snap *Snapshot) bool {
-	return want.AccountPlanID == 0 || snap.AccountPlanID != 0
+	return (want.AccountPlanID == 0 || snap.AccountPlanID != 0) && (!want.ManagesSubscriptions || snap.Subscriptions != nil)
 }
 
 // resolveAccountPlan puts in desired the id of the AccountPlan the spec names: Synced, on this tenant.
@@ -263,6 +273,9 @@ func (s *Syncer) Resolve(ctx context.Context, d *v1alpha1.DeveloperAccount, sess
 	if err := s.resolveAccountPlan(ctx, d, sess, &desired); err != nil {
 		return r, err
 	}
+	if err := s.resolveSubscriptions(ctx, d, sess, &desired); err != nil {
+		return r, err
+	}
 	r.Desired = desired
 	spec := d.Spec
 	spec.CommonSpec = v1alpha1.CommonSpec{}
@@ -282,7 +295,8 @@ func (s *Syncer) Compare(_ context.Context, d *v1alpha1.DeveloperAccount, sess *
 	}
 	recordUsers(d, snap)
 	d.Status.CreditCardStored = snap.Account.CreditCardStored
-	return accountMatches(snap, d) && passwords && (desired.AccountPlanID == 0 || snap.AccountPlanID == desired.AccountPlanID), nil
+	return accountMatches(snap, d) && passwords && (desired.AccountPlanID == 0 || snap.AccountPlanID == desired.AccountPlanID) &&
+		subscriptionsMatch(d, desired, snap), nil
 }
 
 // recordUsers records the ids of the account's users in status.
@@ -302,6 +316,9 @@ func (s *Syncer) Read(ctx context.Context, d *v1alpha1.DeveloperAccount, sess *e
 	snap, err := s.readUsers(ctx, sess, *remote)
 	if err == nil {
 		err = s.readAccountPlan(ctx, sess, want, snap)
+	}
+	if err == nil {
+		err = readSubscriptions(ctx, sess, want, snap)
 	}
 	return snap, err == nil, err
 }
@@ -419,6 +436,9 @@ func (s *Syncer) Create(ctx context.Context, d *v1alpha1.DeveloperAccount, sess 
 	} else if err == nil {
 		err = s.readAccountPlan(ctx, sess, desired, snap)
 	}
+	if err == nil {
+		err = readSubscriptions(ctx, sess, desired, snap)
+	}
 	return kit.Made(snap, fresh, err)
 }
 
@@ -446,6 +466,11 @@ func (s *Syncer) Update(ctx context.Context, d *v1alpha1.DeveloperAccount, sess 
 			return nil, fmt.Errorf("cannot move account %q to account plan %d: %w", sess.SystemName, desired.AccountPlanID, err)
 		}
 		snap.AccountPlanID = desired.AccountPlanID
+	}
+	if !subscriptionsMatch(d, desired, snap) {
+		if err := syncSubscriptions(ctx, c, d, desired, snap); err != nil {
+			return nil, err
+		}
 	}
 	if err := s.syncUsers(ctx, d, sess, desired, snap); err != nil {
 		return nil, err

@@ -92,7 +92,7 @@ func (s *Syncer) Resolve(ctx context.Context, p *v1alpha1.ServicePlan, sess *eng
 	}
 	// The features are checked against the Product's spec before waiting for it to sync: a feature of
 	// the wrong scope shows at once.
-	if err := kit.CheckProductFeatures(p.Spec.Features, tsclient.FeatureScopeServicePlan, &product); err != nil {
+	if err := featuresOf(&product).Check(p.Spec.Features, tsclient.FeatureScopeServicePlan); err != nil {
 		return r, err
 	}
 	if err := kit.ReadyDependency(&product, productOfPlan); err != nil {
@@ -101,7 +101,7 @@ func (s *Syncer) Resolve(ctx context.Context, p *v1alpha1.ServicePlan, sess *eng
 	if err := kit.OnTenant(&product, sess.Tenant, productOfPlan); err != nil {
 		return r, err
 	}
-	features, err := kit.ProductFeatureIDs(p.Spec.Features, &product)
+	features, err := featuresOf(&product).IDsOf(p.Spec.Features)
 	if err != nil {
 		return r, err
 	}
@@ -281,4 +281,9 @@ func DefaultRivals(reader client.Reader) handler.MapFunc {
 			return ""
 		},
 		func(o client.Object) bool { p, ok := o.(*v1alpha1.ServicePlan); return ok && p.Spec.Default })
+}
+
+// featuresOf are a Product's features as its plans see them.
+func featuresOf(p *v1alpha1.Product) kit.ProductFeatures {
+	return kit.ProductFeatures{Product: p.Name, Declared: p.Spec.Features, IDs: p.Status.FeatureIDs}
 }
