@@ -353,7 +353,7 @@ var referenceGraph = []reference{
 			}
 			return nil
 		},
-		List:  func() client.ObjectList { return &v1alpha1.DeveloperAccountList{} }},
+		List: func() client.ObjectList { return &v1alpha1.DeveloperAccountList{} }},
 	{From: "DeveloperAccount", To: "AccountPlan", Field: "spec.accountPlanRef", Index: kit.IndexAccountPlanRef, Blocks: true,
 		Names: refField(func(o *v1alpha1.DeveloperAccount) string { return o.Spec.AccountPlanRef }),
 		List:  func() client.ObjectList { return &v1alpha1.DeveloperAccountList{} }},
