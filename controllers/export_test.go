@@ -89,7 +89,7 @@ func handMadeTenant(t *testing.T, c *tsclient.Client) {
 		Scope: tsclient.FeatureScopeApplicationPlan})
 	must(err)
 	must(c.EnablePlanFeature(ctx, tsclient.ApplicationPlans, gold.ID, support.ID))
-	_, err = c.CreateProductFeature(ctx, shop.ID, tsclient.FeatureParams{Name: "Portal", SystemName: "portal", Scope: tsclient.FeatureScopeServicePlan})
+	portal, err := c.CreateProductFeature(ctx, shop.ID, tsclient.FeatureParams{Name: "Portal", SystemName: "portal", Scope: tsclient.FeatureScopeServicePlan})
 	must(err)
 
 	open, err := c.CreateProduct(ctx, tsclient.ProductParams{Name: "Open", SystemName: "open", DeploymentOption: "hosted", BackendVersion: "1"})
@@ -104,12 +104,31 @@ func handMadeTenant(t *testing.T, c *tsclient.Client) {
 	must(err)
 	_, err = c.ActivateUser(ctx, acme.ID, bob.ID)
 	must(err)
-	_, err = c.Signup(ctx, tsclient.SignupParams{OrgName: "Globex", Username: "carol", Email: "carol@globex.example", Password: "a-long-enough-password"})
+	globex, err := c.Signup(ctx, tsclient.SignupParams{OrgName: "Globex", Username: "carol", Email: "carol@globex.example", Password: "a-long-enough-password"})
 	must(err)
 	_, err = c.CreateApplication(ctx, acme.ID, tsclient.ApplicationParams{PlanID: gold.ID, Name: "ACME shop"})
 	must(err)
 	_, err = c.CreateApplication(ctx, acme.ID, tsclient.ApplicationParams{PlanID: free.ID, Name: "ACME open", UserKey: "acme-own-user-key-0123"})
 	must(err)
+	// Where the accounts stand: Globex on a second account plan, which enables an account feature; ACME's
+	// subscription to shop (made with its application) moved to a service plan that enables portal.
+	partners, err := c.CreateAccountPlan(ctx, tsclient.AccountPlanParams{Name: "Partners", StateEvent: "publish"})
+	must(err)
+	listed, err := c.CreateAccountFeature(ctx, tsclient.FeatureParams{Name: "Listed", SystemName: "listed", Description: "In the directory"})
+	must(err)
+	must(c.EnablePlanFeature(ctx, tsclient.AccountPlans, partners.ID, listed.ID))
+	_, err = c.ChangeAccountPlan(ctx, globex.ID, partners.ID)
+	must(err)
+	premium, err := c.CreateServicePlan(ctx, shop.ID, tsclient.ServicePlanParams{Name: "Premium", StateEvent: "publish"})
+	must(err)
+	must(c.EnablePlanFeature(ctx, tsclient.ServicePlans, premium.ID, portal.ID))
+	subs, err := c.ListSubscriptions(ctx, acme.ID)
+	must(err)
+	for _, s := range subs {
+		if s.ServiceID == shop.ID {
+			must(c.ChangeSubscriptionPlan(ctx, acme.ID, s.ID, premium.ID))
+		}
+	}
 	// The free plan is its product's default (made so after the signups, which would contract it).
 	_, err = c.SetDefaultPlan(ctx, open.ID, free.ID)
 	must(err)
@@ -149,10 +168,24 @@ func TestExportedTenantAdoptsWithNoWrite(t *testing.T) {
 			if o.Spec.Default != (o.Spec.SystemName == "free") {
 				t.Errorf("exported plan %s with default %v: only free is its product's default", o.Spec.SystemName, o.Spec.Default)
 			}
+		case *v1alpha1.ServicePlan:
+			if want := map[bool][]string{true: {"portal"}}[o.Name == "shop-service-premium"]; !slices.Equal(o.Spec.Features, want) {
+				t.Errorf("exported features of service plan %s: %v, want %v", o.Name, o.Spec.Features, want)
+			}
+		case *v1alpha1.AccountPlan:
+			if want := map[bool]map[string]v1alpha1.AccountFeatureSpec{true: {"listed": {Name: "Listed", Description: "In the directory"}}}[o.Name == "partners"]; !maps.Equal(o.Spec.Features, want) {
+				t.Errorf("exported features of account plan %s: %v, want %v", o.Name, o.Spec.Features, want)
+			}
+		case *v1alpha1.DeveloperAccount:
+			wantPlan := map[string]string{"acme-corp": "default", "globex": "partners"}[o.Name]
+			wantSubs := map[string][]string{"acme-corp": {"open-service-default", "shop-service-premium"}}[o.Name]
+			if o.Spec.AccountPlanRef != wantPlan || !slices.Equal(o.Spec.ServicePlanRefs, wantSubs) {
+				t.Errorf("exported account %s on %q through %v, want %q through %v", o.Name, o.Spec.AccountPlanRef, o.Spec.ServicePlanRefs, wantPlan, wantSubs)
+			}
 		}
 	}
 	harness.AdoptsWithNoWrite(t, ns, objs, map[string]int{"Backend": 2, "Product": 2, "ApplicationPlan": 3,
-		"CustomPolicyDefinition": 1, "ActiveDoc": 2, "DeveloperAccount": 2, "Application": 2})
+		"CustomPolicyDefinition": 1, "ActiveDoc": 2, "DeveloperAccount": 2, "Application": 2, "ServicePlan": 3, "AccountPlan": 2})
 }
 
 // TestExportFilters: --product exports the product with its plans, ActiveDocs and the backends it uses,
@@ -184,7 +217,7 @@ func TestExportFilters(t *testing.T) {
 		want []string
 	}{
 		{plugin.ExportOptions{Products: []string{"shop"}}, []string{"ActiveDoc/shop-api", "ApplicationPlan/shop-gold", "ApplicationPlan/shop-hidden",
-			"Backend/orders", "Backend/pets-api", "CustomPolicyDefinition/stamp-0-1", "Product/shop", "ServicePlan/shop-service-default"}},
+			"Backend/orders", "Backend/pets-api", "CustomPolicyDefinition/stamp-0-1", "Product/shop", "ServicePlan/shop-service-default", "ServicePlan/shop-service-premium"}},
 		{plugin.ExportOptions{Backends: []string{"orders"}}, []string{"Backend/orders"}},
 		{plugin.ExportOptions{Products: []string{"open"}, Backends: []string{"orders"}}, []string{"ApplicationPlan/open-free", "Backend/orders",
 			"CustomPolicyDefinition/stamp-0-1", "Product/open", "ServicePlan/open-service-default"}},

@@ -83,6 +83,9 @@ type Exporter struct {
 	Products []ExportedProduct
 	// PlanNames are the exported ApplicationPlans' object names by plan id.
 	PlanNames map[int64]string
+	// AccountPlanNames and ServicePlanNames are the exported AccountPlans' and ServicePlans' object names
+	// by plan id.
+	AccountPlanNames, ServicePlanNames map[int64]string
 	// Accounts are the exported developer accounts, in the order they were exported.
 	Accounts []ExportedAccount
 
@@ -108,7 +111,7 @@ type ExportedAccount struct {
 func NewExporter(c *tsclient.Client, opts ExportOptions) *Exporter {
 	return &Exporter{Client: c, Options: opts, Out: &Exported{Files: map[string][]client.Object{}, Tree: map[string][]byte{}},
 		BackendNames: map[int64]string{}, MetricRefs: map[int64]v1alpha1.MetricMethodRef{}, PlanNames: map[int64]string{},
-		usages: map[int64][]tsclient.BackendUsage{}}
+		AccountPlanNames: map[int64]string{}, ServicePlanNames: map[int64]string{}, usages: map[int64][]tsclient.BackendUsage{}}
 }
 
 // Add adds obj to file.

@@ -7,11 +7,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/plugin"
 )
 
-// Export exports the tenant's account plans to "account-plans", unless only products or backends are
-// asked for.
+// Export exports the tenant's account plans to "account-plans", with the account features each enables
+// (read only when the tenant has any), unless only products or backends are asked for.
 func Export(ctx context.Context, x *plugin.Exporter) error {
 	if len(x.Options.Backends) > 0 || len(x.Options.Products) > 0 || len(x.Options.Accounts) > 0 {
 		return nil
@@ -20,11 +21,28 @@ func Export(ctx context.Context, x *plugin.Exporter) error {
 	if err != nil {
 		return fmt.Errorf("cannot list the account plans: %w", err)
 	}
+	account, err := x.Client.ListAccountFeatures(ctx)
+	if err != nil {
+		return fmt.Errorf("cannot list the account features: %w", err)
+	}
 	for _, p := range plans {
 		published, approval := p.State == "published", p.ApprovalRequired
-		x.Add("account-plans", &v1alpha1.AccountPlan{TypeMeta: plugin.TypeMeta("AccountPlan"),
-			ObjectMeta: metav1.ObjectMeta{Name: plugin.ObjectName(p.Name)},
-			Spec:       v1alpha1.AccountPlanSpec{Name: p.Name, Published: &published, ApprovalRequired: &approval, Default: p.Default}})
+		spec := v1alpha1.AccountPlanSpec{Name: p.Name, Published: &published, ApprovalRequired: &approval, Default: p.Default}
+		if len(account) > 0 {
+			enabled, err := x.Client.ListPlanFeatures(ctx, tsclient.AccountPlans, p.ID)
+			if err != nil {
+				return fmt.Errorf("cannot list the features of account plan %q: %w", p.Name, err)
+			}
+			for _, f := range enabled {
+				if spec.Features == nil {
+					spec.Features = map[string]v1alpha1.AccountFeatureSpec{}
+				}
+				spec.Features[f.SystemName] = v1alpha1.AccountFeatureSpec{Name: f.Name, Description: f.Description}
+			}
+		}
+		name := plugin.ObjectName(p.Name)
+		x.AccountPlanNames[p.ID] = name
+		x.Add("account-plans", &v1alpha1.AccountPlan{TypeMeta: plugin.TypeMeta("AccountPlan"), ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: spec})
 	}
 	return nil
 }

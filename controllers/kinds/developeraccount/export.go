@@ -85,8 +85,42 @@ func export(ctx context.Context, x *plugin.Exporter, a tsclient.Account, taken m
 	if a.State != accountApproved {
 		x.Leave("%s is %s; applying approves it", what, a.State)
 	}
+	if err := exportPlans(ctx, x, a.ID, what, &spec); err != nil {
+		return err
+	}
 	x.Add("accounts", &v1alpha1.DeveloperAccount{TypeMeta: plugin.TypeMeta("DeveloperAccount"), ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: spec})
 	x.Accounts = append(x.Accounts, plugin.ExportedAccount{Account: a, Name: name})
+	return nil
+}
+
+// exportPlans writes where the account stands: its account plan, when the tenant has several (one call),
+// and the service plans it subscribes through, when service plans were exported (one call).
+func exportPlans(ctx context.Context, x *plugin.Exporter, accountID int64, what string, spec *v1alpha1.DeveloperAccountSpec) error {
+	if len(x.AccountPlanNames) > 1 {
+		p, err := x.Client.AccountPlanOf(ctx, accountID)
+		if err != nil {
+			return fmt.Errorf("cannot read the account plan of %s: %w", what, err)
+		}
+		spec.AccountPlanRef = x.AccountPlanNames[p.ID]
+	}
+	if len(x.ServicePlanNames) == 0 {
+		return nil
+	}
+	subs, err := x.Client.ListSubscriptions(ctx, accountID)
+	if err != nil {
+		return fmt.Errorf("cannot read the service subscriptions of %s: %w", what, err)
+	}
+	for _, s := range subs {
+		name, exported := x.ServicePlanNames[s.PlanID]
+		if !exported {
+			continue
+		}
+		spec.ServicePlanRefs = append(spec.ServicePlanRefs, name)
+		if s.State != "live" {
+			x.Leave("%s: its subscription through ServicePlan %q is %s; applying approves it", what, name, s.State)
+		}
+	}
+	slices.Sort(spec.ServicePlanRefs)
 	return nil
 }
 

@@ -7,11 +7,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/kit"
 	"github.com/apimsync/apimsync/controllers/plugin"
 )
 
-// Export exports the service plans of the exported products, each to its product's file.
+// Export exports the service plans of the exported products, each to its product's file, with the
+// features they enable (read only for a product with features).
 func Export(ctx context.Context, x *plugin.Exporter) error {
 	for _, p := range x.Products {
 		plans, err := x.Client.ListServicePlans(ctx, p.ID)
@@ -20,9 +22,19 @@ func Export(ctx context.Context, x *plugin.Exporter) error {
 		}
 		for _, sp := range plans {
 			published, approval := sp.State == "published", sp.ApprovalRequired
-			x.Add(p.File, &v1alpha1.ServicePlan{TypeMeta: plugin.TypeMeta("ServicePlan"),
-				ObjectMeta: metav1.ObjectMeta{Name: kit.CutString(p.Name+"-service-"+plugin.ObjectName(sp.Name), 253)},
-				Spec:       v1alpha1.ServicePlanSpec{ProductRef: p.Name, Name: sp.Name, Published: &published, ApprovalRequired: &approval, Default: sp.Default}})
+			spec := v1alpha1.ServicePlanSpec{ProductRef: p.Name, Name: sp.Name, Published: &published, ApprovalRequired: &approval, Default: sp.Default}
+			if len(p.Features) > 0 {
+				enabled, err := x.Client.ListPlanFeatures(ctx, tsclient.ServicePlans, sp.ID)
+				if err != nil {
+					return fmt.Errorf("cannot list the features of service plan %q of product %q: %w", sp.Name, p.SystemName, err)
+				}
+				for _, f := range enabled {
+					spec.Features = append(spec.Features, p.Features[f.ID])
+				}
+			}
+			name := kit.CutString(p.Name+"-service-"+plugin.ObjectName(sp.Name), 253)
+			x.ServicePlanNames[sp.ID] = name
+			x.Add(p.File, &v1alpha1.ServicePlan{TypeMeta: plugin.TypeMeta("ServicePlan"), ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: spec})
 		}
 	}
 	return nil
