@@ -69,7 +69,7 @@ func (c *converter) convertAccount(it *item) {
 			return
 		}
 		usernames[us.Username] = u.name
-		user := v1alpha1.DeveloperUserSpec{Username: us.Username, Email: us.Email, Role: v1alpha1.DeveloperUserRole(role)}
+		user := v1alpha1.DeveloperUserSpec{Username: us.Username, Email: us.Email, Role: v1alpha1.DeveloperUserRole(role), Suspended: us.Suspended}
 		if ref := us.PasswordCredentialsRef; ref.Name != "" {
 			user.PasswordRef = &v1alpha1.LocalSecretKeyRef{Name: ref.Name, Key: "password"}
 			user.PasswordPolicy = v1alpha1.PasswordOnCreate
@@ -80,9 +80,6 @@ func (c *converter) convertAccount(it *item) {
 		}
 		if us.Role == nil || *us.Role == "" {
 			c.info(u, "spec.role", "not set: member, as 3scale-operator keeps it; written out")
-		}
-		if us.Suspended {
-			c.dropped(u, "spec.suspended", "apimsync does not suspend users: the user is kept active; to lock it out, remove it from the account's users (deleted in 3scale)")
 		}
 		if userProvider, accountProvider := providerRef(us.ProviderAccountRef), a.Spec.ProviderAccountRef; userProvider != nil &&
 			(accountProvider == nil || userProvider.Name != accountProvider.Name) {

@@ -68,7 +68,6 @@ var cases = []testCase{
 		{Object: "Product/product-minimal", Namespace: "apis", Field: "spec.policies", Severity: SeverityInfo, Message: "appends the apicast policy"},
 	}},
 	{name: "accounts", input: []string{"accounts.yaml"}, want: []Finding{
-		{Object: "DeveloperUser/developeruser-member-sample", Namespace: "apps", Field: "spec.suspended", Severity: SeverityDropped, Message: "does not suspend users"},
 		{Object: "DeveloperUser/developeruser-member-sample", Namespace: "apps", Field: "spec.passwordCredentialsRef.namespace", Severity: SeverityChanged, Message: `copy it to "apps"`},
 		{Object: "DeveloperUser/developeruser-member-sample", Namespace: "apps", Field: "metadata.labels", Severity: SeverityDropped, Message: "tier"},
 		{Object: "DeveloperUser/developeruser-admin-sample", Namespace: "apps", Field: "metadata.annotations.userID", Severity: SeverityDropped, Message: "username"},

@@ -39,7 +39,7 @@
 //
 // What the report says (Finding.Severity in parentheses):
 //
-//   - fields with no equivalent (dropped): a DeveloperUser's suspended and its own providerAccountRef, an
+//   - fields with no equivalent (dropped): a DeveloperUser's own providerAccountRef, an
 //     Application's authSecretRef, a Tenant's fromEmail, supportEmail, financeSupportEmail and
 //     siteAccessCode, an OpenAPI's privateAPIHostHeader, privateAPISecretToken and OIDC settings other
 //     than the issuer, a ProxyConfigPromote's deleteCR (info), annotations (insecure_skip_verify and

@@ -69,7 +69,7 @@ func TestConvertKinds(t *testing.T) {
 			Spec: DeveloperAccountSpec{OrgName: "Ecorp", MonthlyBillingEnabled: ptr(true), MonthlyChargingEnabled: ptr(false),
 				Users: []DeveloperUserSpec{
 					{Username: "myusername", Email: "myusername@example.com", Role: "admin", PasswordRef: &LocalSecretKeyRef{Name: "mysecret", Key: "password"}, PasswordPolicy: PasswordOnCreate},
-					{Username: "myusername1", Email: "myusername1@example.com", Role: "member", PasswordRef: &LocalSecretKeyRef{Name: "mysecret", Key: "password"}, PasswordPolicy: PasswordOnCreate}},
+					{Username: "myusername1", Email: "myusername1@example.com", Role: "member", PasswordRef: &LocalSecretKeyRef{Name: "mysecret", Key: "password"}, PasswordPolicy: PasswordOnCreate, Suspended: true}},
 				CommonSpec: withProvider(adopt, "mytenant")}}},
 		{name: "an application", input: []string{"accounts.yaml"}, want: &Application{TypeMeta: typeMeta("Application"),
 			ObjectMeta: meta("apps", "application-sample", nil),
