@@ -200,6 +200,7 @@ func (a *ApplicationPlan) ForgetTenantIDs() {
 func (d *DeveloperAccount) ForgetTenantIDs() {
 	d.Status.forgetTenantIDs()
 	d.Status.AccountID, d.Status.UserIDs, d.Status.PasswordVersions, d.Status.CreditCardStored = 0, nil, nil, false
+	d.Status.ServiceSubscriptionIDs = nil
 }
 
 // ForgetTenantIDs implements SyncedObject.
@@ -251,7 +252,7 @@ func (a *AccountPlan) GetAdoptionPolicy() AdoptionPolicy { return a.Spec.Effecti
 // ForgetTenantIDs implements SyncedObject.
 func (a *AccountPlan) ForgetTenantIDs() {
 	a.Status.forgetTenantIDs()
-	a.Status.AccountPlanID = 0
+	a.Status.AccountPlanID, a.Status.FeatureIDs = 0, nil
 }
 
 // GetSyncStatus implements SyncedObject.
@@ -282,5 +283,5 @@ func (p *ServicePlan) GetAdoptionPolicy() AdoptionPolicy {
 // ForgetTenantIDs implements SyncedObject.
 func (p *ServicePlan) ForgetTenantIDs() {
 	p.Status.forgetTenantIDs()
-	p.Status.ServicePlanID, p.Status.ProductID = 0, 0
+	p.Status.ServicePlanID, p.Status.ProductID, p.Status.FeatureIDs = 0, 0, nil
 }
