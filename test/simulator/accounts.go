@@ -41,6 +41,11 @@ type account struct {
 	// planID is the account plan a developer account bought (its AccountContract); not in its JSON
 	// (AccountRepresenter has no plan), read with GET /admin/api/accounts/{id}/plan.json.
 	planID int64
+	// owner is the tenant whose fields definitions the account's fields follow (its provider,
+	// fields_definitions_source_root, app/lib/fields/fields.rb:185-204); fields its values of extra and
+	// optional built-in fields (fields.go).
+	owner  *tenant
+	fields fieldValues
 	stamps
 }
 
@@ -48,8 +53,9 @@ type account struct {
 // credit_card_stored, the billing flags (Settings, whose columns default to true, db/schema.rb:1249,1276,
 // created lazily for every account, app/models/account.rb:226-227), state, annotations and the defined
 // fields, org_name among them (FieldsRepresenter; Account's default fields, app/models/account.rb:20);
-// for a tenant (an account of master's), its domains and provider fields too (providerJSON). Links are
-// left out.
+// for a tenant (an account of master's), its domains and provider fields too (providerJSON); the other
+// defined fields with a value, extra fields among them, as top-level keys (renderFields). Links are left
+// out.
 func (a *account) json() map[string]any {
 	out := map[string]any{"id": a.id, "org_name": a.orgName, "state": a.state, "monthly_billing_enabled": a.monthlyBillingEnabled,
 		"monthly_charging_enabled": a.monthlyChargingEnabled, "credit_card_stored": false, "annotations": map[string]any{},
@@ -57,13 +63,16 @@ func (a *account) json() map[string]any {
 	if a.provider != nil {
 		a.providerJSON(out)
 	}
+	if a.owner != nil {
+		a.owner.renderFields(targetAccount, &a.fields, out)
+	}
 	return out
 }
 
 // xml is Account#to_xml (app/models/account.rb:445-491) for a buyer: id, timestamps, state, the
-// defined fields, the billing flags, credit_card_stored and its users (User#to_xml,
-// app/models/user.rb:289-314: id, timestamps, account_id, state, role and the defined fields). The
-// bought plans and annotations are left out.
+// defined fields and <extra_fields> (fieldsXML), the billing flags, credit_card_stored and its users
+// (User#to_xml, app/models/user.rb:289-314: id, timestamps, account_id, state, role, the defined fields
+// and <extra_fields>). The bought plans and annotations are left out.
 func (a *account) xml(t *tenant) xmlDocument {
 	var b strings.Builder
 	field := func(name, value string) {
@@ -76,7 +85,8 @@ func (a *account) xml(t *tenant) xmlDocument {
 	field("created_at", a.created)
 	field("updated_at", a.updated)
 	field("state", a.state)
-	field("org_name", a.orgName)
+	raw := func(s string) { b.WriteString(s) }
+	t.fieldsXML(targetAccount, &a.fields, map[string]string{"org_name": a.orgName}, field, raw)
 	field("monthly_billing_enabled", strconv.FormatBool(a.monthlyBillingEnabled))
 	field("monthly_charging_enabled", strconv.FormatBool(a.monthlyChargingEnabled))
 	field("credit_card_stored", "false")
@@ -90,8 +100,7 @@ func (a *account) xml(t *tenant) xmlDocument {
 		field("account_id", strconv.FormatInt(u.accountID, 10))
 		field("state", u.state)
 		field("role", u.role)
-		field("username", u.username)
-		field("email", u.email)
+		t.fieldsXML(targetUser, &u.fields, map[string]string{"username": u.username, "email": u.email}, field, raw)
 		b.WriteString("</user>")
 	}
 	b.WriteString("</users></account>")
@@ -110,16 +119,24 @@ type user struct {
 	username, email, role, state string
 	signupType                   string
 	password                     string // never answered (porta keeps only a digest); PasswordOf reads it
+	// owner and fields are as an account's: the tenant whose fields definitions apply, and the values
+	// of the user's extra and optional built-in fields (fields.go).
+	owner  *tenant
+	fields fieldValues
 	stamps
 }
 
 // json is UserRepresenter (app/representers/user_representer.rb): id, state, role, timestamps and the
 // defined fields username and email (User's default fields, app/models/user.rb:11), a nil email left out
-// as representable leaves out nil properties. It has no account_id. Links are left out.
+// as representable leaves out nil properties, and the other defined fields with a value, extra fields
+// among them (renderFields). It has no account_id. Links are left out.
 func (u *user) json() map[string]any {
 	out := map[string]any{"id": u.id, "username": u.username, "role": u.role, "state": u.state, "created_at": u.created, "updated_at": u.updated}
 	if u.email != "" {
 		out["email"] = u.email
+	}
+	if u.owner != nil {
+		u.owner.renderFields(targetUser, &u.fields, out)
 	}
 	return out
 }
@@ -324,10 +341,15 @@ func signup(r *request) answer {
 	errs := fieldErrors{}
 	orgName := r.form.Get("org_name")
 	checkOrgName(orgName, true, errs)
+	var accountFields fieldValues
+	r.t.writeFields(r, targetAccount, &accountFields)
+	r.t.validateFields(targetAccount, &accountFields, errs)
 	u := &user{username: strings.TrimSpace(r.form.Get("username")), email: r.form.Get("email"), role: roleAdmin, state: userPending,
-		signupType: signupMinimal, stamps: newStamps()}
+		signupType: signupMinimal, owner: r.t, stamps: newStamps()}
 	password := r.form.Get("password")
 	r.t.validateUser(u, password, errs)
+	r.t.writeFields(r, targetUser, &u.fields)
+	r.t.validateFields(targetUser, &u.fields, errs)
 	plans, found := r.t.signupPlansFor(r)
 	if !found { // raised before the account's errors are looked at (signups_controller.rb:23-32)
 		return notFound()
@@ -335,7 +357,8 @@ func signup(r *request) answer {
 	if a := errs.answer(); a.code != 0 {
 		return a
 	}
-	a := &account{id: r.t.id(), orgName: orgName, state: accountCreated, monthlyBillingEnabled: true, monthlyChargingEnabled: true, stamps: newStamps()}
+	a := &account{id: r.t.id(), orgName: orgName, state: accountCreated, monthlyBillingEnabled: true, monthlyChargingEnabled: true,
+		owner: r.t, fields: accountFields, stamps: newStamps()}
 	r.t.accounts[a.id] = a
 	u.id, u.accountID, u.password = r.t.id(), a.id, password
 	r.t.users[u.id] = u
@@ -454,11 +477,15 @@ func findAccount(r *request) answer {
 }
 
 // updateAccount is AccountsController#update (accounts_controller.rb:41-50,135-137): the billing flags
-// and the account's defined fields (org_name); a blank org_name is 422.
+// and the account's defined fields (org_name, and the extra and optional built-in ones, writeFields); a
+// blank org_name is 422. validate_fields! is not called (fields.rb:213-215,283-285), so neither required
+// extra fields nor choices are checked: a value outside a field's choices is taken.
 func updateAccount(r *request) answer {
 	return withAccount(r, "id", func(a *account) answer {
 		errs := fieldErrors{}
 		next := *a
+		next.fields = a.fields.clone()
+		r.t.writeFields(r, targetAccount, &next.fields)
 		if has(r, "org_name") {
 			next.orgName = r.form.Get("org_name")
 			checkOrgName(next.orgName, false, errs)
@@ -544,7 +571,8 @@ func (t *tenant) admins(accountID int64) []*user {
 func createUser(r *request) answer {
 	return withAccount(r, "account_id", func(a *account) answer {
 		u := &user{accountID: a.id, username: strings.TrimSpace(r.form.Get("username")), email: r.form.Get("email"), role: roleMember,
-			state: userPending, signupType: signupByProvider, stamps: newStamps()}
+			state: userPending, signupType: signupByProvider, owner: r.t, stamps: newStamps()}
+		r.t.writeFields(r, targetUser, &u.fields)
 		errs := fieldErrors{}
 		r.t.validateUser(u, r.form.Get("password"), errs)
 		if a := errs.answer(); a.code != 0 {
@@ -561,6 +589,8 @@ func createUser(r *request) answer {
 func updateUser(r *request) answer {
 	return withUser(r, func(u *user) answer {
 		next := *u
+		next.fields = u.fields.clone()
+		r.t.writeFields(r, targetUser, &next.fields)
 		if has(r, "username") {
 			next.username = strings.TrimSpace(r.form.Get("username"))
 		}

@@ -187,7 +187,7 @@ func signupProvider(r *request) answer {
 	nt := newTenant(slug)
 	domain := slug + "." + s.superdomain
 	a := &account{id: m.id(), orgName: orgName, state: accountApproved, monthlyBillingEnabled: true, monthlyChargingEnabled: true,
-		stamps: newStamps(), provider: &providerInfo{tenant: nt, domain: domain, adminDomain: s.adminDomain(slug), scheme: s.scheme,
+		owner: m, stamps: newStamps(), provider: &providerInfo{tenant: nt, domain: domain, adminDomain: s.adminDomain(slug), scheme: s.scheme,
 			fromEmail: "no-reply@" + s.superdomain, supportEmail: admin.email, financeSupportEmail: admin.email,
 			siteAccessCode: randomHex(5), annotations: annotationsOf(r.form, map[string]any{}), stateChangedAt: time.Now()}}
 	nt.account = a

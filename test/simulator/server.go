@@ -5,7 +5,8 @@
 // plan (accountplans.go, serviceplans.go); developer accounts with their users, account plan, service
 // subscriptions and applications (accounts.go, serviceplans.go, applications.go); ActiveDocs (activedocs.go); the
 // versions of each product's gateway configuration, deployed and promoted (proxyconfigs.go); the APIcast
-// custom policy registry (registry.go); and, with a master account (Options.MasterToken), the master
+// custom policy registry (registry.go); the fields definitions (custom fields) every tenant starts with
+// and the values of accounts' and users' extra fields (fields.go); and, with a master account (Options.MasterToken), the master
 // API for tenants, which makes new tenants of the simulator (master.go). It answers like porta —
 // wrappers, status codes, error bodies, pagination, cascades — counts requests by tenant, verb, path
 // template and status (GET /__sim/stats), and injects seeded faults: latency, 5xx, 429 with
@@ -145,6 +146,7 @@ func New(opts Options) *Simulator {
 	rs = append(rs, cmsRoutes()...)
 	rs = append(rs, portalSettingsRoutes()...)
 	rs = append(rs, accountRoutes()...)
+	rs = append(rs, fieldsDefinitionRoutes()...)
 	rs = append(rs, applicationRoutes()...)
 	rs = append(rs, activeDocRoutes()...)
 	rs = append(rs, proxyConfigRoutes()...)

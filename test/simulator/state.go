@@ -46,6 +46,10 @@ type tenant struct {
 	// cmsNextID numbers the CMS objects apart from the others (porta's ids are per table), so that the
 	// default portal every tenant gets leaves the other objects' ids as they were.
 	cmsNextID int64
+	// fieldDefs are the tenant's fields definitions (fields.go), numbered by fieldsNextID apart from the
+	// other objects, as the CMS's are.
+	fieldDefs    map[int64]*fieldsDefinition
+	fieldsNextID int64
 	// The developer portal's settings and sign-in providers (portal_settings.go).
 	settings *portalSettings
 	signIn   map[int64]*signInProvider
@@ -72,9 +76,11 @@ func newTenant(name string) *tenant {
 		docs: map[int64]*apiDoc{}, registry: map[int64]*registryPolicy{}, features: map[int64]*feature{},
 		sections: map[int64]*cmsSection{}, templates: map[int64]*cmsTemplate{}, files: map[int64]*cmsFile{},
 		settings: newPortalSettings(), signIn: map[int64]*signInProvider{},
-		accountPlans: map[int64]*simplePlan{}, servicePlans: map[int64]*simplePlan{}, subscriptions: map[int64]*serviceContract{}}
+		accountPlans: map[int64]*simplePlan{}, servicePlans: map[int64]*simplePlan{}, subscriptions: map[int64]*serviceContract{},
+		fieldDefs: map[int64]*fieldsDefinition{}}
 	t.seedCMS()
 	t.createDefaultAccountPlan()
+	t.createDefaultFields()
 	return t
 }
 
@@ -447,6 +453,10 @@ const (
 	KindAccountPlans         = "account_plans"
 	KindServicePlans         = "service_plans"
 	KindServiceSubscriptions = "service_subscriptions"
+	// KindFieldsDefinitions are the tenant's fields definitions as the API renders them, in the order
+	// GET /admin/api/fields_definitions.json lists them (position, then id). The values of accounts' extra
+	// fields show in KindAccounts as the API shows them: top-level keys of the account, by field name.
+	KindFieldsDefinitions = "fields_definitions"
 )
 
 // Count returns how many objects of a kind (see the Kind constants) a tenant has; -1 for an unknown
@@ -559,6 +569,12 @@ func (t *tenant) objects(kind string) ([]map[string]any, bool) {
 		})
 	case KindServiceSubscriptions:
 		collect(sortedIDs(t.subscriptions, nil), func(id int64) map[string]any { return t.subscriptions[id].json(t) })
+	case KindFieldsDefinitions:
+		defs := t.definedFields("")
+		out = make([]map[string]any, 0, len(defs))
+		for _, f := range defs {
+			out = append(out, f.json())
+		}
 	case KindSignInProviders:
 		collect(sortedIDs(t.signIn, nil), jsonOf(t.signIn))
 	case KindCustomPolicies:
