@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"net/url"
 )
 
@@ -15,6 +16,40 @@ type Account struct {
 	MonthlyBillingEnabled  bool   `json:"monthly_billing_enabled"`
 	MonthlyChargingEnabled bool   `json:"monthly_charging_enabled"`
 	CreditCardStored       bool   `json:"credit_card_stored"`
+	// Fields are the values of the account's defined fields other than org_name — built in (vat_code,
+	// telephone_number...) and extra — by name: porta renders each as a property of the account
+	// (FieldsRepresenter, ExtraFieldsRepresenter); nil when it has none.
+	Fields map[string]string `json:"-"`
+}
+
+// accountProperties are the properties of an account's JSON that are no field of it
+// (AccountRepresenter).
+var accountProperties = map[string]bool{"org_name": true, "state": true, "created_at": true, "updated_at": true, "deletion_date": true,
+	"admin_domain": true, "domain": true, "admin_base_url": true, "base_url": true, "from_email": true, "support_email": true,
+	"finance_support_email": true, "site_access_code": true, "credit_card_partial_number": true, "credit_card_expires_on": true}
+
+// UnmarshalJSON decodes an account and collects its fields' values.
+func (a *Account) UnmarshalJSON(b []byte) error {
+	type plain Account
+	if err := json.Unmarshal(b, (*plain)(a)); err != nil {
+		return err
+	}
+	var props map[string]json.RawMessage
+	if err := json.Unmarshal(b, &props); err != nil {
+		return err
+	}
+	a.Fields = nil
+	for k, raw := range props {
+		var v string
+		if accountProperties[k] || json.Unmarshal(raw, &v) != nil {
+			continue
+		}
+		if a.Fields == nil {
+			a.Fields = map[string]string{}
+		}
+		a.Fields[k] = v
+	}
+	return nil
 }
 
 // SignupParams create an account with its first (admin) user in one call. Porta wants a Password of 15
@@ -27,11 +62,25 @@ type SignupParams struct {
 	Password string
 	// AccountPlanID signs the account up on that account plan (0: the tenant's default).
 	AccountPlanID int64
+	// Fields are values of the account's defined fields, by name.
+	Fields map[string]string
 }
 
 func (p SignupParams) form() form {
-	return form{}.str("org_name", p.OrgName).str("username", p.Username).str("email", p.Email).str("password", p.Password).
-		int("account_plan_id", p.AccountPlanID)
+	return withFields(form{}.str("org_name", p.OrgName).str("username", p.Username).str("email", p.Email).str("password", p.Password).
+		int("account_plan_id", p.AccountPlanID), p.Fields)
+}
+
+// withFields adds the values of an account's fields to f, each under its name, as porta's description
+// declares them (additionalProperties of SignupExpressRequest and AccountUpdateRequest; porta assigns
+// them, fields.rb:118-130, and keeps only the fields the tenant defines). A field's name cannot be one of
+// the account's columns (FieldsDefinition#allowed_fields_definition_name), so none collides with another
+// parameter.
+func withFields(f form, fields map[string]string) form {
+	for name, v := range fields {
+		f.values().Set(name, v)
+	}
+	return f
 }
 
 // AccountParams are the writable attributes of an account; nil and empty ones are not sent.
@@ -39,11 +88,13 @@ type AccountParams struct {
 	OrgName                string
 	MonthlyBillingEnabled  *bool
 	MonthlyChargingEnabled *bool
+	// Fields are values of the account's defined fields, by name ("" clears one).
+	Fields map[string]string
 }
 
 func (p AccountParams) form() form {
-	return form{}.str("org_name", p.OrgName).boolPtr("monthly_billing_enabled", p.MonthlyBillingEnabled).
-		boolPtr("monthly_charging_enabled", p.MonthlyChargingEnabled)
+	return withFields(form{}.str("org_name", p.OrgName).boolPtr("monthly_billing_enabled", p.MonthlyBillingEnabled).
+		boolPtr("monthly_charging_enabled", p.MonthlyChargingEnabled), p.Fields)
 }
 
 // Signup creates a developer account and its first user, an admin (POST /admin/api/signup.json). Porta

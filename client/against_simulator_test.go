@@ -364,6 +364,25 @@ func TestClientFlowAgainstSimulator(t *testing.T) {
 	if _, err := c.ApproveAccount(ctx, acc.ID); !IsInvalid(err) {
 		t.Errorf("approving an approved account: %v, want porta's 422", err)
 	}
+	// Field definitions: the tenant's built-in ones (porta's create_defaults!), an extra account field
+	// with choices, the account's value of it; porta keeps a required built-in field (a 200 that deletes
+	// nothing, fields_definition.rb avoid_destroy_required_field_on_target).
+	defs := outcome(c.ListFieldDefinitions(ctx)).must(t, "list field definitions")
+	if !slices.ContainsFunc(defs, func(f FieldDefinition) bool { return f.Target == "Account" && f.Name == "org_name" && f.Required }) {
+		t.Errorf("a new tenant's field definitions %+v, want Account org_name, required", defs)
+	}
+	tier := outcome(c.CreateFieldDefinition(ctx, FieldDefinitionParams{Target: "Account", Name: "tier", Label: "Tier", Choices: []string{"gold", "silver"}})).must(t, "create field definition")
+	tier = outcome(c.UpdateFieldDefinition(ctx, tier.ID, FieldDefinitionParams{Target: "Account", Label: "Partner tier", Choices: []string{"gold", "silver", "bronze"}})).must(t, "update field definition")
+	checkSame(t, "field definition", tier, outcome(c.GetFieldDefinition(ctx, tier.ID)).must(t, "get field definition"))
+	outcome(c.UpdateAccount(ctx, acc.ID, AccountParams{Fields: map[string]string{"tier": "bronze"}})).must(t, "set the account's tier")
+	if got := outcome(c.GetAccount(ctx, acc.ID)).must(t, "read the account").Fields["tier"]; got != "bronze" {
+		t.Errorf("the account's tier %q, want bronze", got)
+	}
+	orgName := defs[slices.IndexFunc(defs, func(f FieldDefinition) bool { return f.Target == "Account" && f.Name == "org_name" })]
+	mustDo(t, "delete a required built-in field (porta keeps it)", c.DeleteFieldDefinition(ctx, orgName.ID))
+	outcome(c.GetFieldDefinition(ctx, orgName.ID)).must(t, "org_name is still there")
+	mustDo(t, "delete the field definition", c.DeleteFieldDefinition(ctx, tier.ID))
+
 	// Account plans: the tenant's seeded "Default" one, a new one made default, the account moved to it;
 	// porta refuses to delete a plan an account is on (plan.rb:174-186).
 	seeded := outcome(c.ListAccountPlans(ctx)).must(t, "list account plans")

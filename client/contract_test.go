@@ -696,11 +696,12 @@ func TestEveryCallContract(t *testing.T) {
 		},
 		"UpdateAccount": {
 			call: func(ctx context.Context, c *Client) (any, error) {
-				return c.UpdateAccount(ctx, 81, AccountParams{OrgName: "ACME", MonthlyBillingEnabled: ptrTo(false), MonthlyChargingEnabled: ptrTo(true)})
+				return c.UpdateAccount(ctx, 81, AccountParams{OrgName: "ACME", MonthlyBillingEnabled: ptrTo(false), MonthlyChargingEnabled: ptrTo(true),
+					Fields: map[string]string{"tier": "gold", "vat_code": ""}})
 			},
 			code: 200, body: `{"account":` + portaAccount + `}`,
 			want: seenRequest{Method: "PUT", Path: "/admin/api/accounts/81.json", Form: url.Values{"org_name": {"ACME"},
-				"monthly_billing_enabled": {"false"}, "monthly_charging_enabled": {"true"}}},
+				"monthly_billing_enabled": {"false"}, "monthly_charging_enabled": {"true"}, "tier": {"gold"}, "vat_code": {""}}},
 			wantResult: wantAccount,
 		},
 		"ApproveAccount": {
@@ -1021,6 +1022,47 @@ func TestEveryCallContract(t *testing.T) {
 				`"links":[{"rel":"service","href":"https://t.example/admin/api/services/42"}]}}]}`,
 			want:       seenRequest{Method: "GET", Path: "/admin/api/service_plans.json"},
 			wantResult: []ServicePlan{{ID: 74, Name: "Gold", State: "published", ServiceID: 42}},
+		},
+		"ListFieldDefinitions": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.ListFieldDefinitions(ctx) },
+			code: 200, body: `{"fields_definitions":[{"fields_definition":` + portaField + `}]}`,
+			want:       seenRequest{Method: "GET", Path: "/admin/api/fields_definitions.json"},
+			wantResult: []FieldDefinition{*wantField},
+		},
+		"CreateFieldDefinition: target and name, choices as a list": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.CreateFieldDefinition(ctx, FieldDefinitionParams{Target: "Account", Name: "tier", Label: "Tier", Required: true, Choices: []string{"gold", "silver"}, Position: 3})
+			},
+			code: 201, body: `{"fields_definition":` + portaField + `}`,
+			want: seenRequest{Method: "POST", Path: "/admin/api/fields_definitions.json", Form: url.Values{"target": {"Account"}, "name": {"tier"},
+				"label": {"Tier"}, "required": {"true"}, "hidden": {"false"}, "read_only": {"false"}, "choices[]": {"gold", "silver"}}},
+			wantResult: wantField,
+		},
+		"UpdateFieldDefinition: no name, the position": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.UpdateFieldDefinition(ctx, 51, FieldDefinitionParams{Target: "User", Name: "x", Label: "Tier", Hidden: true, Position: 2})
+			},
+			code: 200, body: `{"fields_definition":` + portaField + `}`,
+			want: seenRequest{Method: "PUT", Path: "/admin/api/fields_definitions/51.json", Form: url.Values{"label": {"Tier"}, "required": {"false"},
+				"hidden": {"true"}, "read_only": {"false"}, "position": {"2"}, "target": {"User"}}},
+			wantResult: wantField,
+		},
+		"GetFieldDefinition": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.GetFieldDefinition(ctx, 51) },
+			code: 200, body: `{"fields_definition":` + portaField + `}`,
+			want:       seenRequest{Method: "GET", Path: "/admin/api/fields_definitions/51.json"},
+			wantResult: wantField,
+		},
+		"DeleteFieldDefinition": {
+			call: func(ctx context.Context, c *Client) (any, error) { return nil, c.DeleteFieldDefinition(ctx, 51) },
+			code: 200, body: portaDelete,
+			want: seenRequest{Method: "DELETE", Path: "/admin/api/fields_definitions/51.json"},
+		},
+		"GetAccount: its fields' values": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.GetAccount(ctx, 81) },
+			code: 200, body: `{"account":{"id":81,"org_name":"ACME","state":"approved","vat_code":"ES123","tier":"gold","created_at":"2026-11-22T10:00:00Z","annotations":{}}}`,
+			want:       seenRequest{Method: "GET", Path: "/admin/api/accounts/81.json"},
+			wantResult: &Account{ID: 81, OrgName: "ACME", State: "approved", Fields: map[string]string{"vat_code": "ES123", "tier": "gold"}},
 		},
 		"ListSubscriptions": {
 			call: func(ctx context.Context, c *Client) (any, error) { return c.ListSubscriptions(ctx, 81) },
@@ -2005,6 +2047,8 @@ const (
 )
 
 var (
+	portaField      = `{"id":51,"target":"Account","name":"tier","label":"Tier","required":true,"hidden":false,"read_only":false,"choices":["gold","silver"],"position":3,"created_at":"2026-11-22T10:00:00Z","updated_at":"2026-11-22T10:00:00Z"}`
+	wantField       = &FieldDefinition{ID: 51, Target: "Account", Name: "tier", Label: "Tier", Required: true, Choices: []string{"gold", "silver"}, Position: 3}
 	wantAccount     = &Account{ID: 81, OrgName: "ACME", State: "approved", MonthlyChargingEnabled: true}
 	wantUser        = &User{ID: 82, Username: "alice", Email: "alice@acme.example", Role: "admin", State: "active"}
 	wantApplication = &Application{ID: 83, State: "live", Enabled: true, Name: "Shop", Description: "d", AccountID: 81, ServiceID: 42,

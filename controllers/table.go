@@ -20,6 +20,7 @@ import (
 	"github.com/apimsync/apimsync/controllers/kinds/custompolicy"
 	"github.com/apimsync/apimsync/controllers/kinds/developeraccount"
 	"github.com/apimsync/apimsync/controllers/kinds/developerportal"
+	"github.com/apimsync/apimsync/controllers/kinds/fielddefinition"
 	productkind "github.com/apimsync/apimsync/controllers/kinds/product"
 	"github.com/apimsync/apimsync/controllers/kinds/serviceplan"
 	"github.com/apimsync/apimsync/controllers/kinds/tenant"
@@ -260,6 +261,13 @@ var kinds = []kindRow{
 		// A product has one default service plan: a plan refused as a second one waits for the first.
 		watches: func(reader client.Reader) []watch {
 			return []watch{{&v1alpha1.ServicePlan{}, serviceplan.DefaultRivals(reader)}}
+		}},
+	kindOf[*v1alpha1.FieldDefinition, fielddefinition.Desired, *fielddefinition.Snapshot]{name: "FieldDefinition", exporter: fielddefinition.Export,
+		secretRefs: fielddefinition.SecretRefs,
+		newObj:     func() *v1alpha1.FieldDefinition { return &v1alpha1.FieldDefinition{} },
+		newList:    func() client.ObjectList { return &v1alpha1.FieldDefinitionList{} },
+		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.FieldDefinition, fielddefinition.Desired, *fielddefinition.Snapshot] {
+			return &fielddefinition.Syncer{Accounts: d.Accounts, Lists: d.Lists}
 		}},
 	kindOf[*v1alpha1.AccountPlan, accountplan.Desired, *accountplan.Snapshot]{name: "AccountPlan", exporter: accountplan.Export, secretRefs: accountplan.SecretRefs,
 		newObj:  func() *v1alpha1.AccountPlan { return &v1alpha1.AccountPlan{} },

@@ -27,6 +27,7 @@ func addKnownTypes(s *runtime.Scheme) error {
 		&Product{}, &ProductList{},
 		&ApplicationPlan{}, &ApplicationPlanList{},
 		&AccountPlan{}, &AccountPlanList{},
+		&FieldDefinition{}, &FieldDefinitionList{},
 		&ServicePlan{}, &ServicePlanList{},
 		&DeveloperAccount{}, &DeveloperAccountList{},
 		&Application{}, &ApplicationList{},

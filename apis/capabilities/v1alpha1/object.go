@@ -285,3 +285,24 @@ func (p *ServicePlan) ForgetTenantIDs() {
 	p.Status.forgetTenantIDs()
 	p.Status.ServicePlanID, p.Status.ProductID, p.Status.FeatureIDs = 0, 0, nil
 }
+
+// GetSyncStatus implements SyncedObject.
+func (f *FieldDefinition) GetSyncStatus() *CommonStatus { return &f.Status.CommonStatus }
+
+// GetDeletionPolicy implements SyncedObject.
+func (f *FieldDefinition) GetDeletionPolicy() DeletionPolicy { return f.Spec.EffectiveDeletionPolicy() }
+
+// GetRemoteID implements SyncedObject.
+func (f *FieldDefinition) GetRemoteID() int64 { return f.Status.FieldDefinitionID }
+
+// SetRemoteID implements SyncedObject.
+func (f *FieldDefinition) SetRemoteID(id int64) { f.Status.FieldDefinitionID = id }
+
+// GetAdoptionPolicy implements SyncedObject.
+func (f *FieldDefinition) GetAdoptionPolicy() AdoptionPolicy { return f.Spec.EffectiveAdoption() }
+
+// ForgetTenantIDs implements SyncedObject.
+func (f *FieldDefinition) ForgetTenantIDs() {
+	f.Status.forgetTenantIDs()
+	f.Status.FieldDefinitionID = 0
+}
