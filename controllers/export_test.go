@@ -104,7 +104,11 @@ func handMadeTenant(t *testing.T, c *tsclient.Client) {
 	must(err)
 	_, err = c.ActivateUser(ctx, acme.ID, bob.ID)
 	must(err)
-	globex, err := c.Signup(ctx, tsclient.SignupParams{OrgName: "Globex", Username: "carol", Email: "carol@globex.example", Password: "a-long-enough-password"})
+	// An extra field of accounts, with choices; Globex holds a value of it.
+	_, err = c.CreateFieldDefinition(ctx, tsclient.FieldDefinitionParams{Target: "Account", Name: "tier", Label: "Tier", Choices: []string{"gold", "silver"}})
+	must(err)
+	globex, err := c.Signup(ctx, tsclient.SignupParams{OrgName: "Globex", Username: "carol", Email: "carol@globex.example", Password: "a-long-enough-password",
+		Fields: map[string]string{"tier": "silver"}})
 	must(err)
 	_, err = c.CreateApplication(ctx, acme.ID, tsclient.ApplicationParams{PlanID: gold.ID, Name: "ACME shop"})
 	must(err)
@@ -179,13 +183,16 @@ func TestExportedTenantAdoptsWithNoWrite(t *testing.T) {
 		case *v1alpha1.DeveloperAccount:
 			wantPlan := map[string]string{"acme-corp": "default", "globex": "partners"}[o.Name]
 			wantSubs := map[string][]string{"acme-corp": {"open-service-default", "shop-service-premium"}}[o.Name]
+			if want := map[string]map[string]string{"globex": {"tier": "silver"}}[o.Name]; !maps.Equal(o.Spec.Fields, want) {
+				t.Errorf("exported account %s with fields %v, want %v", o.Name, o.Spec.Fields, want)
+			}
 			if o.Spec.AccountPlanRef != wantPlan || !slices.Equal(o.Spec.ServicePlanRefs, wantSubs) {
 				t.Errorf("exported account %s on %q through %v, want %q through %v", o.Name, o.Spec.AccountPlanRef, o.Spec.ServicePlanRefs, wantPlan, wantSubs)
 			}
 		}
 	}
 	harness.AdoptsWithNoWrite(t, ns, objs, map[string]int{"Backend": 2, "Product": 2, "ApplicationPlan": 3,
-		"CustomPolicyDefinition": 1, "ActiveDoc": 2, "DeveloperAccount": 2, "Application": 2, "ServicePlan": 3, "AccountPlan": 2, "FieldDefinition": 5})
+		"CustomPolicyDefinition": 1, "ActiveDoc": 2, "DeveloperAccount": 2, "Application": 2, "ServicePlan": 3, "AccountPlan": 2, "FieldDefinition": 6})
 }
 
 // TestExportFilters: --product exports the product with its plans, ActiveDocs and the backends it uses,

@@ -283,8 +283,12 @@ var kinds = []kindRow{
 		newObj:  func() *v1alpha1.DeveloperAccount { return &v1alpha1.DeveloperAccount{} },
 		newList: func() client.ObjectList { return &v1alpha1.DeveloperAccountList{} },
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.DeveloperAccount, developeraccount.Desired, *developeraccount.Snapshot] {
-			return &developeraccount.Syncer{Reader: d.Reader, Accounts: d.Accounts,
+			return &developeraccount.Syncer{Reader: d.Reader, Accounts: d.Accounts, Lists: d.Lists,
 				Sent: &developeraccount.SentPasswords{}}
+		},
+		// An account waiting for a field of its spec.fields is woken when the field is defined.
+		watches: func(reader client.Reader) []watch {
+			return []watch{{&v1alpha1.FieldDefinition{}, developeraccount.FieldDefiners(reader)}}
 		}},
 	kindOf[*v1alpha1.Application, appkind.Desired, *appkind.Snapshot]{name: "Application", exporter: appkind.Export, secretRefs: appkind.SecretRefs, scope: appkind.Scope, claimScope: appkind.ClaimScope,
 		newObj:  func() *v1alpha1.Application { return &v1alpha1.Application{} },

@@ -28,6 +28,16 @@ type DeveloperAccountSpec struct {
 	// +optional
 	AccountPlanRef string `json:"accountPlanRef,omitempty"`
 
+	// Fields are values of the account's fields the tenant defines (its field definitions of target
+	// Account, built in or extra — a FieldDefinition or the admin portal's), by name; org_name is
+	// spec.orgName. A name the tenant does not define waits (FieldNotDefined) until it does; a value
+	// outside the field's choices is Invalid; a field the tenant requires must have a value here to sign
+	// the account up. A field left out is not managed; "" clears a value.
+	// +kubebuilder:validation:MaxProperties=64
+	// +kubebuilder:validation:XValidation:rule="self.all(k, k != 'org_name')",message="org_name is spec.orgName"
+	// +optional
+	Fields map[string]string `json:"fields,omitempty"`
+
 	// ServicePlanRefs are the ServicePlans (in this namespace, on the same tenant) the account subscribes
 	// to its products through: one per product. A product the account does not subscribe to is subscribed
 	// (and the subscription approved, when its plan requires approval: the spec is the administrator's

@@ -110,6 +110,9 @@ const (
 
 // Reasons of Applications.
 const (
+	// ReasonFieldNotDefined: a DeveloperAccount's spec.fields names a field its tenant does not define
+	// for accounts.
+	ReasonFieldNotDefined = "FieldNotDefined"
 	// ReasonServicePlanNotFound: a ServicePlan a DeveloperAccount's spec.servicePlanRefs names does not
 	// exist.
 	ReasonServicePlanNotFound = "ServicePlanNotFound"

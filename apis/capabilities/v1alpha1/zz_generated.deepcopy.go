@@ -947,6 +947,13 @@ func (in *DeveloperAccountSpec) DeepCopyInto(out *DeveloperAccountSpec) {
 		*out = new(bool)
 		**out = **in
 	}
+	if in.Fields != nil {
+		in, out := &in.Fields, &out.Fields
+		*out = make(map[string]string, len(*in))
+		for key, val := range *in {
+			(*out)[key] = val
+		}
+	}
 	if in.ServicePlanRefs != nil {
 		in, out := &in.ServicePlanRefs, &out.ServicePlanRefs
 		*out = make([]string, len(*in))

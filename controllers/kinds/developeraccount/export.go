@@ -62,6 +62,14 @@ func export(ctx context.Context, x *plugin.Exporter, a tsclient.Account, taken m
 	taken[name] = true
 	billing, charging := a.MonthlyBillingEnabled, a.MonthlyChargingEnabled
 	spec := v1alpha1.DeveloperAccountSpec{OrgName: a.OrgName, MonthlyBillingEnabled: &billing, MonthlyChargingEnabled: &charging}
+	for name, v := range a.Fields { // the values of the fields the tenant defines
+		if v != "" {
+			if spec.Fields == nil {
+				spec.Fields = map[string]string{}
+			}
+			spec.Fields[name] = v
+		}
+	}
 	var passwords *corev1.Secret
 	if x.Options.CredentialsToSecrets && len(users) > 0 {
 		passwords = x.Template(name+"-passwords", nil)

@@ -36,6 +36,10 @@ type Snapshot struct {
 	// Subscriptions are the account's service subscriptions, read only for an account that manages them
 	// (nil otherwise).
 	Subscriptions []tsclient.ServiceSubscription
+	// Fields are the tenant's account field definitions, read only for an account that gives field
+	// values (nil otherwise), as they stood for Desired.FieldsKey.
+	Fields    accountFields
+	FieldsKey string
 }
 
 // RemoteID implements engine.Snapshot.
@@ -46,6 +50,7 @@ func (s *Snapshot) Clone() *Snapshot {
 	c := *s
 	c.Users = maps.Clone(s.Users)
 	c.Subscriptions = slices.Clone(s.Subscriptions)
+	c.Fields = maps.Clone(s.Fields)
 	return &c
 }
 
@@ -69,6 +74,9 @@ type Desired struct {
 	// ManagesSubscriptions is true when the account manages subscriptions (subscriptionsManaged): they
 	// are read.
 	ManagesSubscriptions bool `json:"-"`
+	// FieldsKey sums up the namespace's FieldDefinitions of accounts (definitionsKey), for an account that
+	// gives field values.
+	FieldsKey string `json:",omitempty"`
 }
 
 // initialPassword returns the password to create a user with: an OnCreate user's waits for its Secret.
@@ -157,6 +165,8 @@ type Syncer struct {
 	Accounts *kit.ProviderAccounts
 	// Sent remembers the passwords this process set (nil: none remembered).
 	Sent *SentPasswords
+	// Lists shares the tenant's field definitions among the accounts reading them in one burst.
+	Lists *kit.BurstLists
 }
 
 // The contract, and each optional part the syncer means to implement, checked by the compiler.
@@ -175,7 +185,8 @@ var accountPlanOfAccount = kit.Dependency{Kind: "AccountPlan", Field: "spec.acco
 // Serves implements engine.CacheChecker: a snapshot read without the account's plan, or without its
 // subscriptions, does not serve an account whose spec names them.
 func (s *Syncer) Serves(want Desired, snap *Snapshot) bool {
-	return (want.AccountPlanID == 0 || snap.AccountPlanID != 0) && (!want.ManagesSubscriptions || snap.Subscriptions != nil)
+	return (want.AccountPlanID == 0 || snap.AccountPlanID != 0) && (!want.ManagesSubscriptions || snap.Subscriptions != nil) &&
+		snap.FieldsKey == want.FieldsKey
 }
 
 // resolveAccountPlan puts in desired the id of the AccountPlan the spec names: Synced, on this tenant.
@@ -276,6 +287,10 @@ func (s *Syncer) Resolve(ctx context.Context, d *v1alpha1.DeveloperAccount, sess
 	if err := s.resolveSubscriptions(ctx, d, sess, &desired); err != nil {
 		return r, err
 	}
+	var err error
+	if desired.FieldsKey, err = s.definitionsKey(ctx, d, sess.Tenant); err != nil {
+		return r, err
+	}
 	r.Desired = desired
 	spec := d.Spec
 	spec.CommonSpec = v1alpha1.CommonSpec{}
@@ -289,6 +304,9 @@ func (s *Syncer) Compare(_ context.Context, d *v1alpha1.DeveloperAccount, sess *
 	if err := usersAllowed(d, snap); err != nil {
 		return false, err
 	}
+	if err := checkFields(d, snap.Fields, false); err != nil {
+		return false, err
+	}
 	passwords := s.passwordsSet(d, sess, desired)
 	if passwords && !maps.Equal(d.Status.PasswordVersions, desired.Versions) {
 		d.Status.PasswordVersions = maps.Clone(desired.Versions) // a Secret changed, not the passwords
@@ -296,7 +314,7 @@ func (s *Syncer) Compare(_ context.Context, d *v1alpha1.DeveloperAccount, sess *
 	recordUsers(d, snap)
 	d.Status.CreditCardStored = snap.Account.CreditCardStored
 	return accountMatches(snap, d) && passwords && (desired.AccountPlanID == 0 || snap.AccountPlanID == desired.AccountPlanID) &&
-		subscriptionsMatch(d, desired, snap), nil
+		subscriptionsMatch(d, desired, snap) && fieldsToWrite(d, snap.Account) == nil, nil
 }
 
 // recordUsers records the ids of the account's users in status.
@@ -319,6 +337,9 @@ func (s *Syncer) Read(ctx context.Context, d *v1alpha1.DeveloperAccount, sess *e
 	}
 	if err == nil {
 		err = readSubscriptions(ctx, sess, want, snap)
+	}
+	if err == nil {
+		err = s.readFields(ctx, d, sess, want, snap)
 	}
 	return snap, err == nil, err
 }
@@ -418,8 +439,15 @@ func (s *Syncer) Create(ctx context.Context, d *v1alpha1.DeveloperAccount, sess 
 		if err != nil {
 			return nil, err
 		}
+		fields := &Snapshot{}
+		if err := s.readFields(ctx, d, sess, desired, fields); err != nil {
+			return nil, err
+		}
+		if err := checkFields(d, fields.Fields, true); err != nil {
+			return nil, err
+		}
 		return sess.Remote.Signup(ctx, tsclient.SignupParams{OrgName: d.Spec.OrgName, Username: admin.Username, Email: admin.Email,
-			Password: password, AccountPlanID: desired.AccountPlanID})
+			Password: password, AccountPlanID: desired.AccountPlanID, Fields: d.Spec.Fields})
 	}, d, sess, s.finder(ctx, sess))
 	if err != nil {
 		return kit.Made[*Snapshot](nil, fresh, err)
@@ -439,6 +467,9 @@ func (s *Syncer) Create(ctx context.Context, d *v1alpha1.DeveloperAccount, sess 
 	if err == nil {
 		err = readSubscriptions(ctx, sess, desired, snap)
 	}
+	if err == nil {
+		err = s.readFields(ctx, d, sess, desired, snap)
+	}
 	return kit.Made(snap, fresh, err)
 }
 
@@ -446,9 +477,9 @@ func (s *Syncer) Create(ctx context.Context, d *v1alpha1.DeveloperAccount, sess 
 // updated, given its role, activated; users no longer in the spec are deleted.
 func (s *Syncer) Update(ctx context.Context, d *v1alpha1.DeveloperAccount, sess *engine.Session, desired Desired, snap *Snapshot) (*Snapshot, error) {
 	c, id := sess.Remote, snap.Account.ID
-	if !accountAttrsMatch(snap.Account, d) {
+	if fields := fieldsToWrite(d, snap.Account); !accountAttrsMatch(snap.Account, d) || fields != nil {
 		updated, err := c.UpdateAccount(ctx, id, tsclient.AccountParams{OrgName: d.Spec.OrgName,
-			MonthlyBillingEnabled: d.Spec.MonthlyBillingEnabled, MonthlyChargingEnabled: d.Spec.MonthlyChargingEnabled})
+			MonthlyBillingEnabled: d.Spec.MonthlyBillingEnabled, MonthlyChargingEnabled: d.Spec.MonthlyChargingEnabled, Fields: fields})
 		if err != nil {
 			return nil, fmt.Errorf("cannot update account %q: %w", sess.SystemName, err)
 		}
