@@ -283,7 +283,7 @@ var kinds = []kindRow{
 		newObj:  func() *v1alpha1.DeveloperAccount { return &v1alpha1.DeveloperAccount{} },
 		newList: func() client.ObjectList { return &v1alpha1.DeveloperAccountList{} },
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.DeveloperAccount, developeraccount.Desired, *developeraccount.Snapshot] {
-			return &developeraccount.Syncer{Reader: d.Reader, Accounts: d.Accounts, Lists: d.Lists,
+			return &developeraccount.Syncer{Reader: d.Reader, Accounts: d.Accounts, Lists: d.Lists, FieldsKey: fielddefinition.AccountFieldsKey(d.Reader),
 				Sent: &developeraccount.SentPasswords{}}
 		},
 		// An account waiting for a field of its spec.fields is woken when the field is defined.

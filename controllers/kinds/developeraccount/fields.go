@@ -7,7 +7,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
@@ -22,25 +21,14 @@ import (
 // accountFields are the field definitions of the tenant's accounts, by name (org_name left out).
 type accountFields map[string]tsclient.FieldDefinition
 
-// definitionsKey sums up the namespace's FieldDefinitions of accounts on the account's tenant (name and
-// id, sorted): a snapshot read before one of them changed does not serve (Serves), so an account
-// waiting for a field sees it once its FieldDefinition is made.
+// definitionsKey sums up the namespace's FieldDefinitions of accounts on the account's tenant (the
+// table gives Syncer.FieldsKey): a snapshot read before one of them changed does not serve (Serves), so
+// an account waiting for a field sees it once its FieldDefinition is made.
 func (s *Syncer) definitionsKey(ctx context.Context, d *v1alpha1.DeveloperAccount, tenant string) (string, error) {
-	if len(d.Spec.Fields) == 0 {
+	if len(d.Spec.Fields) == 0 || s.FieldsKey == nil {
 		return "", nil
 	}
-	var defs v1alpha1.FieldDefinitionList
-	if err := s.Reader.List(ctx, &defs, client.InNamespace(d.Namespace)); err != nil {
-		return "", err
-	}
-	var keys []string
-	for _, f := range defs.Items {
-		if f.Spec.Target == v1alpha1.FieldTargetAccount && f.Status.TenantHost == tenant {
-			keys = append(keys, fmt.Sprintf("%s=%d/%s", f.Spec.Name, f.Status.FieldDefinitionID, strings.Join(f.Spec.Choices, ",")))
-		}
-	}
-	slices.Sort(keys)
-	return strings.Join(keys, ";"), nil
+	return s.FieldsKey(ctx, d.Namespace, tenant)
 }
 
 // readFields reads the tenant's account field definitions into snap, when the spec gives field values:

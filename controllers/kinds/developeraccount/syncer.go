@@ -167,6 +167,8 @@ type Syncer struct {
 	Sent *SentPasswords
 	// Lists shares the tenant's field definitions among the accounts reading them in one burst.
 	Lists *kit.BurstLists
+	// FieldsKey sums up a namespace's FieldDefinitions of accounts on a tenant (nil: none considered).
+	FieldsKey func(ctx context.Context, namespace, tenant string) (string, error)
 }
 
 // The contract, and each optional part the syncer means to implement, checked by the compiler.

@@ -10,6 +10,7 @@ import (
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/engine"
 	"github.com/apimsync/apimsync/controllers/kit"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // Syncer syncs FieldDefinitions to the tenant's field definitions.
@@ -209,4 +210,23 @@ func (s *Syncer) Delete(ctx context.Context, f *v1alpha1.FieldDefinition, sess *
 // SecretRefs lists the Secrets a FieldDefinition reads: its provider account.
 func SecretRefs(f *v1alpha1.FieldDefinition) []string {
 	return []string{f.Spec.ProviderAccountSecretName()}
+}
+
+// AccountFieldsKey sums up a namespace's FieldDefinitions of accounts on a tenant — name, id and choices,
+// sorted — for the DeveloperAccounts that give field values: it changes when one is made or changed.
+func AccountFieldsKey(reader client.Reader) func(ctx context.Context, namespace, tenant string) (string, error) {
+	return func(ctx context.Context, namespace, tenant string) (string, error) {
+		var defs v1alpha1.FieldDefinitionList
+		if err := reader.List(ctx, &defs, client.InNamespace(namespace)); err != nil {
+			return "", err
+		}
+		var keys []string
+		for _, f := range defs.Items {
+			if f.Spec.Target == v1alpha1.FieldTargetAccount && f.Status.TenantHost == tenant {
+				keys = append(keys, fmt.Sprintf("%s=%d/%s", f.Spec.Name, f.Status.FieldDefinitionID, strings.Join(f.Spec.Choices, ",")))
+			}
+		}
+		slices.Sort(keys)
+		return strings.Join(keys, ";"), nil
+	}
 }

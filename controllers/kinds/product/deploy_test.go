@@ -228,6 +228,15 @@ func TestPinnedProductionLetsABackendMetricGo(t *testing.T) {
 		backend.Spec.MappingRules = backend.Spec.MappingRules[:2]
 	})
 	harness.WaitReason(t, backend, v1alpha1.ConditionOrphan, v1alpha1.ReasonMetricInUseByGateway)
+	// The window opens once staging runs the Backend's state (on a loaded machine the Product's staging
+	// deploy may land after the Backend starts waiting; that deploy, and the wake it brings, are not a loop).
+	harness.Eventually(t, harness.WaitTimeout, func() string {
+		if v, _, _ := harness.Sim.LatestConfig(ns, product.Status.ProductID, "sandbox"); v <= pinned {
+			return "staging has not built the Backend's removal yet"
+		}
+		return ""
+	})
+	harness.WaitState(t, v1alpha1.ConditionSynced, product)
 	deletes := harness.RequestsTo(ns, "DELETE", "/admin/api/backend_apis/{backend_api_id}/metrics/{id}.json")
 	deploys := harness.RequestsTo(ns, "POST", "/admin/api/services/{service_id}/proxy/deploy.json")
 	time.Sleep(5 * time.Second)
