@@ -538,6 +538,9 @@ func TestClientFlowAgainstSimulator(t *testing.T) {
 		apps[0].ID != app.ID || apps[0].OrgName != "ACME Corp" || apps[0].PlanName != plan.Name {
 		t.Errorf("the product's applications %+v, want the account's one with its plan and organization names", apps)
 	}
+	if all := outcome(c.ListAllApplications(ctx)).must(t, "list the tenant's applications"); len(all) != 1 || all[0].ID != app.ID {
+		t.Errorf("the tenant's applications %+v, want the account's one", all)
+	}
 	if err := c.DeletePlan(ctx, p.ID, plan.ID); !IsInUse(err) || !strings.Contains(err.Error(), "At least one application depends on it") {
 		t.Errorf("deleting a plan with an application: %v, want porta's refusal", err)
 	}

@@ -126,6 +126,12 @@ func (c *Client) DeleteApplicationKey(ctx context.Context, accountID, appID int6
 	return c.do(ctx, call{method: "DELETE", endpoint: "/admin/api/accounts/{account_id}/applications/{application_id}/keys/{key}.json", args: []any{accountID, appID, key}}, nil)
 }
 
+// ListAllApplications lists every application of the tenant, of all products and accounts (GET
+// /admin/api/applications.json, paginated).
+func (c *Client) ListAllApplications(ctx context.Context) ([]Application, error) {
+	return list[Application](ctx, c, "/admin/api/applications.json", true)
+}
+
 // ListProductApplications lists every application of a product, of all accounts (GET
 // /admin/api/applications.json?service_id=, paginated).
 func (c *Client) ListProductApplications(ctx context.Context, serviceID int64) ([]Application, error) {

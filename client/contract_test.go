@@ -790,6 +790,12 @@ func TestEveryCallContract(t *testing.T) {
 				"service_id": {"42"}}},
 			wantResult: []Application{*wantApplication},
 		},
+		"ListAllApplications: every product's, paginated": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.ListAllApplications(ctx) },
+			code: 200, body: `{"applications":[{"application":` + portaApplication + `}]}`,
+			want:       seenRequest{Method: "GET", Path: "/admin/api/applications.json", Query: url.Values{"page": {"1"}, "per_page": {"500"}}},
+			wantResult: []Application{*wantApplication},
+		},
 		"FindApplication/user key": {
 			call: func(ctx context.Context, c *Client) (any, error) { return c.FindApplication(ctx, 42, "k3y", "") },
 			code: 200, body: `{"application":` + portaApplication + `}`,

@@ -1,11 +1,13 @@
 package controllers
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
@@ -200,4 +202,48 @@ func ExportTenant(ctx context.Context, c *tsclient.Client, opts plugin.ExportOpt
 		}
 	}
 	return x.Out, nil
+}
+
+// UnmanagedObjects lists the objects of a tenant (tenant: its key, tsclient.NormalizeTenant's) that no
+// apimsync object of the cluster holds: for each kind with an inventory, one list of the tenant's
+// objects (paged where porta pages), less the ids the kind's objects synced to that tenant record. In
+// creation order, then by id.
+func UnmanagedObjects(ctx context.Context, cluster client.Reader, c *tsclient.Client, tenant string) ([]plugin.RemoteItem, error) {
+	order, err := creationOrder(referenceGraph)
+	if err != nil {
+		return nil, err
+	}
+	var out []plugin.RemoteItem
+	for _, name := range order {
+		k := kindNamed(name)
+		inventory, listed := k.remoteItems()
+		if !listed {
+			continue
+		}
+		list := k.NewList()
+		if err := cluster.List(ctx, list); err != nil {
+			return nil, fmt.Errorf("cannot list the %s objects: %w", name, err)
+		}
+		objs, err := meta.ExtractList(list)
+		if err != nil {
+			return nil, err
+		}
+		held := map[int64]bool{}
+		for _, o := range objs {
+			if obj, ok := o.(engine.Object); ok && obj.GetSyncStatus().TenantHost == tenant && obj.GetRemoteID() != 0 {
+				held[obj.GetRemoteID()] = true
+			}
+		}
+		remote, err := inventory(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		slices.SortFunc(remote, func(a, b plugin.RemoteItem) int { return cmp.Compare(a.ID, b.ID) })
+		for _, r := range remote {
+			if !held[r.ID] {
+				out = append(out, r)
+			}
+		}
+	}
+	return out, nil
 }

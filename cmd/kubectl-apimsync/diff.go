@@ -28,6 +28,10 @@ type diffOptions struct {
 	streams   genericiooptions.IOStreams
 	files     []string
 	kustomize string
+	// unmanaged lists what no apimsync object holds instead (with secret, the namespace's provider
+	// account, and output, "json" or a table).
+	unmanaged      bool
+	secret, output string
 }
 
 // diff's exit codes beyond 0 (nothing to do); see its help.
@@ -57,7 +61,7 @@ func (e codedError) ExitCode() int { return e.code }
 func newDiffCommand(flags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
 	o := &diffOptions{flags: flags, streams: streams}
 	cmd := &cobra.Command{
-		Use:   "diff (-f FILE|DIR... | -k DIR)",
+		Use:   "diff (-f FILE|DIR... | -k DIR | --unmanaged)",
 		Short: "Show what applying apimsync resources would do to 3scale, before applying them",
 		Long: `Show, for each apimsync resource of the files (or of a kustomization), what apimsync would do to 3scale
 if it were applied now: create it, the writes that would bring 3scale in line (each request, with the
@@ -78,12 +82,22 @@ Exit status, for a CI job to gate on:
   1  something in 3scale would change (an update, a create, a ">"), and every object syncs
   2  an error: bad flags or arguments, files that cannot be read or hold no apimsync resource, a tenant
      or cluster that cannot be read (as kubectl diff: above 1 is not "nothing to do")
-  3  some object would not sync: Invalid, or waiting (Orphan); the "!" lines say which. It wins over 1.`,
+  3  some object would not sync: Invalid, or waiting (Orphan); the "!" lines say which. It wins over 1.
+
+With --unmanaged, diff lists instead what of the namespace's tenant no apimsync object holds: every
+product, backend, application plan, service plan, account plan, field definition, developer account,
+application, ActiveDoc and custom policy that no object of the cluster (any namespace) synced to that
+tenant records, with its id and system name (or name). One list per collection (paged where 3scale
+pages); the last line says how many calls it made. -o json prints {tenant, unmanaged, calls} for a CI
+job. Exit status: 0 none, 1 some, 2 an error.`,
 		Example: `  # A pull request's GitOps directory, against the namespace it deploys to
   kubectl apimsync diff -n team-a -k gitops/team-a
 
   # Some files
-  kubectl apimsync diff -n team-a -f products.yaml -f plans.yaml`,
+  kubectl apimsync diff -n team-a -f products.yaml -f plans.yaml
+
+  # What of team-a's tenant no apimsync object holds, as JSON
+  kubectl apimsync diff -n team-a --unmanaged -o json`,
 		Args: func(cmd *cobra.Command, args []string) error { return usageError(cobra.NoArgs(cmd, args)) },
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			err := o.run(cmd.Context())
@@ -97,10 +111,16 @@ Exit status, for a CI job to gate on:
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
 	cmd.Flags().StringSliceVarP(&o.files, "filename", "f", nil, "A file or directory (read recursively) of apimsync resources; repeatable.")
 	cmd.Flags().StringVarP(&o.kustomize, "kustomize", "k", "", "A kustomization directory to build and diff.")
+	cmd.Flags().BoolVar(&o.unmanaged, "unmanaged", false, "List what of the namespace's tenant no apimsync object holds, instead of diffing files.")
+	cmd.Flags().StringVar(&o.secret, "secret", v1alpha1.DefaultProviderAccountSecret, "With --unmanaged: the provider-account Secret of the namespace naming the tenant.")
+	cmd.Flags().StringVarP(&o.output, "output", "o", "", "With --unmanaged: json, or nothing for a table.")
 	return cmd
 }
 
 func (o *diffOptions) run(ctx context.Context) error {
+	if o.unmanaged {
+		return o.runUnmanaged(ctx)
+	}
 	if (len(o.files) == 0) == (o.kustomize == "") {
 		return fmt.Errorf("give either -f FILE|DIR or -k DIR")
 	}

@@ -269,19 +269,34 @@ func (o *exportOptions) tenant(ctx context.Context) (*tsclient.Client, error) {
 		if err != nil {
 			return nil, err
 		}
-		var secret corev1.Secret
-		if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: o.secret}, &secret); err != nil {
-			return nil, fmt.Errorf("cannot read the provider-account Secret %s/%s: %w", namespace, o.secret, err)
+		if adminURL, token, insecure, err = providerSecret(ctx, c, namespace, o.secret); err != nil {
+			return nil, err
 		}
-		adminURL, token = strings.TrimSpace(string(secret.Data[kit.SecretKeyAdminURL])), strings.TrimSpace(string(secret.Data[kit.SecretKeyToken]))
-		insecure = insecure || string(secret.Data[kit.SecretKeyAllowInsecureHTTP]) == "true"
-		if adminURL == "" || token == "" {
-			return nil, fmt.Errorf("the Secret %s/%s has no %s or no %s", namespace, o.secret, kit.SecretKeyAdminURL, kit.SecretKeyToken)
-		}
+		insecure = insecure || o.insecure
 	}
-	// Run by a person against a tenant they name: private addresses (an on-premises 3scale) are fine.
+	return tenantClient(ctx, adminURL, token, insecure, nil)
+}
+
+// providerSecret reads a provider-account Secret: the tenant's admin URL, the token, and whether plain
+// http is allowed.
+func providerSecret(ctx context.Context, c client.Client, namespace, name string) (adminURL, token string, insecure bool, err error) {
+	var secret corev1.Secret
+	if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, &secret); err != nil {
+		return "", "", false, fmt.Errorf("cannot read the provider-account Secret %s/%s: %w", namespace, name, err)
+	}
+	adminURL, token = strings.TrimSpace(string(secret.Data[kit.SecretKeyAdminURL])), strings.TrimSpace(string(secret.Data[kit.SecretKeyToken]))
+	if adminURL == "" || token == "" {
+		return "", "", false, fmt.Errorf("the Secret %s/%s has no %s or no %s", namespace, name, kit.SecretKeyAdminURL, kit.SecretKeyToken)
+	}
+	return adminURL, token, string(secret.Data[kit.SecretKeyAllowInsecureHTTP]) == "true", nil
+}
+
+// tenantClient is a client of the tenant at adminURL whose token it checks; observer, when set, sees
+// each call. Run by a person against a tenant they name: private addresses (an on-premises 3scale) are
+// fine.
+func tenantClient(ctx context.Context, adminURL, token string, insecure bool, observer tsclient.Observer) (*tsclient.Client, error) {
 	remote, err := tsclient.New(tsclient.Config{AdminURL: adminURL, Token: token, UserAgent: "kubectl-apimsync",
-		Policy: &tsclient.AdminURLPolicy{AllowInsecureHTTP: insecure, AllowPrivate: true}})
+		Policy: &tsclient.AdminURLPolicy{AllowInsecureHTTP: insecure, AllowPrivate: true}, Observer: observer})
 	if err != nil {
 		return nil, fmt.Errorf("cannot use the admin URL: %w", err)
 	}

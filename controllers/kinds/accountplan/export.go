@@ -46,3 +46,9 @@ func Export(ctx context.Context, x *plugin.Exporter) error {
 	}
 	return nil
 }
+
+// Inventory lists the tenant's account plans for `kubectl apimsync diff --unmanaged` (one list).
+func Inventory(ctx context.Context, c *tsclient.Client) ([]plugin.RemoteItem, error) {
+	all, err := c.ListAccountPlans(ctx)
+	return plugin.Items("AccountPlan", "account plans", all, err, func(r tsclient.AccountPlan) (int64, string, string) { return r.ID, r.Name, "" })
+}

@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/plugin"
 )
 
@@ -40,4 +41,10 @@ func Export(ctx context.Context, x *plugin.Exporter) error {
 				DocumentRef: &v1alpha1.DocumentRef{ConfigMapKeyRef: &v1alpha1.LocalSecretKeyRef{Name: cm.Name, Key: "openapi.json"}}}})
 	}
 	return nil
+}
+
+// Inventory lists the tenant's ActiveDocs for `kubectl apimsync diff --unmanaged` (one list).
+func Inventory(ctx context.Context, c *tsclient.Client) ([]plugin.RemoteItem, error) {
+	all, err := c.ListActiveDocs(ctx)
+	return plugin.Items("ActiveDoc", "ActiveDocs", all, err, func(r tsclient.ActiveDoc) (int64, string, string) { return r.ID, r.SystemName, "" })
 }

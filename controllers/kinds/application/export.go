@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/kit"
 	"github.com/apimsync/apimsync/controllers/plugin"
 )
@@ -46,4 +47,12 @@ func Export(ctx context.Context, x *plugin.Exporter) error {
 		}
 	}
 	return nil
+}
+
+// Inventory lists the tenant's applications for `kubectl apimsync diff --unmanaged` (one list).
+func Inventory(ctx context.Context, c *tsclient.Client) ([]plugin.RemoteItem, error) {
+	all, err := c.ListAllApplications(ctx)
+	return plugin.Items("Application", "applications", all, err, func(r tsclient.Application) (int64, string, string) {
+		return r.ID, r.Name, plugin.Parent("account", r.AccountID)
+	})
 }

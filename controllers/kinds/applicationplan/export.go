@@ -76,3 +76,11 @@ func export(ctx context.Context, x *plugin.Exporter, p plugin.ExportedProduct) e
 	}
 	return nil
 }
+
+// Inventory lists the tenant's application plans for `kubectl apimsync diff --unmanaged` (one list).
+func Inventory(ctx context.Context, c *tsclient.Client) ([]plugin.RemoteItem, error) {
+	all, err := c.ListAllPlans(ctx)
+	return plugin.Items("ApplicationPlan", "application plans", all, err, func(r tsclient.ApplicationPlan) (int64, string, string) {
+		return r.ID, r.SystemName, plugin.Parent("product", r.ServiceID)
+	})
+}

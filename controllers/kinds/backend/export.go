@@ -57,3 +57,9 @@ func export(ctx context.Context, x *plugin.Exporter, b tsclient.Backend) error {
 	x.Add("backends", &v1alpha1.Backend{TypeMeta: plugin.TypeMeta("Backend"), ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: spec})
 	return nil
 }
+
+// Inventory lists the tenant's backends for `kubectl apimsync diff --unmanaged` (one list).
+func Inventory(ctx context.Context, c *tsclient.Client) ([]plugin.RemoteItem, error) {
+	all, err := c.ListBackends(ctx)
+	return plugin.Items("Backend", "backends", all, err, func(r tsclient.Backend) (int64, string, string) { return r.ID, r.SystemName, "" })
+}

@@ -33,3 +33,9 @@ func Export(ctx context.Context, x *plugin.Exporter) error {
 	}
 	return nil
 }
+
+// Inventory lists the tenant's custom policies for `kubectl apimsync diff --unmanaged` (one list).
+func Inventory(ctx context.Context, c *tsclient.Client) ([]plugin.RemoteItem, error) {
+	all, err := c.ListCustomPolicies(ctx)
+	return plugin.Items("CustomPolicyDefinition", "custom policies", all, err, func(r tsclient.CustomPolicy) (int64, string, string) { return r.ID, r.Name + "-" + r.Version, "" })
+}

@@ -157,3 +157,9 @@ func boolRank(b bool) int {
 	}
 	return 0
 }
+
+// Inventory lists the tenant's developer accounts for `kubectl apimsync diff --unmanaged` (one list).
+func Inventory(ctx context.Context, c *tsclient.Client) ([]plugin.RemoteItem, error) {
+	all, err := c.ListAccounts(ctx)
+	return plugin.Items("DeveloperAccount", "developer accounts", all, err, func(r tsclient.Account) (int64, string, string) { return r.ID, r.OrgName, "" })
+}

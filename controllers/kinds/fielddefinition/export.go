@@ -3,10 +3,12 @@ package fielddefinition
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/plugin"
 )
 
@@ -38,4 +40,12 @@ func Export(ctx context.Context, x *plugin.Exporter) error {
 				ReadOnly: d.ReadOnly, Choices: d.Choices, Position: &position}})
 	}
 	return nil
+}
+
+// Inventory lists the tenant's field definitions for `kubectl apimsync diff --unmanaged` (one list), but for the
+// fields porta requires, which no tenant can be without.
+func Inventory(ctx context.Context, c *tsclient.Client) ([]plugin.RemoteItem, error) {
+	all, err := c.ListFieldDefinitions(ctx)
+	all = slices.DeleteFunc(all, func(f tsclient.FieldDefinition) bool { return forcedRequired(f.Target, f.Name) })
+	return plugin.Items("FieldDefinition", "field definitions", all, err, func(r tsclient.FieldDefinition) (int64, string, string) { return r.ID, r.Target + "/" + r.Name, "" })
 }

@@ -228,3 +228,9 @@ func findCredentials(v any, path string, out *[]string) {
 		}
 	}
 }
+
+// Inventory lists the tenant's products for `kubectl apimsync diff --unmanaged` (one list).
+func Inventory(ctx context.Context, c *tsclient.Client) ([]plugin.RemoteItem, error) {
+	all, err := c.ListProducts(ctx)
+	return plugin.Items("Product", "products", all, err, func(r tsclient.Product) (int64, string, string) { return r.ID, r.SystemName, "" })
+}

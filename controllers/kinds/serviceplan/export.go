@@ -39,3 +39,11 @@ func Export(ctx context.Context, x *plugin.Exporter) error {
 	}
 	return nil
 }
+
+// Inventory lists the tenant's service plans for `kubectl apimsync diff --unmanaged` (one list).
+func Inventory(ctx context.Context, c *tsclient.Client) ([]plugin.RemoteItem, error) {
+	all, err := c.ListAllServicePlans(ctx)
+	return plugin.Items("ServicePlan", "service plans", all, err, func(r tsclient.ServicePlan) (int64, string, string) {
+		return r.ID, r.Name, plugin.Parent("product", r.ServiceID)
+	})
+}

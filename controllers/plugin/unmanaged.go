@@ -1,0 +1,41 @@
+package plugin
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	tsclient "github.com/apimsync/apimsync/client"
+)
+
+// RemoteItem is one object of a tenant, as `kubectl apimsync diff --unmanaged` lists it.
+type RemoteItem struct {
+	// Kind is the apimsync kind that would hold it.
+	Kind string `json:"kind"`
+	// ID is its id in 3scale: the one an object of Kind records.
+	ID int64 `json:"id"`
+	// SystemName is its system name, or what names it where porta shows none (a plan's or an
+	// application's name, an account's organization).
+	SystemName string `json:"systemName"`
+	// Parent names what it belongs to ("product 42", "account 7"), when it belongs to something.
+	Parent string `json:"parent,omitempty"`
+}
+
+// Inventory lists a kind's objects on a tenant: one list call (paged where porta pages).
+type Inventory func(ctx context.Context, c *tsclient.Client) ([]RemoteItem, error)
+
+// Items makes the inventory entries of kind from a list (what names the collection in an error).
+func Items[R any](kind, what string, all []R, err error, entry func(R) (id int64, name, parent string)) ([]RemoteItem, error) {
+	if err != nil {
+		return nil, fmt.Errorf("cannot list the %s: %w", what, err)
+	}
+	items := make([]RemoteItem, 0, len(all))
+	for _, r := range all {
+		id, name, parent := entry(r)
+		items = append(items, RemoteItem{Kind: kind, ID: id, SystemName: name, Parent: parent})
+	}
+	return items, nil
+}
+
+// Parent names what an object belongs to: "product 42".
+func Parent(kind string, id int64) string { return kind + " " + strconv.FormatInt(id, 10) }
