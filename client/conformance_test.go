@@ -153,7 +153,7 @@ var clientCalls = map[string]func(ctx context.Context, c *Client) error{
 		return err
 	},
 	"DeleteFieldDefinition":  func(ctx context.Context, c *Client) error { return c.DeleteFieldDefinition(ctx, 51) },
-	"ListAllApplications": func(ctx context.Context, c *Client) error { _, err := c.ListAllApplications(ctx); return err },
+	"ListAllApplications":    func(ctx context.Context, c *Client) error { _, err := c.ListAllApplications(ctx); return err },
 	"ListSubscriptions":      func(ctx context.Context, c *Client) error { _, err := c.ListSubscriptions(ctx, 11); return err },
 	"ChangeSubscriptionPlan": func(ctx context.Context, c *Client) error { return c.ChangeSubscriptionPlan(ctx, 11, 73, 74) },
 	"ApproveSubscription":    func(ctx context.Context, c *Client) error { _, err := c.ApproveSubscription(ctx, 11, 73); return err },
