@@ -137,26 +137,20 @@ var clientCalls = map[string]func(ctx context.Context, c *Client) error{
 		_, err := c.UpdateServicePlan(ctx, 11, 72, everyAccountPlanField())
 		return err
 	},
-	"SetDefaultServicePlan": func(ctx context.Context, c *Client) error { _, err := c.SetDefaultServicePlan(ctx, 11, 72); return err },
-	"DeleteServicePlan":     func(ctx context.Context, c *Client) error { return c.DeleteServicePlan(ctx, 11, 72) },
-	"Subscribe":             func(ctx context.Context, c *Client) error { _, err := c.Subscribe(ctx, 11, 72); return err },
-	"Unsubscribe":           func(ctx context.Context, c *Client) error { return c.Unsubscribe(ctx, 11, 73) },
-	"ListAllServicePlans":   func(ctx context.Context, c *Client) error { _, err := c.ListAllServicePlans(ctx); return err },
-	"ListFieldDefinitions":  func(ctx context.Context, c *Client) error { _, err := c.ListFieldDefinitions(ctx); return err },
-	"GetFieldDefinition":    func(ctx context.Context, c *Client) error { _, err := c.GetFieldDefinition(ctx, 51); return err },
-	"CreateFieldDefinition": func(ctx context.Context, c *Client) error {
-		_, err := c.CreateFieldDefinition(ctx, FieldDefinitionParams{Target: "Account", Name: "tier", Label: "Tier", Required: true, Choices: []string{"gold", "silver"}})
-		return err
-	},
-	"UpdateFieldDefinition": func(ctx context.Context, c *Client) error {
-		_, err := c.UpdateFieldDefinition(ctx, 51, FieldDefinitionParams{Target: "Account", Label: "Tier", Hidden: true, ReadOnly: true, Choices: []string{"gold"}, Position: 2})
-		return err
-	},
-	"DeleteFieldDefinition":  func(ctx context.Context, c *Client) error { return c.DeleteFieldDefinition(ctx, 51) },
-	"ListAllApplications":    func(ctx context.Context, c *Client) error { _, err := c.ListAllApplications(ctx); return err },
-	"ListSubscriptions":      func(ctx context.Context, c *Client) error { _, err := c.ListSubscriptions(ctx, 11); return err },
-	"ChangeSubscriptionPlan": func(ctx context.Context, c *Client) error { return c.ChangeSubscriptionPlan(ctx, 11, 73, 74) },
-	"ApproveSubscription":    func(ctx context.Context, c *Client) error { _, err := c.ApproveSubscription(ctx, 11, 73); return err },
+	"SetDefaultServicePlan":  func(ctx context.Context, c *Client) error { _, err := c.SetDefaultServicePlan(ctx, 11, 72); return err },
+	"DeleteServicePlan":      func(ctx context.Context, c *Client) error { return c.DeleteServicePlan(ctx, 11, 72) },
+	"Subscribe":              func(ctx context.Context, c *Client) error { _, err := c.Subscribe(ctx, 11, 72); return err },
+	"Unsubscribe":            func(ctx context.Context, c *Client) error { return c.Unsubscribe(ctx, 11, 73) },
+	"ListAllServicePlans":    everyCall["ListAllServicePlans"],
+	"ListFieldDefinitions":   everyCall["ListFieldDefinitions"],
+	"GetFieldDefinition":     everyCall["GetFieldDefinition"],
+	"CreateFieldDefinition":  everyCall["CreateFieldDefinition"],
+	"UpdateFieldDefinition":  everyCall["UpdateFieldDefinition"],
+	"DeleteFieldDefinition":  everyCall["DeleteFieldDefinition"],
+	"ListAllApplications":    everyCall["ListAllApplications"],
+	"ListSubscriptions":      everyCall["ListSubscriptions"],
+	"ChangeSubscriptionPlan": everyCall["ChangeSubscriptionPlan"],
+	"ApproveSubscription":    everyCall["ApproveSubscription"],
 	"ListAccountPlans":       func(ctx context.Context, c *Client) error { _, err := c.ListAccountPlans(ctx); return err },
 	"GetAccountPlan":         func(ctx context.Context, c *Client) error { _, err := c.GetAccountPlan(ctx, 71); return err },
 	"CreateAccountPlan": func(ctx context.Context, c *Client) error {
@@ -193,25 +187,13 @@ var clientCalls = map[string]func(ctx context.Context, c *Client) error{
 		return err
 	},
 	"DeleteProductFeature": func(ctx context.Context, c *Client) error { return c.DeleteProductFeature(ctx, 11, 91) },
-	"ListPlanFeatures": func(ctx context.Context, c *Client) error {
-		return forEachPlanKind(func(k PlanKind) error { _, err := c.ListPlanFeatures(ctx, k, 61); return err })
-	},
-	"EnablePlanFeature": func(ctx context.Context, c *Client) error {
-		return forEachPlanKind(func(k PlanKind) error { return c.EnablePlanFeature(ctx, k, 61, 91) })
-	},
-	"DisablePlanFeature": func(ctx context.Context, c *Client) error {
-		return forEachPlanKind(func(k PlanKind) error { return c.DisablePlanFeature(ctx, k, 61, 91) })
-	},
-	"ListAccountFeatures": func(ctx context.Context, c *Client) error { _, err := c.ListAccountFeatures(ctx); return err },
-	"CreateAccountFeature": func(ctx context.Context, c *Client) error {
-		_, err := c.CreateAccountFeature(ctx, FeatureParams{Name: "Partner", SystemName: "partner", Description: "Listed"})
-		return err
-	},
-	"UpdateAccountFeature": func(ctx context.Context, c *Client) error {
-		_, err := c.UpdateAccountFeature(ctx, 91, FeatureParams{Name: "Partner", SystemName: "partner", Description: "Listed"})
-		return err
-	},
-	"DeleteAccountFeature": func(ctx context.Context, c *Client) error { return c.DeleteAccountFeature(ctx, 91) },
+	"ListPlanFeatures":     everyCall["ListPlanFeatures"],
+	"EnablePlanFeature":    everyCall["EnablePlanFeature"],
+	"DisablePlanFeature":   everyCall["DisablePlanFeature"],
+	"ListAccountFeatures":  everyCall["ListAccountFeatures"],
+	"CreateAccountFeature": everyCall["CreateAccountFeature"],
+	"UpdateAccountFeature": everyCall["UpdateAccountFeature"],
+	"DeleteAccountFeature": everyCall["DeleteAccountFeature"],
 	"ListPricingRules":     func(ctx context.Context, c *Client) error { _, err := c.ListPricingRules(ctx, 61); return err },
 	"CreatePricingRule": func(ctx context.Context, c *Client) error {
 		_, err := c.CreatePricingRule(ctx, 61, 31, PricingRuleParams{Min: 1, Max: 100, CostPerUnit: "0.05"})

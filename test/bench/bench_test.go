@@ -54,6 +54,9 @@ func TestSmoke(t *testing.T) {
 	if res.Deletion.Refused != 0 || res.Cold.Refused != 0 {
 		t.Errorf("%d calls refused on cold sync and %d on deletion, want none", res.Cold.Refused, res.Deletion.Refused)
 	}
+	if u := res.Unmanaged; u.HandMade == 0 || u.Missed != 0 || u.Extra != 0 {
+		t.Errorf("diff --unmanaged after the cold sync: %+v, want every hand-made object listed and nothing of the workload", u)
+	}
 	if res.Cold.Ignored != 0 {
 		t.Errorf("%d requests ignored a Retry-After", res.Cold.Ignored)
 	}

@@ -36,6 +36,10 @@ func (r *Result) Table() string {
 	row("cold: CPU", cold.CPU.String(), "", "")
 	row("cold: 429 answers / Retry-After ignored / refused", fmt.Sprintf("%d / %d / %d", cold.TooMany, cold.Ignored, cold.Refused), "", "")
 	row("cold: peak RSS / heap", fmt.Sprintf("%.0f MiB / %.0f MiB", r.ColdPeak.RSSMiB, r.ColdPeak.HeapMiB), "", "")
+	um := r.Unmanaged
+	row("unmanaged: listed (hand-made found / porta's own / other)", fmt.Sprintf("%d (%d of %d / %d / %d)", um.Listed, um.HandMade-um.Missed, um.HandMade, um.PortaOwn, um.Extra),
+		fmt.Sprintf("%d hand-made", um.HandMade), "")
+	row("unmanaged: calls to list (per tenant)", fmt.Sprintf("%d (%.1f)", um.Calls, float64(um.Calls)/float64(max(c.Tenants, 1))), "", "")
 	row("steady: calls in "+c.Steady+" (warm, drift checks off)", fmt.Sprint(r.SteadyWarm.Total()), "0", "")
 	row("steady: calls in "+c.Steady+" (after a restart, drift checks off)", fmt.Sprint(r.SteadyAfterRestart.Total()), "0", "")
 	edits := make([]string, 0, len(r.Edits))

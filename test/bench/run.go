@@ -135,6 +135,7 @@ type Result struct {
 	DeletionSeries      []Point          `json:"deletionSeries"` // objects left over time
 	LeftAfterDeletion   int              `json:"remoteObjectsLeftAfterDeletion"`
 	Faults              *FaultsPhase     `json:"faults,omitempty"`
+	Unmanaged           Unmanaged        `json:"unmanaged"`
 	Floor               Floor            `json:"controlPlaneFloor"`
 	ObjectsPerNamespace []int            `json:"objectsPerNamespace"`
 }
@@ -201,6 +202,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}{
 		{"start", b.start},
 		{"cold", b.cold},
+		{"unmanaged", b.unmanaged},
 		{"steady", b.steady},
 		{"edits", func(ctx context.Context) error { return b.edits(ctx, "warm") }},
 		{"restart", b.steadyAfterRestart},
