@@ -59,12 +59,18 @@ type providerInfo struct {
 	// scheme of the base URLs: https unless the installation's force_ssl is off (Options.PlainHTTP;
 	// provider_methods.rb:198-204,302-308).
 	scheme string
-	// The emails and the developer portal's access code (AccountRepresenter, account_representer.rb:20-29):
-	// from_email is the installation's no-reply address until set (provider_methods.rb:234-236), the
-	// support emails fall back to the first admin's (account.rb:515-522), the code is random
-	// (account.rb:108,554-556).
-	fromEmail, supportEmail, financeSupportEmail, siteAccessCode string
-	annotations                                                  map[string]any
+	// The emails and the developer portal's access code as the accounts table holds them; the
+	// representer shows the readers' values (account_representer.rb:20-29): from_email is the
+	// installation's no-reply address, noReply, while NULL (nil here; provider_methods.rb:234-236), the
+	// support emails fall back to the first admin's while blank (account.rb:515-522; firstAdminEmail,
+	// provider.go), the code is random (account.rb:108,554-556).
+	fromEmail                                         *string
+	supportEmail, financeSupportEmail, siteAccessCode string
+	noReply                                           string
+	// adminEmail is the first admin's email of an account whose users no tenant's books hold (a tenant of
+	// AddTenant, tenantProvider in provider.go).
+	adminEmail  string
+	annotations map[string]any
 	// stateChangedAt is when the state last changed (after_transition, states.rb:56-58).
 	stateChangedAt time.Time
 }
@@ -76,8 +82,14 @@ func (a *account) providerJSON(out map[string]any) {
 	p := a.provider
 	out["admin_domain"], out["domain"] = p.adminDomain, p.domain
 	out["admin_base_url"], out["base_url"] = p.scheme+"://"+p.adminDomain, p.scheme+"://"+p.domain
-	out["from_email"], out["support_email"], out["finance_support_email"] = p.fromEmail, p.supportEmail, p.financeSupportEmail
-	out["site_access_code"] = p.siteAccessCode
+	out["from_email"], out["site_access_code"] = p.fromEmailShown(), p.siteAccessCode
+	// No admin: the readers return nil, which the representer leaves out.
+	if v := a.supportEmailOf(p); v != "" {
+		out["support_email"] = v
+	}
+	if v := a.financeSupportEmailOf(p); v != "" {
+		out["finance_support_email"] = v
+	}
 	annotations := make(map[string]any, len(p.annotations))
 	for k, v := range p.annotations {
 		annotations[k] = v
@@ -188,8 +200,7 @@ func signupProvider(r *request) answer {
 	domain := slug + "." + s.superdomain
 	a := &account{id: m.id(), orgName: orgName, state: accountApproved, monthlyBillingEnabled: true, monthlyChargingEnabled: true,
 		owner: m, stamps: newStamps(), provider: &providerInfo{tenant: nt, domain: domain, adminDomain: s.adminDomain(slug), scheme: s.scheme,
-			fromEmail: "no-reply@" + s.superdomain, supportEmail: admin.email, financeSupportEmail: admin.email,
-			siteAccessCode: randomHex(5), annotations: annotationsOf(r.form, map[string]any{}), stateChangedAt: time.Now()}}
+			noReply: "no-reply@" + s.superdomain, siteAccessCode: randomHex(5), annotations: annotationsOf(r.form, map[string]any{}), stateChangedAt: time.Now()}}
 	nt.account = a
 	m.accounts[a.id] = a
 	admin.id, admin.accountID, admin.password = m.id(), a.id, password
@@ -361,11 +372,14 @@ func updateProvider(r *request) answer {
 			}
 		}
 		if !scheduled {
-			for field, dst := range map[string]*string{"from_email": &next.fromEmail, "support_email": &next.supportEmail,
+			for field, dst := range map[string]*string{"support_email": &next.supportEmail,
 				"finance_support_email": &next.financeSupportEmail, "site_access_code": &next.siteAccessCode} {
 				if v, set := params[field]; set && len(v) > 0 {
 					*dst = v[0]
 				}
+			}
+			if v, set := params["from_email"]; set && len(v) > 0 {
+				next.fromEmail = &v[0]
 			}
 			if v, set := params["org_name"]; set && len(v) > 0 {
 				orgName = v[0]

@@ -145,6 +145,7 @@ func New(opts Options) *Simulator {
 	rs = append(rs, servicePlanRoutes()...)
 	rs = append(rs, cmsRoutes()...)
 	rs = append(rs, portalSettingsRoutes()...)
+	rs = append(rs, providerRoutes()...)
 	rs = append(rs, accountRoutes()...)
 	rs = append(rs, fieldsDefinitionRoutes()...)
 	rs = append(rs, applicationRoutes()...)

@@ -67,6 +67,11 @@ type tenant struct {
 	// ownAccountID is the account id of a tenant of Options.Tenants or AddTenant, which has no account in
 	// master's books (ownAccountBase and up, in the order the tenants were added); see tenantAccountID.
 	ownAccountID int64
+	// ownAccount is the provider account of a tenant of Options.Tenants or AddTenant, made on first use
+	// (tenantProvider, provider.go); a tenant master made has its account in master's books (account).
+	ownAccount *account
+	// webhook is the tenant's web hook (provider.go), nil until a PUT first saves one.
+	webhook *webHook
 }
 
 func newTenant(name string) *tenant {
@@ -457,6 +462,11 @@ const (
 	// GET /admin/api/fields_definitions.json lists them (position, then id). The values of accounts' extra
 	// fields show in KindAccounts as the API shows them: top-level keys of the account, by field name.
 	KindFieldsDefinitions = "fields_definitions"
+	// KindProvider is one object, the tenant's own provider account as GET /admin/api/provider.json
+	// shows it; KindWebhooks the tenant's web hook as PUT /admin/api/webhooks.json answers it, none
+	// until a PUT first saved one (provider.go).
+	KindProvider = "provider"
+	KindWebhooks = "webhooks"
 )
 
 // Count returns how many objects of a kind (see the Kind constants) a tenant has; -1 for an unknown
@@ -470,6 +480,9 @@ func (s *Simulator) Count(tenantName, kind string) int {
 	}
 	if kind == KindDeploys {
 		return t.deploys
+	}
+	if kind == KindProvider {
+		return 1
 	}
 	objs, known := t.objects(kind)
 	if !known {
@@ -486,6 +499,9 @@ func (s *Simulator) Objects(tenantName, kind string) []map[string]any {
 	t, found := s.names[tenantName]
 	if !found {
 		return nil
+	}
+	if kind == KindProvider {
+		return []map[string]any{s.tenantProvider(t).json()}
 	}
 	objs, _ := t.objects(kind)
 	return objs
@@ -559,6 +575,11 @@ func (t *tenant) objects(kind string) ([]map[string]any, bool) {
 		collect(sortedIDs(t.files, nil), func(id int64) map[string]any { return t.files[id].dump() })
 	case KindPortalSettings:
 		out = []map[string]any{t.settings.json(t)}
+	case KindWebhooks:
+		out = []map[string]any{}
+		if t.webhook != nil {
+			out = append(out, t.webhook.json())
+		}
 	case KindAccountPlans:
 		collect(sortedIDs(t.accountPlans, nil), func(id int64) map[string]any { return t.accountPlans[id].json() })
 	case KindServicePlans:
