@@ -192,7 +192,7 @@ func TestExportedTenantAdoptsWithNoWrite(t *testing.T) {
 		}
 	}
 	harness.AdoptsWithNoWrite(t, ns, objs, map[string]int{"Backend": 2, "Product": 2, "ApplicationPlan": 3,
-		"CustomPolicyDefinition": 1, "ActiveDoc": 2, "DeveloperAccount": 2, "Application": 2, "ServicePlan": 3, "AccountPlan": 2, "FieldDefinition": 6})
+		"CustomPolicyDefinition": 1, "ActiveDoc": 2, "DeveloperAccount": 2, "Application": 2, "ServicePlan": 3, "AccountPlan": 2, "FieldDefinition": 6, "TenantSettings": 1})
 }
 
 // TestExportFilters: --product exports the product with its plans, ActiveDocs and the backends it uses,

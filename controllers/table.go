@@ -24,6 +24,7 @@ import (
 	productkind "github.com/apimsync/apimsync/controllers/kinds/product"
 	"github.com/apimsync/apimsync/controllers/kinds/serviceplan"
 	"github.com/apimsync/apimsync/controllers/kinds/tenant"
+	"github.com/apimsync/apimsync/controllers/kinds/tenantsettings"
 	"github.com/apimsync/apimsync/controllers/kit"
 	"github.com/apimsync/apimsync/controllers/kit/children"
 	"github.com/apimsync/apimsync/controllers/openapi"
@@ -329,6 +330,14 @@ var kinds = []kindRow{
 				return []string{activedoc.BodyField}
 			}
 			return nil
+		}},
+	kindOf[*v1alpha1.TenantSettings, tenantsettings.Desired, *tenantsettings.Snapshot]{name: "TenantSettings", exporter: tenantsettings.Export, secretRefs: tenantsettings.SecretRefs,
+		// The settings have no system name to change: a tenant has one set.
+		ownerRemedy: "a tenant has one set of settings, kept by one TenantSettings: remove one of them",
+		newObj:      func() *v1alpha1.TenantSettings { return &v1alpha1.TenantSettings{} },
+		newList:     func() client.ObjectList { return &v1alpha1.TenantSettingsList{} },
+		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.TenantSettings, tenantsettings.Desired, *tenantsettings.Snapshot] {
+			return &tenantsettings.Syncer{Accounts: d.Accounts}
 		}},
 	kindOf[*v1alpha1.DeveloperPortal, developerportal.Desired, *developerportal.Snapshot]{name: "DeveloperPortal", exporter: developerportal.Export, secretRefs: developerportal.SecretRefs,
 		// The portal has no system name to change: a tenant has one.

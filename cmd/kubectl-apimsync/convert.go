@@ -108,7 +108,10 @@ func (o *convertOptions) run(ctx context.Context) error {
 	}
 	exported := &plugin.Exported{Files: map[string][]client.Object{}}
 	for _, obj := range result.Objects {
-		file := strings.ToLower(obj.GetObjectKind().GroupVersionKind().Kind) + "s"
+		file := strings.ToLower(obj.GetObjectKind().GroupVersionKind().Kind)
+		if !strings.HasSuffix(file, "s") { // TenantSettings: tenantsettings
+			file += "s"
+		}
 		exported.Files[file] = append(exported.Files[file], obj)
 	}
 	files, err := plugin.WriteDir(o.out, exported, convertHeader)

@@ -139,10 +139,7 @@ var cases = []testCase{
 		{Object: "Tenant/ecorp-tenant", Namespace: "operator", Field: "spec.masterCredentialsRef", Severity: SeverityChanged,
 			Message: `kubectl -n operator create secret generic ecorp-tenant-master-account --from-literal=adminURL='https://master.apps.example.com' ` +
 				`--from-literal=token="$(kubectl -n operator get secret system-seed -o jsonpath='{.data.MASTER_ACCESS_TOKEN}' | base64 -d)"`},
-		{Object: "Tenant/ecorp-tenant", Namespace: "operator", Field: "spec.fromEmail", Severity: SeverityDropped, Message: "admin portal"},
-		{Object: "Tenant/ecorp-tenant", Namespace: "operator", Field: "spec.supportEmail", Severity: SeverityDropped, Message: "admin portal"},
-		{Object: "Tenant/ecorp-tenant", Namespace: "operator", Field: "spec.financeSupportEmail", Severity: SeverityDropped, Message: "admin portal"},
-		{Object: "Tenant/ecorp-tenant", Namespace: "operator", Field: "spec.siteAccessCode", Severity: SeverityDropped, Message: "admin portal"},
+		{Object: "Tenant/ecorp-tenant", Namespace: "operator", Field: "spec", Severity: SeverityChanged, Message: "are TenantSettings team-ecorp/ecorp-tenant-settings's spec.account"},
 		{Object: "Tenant/ecorp-tenant", Namespace: "operator", Severity: SeverityChanged, Message: "never adopts a tenant"},
 		{Object: "Tenant/acme", Namespace: "operator", Field: "spec.tenantSecretRef", Severity: SeverityInfo, Message: "Secret operator/acme-acmeorg"},
 		{Object: "Tenant/acme", Namespace: "operator", Field: "spec.masterCredentialsRef", Severity: SeverityChanged, Message: "kubectl -n threescale get secret system-seed"},
@@ -375,6 +372,8 @@ func newObject(t *testing.T, kind string) client.Object {
 		return &v1alpha1.OpenAPI{}
 	case "Tenant":
 		return &v1alpha1.Tenant{}
+	case "TenantSettings":
+		return &v1alpha1.TenantSettings{}
 	}
 	t.Fatalf("no apimsync kind %q", kind)
 	return nil

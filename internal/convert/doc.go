@@ -40,8 +40,8 @@
 // What the report says (Finding.Severity in parentheses):
 //
 //   - fields with no equivalent (dropped): a DeveloperUser's own providerAccountRef, an
-//     Application's authSecretRef, a Tenant's fromEmail, supportEmail, financeSupportEmail and
-//     siteAccessCode, an OpenAPI's privateAPIHostHeader, privateAPISecretToken and OIDC settings other
+//     Application's authSecretRef, a Tenant's empty supportEmail or financeSupportEmail (the others
+//     and siteAccessCode become a TenantSettings), an OpenAPI's privateAPIHostHeader, privateAPISecretToken and OIDC settings other
 //     than the issuer, a ProxyConfigPromote's deleteCR (info), annotations (insecure_skip_verify and
 //     3scale-operator's id records among them), a DeveloperUser's labels, and any field 3scale-operator's
 //     API does not have;

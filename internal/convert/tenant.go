@@ -3,9 +3,11 @@ package convert
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // MasterAccountSecretName is the name the conversion gives the master-account Secret of the Tenant made
@@ -68,17 +70,41 @@ func (c *converter) convertTenant(it *item) {
 	if s.SystemMasterURL != "" && !validURL(s.SystemMasterURL, "https", "http") {
 		c.changed(it, "spec.systemMasterUrl", "%q is not an absolute URL: the master-account Secret's adminURL must be one (https)", s.SystemMasterURL)
 	}
-	for _, f := range []struct {
-		field string
-		v     *string
-	}{{"fromEmail", s.FromEmail}, {"supportEmail", s.SupportEmail}, {"financeSupportEmail", s.FinanceSupportEmail}, {"siteAccessCode", s.SiteAccessCode}} {
-		if f.v != nil {
-			c.dropped(it, "spec."+f.field, "apimsync's Tenant does not set it: set it in the tenant's admin portal (it is left as 3scale has it)")
-		}
-	}
+	c.convertTenantInfo(it, s, secretNS, secretName)
 	c.changed(it, "", "apimsync never adopts a tenant (porta shows a tenant's access token only when it makes it): applied for a tenant 3scale-operator "+
 		"made, this Tenant makes nothing and is Invalid (SecretNotControlled) while the Secret %s/%s exists, since apimsync did not write it. Keep that Secret as the "+
 		"team's provider-account Secret instead (remove its owner reference to the 3scale-operator Tenant first, or it is deleted with it); "+
 		"apply this Tenant only to make the tenant anew", secretNS, secretName)
 	c.emit(it, t)
+}
+
+// convertTenantInfo makes the tenant's TenantSettings of the Tenant's provider-account details
+// (fromEmail, supportEmail, financeSupportEmail, siteAccessCode), in the namespace of the tenant's Secret
+// and synced with it: the settings are the tenant's own, which its provider account writes. An empty
+// support or finance email is dropped (porta shows a fallback for it, which a spec could not match).
+func (c *converter) convertTenantInfo(it *item, s *srcTenantSpec, secretNS, secretName string) {
+	details := &v1alpha1.ProviderDetails{FromEmail: s.FromEmail, SiteAccessCode: s.SiteAccessCode}
+	for _, f := range []struct {
+		field string
+		v     *string
+		into  **string
+	}{{"supportEmail", s.SupportEmail, &details.SupportEmail}, {"financeSupportEmail", s.FinanceSupportEmail, &details.FinanceSupportEmail}} {
+		switch {
+		case f.v == nil:
+		case *f.v == "":
+			c.dropped(it, "spec."+f.field, "empty: porta shows a fallback for an empty one (the admin's email, or the support email), which TenantSettings cannot match; it is left as 3scale has it")
+		default:
+			*f.into = f.v
+		}
+	}
+	if *details == (v1alpha1.ProviderDetails{}) {
+		return
+	}
+	settings := &v1alpha1.TenantSettings{TypeMeta: typeMeta("TenantSettings"),
+		ObjectMeta: metav1.ObjectMeta{Name: ObjectName(it.name, "settings"), Namespace: secretNS, Labels: maps.Clone(it.obj.GetLabels())},
+		Spec:       v1alpha1.TenantSettingsSpec{Account: details, CommonSpec: v1alpha1.CommonSpec{ProviderAccountRef: &v1alpha1.ProviderAccountRef{Name: secretName}}}}
+	if c.emit(it, settings) {
+		c.changed(it, "spec", "its fromEmail, supportEmail, financeSupportEmail and siteAccessCode are TenantSettings %s/%s's spec.account, synced with the tenant's Secret %q",
+			secretNS, settings.Name, secretName)
+	}
 }

@@ -28,6 +28,7 @@ func addKnownTypes(s *runtime.Scheme) error {
 		&ApplicationPlan{}, &ApplicationPlanList{},
 		&AccountPlan{}, &AccountPlanList{},
 		&FieldDefinition{}, &FieldDefinitionList{},
+		&TenantSettings{}, &TenantSettingsList{},
 		&ServicePlan{}, &ServicePlanList{},
 		&DeveloperAccount{}, &DeveloperAccountList{},
 		&Application{}, &ApplicationList{},

@@ -306,3 +306,25 @@ func (f *FieldDefinition) ForgetTenantIDs() {
 	f.Status.forgetTenantIDs()
 	f.Status.FieldDefinitionID = 0
 }
+
+// GetSyncStatus implements SyncedObject.
+func (s *TenantSettings) GetSyncStatus() *CommonStatus { return &s.Status.CommonStatus }
+
+// GetDeletionPolicy implements SyncedObject: deleting TenantSettings leaves the tenant's settings as
+// they are (a tenant always has its provider account and its webhook settings).
+func (s *TenantSettings) GetDeletionPolicy() DeletionPolicy { return DeletionPolicyRetain }
+
+// GetRemoteID implements SyncedObject.
+func (s *TenantSettings) GetRemoteID() int64 { return s.Status.ProviderAccountID }
+
+// SetRemoteID implements SyncedObject.
+func (s *TenantSettings) SetRemoteID(id int64) { s.Status.ProviderAccountID = id }
+
+// GetAdoptionPolicy implements SyncedObject.
+func (s *TenantSettings) GetAdoptionPolicy() AdoptionPolicy { return s.Spec.EffectiveAdoption() }
+
+// ForgetTenantIDs implements SyncedObject.
+func (s *TenantSettings) ForgetTenantIDs() {
+	s.Status.forgetTenantIDs()
+	s.Status.ProviderAccountID, s.Status.WebhooksWritten = 0, ""
+}

@@ -1,0 +1,126 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// TenantSettingsSpec is the desired state of a tenant's own settings: its provider account's details and
+// its webhooks. One TenantSettings per tenant (a second one is Invalid, naming the first). A field left
+// out is not managed: 3scale keeps what it has.
+type TenantSettingsSpec struct {
+	// Account holds the provider account's details (porta's PUT /admin/api/provider).
+	// +optional
+	Account *ProviderDetails `json:"account,omitempty"`
+
+	// Webhooks say where 3scale posts the tenant's events, and which (porta's PUT /admin/api/webhooks).
+	// +optional
+	Webhooks *WebhooksSpec `json:"webhooks,omitempty"`
+
+	CommonSpec `json:",inline"`
+}
+
+// ProviderDetails are the provider account's details a tenant's admin sets in the admin portal's
+// account settings (porta's API writes these four; the organization's name is the admin portal's). Each
+// field left out is not managed.
+type ProviderDetails struct {
+	// FromEmail is the address the tenant's emails to developers come from; "" empties it.
+	// +kubebuilder:validation:MaxLength=255
+	// +kubebuilder:validation:XValidation:rule="self == '' || self.matches('^[^@\\\\s]+@[^@\\\\s]+$')",message="fromEmail must be an email address"
+	// +optional
+	FromEmail *string `json:"fromEmail,omitempty"`
+
+	// SupportEmail is the address developers are told to write to. It cannot be emptied here: porta shows
+	// the first admin's email for an empty one (account.rb:515-518), which a spec could never match.
+	// +kubebuilder:validation:MaxLength=255
+	// +kubebuilder:validation:MinLength=3
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[^@\\\\s]+@[^@\\\\s]+$')",message="supportEmail must be an email address"
+	// +optional
+	SupportEmail *string `json:"supportEmail,omitempty"`
+
+	// FinanceSupportEmail is the address developers are told to write to about invoices. It cannot be
+	// emptied here: porta shows the support email for an empty one (account.rb:520-522).
+	// +kubebuilder:validation:MaxLength=255
+	// +kubebuilder:validation:MinLength=3
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[^@\\\\s]+@[^@\\\\s]+$')",message="financeSupportEmail must be an email address"
+	// +optional
+	FinanceSupportEmail *string `json:"financeSupportEmail,omitempty"`
+
+	// SiteAccessCode is the code the developer portal asks of visitors before it is launched; "" opens
+	// the portal to everyone.
+	// +kubebuilder:validation:MaxLength=255
+	// +optional
+	SiteAccessCode *string `json:"siteAccessCode,omitempty"`
+}
+
+// WebhookEvent is an event 3scale can post to the tenant's webhook URL.
+// +kubebuilder:validation:Enum=account_created;account_updated;account_deleted;user_created;user_updated;user_deleted;application_created;application_updated;application_deleted;account_plan_changed;application_plan_changed;application_user_key_updated;application_key_created;application_key_deleted;application_key_updated;application_suspended
+type WebhookEvent string
+
+// WebhooksSpec is the tenant's webhook: one URL, and the events posted to it.
+type WebhooksSpec struct {
+	// URL receives the events (http or https). The manager refuses a private or loopback address unless it
+	// allows private admin URLs (--allow-private-admin-urls): 3scale would post from inside its network.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=2048
+	// +kubebuilder:validation:Pattern=`^https?://[^\s/?#]+([/?#]\S*)?$`
+	URL string `json:"url"`
+
+	// Active posts the events; false keeps the settings but posts nothing. Default: true.
+	// +kubebuilder:default=true
+	// +optional
+	Active *bool `json:"active,omitempty"`
+
+	// ProviderActions also posts the events the tenant's own admins cause (not only developers'). Default:
+	// false.
+	// +optional
+	ProviderActions bool `json:"providerActions,omitempty"`
+
+	// Events are the events posted; every other is off.
+	// +kubebuilder:validation:MaxItems=16
+	// +listType=set
+	// +optional
+	Events []WebhookEvent `json:"events,omitempty"`
+}
+
+// TenantSettingsStatus is the observed state of a TenantSettings.
+type TenantSettingsStatus struct {
+	CommonStatus `json:",inline"`
+
+	// ProviderAccountID is the id of the tenant's provider account in 3scale.
+	// +optional
+	ProviderAccountID int64 `json:"providerAccountID,omitempty"`
+
+	// WebhooksWritten is a digest of the webhook settings last written to 3scale (keyed by the provider
+	// account's token, it tells nothing of them): porta's API cannot read a webhook back, so what was
+	// written is all apimsync knows of it, and spec.webhooks is written again only when it changes.
+	// +optional
+	WebhooksWritten string `json:"webhooksWritten,omitempty"`
+}
+
+// TenantSettings are a tenant's own settings: its provider account's details and its webhooks.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=tenantsettings,categories=apimsync
+// +kubebuilder:printcolumn:name="State",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
+// +kubebuilder:printcolumn:name="Account ID",type=integer,JSONPath=`.status.providerAccountID`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:printcolumn:name="Message",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].message`,priority=1
+type TenantSettings struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec TenantSettingsSpec `json:"spec"`
+
+	// +optional
+	// +kubebuilder:default={observedGeneration: 0}
+	Status TenantSettingsStatus `json:"status,omitempty"`
+}
+
+// TenantSettingsList is a list of TenantSettings.
+// +kubebuilder:object:root=true
+type TenantSettingsList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []TenantSettings `json:"items"`
+}

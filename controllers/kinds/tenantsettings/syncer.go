@@ -1,0 +1,184 @@
+package tenantsettings
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/url"
+	"slices"
+
+	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	tsclient "github.com/apimsync/apimsync/client"
+	"github.com/apimsync/apimsync/controllers/engine"
+	"github.com/apimsync/apimsync/controllers/kit"
+)
+
+// SystemName is what identifies a tenant's settings: a tenant has one.
+const SystemName = "tenant-settings"
+
+// Syncer syncs TenantSettings.
+type Syncer struct {
+	// Accounts resolves provider-account Secrets; its AllowPrivate also decides whether a webhook may
+	// point at a private address.
+	Accounts *kit.ProviderAccounts
+}
+
+// Desired is what Resolve learns beyond the spec: the digest of the webhook settings to write ("" when
+// the spec leaves them out).
+type Desired struct {
+	Webhooks string `json:",omitempty"`
+}
+
+// Snapshot is the tenant's provider account.
+type Snapshot struct{ tsclient.Provider }
+
+// RemoteID implements engine.Snapshot.
+func (s *Snapshot) RemoteID() int64 { return s.ID }
+
+// Clone implements engine.Snapshot.
+func (s *Snapshot) Clone() *Snapshot {
+	c := *s
+	return &c
+}
+
+// The contract, and each optional part the syncer means to implement, checked by the compiler.
+var (
+	_ engine.TypedSyncer[*v1alpha1.TenantSettings, Desired, *Snapshot] = (*Syncer)(nil)
+	_ engine.Noter[*v1alpha1.TenantSettings, *Snapshot]                = (*Syncer)(nil)
+)
+
+// Connect implements engine.TypedSyncer.
+func (s *Syncer) Connect(ctx context.Context, t *v1alpha1.TenantSettings) (*engine.Session, error) {
+	return s.Accounts.Connect(ctx, t.Namespace, kit.SecretForSession(t, t.Spec.ProviderAccountSecretName()))
+}
+
+// SystemName implements the engine's identity: one TenantSettings per tenant (the table's one-owner
+// check makes a second one Invalid, naming the first).
+func (s *Syncer) SystemName(*v1alpha1.TenantSettings) string { return SystemName }
+
+// Resolve implements engine.TypedSyncer: a webhook URL the manager may not post to is Invalid.
+func (s *Syncer) Resolve(_ context.Context, t *v1alpha1.TenantSettings, sess *engine.Session) (engine.Resolved[Desired], error) {
+	r := engine.Resolved[Desired]{}
+	if w := t.Spec.Webhooks; w != nil {
+		if err := s.checkURL(w.URL); err != nil {
+			return r, err
+		}
+		r.Desired.Webhooks = sess.HashOf(sess.Tenant, webhookParams(w))
+	}
+	spec := t.Spec
+	spec.CommonSpec = v1alpha1.CommonSpec{}
+	r.Hash = sess.HashOf(sess.Tenant, spec)
+	return r, nil
+}
+
+// checkURL refuses a webhook URL that is not http(s), and one on a loopback, link-local, private or
+// unspecified address unless the manager allows private admin URLs: 3scale posts from inside its own
+// network. A host name is not resolved (porta resolves it when it posts).
+func (s *Syncer) checkURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
+		return engine.Invalid(v1alpha1.ReasonInvalidSpec, "webhooks.url must be an http or https URL")
+	}
+	if s.Accounts != nil && s.Accounts.AllowPrivate {
+		return nil
+	}
+	host := u.Hostname()
+	ip := net.ParseIP(host)
+	if host == "localhost" || (ip != nil && (ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsUnspecified())) {
+		return engine.Invalid(v1alpha1.ReasonInvalidSpec, "webhooks.url points at a private or loopback address (%s): 3scale would post from inside its own network; "+
+			"the manager refuses it unless it runs with --allow-private-admin-urls", host)
+	}
+	return nil
+}
+
+// webhookParams are the webhook settings a spec asks for.
+func webhookParams(w *v1alpha1.WebhooksSpec) tsclient.WebhookParams {
+	p := tsclient.WebhookParams{URL: w.URL, Active: w.Active == nil || *w.Active, ProviderActions: w.ProviderActions}
+	for _, e := range w.Events {
+		p.Events = append(p.Events, string(e))
+	}
+	slices.Sort(p.Events)
+	return p
+}
+
+// Read implements engine.TypedSyncer: the tenant's provider account, which always exists; its id is
+// recorded (the engine announces the take-over on the first sync).
+func (s *Syncer) Read(ctx context.Context, t *v1alpha1.TenantSettings, sess *engine.Session, _ Desired) (*Snapshot, bool, error) {
+	p, err := sess.Remote.GetProvider(ctx)
+	if err != nil {
+		return nil, false, fmt.Errorf("cannot read the provider account: %w", err)
+	}
+	t.Status.ProviderAccountID = p.ID
+	return &Snapshot{*p}, true, nil
+}
+
+// details are the provider account's details the spec asks for (nil: none managed).
+func details(t *v1alpha1.TenantSettings) tsclient.ProviderParams {
+	a := t.Spec.Account
+	if a == nil {
+		return tsclient.ProviderParams{}
+	}
+	return tsclient.ProviderParams{FromEmail: a.FromEmail, SupportEmail: a.SupportEmail, FinanceSupportEmail: a.FinanceSupportEmail, SiteAccessCode: a.SiteAccessCode}
+}
+
+// detailsToWrite are the details that differ from the provider account's, nil ones left out.
+func detailsToWrite(t *v1alpha1.TenantSettings, p tsclient.Provider) (tsclient.ProviderParams, bool) {
+	want, out, any := details(t), tsclient.ProviderParams{}, false
+	differ := func(w *string, have string, into **string) {
+		if w != nil && *w != have {
+			*into, any = w, true
+		}
+	}
+	differ(want.FromEmail, p.FromEmail, &out.FromEmail)
+	differ(want.SupportEmail, p.SupportEmail, &out.SupportEmail)
+	differ(want.FinanceSupportEmail, p.FinanceSupportEmail, &out.FinanceSupportEmail)
+	differ(want.SiteAccessCode, p.SiteAccessCode, &out.SiteAccessCode)
+	return out, any
+}
+
+// Compare implements engine.TypedSyncer: the details as the spec asks, and the webhook as last written.
+func (s *Syncer) Compare(_ context.Context, t *v1alpha1.TenantSettings, _ *engine.Session, d Desired, snap *Snapshot) (bool, error) {
+	_, differ := detailsToWrite(t, snap.Provider)
+	return !differ && (d.Webhooks == "" || t.Status.WebhooksWritten == d.Webhooks), nil
+}
+
+// Create implements engine.TypedSyncer. A tenant always has its provider account, so Read always finds
+// it: nothing is ever created.
+func (s *Syncer) Create(context.Context, *v1alpha1.TenantSettings, *engine.Session, Desired) (engine.Created[*Snapshot], error) {
+	return engine.Created[*Snapshot]{}, fmt.Errorf("a tenant's provider account is never created")
+}
+
+// Update implements engine.TypedSyncer: the details that differ (one call), then the webhook when its
+// settings changed since last written (one call, all its settings).
+func (s *Syncer) Update(ctx context.Context, t *v1alpha1.TenantSettings, sess *engine.Session, d Desired, snap *Snapshot) (*Snapshot, error) {
+	if params, differ := detailsToWrite(t, snap.Provider); differ {
+		updated, err := sess.Remote.UpdateProvider(ctx, params)
+		if err != nil {
+			return nil, fmt.Errorf("cannot update the provider account: %w", err)
+		}
+		snap.Provider = *updated
+	}
+	if d.Webhooks != "" && t.Status.WebhooksWritten != d.Webhooks {
+		if err := sess.Remote.UpdateWebhooks(ctx, webhookParams(t.Spec.Webhooks)); err != nil {
+			return nil, fmt.Errorf("cannot update the webhook: %w", err)
+		}
+		t.Status.WebhooksWritten = d.Webhooks
+	}
+	return snap, nil
+}
+
+// Note implements engine.Noter: porta cannot read a webhook back, so drift of it cannot be seen.
+func (s *Syncer) Note(t *v1alpha1.TenantSettings, _ *Snapshot) string {
+	if t.Spec.Webhooks != nil {
+		return "the webhook is as last written: porta's API cannot read it back, so a change made in the admin portal is not seen (an edit of spec.webhooks writes it again)"
+	}
+	return ""
+}
+
+// Delete implements engine.TypedSyncer: the settings stay as they are (a tenant always has them).
+func (s *Syncer) Delete(context.Context, *v1alpha1.TenantSettings, *engine.Session) error { return nil }
+
+// SecretRefs lists the Secrets a TenantSettings reads: its provider account.
+func SecretRefs(t *v1alpha1.TenantSettings) []string {
+	return []string{t.Spec.ProviderAccountSecretName()}
+}
