@@ -383,6 +383,16 @@ func TestClientFlowAgainstSimulator(t *testing.T) {
 	outcome(c.GetFieldDefinition(ctx, orgName.ID)).must(t, "org_name is still there")
 	mustDo(t, "delete the field definition", c.DeleteFieldDefinition(ctx, tier.ID))
 
+	// The tenant's own settings: its details (an empty finance email shows the support email,
+	// account.rb:520-522) and its webhook, which porta only writes.
+	support, empty := "help@acme.example", ""
+	provider := outcome(c.UpdateProvider(ctx, ProviderParams{SupportEmail: &support, FinanceSupportEmail: &empty})).must(t, "update the provider account")
+	if provider.SupportEmail != support || provider.FinanceSupportEmail != support {
+		t.Errorf("the provider account %+v, want support %s and the finance email falling back to it", provider, support)
+	}
+	checkSame(t, "provider account", provider, outcome(c.GetProvider(ctx)).must(t, "read the provider account"))
+	mustDo(t, "write the webhook", c.UpdateWebhooks(ctx, WebhookParams{URL: "https://hooks.acme.example/3scale", Active: true, Events: []string{"account_created"}}))
+
 	// Account plans: the tenant's seeded "Default" one, a new one made default, the account moved to it;
 	// porta refuses to delete a plan an account is on (plan.rb:174-186).
 	seeded := outcome(c.ListAccountPlans(ctx)).must(t, "list account plans")

@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -1069,6 +1070,35 @@ func TestEveryCallContract(t *testing.T) {
 			code: 200, body: `{"account":{"id":81,"org_name":"ACME","state":"approved","vat_code":"ES123","tier":"gold","created_at":"2026-11-22T10:00:00Z","annotations":{}}}`,
 			want:       seenRequest{Method: "GET", Path: "/admin/api/accounts/81.json"},
 			wantResult: &Account{ID: 81, OrgName: "ACME", State: "approved", Fields: map[string]string{"vat_code": "ES123", "tier": "gold"}},
+		},
+		"GetProvider": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.GetProvider(ctx) },
+			code: 200, body: `{"account":{"id":2,"org_name":"ACME","admin_domain":"acme-admin.example.com","domain":"acme.example.com","from_email":"no-reply@acme.example","support_email":"support@acme.example","finance_support_email":"support@acme.example","site_access_code":"","state":"approved"}}`,
+			want: seenRequest{Method: "GET", Path: "/admin/api/provider.json"},
+			wantResult: &Provider{ID: 2, OrgName: "ACME", AdminDomain: "acme-admin.example.com", Domain: "acme.example.com", FromEmail: "no-reply@acme.example",
+				SupportEmail: "support@acme.example", FinanceSupportEmail: "support@acme.example"},
+		},
+		"UpdateProvider: only what is given, empty clears": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				empty, support := "", "help@acme.example"
+				return c.UpdateProvider(ctx, ProviderParams{SupportEmail: &support, SiteAccessCode: &empty})
+			},
+			code: 200, body: `{"account":{"id":2,"org_name":"ACME","support_email":"help@acme.example"}}`,
+			want:       seenRequest{Method: "PUT", Path: "/admin/api/provider.json", Form: url.Values{"support_email": {"help@acme.example"}, "site_access_code": {""}}},
+			wantResult: &Provider{ID: 2, OrgName: "ACME", SupportEmail: "help@acme.example"},
+		},
+		"UpdateWebhooks: every switch sent": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return nil, c.UpdateWebhooks(ctx, WebhookParams{URL: "https://hooks.acme.example", Active: true, Events: []string{"user_created"}})
+			},
+			code: 200, body: `{"webhook":{"url":"https://hooks.acme.example","active":true}}`,
+			want: seenRequest{Method: "PUT", Path: "/admin/api/webhooks.json", Form: func() url.Values {
+				f := url.Values{"url": {"https://hooks.acme.example"}, "active": {"true"}, "provider_actions": {"false"}}
+				for _, e := range WebhookEvents {
+					f.Set(e+"_on", strconv.FormatBool(e == "user_created"))
+				}
+				return f
+			}()},
 		},
 		"ListSubscriptions": {
 			call: func(ctx context.Context, c *Client) (any, error) { return c.ListSubscriptions(ctx, 81) },

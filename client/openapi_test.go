@@ -157,8 +157,17 @@ var everyCall = map[string]func(ctx context.Context, c *Client) error{
 		_, err := c.UpdateFieldDefinition(ctx, 5, FieldDefinitionParams{Target: "Account", Label: "Tier", Hidden: true, ReadOnly: true, Choices: []string{"gold"}, Position: 2})
 		return err
 	},
-	"DeleteFieldDefinition":  func(ctx context.Context, c *Client) error { return c.DeleteFieldDefinition(ctx, 5) },
-	"ListAllApplications":    func(ctx context.Context, c *Client) error { _, err := c.ListAllApplications(ctx); return err },
+	"DeleteFieldDefinition": func(ctx context.Context, c *Client) error { return c.DeleteFieldDefinition(ctx, 5) },
+	"ListAllApplications":   func(ctx context.Context, c *Client) error { _, err := c.ListAllApplications(ctx); return err },
+	"GetProvider":           func(ctx context.Context, c *Client) error { _, err := c.GetProvider(ctx); return err },
+	"UpdateProvider": func(ctx context.Context, c *Client) error {
+		v := "x@example.com"
+		_, err := c.UpdateProvider(ctx, ProviderParams{FromEmail: &v, SupportEmail: &v, FinanceSupportEmail: &v, SiteAccessCode: &v})
+		return err
+	},
+	"UpdateWebhooks": func(ctx context.Context, c *Client) error {
+		return c.UpdateWebhooks(ctx, WebhookParams{URL: "https://hooks.example.com", Active: true, ProviderActions: true, Events: []string{"account_created"}})
+	},
 	"ListSubscriptions":      func(ctx context.Context, c *Client) error { _, err := c.ListSubscriptions(ctx, 11); return err },
 	"ChangeSubscriptionPlan": func(ctx context.Context, c *Client) error { return c.ChangeSubscriptionPlan(ctx, 11, 73, 74) },
 	"ApproveSubscription":    func(ctx context.Context, c *Client) error { _, err := c.ApproveSubscription(ctx, 11, 73); return err },
