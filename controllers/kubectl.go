@@ -247,3 +247,9 @@ func UnmanagedObjects(ctx context.Context, cluster client.Reader, c *tsclient.Cl
 	}
 	return out, nil
 }
+
+// listUnmanaged is UnmanagedObjects, for the TenantSettings row of the table (which UnmanagedObjects reads:
+// set at init to break the initialization cycle).
+var listUnmanaged func(ctx context.Context, cluster client.Reader, c *tsclient.Client, tenant string) ([]plugin.RemoteItem, error)
+
+func init() { listUnmanaged = UnmanagedObjects }

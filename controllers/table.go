@@ -11,6 +11,7 @@ import (
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	"github.com/apimsync/apimsync/cache"
+	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/engine"
 	"github.com/apimsync/apimsync/controllers/kinds/accountplan"
 	"github.com/apimsync/apimsync/controllers/kinds/activedoc"
@@ -337,7 +338,9 @@ var kinds = []kindRow{
 		newObj:      func() *v1alpha1.TenantSettings { return &v1alpha1.TenantSettings{} },
 		newList:     func() client.ObjectList { return &v1alpha1.TenantSettingsList{} },
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.TenantSettings, tenantsettings.Desired, *tenantsettings.Snapshot] {
-			return &tenantsettings.Syncer{Accounts: d.Accounts}
+			return &tenantsettings.Syncer{Accounts: d.Accounts, Unmanaged: func(ctx context.Context, c *tsclient.Client, tenant string) ([]plugin.RemoteItem, error) {
+				return listUnmanaged(ctx, d.Reader, c, tenant)
+			}}
 		}},
 	kindOf[*v1alpha1.DeveloperPortal, developerportal.Desired, *developerportal.Snapshot]{name: "DeveloperPortal", exporter: developerportal.Export, secretRefs: developerportal.SecretRefs,
 		// The portal has no system name to change: a tenant has one.

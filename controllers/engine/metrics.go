@@ -12,6 +12,13 @@ var (
 		Help: "Objects by kind and sync state (InSync, Orphan, Synced, Invalid).",
 	}, []string{"kind", "state"})
 
+	// UnmanagedObjects counts, per tenant whose TenantSettings asks for the report, the objects of each
+	// kind no apimsync object holds, at its last sync or drift check.
+	UnmanagedObjects = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "apimsync_unmanaged_objects",
+		Help: "Objects of a tenant no apimsync object holds, by tenant and kind (tenants whose TenantSettings sets unmanaged.report), at its last sync or drift check.",
+	}, []string{"tenant", "kind"})
+
 	// DriftRepairs counts remote objects found changed behind apimsync's back and repaired.
 	DriftRepairs = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "apimsync_drift_repairs_total",
@@ -40,5 +47,5 @@ var (
 )
 
 func init() {
-	metrics.Registry.MustRegister(ObjectsByState, DriftRepairs, RemoteCalls, RemoteCallSeconds, RetryAfterCapped)
+	metrics.Registry.MustRegister(ObjectsByState, UnmanagedObjects, DriftRepairs, RemoteCalls, RemoteCallSeconds, RetryAfterCapped)
 }

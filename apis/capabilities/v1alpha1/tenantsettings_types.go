@@ -16,6 +16,10 @@ type TenantSettingsSpec struct {
 	// +optional
 	Webhooks *WebhooksSpec `json:"webhooks,omitempty"`
 
+	// Unmanaged asks for a report of what of the tenant no apimsync object holds.
+	// +optional
+	Unmanaged *UnmanagedSpec `json:"unmanaged,omitempty"`
+
 	CommonSpec `json:",inline"`
 }
 
@@ -82,6 +86,16 @@ type WebhooksSpec struct {
 	Events []WebhookEvent `json:"events,omitempty"`
 }
 
+// UnmanagedSpec is the report of what of the tenant no apimsync object holds.
+type UnmanagedSpec struct {
+	// Report counts, at each sync and drift check of the TenantSettings, the tenant's objects of each kind
+	// that no apimsync object the manager watches holds (what `kubectl apimsync diff --unmanaged` lists),
+	// into status.unmanaged and the gauge apimsync_unmanaged_objects{tenant,kind}. It costs one list per
+	// collection (about ten calls) per check. Nothing is ever deleted. Default: false.
+	// +optional
+	Report bool `json:"report,omitempty"`
+}
+
 // TenantSettingsStatus is the observed state of a TenantSettings.
 type TenantSettingsStatus struct {
 	CommonStatus `json:",inline"`
@@ -95,6 +109,11 @@ type TenantSettingsStatus struct {
 	// written is all apimsync knows of it, and spec.webhooks is written again only when it changes.
 	// +optional
 	WebhooksWritten string `json:"webhooksWritten,omitempty"`
+
+	// Unmanaged counts, by kind, the tenant's objects no apimsync object holds, at the last sync or drift
+	// check (spec.unmanaged.report).
+	// +optional
+	Unmanaged map[string]int32 `json:"unmanaged,omitempty"`
 }
 
 // TenantSettings are a tenant's own settings: its provider account's details and its webhooks.

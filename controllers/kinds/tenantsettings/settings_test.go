@@ -11,8 +11,10 @@ import (
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
+	"github.com/apimsync/apimsync/controllers/engine"
 	"github.com/apimsync/apimsync/controllers/internal/harness"
 	"github.com/apimsync/apimsync/test/simulator"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 )
 
 const webhooksPut = "/admin/api/webhooks.json"
@@ -113,5 +115,46 @@ func TestEmptySupportEmailIsRefusedAtApply(t *testing.T) {
 	s.Spec.Account.SupportEmail = ptr.To("")
 	if err := harness.K8s.Create(context.Background(), s); err == nil || !strings.Contains(err.Error(), "supportEmail") {
 		t.Errorf("an empty support email: %v, want refused", err)
+	}
+}
+
+// TestUnmanagedReport (issue 45): with unmanaged.report, the TenantSettings counts what of the tenant no
+// apimsync object holds, by kind, in status and in the gauge apimsync_unmanaged_objects; an object that
+// takes a hand-made backend over leaves the count at the next check; the report turned off clears both.
+func TestUnmanagedReport(t *testing.T) {
+	ns := harness.NewNamespace(t)
+	harness.Create(t, harness.DefaultSecret(ns))
+	if _, err := harness.ByHand(t, ns).CreateBackend(context.Background(), tsclient.BackendParams{Name: "Pets", SystemName: "pets",
+		PrivateEndpoint: "https://pets.internal"}); err != nil {
+		t.Fatal(err)
+	}
+	s := &v1alpha1.TenantSettings{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "settings"},
+		Spec: v1alpha1.TenantSettingsSpec{Unmanaged: &v1alpha1.UnmanagedSpec{Report: true}}}
+	harness.Create(t, s)
+	harness.WaitState(t, v1alpha1.ConditionSynced, s)
+	gauge := func(kind string) float64 {
+		return testutil.ToFloat64(engine.UnmanagedObjects.WithLabelValues(s.Status.TenantHost, kind))
+	}
+	if s.Status.Unmanaged["Backend"] != 1 || s.Status.Unmanaged["AccountPlan"] != 1 || gauge("Backend") != 1 {
+		t.Fatalf("status.unmanaged %v, gauge of backends %v; want the hand-made backend and porta's Default account plan", s.Status.Unmanaged, gauge("Backend"))
+	}
+
+	// A Backend takes the hand-made one over: at the next check, no backend is unmanaged.
+	backend := harness.PetsBackend(ns)
+	harness.Create(t, backend)
+	harness.WaitState(t, v1alpha1.ConditionSynced, backend)
+	harness.SyncNow(t, s, "1")
+	harness.Eventually(t, harness.WaitTimeout, func() string {
+		harness.SyncState(t, s)
+		if _, listed := s.Status.Unmanaged["Backend"]; listed || gauge("Backend") != 0 {
+			return fmt.Sprintf("status.unmanaged %v, gauge %v", s.Status.Unmanaged, gauge("Backend"))
+		}
+		return ""
+	})
+
+	// Report off: status and gauge cleared.
+	harness.EditAndWait(t, s, func() { s.Spec.Unmanaged = nil })
+	if n := testutil.CollectAndCount(engine.UnmanagedObjects); s.Status.Unmanaged != nil || n != 0 {
+		t.Errorf("with the report off: status.unmanaged %v, %d gauge series; want both cleared", s.Status.Unmanaged, n)
 	}
 }

@@ -3,6 +3,7 @@ package tenantsettings
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net"
 	"net/url"
 	"slices"
@@ -11,6 +12,8 @@ import (
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/engine"
 	"github.com/apimsync/apimsync/controllers/kit"
+	"github.com/apimsync/apimsync/controllers/plugin"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // SystemName is what identifies a tenant's settings: a tenant has one.
@@ -21,16 +24,33 @@ type Syncer struct {
 	// Accounts resolves provider-account Secrets; its AllowPrivate also decides whether a webhook may
 	// point at a private address.
 	Accounts *kit.ProviderAccounts
+	// Unmanaged lists what of a tenant no apimsync object holds (the table gives it; nil: no report).
+	Unmanaged func(ctx context.Context, c *tsclient.Client, tenant string) ([]plugin.RemoteItem, error)
 }
 
 // Desired is what Resolve learns beyond the spec: the digest of the webhook settings to write ("" when
-// the spec leaves them out).
+// the spec leaves them out), and whether unmanaged objects are reported.
 type Desired struct {
 	Webhooks string `json:",omitempty"`
+	Report   bool   `json:",omitempty"`
 }
 
-// Snapshot is the tenant's provider account.
-type Snapshot struct{ tsclient.Provider }
+// reports tells whether the spec asks for the unmanaged report.
+func reports(t *v1alpha1.TenantSettings) bool {
+	return t.Spec.Unmanaged != nil && t.Spec.Unmanaged.Report
+}
+
+// Serves implements engine.CacheChecker: a snapshot without the report does not serve a spec asking it.
+func (s *Syncer) Serves(want Desired, snap *Snapshot) bool {
+	return !want.Report || snap.Unmanaged != nil
+}
+
+// Snapshot is the tenant's provider account, and the count of its unmanaged objects by kind when the
+// report is asked for (nil otherwise).
+type Snapshot struct {
+	tsclient.Provider
+	Unmanaged map[string]int32
+}
 
 // RemoteID implements engine.Snapshot.
 func (s *Snapshot) RemoteID() int64 { return s.ID }
@@ -38,6 +58,7 @@ func (s *Snapshot) RemoteID() int64 { return s.ID }
 // Clone implements engine.Snapshot.
 func (s *Snapshot) Clone() *Snapshot {
 	c := *s
+	c.Unmanaged = maps.Clone(s.Unmanaged)
 	return &c
 }
 
@@ -45,6 +66,7 @@ func (s *Snapshot) Clone() *Snapshot {
 var (
 	_ engine.TypedSyncer[*v1alpha1.TenantSettings, Desired, *Snapshot] = (*Syncer)(nil)
 	_ engine.Noter[*v1alpha1.TenantSettings, *Snapshot]                = (*Syncer)(nil)
+	_ engine.CacheChecker[Desired, *Snapshot]                          = (*Syncer)(nil)
 )
 
 // Connect implements engine.TypedSyncer.
@@ -65,6 +87,7 @@ func (s *Syncer) Resolve(_ context.Context, t *v1alpha1.TenantSettings, sess *en
 		}
 		r.Desired.Webhooks = sess.HashOf(sess.Tenant, webhookParams(w))
 	}
+	r.Desired.Report = reports(t) && s.Unmanaged != nil
 	spec := t.Spec
 	spec.CommonSpec = v1alpha1.CommonSpec{}
 	r.Hash = sess.HashOf(sess.Tenant, spec)
@@ -103,13 +126,37 @@ func webhookParams(w *v1alpha1.WebhooksSpec) tsclient.WebhookParams {
 
 // Read implements engine.TypedSyncer: the tenant's provider account, which always exists; its id is
 // recorded (the engine announces the take-over on the first sync).
-func (s *Syncer) Read(ctx context.Context, t *v1alpha1.TenantSettings, sess *engine.Session, _ Desired) (*Snapshot, bool, error) {
+func (s *Syncer) Read(ctx context.Context, t *v1alpha1.TenantSettings, sess *engine.Session, want Desired) (*Snapshot, bool, error) {
 	p, err := sess.Remote.GetProvider(ctx)
 	if err != nil {
 		return nil, false, fmt.Errorf("cannot read the provider account: %w", err)
 	}
 	t.Status.ProviderAccountID = p.ID
-	return &Snapshot{*p}, true, nil
+	snap := &Snapshot{Provider: *p}
+	if want.Report {
+		items, err := s.Unmanaged(ctx, sess.Remote, sess.Tenant)
+		if err != nil {
+			return nil, false, fmt.Errorf("cannot list what no object holds: %w", err)
+		}
+		snap.Unmanaged = map[string]int32{}
+		for _, it := range items {
+			snap.Unmanaged[it.Kind]++
+		}
+	}
+	return snap, true, nil
+}
+
+// report records the unmanaged counts in status and the gauge (or clears both when not asked for).
+func report(t *v1alpha1.TenantSettings, tenant string, want Desired, snap *Snapshot) {
+	engine.UnmanagedObjects.DeletePartialMatch(prometheus.Labels{"tenant": tenant})
+	if !want.Report {
+		t.Status.Unmanaged = nil
+		return
+	}
+	t.Status.Unmanaged = maps.Clone(snap.Unmanaged)
+	for kind, n := range snap.Unmanaged {
+		engine.UnmanagedObjects.WithLabelValues(tenant, kind).Set(float64(n))
+	}
 }
 
 // details are the provider account's details the spec asks for (nil: none managed).
@@ -137,7 +184,8 @@ func detailsToWrite(t *v1alpha1.TenantSettings, p tsclient.Provider) (tsclient.P
 }
 
 // Compare implements engine.TypedSyncer: the details as the spec asks, and the webhook as last written.
-func (s *Syncer) Compare(_ context.Context, t *v1alpha1.TenantSettings, _ *engine.Session, d Desired, snap *Snapshot) (bool, error) {
+func (s *Syncer) Compare(_ context.Context, t *v1alpha1.TenantSettings, sess *engine.Session, d Desired, snap *Snapshot) (bool, error) {
+	report(t, sess.Tenant, d, snap)
 	_, differ := detailsToWrite(t, snap.Provider)
 	return !differ && (d.Webhooks == "" || t.Status.WebhooksWritten == d.Webhooks), nil
 }
