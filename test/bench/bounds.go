@@ -35,7 +35,10 @@ func (c Calls) plus(o Calls) Calls { return Calls{c.Reads + o.Reads, c.Writes + 
 //     the metrics of each created backend and product (for the id of the hits metric porta creates with
 //     it) and the mapping rules of each created product (for the id of porta's default rule). Nothing
 //     of a new service or account plan needs reading: porta's answer to the create carries its id,
-//     state and approval, and a plan has no children the API writes.
+//     state and approval, and a plan has no children the API writes;
+//   - a TenantSettings: one read of the provider account (GET /admin/api/provider.json: its emails are
+//     only known from 3scale), one write of the details that differ (PUT /admin/api/provider.json, all
+//     in one) and one of the webhook (PUT /admin/api/webhooks.json, which porta cannot read back).
 func (n Namespace) MinimalCold() Calls {
 	c := Calls{}
 	for _, list := range []int{len(n.Backends), len(n.Products), len(n.Plans), len(n.ServicePlans), len(n.AccountPlans)} {
@@ -66,11 +69,21 @@ func (n Namespace) MinimalCold() Calls {
 			c.Writes++ // PUT /admin/api/account_plans/{id}/default.json: porta's create takes no default
 		}
 	}
+	if s := n.Settings; s != nil {
+		c.Reads++
+		if s.Spec.Account != nil {
+			c.Writes++
+		}
+		if s.Spec.Webhooks != nil {
+			c.Writes++
+		}
+	}
 	return c
 }
 
 // MinimalDelete is the least a perfect operator calls to delete the namespace's objects from 3scale:
-// one DELETE per product, per backend and per account plan. Porta's cascades take the rest (a service
+// one DELETE per product, per backend and per account plan (a TenantSettings' deletion writes nothing:
+// the tenant keeps its settings). Porta's cascades take the rest (a service
 // takes its application plans, service plans, metrics, mapping rules and usages — Service has_many
 // :service_plans, dependent: :destroy, service.rb:55-56; a backend its metrics and rules), and the
 // cluster already says which products use a backend, so no call is refused and none needs a read first.

@@ -30,6 +30,8 @@ type Namespace struct {
 	// ServicePlans belong to the namespace's first products; AccountPlans to its tenant.
 	ServicePlans []*v1alpha1.ServicePlan
 	AccountPlans []*v1alpha1.AccountPlan
+	// Settings is the tenant's TenantSettings (nil when the share is too small).
+	Settings *v1alpha1.TenantSettings
 }
 
 // Objects returns the namespace's objects in dependency order (backends, products, application plans,
@@ -51,12 +53,19 @@ func (n Namespace) Objects() []client.Object {
 	for _, p := range n.AccountPlans {
 		out = append(out, p)
 	}
+	if n.Settings != nil {
+		out = append(out, n.Settings)
+	}
 	return out
 }
 
 // Size is the number of objects of the namespace, every kind.
 func (n Namespace) Size() int {
-	return len(n.Backends) + len(n.Products) + len(n.Plans) + len(n.ServicePlans) + len(n.AccountPlans)
+	size := len(n.Backends) + len(n.Products) + len(n.Plans) + len(n.ServicePlans) + len(n.AccountPlans)
+	if n.Settings != nil {
+		size++
+	}
+	return size
 }
 
 // Size is the number of objects of the workload: the objects Generate was asked for.
@@ -70,9 +79,10 @@ func (w Workload) Size() int {
 
 // Generate makes a workload of objects objects over tenants namespaces, reproducibly for a seed. Each
 // namespace gets a share of the objects in the mix of a real catalogue: a fifth backends, a fifth
-// products, and the rest plans: 2 ServicePlans (on the first two products), 2 AccountPlans, and
-// application plans (about three per product). The service and account plans are counted inside
-// objects, taken from the application plans' share, so that objects stays the workload's total (Size).
+// products, and the rest plans: 2 ServicePlans (on the first two products), 2 AccountPlans, one
+// TenantSettings, and application plans (about three per product). The service and account plans and
+// the settings are counted inside objects, taken from the application plans' share, so that objects
+// stays the workload's total (Size).
 // Each backend has 2 metrics, 1 method and 3 mapping rules; each product uses 1 or 2 of the namespace's
 // backends and has 2 metrics, 3 mapping rules, a policy and self-managed APIcast URLs; each application
 // plan has 2 limits and 1 pricing rule; the first service and account plan are published with approval
@@ -104,7 +114,8 @@ func generateNamespace(rnd *rand.Rand, name string, n int) Namespace {
 		servicePlans = min(planKinds, room)
 	}
 	accountPlans := min(planKinds, room-servicePlans)
-	plans := rest - servicePlans - accountPlans
+	settings := min(1, room-servicePlans-accountPlans)
+	plans := rest - servicePlans - accountPlans - settings
 	for b := range backends {
 		ns.Backends = append(ns.Backends, backend(name, b))
 	}
@@ -128,7 +139,18 @@ func generateNamespace(rnd *rand.Rand, name string, n int) Namespace {
 	for k := range accountPlans {
 		ns.AccountPlans = append(ns.AccountPlans, accountPlan(name, k))
 	}
+	if settings > 0 {
+		ns.Settings = tenantSettings(name)
+	}
 	return ns
+}
+
+// tenantSettings is a namespace's TenantSettings: two of its provider account's emails and a webhook.
+func tenantSettings(ns string) *v1alpha1.TenantSettings {
+	from, support := "no-reply@"+ns+".example.com", "support@"+ns+".example.com"
+	return &v1alpha1.TenantSettings{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "settings"},
+		Spec: v1alpha1.TenantSettingsSpec{Account: &v1alpha1.ProviderDetails{FromEmail: &from, SupportEmail: &support},
+			Webhooks: &v1alpha1.WebhooksSpec{URL: "https://hooks." + ns + ".example.com/3scale", Events: []v1alpha1.WebhookEvent{"account_created", "application_created"}}}}
 }
 
 // planKinds is how many ServicePlans, and how many AccountPlans, each namespace has (fewer only when its
