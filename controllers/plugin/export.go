@@ -101,6 +101,24 @@ type ExportedProduct struct {
 	Features   map[int64]string
 }
 
+// EnabledFeatures are the system names of the product's features a plan of kind enables, sorted: one
+// list call, none for a product with no feature (no plan can enable one).
+func (p ExportedProduct) EnabledFeatures(ctx context.Context, c *tsclient.Client, kind tsclient.PlanKind, planID int64) ([]string, error) {
+	if len(p.Features) == 0 {
+		return nil, nil
+	}
+	enabled, err := c.ListPlanFeatures(ctx, kind, planID)
+	if err != nil {
+		return nil, fmt.Errorf("cannot list the features of plan %d of product %q: %w", planID, p.SystemName, err)
+	}
+	var names []string
+	for _, f := range enabled {
+		names = append(names, p.Features[f.ID])
+	}
+	slices.Sort(names)
+	return names, nil
+}
+
 // ExportedAccount is a developer account that was exported, with its object's name.
 type ExportedAccount struct {
 	tsclient.Account

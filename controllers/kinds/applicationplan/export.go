@@ -3,7 +3,6 @@ package applicationplan
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -60,15 +59,8 @@ func export(ctx context.Context, x *plugin.Exporter, p plugin.ExportedProduct) e
 			}
 			spec.PricingRules = append(spec.PricingRules, v1alpha1.PricingRuleSpec{From: r.Min, To: r.Max, PricePerUnit: string(r.CostPerUnit), MetricMethodRef: ref})
 		}
-		if len(p.Features) > 0 { // a product with no feature has no plan enabling one
-			enabled, err := x.Client.ListPlanFeatures(ctx, tsclient.ApplicationPlans, plan.ID)
-			if err != nil {
-				return fmt.Errorf("cannot list the features of plan %q: %w", plan.SystemName, err)
-			}
-			for _, f := range enabled {
-				spec.Features = append(spec.Features, p.Features[f.ID])
-			}
-			slices.Sort(spec.Features)
+		if spec.Features, err = p.EnabledFeatures(ctx, x.Client, tsclient.ApplicationPlans, plan.ID); err != nil {
+			return err
 		}
 		name := kit.CutString(p.Name+"-"+plugin.ObjectName(plan.SystemName), 253)
 		x.PlanNames[plan.ID] = name

@@ -23,14 +23,8 @@ func Export(ctx context.Context, x *plugin.Exporter) error {
 		for _, sp := range plans {
 			published, approval := sp.State == "published", sp.ApprovalRequired
 			spec := v1alpha1.ServicePlanSpec{ProductRef: p.Name, Name: sp.Name, Published: &published, ApprovalRequired: &approval, Default: sp.Default}
-			if len(p.Features) > 0 {
-				enabled, err := x.Client.ListPlanFeatures(ctx, tsclient.ServicePlans, sp.ID)
-				if err != nil {
-					return fmt.Errorf("cannot list the features of service plan %q of product %q: %w", sp.Name, p.SystemName, err)
-				}
-				for _, f := range enabled {
-					spec.Features = append(spec.Features, p.Features[f.ID])
-				}
+			if spec.Features, err = p.EnabledFeatures(ctx, x.Client, tsclient.ServicePlans, sp.ID); err != nil {
+				return err
 			}
 			name := kit.CutString(p.Name+"-service-"+plugin.ObjectName(sp.Name), 253)
 			x.ServicePlanNames[sp.ID] = name
