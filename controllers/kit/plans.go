@@ -1,6 +1,13 @@
 package kit
 
-import tsclient "github.com/apimsync/apimsync/client"
+import (
+	"context"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	tsclient "github.com/apimsync/apimsync/client"
+)
 
 // PlanTerms are what apimsync manages of an account plan or a service plan: porta's API writes no more
 // of either (AccountPlansController and ServicePlansController permit name, state_event and
@@ -31,4 +38,24 @@ func (t PlanTerms) Params(have string) tsclient.AccountPlanParams {
 		p.StateEvent = map[string]string{"published": "publish", "hidden": "hide"}[want]
 	}
 	return p
+}
+
+// OlderDefault finds the plan a product's default belongs to when self says default too: among the
+// objects of list in self's namespace whose spec.productRef is product, another one, not being deleted
+// and older than self, that says default (isDefault). nil when there is none: self may be the default.
+func OlderDefault(ctx context.Context, reader client.Reader, list client.ObjectList, self client.Object, product string,
+	isDefault func(client.Object) bool) (client.Object, error) {
+	if err := reader.List(ctx, list, client.InNamespace(self.GetNamespace()), client.MatchingFields{IndexProductRef: product}); err != nil {
+		return nil, err
+	}
+	items, err := meta.ExtractList(list)
+	if err != nil {
+		return nil, err
+	}
+	for _, it := range items {
+		if o, ok := it.(client.Object); ok && o.GetUID() != self.GetUID() && o.GetDeletionTimestamp().IsZero() && isDefault(o) && OlderThan(o, self) {
+			return o, nil
+		}
+	}
+	return nil, nil
 }

@@ -584,18 +584,12 @@ func (s *Syncer) soleDefault(ctx context.Context, a *v1alpha1.ApplicationPlan) e
 	if !a.Spec.Default {
 		return nil
 	}
-	var plans v1alpha1.ApplicationPlanList
-	if err := s.Reader.List(ctx, &plans, client.InNamespace(a.Namespace), client.MatchingFields{kit.IndexProductRef: a.Spec.ProductRef}); err != nil {
+	o, err := kit.OlderDefault(ctx, s.Reader, &v1alpha1.ApplicationPlanList{}, a, a.Spec.ProductRef, isDefault)
+	if err != nil || o == nil {
 		return err
 	}
-	for i := range plans.Items {
-		o := &plans.Items[i]
-		if o.UID != a.UID && o.Spec.Default && o.DeletionTimestamp.IsZero() && kit.OlderThan(o, a) {
-			return engine.Invalid(v1alpha1.ReasonInvalidSpec,
-				"ApplicationPlan %q already is the default plan of Product %q: a product has one default plan; remove default from one of them", o.Name, a.Spec.ProductRef)
-		}
-	}
-	return nil
+	return engine.Invalid(v1alpha1.ReasonInvalidSpec,
+		"ApplicationPlan %q already is the default plan of Product %q: a product has one default plan; remove default from one of them", o.GetName(), a.Spec.ProductRef)
 }
 
 // Note implements engine.Noter: a plan 3scale has as its product's default though the spec does not say
@@ -617,7 +611,13 @@ func DefaultRivals(reader client.Reader) handler.MapFunc {
 			}
 			return ""
 		},
-		func(o client.Object) bool { p, ok := o.(*v1alpha1.ApplicationPlan); return ok && p.Spec.Default })
+		isDefault)
+}
+
+// isDefault tells whether o is an ApplicationPlan that says default.
+func isDefault(o client.Object) bool {
+	p, ok := o.(*v1alpha1.ApplicationPlan)
+	return ok && p.Spec.Default
 }
 
 // featuringOf is what plan a enables of its Product's features.

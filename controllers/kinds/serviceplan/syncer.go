@@ -119,18 +119,12 @@ func (s *Syncer) soleDefault(ctx context.Context, p *v1alpha1.ServicePlan) error
 	if !p.Spec.Default {
 		return nil
 	}
-	var plans v1alpha1.ServicePlanList
-	if err := s.Reader.List(ctx, &plans, client.InNamespace(p.Namespace), client.MatchingFields{kit.IndexProductRef: p.Spec.ProductRef}); err != nil {
+	o, err := kit.OlderDefault(ctx, s.Reader, &v1alpha1.ServicePlanList{}, p, p.Spec.ProductRef, isDefault)
+	if err != nil || o == nil {
 		return err
 	}
-	for i := range plans.Items {
-		o := &plans.Items[i]
-		if o.UID != p.UID && o.Spec.Default && o.DeletionTimestamp.IsZero() && kit.OlderThan(o, p) {
-			return engine.Invalid(v1alpha1.ReasonInvalidSpec,
-				"ServicePlan %q already is the default service plan of Product %q: a product has one default service plan; remove default from one of them", o.Name, p.Spec.ProductRef)
-		}
-	}
-	return nil
+	return engine.Invalid(v1alpha1.ReasonInvalidSpec,
+		"ServicePlan %q already is the default service plan of Product %q: a product has one default service plan; remove default from one of them", o.GetName(), p.Spec.ProductRef)
 }
 
 // finder reads the service plans of one product (shared: the tenant's service plans of all products, in
@@ -280,7 +274,13 @@ func DefaultRivals(reader client.Reader) handler.MapFunc {
 			}
 			return ""
 		},
-		func(o client.Object) bool { p, ok := o.(*v1alpha1.ServicePlan); return ok && p.Spec.Default })
+		isDefault)
+}
+
+// isDefault tells whether o is a ServicePlan that says default.
+func isDefault(o client.Object) bool {
+	p, ok := o.(*v1alpha1.ServicePlan)
+	return ok && p.Spec.Default
 }
 
 // featuresOf are a Product's features as its plans see them.
