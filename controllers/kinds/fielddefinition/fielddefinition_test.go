@@ -121,3 +121,28 @@ func TestRequiredAndHiddenIsRefusedAtApply(t *testing.T) {
 		t.Errorf("creating a required hidden field: %v, want refused saying why", err)
 	}
 }
+
+// TestLostFieldDefinitionCreateAnswer: the create of a field is applied but its answer lost; the field is
+// settled from 3scale's state by its target and name: one field, recorded, no duplicate.
+func TestLostFieldDefinitionCreateAnswer(t *testing.T) {
+	ns := harness.NewNamespace(t)
+	harness.Sim.ScriptFault(simulator.ScriptedFault{Tenant: ns, Method: "POST", Template: "/admin/api/fields_definitions.json", Count: 1, Lose: true})
+	tier := field(ns, "account-tier", v1alpha1.FieldTargetAccount, "tier", "Tier", "gold", "silver")
+	harness.Create(t, harness.DefaultSecret(ns), tier)
+	harness.WaitState(t, v1alpha1.ConditionSynced, tier)
+	if harness.LostAnswers(ns) != 1 {
+		t.Fatalf("%d answers lost, want 1: the test did not exercise recovery", harness.LostAnswers(ns))
+	}
+	n := 0
+	for _, f := range harness.Sim.Objects(ns, simulator.KindFieldsDefinitions) {
+		if f["target"] == "Account" && f["name"] == "tier" {
+			n++
+			if f["id"] != tier.Status.FieldDefinitionID {
+				t.Errorf("recorded id %d, want the field's %v", tier.Status.FieldDefinitionID, f["id"])
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d tier fields in 3scale, want 1", n)
+	}
+}
