@@ -214,6 +214,7 @@ func signupProvider(r *request) answer {
 	s.names[slug] = nt
 	s.tenants[token] = nt
 	s.scopes[token] = append([]string{}, adminTokenScopes...)
+	s.owners[token] = admin.id // the token is the admin's (ResultWithAccessToken), its first admin (adminusers.go)
 	createService(&request{t: nt, sim: s, form: url.Values{"name": {"API"}}})
 	for _, svc := range nt.services {
 		if store := setAPIBackend(nt, svc, defaultAPIBackend, fieldErrors{}); store != nil {
@@ -445,6 +446,7 @@ func (s *Simulator) dropTenant(a *account) {
 		if t == nt {
 			delete(s.tenants, token)
 			delete(s.scopes, token)
+			delete(s.owners, token)
 		}
 	}
 	if s.names[nt.name] == nt {

@@ -102,6 +102,11 @@ type Simulator struct {
 	trace       io.Writer // Options.Trace
 	// ownAccounts counts the tenants AddTenant made (their account ids, tenant.ownAccountID).
 	ownAccounts int64
+	// owners are the users the access tokens belong to, by token (adminusers.go): the current user of a
+	// request is its token's owner.
+	owners map[string]int64
+	// ownUsers counts the users of the tenants AddTenant made (their ids, ownUserBase and up).
+	ownUsers int64
 }
 
 // ownAccountBase is below the account ids of the tenants AddTenant makes: far above the ids master
@@ -112,7 +117,18 @@ const ownAccountBase = 1000000
 func New(opts Options) *Simulator {
 	s := &Simulator{tenants: map[string]*tenant{}, names: map[string]*tenant{}, faults: opts.Faults,
 		rnd: rand.New(rand.NewSource(opts.Seed)), stats: map[CallKey]int{}, journal: map[string][]CallKey{}, scopes: map[string][]string{},
-		trace: opts.Trace}
+		trace: opts.Trace, owners: map[string]int64{}}
+	// The domains first: a tenant's first admin has an email at its domain (AddTenant).
+	s.superdomain, s.adminDomain, s.scheme = opts.Superdomain, opts.AdminDomain, "https"
+	if s.superdomain == "" {
+		s.superdomain = DefaultSuperdomain
+	}
+	if s.adminDomain == nil {
+		s.adminDomain = func(slug string) string { return slug + "-admin." + s.superdomain }
+	}
+	if opts.PlainHTTP {
+		s.scheme = "http"
+	}
 	names := make([]string, 0, len(opts.Tenants))
 	for name := range opts.Tenants {
 		names = append(names, name)
@@ -124,16 +140,6 @@ func New(opts Options) *Simulator {
 	if opts.MasterToken != "" {
 		s.AddTenant(MasterTenant, opts.MasterToken)
 		s.master = s.names[MasterTenant]
-	}
-	s.superdomain, s.adminDomain, s.scheme = opts.Superdomain, opts.AdminDomain, "https"
-	if s.superdomain == "" {
-		s.superdomain = DefaultSuperdomain
-	}
-	if s.adminDomain == nil {
-		s.adminDomain = func(slug string) string { return slug + "-admin." + s.superdomain }
-	}
-	if opts.PlainHTTP {
-		s.scheme = "http"
 	}
 	var rs []route
 	rs = append(rs, serviceRoutes()...)
@@ -153,12 +159,14 @@ func New(opts Options) *Simulator {
 	rs = append(rs, proxyConfigRoutes()...)
 	rs = append(rs, registryRoutes()...)
 	rs = append(rs, masterRoutes()...)
+	rs = append(rs, adminUserRoutes()...)
 	s.routes = rs
 	return s
 }
 
 // AddTenant adds a tenant reachable with token; for a tenant that exists, it adds token to it (a
-// rotated or second access token).
+// rotated or second access token). A new tenant has its first admin, user "admin", active; token
+// belongs to the tenant's first admin (AddUserToken gives a token to another of its users).
 func (s *Simulator) AddTenant(name, token string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -168,8 +176,10 @@ func (s *Simulator) AddTenant(name, token string) {
 		s.ownAccounts++
 		t.ownAccountID = ownAccountBase + s.ownAccounts
 		s.names[name] = t
+		s.addFirstAdmin(t)
 	}
 	s.tenants[token] = t
+	s.owners[token] = t.firstAdminID()
 }
 
 // RevokeToken makes token unusable; its tenant and objects stay.
@@ -177,6 +187,7 @@ func (s *Simulator) RevokeToken(token string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.tenants, token)
+	delete(s.owners, token)
 }
 
 // SetTokenScopes restricts what token may do to the access token scopes given, as porta's access tokens
@@ -198,6 +209,16 @@ func (s *Simulator) scopesAllow(token, template string) bool {
 	if !restricted {
 		return true
 	}
+	for _, have := range scopes {
+		if slices.Contains(scopesNeeded(template), have) {
+			return true
+		}
+	}
+	return false
+}
+
+// scopesNeeded are the scopes of which a token needs one to call the endpoint of template.
+func scopesNeeded(template string) []string {
 	needs := []string{scopeAccountManagement}
 	switch {
 	case strings.HasPrefix(template, "/admin/api/registry/"):
@@ -211,12 +232,7 @@ func (s *Simulator) scopesAllow(token, template string) bool {
 		// Admin::Api::Services::Proxy::PoliciesController: %i[policy_registry account_management].
 		needs = []string{scopePolicyRegistry, scopeAccountManagement}
 	}
-	for _, have := range scopes {
-		if slices.Contains(needs, have) {
-			return true
-		}
-	}
-	return false
+	return needs
 }
 
 // Access token scopes (porta's AccessToken scopes).
@@ -234,6 +250,7 @@ type request struct {
 	t      *tenant
 	sim    *Simulator // for what reaches beyond the tenant: master making and dropping tenants
 	method string
+	token  string            // the access token, whose owner is the current user (adminusers.go)
 	params map[string]int64  // path ids
 	texts  map[string]string // path values that are text, not ids (route.text), as sent
 	key    string            // the {key} of a path, as sent
@@ -395,7 +412,7 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 	scoped := true
 	if t != nil && rt != nil && gate == nil {
 		retry, limited = s.overTenantLimit(t, time.Now())
-		scoped = s.scopesAllow(token, rt.template)
+		scoped = s.scopesAllow(token, rt.template) && (masterAPI || s.ownerScopesAllow(t, token, rt.template))
 	}
 	masterHost := masterAPI && hostTenant == "" && t == nil && s.master != nil
 	s.mu.Unlock()
@@ -423,7 +440,7 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 			a = fault.answer()
 			break
 		}
-		req := &request{t: t, sim: s, method: hr.Method, params: params, texts: texts, form: form, top: top}
+		req := &request{t: t, sim: s, method: hr.Method, token: token, params: params, texts: texts, form: form, top: top}
 		if hr.MultipartForm != nil {
 			req.uploads = hr.MultipartForm.File
 		}

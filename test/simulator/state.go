@@ -72,6 +72,11 @@ type tenant struct {
 	ownAccount *account
 	// webhook is the tenant's web hook (provider.go), nil until a PUT first saves one.
 	webhook *webHook
+	// adminUsers are the users of a tenant of Options.Tenants or AddTenant, its admin portal's users
+	// (adminusers.go); a tenant master made has them in master's books (tenant.staff). staffPerms are
+	// the members' permissions by user id, for both.
+	adminUsers map[int64]*user
+	staffPerms map[int64]*memberPermissions
 }
 
 func newTenant(name string) *tenant {
@@ -82,7 +87,7 @@ func newTenant(name string) *tenant {
 		sections: map[int64]*cmsSection{}, templates: map[int64]*cmsTemplate{}, files: map[int64]*cmsFile{},
 		settings: newPortalSettings(), signIn: map[int64]*signInProvider{},
 		accountPlans: map[int64]*simplePlan{}, servicePlans: map[int64]*simplePlan{}, subscriptions: map[int64]*serviceContract{},
-		fieldDefs: map[int64]*fieldsDefinition{}}
+		fieldDefs: map[int64]*fieldsDefinition{}, adminUsers: map[int64]*user{}, staffPerms: map[int64]*memberPermissions{}}
 	t.seedCMS()
 	t.createDefaultAccountPlan()
 	t.createDefaultFields()
@@ -467,6 +472,9 @@ const (
 	// until a PUT first saved one (provider.go).
 	KindProvider = "provider"
 	KindWebhooks = "webhooks"
+	// KindAdminUsers are the tenant's own users, its admin portal's (GET /admin/api/users.json; the
+	// impersonation admin left out, as there), never among KindUsers, the developer accounts' users.
+	KindAdminUsers = "admin_users"
 )
 
 // Count returns how many objects of a kind (see the Kind constants) a tenant has; -1 for an unknown
@@ -598,6 +606,9 @@ func (t *tenant) objects(kind string) ([]map[string]any, bool) {
 		}
 	case KindSignInProviders:
 		collect(sortedIDs(t.signIn, nil), jsonOf(t.signIn))
+	case KindAdminUsers:
+		book, _ := t.staff()
+		collect(t.staffIDs(nil), func(id int64) map[string]any { return book[id].json() })
 	case KindCustomPolicies:
 		collect(sortedIDs(t.registry, nil), func(id int64) map[string]any { return t.registry[id].json() })
 	case KindPolicies:
