@@ -80,7 +80,7 @@ func portalSettingsRoutes() []route {
 
 		// Not paginated: the index renders current_account.authentication_providers whole.
 		handle("GET", "/admin/api/authentication_providers.json", func(r *request) answer {
-			return wrapList("authentication_providers", "authentication_provider", r.t.signIn, nil, (*signInProvider).json, r.form, false)
+			return wrapList("authentication_providers", "authentication_provider", r.t.signIn, (*signInProvider).forDevelopers, (*signInProvider).json, r.form, false)
 		}),
 		handle("POST", "/admin/api/authentication_providers.json", createSignInProvider),
 		handle("GET", "/admin/api/authentication_providers/{id}.json", func(r *request) answer {
@@ -97,7 +97,8 @@ func portalSettingsRoutes() []route {
 //   - params.require(:settings): none of ALLOWED_PARAMS, top-level (wrap_parameters) or under settings[...],
 //     is 400; other keys are dropped silently (permit, no forbid_params).
 //   - validate_enforcing_sso_allowed runs first (settings_controller.rb:12,47-57): enforce_sso cast true
-//     is refused, as the simulator's tenants have no published admin-portal (self) provider.
+//     is refused unless the tenant has a published admin-portal provider (EnforceSSOValidator, not strict
+//     without a user session: authentication_providers_exist only, enforce_sso_validator.rb:22,42-45,58-60).
 //   - Settings#update writes account_approval_required to the default account plan before the save
 //     (settings.rb:44-48,112-115), so it sticks even when the rest is refused; porta does so only when the
 //     tenant has exactly one non-custom account plan, which the simulator's tenant stands for. A blank value
@@ -109,7 +110,7 @@ func updatePortalSettings(r *request) answer {
 	if !anyOf(r, settingsFields) && !r.top["settings"] {
 		return parameterMissing("settings")
 	}
-	if b := railsBool(r.form.Get("enforce_sso")); has(r, "enforce_sso") && b != nil && *b {
+	if b := railsBool(r.form.Get("enforce_sso")); has(r, "enforce_sso") && b != nil && *b && !r.t.adminSSOPublished() {
 		return unprocessable("enforce_sso", msgEnforceSSO)
 	}
 	if b := railsBool(r.form.Get("account_approval_required")); has(r, "account_approval_required") && b != nil {
@@ -145,9 +146,14 @@ func updatePortalSettings(r *request) answer {
 
 // signInProvider is an AuthenticationProvider of account_type "developer": the developer portal's
 // sign-in with Keycloak (Red Hat Single Sign-On), Auth0, GitHub or another OAuth2 server (Custom).
+//
+// An admin-portal provider (adminsignin.go) is the same model with account_type "provider" (admin).
 type signInProvider struct {
-	id   int64
-	kind string // as sent, lower-cased (build_by_kind); the class is providerClass(kind)
+	id int64
+	// admin: account_type "provider", a sign-in provider of the admin portal (the tenant's
+	// self_authentication_providers); else "developer".
+	admin bool
+	kind  string // as sent, lower-cased (build_by_kind); the class is providerClass(kind)
 	// text are the string columns by their JSON names, absent when NULL: name, system_name, client_id,
 	// client_secret, site, token_url, user_info_url, authorize_url, identifier_key, username_key,
 	// branding_state.
@@ -191,7 +197,7 @@ var providerHumanKind = map[string]string{providerKeycloak: "Red Hat Single Sign
 // and for Auth0 also <portal>/auth/invitations/auth0/<system_name>/callback after ", "; none for a
 // 3scale-branded GitHub provider, whose callback is master's (representer :31-34), never made here.
 func (p *signInProvider) json() map[string]any {
-	out := map[string]any{"id": p.id, "kind": p.kind, "account_type": "developer", "created_at": p.created, "updated_at": p.updated}
+	out := map[string]any{"id": p.id, "kind": p.kind, "account_type": p.accountType(), "created_at": p.created, "updated_at": p.updated}
 	for k, v := range p.text {
 		out[k] = v
 	}
@@ -227,7 +233,7 @@ var (
 
 func withSignInProvider(r *request, f func(*signInProvider) answer) answer {
 	p, found := r.t.signIn[r.params["id"]]
-	if !found {
+	if !found || p.admin { // current_account.authentication_providers: the developer ones only
 		return notFound()
 	}
 	return f(p)
@@ -354,7 +360,8 @@ func validateSignInProvider(t *tenant, p *signInProvider) answer {
 	errs := fieldErrors{}
 	blank := func(f string) bool { return strings.TrimSpace(p.text[f]) == "" }
 	for _, o := range t.signIn {
-		if o.id != p.id && o.kind == p.kind {
+		// kind: uniqueness scope [account_id, account_type], if: :developer? (authentication_provider.rb:16).
+		if o.id != p.id && o.kind == p.kind && !p.admin && !o.admin {
 			errs.add("kind", "has already been taken")
 			break
 		}
@@ -393,6 +400,11 @@ func validateSignInProvider(t *tenant, p *signInProvider) answer {
 		if !blank(f) && !providerURLPattern.MatchString(p.text[f]) {
 			errs.add(f, "Invalid URL format")
 		}
+	}
+	// verify_valid_kind_for_account_type (authentication_provider.rb:42-45,148-154): an admin-portal
+	// provider is Keycloak or Auth0 only (en.yml:1980).
+	if p.admin && !slices.Contains(adminProviderKinds, p.kind) {
+		errs.add("kind", "unavailable for this account type")
 	}
 	if c := providerClass(p.kind); c == providerKeycloak || c == providerAuth0 {
 		if blank("site") {

@@ -160,6 +160,7 @@ func New(opts Options) *Simulator {
 	rs = append(rs, registryRoutes()...)
 	rs = append(rs, masterRoutes()...)
 	rs = append(rs, adminUserRoutes()...)
+	rs = append(rs, adminSignInRoutes()...)
 	s.routes = rs
 	return s
 }

@@ -473,8 +473,10 @@ const (
 	KindProvider = "provider"
 	KindWebhooks = "webhooks"
 	// KindAdminUsers are the tenant's own users, its admin portal's (GET /admin/api/users.json; the
-	// impersonation admin left out, as there), never among KindUsers, the developer accounts' users.
-	KindAdminUsers = "admin_users"
+	// impersonation admin left out, as there), never among KindUsers, the developer accounts' users;
+	// KindAdminSignInProviders the admin portal's sign-in providers as the API shows them (adminsignin.go).
+	KindAdminUsers           = "admin_users"
+	KindAdminSignInProviders = "admin_sign_in_providers"
 )
 
 // Count returns how many objects of a kind (see the Kind constants) a tenant has; -1 for an unknown
@@ -605,7 +607,9 @@ func (t *tenant) objects(kind string) ([]map[string]any, bool) {
 			out = append(out, f.json())
 		}
 	case KindSignInProviders:
-		collect(sortedIDs(t.signIn, nil), jsonOf(t.signIn))
+		collect(sortedIDs(t.signIn, (*signInProvider).forDevelopers), jsonOf(t.signIn))
+	case KindAdminSignInProviders:
+		collect(sortedIDs(t.signIn, (*signInProvider).forAdmins), jsonOf(t.signIn))
 	case KindAdminUsers:
 		book, _ := t.staff()
 		collect(t.staffIDs(nil), func(id int64) map[string]any { return book[id].json() })
