@@ -393,6 +393,33 @@ func TestClientFlowAgainstSimulator(t *testing.T) {
 	checkSame(t, "provider account", provider, outcome(c.GetProvider(ctx)).must(t, "read the provider account"))
 	mustDo(t, "write the webhook", c.UpdateWebhooks(ctx, WebhookParams{URL: "https://hooks.acme.example/3scale", Active: true, Events: []string{"account_created"}}))
 
+	// The tenant's own users: made pending as a member, activated, given permissions on the product,
+	// suspended, renamed, deleted; the tenant's first admin is there from its creation.
+	lead := outcome(c.CreateAdminUser(ctx, UserParams{Username: "lead", Email: "lead@acme.example", Password: "a-long-enough-password"})).must(t, "create a tenant's user")
+	if lead.State != "pending" || lead.Role != "member" {
+		t.Errorf("the new user %+v, want a pending member", lead)
+	}
+	lead = outcome(c.ChangeAdminUser(ctx, lead.ID, UserActivate)).must(t, "activate the user")
+	perms := outcome(c.SetAdminUserPermissions(ctx, lead.ID, []string{"plans", "partners"}, false, []int64{p.ID})).must(t, "set the user's permissions")
+	if !slices.Equal(perms.AllowedSections, []string{"partners", "plans"}) || !slices.Equal(perms.AllowedServiceIDs, []int64{p.ID}) {
+		t.Errorf("permissions %+v, want partners and plans of product %d", perms, p.ID)
+	}
+	checkSame(t, "permissions", perms, outcome(c.GetAdminUserPermissions(ctx, lead.ID)).must(t, "read the permissions"))
+	lead = outcome(c.ChangeAdminUser(ctx, lead.ID, UserSuspend)).must(t, "suspend the user")
+	lead = outcome(c.UpdateAdminUser(ctx, lead.ID, UserParams{Email: "lead2@acme.example"})).must(t, "update the user")
+	checkSame(t, "user", lead, outcome(c.GetAdminUser(ctx, lead.ID)).must(t, "read the user"))
+	if users := outcome(c.ListAdminUsers(ctx)).must(t, "list the tenant's users"); len(users) != 2 || users[0].Username != "admin" || users[0].Role != "admin" {
+		t.Errorf("the tenant's users %+v, want its first admin and lead", users)
+	}
+	mustDo(t, "delete the user", c.DeleteAdminUser(ctx, lead.ID))
+
+	// The admin portal's single sign-on.
+	adminSSO := outcome(c.CreateAdminAuthenticationProvider(ctx, everyAdminProviderField())).must(t, "create an admin-portal provider")
+	adminSSO = outcome(c.UpdateAdminAuthenticationProvider(ctx, adminSSO.ID, AuthenticationProviderParams{Published: ptrTo(false)})).must(t, "unpublish it")
+	if all := outcome(c.ListAdminAuthenticationProviders(ctx)).must(t, "list admin-portal providers"); len(all) != 1 || all[0].Published || all[0].SystemName != "corp-sso" {
+		t.Errorf("the admin portal's providers %+v, want corp-sso unpublished", all)
+	}
+
 	// Account plans: the tenant's seeded "Default" one, a new one made default, the account moved to it;
 	// porta refuses to delete a plan an account is on (plan.rb:174-186).
 	seeded := outcome(c.ListAccountPlans(ctx)).must(t, "list account plans")

@@ -1100,6 +1100,110 @@ func TestEveryCallContract(t *testing.T) {
 				return f
 			}()},
 		},
+		"ListAdminUsers": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.ListAdminUsers(ctx) },
+			code: 200, body: `{"users":[{"user":{"id":91,"username":"lead","email":"lead@acme.example","role":"member","state":"active"}}]}`,
+			want:       seenRequest{Method: "GET", Path: "/admin/api/users.json"},
+			wantResult: []User{{ID: 91, Username: "lead", Email: "lead@acme.example", Role: "member", State: "active"}},
+		},
+		"GetAdminUser": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.GetAdminUser(ctx, 91) },
+			code: 200, body: `{"user":{"id":91,"username":"lead","email":"lead@acme.example","role":"admin","state":"pending"}}`,
+			want:       seenRequest{Method: "GET", Path: "/admin/api/users/91.json"},
+			wantResult: &User{ID: 91, Username: "lead", Email: "lead@acme.example", Role: "admin", State: "pending"},
+		},
+		"CreateAdminUser: no password, none sent": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.CreateAdminUser(ctx, UserParams{Username: "lead", Email: "lead@acme.example"})
+			},
+			code: 201, body: `{"user":{"id":91,"username":"lead","email":"lead@acme.example","role":"member","state":"pending"}}`,
+			want:       seenRequest{Method: "POST", Path: "/admin/api/users.json", Form: url.Values{"username": {"lead"}, "email": {"lead@acme.example"}}},
+			wantResult: &User{ID: 91, Username: "lead", Email: "lead@acme.example", Role: "member", State: "pending"},
+		},
+		"UpdateAdminUser: the password with the rest": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.UpdateAdminUser(ctx, 91, UserParams{Username: "lead", Email: "lead@acme.example", Password: "a-long-enough-password"})
+			},
+			code: 200, body: `{"user":{"id":91,"username":"lead","email":"lead@acme.example","role":"member","state":"active"}}`,
+			want: seenRequest{Method: "PUT", Path: "/admin/api/users/91.json", Form: url.Values{"username": {"lead"}, "email": {"lead@acme.example"},
+				"password": {"a-long-enough-password"}}},
+			wantResult: &User{ID: 91, Username: "lead", Email: "lead@acme.example", Role: "member", State: "active"},
+		},
+		"DeleteAdminUser": {
+			call: func(ctx context.Context, c *Client) (any, error) { return nil, c.DeleteAdminUser(ctx, 91) },
+			code: 200, body: portaDelete,
+			want: seenRequest{Method: "DELETE", Path: "/admin/api/users/91.json"},
+		},
+		"ChangeAdminUser: a role": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.ChangeAdminUser(ctx, 91, "admin") },
+			code: 200, body: `{"user":{"id":91,"username":"lead","role":"admin","state":"active"}}`,
+			want:       seenRequest{Method: "PUT", Path: "/admin/api/users/91/admin.json"},
+			wantResult: &User{ID: 91, Username: "lead", Role: "admin", State: "active"},
+		},
+		"ChangeAdminUser: a state": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.ChangeAdminUser(ctx, 91, UserUnsuspend) },
+			code: 200, body: `{"user":{"id":91,"username":"lead","role":"member","state":"active"}}`,
+			want:       seenRequest{Method: "PUT", Path: "/admin/api/users/91/unsuspend.json"},
+			wantResult: &User{ID: 91, Username: "lead", Role: "member", State: "active"},
+		},
+		"GetAdminUserPermissions: every product is null": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.GetAdminUserPermissions(ctx, 91) },
+			code: 200, body: `{"permissions":{"user_id":91,"role":"member","allowed_sections":["partners"],"allowed_service_ids":null}}`,
+			want:       seenRequest{Method: "GET", Path: "/admin/api/users/91/permissions.json"},
+			wantResult: &Permissions{UserID: 91, Role: "member", AllowedSections: []string{"partners"}},
+		},
+		"SetAdminUserPermissions: some products": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.SetAdminUserPermissions(ctx, 91, []string{"partners", "plans"}, false, []int64{11, 12})
+			},
+			code: 200, body: `{"permissions":{"user_id":91,"role":"member","allowed_sections":["partners","plans"],"allowed_service_ids":[11,12]}}`,
+			want: seenRequest{Method: "PUT", Path: "/admin/api/users/91/permissions.json", Form: url.Values{"allowed_sections[]": {"", "partners", "plans"},
+				"allowed_service_ids[]": {"11", "12"}}},
+			wantResult: &Permissions{UserID: 91, Role: "member", AllowedSections: []string{"partners", "plans"}, AllowedServiceIDs: []int64{11, 12}},
+		},
+		"SetAdminUserPermissions: no product, no section": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.SetAdminUserPermissions(ctx, 91, nil, false, nil)
+			},
+			code: 200, body: `{"permissions":{"user_id":91,"role":"member","allowed_sections":[],"allowed_service_ids":[]}}`,
+			want:       seenRequest{Method: "PUT", Path: "/admin/api/users/91/permissions.json", Form: url.Values{"allowed_sections[]": {""}, "allowed_service_ids[]": {""}}},
+			wantResult: &Permissions{UserID: 91, Role: "member", AllowedSections: []string{}, AllowedServiceIDs: []int64{}},
+		},
+		"SetAdminUserPermissions: every product": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.SetAdminUserPermissions(ctx, 91, []string{"monitoring"}, true, nil)
+			},
+			code: 200, body: `{"permissions":{"user_id":91,"role":"member","allowed_sections":["monitoring"],"allowed_service_ids":null}}`,
+			want: seenRequest{Method: "PUT", Path: "/admin/api/users/91/permissions.json", Form: url.Values{"allowed_sections[]": {"", "monitoring"},
+				"allowed_service_ids": {""}}},
+			wantResult: &Permissions{UserID: 91, Role: "member", AllowedSections: []string{"monitoring"}},
+		},
+		"ListAdminAuthenticationProviders": {
+			call: func(ctx context.Context, c *Client) (any, error) { return c.ListAdminAuthenticationProviders(ctx) },
+			code: 200, body: `{"authentication_providers":[{"authentication_provider":{"id":95,"kind":"keycloak","system_name":"corp-sso","client_id":"3scale-admin","client_secret":"s3cret","site":"https://sso.example.com","published":true}}]}`,
+			want: seenRequest{Method: "GET", Path: "/admin/api/account/authentication_providers.json"},
+			wantResult: []AuthenticationProvider{{ID: 95, Kind: "keycloak", SystemName: "corp-sso", ClientID: "3scale-admin", ClientSecret: "s3cret",
+				Site: "https://sso.example.com", Published: true}},
+		},
+		"CreateAdminAuthenticationProvider: what the admin portal's controller permits": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.CreateAdminAuthenticationProvider(ctx, everyAdminProviderField())
+			},
+			code: 201, body: `{"authentication_provider":{"id":95,"kind":"keycloak","system_name":"corp-sso"}}`,
+			want: seenRequest{Method: "POST", Path: "/admin/api/account/authentication_providers.json", Form: url.Values{"kind": {"keycloak"}, "name": {"Corp SSO"},
+				"system_name": {"corp-sso"}, "client_id": {"3scale-admin"}, "client_secret": {"s3cret"}, "site": {"https://sso.example.com/auth/realms/acme"},
+				"published": {"true"}, "skip_ssl_certificate_verification": {"true"}}},
+			wantResult: &AuthenticationProvider{ID: 95, Kind: "keycloak", SystemName: "corp-sso"},
+		},
+		"UpdateAdminAuthenticationProvider: kind, name and system name are not sent": {
+			call: func(ctx context.Context, c *Client) (any, error) {
+				return c.UpdateAdminAuthenticationProvider(ctx, 95, everyAdminProviderField())
+			},
+			code: 200, body: `{"authentication_provider":{"id":95,"kind":"keycloak","system_name":"corp-sso"}}`,
+			want: seenRequest{Method: "PUT", Path: "/admin/api/account/authentication_providers/95.json", Form: url.Values{"client_id": {"3scale-admin"},
+				"client_secret": {"s3cret"}, "site": {"https://sso.example.com/auth/realms/acme"}, "published": {"true"}, "skip_ssl_certificate_verification": {"true"}}},
+			wantResult: &AuthenticationProvider{ID: 95, Kind: "keycloak", SystemName: "corp-sso"},
+		},
 		"ListSubscriptions": {
 			call: func(ctx context.Context, c *Client) (any, error) { return c.ListSubscriptions(ctx, 81) },
 			code: 200, body: `{"service_subscriptions":[{"service_subscription":{"id":73,"plan_id":72,"service_id":42,"state":"pending"}}]}`,

@@ -168,6 +168,38 @@ var everyCall = map[string]func(ctx context.Context, c *Client) error{
 	"UpdateWebhooks": func(ctx context.Context, c *Client) error {
 		return c.UpdateWebhooks(ctx, WebhookParams{URL: "https://hooks.example.com", Active: true, ProviderActions: true, Events: []string{"account_created"}})
 	},
+	"ListAdminUsers": func(ctx context.Context, c *Client) error { _, err := c.ListAdminUsers(ctx); return err },
+	"GetAdminUser":   func(ctx context.Context, c *Client) error { _, err := c.GetAdminUser(ctx, 91); return err },
+	"CreateAdminUser": func(ctx context.Context, c *Client) error {
+		_, err := c.CreateAdminUser(ctx, UserParams{Username: "lead", Email: "lead@example.com", Password: "a-long-enough-password"})
+		return err
+	},
+	"UpdateAdminUser": func(ctx context.Context, c *Client) error {
+		_, err := c.UpdateAdminUser(ctx, 91, UserParams{Username: "lead", Email: "lead@example.com", Password: "a-long-enough-password"})
+		return err
+	},
+	"DeleteAdminUser": func(ctx context.Context, c *Client) error { return c.DeleteAdminUser(ctx, 91) },
+	"ChangeAdminUser": func(ctx context.Context, c *Client) error {
+		_, err := c.ChangeAdminUser(ctx, 91, UserSuspend)
+		return err
+	},
+	"GetAdminUserPermissions": func(ctx context.Context, c *Client) error { _, err := c.GetAdminUserPermissions(ctx, 91); return err },
+	"SetAdminUserPermissions": func(ctx context.Context, c *Client) error {
+		_, err := c.SetAdminUserPermissions(ctx, 91, []string{"partners", "plans"}, false, []int64{11})
+		return err
+	},
+	"ListAdminAuthenticationProviders": func(ctx context.Context, c *Client) error {
+		_, err := c.ListAdminAuthenticationProviders(ctx)
+		return err
+	},
+	"CreateAdminAuthenticationProvider": func(ctx context.Context, c *Client) error {
+		_, err := c.CreateAdminAuthenticationProvider(ctx, everyAdminProviderField())
+		return err
+	},
+	"UpdateAdminAuthenticationProvider": func(ctx context.Context, c *Client) error {
+		_, err := c.UpdateAdminAuthenticationProvider(ctx, 95, everyAdminProviderField())
+		return err
+	},
 	"ListSubscriptions":      func(ctx context.Context, c *Client) error { _, err := c.ListSubscriptions(ctx, 11); return err },
 	"ChangeSubscriptionPlan": func(ctx context.Context, c *Client) error { return c.ChangeSubscriptionPlan(ctx, 11, 73, 74) },
 	"ApproveSubscription":    func(ctx context.Context, c *Client) error { _, err := c.ApproveSubscription(ctx, 11, 73); return err },
@@ -802,4 +834,11 @@ func TestEveryRequestFieldByField(t *testing.T) {
 	if diff := cmp.Diff(string(want), b.String()); diff != "" {
 		t.Errorf("requests (-want +got):\n%s", diff)
 	}
+}
+
+// everyAdminProviderField is an admin-portal sign-in provider with every field the client sends.
+func everyAdminProviderField() AuthenticationProviderParams {
+	id, secret, site, yes := "3scale-admin", "s3cret", "https://sso.example.com/auth/realms/acme", true
+	return AuthenticationProviderParams{Kind: "keycloak", Name: "Corp SSO", SystemName: "corp-sso", ClientID: &id, ClientSecret: &secret, Site: &site,
+		Published: &yes, SkipSSLCertificateVerification: &yes}
 }

@@ -125,9 +125,9 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// +kubebuilder:rbac:groups=capabilities.apimsync.io,resources=backends;products;applicationplans;serviceplans;accountplans;fielddefinitions;tenantsettings;developeraccounts;applications;activedocs;developerportals;custompolicydefinitions;tenants,verbs=get;list;watch;update;patch;delete
-// +kubebuilder:rbac:groups=capabilities.apimsync.io,resources=backends/status;products/status;applicationplans/status;serviceplans/status;accountplans/status;fielddefinitions/status;tenantsettings/status;developeraccounts/status;applications/status;activedocs/status;developerportals/status;custompolicydefinitions/status;tenants/status,verbs=get;update;patch
-// +kubebuilder:rbac:groups=capabilities.apimsync.io,resources=backends/finalizers;products/finalizers;applicationplans/finalizers;serviceplans/finalizers;accountplans/finalizers;fielddefinitions/finalizers;tenantsettings/finalizers;developeraccounts/finalizers;applications/finalizers;activedocs/finalizers;developerportals/finalizers;custompolicydefinitions/finalizers;tenants/finalizers,verbs=update
+// +kubebuilder:rbac:groups=capabilities.apimsync.io,resources=adminusers;backends;products;applicationplans;serviceplans;accountplans;fielddefinitions;tenantsettings;developeraccounts;applications;activedocs;developerportals;custompolicydefinitions;tenants,verbs=get;list;watch;update;patch;delete
+// +kubebuilder:rbac:groups=capabilities.apimsync.io,resources=adminusers/status;backends/status;products/status;applicationplans/status;serviceplans/status;accountplans/status;fielddefinitions/status;tenantsettings/status;developeraccounts/status;applications/status;activedocs/status;developerportals/status;custompolicydefinitions/status;tenants/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=capabilities.apimsync.io,resources=adminusers/finalizers;backends/finalizers;products/finalizers;applicationplans/finalizers;serviceplans/finalizers;accountplans/finalizers;fielddefinitions/finalizers;tenantsettings/finalizers;developeraccounts/finalizers;applications/finalizers;activedocs/finalizers;developerportals/finalizers;custompolicydefinitions/finalizers;tenants/finalizers,verbs=update
 // +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=namespaces,verbs=get
 // +kubebuilder:rbac:groups=apps.3scale.net,resources=apimanagers,verbs=get;list;watch

@@ -23,7 +23,7 @@ func TestCreationOrderFollowsTheGraph(t *testing.T) {
 			t.Errorf("%s goes before %s, which it references (%s): order %v", r.From, r.To, r.Field, order)
 		}
 	}
-	want := []string{"CustomPolicyDefinition", "Backend", "Product", "ApplicationPlan", "ServicePlan", "FieldDefinition", "AccountPlan", "DeveloperAccount", "Application", "ActiveDoc", "TenantSettings", "DeveloperPortal", "Tenant"}
+	want := []string{"CustomPolicyDefinition", "Backend", "Product", "ApplicationPlan", "ServicePlan", "FieldDefinition", "AccountPlan", "DeveloperAccount", "Application", "ActiveDoc", "TenantSettings", "AdminUser", "DeveloperPortal", "Tenant"}
 	if !slices.Equal(order, want) {
 		t.Errorf("creation order %v, want %v", order, want)
 	}

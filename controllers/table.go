@@ -15,6 +15,7 @@ import (
 	"github.com/apimsync/apimsync/controllers/engine"
 	"github.com/apimsync/apimsync/controllers/kinds/accountplan"
 	"github.com/apimsync/apimsync/controllers/kinds/activedoc"
+	"github.com/apimsync/apimsync/controllers/kinds/adminuser"
 	appkind "github.com/apimsync/apimsync/controllers/kinds/application"
 	"github.com/apimsync/apimsync/controllers/kinds/applicationplan"
 	"github.com/apimsync/apimsync/controllers/kinds/backend"
@@ -333,15 +334,23 @@ var kinds = []kindRow{
 			return nil
 		}},
 	kindOf[*v1alpha1.TenantSettings, tenantsettings.Desired, *tenantsettings.Snapshot]{name: "TenantSettings", exporter: tenantsettings.Export, secretRefs: tenantsettings.SecretRefs,
+		secretFields: func(*v1alpha1.TenantSettings) []string { return []string{"client_secret"} },
 		// The settings have no system name to change: a tenant has one set.
 		ownerRemedy: "a tenant has one set of settings, kept by one TenantSettings: remove one of them",
 		newObj:      func() *v1alpha1.TenantSettings { return &v1alpha1.TenantSettings{} },
 		newList:     func() client.ObjectList { return &v1alpha1.TenantSettingsList{} },
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.TenantSettings, tenantsettings.Desired, *tenantsettings.Snapshot] {
-			return &tenantsettings.Syncer{Accounts: d.Accounts, Unmanaged: func(ctx context.Context, c *tsclient.Client, tenant string) ([]plugin.RemoteItem, error) {
+			return &tenantsettings.Syncer{Accounts: d.Accounts, Reader: d.Reader, Unmanaged: func(ctx context.Context, c *tsclient.Client, tenant string) ([]plugin.RemoteItem, error) {
 				return listUnmanaged(ctx, d.Reader, c, tenant)
 			}}
 		}},
+	kindOf[*v1alpha1.AdminUser, adminuser.Desired, *adminuser.Snapshot]{name: "AdminUser", inventory: adminuser.Inventory, exporter: adminuser.Export, secretRefs: adminuser.SecretRefs,
+		newObj:  func() *v1alpha1.AdminUser { return &v1alpha1.AdminUser{} },
+		newList: func() client.ObjectList { return &v1alpha1.AdminUserList{} },
+		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.AdminUser, adminuser.Desired, *adminuser.Snapshot] {
+			return &adminuser.Syncer{Reader: d.Reader, Accounts: d.Accounts, Lists: d.Lists}
+		},
+		secretFields: func(*v1alpha1.AdminUser) []string { return []string{"password"} }},
 	kindOf[*v1alpha1.DeveloperPortal, developerportal.Desired, *developerportal.Snapshot]{name: "DeveloperPortal", exporter: developerportal.Export, secretRefs: developerportal.SecretRefs,
 		// The portal has no system name to change: a tenant has one.
 		ownerRemedy: "a tenant has one developer portal, kept by one DeveloperPortal: remove one of them",
@@ -397,6 +406,9 @@ var referenceGraph = []reference{
 	{From: "ActiveDoc", To: "Product", Field: "spec.productRef", Index: kit.IndexProductRef, Along: true,
 		Names: refField(func(o *v1alpha1.ActiveDoc) string { return o.Spec.ProductRef }),
 		List:  func() client.ObjectList { return &v1alpha1.ActiveDocList{} }},
+	// A member's permissions name products; a product deleted just leaves them (porta forgets its id).
+	{From: "AdminUser", To: "Product", Field: "spec.permissions.productRefs", Index: kit.IndexProductRef, Names: adminuser.ProductRefs,
+		List: func() client.ObjectList { return &v1alpha1.AdminUserList{} }},
 	{From: "Product", To: "CustomPolicyDefinition", Field: "spec.policies", Index: kit.IndexCustomPolicyRefs, Blocks: true,
 		Names: productkind.PolicyRefs, Key: custompolicy.PolicyKey, KeyIndex: kit.IndexPolicyKey, List: func() client.ObjectList { return &v1alpha1.ProductList{} }},
 }

@@ -61,7 +61,7 @@ func TestDiffUnmanaged(t *testing.T) {
 	if exitCode(err) != 1 {
 		t.Fatalf("unmanaged objects: exit %d (%v), want 1\n%s", exitCode(err), err, out)
 	}
-	for _, want := range []string{"Backend  ", "orders", "Product", "shop", "DeveloperAccount", "Globex", "ServicePlan", "Default", "AccountPlan"} {
+	for _, want := range []string{"Backend  ", "orders", "Product", "shop", "DeveloperAccount", "Globex", "ServicePlan", "Default", "AccountPlan", "AdminUser", "admin"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the list lacks %q:\n%s", want, out)
 		}
@@ -83,7 +83,7 @@ func TestDiffUnmanaged(t *testing.T) {
 		t.Errorf("unmanaged %v, want orders, shop and Globex by their ids, not pets", report.Unmanaged)
 	}
 	// One probe of the token, then one list per collection (none of them holds more than a page).
-	if want := int64(1 + 10); report.Calls != want {
+	if want := int64(1 + 11); report.Calls != want {
 		t.Errorf("%d calls, want %d (the probe and one list per collection)", report.Calls, want)
 	}
 	if report.Tenant != tenant {

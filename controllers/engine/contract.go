@@ -42,6 +42,10 @@ type Session struct {
 	// AccountVersion identifies the provider-account Secret's content (a keyed hash of its data), never
 	// its values: when it changes, the credentials are checked once per tenant (CredentialsChecker).
 	AccountVersion string
+	// TokenUser is the username of the tenant's user the token belongs to, as the provider-account
+	// Secret says (key tokenUser; the Secrets the Tenant kind writes have it), "" when it does not say:
+	// porta's API cannot tell whose a token is, and apimsync never suspends, demotes or deletes that user.
+	TokenUser string
 	// HashKey keys Hash, so that a hash in status reveals nothing of the values it covers (policy
 	// configurations, issuer URLs with client secrets) to whoever can read the resource. Connect derives it
 	// from the provider account's token.

@@ -25,6 +25,8 @@ const (
 	SecretKeyCABundle           = "caBundle"
 	SecretKeyInsecureSkipVerify = "insecureSkipVerify"
 	SecretKeyAllowInsecureHTTP  = "allowInsecureHTTP"
+	// SecretKeyTokenUser names the tenant's user the token belongs to (engine.Session.TokenUser).
+	SecretKeyTokenUser = "tokenUser"
 )
 
 // SecretFlag reads a "true"/"false" key of a Secret.
@@ -123,7 +125,8 @@ func (p *ProviderAccounts) session(secret *corev1.Secret, policy tsclient.AdminU
 	if err != nil {
 		return nil, engine.Invalid(v1alpha1.ReasonProviderAccountInvalid, "%s cannot be used: %v", what, err)
 	}
-	s := &engine.Session{Remote: remote, Tenant: tenant, SecretName: secret.Name, HashKey: hashKeyOf(token)}
+	s := &engine.Session{Remote: remote, Tenant: tenant, SecretName: secret.Name, HashKey: hashKeyOf(token),
+		TokenUser: strings.TrimSpace(string(secret.Data[SecretKeyTokenUser]))}
 	s.AccountVersion = accountVersion(secret, s)
 	return s, nil
 }

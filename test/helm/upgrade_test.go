@@ -35,7 +35,7 @@ const portalCRD = "developerportals." + "capabilities.apimsync.io"
 
 // newCRDs are the CRDs of this chart the previous chart lacks: the DeveloperPortal's, removed from it,
 // and the AccountPlan's and ServicePlan's, added since.
-var newCRDs = []string{portalCRD, "accountplans." + "capabilities.apimsync.io", "serviceplans." + "capabilities.apimsync.io", "fielddefinitions." + "capabilities.apimsync.io", "tenantsettings." + "capabilities.apimsync.io"}
+var newCRDs = []string{portalCRD, "accountplans." + "capabilities.apimsync.io", "serviceplans." + "capabilities.apimsync.io", "fielddefinitions." + "capabilities.apimsync.io", "tenantsettings." + "capabilities.apimsync.io", "adminusers." + "capabilities.apimsync.io"}
 
 // TestChartUpgradeInstallsNewCRDs: a release of the previous chart (CRDs in crds/, which Helm installs
 // on install only), upgraded to this chart with the step docs/install.md gives (the CRDs labelled and

@@ -151,20 +151,6 @@ func updateAdminSignIn(r *request) answer {
 		if !anyOf(r, adminProviderAll) && !r.top["authentication_provider"] {
 			return parameterMissing("authentication_provider")
 		}
-		next := *p
-		next.text, next.flags = map[string]string{}, map[string]bool{}
-		for k, v := range p.text {
-			next.text[k] = v
-		}
-		for k, v := range p.flags {
-			next.flags[k] = v
-		}
-		next.assign(r, adminProviderText, adminProviderFlags)
-		if a := validateSignInProvider(r.t, &next); a.code != 0 {
-			return a
-		}
-		next.touch()
-		*p = next
-		return ok("authentication_provider", p.json())
+		return p.update(r, adminProviderText, adminProviderFlags)
 	})
 }

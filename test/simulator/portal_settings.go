@@ -1,6 +1,7 @@
 package simulator
 
 import (
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -322,22 +323,22 @@ func updateSignInProvider(r *request) answer {
 		if !anyOf(r, providerCreateFields) && !r.top["authentication_provider"] {
 			return parameterMissing("authentication_provider")
 		}
-		next := *p
-		next.text, next.flags = map[string]string{}, map[string]bool{}
-		for k, v := range p.text {
-			next.text[k] = v
-		}
-		for k, v := range p.flags {
-			next.flags[k] = v
-		}
-		next.assign(r, providerUpdateText, providerUpdateFlags)
-		if a := validateSignInProvider(r.t, &next); a.code != 0 {
-			return a
-		}
-		next.touch()
-		*p = next
-		return ok("authentication_provider", p.json())
+		return p.update(r, providerUpdateText, providerUpdateFlags)
 	})
+}
+
+// update assigns the text and flag parameters given to a copy of p, validates it as create does, and
+// keeps it when valid (a refused update changes nothing).
+func (p *signInProvider) update(r *request, text, flags []string) answer {
+	next := *p
+	next.text, next.flags = maps.Clone(p.text), maps.Clone(p.flags)
+	next.assign(r, text, flags)
+	if a := validateSignInProvider(r.t, &next); a.code != 0 {
+		return a
+	}
+	next.touch()
+	*p = next
+	return ok("authentication_provider", p.json())
 }
 
 // reservedProviderNames are the system names porta keeps for its own providers (authentication_provider.rb:24-27).

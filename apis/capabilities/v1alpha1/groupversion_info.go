@@ -29,6 +29,7 @@ func addKnownTypes(s *runtime.Scheme) error {
 		&AccountPlan{}, &AccountPlanList{},
 		&FieldDefinition{}, &FieldDefinitionList{},
 		&TenantSettings{}, &TenantSettingsList{},
+		&AdminUser{}, &AdminUserList{},
 		&ServicePlan{}, &ServicePlanList{},
 		&DeveloperAccount{}, &DeveloperAccountList{},
 		&Application{}, &ApplicationList{},

@@ -326,5 +326,33 @@ func (s *TenantSettings) GetAdoptionPolicy() AdoptionPolicy { return s.Spec.Effe
 // ForgetTenantIDs implements SyncedObject.
 func (s *TenantSettings) ForgetTenantIDs() {
 	s.Status.forgetTenantIDs()
-	s.Status.ProviderAccountID, s.Status.WebhooksWritten = 0, ""
+	s.Status.ProviderAccountID, s.Status.WebhooksWritten, s.Status.AdminSignIn = 0, "", nil
+}
+
+// GetSyncStatus implements SyncedObject.
+func (u *AdminUser) GetSyncStatus() *CommonStatus { return &u.Status.CommonStatus }
+
+// GetDeletionPolicy implements SyncedObject.
+func (u *AdminUser) GetDeletionPolicy() DeletionPolicy {
+	return (&CommonSpec{DeletionPolicy: u.Spec.DeletionPolicy}).EffectiveDeletionPolicy()
+}
+
+// GetRemoteID implements SyncedObject.
+func (u *AdminUser) GetRemoteID() int64 { return u.Status.UserID }
+
+// SetRemoteID implements SyncedObject.
+func (u *AdminUser) SetRemoteID(id int64) { u.Status.UserID = id }
+
+// GetAdoptionPolicy implements SyncedObject: a tenant's user is taken over only on purpose (IfExists).
+func (u *AdminUser) GetAdoptionPolicy() AdoptionPolicy {
+	if u.Spec.Adoption == "" {
+		return AdoptionNever
+	}
+	return u.Spec.Adoption
+}
+
+// ForgetTenantIDs implements SyncedObject.
+func (u *AdminUser) ForgetTenantIDs() {
+	u.Status.forgetTenantIDs()
+	u.Status.UserID, u.Status.State, u.Status.PasswordWritten = 0, "", ""
 }

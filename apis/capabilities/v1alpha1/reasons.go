@@ -225,4 +225,7 @@ const (
 	ReasonNamespaceNotConsented = "NamespaceNotConsented"
 	// ReasonTenantAmbiguous: master holds several tenants of this organization and admin.
 	ReasonTenantAmbiguous = "TenantAmbiguous"
+	// ReasonLockOut: the spec would suspend, demote or delete the user apimsync's token belongs to, or
+	// the tenant's last active admin (or an admin while apimsync cannot tell whose its token is).
+	ReasonLockOut = "WouldLockOut"
 )

@@ -16,6 +16,15 @@ type TenantSettingsSpec struct {
 	// +optional
 	Webhooks *WebhooksSpec `json:"webhooks,omitempty"`
 
+	// AdminSignIn are the admin portal's single sign-on providers, for the tenant's own users (porta's
+	// /admin/api/account/authentication_providers). Each is known by its systemName; one apimsync made or
+	// took that leaves the list is unpublished (porta cannot delete one). Left out: not managed.
+	// +listType=map
+	// +listMapKey=systemName
+	// +kubebuilder:validation:MaxItems=10
+	// +optional
+	AdminSignIn []AdminSignInProvider `json:"adminSignIn,omitempty"`
+
 	// Unmanaged asks for a report of what of the tenant no apimsync object holds.
 	// +optional
 	Unmanaged *UnmanagedSpec `json:"unmanaged,omitempty"`
@@ -54,6 +63,42 @@ type ProviderDetails struct {
 	// +kubebuilder:validation:MaxLength=255
 	// +optional
 	SiteAccessCode *string `json:"siteAccessCode,omitempty"`
+}
+
+// AdminSignInProvider is one of the admin portal's single sign-on providers.
+type AdminSignInProvider struct {
+	// Kind is keycloak (Red Hat SSO) or auth0. Set when created.
+	// +kubebuilder:validation:Enum=keycloak;auth0
+	Kind string `json:"kind"`
+	// SystemName identifies the provider in the tenant; an existing provider of this system name is taken
+	// over (announced). Set when created.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=255
+	// +kubebuilder:validation:Pattern=`^[a-z0-9_-]+$`
+	SystemName string `json:"systemName"`
+	// Name shown on the sign-in button. Default: porta's for the kind. Set when created.
+	// +kubebuilder:validation:MaxLength=255
+	// +optional
+	Name string `json:"name,omitempty"`
+	// ClientID of the admin portal at the provider.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=255
+	ClientID string `json:"clientID"`
+	// ClientSecretRef is the Secret key (this namespace) holding the client secret; until the Secret
+	// exists the TenantSettings is Orphan. The secret is never shown in status, Events, logs or diff.
+	ClientSecretRef LocalSecretKeyRef `json:"clientSecretRef"`
+	// Site is the provider's URL: a Keycloak realm's (https://sso.example.com/auth/realms/acme), an
+	// Auth0 domain's.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=255
+	// +kubebuilder:validation:Pattern=`^https?://\S+$`
+	Site string `json:"site"`
+	// Published shows the provider on the admin portal's sign-in page. Default: true.
+	// +optional
+	Published *bool `json:"published,omitempty"`
+	// SkipSSLCertificateVerification turns off TLS verification towards the provider.
+	// +optional
+	SkipSSLCertificateVerification bool `json:"skipSSLCertificateVerification,omitempty"`
 }
 
 // WebhookEvent is an event 3scale can post to the tenant's webhook URL.
@@ -109,6 +154,11 @@ type TenantSettingsStatus struct {
 	// written is all apimsync knows of it, and spec.webhooks is written again only when it changes.
 	// +optional
 	WebhooksWritten string `json:"webhooksWritten,omitempty"`
+
+	// AdminSignIn are the admin-portal sign-in providers apimsync made or took, by system name, with their
+	// ids: one that leaves spec.adminSignIn is unpublished, then forgotten.
+	// +optional
+	AdminSignIn map[string]int64 `json:"adminSignIn,omitempty"`
 
 	// Unmanaged counts, by kind, the tenant's objects no apimsync object holds, at the last sync or drift
 	// check (spec.unmanaged.report).

@@ -363,7 +363,7 @@ func (s *Syncer) secretOf(t *v1alpha1.Tenant, adminURL, token string) *corev1.Se
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name,
 		Annotations: map[string]string{UIDAnnotation: string(t.UID), Annotation: t.Namespace + "/" + t.Name}},
 		Type: corev1.SecretTypeOpaque,
-		Data: map[string][]byte{kit.SecretKeyAdminURL: []byte(adminURL), kit.SecretKeyToken: []byte(token)}}
+		Data: map[string][]byte{kit.SecretKeyAdminURL: []byte(adminURL), kit.SecretKeyToken: []byte(token), kit.SecretKeyTokenUser: []byte(t.Spec.Username)}}
 	return secret
 }
 

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
@@ -156,5 +158,55 @@ func TestUnmanagedReport(t *testing.T) {
 	harness.EditAndWait(t, s, func() { s.Spec.Unmanaged = nil })
 	if n := testutil.CollectAndCount(engine.UnmanagedObjects); s.Status.Unmanaged != nil || n != 0 {
 		t.Errorf("with the report off: status.unmanaged %v, %d gauge series; want both cleared", s.Status.Unmanaged, n)
+	}
+}
+
+// TestAdminSignIn (issue 45): an admin-portal sign-in provider whose client-secret Secret is missing
+// leaves the TenantSettings Orphan; the Secret's arrival makes it Synced, with the provider created from
+// it — the secret never in status, conditions or Events. A rotated secret is written once; a provider
+// left out of the spec is unpublished (porta cannot delete one) and forgotten.
+func TestAdminSignIn(t *testing.T) {
+	ns := harness.NewNamespace(t)
+	s := &v1alpha1.TenantSettings{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "settings"},
+		Spec: v1alpha1.TenantSettingsSpec{AdminSignIn: []v1alpha1.AdminSignInProvider{{Kind: "keycloak", SystemName: "corp-sso", ClientID: "3scale-admin",
+			ClientSecretRef: v1alpha1.LocalSecretKeyRef{Name: "sso", Key: "clientSecret"}, Site: "https://sso.acme.example/auth/realms/acme"}}}}
+	harness.Create(t, harness.DefaultSecret(ns), s)
+	harness.WaitReason(t, s, v1alpha1.ConditionOrphan, v1alpha1.ReasonSecretNotFound)
+	const secret = "s3cr3t-client-value"
+	sso := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "sso"}, StringData: map[string]string{"clientSecret": secret}}
+	harness.Create(t, sso)
+	harness.WaitState(t, v1alpha1.ConditionSynced, s)
+	p := only(t, ns, simulator.KindAdminSignInProviders)
+	if p["client_secret"] != secret || p["client_id"] != "3scale-admin" || p["published"] != true || p["system_name"] != "corp-sso" {
+		t.Errorf("the provider %v, want the spec's, published, with the Secret's client secret", p)
+	}
+	if fmt.Sprint(s.Status.AdminSignIn["corp-sso"]) != fmt.Sprint(p["id"]) {
+		t.Errorf("status records %v, want corp-sso's id %v", s.Status.AdminSignIn, p["id"])
+	}
+	shown := fmt.Sprint(s.Status) + strings.Join(harness.EventsOf(t, s), " ")
+	if strings.Contains(shown, secret) {
+		t.Errorf("the client secret shows in status or Events: %s", shown)
+	}
+
+	// A rotated secret: one update.
+	puts := harness.RequestsTo(ns, "PUT", "/admin/api/account/authentication_providers/{id}.json")
+	harness.Update(t, sso, func() { sso.StringData = map[string]string{"clientSecret": secret + "-2"} })
+	harness.Eventually(t, harness.WaitTimeout, func() string {
+		if p := only(t, ns, simulator.KindAdminSignInProviders); p["client_secret"] != secret+"-2" {
+			return "client secret not rotated"
+		}
+		return ""
+	})
+	if n := harness.RequestsTo(ns, "PUT", "/admin/api/account/authentication_providers/{id}.json"); n != puts+1 {
+		t.Errorf("%d provider updates for one rotation, want 1", n-puts)
+	}
+
+	// Left out of the spec: unpublished, forgotten.
+	harness.EditAndWait(t, s, func() { s.Spec.AdminSignIn = nil })
+	if p := only(t, ns, simulator.KindAdminSignInProviders); p["published"] != false {
+		t.Errorf("the provider let go %v, want it unpublished", p)
+	}
+	if s.Status.AdminSignIn != nil {
+		t.Errorf("status still records %v", s.Status.AdminSignIn)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/apimsync/apimsync/controllers/kit"
 	"github.com/apimsync/apimsync/controllers/plugin"
 	"github.com/prometheus/client_golang/prometheus"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // SystemName is what identifies a tenant's settings: a tenant has one.
@@ -24,6 +25,8 @@ type Syncer struct {
 	// Accounts resolves provider-account Secrets; its AllowPrivate also decides whether a webhook may
 	// point at a private address.
 	Accounts *kit.ProviderAccounts
+	// Reader reads the Secrets of the sign-in providers' client secrets.
+	Reader client.Reader
 	// Unmanaged lists what of a tenant no apimsync object holds (the table gives it; nil: no report).
 	Unmanaged func(ctx context.Context, c *tsclient.Client, tenant string) ([]plugin.RemoteItem, error)
 }
@@ -33,6 +36,10 @@ type Syncer struct {
 type Desired struct {
 	Webhooks string `json:",omitempty"`
 	Report   bool   `json:",omitempty"`
+	// SignIn: the admin portal's sign-in providers are managed (spec.adminSignIn given, or some recorded
+	// to unpublish); Secrets are their client secrets by system name, never serialized.
+	SignIn  bool              `json:",omitempty"`
+	Secrets map[string]string `json:"-"`
 }
 
 // reports tells whether the spec asks for the unmanaged report.
@@ -42,7 +49,7 @@ func reports(t *v1alpha1.TenantSettings) bool {
 
 // Serves implements engine.CacheChecker: a snapshot without the report does not serve a spec asking it.
 func (s *Syncer) Serves(want Desired, snap *Snapshot) bool {
-	return !want.Report || snap.Unmanaged != nil
+	return (!want.Report || snap.Unmanaged != nil) && (!want.SignIn || snap.SignIn != nil)
 }
 
 // Snapshot is the tenant's provider account, and the count of its unmanaged objects by kind when the
@@ -50,6 +57,8 @@ func (s *Syncer) Serves(want Desired, snap *Snapshot) bool {
 type Snapshot struct {
 	tsclient.Provider
 	Unmanaged map[string]int32
+	// SignIn are the admin portal's sign-in providers, read when managed (nil otherwise).
+	SignIn []tsclient.AuthenticationProvider
 }
 
 // RemoteID implements engine.Snapshot.
@@ -59,6 +68,7 @@ func (s *Snapshot) RemoteID() int64 { return s.ID }
 func (s *Snapshot) Clone() *Snapshot {
 	c := *s
 	c.Unmanaged = maps.Clone(s.Unmanaged)
+	c.SignIn = slices.Clone(s.SignIn)
 	return &c
 }
 
@@ -78,8 +88,9 @@ func (s *Syncer) Connect(ctx context.Context, t *v1alpha1.TenantSettings) (*engi
 // check makes a second one Invalid, naming the first).
 func (s *Syncer) SystemName(*v1alpha1.TenantSettings) string { return SystemName }
 
-// Resolve implements engine.TypedSyncer: a webhook URL the manager may not post to is Invalid.
-func (s *Syncer) Resolve(_ context.Context, t *v1alpha1.TenantSettings, sess *engine.Session) (engine.Resolved[Desired], error) {
+// Resolve implements engine.TypedSyncer: a webhook URL the manager may not post to is Invalid; a
+// sign-in provider's client secret comes from its Secret (Orphan until it exists).
+func (s *Syncer) Resolve(ctx context.Context, t *v1alpha1.TenantSettings, sess *engine.Session) (engine.Resolved[Desired], error) {
 	r := engine.Resolved[Desired]{}
 	if w := t.Spec.Webhooks; w != nil {
 		if err := s.checkURL(w.URL); err != nil {
@@ -88,9 +99,20 @@ func (s *Syncer) Resolve(_ context.Context, t *v1alpha1.TenantSettings, sess *en
 		r.Desired.Webhooks = sess.HashOf(sess.Tenant, webhookParams(w))
 	}
 	r.Desired.Report = reports(t) && s.Unmanaged != nil
+	r.Desired.SignIn = len(t.Spec.AdminSignIn) > 0 || len(t.Status.AdminSignIn) > 0
+	r.Desired.Secrets = map[string]string{}
+	for i := range t.Spec.AdminSignIn {
+		p := &t.Spec.AdminSignIn[i]
+		v, err := kit.SecretValue(ctx, s.Reader, t.Namespace, &p.ClientSecretRef, fmt.Sprintf("spec.adminSignIn[%s].clientSecretRef", p.SystemName))
+		if err != nil {
+			return r, err
+		}
+		r.Desired.Secrets[p.SystemName] = v
+	}
 	spec := t.Spec
 	spec.CommonSpec = v1alpha1.CommonSpec{}
-	r.Hash = sess.HashOf(sess.Tenant, spec)
+	// The secrets enter the hash keyed by the token: the hash in status tells nothing of them.
+	r.Hash = sess.HashOf(sess.Tenant, spec, r.Desired.Secrets, slices.Sorted(maps.Keys(t.Status.AdminSignIn)))
 	return r, nil
 }
 
@@ -133,6 +155,14 @@ func (s *Syncer) Read(ctx context.Context, t *v1alpha1.TenantSettings, sess *eng
 	}
 	t.Status.ProviderAccountID = p.ID
 	snap := &Snapshot{Provider: *p}
+	if want.SignIn {
+		if snap.SignIn, err = sess.Remote.ListAdminAuthenticationProviders(ctx); err != nil {
+			return nil, false, fmt.Errorf("cannot list the admin portal's sign-in providers: %w", err)
+		}
+		if snap.SignIn == nil {
+			snap.SignIn = []tsclient.AuthenticationProvider{}
+		}
+	}
 	if want.Report {
 		items, err := s.Unmanaged(ctx, sess.Remote, sess.Tenant)
 		if err != nil {
@@ -187,7 +217,7 @@ func detailsToWrite(t *v1alpha1.TenantSettings, p tsclient.Provider) (tsclient.P
 func (s *Syncer) Compare(_ context.Context, t *v1alpha1.TenantSettings, sess *engine.Session, d Desired, snap *Snapshot) (bool, error) {
 	report(t, sess.Tenant, d, snap)
 	_, differ := detailsToWrite(t, snap.Provider)
-	return !differ && (d.Webhooks == "" || t.Status.WebhooksWritten == d.Webhooks), nil
+	return !differ && (d.Webhooks == "" || t.Status.WebhooksWritten == d.Webhooks) && len(signInWrites(t, d, snap)) == 0, nil
 }
 
 // Create implements engine.TypedSyncer. A tenant always has its provider account, so Read always finds
@@ -212,6 +242,9 @@ func (s *Syncer) Update(ctx context.Context, t *v1alpha1.TenantSettings, sess *e
 		}
 		t.Status.WebhooksWritten = d.Webhooks
 	}
+	if err := s.writeSignIn(ctx, t, sess, d, snap); err != nil {
+		return nil, err
+	}
 	return snap, nil
 }
 
@@ -228,5 +261,9 @@ func (s *Syncer) Delete(context.Context, *v1alpha1.TenantSettings, *engine.Sessi
 
 // SecretRefs lists the Secrets a TenantSettings reads: its provider account.
 func SecretRefs(t *v1alpha1.TenantSettings) []string {
-	return []string{t.Spec.ProviderAccountSecretName()}
+	refs := []string{t.Spec.ProviderAccountSecretName()}
+	for _, p := range t.Spec.AdminSignIn {
+		refs = append(refs, p.ClientSecretRef.Name)
+	}
+	return refs
 }
