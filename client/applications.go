@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/url"
 	"strconv"
+	"time"
 )
 
 // Application is an application of a developer account on an application plan, with its credentials:
@@ -24,6 +25,9 @@ type Application struct {
 	// RedirectURL is an OAuth/OIDC application's redirect URL; porta shows it only for those
 	// (CinstanceRepresenter), null while none was set.
 	RedirectURL string `json:"redirect_url"`
+	// FirstDailyTrafficAt is the first hit of the latest day the application had traffic (null: never);
+	// porta's "active since" (Cinstance.by_active_since) reads it.
+	FirstDailyTrafficAt *time.Time `json:"first_daily_traffic_at"`
 }
 
 // ApplicationParams are the writable attributes of an application; empty ones are not sent.

@@ -62,6 +62,9 @@ type Options struct {
 	// WatchLabelSelector, when set, makes this manager one shard: it syncs only the apimsync objects the
 	// selector matches (the manager must be built with ManagerOptions and the same selector).
 	WatchLabelSelector labels.Selector
+	// PartialView: the manager watches only some namespaces (--watch-namespaces): what the others hold
+	// looks unmanaged from here, so a TenantSettings' prune is refused (a shard's selector counts too).
+	PartialView bool
 	// UsageReportPeriod is how often the usage report of a Deprecated or Retired product is refreshed (one
 	// paginated list of its applications per period; default 10 minutes).
 	UsageReportPeriod time.Duration

@@ -97,6 +97,8 @@ type kindRow interface {
 	export(ctx context.Context, x *plugin.Exporter) error
 	// remoteItems lists the kind's objects on a tenant (nil, false for a kind with no inventory).
 	remoteItems() (plugin.Inventory, bool)
+	// prune deletes one of them for a TenantSettings' prune (nil: the kind is not pruned).
+	prune() plugin.Pruner
 }
 
 // kindOf is the row of the kind of T.
@@ -126,13 +128,17 @@ type kindOf[T engine.Object, D any, S engine.Snapshot[S]] struct {
 	secretFields func(obj T) []string
 	// exporter exports the kind's objects from a tenant (nil: the kind exports none).
 	exporter func(ctx context.Context, x *plugin.Exporter) error
-	// inventory lists the kind's objects on a tenant, for diff --unmanaged (nil: not listed).
+	// inventory lists the kind's objects on a tenant, for diff --unmanaged (nil: not listed), and
+	// pruner deletes one of them for a TenantSettings' prune.
 	inventory plugin.Inventory
+	pruner    plugin.Pruner
 }
 
 func (k kindOf[T, D, S]) remoteItems() (plugin.Inventory, bool) {
 	return k.inventory, k.inventory != nil
 }
+
+func (k kindOf[T, D, S]) prune() plugin.Pruner { return k.pruner }
 
 func (k kindOf[T, D, S]) Name() string               { return k.name }
 func (k kindOf[T, D, S]) New() client.Object         { return k.newObj() }
@@ -228,26 +234,26 @@ func (k kindOf[T, D, S]) sameScope(reader client.Reader) func(ctx context.Contex
 
 // kinds is the table of kinds, in the order kinds are created when nothing else decides it (creationOrder).
 var kinds = []kindRow{
-	kindOf[*v1alpha1.CustomPolicyDefinition, custompolicy.Desired, *custompolicy.Snapshot]{name: "CustomPolicyDefinition", inventory: custompolicy.Inventory, exporter: custompolicy.Export, secretRefs: custompolicy.SecretRefs,
+	kindOf[*v1alpha1.CustomPolicyDefinition, custompolicy.Desired, *custompolicy.Snapshot]{name: "CustomPolicyDefinition", inventory: custompolicy.Inventory, pruner: custompolicy.Prune, exporter: custompolicy.Export, secretRefs: custompolicy.SecretRefs,
 		newObj:  func() *v1alpha1.CustomPolicyDefinition { return &v1alpha1.CustomPolicyDefinition{} },
 		newList: func() client.ObjectList { return &v1alpha1.CustomPolicyDefinitionList{} },
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.CustomPolicyDefinition, custompolicy.Desired, *custompolicy.Snapshot] {
 			return &custompolicy.Syncer{Reader: d.Reader, Accounts: d.Accounts}
 		}},
-	kindOf[*v1alpha1.Backend, children.Spec, *backend.Snapshot]{name: "Backend", inventory: backend.Inventory, exporter: backend.Export, secretRefs: backend.SecretRefs,
+	kindOf[*v1alpha1.Backend, children.Spec, *backend.Snapshot]{name: "Backend", inventory: backend.Inventory, pruner: backend.Prune, exporter: backend.Export, secretRefs: backend.SecretRefs,
 		newObj:  func() *v1alpha1.Backend { return &v1alpha1.Backend{} },
 		newList: func() client.ObjectList { return &v1alpha1.BackendList{} },
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.Backend, children.Spec, *backend.Snapshot] {
 			return &backend.Syncer{Reader: d.Reader, Accounts: d.Accounts, Lists: d.Lists}
 		}},
-	kindOf[*v1alpha1.Product, productkind.Desired, *productkind.Snapshot]{name: "Product", inventory: productkind.Inventory, exporter: productkind.Export, secretRefs: productkind.SecretRefs,
+	kindOf[*v1alpha1.Product, productkind.Desired, *productkind.Snapshot]{name: "Product", inventory: productkind.Inventory, pruner: productkind.Prune, exporter: productkind.Export, secretRefs: productkind.SecretRefs,
 		newObj:  func() *v1alpha1.Product { return &v1alpha1.Product{} },
 		newList: func() client.ObjectList { return &v1alpha1.ProductList{} },
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.Product, productkind.Desired, *productkind.Snapshot] {
 			return &productkind.Syncer{Reader: d.Reader, Accounts: d.Accounts, Suspended: appkind.SuspendedIn(d.Snapshots), Lists: d.Lists,
 				Lifecycle: productkind.Lifecycle{Recorder: d.recorder("apimsync-product"), UsagePeriod: d.Opts.UsageReportPeriod}}
 		}},
-	kindOf[*v1alpha1.ApplicationPlan, applicationplan.Desired, *applicationplan.Snapshot]{name: "ApplicationPlan", inventory: applicationplan.Inventory, exporter: applicationplan.Export, scope: applicationplan.Scope, claimScope: applicationplan.ClaimScope,
+	kindOf[*v1alpha1.ApplicationPlan, applicationplan.Desired, *applicationplan.Snapshot]{name: "ApplicationPlan", inventory: applicationplan.Inventory, pruner: applicationplan.Prune, exporter: applicationplan.Export, scope: applicationplan.Scope, claimScope: applicationplan.ClaimScope,
 		newObj:  func() *v1alpha1.ApplicationPlan { return &v1alpha1.ApplicationPlan{} },
 		newList: func() client.ObjectList { return &v1alpha1.ApplicationPlanList{} },
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.ApplicationPlan, applicationplan.Desired, *applicationplan.Snapshot] {
@@ -262,7 +268,7 @@ var kinds = []kindRow{
 			}
 		},
 		ownIndexes: []fieldIndex{{&v1alpha1.ApplicationPlan{}, kit.IndexBackendRefs, applicationplan.BackendRefs}}},
-	kindOf[*v1alpha1.ServicePlan, serviceplan.Desired, *serviceplan.Snapshot]{name: "ServicePlan", inventory: serviceplan.Inventory, exporter: serviceplan.Export,
+	kindOf[*v1alpha1.ServicePlan, serviceplan.Desired, *serviceplan.Snapshot]{name: "ServicePlan", inventory: serviceplan.Inventory, pruner: serviceplan.Prune, exporter: serviceplan.Export,
 		scope: serviceplan.Scope, claimScope: serviceplan.ClaimScope,
 		newObj:  func() *v1alpha1.ServicePlan { return &v1alpha1.ServicePlan{} },
 		newList: func() client.ObjectList { return &v1alpha1.ServicePlanList{} },
@@ -273,14 +279,14 @@ var kinds = []kindRow{
 		watches: func(reader client.Reader) []watch {
 			return []watch{{&v1alpha1.ServicePlan{}, serviceplan.DefaultRivals(reader)}}
 		}},
-	kindOf[*v1alpha1.FieldDefinition, fielddefinition.Desired, *fielddefinition.Snapshot]{name: "FieldDefinition", inventory: fielddefinition.Inventory, exporter: fielddefinition.Export,
+	kindOf[*v1alpha1.FieldDefinition, fielddefinition.Desired, *fielddefinition.Snapshot]{name: "FieldDefinition", inventory: fielddefinition.Inventory, pruner: fielddefinition.Prune, exporter: fielddefinition.Export,
 		secretRefs: fielddefinition.SecretRefs,
 		newObj:     func() *v1alpha1.FieldDefinition { return &v1alpha1.FieldDefinition{} },
 		newList:    func() client.ObjectList { return &v1alpha1.FieldDefinitionList{} },
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.FieldDefinition, fielddefinition.Desired, *fielddefinition.Snapshot] {
 			return &fielddefinition.Syncer{Accounts: d.Accounts, Lists: d.Lists}
 		}},
-	kindOf[*v1alpha1.AccountPlan, accountplan.Desired, *accountplan.Snapshot]{name: "AccountPlan", inventory: accountplan.Inventory, exporter: accountplan.Export, secretRefs: accountplan.SecretRefs,
+	kindOf[*v1alpha1.AccountPlan, accountplan.Desired, *accountplan.Snapshot]{name: "AccountPlan", inventory: accountplan.Inventory, pruner: accountplan.Prune, exporter: accountplan.Export, secretRefs: accountplan.SecretRefs,
 		newObj:  func() *v1alpha1.AccountPlan { return &v1alpha1.AccountPlan{} },
 		newList: func() client.ObjectList { return &v1alpha1.AccountPlanList{} },
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.AccountPlan, accountplan.Desired, *accountplan.Snapshot] {
@@ -290,7 +296,7 @@ var kinds = []kindRow{
 		watches: func(reader client.Reader) []watch {
 			return []watch{{&v1alpha1.AccountPlan{}, accountplan.DefaultRivals(reader)}}
 		}},
-	kindOf[*v1alpha1.DeveloperAccount, developeraccount.Desired, *developeraccount.Snapshot]{name: "DeveloperAccount", inventory: developeraccount.Inventory, exporter: developeraccount.Export, secretRefs: developeraccount.SecretRefs,
+	kindOf[*v1alpha1.DeveloperAccount, developeraccount.Desired, *developeraccount.Snapshot]{name: "DeveloperAccount", inventory: developeraccount.Inventory, pruner: developeraccount.Prune, exporter: developeraccount.Export, secretRefs: developeraccount.SecretRefs,
 		newObj:  func() *v1alpha1.DeveloperAccount { return &v1alpha1.DeveloperAccount{} },
 		newList: func() client.ObjectList { return &v1alpha1.DeveloperAccountList{} },
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.DeveloperAccount, developeraccount.Desired, *developeraccount.Snapshot] {
@@ -301,7 +307,7 @@ var kinds = []kindRow{
 		watches: func(reader client.Reader) []watch {
 			return []watch{{&v1alpha1.FieldDefinition{}, developeraccount.FieldDefiners(reader)}}
 		}},
-	kindOf[*v1alpha1.Application, appkind.Desired, *appkind.Snapshot]{name: "Application", inventory: appkind.Inventory, exporter: appkind.Export, secretRefs: appkind.SecretRefs, scope: appkind.Scope, claimScope: appkind.ClaimScope,
+	kindOf[*v1alpha1.Application, appkind.Desired, *appkind.Snapshot]{name: "Application", inventory: appkind.Inventory, pruner: appkind.Prune, exporter: appkind.Export, secretRefs: appkind.SecretRefs, scope: appkind.Scope, claimScope: appkind.ClaimScope,
 		newObj:  func() *v1alpha1.Application { return &v1alpha1.Application{} },
 		newList: func() client.ObjectList { return &v1alpha1.ApplicationList{} },
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.Application, appkind.Desired, *appkind.Snapshot] {
@@ -315,7 +321,7 @@ var kinds = []kindRow{
 				{&corev1.Secret{}, appkind.OfAccountsReading(reader)},
 			}
 		}},
-	kindOf[*v1alpha1.ActiveDoc, activedoc.Desired, *activedoc.Snapshot]{name: "ActiveDoc", inventory: activedoc.Inventory, exporter: activedoc.Export, secretRefs: activedoc.SecretRefs,
+	kindOf[*v1alpha1.ActiveDoc, activedoc.Desired, *activedoc.Snapshot]{name: "ActiveDoc", inventory: activedoc.Inventory, pruner: activedoc.Prune, exporter: activedoc.Export, secretRefs: activedoc.SecretRefs,
 		newObj:  func() *v1alpha1.ActiveDoc { return &v1alpha1.ActiveDoc{} },
 		newList: func() client.ObjectList { return &v1alpha1.ActiveDocList{} },
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.ActiveDoc, activedoc.Desired, *activedoc.Snapshot] {
@@ -342,9 +348,13 @@ var kinds = []kindRow{
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.TenantSettings, tenantsettings.Desired, *tenantsettings.Snapshot] {
 			return &tenantsettings.Syncer{Accounts: d.Accounts, Reader: d.Reader, Unmanaged: func(ctx context.Context, c *tsclient.Client, tenant string) ([]plugin.RemoteItem, error) {
 				return listUnmanaged(ctx, d.Reader, c, tenant)
-			}}
+			}, Prune: func(ctx context.Context, c *tsclient.Client, it plugin.RemoteItem) (string, error) {
+				return pruneItem(ctx, c, it)
+			},
+				Unsettled: unsettledIn(d.Reader), PartialView: d.Opts.PartialView || d.Opts.WatchLabelSelector != nil,
+				Recorder: d.recorder("apimsync-prune")}
 		}},
-	kindOf[*v1alpha1.AdminUser, adminuser.Desired, *adminuser.Snapshot]{name: "AdminUser", inventory: adminuser.Inventory, exporter: adminuser.Export, secretRefs: adminuser.SecretRefs,
+	kindOf[*v1alpha1.AdminUser, adminuser.Desired, *adminuser.Snapshot]{name: "AdminUser", inventory: adminuser.Inventory, pruner: adminuser.Prune, exporter: adminuser.Export, secretRefs: adminuser.SecretRefs,
 		newObj:  func() *v1alpha1.AdminUser { return &v1alpha1.AdminUser{} },
 		newList: func() client.ObjectList { return &v1alpha1.AdminUserList{} },
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.AdminUser, adminuser.Desired, *adminuser.Snapshot] {

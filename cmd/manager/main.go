@@ -117,6 +117,7 @@ func parseFlags(args []string) (*flags, error) {
 	if f.opts.RemoteRetries == 0 {
 		f.opts.RemoteRetries = -1 // none; 0 in Options is the client's default
 	}
+	f.opts.PartialView = len(splitNamespaces(f.watchNamespaces)) > 0
 	return f, nil
 }
 

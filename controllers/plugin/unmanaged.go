@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 
 	tsclient "github.com/apimsync/apimsync/client"
 )
@@ -19,7 +20,13 @@ type RemoteItem struct {
 	SystemName string `json:"systemName"`
 	// Parent names what it belongs to ("product 42", "account 7"), when it belongs to something.
 	Parent string `json:"parent,omitempty"`
+	// ParentID is the id in Parent (0: none): what a prune deletes it under.
+	ParentID int64 `json:"-"`
 }
+
+// Pruner deletes one of a kind's objects a tenant's prune found unmanaged. kept, when not empty, says
+// why it was not deleted (a kind's own safety rule); nothing is deleted then.
+type Pruner func(ctx context.Context, c *tsclient.Client, item RemoteItem) (kept string, err error)
 
 // Inventory lists a kind's objects on a tenant: one list call (paged where porta pages).
 type Inventory func(ctx context.Context, c *tsclient.Client) ([]RemoteItem, error)
@@ -32,7 +39,11 @@ func Items[R any](kind, what string, all []R, err error, entry func(R) (id int64
 	items := make([]RemoteItem, 0, len(all))
 	for _, r := range all {
 		id, name, parent := entry(r)
-		items = append(items, RemoteItem{Kind: kind, ID: id, SystemName: name, Parent: parent})
+		item := RemoteItem{Kind: kind, ID: id, SystemName: name, Parent: parent}
+		if i := strings.LastIndexByte(parent, ' '); i >= 0 {
+			item.ParentID, _ = strconv.ParseInt(parent[i+1:], 10, 64)
+		}
+		items = append(items, item)
 	}
 	return items, nil
 }

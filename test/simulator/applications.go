@@ -32,6 +32,9 @@ type application struct {
 	// redirectURL is the OAuth/OIDC redirect URL, stripped (cinstance.rb:78-80); nil until one is sent.
 	redirectURL *string
 	keys        []appKey
+	// firstDailyTraffic is the first hit of the latest day with traffic, as apisonator reports it to
+	// porta (first_daily_traffic_importer.rb:9); "" while the application never had any (SetTraffic).
+	firstDailyTraffic string
 	stamps
 }
 
@@ -51,6 +54,9 @@ func isOAuth(svc *service) bool {
 func (a *application) json(t *tenant) map[string]any {
 	out := map[string]any{"id": a.id, "state": a.state, "enabled": a.enabled(), "created_at": a.created, "updated_at": a.updated,
 		"service_id": a.serviceID, "plan_id": a.planID, "account_id": a.accountID, "first_traffic_at": nil, "first_daily_traffic_at": nil}
+	if a.firstDailyTraffic != "" {
+		out["first_traffic_at"], out["first_daily_traffic_at"] = a.firstDailyTraffic, a.firstDailyTraffic
+	}
 	svc := t.services[a.serviceID]
 	if svc != nil {
 		out["service_name"] = svc.name

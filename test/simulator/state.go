@@ -645,6 +645,20 @@ func (s *Simulator) DeleteAllMappingRules(tenantName string) bool {
 	return found
 }
 
+// SetTraffic records that an application had traffic at the time given (its first_traffic_at and
+// first_daily_traffic_at, which porta takes from apisonator's first-traffic events); it reports whether
+// the tenant and the application exist.
+func (s *Simulator) SetTraffic(tenantName string, appID int64, at time.Time) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, found := s.names[tenantName]
+	if !found || t.apps[appID] == nil {
+		return false
+	}
+	t.apps[appID].firstDailyTraffic = at.UTC().Format(time.RFC3339)
+	return true
+}
+
 // AddApplications subscribes n more applications to a plan, behind the API's back (as if developers
 // had signed up to it in the portal; they belong to no account the API knows), or, for a negative n,
 // removes that many of the plan's applications. While a plan has applications, porta refuses to delete

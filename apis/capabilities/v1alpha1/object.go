@@ -326,7 +326,7 @@ func (s *TenantSettings) GetAdoptionPolicy() AdoptionPolicy { return s.Spec.Effe
 // ForgetTenantIDs implements SyncedObject.
 func (s *TenantSettings) ForgetTenantIDs() {
 	s.Status.forgetTenantIDs()
-	s.Status.ProviderAccountID, s.Status.WebhooksWritten, s.Status.AdminSignIn = 0, "", nil
+	s.Status.ProviderAccountID, s.Status.WebhooksWritten, s.Status.AdminSignIn, s.Status.Pruning = 0, "", nil, nil
 }
 
 // GetSyncStatus implements SyncedObject.

@@ -139,7 +139,43 @@ type UnmanagedSpec struct {
 	// collection (about ten calls) per check. Nothing is ever deleted. Default: false.
 	// +optional
 	Report bool `json:"report,omitempty"`
+
+	// Prune deletes, after a grace period, the tenant's objects of the kinds listed that no apimsync
+	// object holds, with an Event per object. Left out: nothing is ever deleted (the default: never touch
+	// what is not ours).
+	// +optional
+	Prune *PruneSpec `json:"prune,omitempty"`
 }
+
+// PrunableKind is a kind whose unmanaged objects a TenantSettings may prune.
+// +kubebuilder:validation:Enum=CustomPolicyDefinition;Backend;Product;ApplicationPlan;ServicePlan;FieldDefinition;AccountPlan;DeveloperAccount;Application;ActiveDoc;AdminUser
+type PrunableKind string
+
+// PruneSpec says what of a tenant no apimsync object holds is deleted, and when.
+type PruneSpec struct {
+	// Kinds whose unmanaged objects are deleted: an explicit list, nothing by default.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=11
+	// +listType=set
+	Kinds []PrunableKind `json:"kinds"`
+
+	// GracePeriod an object must stay unmanaged, seen at successive checks, before it is deleted (a
+	// Kubernetes duration, e.g. 24h). Default: 24h.
+	// +optional
+	GracePeriod *metav1.Duration `json:"gracePeriod,omitempty"`
+
+	// WithTraffic lists the kinds among Application, Product and DeveloperAccount whose objects are
+	// pruned even when an application (theirs) had traffic in the last 30 days; an object of another
+	// of those kinds with live traffic is kept, and an Event says why. Default: none.
+	// +kubebuilder:validation:MaxItems=3
+	// +listType=set
+	// +optional
+	WithTraffic []TrafficKind `json:"withTraffic,omitempty"`
+}
+
+// TrafficKind is a kind whose deletion takes applications, and their traffic, with it.
+// +kubebuilder:validation:Enum=Application;Product;DeveloperAccount
+type TrafficKind string
 
 // TenantSettingsStatus is the observed state of a TenantSettings.
 type TenantSettingsStatus struct {
@@ -154,6 +190,12 @@ type TenantSettingsStatus struct {
 	// written is all apimsync knows of it, and spec.webhooks is written again only when it changes.
 	// +optional
 	WebhooksWritten string `json:"webhooksWritten,omitempty"`
+
+	// Pruning are the unmanaged objects of the kinds spec.unmanaged.prune lists ("Kind/id"), with when
+	// each was first seen unmanaged (or last kept, for one a safety rule kept): each is deleted, or
+	// checked again, once its grace period has passed.
+	// +optional
+	Pruning map[string]metav1.Time `json:"pruning,omitempty"`
 
 	// AdminSignIn are the admin-portal sign-in providers apimsync made or took, by system name, with their
 	// ids: one that leaves spec.adminSignIn is unpublished, then forgotten.

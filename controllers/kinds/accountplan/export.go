@@ -52,3 +52,9 @@ func Inventory(ctx context.Context, c *tsclient.Client) ([]plugin.RemoteItem, er
 	all, err := c.ListAccountPlans(ctx)
 	return plugin.Items("AccountPlan", "account plans", all, err, func(r tsclient.AccountPlan) (int64, string, string) { return r.ID, r.Name, "" })
 }
+
+// Prune deletes one of the tenant's objects of this kind that a TenantSettings' prune found unmanaged
+// (plugin.Pruner).
+func Prune(ctx context.Context, c *tsclient.Client, it plugin.RemoteItem) (string, error) {
+	return "", c.DeleteAccountPlan(ctx, it.ID)
+}

@@ -48,3 +48,9 @@ func Inventory(ctx context.Context, c *tsclient.Client) ([]plugin.RemoteItem, er
 	all, err := c.ListActiveDocs(ctx)
 	return plugin.Items("ActiveDoc", "ActiveDocs", all, err, func(r tsclient.ActiveDoc) (int64, string, string) { return r.ID, r.SystemName, "" })
 }
+
+// Prune deletes one of the tenant's objects of this kind that a TenantSettings' prune found unmanaged
+// (plugin.Pruner).
+func Prune(ctx context.Context, c *tsclient.Client, it plugin.RemoteItem) (string, error) {
+	return "", c.DeleteActiveDoc(ctx, it.ID)
+}

@@ -75,3 +75,17 @@ func Inventory(ctx context.Context, c *tsclient.Client) ([]plugin.RemoteItem, er
 	all, err := c.ListAdminUsers(ctx)
 	return plugin.Items("AdminUser", "tenant's users", all, err, func(r tsclient.User) (int64, string, string) { return r.ID, r.Username, "" })
 }
+
+// Prune deletes one of the tenant's users that a TenantSettings' prune found unmanaged (plugin.Pruner):
+// members only. An admin is never pruned: it may be the user apimsync's token belongs to, or the last
+// one.
+func Prune(ctx context.Context, c *tsclient.Client, it plugin.RemoteItem) (string, error) {
+	u, err := c.GetAdminUser(ctx, it.ID)
+	if err != nil {
+		return "", err
+	}
+	if u.Role == "admin" {
+		return "an admin is never pruned (it may be the user apimsync's token belongs to, or the tenant's last admin)", nil
+	}
+	return "", c.DeleteAdminUser(ctx, it.ID)
+}

@@ -56,3 +56,9 @@ func Inventory(ctx context.Context, c *tsclient.Client) ([]plugin.RemoteItem, er
 		return r.ID, r.Name, plugin.Parent("account", r.AccountID)
 	})
 }
+
+// Prune deletes one of the tenant's objects of this kind that a TenantSettings' prune found unmanaged
+// (plugin.Pruner).
+func Prune(ctx context.Context, c *tsclient.Client, it plugin.RemoteItem) (string, error) {
+	return "", c.DeleteApplication(ctx, it.ParentID, it.ID)
+}

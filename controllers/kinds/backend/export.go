@@ -63,3 +63,9 @@ func Inventory(ctx context.Context, c *tsclient.Client) ([]plugin.RemoteItem, er
 	all, err := c.ListBackends(ctx)
 	return plugin.Items("Backend", "backends", all, err, func(r tsclient.Backend) (int64, string, string) { return r.ID, r.SystemName, "" })
 }
+
+// Prune deletes one of the tenant's objects of this kind that a TenantSettings' prune found unmanaged
+// (plugin.Pruner).
+func Prune(ctx context.Context, c *tsclient.Client, it plugin.RemoteItem) (string, error) {
+	return "", c.DeleteBackend(ctx, it.ID)
+}

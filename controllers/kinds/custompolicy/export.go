@@ -39,3 +39,9 @@ func Inventory(ctx context.Context, c *tsclient.Client) ([]plugin.RemoteItem, er
 	all, err := c.ListCustomPolicies(ctx)
 	return plugin.Items("CustomPolicyDefinition", "custom policies", all, err, func(r tsclient.CustomPolicy) (int64, string, string) { return r.ID, r.Name + "-" + r.Version, "" })
 }
+
+// Prune deletes one of the tenant's objects of this kind that a TenantSettings' prune found unmanaged
+// (plugin.Pruner).
+func Prune(ctx context.Context, c *tsclient.Client, it plugin.RemoteItem) (string, error) {
+	return "", c.DeleteCustomPolicy(ctx, it.ID)
+}

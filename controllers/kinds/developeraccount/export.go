@@ -163,3 +163,9 @@ func Inventory(ctx context.Context, c *tsclient.Client) ([]plugin.RemoteItem, er
 	all, err := c.ListAccounts(ctx)
 	return plugin.Items("DeveloperAccount", "developer accounts", all, err, func(r tsclient.Account) (int64, string, string) { return r.ID, r.OrgName, "" })
 }
+
+// Prune deletes one of the tenant's objects of this kind that a TenantSettings' prune found unmanaged
+// (plugin.Pruner).
+func Prune(ctx context.Context, c *tsclient.Client, it plugin.RemoteItem) (string, error) {
+	return "", c.DeleteAccount(ctx, it.ID)
+}

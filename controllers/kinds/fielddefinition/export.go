@@ -49,3 +49,9 @@ func Inventory(ctx context.Context, c *tsclient.Client) ([]plugin.RemoteItem, er
 	all = slices.DeleteFunc(all, func(f tsclient.FieldDefinition) bool { return forcedRequired(f.Target, f.Name) })
 	return plugin.Items("FieldDefinition", "field definitions", all, err, func(r tsclient.FieldDefinition) (int64, string, string) { return r.ID, r.Target + "/" + r.Name, "" })
 }
+
+// Prune deletes one of the tenant's field definitions that a TenantSettings' prune found unmanaged
+// (plugin.Pruner); the ones porta requires are never listed.
+func Prune(ctx context.Context, c *tsclient.Client, it plugin.RemoteItem) (string, error) {
+	return "", c.DeleteFieldDefinition(ctx, it.ID)
+}

@@ -234,3 +234,9 @@ func Inventory(ctx context.Context, c *tsclient.Client) ([]plugin.RemoteItem, er
 	all, err := c.ListProducts(ctx)
 	return plugin.Items("Product", "products", all, err, func(r tsclient.Product) (int64, string, string) { return r.ID, r.SystemName, "" })
 }
+
+// Prune deletes one of the tenant's objects of this kind that a TenantSettings' prune found unmanaged
+// (plugin.Pruner).
+func Prune(ctx context.Context, c *tsclient.Client, it plugin.RemoteItem) (string, error) {
+	return "", c.DeleteProduct(ctx, it.ID)
+}

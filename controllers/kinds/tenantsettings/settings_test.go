@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -208,5 +210,176 @@ func TestAdminSignIn(t *testing.T) {
 	}
 	if s.Status.AdminSignIn != nil {
 		t.Errorf("status still records %v", s.Status.AdminSignIn)
+	}
+}
+
+// madeByHand makes, behind apimsync's back, a backend, a product with a plan, an account with an
+// application on it that had traffic an hour ago, and a member of the tenant's admin portal.
+type madeByHand struct {
+	backend, product, account, app, member int64
+}
+
+func makeByHand(t *testing.T, ns string) madeByHand {
+	t.Helper()
+	c, ctx := harness.ByHand(t, ns), context.Background()
+	var m madeByHand
+	steps := []func() error{
+		func() error {
+			b, err := c.CreateBackend(ctx, tsclient.BackendParams{Name: "Legacy", SystemName: "legacy", PrivateEndpoint: "https://legacy.internal"})
+			m.backend = b.ID
+			return err
+		},
+		func() error {
+			p, err := c.CreateProduct(ctx, tsclient.ProductParams{Name: "Shop", SystemName: "shop", DeploymentOption: "hosted", BackendVersion: "1"})
+			m.product = p.ID
+			return err
+		},
+		func() error {
+			a, err := c.Signup(ctx, tsclient.SignupParams{OrgName: "Globex", Username: "carol", Email: "carol@globex.example", Password: "a-long-enough-password"})
+			m.account = a.ID
+			return err
+		},
+		func() error {
+			plan, err := c.CreatePlan(ctx, m.product, tsclient.PlanParams{Name: "Basic", SystemName: "basic"})
+			if err != nil {
+				return err
+			}
+			app, err := c.CreateApplication(ctx, m.account, tsclient.ApplicationParams{PlanID: plan.ID, Name: "Globex app"})
+			m.app = app.ID
+			return err
+		},
+		func() error {
+			u, err := c.CreateAdminUser(ctx, tsclient.UserParams{Username: "intern", Email: "intern@acme.example"})
+			m.member = u.ID
+			return err
+		},
+	}
+	for _, step := range steps {
+		if err := step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !harness.Sim.SetTraffic(ns, m.app, time.Now().Add(-time.Hour)) {
+		t.Fatal("cannot set the application's traffic")
+	}
+	return m
+}
+
+// pruning is a TenantSettings pruning kinds after a grace period of 2 s.
+func pruning(ns string, kinds ...v1alpha1.PrunableKind) *v1alpha1.TenantSettings {
+	return &v1alpha1.TenantSettings{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "settings"},
+		Spec: v1alpha1.TenantSettingsSpec{Unmanaged: &v1alpha1.UnmanagedSpec{Prune: &v1alpha1.PruneSpec{Kinds: kinds,
+			GracePeriod: &metav1.Duration{Duration: 2 * time.Second}}}}}
+}
+
+// TestPrune (issue 45): with an explicit prune list, the tenant's objects of those kinds no apimsync
+// object holds are deleted once they stayed so for the grace period, each with a Pruned Event; what an
+// object holds is never touched, an admin is never pruned, and a product or account whose application
+// had traffic in the last 30 days is kept (a PruneKept Event says why) until its kind is listed in
+// withTraffic.
+func TestPrune(t *testing.T) {
+	ns := harness.NewNamespace(t)
+	backend := harness.PetsBackend(ns)
+	harness.Create(t, harness.DefaultSecret(ns), backend)
+	harness.WaitState(t, v1alpha1.ConditionSynced, backend)
+	m := makeByHand(t, ns)
+	s := pruning(ns, "Backend", "Product", "DeveloperAccount", "AdminUser")
+	harness.Create(t, s)
+	harness.WaitState(t, v1alpha1.ConditionSynced, s)
+	if len(s.Status.Pruning) == 0 {
+		t.Fatalf("status.pruning is empty: the hand-made objects were not recorded as candidates")
+	}
+	harness.Eventually(t, harness.WaitTimeout, func() string {
+		if harness.Sim.Count(ns, simulator.KindBackendAPIs) != 1 {
+			return "the hand-made backend is still there"
+		}
+		if u, _ := harness.ByHand(t, ns).GetAdminUser(context.Background(), m.member); u != nil {
+			return "the hand-made member is still there"
+		}
+		return ""
+	})
+	harness.WantEvent(t, s, "Pruned")
+	if _, err := harness.ByHand(t, ns).GetBackend(context.Background(), backend.Status.BackendID); err != nil {
+		t.Errorf("the backend apimsync holds: %v", err)
+	}
+	if _, err := harness.ByHand(t, ns).GetAdminUser(context.Background(), harness.Sim.FirstAdminID(ns)); err != nil {
+		t.Errorf("the tenant's admin: %v, want it kept (admins are never pruned)", err)
+	}
+	for what, id := range map[string]int64{"product": m.product, "account": m.account} {
+		var err error
+		if what == "product" {
+			_, err = harness.ByHand(t, ns).GetProduct(context.Background(), id)
+		} else {
+			_, err = harness.ByHand(t, ns).GetAccount(context.Background(), id)
+		}
+		if err != nil {
+			t.Errorf("the %s with live traffic: %v, want it kept", what, err)
+		}
+	}
+	harness.Eventually(t, harness.WaitTimeout, func() string {
+		events := strings.Join(harness.EventsOf(t, s), "\n")
+		for _, want := range []string{"kept Product", "kept DeveloperAccount", "had traffic on", "an admin is never pruned", "deleted AdminUser"} {
+			if !strings.Contains(events, want) {
+				got := &v1alpha1.TenantSettings{}
+				_ = harness.K8s.Get(context.Background(), client.ObjectKeyFromObject(s), got)
+				return fmt.Sprintf("no Event says %q: %s\npruning %+v users %v deletes %d", want, events, got.Status.Pruning,
+					harness.Sim.Objects(ns, simulator.KindAdminUsers), harness.RequestsTo(ns, "DELETE", "/admin/api/users/{id}.json"))
+			}
+		}
+		return ""
+	})
+
+	// Opted in for products: the product goes, and its application with it.
+	harness.Update(t, s, func() { s.Spec.Unmanaged.Prune.WithTraffic = []v1alpha1.TrafficKind{"Product"} })
+	harness.Eventually(t, harness.WaitTimeout, func() string {
+		if _, err := harness.ByHand(t, ns).GetProduct(context.Background(), m.product); !tsclient.IsNotFound(err) {
+			return fmt.Sprintf("the product opted in: %v", err)
+		}
+		return ""
+	})
+}
+
+// TestPruneNothingWhenInvalid (issue 45): a prune list on a TenantSettings that is Invalid — here the
+// second one of its tenant — prunes nothing.
+func TestPruneNothingWhenInvalid(t *testing.T) {
+	ns := harness.NewNamespace(t)
+	m := makeByHand(t, ns)
+	first := &v1alpha1.TenantSettings{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "first"},
+		Spec: v1alpha1.TenantSettingsSpec{Account: &v1alpha1.ProviderDetails{SiteAccessCode: ptr.To("")}}}
+	harness.Create(t, harness.DefaultSecret(ns), first)
+	harness.WaitState(t, v1alpha1.ConditionSynced, first)
+	s := pruning(ns, "Backend", "AdminUser")
+	harness.Create(t, s)
+	harness.WaitReason(t, s, v1alpha1.ConditionInvalid, v1alpha1.ReasonRemoteOwnedByOtherResource)
+	time.Sleep(3 * time.Second) // past the grace period
+	if _, err := harness.ByHand(t, ns).GetBackend(context.Background(), m.backend); err != nil {
+		t.Errorf("the hand-made backend: %v, want it kept (the settings are Invalid)", err)
+	}
+	if n := harness.RequestsTo(ns, "DELETE", "/admin/api/backend_apis/{id}.json") + harness.RequestsTo(ns, "DELETE", "/admin/api/users/{id}.json"); n != 0 {
+		t.Errorf("%d deletions, want none", n)
+	}
+}
+
+// TestPruneWaitsForObjectsToSync (issue 45): while an object of a pruned kind holds no 3scale id yet
+// (here a Backend waiting for its Secret, which would adopt the hand-made backend of its system name),
+// that kind is not pruned — a PruneKept Event names the object — and once it syncs, what it took is held.
+func TestPruneWaitsForObjectsToSync(t *testing.T) {
+	ns := harness.NewNamespace(t)
+	m := makeByHand(t, ns)
+	legacy := &v1alpha1.Backend{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "legacy"},
+		Spec: v1alpha1.BackendSpec{Name: "Legacy", SystemName: "legacy", PrivateBaseURL: "https://legacy.internal",
+			CommonSpec: v1alpha1.CommonSpec{ProviderAccountRef: &v1alpha1.ProviderAccountRef{Name: "later"}}}}
+	s := pruning(ns, "Backend")
+	harness.Create(t, harness.DefaultSecret(ns), legacy, s)
+	harness.WaitReason(t, legacy, v1alpha1.ConditionOrphan, v1alpha1.ReasonProviderAccountNotFound)
+	harness.WantEvent(t, s, "holds no 3scale id yet")
+	if _, err := harness.ByHand(t, ns).GetBackend(context.Background(), m.backend); err != nil {
+		t.Fatalf("the hand-made backend: %v, want it kept while Backend legacy has not synced", err)
+	}
+	adminURL, token := harness.TenantOf(ns)
+	harness.Create(t, harness.ProviderSecret(ns, "later", adminURL, token))
+	harness.WaitState(t, v1alpha1.ConditionSynced, legacy)
+	if legacy.Status.BackendID != m.backend {
+		t.Errorf("Backend legacy holds %d, want the hand-made backend %d (adopted, not pruned)", legacy.Status.BackendID, m.backend)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/url"
 	"slices"
+	"time"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
@@ -14,6 +15,7 @@ import (
 	"github.com/apimsync/apimsync/controllers/kit"
 	"github.com/apimsync/apimsync/controllers/plugin"
 	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -29,6 +31,18 @@ type Syncer struct {
 	Reader client.Reader
 	// Unmanaged lists what of a tenant no apimsync object holds (the table gives it; nil: no report).
 	Unmanaged func(ctx context.Context, c *tsclient.Client, tenant string) ([]plugin.RemoteItem, error)
+	// Prune deletes one unmanaged object (the table's per-kind pruners); nil: nothing is pruned.
+	Prune plugin.Pruner
+	// Unsettled names an object of a kind that holds no 3scale id yet and may take one of the tenant's
+	// objects ("" none): a prune of that kind waits for it.
+	Unsettled func(ctx context.Context, tenant, kind string) (string, error)
+	// PartialView: the manager sees only part of the cluster (some namespaces, or one shard): what the
+	// rest holds would look unmanaged, so a prune is Invalid.
+	PartialView bool
+	// Recorder emits an Event per object pruned or kept.
+	Recorder events.EventRecorder
+	// Now is the clock (nil: time.Now).
+	Now func() time.Time
 }
 
 // Desired is what Resolve learns beyond the spec: the digest of the webhook settings to write ("" when
@@ -40,6 +54,8 @@ type Desired struct {
 	// to unpublish); Secrets are their client secrets by system name, never serialized.
 	SignIn  bool              `json:",omitempty"`
 	Secrets map[string]string `json:"-"`
+	// Prune is the spec's prune (nil: none).
+	Prune *pruning `json:",omitempty"`
 }
 
 // reports tells whether the spec asks for the unmanaged report.
@@ -49,7 +65,7 @@ func reports(t *v1alpha1.TenantSettings) bool {
 
 // Serves implements engine.CacheChecker: a snapshot without the report does not serve a spec asking it.
 func (s *Syncer) Serves(want Desired, snap *Snapshot) bool {
-	return (!want.Report || snap.Unmanaged != nil) && (!want.SignIn || snap.SignIn != nil)
+	return (!want.Report || snap.Unmanaged != nil) && (!want.SignIn || snap.SignIn != nil) && (want.Prune == nil || snap.Items != nil)
 }
 
 // Snapshot is the tenant's provider account, and the count of its unmanaged objects by kind when the
@@ -57,6 +73,8 @@ func (s *Syncer) Serves(want Desired, snap *Snapshot) bool {
 type Snapshot struct {
 	tsclient.Provider
 	Unmanaged map[string]int32
+	// Items are the unmanaged objects of the pruned kinds, when the spec prunes (nil otherwise).
+	Items []plugin.RemoteItem
 	// SignIn are the admin portal's sign-in providers, read when managed (nil otherwise).
 	SignIn []tsclient.AuthenticationProvider
 }
@@ -69,6 +87,7 @@ func (s *Snapshot) Clone() *Snapshot {
 	c := *s
 	c.Unmanaged = maps.Clone(s.Unmanaged)
 	c.SignIn = slices.Clone(s.SignIn)
+	c.Items = slices.Clone(s.Items)
 	return &c
 }
 
@@ -77,6 +96,7 @@ var (
 	_ engine.TypedSyncer[*v1alpha1.TenantSettings, Desired, *Snapshot] = (*Syncer)(nil)
 	_ engine.Noter[*v1alpha1.TenantSettings, *Snapshot]                = (*Syncer)(nil)
 	_ engine.CacheChecker[Desired, *Snapshot]                          = (*Syncer)(nil)
+	_ engine.Refresher[*v1alpha1.TenantSettings, *Snapshot]            = (*Syncer)(nil)
 )
 
 // Connect implements engine.TypedSyncer.
@@ -99,6 +119,13 @@ func (s *Syncer) Resolve(ctx context.Context, t *v1alpha1.TenantSettings, sess *
 		r.Desired.Webhooks = sess.HashOf(sess.Tenant, webhookParams(w))
 	}
 	r.Desired.Report = reports(t) && s.Unmanaged != nil
+	if r.Desired.Prune = pruningOf(t); r.Desired.Prune != nil {
+		if s.PartialView || s.Unmanaged == nil || s.Prune == nil {
+			return r, engine.Invalid(v1alpha1.ReasonInvalidSpec, "spec.unmanaged.prune needs a manager that sees every namespace and every object: "+
+				"this one watches only some namespaces or one shard, and would take what the others hold for unmanaged")
+		}
+		r.PeriodicDue, r.PeriodicIn = s.due(t, r.Desired.Prune)
+	}
 	r.Desired.SignIn = len(t.Spec.AdminSignIn) > 0 || len(t.Status.AdminSignIn) > 0
 	r.Desired.Secrets = map[string]string{}
 	for i := range t.Spec.AdminSignIn {
@@ -163,14 +190,16 @@ func (s *Syncer) Read(ctx context.Context, t *v1alpha1.TenantSettings, sess *eng
 			snap.SignIn = []tsclient.AuthenticationProvider{}
 		}
 	}
-	if want.Report {
+	if want.Report || want.Prune != nil {
 		items, err := s.Unmanaged(ctx, sess.Remote, sess.Tenant)
 		if err != nil {
 			return nil, false, fmt.Errorf("cannot list what no object holds: %w", err)
 		}
-		snap.Unmanaged = map[string]int32{}
-		for _, it := range items {
-			snap.Unmanaged[it.Kind]++
+		if want.Report {
+			snap.Unmanaged = counts(items)
+		}
+		if want.Prune != nil {
+			snap.Items = slices.DeleteFunc(items, func(it plugin.RemoteItem) bool { return !slices.Contains(want.Prune.Kinds, it.Kind) })
 		}
 	}
 	return snap, true, nil
@@ -216,6 +245,9 @@ func detailsToWrite(t *v1alpha1.TenantSettings, p tsclient.Provider) (tsclient.P
 // Compare implements engine.TypedSyncer: the details as the spec asks, and the webhook as last written.
 func (s *Syncer) Compare(_ context.Context, t *v1alpha1.TenantSettings, sess *engine.Session, d Desired, snap *Snapshot) (bool, error) {
 	report(t, sess.Tenant, d, snap)
+	if d.Prune == nil || snap.Items != nil {
+		s.candidates(t, d.Prune, snap.Items)
+	}
 	_, differ := detailsToWrite(t, snap.Provider)
 	return !differ && (d.Webhooks == "" || t.Status.WebhooksWritten == d.Webhooks) && len(signInWrites(t, d, snap)) == 0, nil
 }
