@@ -38,10 +38,14 @@ func (c Calls) plus(o Calls) Calls { return Calls{c.Reads + o.Reads, c.Writes + 
 //     state and approval, and a plan has no children the API writes;
 //   - a TenantSettings: one read of the provider account (GET /admin/api/provider.json: its emails are
 //     only known from 3scale), one write of the details that differ (PUT /admin/api/provider.json, all
-//     in one) and one of the webhook (PUT /admin/api/webhooks.json, which porta cannot read back).
+//     in one) and one of the webhook (PUT /admin/api/webhooks.json, which porta cannot read back);
+//   - an AdminUser (a member with permissions): the tenant's users listed once (to adopt), then three
+//     writes — the create (POST /admin/api/users.json: porta makes a pending member), its activation
+//     (PUT .../activate.json: a create cannot make it active) and its permissions (PUT
+//     .../permissions.json); a new member's permissions are porta's defaults, so nothing is read.
 func (n Namespace) MinimalCold() Calls {
 	c := Calls{}
-	for _, list := range []int{len(n.Backends), len(n.Products), len(n.Plans), len(n.ServicePlans), len(n.AccountPlans)} {
+	for _, list := range []int{len(n.Backends), len(n.Products), len(n.Plans), len(n.ServicePlans), len(n.AccountPlans), len(n.AdminUsers)} {
 		if list > 0 {
 			c.Reads++
 		}
@@ -69,6 +73,7 @@ func (n Namespace) MinimalCold() Calls {
 			c.Writes++ // PUT /admin/api/account_plans/{id}/default.json: porta's create takes no default
 		}
 	}
+	c.Writes += 3 * len(n.AdminUsers)
 	if s := n.Settings; s != nil {
 		c.Reads++
 		if s.Spec.Account != nil {
@@ -83,7 +88,8 @@ func (n Namespace) MinimalCold() Calls {
 
 // MinimalDelete is the least a perfect operator calls to delete the namespace's objects from 3scale:
 // one DELETE per product, per backend and per account plan (a TenantSettings' deletion writes nothing:
-// the tenant keeps its settings). Porta's cascades take the rest (a service
+// the tenant keeps its settings), and for each AdminUser one read of the user (its role: an active
+// admin is never deleted without checking it is not the last) and one DELETE. Porta's cascades take the rest (a service
 // takes its application plans, service plans, metrics, mapping rules and usages — Service has_many
 // :service_plans, dependent: :destroy, service.rb:55-56; a backend its metrics and rules), and the
 // cluster already says which products use a backend, so no call is refused and none needs a read first.
@@ -91,7 +97,7 @@ func (n Namespace) MinimalCold() Calls {
 // (/admin/api/account_plans/{id}.json, by the id its status records; porta refuses only a plan accounts
 // are on, and the bench signs none up).
 func (n Namespace) MinimalDelete() Calls {
-	return Calls{Writes: len(n.Products) + len(n.Backends) + len(n.AccountPlans)}
+	return Calls{Reads: len(n.AdminUsers), Writes: len(n.Products) + len(n.Backends) + len(n.AccountPlans) + len(n.AdminUsers)}
 }
 
 // Pacing is what bounds the request rate to one tenant.

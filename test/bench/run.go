@@ -427,7 +427,7 @@ func (b *bench) allObjects() []client.Object {
 // of the workload (Namespace.Objects).
 func (b *bench) census(ctx context.Context) (exist, synced int, err error) {
 	for _, l := range []client.ObjectList{&v1alpha1.BackendList{}, &v1alpha1.ProductList{}, &v1alpha1.ApplicationPlanList{},
-		&v1alpha1.ServicePlanList{}, &v1alpha1.AccountPlanList{}, &v1alpha1.TenantSettingsList{}} {
+		&v1alpha1.ServicePlanList{}, &v1alpha1.AccountPlanList{}, &v1alpha1.TenantSettingsList{}, &v1alpha1.AdminUserList{}} {
 		// Read only, and every 200ms over up to tens of thousands of objects: no deep copy.
 		if err := b.watch.List(ctx, l, client.UnsafeDisableDeepCopy); err != nil {
 			return 0, 0, err

@@ -14,7 +14,8 @@ import (
 type Unmanaged struct {
 	// HandMade are the objects the bench made by hand; Listed what the listing found, of which PortaOwn
 	// are porta's own (each product's "Default" service plan, the tenant's "Default" account plan, the
-	// applications' built-in description field), which no object of the workload holds.
+	// applications' built-in description field, the tenant's first admin), which no object of the
+	// workload holds.
 	HandMade int `json:"handMade"`
 	Listed   int `json:"listed"`
 	PortaOwn int `json:"portaOwn"`
@@ -26,9 +27,11 @@ type Unmanaged struct {
 	Calls int64 `json:"calls"`
 }
 
-// portaOwn tells whether a listed object is one porta makes with a tenant or a product.
+// portaOwn tells whether a listed object is one porta makes with a tenant or a product: the default
+// plans, the built-in description field, and the admin the tenant was signed up with ("admin").
 func portaOwn(kind, name string) bool {
-	return (kind == "ServicePlan" || kind == "AccountPlan") && name == "Default" || kind == "FieldDefinition" && name == "Cinstance/description"
+	return (kind == "ServicePlan" || kind == "AccountPlan") && name == "Default" || kind == "FieldDefinition" && name == "Cinstance/description" ||
+		kind == "AdminUser" && name == "admin"
 }
 
 // unmanaged makes a backend, an account plan and a developer account by hand in each tenant, lists what

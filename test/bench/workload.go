@@ -32,6 +32,8 @@ type Namespace struct {
 	AccountPlans []*v1alpha1.AccountPlan
 	// Settings is the tenant's TenantSettings (nil when the share is too small).
 	Settings *v1alpha1.TenantSettings
+	// AdminUsers are members of the tenant's admin portal.
+	AdminUsers []*v1alpha1.AdminUser
 }
 
 // Objects returns the namespace's objects in dependency order (backends, products, application plans,
@@ -56,12 +58,15 @@ func (n Namespace) Objects() []client.Object {
 	if n.Settings != nil {
 		out = append(out, n.Settings)
 	}
+	for _, u := range n.AdminUsers {
+		out = append(out, u)
+	}
 	return out
 }
 
 // Size is the number of objects of the namespace, every kind.
 func (n Namespace) Size() int {
-	size := len(n.Backends) + len(n.Products) + len(n.Plans) + len(n.ServicePlans) + len(n.AccountPlans)
+	size := len(n.Backends) + len(n.Products) + len(n.Plans) + len(n.ServicePlans) + len(n.AccountPlans) + len(n.AdminUsers)
 	if n.Settings != nil {
 		size++
 	}
@@ -80,9 +85,10 @@ func (w Workload) Size() int {
 // Generate makes a workload of objects objects over tenants namespaces, reproducibly for a seed. Each
 // namespace gets a share of the objects in the mix of a real catalogue: a fifth backends, a fifth
 // products, and the rest plans: 2 ServicePlans (on the first two products), 2 AccountPlans, one
-// TenantSettings, and application plans (about three per product). The service and account plans and
-// the settings are counted inside objects, taken from the application plans' share, so that objects
-// stays the workload's total (Size).
+// TenantSettings, 2 AdminUsers (members: one seeing the first product's partners and plans, one the
+// monitoring of every product), and application plans (about three per product). The service and
+// account plans, the settings and the users are counted inside objects, taken from the application
+// plans' share, so that objects stays the workload's total (Size).
 // Each backend has 2 metrics, 1 method and 3 mapping rules; each product uses 1 or 2 of the namespace's
 // backends and has 2 metrics, 3 mapping rules, a policy and self-managed APIcast URLs; each application
 // plan has 2 limits and 1 pricing rule; the first service and account plan are published with approval
@@ -115,7 +121,11 @@ func generateNamespace(rnd *rand.Rand, name string, n int) Namespace {
 	}
 	accountPlans := min(planKinds, room-servicePlans)
 	settings := min(1, room-servicePlans-accountPlans)
-	plans := rest - servicePlans - accountPlans - settings
+	users := 0
+	if products > 0 {
+		users = min(adminUsers, room-servicePlans-accountPlans-settings)
+	}
+	plans := rest - servicePlans - accountPlans - settings - users
 	for b := range backends {
 		ns.Backends = append(ns.Backends, backend(name, b))
 	}
@@ -142,7 +152,25 @@ func generateNamespace(rnd *rand.Rand, name string, n int) Namespace {
 	if settings > 0 {
 		ns.Settings = tenantSettings(name)
 	}
+	for k := range users {
+		ns.AdminUsers = append(ns.AdminUsers, adminUser(name, k, ns.Products[0]))
+	}
 	return ns
+}
+
+// adminUsers is how many AdminUsers each namespace has (fewer only when its share is under 10 objects).
+const adminUsers = 2
+
+// adminUser is the k-th member of the namespace's tenant: the first sees the partners and plans of
+// product p, the others the monitoring of every product. No password: they sign in through SSO.
+func adminUser(ns string, k int, p *v1alpha1.Product) *v1alpha1.AdminUser {
+	name := fmt.Sprintf("member-%04d", k)
+	perms := &v1alpha1.AdminPermissions{Sections: []v1alpha1.AdminSection{"monitoring"}}
+	if k == 0 {
+		perms = &v1alpha1.AdminPermissions{Sections: []v1alpha1.AdminSection{"partners", "plans"}, ProductRefs: &[]string{p.Name}}
+	}
+	return &v1alpha1.AdminUser{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: v1alpha1.AdminUserSpec{Username: name, Email: name + "@" + ns + ".example.com", Role: v1alpha1.AdminRoleMember, Permissions: perms}}
 }
 
 // tenantSettings is a namespace's TenantSettings: two of its provider account's emails and a webhook.

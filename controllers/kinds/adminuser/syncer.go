@@ -280,7 +280,11 @@ func (s *Syncer) Create(ctx context.Context, u *v1alpha1.AdminUser, sess *engine
 		u.Status.PasswordWritten = d.PasswordDigest
 	}
 	snap := &Snapshot{User: *created}
-	if err := s.readPermissions(ctx, u, sess, snap); err != nil {
+	if fresh {
+		// A new member has porta's defaults: no section, every product (no "services" permission row:
+		// member_permission_service_ids is nil, app/models/user/permissions.rb:76-82). Nothing to read.
+		snap.Permissions = &tsclient.Permissions{UserID: created.ID, Role: created.Role, AllowedSections: []string{}}
+	} else if err := s.readPermissions(ctx, u, sess, snap); err != nil {
 		return kit.Made[*Snapshot](nil, fresh, err)
 	}
 	if same, _ := s.Compare(ctx, u, sess, d, snap); !same {
