@@ -228,10 +228,12 @@ func UnmanagedObjects(ctx context.Context, cluster client.Reader, c *tsclient.Cl
 		if err != nil {
 			return nil, err
 		}
-		held := map[int64]bool{}
+		held := map[string]bool{}
 		for _, o := range objs {
-			if obj, ok := o.(engine.Object); ok && obj.GetSyncStatus().TenantHost == tenant && obj.GetRemoteID() != 0 {
-				held[obj.GetRemoteID()] = true
+			if obj, ok := o.(engine.Object); ok && obj.GetSyncStatus().TenantHost == tenant {
+				for _, key := range k.heldKeys(obj) {
+					held[key] = true
+				}
 			}
 		}
 		remote, err := inventory(ctx, c)
@@ -240,7 +242,7 @@ func UnmanagedObjects(ctx context.Context, cluster client.Reader, c *tsclient.Cl
 		}
 		slices.SortFunc(remote, func(a, b plugin.RemoteItem) int { return cmp.Compare(a.ID, b.ID) })
 		for _, r := range remote {
-			if !held[r.ID] {
+			if !held[r.HeldKey()] {
 				out = append(out, r)
 			}
 		}

@@ -99,6 +99,8 @@ type kindRow interface {
 	remoteItems() (plugin.Inventory, bool)
 	// prune deletes one of them for a TenantSettings' prune (nil: the kind is not pruned).
 	prune() plugin.Pruner
+	// heldKeys are the inventory's items obj holds (RemoteItem.HeldKey).
+	heldKeys(obj client.Object) []string
 }
 
 // kindOf is the row of the kind of T.
@@ -132,6 +134,8 @@ type kindOf[T engine.Object, D any, S engine.Snapshot[S]] struct {
 	// pruner deletes one of them for a TenantSettings' prune.
 	inventory plugin.Inventory
 	pruner    plugin.Pruner
+	// holds are the inventory's keys (RemoteItem.HeldKey) an object holds; nil: its remote id.
+	holds func(obj T) []string
 }
 
 func (k kindOf[T, D, S]) remoteItems() (plugin.Inventory, bool) {
@@ -139,6 +143,19 @@ func (k kindOf[T, D, S]) remoteItems() (plugin.Inventory, bool) {
 }
 
 func (k kindOf[T, D, S]) prune() plugin.Pruner { return k.pruner }
+
+func (k kindOf[T, D, S]) heldKeys(obj client.Object) []string {
+	o, ok := obj.(T)
+	switch {
+	case !ok:
+		return nil
+	case k.holds != nil:
+		return k.holds(o)
+	case o.GetRemoteID() != 0:
+		return []string{plugin.RemoteItem{ID: o.GetRemoteID()}.HeldKey()}
+	}
+	return nil
+}
 
 func (k kindOf[T, D, S]) Name() string               { return k.name }
 func (k kindOf[T, D, S]) New() client.Object         { return k.newObj() }
@@ -340,6 +357,7 @@ var kinds = []kindRow{
 			return nil
 		}},
 	kindOf[*v1alpha1.TenantSettings, tenantsettings.Desired, *tenantsettings.Snapshot]{name: "TenantSettings", exporter: tenantsettings.Export, secretRefs: tenantsettings.SecretRefs,
+		inventory: tenantsettings.Inventory, holds: tenantsettings.Holds,
 		secretFields: func(*v1alpha1.TenantSettings) []string { return []string{"client_secret"} },
 		// The settings have no system name to change: a tenant has one set.
 		ownerRemedy: "a tenant has one set of settings, kept by one TenantSettings: remove one of them",
@@ -362,6 +380,7 @@ var kinds = []kindRow{
 		},
 		secretFields: func(*v1alpha1.AdminUser) []string { return []string{"password"} }},
 	kindOf[*v1alpha1.DeveloperPortal, developerportal.Desired, *developerportal.Snapshot]{name: "DeveloperPortal", exporter: developerportal.Export, secretRefs: developerportal.SecretRefs,
+		inventory: developerportal.Inventory, holds: developerportal.Holds,
 		// The portal has no system name to change: a tenant has one.
 		ownerRemedy: "a tenant has one developer portal, kept by one DeveloperPortal: remove one of them",
 		newObj:      func() *v1alpha1.DeveloperPortal { return &v1alpha1.DeveloperPortal{} },

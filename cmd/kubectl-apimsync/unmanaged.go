@@ -78,7 +78,11 @@ func printUnmanaged(out io.Writer, r unmanagedReport) {
 		w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(w, "KIND\tID\tNAME\tOF")
 		for _, it := range r.Unmanaged {
-			fmt.Fprintf(w, "%s\t%d\t%s\t%s\n", it.Kind, it.ID, it.SystemName, it.Parent)
+			kind := it.Kind
+			if it.Collection != "" {
+				kind += " (" + it.Collection + ")"
+			}
+			fmt.Fprintf(w, "%s\t%d\t%s\t%s\n", kind, it.ID, it.SystemName, it.Parent)
 		}
 		_ = w.Flush()
 	}

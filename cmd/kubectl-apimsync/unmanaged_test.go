@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/utils/ptr"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -37,6 +39,10 @@ func TestDiffUnmanaged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	page, err := c.CreateCMSTemplate(ctx, tsclient.CMSTemplateParams{Type: "page", Title: ptr.To("Promo"), Path: ptr.To("/promo"), Draft: ptr.To("<h1>Promo</h1>")})
+	if err != nil {
+		t.Fatal(err)
+	}
 	// The cluster holds the pets backend: an object synced to this tenant records its id.
 	var secret corev1.Secret
 	if err := k8s.Get(ctx, client.ObjectKey{Namespace: nsName, Name: v1alpha1.DefaultProviderAccountSecret}, &secret); err != nil {
@@ -61,7 +67,7 @@ func TestDiffUnmanaged(t *testing.T) {
 	if exitCode(err) != 1 {
 		t.Fatalf("unmanaged objects: exit %d (%v), want 1\n%s", exitCode(err), err, out)
 	}
-	for _, want := range []string{"Backend  ", "orders", "Product", "shop", "DeveloperAccount", "Globex", "ServicePlan", "Default", "AccountPlan", "AdminUser", "admin"} {
+	for _, want := range []string{"Backend  ", "orders", "Product", "shop", "DeveloperAccount", "Globex", "ServicePlan", "Default", "AccountPlan", "AdminUser", "admin", "DeveloperPortal (page)", "/promo"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the list lacks %q:\n%s", want, out)
 		}
@@ -79,11 +85,13 @@ func TestDiffUnmanaged(t *testing.T) {
 	for _, it := range report.Unmanaged {
 		ids[it.Kind+"/"+it.SystemName] = it.ID
 	}
-	if ids["Backend/orders"] != byHand.ID || ids["Product/shop"] != shop.ID || ids["DeveloperAccount/Globex"] != globex.ID || ids["Backend/pets"] != 0 {
-		t.Errorf("unmanaged %v, want orders, shop and Globex by their ids, not pets", report.Unmanaged)
+	if ids["Backend/orders"] != byHand.ID || ids["Product/shop"] != shop.ID || ids["DeveloperAccount/Globex"] != globex.ID || ids["Backend/pets"] != 0 ||
+		ids["DeveloperPortal//promo"] != page.ID {
+		t.Errorf("unmanaged %v, want orders, shop, Globex and the /promo page by their ids, not pets", report.Unmanaged)
 	}
-	// One probe of the token, then one list per collection (none of them holds more than a page).
-	if want := int64(1 + 11); report.Calls != want {
+	// One probe of the token, then one list per collection (none of them holds more than a page): 11
+	// kinds' and the portal's sections, templates, files, sign-in providers and the admin portal's.
+	if want := int64(1 + 16); report.Calls != want {
 		t.Errorf("%d calls, want %d (the probe and one list per collection)", report.Calls, want)
 	}
 	if report.Tenant != tenant {

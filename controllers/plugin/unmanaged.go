@@ -22,7 +22,14 @@ type RemoteItem struct {
 	Parent string `json:"parent,omitempty"`
 	// ParentID is the id in Parent (0: none): what a prune deletes it under.
 	ParentID int64 `json:"-"`
+	// Collection is its collection, when a kind's objects hold several whose ids are apart (a
+	// developer portal's sections, pages, layouts, partials, files, sign-in providers); "" otherwise.
+	Collection string `json:"collection,omitempty"`
 }
+
+// HeldKey is what an apimsync object holding the item records: its collection and id ("page/42", or
+// "/42" for a kind of one collection).
+func (it RemoteItem) HeldKey() string { return it.Collection + "/" + strconv.FormatInt(it.ID, 10) }
 
 // Pruner deletes one of a kind's objects a tenant's prune found unmanaged. kept, when not empty, says
 // why it was not deleted (a kind's own safety rule); nothing is deleted then.

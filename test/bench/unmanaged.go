@@ -7,6 +7,7 @@ import (
 
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers"
+	"k8s.io/utils/ptr"
 )
 
 // Unmanaged is the diff --unmanaged phase: after the cold sync, a few objects made by hand in each
@@ -28,11 +29,16 @@ type Unmanaged struct {
 }
 
 // portaOwn tells whether a listed object is one porta makes with a tenant or a product: the default
-// plans, the built-in description field, and the admin the tenant was signed up with ("admin").
+// plans, the built-in description field, the admin the tenant was signed up with ("admin"), and the
+// developer portal's seeded content (the bench makes no DeveloperPortal: every portal item but the
+// hand-made page is porta's).
 func portaOwn(kind, name string) bool {
 	return (kind == "ServicePlan" || kind == "AccountPlan") && name == "Default" || kind == "FieldDefinition" && name == "Cinstance/description" ||
-		kind == "AdminUser" && name == "admin"
+		kind == "AdminUser" && name == "admin" || kind == "DeveloperPortal" && name != handMadePage
 }
+
+// handMadePage is the path of the portal page the bench makes by hand.
+const handMadePage = "/hand-made"
 
 // unmanaged makes a backend, an account plan and a developer account by hand in each tenant, lists what
 // no object holds as diff --unmanaged does, counts it against what was made, then deletes what it made.
@@ -84,8 +90,9 @@ func (b *bench) unmanaged(ctx context.Context) error {
 	return nil
 }
 
-// handMade makes a backend, an account plan and a developer account in a tenant, as a person would in
-// the admin portal; it answers them as "Kind/id" and how to delete them.
+// handMade makes a backend, an account plan, a developer account, a member of the admin portal and a
+// portal page in a tenant, as a person would in the admin portal; it answers them as "Kind/id" and how
+// to delete them.
 func handMade(ctx context.Context, c *tsclient.Client) (map[string]bool, func() error, error) {
 	backend, err := c.CreateBackend(ctx, tsclient.BackendParams{Name: "Hand made", SystemName: "hand_made", PrivateEndpoint: "https://hand-made.internal"})
 	if err != nil {
@@ -99,8 +106,24 @@ func handMade(ctx context.Context, c *tsclient.Client) (map[string]bool, func() 
 	if err != nil {
 		return nil, nil, err
 	}
-	made := map[string]bool{fmt.Sprintf("Backend/%d", backend.ID): true, fmt.Sprintf("AccountPlan/%d", plan.ID): true, fmt.Sprintf("DeveloperAccount/%d", account.ID): true}
+	member, err := c.CreateAdminUser(ctx, tsclient.UserParams{Username: "hand-made", Email: "hand-made@example.com"})
+	if err != nil {
+		return nil, nil, err
+	}
+	page, err := c.CreateCMSTemplate(ctx, tsclient.CMSTemplateParams{Type: tsclient.TemplatePage, Title: ptr.To("Hand made"), Path: ptr.To(handMadePage),
+		Draft: ptr.To("<h1>Hand made</h1>")})
+	if err != nil {
+		return nil, nil, err
+	}
+	made := map[string]bool{fmt.Sprintf("Backend/%d", backend.ID): true, fmt.Sprintf("AccountPlan/%d", plan.ID): true, fmt.Sprintf("DeveloperAccount/%d", account.ID): true,
+		fmt.Sprintf("AdminUser/%d", member.ID): true, fmt.Sprintf("DeveloperPortal/%d", page.ID): true}
 	undo := func() error {
+		if err := c.DeleteCMSTemplate(ctx, page.ID); err != nil {
+			return err
+		}
+		if err := c.DeleteAdminUser(ctx, member.ID); err != nil {
+			return err
+		}
 		if err := c.DeleteAccount(ctx, account.ID); err != nil {
 			return err
 		}

@@ -136,7 +136,7 @@ type UnmanagedSpec struct {
 	// Report counts, at each sync and drift check of the TenantSettings, the tenant's objects of each kind
 	// that no apimsync object the manager watches holds (what `kubectl apimsync diff --unmanaged` lists),
 	// into status.unmanaged and the gauge apimsync_unmanaged_objects{tenant,kind}. It costs one list per
-	// collection (about ten calls) per check. Nothing is ever deleted. Default: false.
+	// collection (about sixteen calls) per check. Nothing is deleted unless prune asks. Default: false.
 	// +optional
 	Report bool `json:"report,omitempty"`
 

@@ -141,6 +141,24 @@ func TestDeveloperPortalPublishesWhatGitHolds(t *testing.T) {
 	if _, _, msg := harness.SyncState(t, portal); !strings.Contains(msg, "adopted") {
 		t.Errorf("Synced message %q, want the adoption of the tenant's portal said", msg)
 	}
+	// diff --unmanaged lists none of the items the portal holds, and porta's pages it does not hold.
+	items, err := controllers.UnmanagedObjects(context.Background(), harness.K8s, harness.TenantClient(t, ns), portal.Status.TenantHost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := map[string]bool{}
+	for _, it := range items {
+		listed[it.Kind+" "+it.HeldKey()] = true
+	}
+	for _, it := range portal.Status.Items {
+		typ, _, _ := strings.Cut(it.Key, ":")
+		if listed[fmt.Sprintf("DeveloperPortal %s/%d", typ, it.ID)] {
+			t.Errorf("diff --unmanaged lists %s (%d), which the DeveloperPortal holds", it.Key, it.ID)
+		}
+	}
+	if !slices.ContainsFunc(items, func(it plugin.RemoteItem) bool { return it.Kind == "DeveloperPortal" && it.SystemName == "/docs" }) {
+		t.Errorf("diff --unmanaged does not list porta's /docs page, which the portal does not hold: %v", items)
+	}
 	if portal.Status.BuiltinOriginals["builtin_page:login/new"] == "" {
 		t.Errorf("the sign-in page's original content is not kept: %v", portal.Status.BuiltinOriginals)
 	}

@@ -3,6 +3,7 @@ package tenantsettings_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,8 +16,10 @@ import (
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
+	"github.com/apimsync/apimsync/controllers"
 	"github.com/apimsync/apimsync/controllers/engine"
 	"github.com/apimsync/apimsync/controllers/internal/harness"
+	"github.com/apimsync/apimsync/controllers/plugin"
 	"github.com/apimsync/apimsync/test/simulator"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 )
@@ -185,6 +188,9 @@ func TestAdminSignIn(t *testing.T) {
 	if fmt.Sprint(s.Status.AdminSignIn["corp-sso"]) != fmt.Sprint(p["id"]) {
 		t.Errorf("status records %v, want corp-sso's id %v", s.Status.AdminSignIn, p["id"])
 	}
+	if listedProvider(t, ns, s) {
+		t.Errorf("diff --unmanaged lists corp-sso, which the TenantSettings holds")
+	}
 	shown := fmt.Sprint(s.Status) + strings.Join(harness.EventsOf(t, s), " ")
 	if strings.Contains(shown, secret) {
 		t.Errorf("the client secret shows in status or Events: %s", shown)
@@ -211,6 +217,19 @@ func TestAdminSignIn(t *testing.T) {
 	if s.Status.AdminSignIn != nil {
 		t.Errorf("status still records %v", s.Status.AdminSignIn)
 	}
+	if !listedProvider(t, ns, s) {
+		t.Errorf("diff --unmanaged does not list corp-sso, let go")
+	}
+}
+
+// listedProvider tells whether diff --unmanaged lists the tenant's admin-portal provider corp-sso.
+func listedProvider(t *testing.T, ns string, s *v1alpha1.TenantSettings) bool {
+	t.Helper()
+	items, err := controllers.UnmanagedObjects(context.Background(), harness.K8s, harness.TenantClient(t, ns), s.Status.TenantHost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return slices.ContainsFunc(items, func(it plugin.RemoteItem) bool { return it.Kind == "TenantSettings" && it.SystemName == "corp-sso" })
 }
 
 // madeByHand makes, behind apimsync's back, a backend, a product with a plan, an account with an
