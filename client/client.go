@@ -334,8 +334,16 @@ func (c *Client) do(ctx context.Context, r call, out any) error {
 	}
 	policy := backoff.NewExponentialBackOff(backoff.WithInitialInterval(c.retryInitial), backoff.WithMaxInterval(5*time.Second),
 		backoff.WithRandomizationFactor(0.5), backoff.WithMaxElapsedTime(0))
+	var answered error // the last attempt's error that 3scale (or the way to it) gave
 	for attempt := 1; ; attempt++ {
 		err := c.attempt(ctx, r, out)
+		if e, ok := asAPIError(err); ok && e.NotSent && answered != nil {
+			// The tenant's pacer cannot admit the retry within the call's deadline: what the caller
+			// learns is what the last answer said (a 429 stays a rate limit), not the wait.
+			return answered
+		} else if err != nil && (!ok || !e.NotSent) {
+			answered = err
+		}
 		wait, retry := c.retryDelay(r, err, attempt, policy)
 		if !retry {
 			return err

@@ -331,7 +331,7 @@ func TestSamplesAreAccepted(t *testing.T) {
 		}
 		kinds[u.GetKind()]++
 	}
-	want := map[string]int{"Secret": 4, "ConfigMap": 5, "Backend": 2, "Product": 3, "ApplicationPlan": 5, "DeveloperAccount": 1,
+	want := map[string]int{"Secret": 5, "ConfigMap": 5, "Backend": 2, "Product": 3, "ApplicationPlan": 5, "DeveloperAccount": 1, "AdminUser": 1, "TenantSettings": 1,
 		"Application": 3, "ActiveDoc": 1, "CustomPolicyDefinition": 1, "OpenAPI": 1, "Tenant": 1, "DeveloperPortal": 1}
 	for k, n := range want {
 		if kinds[k] != n {
