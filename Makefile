@@ -55,6 +55,7 @@ manifests: $(CONTROLLER_GEN) ## Generate CRDs (config/crd/bases, copied into cha
 		output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
 	mkdir -p charts/apimsync/files/crds && rm -f charts/apimsync/files/crds/*.yaml && cp config/crd/bases/*.yaml charts/apimsync/files/crds/
 	cp config/prometheus/rules.yaml charts/apimsync/files/prometheus-rules.yaml
+	cp config/grafana/apimsync-dashboard.json charts/apimsync/files/grafana-dashboard.json
 	cp config/rbac/tenant_admin_role.yaml charts/apimsync/templates/user_roles.yaml
 
 .PHONY: bundle

@@ -89,3 +89,12 @@ func poolKey(cfg tsclient.Config, tenant string) string {
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
+
+// EachPacer calls f with each tenant's pacer the pool holds (the tenant key: the admin URL normalized).
+func (p *ClientPool) EachPacer(f func(tenant string, pacer *tsclient.Pacer)) {
+	for _, tenant := range p.pacers.Keys() {
+		if pacer, ok := p.pacers.Peek(tenant); ok {
+			f(tenant, pacer)
+		}
+	}
+}

@@ -149,7 +149,9 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 	}
 	pool := cache.NewClientPool(256, opts.RemoteQPS, opts.RemoteBurst, opts.RemoteMaxInFlight)
 	pool.BackgroundShare = opts.DriftCheckBudget
-	pool.Observer = remoteCallObserver(&tenantLabels{max: opts.MetricsMaxTenants})
+	labels := &tenantLabels{max: opts.MetricsMaxTenants}
+	pool.Observer = remoteCallObserver(labels)
+	pacerMetrics.watch(pool, labels)
 	reader := newDataReader(mgr.GetClient(), mgr.GetCache(), mgr.GetAPIReader(), opts.DataCacheSize)
 	accounts := &kit.ProviderAccounts{Reader: reader, Pool: pool, AllowPrivate: opts.AllowPrivateAdminURLs,
 		MaxResponseBytes: opts.MaxResponseBytes, MaxListPages: opts.MaxListPages, MaxRetryAfter: opts.MaxRetryAfter,

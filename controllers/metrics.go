@@ -3,6 +3,11 @@ package controllers
 import (
 	"sync"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"github.com/apimsync/apimsync/cache"
+
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/engine"
 )
@@ -47,4 +52,50 @@ func (l *tenantLabels) of(tenant string) string {
 	}
 	l.seen[tenant] = true
 	return tenant
+}
+
+// pacerMetrics reports each tenant's pacer at scrape time: the rate it learnt from the tenant's 429s and
+// its limit of calls in flight. One collector, registered once; the manager points it at its pool.
+var pacerMetrics = &pacerCollector{
+	rate: prometheus.NewDesc("apimsync_remote_learnt_rate", "Requests per second a tenant accepts, as its pacer learnt from its 429s (0: none learnt yet), by tenant.",
+		[]string{"tenant"}, nil),
+	limit: prometheus.NewDesc("apimsync_remote_concurrency_limit", "The pacer's current limit of calls in flight to a tenant, by tenant.", []string{"tenant"}, nil),
+}
+
+func init() { metrics.Registry.MustRegister(pacerMetrics) }
+
+type pacerCollector struct {
+	rate, limit *prometheus.Desc
+	mu          sync.Mutex
+	pool        *cache.ClientPool
+	labels      *tenantLabels
+}
+
+// watch makes the collector report the pacers of pool, under labels.
+func (c *pacerCollector) watch(pool *cache.ClientPool, labels *tenantLabels) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.pool, c.labels = pool, labels
+}
+
+// Describe implements prometheus.Collector.
+func (c *pacerCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.rate; ch <- c.limit }
+
+// Collect implements prometheus.Collector: one sample of each per tenant with a label of its own (the
+// tenants past the metrics' bound, "other", are left out: their pacers are not one).
+func (c *pacerCollector) Collect(ch chan<- prometheus.Metric) {
+	c.mu.Lock()
+	pool, labels := c.pool, c.labels
+	c.mu.Unlock()
+	if pool == nil {
+		return
+	}
+	pool.EachPacer(func(tenant string, p *tsclient.Pacer) {
+		label := labels.of(tenant)
+		if label == otherTenants {
+			return
+		}
+		ch <- prometheus.MustNewConstMetric(c.rate, prometheus.GaugeValue, p.LearntRate(), label)
+		ch <- prometheus.MustNewConstMetric(c.limit, prometheus.GaugeValue, float64(p.Limit()), label)
+	})
 }

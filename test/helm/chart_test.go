@@ -280,7 +280,8 @@ var allOptions = map[string]any{
 	"pacing":             map[string]any{"remoteQPS": 5, "maxRetryAfter": "2m", "remoteRetries": "0", "kubeAPIQPS": 100},
 	"metrics": map[string]any{"serviceMonitor": map[string]any{"enabled": true, "interval": "30s", "labels": map[string]any{"release": "prom"},
 		"prometheusServiceAccount": map[string]any{"name": "prometheus-k8s", "namespace": "monitoring"}}},
-	"prometheusRule": map[string]any{"enabled": true, "labels": map[string]any{"release": "prom"}},
+	"prometheusRule":   map[string]any{"enabled": true, "labels": map[string]any{"release": "prom"}},
+	"grafanaDashboard": map[string]any{"enabled": true, "annotations": map[string]any{"grafana_folder": "apimsync"}},
 }
 
 // TestChartOptionalValues: leader election, the label selector, pacing flags, the ServiceMonitor and the
@@ -328,7 +329,18 @@ func TestChartOptionalValues(t *testing.T) {
 		t.Errorf("the chart's PrometheusRule is not config/prometheus's (run make manifests) (-config +chart):\n%s", diff)
 	}
 
-	for _, k := range []string{"ServiceMonitor " + releaseNamespace + "/apimsync", "PrometheusRule " + releaseNamespace + "/apimsync", "ClusterRoleBinding /apimsync-metrics-reader"} {
+	dash := &corev1.ConfigMap{}
+	strictly(t, objs["ConfigMap "+releaseNamespace+"/apimsync-grafana-dashboard"], dash)
+	config, err := os.ReadFile(filepath.Join(chartDir(t), "..", "..", "config", "grafana", "apimsync-dashboard.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dash.Labels["grafana_dashboard"] != "1" || dash.Annotations["grafana_folder"] != "apimsync" || strings.TrimSpace(dash.Data["apimsync.json"]) != strings.TrimSpace(string(config)) {
+		t.Errorf("the dashboard ConfigMap (labels %v, annotations %v) does not carry config/grafana's dashboard with the sidecar's label (run make manifests)", dash.Labels, dash.Annotations)
+	}
+
+	for _, k := range []string{"ServiceMonitor " + releaseNamespace + "/apimsync", "PrometheusRule " + releaseNamespace + "/apimsync", "ClusterRoleBinding /apimsync-metrics-reader",
+		"ConfigMap " + releaseNamespace + "/apimsync-grafana-dashboard"} {
 		if renderChart(t, nil)[k] != nil {
 			t.Errorf("the defaults render %s", k)
 		}
