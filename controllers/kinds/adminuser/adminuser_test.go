@@ -131,6 +131,30 @@ func TestAdminUserNeverLocksOut(t *testing.T) {
 		t.Errorf("message %q, want why and the key that lifts it", msg)
 	}
 
+	// A member promoted to admin by hand, behind a cached snapshot that still says member: suspending
+	// it is decided from the tenant's users now, and refused while the Secret does not say whose the
+	// token is.
+	ops := &v1alpha1.AdminUser{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "ops"},
+		Spec: v1alpha1.AdminUserSpec{Username: "ops", Email: "ops@acme.example"}}
+	harness.Create(t, ops)
+	harness.WaitState(t, v1alpha1.ConditionSynced, ops)
+	if _, err := harness.ByHand(t, ns).ChangeAdminUser(context.Background(), ops.Status.UserID, "admin"); err != nil {
+		t.Fatal(err)
+	}
+	writes = harness.WritesTo(ns)
+	harness.Update(t, ops, func() { ops.Spec.State = v1alpha1.AdminUserSuspended })
+	harness.WaitReason(t, ops, v1alpha1.ConditionInvalid, v1alpha1.ReasonLockOut)
+	if n := harness.WritesTo(ns); n != writes {
+		t.Errorf("%d writes suspending an admin promoted by hand, want 0: %v", n-writes, harness.LastWrites(ns, n-writes))
+	}
+	harness.Update(t, ops, func() { ops.Spec.State, ops.Spec.DeletionPolicy = v1alpha1.AdminUserActive, v1alpha1.DeletionPolicyRetain })
+	harness.DeleteObjects(t, ops)
+	harness.WaitGone(t, ops)
+	if err := harness.ByHand(t, ns).DeleteAdminUser(context.Background(), ops.Status.UserID); err != nil {
+		t.Fatal(err)
+	}
+	writes = harness.WritesTo(ns)
+
 	// The Secret says the token is admin's: suspending admin is refused before anything is read.
 	harness.Update(t, secret, func() { secret.StringData = map[string]string{"tokenUser": "admin"} })
 	harness.Update(t, boss, func() { boss.Spec.Role, boss.Spec.State = v1alpha1.AdminRoleAdmin, v1alpha1.AdminUserSuspended })
@@ -140,6 +164,16 @@ func TestAdminUserNeverLocksOut(t *testing.T) {
 		}
 		return ""
 	})
+
+	// Renaming it would leave the Secret's tokenUser naming no one: refused until the Secret says so.
+	harness.Update(t, boss, func() { boss.Spec.State, boss.Spec.Username = v1alpha1.AdminUserActive, "root" })
+	harness.Eventually(t, harness.WaitTimeout, func() string {
+		if _, _, msg := harness.SyncState(t, boss); !strings.Contains(msg, `set the Secret's tokenUser to "root" first`) {
+			return "message " + msg
+		}
+		return ""
+	})
+	harness.Update(t, boss, func() { boss.Spec.Username = "admin" })
 
 	// Deleting it under Delete is refused too; Retain lets it go, untouched.
 	harness.DeleteObjects(t, boss)

@@ -28,6 +28,11 @@ func Export(ctx context.Context, x *plugin.Exporter) error {
 		names[p.ID] = p.Name
 	}
 	for _, u := range users {
+		if u.State != "active" && u.State != "suspended" {
+			// A pending user waits for an invitation to be accepted: an AdminUser would activate it.
+			x.Leave("user %q is %s in 3scale: not exported (an AdminUser would activate it)", u.Username, u.State)
+			continue
+		}
 		spec := v1alpha1.AdminUserSpec{Username: u.Username, Email: u.Email, Role: v1alpha1.AdminRole(u.Role), State: v1alpha1.AdminUserActive,
 			DeletionPolicy: v1alpha1.DeletionPolicyRetain, Adoption: v1alpha1.AdoptionIfExists}
 		if u.State == "suspended" {

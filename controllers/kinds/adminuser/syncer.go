@@ -160,32 +160,47 @@ func state(u *v1alpha1.AdminUser) v1alpha1.AdminUserState {
 // apimsync's token belongs to: apimsync would lock itself out of the tenant.
 func lockOut(u *v1alpha1.AdminUser, sess *engine.Session, takesAway bool) error {
 	if takesAway && sess.TokenUser != "" && sess.TokenUser == u.Spec.Username {
-		return engine.Invalid(v1alpha1.ReasonLockOut, "user %q is the one apimsync's token belongs to (provider-account Secret %q, key %s): "+
-			"suspending, demoting or deleting it would lock apimsync out of the tenant; keep it an active admin (or use deletionPolicy Retain)",
-			u.Spec.Username, sess.SecretName, kit.SecretKeyTokenUser)
+		return lockedOut(u.Spec.Username, sess)
 	}
 	return nil
 }
 
-// lastAdmin refuses to take away an active admin (suspend, demote, delete) when apimsync cannot tell
-// whether its token is that user's, or when no other active admin would be left. It reads the tenant's
-// users now: decided from what 3scale holds, not from what an earlier attempt saw.
-func lastAdmin(ctx context.Context, u *v1alpha1.AdminUser, sess *engine.Session, remote tsclient.User, what string) error {
-	if remote.Role != "admin" || remote.State != "active" {
-		return nil
-	}
-	if sess.TokenUser == "" {
-		return engine.Invalid(v1alpha1.ReasonLockOut, "apimsync cannot tell whether its token belongs to admin %q (3scale's API does not say whose a token is): "+
-			"it %s an admin only when the provider-account Secret %q names the token's user under key %s", remote.Username, what, sess.SecretName, kit.SecretKeyTokenUser)
-	}
+// takesAway refuses, before any write, to suspend, demote or delete (what) the user whose id is id, as
+// 3scale holds it now — never as a cached snapshot says: the user apimsync's token belongs to (by its
+// current username too, which a rename may have left behind the Secret's tokenUser), any active admin
+// while the Secret does not say whose the token is, and the tenant's last active admin. It returns the
+// user as listed now (nil when it is gone).
+func takesAway(ctx context.Context, u *v1alpha1.AdminUser, sess *engine.Session, id int64, what string) (*tsclient.User, error) {
 	users, err := sess.Remote.ListAdminUsers(ctx)
 	if err != nil {
-		return fmt.Errorf("cannot list the tenant's users to count its admins: %w", err)
+		return nil, fmt.Errorf("cannot list the tenant's users before it %s user %q: %w", what, u.Spec.Username, err)
+	}
+	i := slices.IndexFunc(users, func(o tsclient.User) bool { return o.ID == id })
+	if i < 0 {
+		return nil, nil
+	}
+	remote := users[i]
+	if sess.TokenUser != "" && (remote.Username == sess.TokenUser || u.Spec.Username == sess.TokenUser) {
+		return nil, lockedOut(remote.Username, sess)
+	}
+	if remote.Role != "admin" || remote.State != "active" {
+		return &remote, nil
+	}
+	if sess.TokenUser == "" {
+		return nil, engine.Invalid(v1alpha1.ReasonLockOut, "apimsync cannot tell whether its token belongs to admin %q (3scale's API does not say whose a token is): "+
+			"it %s an admin only when the provider-account Secret %q names the token's user under key %s", remote.Username, what, sess.SecretName, kit.SecretKeyTokenUser)
 	}
 	if !slices.ContainsFunc(users, func(o tsclient.User) bool { return o.ID != remote.ID && o.Role == "admin" && o.State == "active" }) {
-		return engine.Invalid(v1alpha1.ReasonLockOut, "%q is the tenant's last active admin: apimsync never %s it, which would leave no one to administer the tenant; make another admin first", remote.Username, what)
+		return nil, engine.Invalid(v1alpha1.ReasonLockOut, "%q is the tenant's last active admin: apimsync never %s it, which would leave no one to administer the tenant; make another admin first", remote.Username, what)
 	}
-	return nil
+	return &remote, nil
+}
+
+// lockedOut is the refusal to take away the user apimsync's token belongs to.
+func lockedOut(username string, sess *engine.Session) error {
+	return engine.Invalid(v1alpha1.ReasonLockOut, "user %q is the one apimsync's token belongs to (provider-account Secret %q, key %s): "+
+		"suspending, demoting or deleting it would lock apimsync out of the tenant; keep it an active admin (or use deletionPolicy Retain)",
+		username, sess.SecretName, kit.SecretKeyTokenUser)
 }
 
 func (s *Syncer) finder(ctx context.Context, sess *engine.Session) kit.RemoteFinder[tsclient.User] {
@@ -298,17 +313,30 @@ func (s *Syncer) Create(ctx context.Context, u *v1alpha1.AdminUser, sess *engine
 // lock the tenant out.
 func (s *Syncer) Update(ctx context.Context, u *v1alpha1.AdminUser, sess *engine.Session, d Desired, snap *Snapshot) (*Snapshot, error) {
 	c := sess.Remote
-	// What takes an active admin away is checked first, against the tenant's users now: a refusal
-	// writes nothing at all.
-	demotes, actions := snap.Role != string(role(u)) && role(u) == v1alpha1.AdminRoleMember, stateActions(snap.State, wantState(u))
-	if demotes || slices.Contains(actions, tsclient.UserSuspend) {
-		what := "suspends"
-		if demotes {
-			what = "demotes"
+	// What would take a user away (a demotion, a suspension) is decided first, from the tenant's users
+	// as 3scale lists them now, not from the snapshot, which may be cached: a refusal writes nothing.
+	demotes := snap.Role != string(role(u)) && role(u) == v1alpha1.AdminRoleMember
+	if suspends := wantState(u) == "suspended" && snap.State != "suspended"; demotes || suspends {
+		what := "demotes"
+		if suspends {
+			what = "suspends"
 		}
-		if err := lastAdmin(ctx, u, sess, snap.User, what); err != nil {
+		now, err := takesAway(ctx, u, sess, snap.ID, what)
+		if err != nil {
 			return nil, err
 		}
+		if now != nil {
+			snap.User = *now
+		}
+	}
+	// Renaming the token's user would leave the Secret's tokenUser naming no one: rename it there first.
+	if sess.TokenUser != "" && snap.Username == sess.TokenUser && u.Spec.Username != sess.TokenUser {
+		return nil, engine.Invalid(v1alpha1.ReasonLockOut, "user %q is the one apimsync's token belongs to (provider-account Secret %q, key %s): "+
+			"set the Secret's %s to %q first, then rename it", snap.Username, sess.SecretName, kit.SecretKeyTokenUser, kit.SecretKeyTokenUser, u.Spec.Username)
+	}
+	actions, err := stateActions(snap.State, wantState(u))
+	if err != nil {
+		return nil, err
 	}
 	if detailsDiffer(u, d, snap) {
 		p := tsclient.UserParams{Username: u.Spec.Username, Email: u.Spec.Email}
@@ -370,21 +398,23 @@ func (s *Syncer) change(ctx context.Context, sess *engine.Session, snap *Snapsho
 }
 
 // stateActions are the state changes from have to want (porta's User::States: a pending user is
-// activated before it can be suspended).
-func stateActions(have, want string) []string {
+// activated before it can be suspended). A user in another state (email_unverified) is left alone:
+// activate would be refused, and apimsync would try again at every check.
+func stateActions(have, want string) ([]string, error) {
 	switch {
 	case have == want:
-		return nil
+		return nil, nil
 	case have == "pending" && want == "suspended":
-		return []string{tsclient.UserActivate, tsclient.UserSuspend}
+		return []string{tsclient.UserActivate, tsclient.UserSuspend}, nil
 	case have == "pending":
-		return []string{tsclient.UserActivate}
-	case want == "suspended":
-		return []string{tsclient.UserSuspend}
+		return []string{tsclient.UserActivate}, nil
+	case have == "active":
+		return []string{tsclient.UserSuspend}, nil
 	case have == "suspended":
-		return []string{tsclient.UserUnsuspend}
+		return []string{tsclient.UserUnsuspend}, nil
 	}
-	return []string{tsclient.UserActivate}
+	return nil, engine.Invalid(v1alpha1.ReasonInvalidSpec, "the user is %s in 3scale: apimsync changes only pending, active and suspended users; "+
+		"have the user confirm their email, or change the state in the admin portal", have)
 }
 
 // Delete implements engine.TypedSyncer: never the token's user nor the last active admin.
@@ -394,12 +424,9 @@ func (s *Syncer) Delete(ctx context.Context, u *v1alpha1.AdminUser, sess *engine
 	}
 	f := s.finder(ctx, sess)
 	return kit.DeleteHeld(u, sess, f, func(id int64) error {
-		remote, err := sess.Remote.GetAdminUser(ctx, id)
-		if err != nil {
-			return err
-		}
-		if err := lastAdmin(ctx, u, sess, *remote, "deletes"); err != nil {
-			return err
+		remote, err := takesAway(ctx, u, sess, id, "deletes")
+		if err != nil || remote == nil {
+			return err // gone already: nothing to delete
 		}
 		return sess.Remote.DeleteAdminUser(ctx, id)
 	})

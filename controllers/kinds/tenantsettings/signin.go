@@ -65,6 +65,25 @@ func signInWrites(t *v1alpha1.TenantSettings, d Desired, snap *Snapshot) []signI
 	return out
 }
 
+// recordSignIn records, by system name, the spec's providers found in 3scale — matching or not, made
+// here or found there — so that the ones let go later are unpublished, and diff --unmanaged knows them
+// held. Those no longer in the spec stay recorded until writeSignIn unpublishes them.
+func recordSignIn(t *v1alpha1.TenantSettings, d Desired, snap *Snapshot) {
+	if !d.SignIn || snap.SignIn == nil {
+		return
+	}
+	for _, p := range t.Spec.AdminSignIn {
+		for _, r := range snap.SignIn {
+			if r.ID == t.Status.AdminSignIn[p.SystemName] || (t.Status.AdminSignIn[p.SystemName] == 0 && r.SystemName == p.SystemName) {
+				if t.Status.AdminSignIn == nil {
+					t.Status.AdminSignIn = map[string]int64{}
+				}
+				t.Status.AdminSignIn[p.SystemName] = r.ID
+			}
+		}
+	}
+}
+
 // writeSignIn makes the sign-in writes, records the providers the spec holds by id, and forgets those it
 // let go (unpublished: porta cannot delete one).
 func (s *Syncer) writeSignIn(ctx context.Context, t *v1alpha1.TenantSettings, sess *engine.Session, d Desired, snap *Snapshot) error {
@@ -82,6 +101,11 @@ func (s *Syncer) writeSignIn(ctx context.Context, t *v1alpha1.TenantSettings, se
 		)
 		if w.id == 0 {
 			r, err = sess.Remote.CreateAdminAuthenticationProvider(ctx, w.params)
+			if tsclient.HasAlreadyBeenTaken(err, "system_name") {
+				// Made since the snapshot was read (by hand, or in the developer portal's namespace of
+				// system names): take it, as one found by its system name, and write what the spec asks.
+				r, err = s.takeSignIn(ctx, sess, w)
+			}
 		} else {
 			r, err = sess.Remote.UpdateAdminAuthenticationProvider(ctx, w.id, w.params)
 		}
@@ -102,4 +126,19 @@ func (s *Syncer) writeSignIn(ctx context.Context, t *v1alpha1.TenantSettings, se
 	}
 	snap.SignIn = nil // read again at the next check: the answers are not the whole list
 	return nil
+}
+
+// takeSignIn updates the tenant's admin-portal provider of w's system name to w's settings; porta keeps
+// one system name space for both portals' providers, so one of the developer portal's is not taken.
+func (s *Syncer) takeSignIn(ctx context.Context, sess *engine.Session, w signInWrite) (*tsclient.AuthenticationProvider, error) {
+	all, err := sess.Remote.ListAdminAuthenticationProviders(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range all {
+		if r.SystemName == w.systemName {
+			return sess.Remote.UpdateAdminAuthenticationProvider(ctx, r.ID, w.params)
+		}
+	}
+	return nil, engine.Invalid(v1alpha1.ReasonInvalidSpec, "system name %q is a sign-in provider of the developer portal: porta keeps one system name per tenant for both portals' providers; choose another", w.systemName)
 }

@@ -199,7 +199,8 @@ func (s *Syncer) Read(ctx context.Context, t *v1alpha1.TenantSettings, sess *eng
 			snap.Unmanaged = counts(items)
 		}
 		if want.Prune != nil {
-			snap.Items = slices.DeleteFunc(items, func(it plugin.RemoteItem) bool { return !slices.Contains(want.Prune.Kinds, it.Kind) })
+			// Never nil when read (nothing unmanaged is an empty list): Serves tells a read one by it.
+			snap.Items = slices.DeleteFunc(append([]plugin.RemoteItem{}, items...), func(it plugin.RemoteItem) bool { return !slices.Contains(want.Prune.Kinds, it.Kind) })
 		}
 	}
 	return snap, true, nil
@@ -248,6 +249,7 @@ func (s *Syncer) Compare(_ context.Context, t *v1alpha1.TenantSettings, sess *en
 	if d.Prune == nil || snap.Items != nil {
 		s.candidates(t, d.Prune, snap.Items)
 	}
+	recordSignIn(t, d, snap)
 	_, differ := detailsToWrite(t, snap.Provider)
 	return !differ && (d.Webhooks == "" || t.Status.WebhooksWritten == d.Webhooks) && len(signInWrites(t, d, snap)) == 0, nil
 }
