@@ -5,6 +5,10 @@ SHELL := /usr/bin/env bash -o pipefail
 BIN ?= $(CURDIR)/bin
 # The test control plane (kube-apiserver + etcd), built from Go modules by test/controlplane.
 ENVTEST_ASSETS ?= $(BIN)/k8s
+# The binaries are built as the test control plane is (test/controlplane/provision.sh: CGO_ENABLED=0,
+# -trimpath), and test/controlplane/go.mod requires the versions go.mod does of every module both use:
+# the Kubernetes packages the manager shares with kube-apiserver are compiled once, not twice.
+GOBUILD := CGO_ENABLED=0 go build -trimpath
 export KUBEBUILDER_ASSETS := $(ENVTEST_ASSETS)
 
 CONTROLLER_TOOLS_VERSION ?= v0.23.0
@@ -96,9 +100,9 @@ verify: generate manifests bundle ## Regenerate code, manifests and the bundle; 
 
 .PHONY: build
 build: ## Build the manager, the kubectl plugin (kubectl-apimsync) and the 3scale simulator into bin/.
-	go build -o $(BIN)/manager ./cmd/manager
-	go build -o $(BIN)/kubectl-apimsync ./cmd/kubectl-apimsync
-	go build -o $(BIN)/apimsync-sim ./cmd/apimsync-sim
+	$(GOBUILD) -o $(BIN)/manager ./cmd/manager
+	$(GOBUILD) -o $(BIN)/kubectl-apimsync ./cmd/kubectl-apimsync
+	$(GOBUILD) -o $(BIN)/apimsync-sim ./cmd/apimsync-sim
 
 .PHONY: image
 image: ## Build the manager's image for PLATFORMS into IMAGE_ARCHIVE (an OCI layout tar; docker/podman load it), no daemon needed.
@@ -115,7 +119,7 @@ run: ## Run the manager against the cluster of the current kubeconfig.
 
 .PHONY: demo
 demo: envtest-assets build ## Start a local control plane, the simulator and the manager; apply samples/ and watch them converge.
-	go run ./cmd/demo
+	CGO_ENABLED=0 go run -trimpath ./cmd/demo
 
 .PHONY: bench
 bench: envtest-assets build ## Benchmark calls, time and memory at scale (BENCH_OBJECTS=5000 BENCH_TENANTS=10 ...; see cmd/bench).
