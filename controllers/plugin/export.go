@@ -148,6 +148,12 @@ func (x *Exporter) Everything() bool {
 	return len(x.Options.Products) == 0 && len(x.Options.Backends) == 0
 }
 
+// WholeTenant tells whether nothing at all is filtered out (no product, backend or account filter, not
+// the portal alone): what belongs to the tenant itself (its settings, its users) is exported only then.
+func (x *Exporter) WholeTenant() bool {
+	return x.Everything() && len(x.Options.Accounts) == 0 && !x.Options.OnlyPortal
+}
+
 // ListProducts returns the tenant's products, read once per export.
 func (x *Exporter) ListProducts(ctx context.Context) ([]tsclient.Product, error) {
 	if x.products == nil {

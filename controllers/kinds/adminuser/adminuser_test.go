@@ -131,6 +131,10 @@ func TestAdminUserNeverLocksOut(t *testing.T) {
 		t.Errorf("message %q, want why and the key that lifts it", msg)
 	}
 
+	if n := harness.WritesTo(ns); n != writes {
+		t.Errorf("%d writes demoting an admin while the token's user is unknown, want 0: %v", n-writes, harness.LastWrites(ns, n-writes))
+	}
+
 	// A member promoted to admin by hand, behind a cached snapshot that still says member: suspending
 	// it is decided from the tenant's users now, and refused while the Secret does not say whose the
 	// token is.
@@ -147,7 +151,9 @@ func TestAdminUserNeverLocksOut(t *testing.T) {
 	if n := harness.WritesTo(ns); n != writes {
 		t.Errorf("%d writes suspending an admin promoted by hand, want 0: %v", n-writes, harness.LastWrites(ns, n-writes))
 	}
-	harness.Update(t, ops, func() { ops.Spec.State, ops.Spec.DeletionPolicy = v1alpha1.AdminUserActive, v1alpha1.DeletionPolicyRetain })
+	harness.Update(t, ops, func() {
+		ops.Spec.State, ops.Spec.DeletionPolicy = v1alpha1.AdminUserActive, v1alpha1.DeletionPolicyRetain
+	})
 	harness.DeleteObjects(t, ops)
 	harness.WaitGone(t, ops)
 	if err := harness.ByHand(t, ns).DeleteAdminUser(context.Background(), ops.Status.UserID); err != nil {

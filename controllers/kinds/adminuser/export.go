@@ -16,7 +16,7 @@ import (
 // exported YAML never deletes a person), with a member's permissions when every product they name was
 // exported. Passwords cannot be read: none is exported.
 func Export(ctx context.Context, x *plugin.Exporter) error {
-	if !x.Everything() || len(x.Options.Accounts) > 0 || x.Options.OnlyPortal {
+	if !x.WholeTenant() {
 		return nil
 	}
 	users, err := x.Client.ListAdminUsers(ctx)

@@ -16,7 +16,7 @@ import (
 // details as 3scale shows them (an empty one left out). The webhook is not exported: porta's API cannot
 // read it.
 func Export(ctx context.Context, x *plugin.Exporter) error {
-	if !x.Everything() || len(x.Options.Accounts) > 0 || x.Options.OnlyPortal {
+	if !x.WholeTenant() {
 		return nil
 	}
 	p, err := x.Client.GetProvider(ctx)
