@@ -13,6 +13,7 @@ import (
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/internal/harness"
+	"github.com/apimsync/apimsync/test/simulator"
 )
 
 const password = "a-long-enough-password-1"
@@ -259,5 +260,30 @@ func TestAdminUserBadInput(t *testing.T) {
 	harness.WaitState(t, v1alpha1.ConditionInvalid, taken)
 	if n := harness.WritesTo(ns); n != writes {
 		t.Errorf("%d writes, want 0: %v", n-writes, harness.LastWrites(ns, n-writes))
+	}
+}
+
+// TestAdminUserLostAnswers (issue 45): the create of a user and its activation are applied but their
+// answers lost; each is settled from 3scale's state — one user, recorded, active, no duplicate, and no
+// refusal of an activation replayed on a user already active.
+func TestAdminUserLostAnswers(t *testing.T) {
+	ns := harness.NewNamespace(t)
+	harness.Sim.ScriptFault(simulator.ScriptedFault{Tenant: ns, Method: "POST", Template: "/admin/api/users.json", Count: 1, Lose: true})
+	harness.Sim.ScriptFault(simulator.ScriptedFault{Tenant: ns, Method: "PUT", Template: "/admin/api/users/{id}/activate.json", Count: 1, Lose: true})
+	u := &v1alpha1.AdminUser{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "lead"},
+		Spec: v1alpha1.AdminUserSpec{Username: "lead", Email: "lead@acme.example"}}
+	harness.Create(t, harness.DefaultSecret(ns), u)
+	harness.WaitState(t, v1alpha1.ConditionSynced, u)
+	if n := harness.LostAnswers(ns); n != 2 {
+		t.Fatalf("%d answers lost, want 2: the test did not exercise recovery", n)
+	}
+	var leads []map[string]any
+	for _, o := range harness.Sim.Objects(ns, simulator.KindAdminUsers) {
+		if o["username"] == "lead" {
+			leads = append(leads, o)
+		}
+	}
+	if len(leads) != 1 || fmt.Sprint(leads[0]["id"]) != fmt.Sprint(u.Status.UserID) || leads[0]["state"] != "active" {
+		t.Errorf("users named lead %v, want one, active, recorded as %d", leads, u.Status.UserID)
 	}
 }
