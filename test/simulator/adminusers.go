@@ -332,35 +332,15 @@ func adminUserRoutes() []route {
 		handle("PUT", "/admin/api/users/{id}/admin.json", staffAction(canUpdateRole, staffRole(roleAdmin))),
 		// UC#suspend (UC:73-78): suspend! raises on a pending user (active or suspended -> suspended,
 		// states.rb:35-38): 422 with the InvalidTransition representer.
-		handle("PUT", "/admin/api/users/{id}/suspend.json", staffAction(canSuspend, func(r *request, u *user) answer {
-			if u.state != userActive && u.state != userSuspended {
-				return invalidTransitionRaised(u, "suspend")
-			}
-			u.state = userSuspended
-			u.touch()
-			return ok("user", u.json())
-		})),
+		handle("PUT", "/admin/api/users/{id}/suspend.json", staffAction(canSuspend, staffTransition(userSuspended, func(u *user) answer { return invalidTransitionRaised(u, "suspend") },
+			userActive, userSuspended))),
 		// UC#unsuspend (UC:82-87): unsuspend without bang, suspended -> active only (states.rb:40-42);
 		// otherwise the error on state, 422 {"errors":{"state":[...]}}.
-		handle("PUT", "/admin/api/users/{id}/unsuspend.json", staffAction(canUnsuspend, func(r *request, u *user) answer {
-			if u.state != userSuspended {
-				return invalidTransition("unsuspend")
-			}
-			u.state = userActive
-			u.touch()
-			return ok("user", u.json())
-		})),
+		handle("PUT", "/admin/api/users/{id}/unsuspend.json", staffAction(canUnsuspend, staffTransition(userActive, func(*user) answer { return invalidTransition("unsuspend") }, userSuspended))),
 		// UC#activate (UC:91-96): authorize! :update, then activate without bang, pending -> active only
 		// (states.rb:31-33): an active or suspended user is 422 {"errors":{"state":[...]}}, unlike the
 		// developers' activate, which answers an active user as is.
-		handle("PUT", "/admin/api/users/{id}/activate.json", staffAction(canUpdate, func(r *request, u *user) answer {
-			if u.state != userPending {
-				return invalidTransition("activate")
-			}
-			u.state = userActive
-			u.touch()
-			return ok("user", u.json())
-		})),
+		handle("PUT", "/admin/api/users/{id}/activate.json", staffAction(canUpdate, staffTransition(userActive, func(*user) answer { return invalidTransition("activate") }, userPending))),
 		// MPC#show (MPC:14-18): authorize! :show; the user found among all the account's users, the
 		// impersonation admin included (MPC:38-40).
 		handle("GET", "/admin/api/users/{id}/permissions.json", func(r *request) answer {
@@ -380,6 +360,19 @@ func adminUserRoutes() []route {
 // staffAction finds the path's user among the tenant's (but the impersonation admin: 404
 // {"status":"Not found"}), then checks the current user's ability (403 {"status":"Forbidden"},
 // CanCan::AccessDenied in Admin::Api::BaseController, ErrorHandling, see forbidden) before f.
+// staffTransition moves a user in one of the states from to the state to, answering it, and answers
+// refuse for a user in any other state.
+func staffTransition(to string, refuse func(*user) answer, from ...string) func(*request, *user) answer {
+	return func(_ *request, u *user) answer {
+		if !slices.Contains(from, u.state) {
+			return refuse(u)
+		}
+		u.state = to
+		u.touch()
+		return ok("user", u.json())
+	}
+}
+
 func staffAction(action string, f func(*request, *user) answer) handlerFunc {
 	return func(r *request) answer {
 		u := r.t.staffUser(r.params["id"], false)
