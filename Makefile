@@ -54,9 +54,9 @@ generate: $(CONTROLLER_GEN) ## Generate deepcopy code for the API types.
 	$(CONTROLLER_GEN) object paths=./apis/...
 
 .PHONY: manifests
-manifests: $(CONTROLLER_GEN) ## Generate CRDs (config/crd/bases, copied into charts/apimsync/files/crds), the RBAC role (config/rbac); copy the alerts and the user roles into the chart.
-	$(CONTROLLER_GEN) crd rbac:roleName=apimsync-manager paths=./apis/... paths=./controllers/... \
-		output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
+manifests: $(CONTROLLER_GEN) ## Generate CRDs (config/crd/bases, copied into charts/apimsync/files/crds), the RBAC role (config/rbac), the webhook configuration (config/webhook); copy the alerts and the user roles into the chart.
+	$(CONTROLLER_GEN) crd rbac:roleName=apimsync-manager webhook paths=./apis/... paths=./controllers/... \
+		output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac output:webhook:artifacts:config=config/webhook
 	mkdir -p charts/apimsync/files/crds && rm -f charts/apimsync/files/crds/*.yaml && cp config/crd/bases/*.yaml charts/apimsync/files/crds/
 	cp config/prometheus/rules.yaml charts/apimsync/files/prometheus-rules.yaml
 	cp config/grafana/apimsync-dashboard.json charts/apimsync/files/grafana-dashboard.json

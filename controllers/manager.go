@@ -88,6 +88,9 @@ type Options struct {
 	// 429 porta answered without acting, a lost answer to a read, an update by id or a deploy); 0 is
 	// the client's default of 3, negative none (--remote-retries).
 	RemoteRetries int
+	// Webhook serves the validating webhook (WebhookPath) on the manager's webhook server, which the
+	// manager must be built with.
+	Webhook bool
 	// RetryBackoffMax caps the workqueue's backoff after passing failures (5xx, timeouts), so that an
 	// object converges soon after a flaky tenant recovers (default one minute).
 	RetryBackoffMax time.Duration
@@ -177,6 +180,9 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 		}}
 	deps := kindDeps{Reader: reader, Writer: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Accounts: accounts, Snapshots: snapshots,
 		Lists: &kit.BurstLists{}, Recorder: func(name string) events.EventRecorder { return mgr.GetEventRecorder(name) }, Opts: opts}
+	if opts.Webhook {
+		setupWebhook(mgr, deps)
+	}
 	var errs []error
 	for _, r := range rows() {
 		errs = append(errs, r.controller(sh, deps))

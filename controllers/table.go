@@ -91,6 +91,9 @@ type kindRow interface {
 	ownerScope(obj client.Object) string
 	// checkOwner is the one-owner check the engine runs after each Resolve of the kind's objects.
 	checkOwner(d kindDeps) func(ctx context.Context, obj client.Object, s *engine.Session) error
+	// admit decides an object of the kind at apply time (engine.Reconciler.Admit) and adds the kind's
+	// warnings of its change from old (nil on create), for the webhook.
+	admit(d kindDeps) func(ctx context.Context, old, obj client.Object) ([]string, error)
 	// plan plans obj as diff does (Planned kinds only).
 	plan(ctx context.Context, mem client.Client, d kindDeps, obj client.Object, plan *plugin.Plan) error
 	// export adds the kind's objects to an export of a tenant (nothing for a kind that exports none).
@@ -136,6 +139,9 @@ type kindOf[T engine.Object, D any, S engine.Snapshot[S]] struct {
 	pruner    plugin.Pruner
 	// holds are the inventory's keys (RemoteItem.HeldKey) an object holds; nil: its remote id.
 	holds func(obj T) []string
+	// warn lists what a change of an object is warned of at apply time, legal but risky (old nil on
+	// create); nil: nothing.
+	warn func(ctx context.Context, reader client.Reader, old, obj T) []string
 }
 
 func (k kindOf[T, D, S]) remoteItems() (plugin.Inventory, bool) {
@@ -206,17 +212,19 @@ func (k kindOf[T, D, S]) plan(ctx context.Context, mem client.Client, d kindDeps
 // reconciler is the kind's engine, its syncer built from d; kindController fills in the rest.
 func (k kindOf[T, D, S]) reconciler(d kindDeps) *engine.Reconciler[T, D, S] {
 	r := &engine.Reconciler[T, D, S]{Kind: k.name, New: k.newObj, Syncer: k.syncer(d), Snapshots: d.Snapshots,
-		SoleOwner: k.soleOwner(d)}
+		SoleOwner: k.soleOwner(d, &kit.Claims{Reader: d.Reader})}
 	if k.scope != nil {
 		r.SameScope = k.sameScope(d.Reader)
 	}
 	return r
 }
 
-// soleOwner is the kind's one-owner check as the engine runs it (engine.Reconciler.SoleOwner).
-func (k kindOf[T, D, S]) soleOwner(d kindDeps) func(ctx context.Context, obj T, s *engine.Session) error {
-	check := k.checkOwner(d)
-	return func(ctx context.Context, obj T, s *engine.Session) error { return check(ctx, obj, s) }
+// soleOwner is the kind's one-owner check as the engine runs it (engine.Reconciler.SoleOwner), with claims
+// (nil at admission, which must claim nothing).
+func (k kindOf[T, D, S]) soleOwner(d kindDeps, claims *kit.Claims) func(ctx context.Context, obj T, s *engine.Session) error {
+	return func(ctx context.Context, obj T, s *engine.Session) error {
+		return kit.CheckSoleOwner(ctx, d.Reader, claims, obj, k.newList(), kit.OwnerKey(s.Tenant, k.ownerScope(obj), s.SystemName), k.ownerRemedy)
+	}
 }
 
 // checkOwner is the kind's one-owner check, by the owner key the owner-key index holds (ownerKeyOf):
@@ -224,13 +232,39 @@ func (k kindOf[T, D, S]) soleOwner(d kindDeps) func(ctx context.Context, obj T, 
 // application's account id) and system name. Its claims arbitrate, within this manager, objects that
 // hold no remote id yet.
 func (k kindOf[T, D, S]) checkOwner(d kindDeps) func(ctx context.Context, obj client.Object, s *engine.Session) error {
-	claims := &kit.Claims{Reader: d.Reader}
+	check := k.soleOwner(d, &kit.Claims{Reader: d.Reader})
 	return func(ctx context.Context, obj client.Object, s *engine.Session) error {
 		o, ok := obj.(T)
 		if !ok {
 			return fmt.Errorf("a %T is not a %s", obj, k.name)
 		}
-		return kit.CheckSoleOwner(ctx, d.Reader, claims, o, k.newList(), kit.OwnerKey(s.Tenant, k.ownerScope(o), s.SystemName), k.ownerRemedy)
+		return check(ctx, o, s)
+	}
+}
+
+// admit is the kind's admission check: its engine's Admit, with a syncer whose cluster writes are dry runs
+// and a one-owner check that claims nothing.
+func (k kindOf[T, D, S]) admit(d kindDeps) func(ctx context.Context, old, obj client.Object) ([]string, error) {
+	if d.Writer != nil {
+		d.Writer = client.NewDryRunClient(d.Writer)
+	}
+	d.Recorder = nil
+	r := k.reconciler(d)
+	r.SoleOwner = k.soleOwner(d, nil)
+	return func(ctx context.Context, old, obj client.Object) ([]string, error) {
+		o, ok := obj.(T)
+		if !ok {
+			return nil, fmt.Errorf("a %T is not a %s", obj, k.name)
+		}
+		warnings, err := r.Admit(ctx, o)
+		if k.warn != nil && err == nil {
+			var was T
+			if old != nil {
+				was, _ = old.(T)
+			}
+			warnings = append(warnings, k.warn(ctx, d.Reader, was, o)...)
+		}
+		return warnings, err
 	}
 }
 
@@ -257,13 +291,13 @@ var kinds = []kindRow{
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.CustomPolicyDefinition, custompolicy.Desired, *custompolicy.Snapshot] {
 			return &custompolicy.Syncer{Reader: d.Reader, Accounts: d.Accounts}
 		}},
-	kindOf[*v1alpha1.Backend, children.Spec, *backend.Snapshot]{name: "Backend", inventory: backend.Inventory, pruner: backend.Prune, exporter: backend.Export, secretRefs: backend.SecretRefs,
+	kindOf[*v1alpha1.Backend, children.Spec, *backend.Snapshot]{name: "Backend", warn: backend.Warnings, inventory: backend.Inventory, pruner: backend.Prune, exporter: backend.Export, secretRefs: backend.SecretRefs,
 		newObj:  func() *v1alpha1.Backend { return &v1alpha1.Backend{} },
 		newList: func() client.ObjectList { return &v1alpha1.BackendList{} },
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.Backend, children.Spec, *backend.Snapshot] {
 			return &backend.Syncer{Reader: d.Reader, Accounts: d.Accounts, Lists: d.Lists}
 		}},
-	kindOf[*v1alpha1.Product, productkind.Desired, *productkind.Snapshot]{name: "Product", inventory: productkind.Inventory, pruner: productkind.Prune, exporter: productkind.Export, secretRefs: productkind.SecretRefs,
+	kindOf[*v1alpha1.Product, productkind.Desired, *productkind.Snapshot]{name: "Product", warn: productkind.Warnings, inventory: productkind.Inventory, pruner: productkind.Prune, exporter: productkind.Export, secretRefs: productkind.SecretRefs,
 		newObj:  func() *v1alpha1.Product { return &v1alpha1.Product{} },
 		newList: func() client.ObjectList { return &v1alpha1.ProductList{} },
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.Product, productkind.Desired, *productkind.Snapshot] {

@@ -49,6 +49,7 @@ type flags struct {
 	opts                   controllers.Options
 	zap                    zap.Options
 	version                bool
+	webhook                webhookFlags
 }
 
 func parseFlags(args []string) (*flags, error) {
@@ -84,6 +85,7 @@ func parseFlags(args []string) (*flags, error) {
 	fs.DurationVar(&f.opts.QuietWait, "quiet-wait", 30*time.Second, "How long a wait expected to pass by itself goes without a status write or an event before the object is marked Orphan: a new object whose dependency is being synced (10 times as long while the dependency has never synced) or not created yet, a Synced object whose dependency syncs again, an object being deleted waiting for its dependants or users (saves a status write and an event per object in a burst or a mass deletion); negative marks it at once.")
 	fs.DurationVar(&f.opts.DependantGrace, "dependant-deletion-grace", 2*time.Second, "How long an object being deleted (a Product, a plan, an account) leaves the objects that cannot exist without it (its plans, applications) to whoever deleted it before deleting them itself: a prune by Argo CD or Flux, or kubectl delete -f, deletes them a moment later, and a second DELETE of each would be an API server write for nothing. Each further deletion seen in the namespace (a prune under way) extends it, up to 10 times the grace. The other way round, a plan or an application deleted while its Product or account stays waits as long for them to be deleted too, and then goes with their deletion in 3scale without a call of its own. Deletions the operator makes itself (an owner's cascade) have no grace and extend none. 0 means the default; negative: no grace.")
 	fs.DurationVar(&f.opts.RetryBackoffMax, "retry-backoff-max", time.Minute, "Longest wait before retrying an object after a passing failure (5xx, timeout).")
+	f.webhook.bind(fs)
 	// --kubeconfig is registered on the default flag set by controller-runtime; carry it over.
 	if kf := flag.CommandLine.Lookup("kubeconfig"); kf != nil {
 		fs.Var(kf.Value, kf.Name, kf.Usage)
@@ -118,6 +120,7 @@ func parseFlags(args []string) (*flags, error) {
 		f.opts.RemoteRetries = -1 // none; 0 in Options is the client's default
 	}
 	f.opts.PartialView = len(splitNamespaces(f.watchNamespaces)) > 0
+	f.opts.Webhook = f.webhook.port != 0
 	return f, nil
 }
 
@@ -167,11 +170,16 @@ func run(args []string) error {
 		return fmt.Errorf("cannot find a cluster (set --kubeconfig or KUBECONFIG): %w", err)
 	}
 	cfg.QPS, cfg.Burst = float32(f.kubeQPS), f.kubeBurst
-	mgr, err := ctrl.NewManager(cfg, managerOptions(f, scheme))
+	ctx := ctrl.SetupSignalHandler()
+	opts := managerOptions(f, scheme)
+	opts.WebhookServer = f.webhook.server(ctx)
+	mgr, err := ctrl.NewManager(cfg, opts)
 	if err != nil {
 		return fmt.Errorf("cannot create the manager: %w", err)
 	}
-	ctx := ctrl.SetupSignalHandler()
+	if err := f.webhook.rotate(mgr); err != nil {
+		return fmt.Errorf("cannot set up the webhook's certificates: %w", err)
+	}
 	if err := controllers.SetupWithManager(ctx, mgr, f.opts); err != nil {
 		return fmt.Errorf("cannot set up the controllers: %w", err)
 	}

@@ -9,11 +9,15 @@ import (
 	"os"
 	"path/filepath"
 
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+	"sigs.k8s.io/yaml"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 )
@@ -82,11 +86,19 @@ func Start() (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
+	hooks, err := webhookConfigurations(filepath.Join(root, "config", "webhook", "manifests.yaml"))
+	if err != nil {
+		return nil, err
+	}
 	env := &envtest.Environment{
 		CRDDirectoryPaths:     []string{filepath.Join(root, "config", "crd", "bases"), filepath.Join(root, "test", "testenv", "crds")},
 		ErrorIfCRDPathMissing: true,
 		BinaryAssetsDirectory: assets,
 		Scheme:                scheme,
+		// The validating webhook of config/webhook, called by the kube-apiserver at a local address with
+		// envtest's certificate (WebhookOptions serves it), in the namespaces labelled AdmissionLabel only:
+		// elsewhere tests create what the webhook would refuse, to see the engine refuse it.
+		WebhookInstallOptions: envtest.WebhookInstallOptions{ValidatingWebhooks: hooks},
 	}
 	cfg, err := env.Start()
 	if err != nil {
@@ -98,6 +110,34 @@ func Start() (*Env, error) {
 		return nil, err
 	}
 	return &Env{Environment: env, Config: cfg, Client: c, Scheme: scheme}, nil
+}
+
+// AdmissionLabel marks the namespaces whose objects go through the validating webhook: the label's value
+// is "true".
+const AdmissionLabel = "apimsync.io/admission"
+
+// webhookConfigurations reads the webhook configuration of path, each webhook limited to the namespaces
+// labelled AdmissionLabel.
+func webhookConfigurations(path string) ([]*admissionv1.ValidatingWebhookConfiguration, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var c admissionv1.ValidatingWebhookConfiguration
+	if err := yaml.Unmarshal(raw, &c); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	for i := range c.Webhooks {
+		c.Webhooks[i].NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{AdmissionLabel: "true"}}
+	}
+	return []*admissionv1.ValidatingWebhookConfiguration{&c}, nil
+}
+
+// WebhookOptions are the options of a webhook server the kube-apiserver reaches (envtest's address and
+// certificate).
+func (e *Env) WebhookOptions() webhook.Options {
+	o := e.Environment.WebhookInstallOptions
+	return webhook.Options{Host: o.LocalServingHost, Port: o.LocalServingPort, CertDir: o.LocalServingCertDir}
 }
 
 // Stop stops the control plane.

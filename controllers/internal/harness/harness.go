@@ -30,6 +30,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/apimsync/apimsync/controllers"
 	"github.com/apimsync/apimsync/controllers/kit"
@@ -107,7 +108,8 @@ func Main(m *testing.M) int {
 func StartManager() error {
 	cfg := rest.CopyConfig(Env.Config)
 	cfg.Wrap(KubeRequests.Wrap)
-	mgr, err := ctrl.NewManager(cfg, controllers.ManagerOptions(ctrl.Options{Scheme: Env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}}, nil, nil))
+	mgr, err := ctrl.NewManager(cfg, controllers.ManagerOptions(ctrl.Options{Scheme: Env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"},
+		WebhookServer: webhook.NewServer(Env.WebhookOptions())}, nil, nil))
 	if err != nil {
 		return err
 	}
@@ -115,6 +117,8 @@ func StartManager() error {
 	err = controllers.SetupWithManager(ctx, mgr, controllers.Options{
 		DriftCheckPeriod: time.Hour, OrphanBackoffInitial: 200 * time.Millisecond, OrphanBackoffMax: 5 * time.Second,
 		RemoteQPS: 200, RemoteBurst: 200, SkipNameValidation: true, AllowPrivateAdminURLs: true, UsageReportPeriod: 2 * time.Second,
+		// The validating webhook, which the kube-apiserver calls for the namespaces of NewAdmissionNamespace.
+		Webhook: true,
 		// Every test namespace is a tenant of its own: past the default 100, metrics would say "other".
 		MetricsMaxTenants: 1 << 20,
 		// Waits that usually pass by themselves (a dependency being synced, deletions under way) are

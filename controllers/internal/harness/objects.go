@@ -17,18 +17,31 @@ import (
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	"github.com/apimsync/apimsync/controllers/engine"
+	"github.com/apimsync/apimsync/test/testenv"
 )
 
 // NewNamespace creates a namespace for one test, with its own 3scale tenant in the simulator and the
 // default provider-account Secret's contents (not created: tests choose when).
 func NewNamespace(t *testing.T) string {
 	t.Helper()
+	return newNamespace(t, nil)
+}
+
+// NewAdmissionNamespace is NewNamespace, with the objects created in it going through the validating
+// webhook (testenv.AdmissionLabel), as in an installation.
+func NewAdmissionNamespace(t *testing.T) string {
+	t.Helper()
+	return newNamespace(t, map[string]string{testenv.AdmissionLabel: "true"})
+}
+
+func newNamespace(t *testing.T, labels map[string]string) string {
+	t.Helper()
 	name := strings.ToLower(strings.NewReplacer("/", "-", "_", "-").Replace(t.Name()))
 	if len(name) > 50 {
 		name = name[:50]
 	}
 	name = strings.Trim(name, "-") + "-" + fmt.Sprint(time.Now().UnixNano()%100000)
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
 	if err := K8s.Create(context.Background(), ns); err != nil {
 		t.Fatal(err)
 	}
