@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -282,6 +283,7 @@ var allOptions = map[string]any{
 		"prometheusServiceAccount": map[string]any{"name": "prometheus-k8s", "namespace": "monitoring"}}},
 	"prometheusRule":   map[string]any{"enabled": true, "labels": map[string]any{"release": "prom"}},
 	"grafanaDashboard": map[string]any{"enabled": true, "annotations": map[string]any{"grafana_folder": "apimsync"}},
+	"webhook":          map[string]any{"certManager": map[string]any{"enabled": true}},
 }
 
 // TestChartOptionalValues: leader election, the label selector, pacing flags, the ServiceMonitor and the
@@ -293,7 +295,7 @@ func TestChartOptionalValues(t *testing.T) {
 	containers, _, _ := unstructured.NestedSlice(deploy.Object, "spec", "template", "spec", "containers")
 	args, _, _ := unstructured.NestedStringSlice(containers[0].(map[string]any), "args")
 	want := []string{"--metrics-bind-address=:8443", "--metrics-secure", "--health-probe-bind-address=:8081", "--drift-check-period=30m",
-		"--watch-label-selector=apimsync.io/shard=a", "--kube-api-qps=100", "--max-retry-after=2m", "--remote-qps=5", "--remote-retries=0"}
+		"--webhook-port=9443", "--watch-label-selector=apimsync.io/shard=a", "--kube-api-qps=100", "--max-retry-after=2m", "--remote-qps=5", "--remote-retries=0"}
 	if diff := cmp.Diff(want, args); diff != "" {
 		t.Errorf("args (-want +got):\n%s", diff)
 	}
@@ -345,6 +347,42 @@ func TestChartOptionalValues(t *testing.T) {
 			t.Errorf("the defaults render %s", k)
 		}
 	}
+	wantCertManager(t, objs)
+}
+
+// wantCertManager: with webhook.certManager.enabled, cert-manager issues the webhook's certificate into
+// the Secret the manager mounts (from a self-signed Issuer of the chart's when no issuerRef is given) and
+// injects its CA; the manager neither makes one nor holds the rights to; webhook.enabled false renders no
+// webhook at all.
+func wantCertManager(t *testing.T, objs map[string]map[string]any) {
+	t.Helper()
+	cert := objs["Certificate "+releaseNamespace+"/apimsync-webhook-cert"]
+	secretName, _, _ := unstructured.NestedString(cert, "spec", "secretName")
+	issuer, _, _ := unstructured.NestedString(cert, "spec", "issuerRef", "name")
+	dnsNames, _, _ := unstructured.NestedStringSlice(cert, "spec", "dnsNames")
+	if secretName != "apimsync-webhook-cert" || issuer != "apimsync-selfsigned" || objs["Issuer "+releaseNamespace+"/apimsync-selfsigned"] == nil ||
+		!slices.Contains(dnsNames, "apimsync-webhook."+releaseNamespace+".svc") {
+		t.Errorf("Certificate %v: want secret apimsync-webhook-cert for apimsync-webhook's DNS name from Issuer apimsync-selfsigned", cert)
+	}
+	hook := &unstructured.Unstructured{Object: objs["ValidatingWebhookConfiguration /apimsync-validating"]}
+	if got := hook.GetAnnotations()["cert-manager.io/inject-ca-from"]; got != releaseNamespace+"/apimsync-webhook-cert" {
+		t.Errorf("the webhook configuration's CA is not injected by cert-manager: %q", got)
+	}
+	for _, k := range []string{"Secret " + releaseNamespace + "/apimsync-webhook-cert", "ClusterRole /apimsync-webhook", "Role " + releaseNamespace + "/apimsync-webhook-cert"} {
+		if objs[k] != nil {
+			t.Errorf("with cert-manager, the chart still renders %s", k)
+		}
+	}
+	withIssuer := renderChart(t, map[string]any{"webhook": map[string]any{"certManager": map[string]any{"enabled": true, "issuerRef": map[string]any{"kind": "ClusterIssuer", "name": "corp-ca"}}}})
+	kind, _, _ := unstructured.NestedString(withIssuer["Certificate "+releaseNamespace+"/apimsync-webhook-cert"], "spec", "issuerRef", "kind")
+	if kind != "ClusterIssuer" || withIssuer["Issuer "+releaseNamespace+"/apimsync-selfsigned"] != nil {
+		t.Errorf("issuerRef is not the Certificate's issuer, or the self-signed Issuer is still rendered")
+	}
+	for k := range renderChart(t, map[string]any{"webhook": map[string]any{"enabled": false}}) {
+		if strings.Contains(k, "webhook") || strings.Contains(k, "Webhook") {
+			t.Errorf("webhook.enabled false renders %s", k)
+		}
+	}
 }
 
 // strictly decodes a rendered object into typed, failing on any field the type does not have.
@@ -379,7 +417,7 @@ func TestChartAppliesServerSide(t *testing.T) {
 		applied := 0
 		for k, obj := range renderChart(t, values) {
 			u := &unstructured.Unstructured{Object: obj}
-			if u.GroupVersionKind().Group == "monitoring.coreos.com" {
+			if g := u.GroupVersionKind().Group; g == "monitoring.coreos.com" || g == "cert-manager.io" {
 				continue
 			}
 			if err := k8s.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner("apimsync-test"), client.ForceOwnership, client.DryRunAll); err != nil {
