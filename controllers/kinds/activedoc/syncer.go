@@ -43,6 +43,7 @@ type Syncer struct {
 var (
 	_ engine.TypedSyncer[*v1alpha1.ActiveDoc, Desired, *Snapshot] = (*Syncer)(nil)
 	_ engine.OwnedBy[*v1alpha1.ActiveDoc]                         = (*Syncer)(nil)
+	_ engine.Validator[*v1alpha1.ActiveDoc]                       = (*Syncer)(nil)
 )
 
 // Snapshot is the remote state of one ActiveDocs spec.
@@ -65,22 +66,32 @@ func (s *Syncer) SystemName(d *v1alpha1.ActiveDoc) string {
 	return kit.SystemNameOf(d.Spec.SystemName, d.Name)
 }
 
-// Resolve implements engine.TypedSyncer: the document must be JSON or YAML OpenAPI (or Swagger); a product
-// must be Synced on the ActiveDoc's own tenant.
+// Validate implements engine.Validator: an inline document (spec.document) must be JSON or YAML OpenAPI
+// (or Swagger). One in a ConfigMap or a Secret is checked as Resolve reads it.
+func (s *Syncer) Validate(d *v1alpha1.ActiveDoc) error {
+	if d.Spec.DocumentRef != nil {
+		return nil
+	}
+	_, err := openAPIDocument(context.Background(), d.Spec.Document, d.Spec.SkipSwaggerValidations)
+	return err
+}
+
+// Resolve implements engine.TypedSyncer: a document from a ConfigMap or a Secret must be JSON or YAML
+// OpenAPI (or Swagger), as Validate checks an inline one; a product must be Synced on the ActiveDoc's own
+// tenant.
 func (s *Syncer) Resolve(ctx context.Context, d *v1alpha1.ActiveDoc, sess *engine.Session) (engine.Resolved[Desired], error) {
 	r := engine.Resolved[Desired]{}
 	body, err := s.document(ctx, d)
 	if err != nil {
 		return r, err
 	}
-	body, err = openAPIAsJSON(body)
-	if err == nil && !d.Spec.SkipSwaggerValidations {
-		// Validated as the OpenAPI kind validates documents (kin-openapi), unless 3scale is told to
-		// skip its own validation too.
-		_, err = openapiimport.Parse(ctx, []byte(body))
+	if d.Spec.DocumentRef != nil {
+		body, err = openAPIDocument(ctx, body, d.Spec.SkipSwaggerValidations)
+	} else {
+		body, err = openAPIAsJSON(body) // an OpenAPI document: Validate checked it
 	}
 	if err != nil {
-		return r, engine.Invalid(v1alpha1.ReasonInvalidDocument, "the document is not an OpenAPI document: %v", err)
+		return r, err
 	}
 	desired := Desired{Body: body}
 	if ref := d.Spec.ProductRef; ref != "" {
@@ -104,6 +115,20 @@ func (s *Syncer) Resolve(ctx context.Context, d *v1alpha1.ActiveDoc, sess *engin
 // document returns the OpenAPI document from the spec, a ConfigMap or a Secret.
 func (s *Syncer) document(ctx context.Context, d *v1alpha1.ActiveDoc) (string, error) {
 	return kit.ReadDocument(ctx, s.Reader, d.Namespace, d.Spec.Document, d.Spec.DocumentRef)
+}
+
+// openAPIDocument returns body as JSON when it is an OpenAPI (or Swagger) document, validated as the
+// OpenAPI kind validates documents (kin-openapi) unless skipValidations (3scale is told to skip its own
+// validation too); otherwise an Invalid error saying why.
+func openAPIDocument(ctx context.Context, body string, skipValidations bool) (string, error) {
+	body, err := openAPIAsJSON(body)
+	if err == nil && !skipValidations {
+		_, err = openapiimport.Parse(ctx, []byte(body))
+	}
+	if err != nil {
+		return "", engine.Invalid(v1alpha1.ReasonInvalidDocument, "the document is not an OpenAPI document: %v", err)
+	}
+	return body, nil
 }
 
 // openAPIAsJSON checks that body is a JSON or YAML object with an "openapi" or "swagger" version and
