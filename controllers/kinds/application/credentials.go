@@ -28,18 +28,33 @@ func credentialsSecretName(a *v1alpha1.Application) string {
 	return a.Name + "-credentials"
 }
 
-// credentialsSecretAllowed refuses a credentials Secret that is another Secret's role: the provider
-// account's (the default name and the one this application's account uses) or the credentialsRef Secret
-// the user brought. The Application writes, and on retirement deletes, the Secret it names.
-func credentialsSecretAllowed(a *v1alpha1.Application, sess *engine.Session) error {
+// credentialsSecretNamed refuses a credentials Secret whose name alone tells it is another Secret's role:
+// the provider account's by default, or the credentialsRef Secret the user brought. The Application
+// writes, and on retirement deletes, the Secret it names. Validate's; credentialsSecretAllowed checks
+// the provider-account Secret the application's account uses.
+func credentialsSecretNamed(a *v1alpha1.Application) error {
 	name := credentialsSecretName(a)
 	switch {
-	case name == v1alpha1.DefaultProviderAccountSecret || name == sess.SecretName:
-		return engine.Invalid(v1alpha1.ReasonInvalidSpec, "the credentials Secret %q is the provider-account Secret: name another one in spec.credentialsSecretName", name)
+	case name == v1alpha1.DefaultProviderAccountSecret:
+		return providerAccountSecretNamed(name)
 	case a.Spec.CredentialsRef != nil && name == a.Spec.CredentialsRef.Name:
 		return engine.Invalid(v1alpha1.ReasonInvalidSpec, "the credentials Secret %q is the spec.credentialsRef Secret, which is yours: name another one in spec.credentialsSecretName", name)
 	}
 	return nil
+}
+
+// credentialsSecretAllowed refuses a credentials Secret that is the provider-account Secret this
+// application's account uses (sess.SecretName), which only the account tells.
+func credentialsSecretAllowed(a *v1alpha1.Application, sess *engine.Session) error {
+	if name := credentialsSecretName(a); name == sess.SecretName {
+		return providerAccountSecretNamed(name)
+	}
+	return nil
+}
+
+// providerAccountSecretNamed is the refusal of a credentials Secret that is a provider-account Secret.
+func providerAccountSecretNamed(name string) error {
+	return engine.Invalid(v1alpha1.ReasonInvalidSpec, "the credentials Secret %q is the provider-account Secret: name another one in spec.credentialsSecretName", name)
 }
 
 // appKeysLimit is porta's Cinstance#keys_limit: one key for an OIDC application, ApplicationKey::KEYS_LIMIT

@@ -72,6 +72,7 @@ type Syncer struct {
 var (
 	_ engine.TypedSyncer[*v1alpha1.Application, Desired, *Snapshot] = (*Syncer)(nil)
 	_ engine.OwnedBy[*v1alpha1.Application]                         = (*Syncer)(nil)
+	_ engine.Validator[*v1alpha1.Application]                       = (*Syncer)(nil)
 )
 
 // Connect implements engine.TypedSyncer: the provider account of the application's DeveloperAccount; while
@@ -79,6 +80,12 @@ var (
 func (s *Syncer) Connect(ctx context.Context, a *v1alpha1.Application) (*engine.Session, error) {
 	var acc v1alpha1.DeveloperAccount
 	return kit.ConnectVia(ctx, s.Accounts, s.Reader, a, a.Spec.AccountRef, &acc, acc.Spec.ProviderAccountSecretName, accountOfApplication)
+}
+
+// Validate implements engine.Validator: the credentials Secret the application writes is not, by its
+// name alone, the default provider-account Secret nor its spec.credentialsRef Secret.
+func (s *Syncer) Validate(a *v1alpha1.Application) error {
+	return credentialsSecretNamed(a)
 }
 
 // SystemName is the system name of the object's remote object, from its spec alone: its spec.name (3scale
