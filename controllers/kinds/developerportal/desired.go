@@ -167,15 +167,30 @@ func (r *contentReader) content(ref v1alpha1.PortalContentRef, item string) ([]b
 var builtinPartials = []string{"field", "shared/pagination", "shared/swagger_ui", "submenu", "menu_item", "users_menu", "login/sso",
 	"signup/cas", "messages/menu", "stats/chart", "applications/form", "signup_licence", "service_subscription_licence", "new_application_licence"}
 
-// desired reads the spec's contents and checks what porta would refuse and the spec alone tells: a
-// main_layout without {% content %}, a partial with a reserved name, a page or file in a section, or a
-// section under a parent, that is neither the spec's nor root (the tenant's own are checked against
-// the snapshot, in plan), a section that is its own ancestor.
+// validSpec checks what porta would refuse and the spec alone tells (Validate's): a section that is its
+// own ancestor or is root, a partial with a reserved name, two pages or two sections whose names porta
+// would derive alike.
+func validSpec(spec v1alpha1.DeveloperPortalSpec) error {
+	if _, err := orderedSections(spec.Sections); err != nil {
+		return err
+	}
+	for _, pt := range spec.Partials {
+		if slices.Contains(builtinPartials, pt.SystemName) {
+			return engine.Invalid(v1alpha1.ReasonInvalidSpec, "partial %q has the name of a built-in partial, which porta reserves: override it in spec.builtinPartials instead", pt.SystemName)
+		}
+	}
+	return uniqueDerivedNames(spec)
+}
+
+// desired reads the spec's contents and checks what porta would refuse that they tell: a main_layout
+// without {% content %}. What the spec alone tells is validSpec's; a page or file in a section, or a
+// section under a parent, that is neither the spec's nor the tenant's is checked against the snapshot,
+// in plan.
 func desired(ctx context.Context, reader client.Reader, p *v1alpha1.DeveloperPortal) (Desired, error) {
 	r := &contentReader{ctx: ctx, reader: reader, namespace: p.Namespace, read: map[string]*corev1.ConfigMap{}}
 	spec := p.Spec
 	d := Desired{Publish: spec.EffectivePublish(), Prune: slices.Clone(spec.Prune), RestoreBuiltins: spec.RestoreBuiltins}
-	sections, err := orderedSections(spec.Sections)
+	sections, err := orderedSections(spec.Sections) // parents first; a cycle is Validate's to refuse
 	if err != nil {
 		return d, err
 	}
@@ -201,9 +216,6 @@ func desired(ctx context.Context, reader client.Reader, p *v1alpha1.DeveloperPor
 		}
 	}
 	for _, pt := range spec.Partials {
-		if slices.Contains(builtinPartials, pt.SystemName) {
-			return d, engine.Invalid(v1alpha1.ReasonInvalidSpec, "partial %q has the name of a built-in partial, which porta reserves: override it in spec.builtinPartials instead", pt.SystemName)
-		}
 		if err := add(Template{Key: namedKey(tsclient.TemplatePartial, pt.SystemName), Type: tsclient.TemplatePartial, SystemName: pt.SystemName}, pt.Content); err != nil {
 			return d, err
 		}
@@ -212,9 +224,6 @@ func desired(ctx context.Context, reader client.Reader, p *v1alpha1.DeveloperPor
 		if err := add(Template{Key: namedKey(tsclient.TemplateBuiltinPartial, b.SystemName), Type: tsclient.TemplateBuiltinPartial, SystemName: b.SystemName}, b.Content); err != nil {
 			return d, err
 		}
-	}
-	if err := uniqueDerivedNames(spec); err != nil {
-		return d, err
 	}
 	for _, pg := range spec.Pages {
 		contentType := pg.ContentType

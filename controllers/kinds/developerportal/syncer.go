@@ -36,6 +36,7 @@ var (
 	_ engine.CacheChecker[Desired, *Snapshot]                           = (*Syncer)(nil)
 	_ engine.Noter[*v1alpha1.DeveloperPortal, *Snapshot]                = (*Syncer)(nil)
 	_ engine.Explainer[*v1alpha1.DeveloperPortal, Desired, *Snapshot]   = (*Syncer)(nil)
+	_ engine.Validator[*v1alpha1.DeveloperPortal]                       = (*Syncer)(nil)
 )
 
 // Connect implements engine.TypedSyncer.
@@ -46,8 +47,11 @@ func (s *Syncer) Connect(ctx context.Context, p *v1alpha1.DeveloperPortal) (*eng
 // SystemName implements engine.TypedSyncer: the same for every portal (SystemName).
 func (s *Syncer) SystemName(*v1alpha1.DeveloperPortal) string { return SystemName }
 
-// Resolve implements engine.TypedSyncer: the contents from their ConfigMaps, and what the spec alone
-// tells is wrong; one DeveloperPortal per tenant.
+// Validate implements engine.Validator: what porta would refuse and the spec alone tells (validSpec).
+func (s *Syncer) Validate(p *v1alpha1.DeveloperPortal) error { return validSpec(p.Spec) }
+
+// Resolve implements engine.TypedSyncer: the contents from their ConfigMaps, and what they tell is
+// wrong; one DeveloperPortal per tenant.
 func (s *Syncer) Resolve(ctx context.Context, p *v1alpha1.DeveloperPortal, sess *engine.Session) (engine.Resolved[Desired], error) {
 	r := engine.Resolved[Desired]{}
 	want, err := desired(ctx, s.Reader, p)
