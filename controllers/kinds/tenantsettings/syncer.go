@@ -97,6 +97,7 @@ var (
 	_ engine.Noter[*v1alpha1.TenantSettings, *Snapshot]                = (*Syncer)(nil)
 	_ engine.CacheChecker[Desired, *Snapshot]                          = (*Syncer)(nil)
 	_ engine.Refresher[*v1alpha1.TenantSettings, *Snapshot]            = (*Syncer)(nil)
+	_ engine.Validator[*v1alpha1.TenantSettings]                       = (*Syncer)(nil)
 )
 
 // Connect implements engine.TypedSyncer.
@@ -108,12 +109,23 @@ func (s *Syncer) Connect(ctx context.Context, t *v1alpha1.TenantSettings) (*engi
 // check makes a second one Invalid, naming the first).
 func (s *Syncer) SystemName(*v1alpha1.TenantSettings) string { return SystemName }
 
-// Resolve implements engine.TypedSyncer: a webhook URL the manager may not post to is Invalid; a
-// sign-in provider's client secret comes from its Secret (Orphan until it exists).
+// Validate implements engine.Validator: a webhook URL must be an http or https URL.
+func (s *Syncer) Validate(t *v1alpha1.TenantSettings) error {
+	if w := t.Spec.Webhooks; w != nil {
+		u, err := url.Parse(w.URL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
+			return engine.Invalid(v1alpha1.ReasonInvalidSpec, "webhooks.url must be an http or https URL")
+		}
+	}
+	return nil
+}
+
+// Resolve implements engine.TypedSyncer: a webhook URL at an address this manager may not have 3scale
+// post to is Invalid; a sign-in provider's client secret comes from its Secret (Orphan until it exists).
 func (s *Syncer) Resolve(ctx context.Context, t *v1alpha1.TenantSettings, sess *engine.Session) (engine.Resolved[Desired], error) {
 	r := engine.Resolved[Desired]{}
 	if w := t.Spec.Webhooks; w != nil {
-		if err := s.checkURL(w.URL); err != nil {
+		if err := s.checkAddress(w.URL); err != nil {
 			return r, err
 		}
 		r.Desired.Webhooks = sess.HashOf(sess.Tenant, webhookParams(w))
@@ -143,15 +155,13 @@ func (s *Syncer) Resolve(ctx context.Context, t *v1alpha1.TenantSettings, sess *
 	return r, nil
 }
 
-// checkURL refuses a webhook URL that is not http(s), and one on a loopback, link-local, private or
-// unspecified address unless the manager allows private admin URLs: 3scale posts from inside its own
-// network. A host name is not resolved (porta resolves it when it posts).
-func (s *Syncer) checkURL(raw string) error {
+// checkAddress refuses a webhook URL on a loopback, link-local, private or unspecified address unless
+// the manager allows private admin URLs (its --allow-private-admin-urls, not the spec, decides): 3scale
+// posts from inside its own network. A host name is not resolved (porta resolves it when it posts). One
+// that is not an http(s) URL is Validate's to refuse.
+func (s *Syncer) checkAddress(raw string) error {
 	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
-		return engine.Invalid(v1alpha1.ReasonInvalidSpec, "webhooks.url must be an http or https URL")
-	}
-	if s.Accounts != nil && s.Accounts.AllowPrivate {
+	if err != nil || (s.Accounts != nil && s.Accounts.AllowPrivate) {
 		return nil
 	}
 	host := u.Hostname()
