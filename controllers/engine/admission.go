@@ -26,10 +26,8 @@ func (r *Refusal) Error() string { return r.Message }
 //
 // SoleOwner must claim nothing (no kit.Claims): admission sees objects that may never be stored.
 func (r *Reconciler[T, D, S]) Admit(ctx context.Context, obj T) (warnings []string, err error) {
-	if v, ok := r.Syncer.(Validator[T]); ok {
-		if err := v.Validate(obj); err != nil {
-			return nil, refusalOf(err)
-		}
+	if err := r.validate(obj); err != nil {
+		return nil, refusalOf(err)
 	}
 	s, err := r.connect(ctx, obj)
 	if err != nil {

@@ -179,10 +179,8 @@ func (r *Reconciler[T, D, S]) Reconcile(ctx context.Context, req ctrl.Request) (
 
 // sync handles an object that is not being deleted.
 func (r *Reconciler[T, D, S]) sync(ctx context.Context, obj T, w *statusWriter[T, D, S]) (ctrl.Result, error) {
-	if v, ok := r.Syncer.(Validator[T]); ok {
-		if err := v.Validate(obj); err != nil {
-			return r.fail(ctx, obj, err)
-		}
+	if err := r.validate(obj); err != nil {
+		return r.fail(ctx, obj, err)
 	}
 	st := obj.GetSyncStatus()
 	if !controllerutil.ContainsFinalizer(obj, Finalizer) && (obj.GetRemoteID() != 0 || PendingCreate(obj) != "") {

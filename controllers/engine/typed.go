@@ -164,6 +164,14 @@ func (r *Reconciler[T, D, S]) connect(ctx context.Context, obj T) (*Session, err
 	return s, err
 }
 
+// validate is the syncer's Validator, when it has one: what obj's spec alone refuses.
+func (r *Reconciler[T, D, S]) validate(obj T) error {
+	if v, ok := r.Syncer.(Validator[T]); ok {
+		return v.Validate(obj)
+	}
+	return nil
+}
+
 // resolve is the syncer's Resolve: the desired state, returned, and the hash and periodic work, put in
 // the session; then, its dependencies resolved (a plan's Product gives its scope), the one-owner check.
 func (r *Reconciler[T, D, S]) resolve(ctx context.Context, obj T, s *Session) (D, error) {
@@ -348,6 +356,9 @@ type Explainer[T Object, D, S any] interface {
 // exists but differs, runs the syncer's Update: with a session whose client records writes instead of
 // sending them (diff's), that lists what a sync would write. It changes nothing in Kubernetes.
 func (r *Reconciler[T, D, S]) Preview(ctx context.Context, obj T) (Preview, error) {
+	if err := r.validate(obj); err != nil {
+		return Preview{}, err
+	}
 	s, err := r.connect(ctx, obj)
 	if err != nil {
 		return Preview{}, err
