@@ -103,6 +103,10 @@ func TestWebhookRefusesWhatASyncWouldRefuse(t *testing.T) {
 	}{
 		{"overlapping pricing ranges", func(ns string) engine.Object { return overlapping(ns) }},
 		{"a policy manifest without a summary", func(ns string) engine.Object { return noSummary(ns) }},
+		{"credentials written into the user's own Secret", func(ns string) engine.Object {
+			return &v1alpha1.Application{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "app"},
+				Spec: v1alpha1.ApplicationSpec{AccountRef: "acme", PlanRef: "basic", Name: "App", CredentialsRef: &v1alpha1.ProviderAccountRef{Name: "app-credentials"}}}
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			msg := invalidMessage(t, tc.obj(plain))
