@@ -18,11 +18,13 @@ import (
 
 	"github.com/blang/semver/v4"
 	operators "github.com/operator-framework/api/pkg/operators/v1alpha1"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 
@@ -81,6 +83,11 @@ func Write(o Options) error {
 		return err
 	}
 	csv.Spec.InstallStrategy = strategy
+	hooks, err := webhookDefinitions(o.Root, strategy.StrategySpec.DeploymentSpecs[0].Name)
+	if err != nil {
+		return err
+	}
+	csv.Spec.WebhookDefinitions = hooks
 
 	files := map[string]any{filepath.Join("manifests", Package+".clusterserviceversion.yaml"): csv}
 	for _, c := range crds {
@@ -283,6 +290,32 @@ func readExamples(dir string, crds []*apiextv1.CustomResourceDefinition) (string
 	return b.String(), nil
 }
 
+// webhookPort is the manager's webhook port in the bundle's Deployment.
+const webhookPort = 9443
+
+// webhookDefinitions are config/webhook's validating webhooks as OLM deploys them, to deployment.
+func webhookDefinitions(root, deployment string) ([]operators.WebhookDescription, error) {
+	var c admissionregistrationv1.ValidatingWebhookConfiguration
+	if err := readObject(filepath.Join(root, "config/webhook/manifests.yaml"), &c); err != nil {
+		return nil, err
+	}
+	out := make([]operators.WebhookDescription, 0, len(c.Webhooks))
+	for _, w := range c.Webhooks {
+		target := intstr.FromInt32(webhookPort)
+		d := operators.WebhookDescription{GenerateName: w.Name, Type: operators.ValidatingAdmissionWebhook, DeploymentName: deployment,
+			ContainerPort: 443, TargetPort: &target, Rules: w.Rules, FailurePolicy: w.FailurePolicy, MatchPolicy: w.MatchPolicy,
+			SideEffects: w.SideEffects, TimeoutSeconds: w.TimeoutSeconds, AdmissionReviewVersions: w.AdmissionReviewVersions}
+		if w.ClientConfig.Service != nil {
+			d.WebhookPath = w.ClientConfig.Service.Path
+		}
+		out = append(out, d)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("config/webhook/manifests.yaml has no webhook")
+	}
+	return out, nil
+}
+
 // installStrategy is the manager's Deployment of config/manager with the bundle's image and the
 // OperatorGroup's namespaces as --watch-namespaces; permissions are the manager's role (namespaced:
 // OLM grants them in the target namespaces, cluster-wide in AllNamespaces mode) and leader election's;
@@ -296,7 +329,10 @@ func installStrategy(root, image string) (operators.NamedInstallStrategy, error)
 	pod := &dep.Spec.Template.Spec
 	c := &pod.Containers[0]
 	c.Image = image
-	c.Args = append(c.Args, "--watch-namespaces=$("+targetNamespacesEnv+")")
+	// OLM serves the webhook's certificate itself, mounted where the manager reads it by default, and
+	// writes the webhook's CA bundle and its namespace selector (the OperatorGroup's namespaces).
+	c.Args = append(c.Args, "--watch-namespaces=$("+targetNamespacesEnv+")", fmt.Sprintf("--webhook-port=%d", webhookPort))
+	c.Ports = append(c.Ports, corev1.ContainerPort{Name: "webhook", ContainerPort: webhookPort})
 	c.Env = append(c.Env, corev1.EnvVar{Name: targetNamespacesEnv, ValueFrom: &corev1.EnvVarSource{
 		FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.annotations['olm.targetNamespaces']"}}})
 

@@ -190,6 +190,20 @@ func TestBundleContents(t *testing.T) {
 		t.Errorf("args %v, env %v: want --watch-namespaces from the olm.targetNamespaces annotation", c.Args, c.Env)
 	}
 
+	// The validating webhook: OLM serves its certificate (mounted where the manager reads it by default)
+	// and writes its CA bundle, so the manager serves it and makes no certificate of its own.
+	if len(csv.Spec.WebhookDefinitions) != 1 {
+		t.Fatalf("%d webhook definitions, want config/webhook's one", len(csv.Spec.WebhookDefinitions))
+	}
+	hook := csv.Spec.WebhookDefinitions[0]
+	if hook.Type != operators.ValidatingAdmissionWebhook || hook.DeploymentName != strategy.DeploymentSpecs[0].Name || hook.WebhookPath == nil ||
+		*hook.WebhookPath != "/validate" || hook.TargetPort == nil || hook.TargetPort.IntValue() != 9443 || len(hook.Rules) != 1 || len(hook.Rules[0].Resources) < 14 {
+		t.Errorf("webhook definition %+v: want the validating webhook of every kind at the manager's /validate on 9443", hook)
+	}
+	if !slices.Contains(c.Args, "--webhook-port=9443") || slices.ContainsFunc(c.Args, func(a string) bool { return strings.HasPrefix(a, "--webhook-cert-secret") }) {
+		t.Errorf("args %v: want the webhook served on 9443 with OLM's certificate", c.Args)
+	}
+
 	// Namespaced permissions (OLM grants them in the target namespaces, cluster-wide only in
 	// AllNamespaces mode): everything the manager does with apimsync's objects, Secrets and ConfigMaps;
 	// cluster permissions hold nothing of those.
