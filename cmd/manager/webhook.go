@@ -79,12 +79,15 @@ func (w *webhookFlags) rotate(mgr ctrl.Manager) error {
 	})
 }
 
+// serviceAccountNamespace is where a pod finds its namespace.
+var serviceAccountNamespace = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
+
 // managerNamespace is the manager's namespace: POD_NAMESPACE, or the service account's.
 func managerNamespace() string {
 	if ns := os.Getenv("POD_NAMESPACE"); ns != "" {
 		return ns
 	}
-	b, err := os.ReadFile("/var/run/secrets/kubernetes.io/serviceaccount/namespace")
+	b, err := os.ReadFile(serviceAccountNamespace)
 	if err != nil {
 		return ""
 	}
