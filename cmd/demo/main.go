@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -31,6 +32,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	"github.com/apimsync/apimsync/controllers"
@@ -89,11 +91,13 @@ func run() error {
 	simURL := "http://" + ln.Addr().String()
 	fmt.Printf("3scale simulator at %s (tenant %q)\n", simURL, demoTenant)
 
-	mgr, err := ctrl.NewManager(env.Config, controllers.ManagerOptions(ctrl.Options{Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}}, nil, nil))
+	// The manager serves the validating webhook, which the control plane calls for the demo's namespace.
+	mgr, err := ctrl.NewManager(env.Config, controllers.ManagerOptions(ctrl.Options{Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"},
+		WebhookServer: webhook.NewServer(env.WebhookOptions())}, nil, nil))
 	if err != nil {
 		return err
 	}
-	if err := controllers.SetupWithManager(ctx, mgr, controllers.Options{DriftCheckPeriod: 10 * time.Minute, AllowPrivateAdminURLs: true}); err != nil {
+	if err := controllers.SetupWithManager(ctx, mgr, controllers.Options{DriftCheckPeriod: 10 * time.Minute, AllowPrivateAdminURLs: true, Webhook: true}); err != nil {
 		return err
 	}
 	mgrCtx, stopMgr := context.WithCancel(ctx)
@@ -108,7 +112,7 @@ func run() error {
 	if err := apply(ctx, env.Client, objs); err != nil {
 		return err
 	}
-	fmt.Printf("applied %d objects from samples/ into namespace %s\n\n", len(objs), demoNamespace)
+	fmt.Printf("applied %d objects from samples/ into namespace %s, in reverse order (GitOps applies in any order: what waits for another object is not refused)\n\n", len(objs), demoNamespace)
 
 	deadline := time.After(timeout)
 	tick := time.NewTicker(time.Second)
@@ -138,6 +142,9 @@ func run() error {
 			return fmt.Errorf("not every object was Synced within %s (see the table above)", timeout)
 		case <-tick.C:
 		}
+	}
+	if err := showRefusal(ctx, env.Client, objs); err != nil {
+		return err
 	}
 	if exitWhenSynced {
 		return nil
@@ -189,16 +196,41 @@ func renderSamples(simURL string) ([]*unstructured.Unstructured, error) {
 	return objs, nil
 }
 
+// apply creates the demo's namespace, whose objects go through the validating webhook, and objs in it in
+// reverse order: a plan before its product, an application before its account.
 func apply(ctx context.Context, c client.Client, objs []*unstructured.Unstructured) error {
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: demoNamespace}}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: demoNamespace, Labels: map[string]string{testenv.AdmissionLabel: "true"}}}
 	if err := c.Create(ctx, ns); err != nil {
 		return err
 	}
-	for _, o := range objs {
+	for _, o := range slices.Backward(objs) {
 		if err := c.Create(ctx, o); err != nil {
 			return fmt.Errorf("cannot create %s %s: %w", o.GetKind(), o.GetName(), err)
 		}
 	}
+	return nil
+}
+
+// showRefusal applies a copy of the first sample ApplicationPlan whose pricing rules overlap, which can
+// never work, and shows the webhook refuse it before it is stored; an error when it is not refused.
+func showRefusal(ctx context.Context, c client.Client, objs []*unstructured.Unstructured) error {
+	i := slices.IndexFunc(objs, func(u *unstructured.Unstructured) bool { return u.GetKind() == "ApplicationPlan" })
+	if i < 0 {
+		return errors.New("samples/ has no ApplicationPlan to show a refusal with")
+	}
+	bad := objs[i].DeepCopy()
+	bad.SetName(bad.GetName() + "-overlapping")
+	bad.SetResourceVersion("")
+	_ = unstructured.SetNestedField(bad.Object, bad.GetName(), "spec", "systemName")
+	rule := map[string]any{"from": int64(1), "to": int64(100), "pricePerUnit": "0.10", "metricMethodRef": map[string]any{"systemName": "hits"}}
+	overlapping := map[string]any{"from": int64(50), "to": int64(500), "pricePerUnit": "0.05", "metricMethodRef": map[string]any{"systemName": "hits"}}
+	_ = unstructured.SetNestedSlice(bad.Object, []any{rule, overlapping}, "spec", "pricingRules")
+	fmt.Printf("\napplying ApplicationPlan %s, whose pricing rules on hits overlap (1-100 and 50-500):\n", bad.GetName())
+	err := c.Create(ctx, bad)
+	if err == nil {
+		return fmt.Errorf("the webhook let ApplicationPlan %s through", bad.GetName())
+	}
+	fmt.Printf("  refused at apply time, nothing stored: %v\n", err)
 	return nil
 }
 
