@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"strings"
+	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -15,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/apimsync/apimsync/controllers/engine"
+	"github.com/apimsync/apimsync/controllers/plugin"
 )
 
 // The validating webhook: every kind of the table, at one path, decided by the rules its syncs apply
@@ -31,8 +34,19 @@ const WebhookName = "validate.capabilities.apimsync.io"
 
 // +kubebuilder:webhook:path=/validate,mutating=false,failurePolicy=ignore,sideEffects=None,groups=capabilities.apimsync.io,resources=adminusers;backends;products;applicationplans;serviceplans;accountplans;fielddefinitions;tenantsettings;developeraccounts;applications;activedocs;developerportals;custompolicydefinitions;tenants,verbs=create;update,versions=v1alpha1,name=validate.capabilities.apimsync.io,admissionReviewVersions=v1,timeoutSeconds=5,matchPolicy=Equivalent
 
+// RemoteCheckAnnotation, set to "remote" on an object, asks the webhook to check it against 3scale too,
+// writing nothing (what kubectl apimsync diff does): what a sync would do now is a warning, and what the
+// tenant's present state makes Invalid is refused. It costs the reads of a diff on every apply of the
+// object, within RemoteCheckTimeout: a check that takes longer lets the object through with a warning.
+const RemoteCheckAnnotation = "capabilities.apimsync.io/admission-check"
+
+// RemoteCheckTimeout bounds the check against 3scale, within the webhook's own timeout (5 s).
+const RemoteCheckTimeout = 3 * time.Second
+
 // admitter is the webhook's handler.
 type admitter struct {
+	// remote plans an object against 3scale (DiffObjects), for RemoteCheckAnnotation.
+	remote  func(ctx context.Context, obj client.Object) ([]plugin.Plan, error)
 	decoder admission.Decoder
 	// admit decides an object of each kind (kindRow.admit), by kind name.
 	admit map[string]func(ctx context.Context, old, obj client.Object) ([]string, error)
@@ -42,7 +56,12 @@ type admitter struct {
 // controllers are.
 func setupWebhook(mgr ctrl.Manager, d kindDeps) {
 	a := &admitter{decoder: admission.NewDecoder(mgr.GetScheme()),
-		admit: map[string]func(ctx context.Context, old, obj client.Object) ([]string, error){}}
+		admit: map[string]func(ctx context.Context, old, obj client.Object) ([]string, error){},
+		remote: func(ctx context.Context, obj client.Object) ([]plugin.Plan, error) {
+			// Secrets and ConfigMaps are read whole, from the API server (the cache holds their metadata only).
+			return DiffObjects(ctx, mgr.GetAPIReader(), mgr.GetScheme(), obj.GetNamespace(), []client.Object{obj},
+				DiffOptions{InstallationAdminURL: d.Opts.InstallationAdminURL, RefusePrivateAdminURLs: !d.Opts.AllowPrivateAdminURLs})
+		}}
 	for _, k := range kinds {
 		a.admit[k.Name()] = k.admit(d)
 	}
@@ -75,6 +94,11 @@ func (a *admitter) Handle(ctx context.Context, req admission.Request) admission.
 		}
 	}
 	warnings, err := admit(ctx, old, obj)
+	if err == nil && obj.GetAnnotations()[RemoteCheckAnnotation] == "remote" {
+		var more []string
+		more, err = a.checkRemote(ctx, obj)
+		warnings = append(warnings, more...)
+	}
 	var refusal *engine.Refusal
 	switch {
 	case errors.As(err, &refusal):
@@ -83,6 +107,30 @@ func (a *admitter) Handle(ctx context.Context, req admission.Request) admission.
 		return admission.Errored(http.StatusInternalServerError, err)
 	}
 	return admission.Allowed("").WithWarnings(warnings...)
+}
+
+// checkRemote plans obj against 3scale as diff does: a plan that is invalid is refused, any other is told
+// in a warning (what a sync would write: each request's method and endpoint template, never a value).
+func (a *admitter) checkRemote(ctx context.Context, obj client.Object) ([]string, error) {
+	ctx, cancel := context.WithTimeout(ctx, RemoteCheckTimeout)
+	defer cancel()
+	plans, err := a.remote(ctx, obj)
+	if err != nil || len(plans) == 0 {
+		return []string{fmt.Sprintf("the check against 3scale (%s) could not be made: %v", RemoteCheckAnnotation, err)}, nil
+	}
+	p := plans[0]
+	if p.Action == "invalid" {
+		return nil, &engine.Refusal{Reason: p.Reason, Message: "with what 3scale holds now: " + p.Message}
+	}
+	w := fmt.Sprintf("against 3scale now (%s): %s", p.Action, p.Message)
+	if len(p.Writes) > 0 {
+		calls := make([]string, 0, len(p.Writes))
+		for _, wr := range p.Writes {
+			calls = append(calls, wr.Method+" "+wr.Endpoint)
+		}
+		w += fmt.Sprintf("; %d writes: %s", len(calls), strings.Join(calls, ", "))
+	}
+	return []string{w}, nil
 }
 
 // sameSpec reports whether an update leaves the object's spec as it was.

@@ -15,6 +15,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	tsclient "github.com/apimsync/apimsync/client"
+	"github.com/apimsync/apimsync/controllers"
 	"github.com/apimsync/apimsync/controllers/engine"
 	"github.com/apimsync/apimsync/controllers/internal/harness"
 	"github.com/apimsync/apimsync/test/testenv"
@@ -258,4 +260,45 @@ func wantWarning(t *testing.T, got []string, want ...string) {
 		}
 	}
 	t.Errorf("no warning with %q among %q", want, got)
+}
+
+// TestWebhookChecksAgainst3scaleOnRequest: with the admission-check annotation set to remote, the webhook
+// also plans the object against 3scale, writing nothing: a dry-run apply tells what a sync would do, and
+// what the tenant's present state refuses (a backend of that system name made by hand, with adoption
+// Never) is refused; without the annotation, the same object is accepted and turns Invalid on its sync.
+func TestWebhookChecksAgainst3scaleOnRequest(t *testing.T) {
+	ns := harness.NewAdmissionNamespace(t)
+	c, warnings := applier(t)
+	ctx := context.Background()
+	harness.Create(t, harness.DefaultSecret(ns))
+	checked := func() *v1alpha1.Backend {
+		b := harness.PetsBackend(ns)
+		b.Annotations = map[string]string{controllers.RemoteCheckAnnotation: "remote"}
+		return b
+	}
+
+	if err := c.Create(ctx, checked(), client.DryRunAll); err != nil {
+		t.Fatal(err)
+	}
+	wantWarning(t, warnings.take(), "against 3scale now (create)", `create Backend "pets"`)
+	if n := harness.Sim.Count(ns, "backend_apis"); n != 0 {
+		t.Fatalf("the check wrote to 3scale: %d backends", n)
+	}
+
+	if _, err := harness.ByHand(t, ns).CreateBackend(ctx, tsclient.BackendParams{Name: "Pets", SystemName: "pets", PrivateEndpoint: "https://pets.internal"}); err != nil {
+		t.Fatal(err)
+	}
+	never := checked()
+	never.Spec.Adoption = v1alpha1.AdoptionNever
+	err := c.Create(ctx, never)
+	wantRefused(t, err, never, "with what 3scale holds now")
+	if !strings.Contains(err.Error(), v1alpha1.ReasonAdoptionRefused) {
+		t.Errorf("the refusal does not say why: %v", err)
+	}
+	unchecked := harness.PetsBackend(ns)
+	unchecked.Spec.Adoption = v1alpha1.AdoptionNever
+	if err := c.Create(ctx, unchecked); err != nil {
+		t.Fatalf("without the annotation, the object is refused: %v", err)
+	}
+	harness.WaitReason(t, unchecked, v1alpha1.ConditionInvalid, v1alpha1.ReasonAdoptionRefused)
 }

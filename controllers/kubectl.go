@@ -28,6 +28,10 @@ type DiffOptions struct {
 	// InstallationAdminURL, when set, replaces the admin URL a 3scale installation implies (as
 	// ProviderAccounts.InstallationAdminURL; a test points it at its simulator).
 	InstallationAdminURL func(tenantName, wildcardDomain string) string
+	// RefusePrivateAdminURLs refuses provider accounts on loopback, private or cluster-internal addresses,
+	// as the manager does without --allow-private-admin-urls (the webhook's check against 3scale); the
+	// plugin, run by a person on their own machine, allows them.
+	RefusePrivateAdminURLs bool
 }
 
 // DiffObjects plans objs (see plugin.Plan for what diff does) (apimsync objects, their namespace set to namespace) against 3scale, with the
@@ -47,7 +51,7 @@ func DiffObjects(ctx context.Context, cluster client.Reader, scheme *runtime.Sch
 		return nil, err
 	}
 	var current *plugin.Plan // the plan being made, whose writes are recorded
-	accounts := &kit.ProviderAccounts{Reader: mem, Pool: cache.NewClientPool(16, 0, 0, 0), AllowPrivate: true,
+	accounts := &kit.ProviderAccounts{Reader: mem, Pool: cache.NewClientPool(16, 0, 0, 0), AllowPrivate: !opts.RefusePrivateAdminURLs,
 		InstallationAdminURL: opts.InstallationAdminURL,
 		DryRun: func(w tsclient.Write) {
 			if current != nil {
