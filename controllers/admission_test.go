@@ -2,6 +2,7 @@ package controllers_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -150,25 +151,53 @@ func TestWebhookRefusesWhatASyncWouldRefuse(t *testing.T) {
 	wantRefused(t, err, stored, "overlaps pricingRules[0]")
 }
 
-// TestWebhookRefusesASystemNameHeldElsewhere: on one tenant, a second resource for the remote object
-// another namespace's resource holds is refused, without naming that namespace.
-func TestWebhookRefusesASystemNameHeldElsewhere(t *testing.T) {
-	ns, other := harness.NewNamespace(t), harness.NewAdmissionNamespace(t)
+// TestWebhookWarnsOfASystemNameHeldElsewhere: on one tenant, a second resource for the remote object
+// another resource holds is accepted with a warning, never naming another namespace: a GitOps rename or
+// namespace move applies the new resource before it prunes the old one. Through the webhook, a rename in
+// Git (a new name, the same systemName) still hands the 3scale object over when the old resource goes.
+func TestWebhookWarnsOfASystemNameHeldElsewhere(t *testing.T) {
+	ns, other := harness.NewAdmissionNamespace(t), harness.NewAdmissionNamespace(t)
+	c, warnings := applier(t)
+	ctx := context.Background()
 	adminURL, token := harness.TenantOf(ns)
 	owner := harness.PetsBackend(ns)
 	harness.Create(t, harness.DefaultSecret(ns), owner)
 	harness.WaitState(t, v1alpha1.ConditionSynced, owner)
+	warnings.take()
 
 	harness.Create(t, harness.ProviderSecret(other, v1alpha1.DefaultProviderAccountSecret, adminURL, token))
 	intruder := harness.PetsBackend(other)
-	err := harness.K8s.Create(context.Background(), intruder)
-	wantRefused(t, err, intruder, "already managed by a resource in another namespace")
-	if strings.Contains(err.Error(), ns) {
-		t.Errorf("the refusal names the owner's namespace: %v", err)
+	if err := c.Create(ctx, intruder); err != nil {
+		t.Fatalf("a resource held elsewhere is refused: %v", err)
 	}
-	// On another tenant, the same system name is another remote object: accepted.
-	elsewhere := harness.NewAdmissionNamespace(t)
-	harness.Create(t, harness.DefaultSecret(elsewhere), harness.PetsBackend(elsewhere))
+	got := warnings.take()
+	wantWarning(t, got, "already managed by a resource in another namespace")
+	for _, w := range got {
+		if strings.Contains(w, ns) {
+			t.Errorf("the warning names the owner's namespace: %q", w)
+		}
+	}
+	harness.WaitReason(t, intruder, v1alpha1.ConditionInvalid, v1alpha1.ReasonRemoteOwnedByOtherResource)
+	if err := c.Delete(ctx, intruder); err != nil {
+		t.Fatal(err)
+	}
+	harness.WaitGone(t, intruder)
+
+	// A rename in Git: the new resource is applied, then the old one pruned.
+	renamed := harness.PetsBackend(ns)
+	renamed.Name, renamed.Spec.SystemName = "pets-renamed", owner.Status.SystemName
+	if err := c.Create(ctx, renamed); err != nil {
+		t.Fatalf("a rename's new resource is refused: %v", err)
+	}
+	wantWarning(t, warnings.take(), fmt.Sprintf("%q in this namespace", owner.Name))
+	id := owner.Status.BackendID
+	if err := c.Delete(ctx, owner); err != nil {
+		t.Fatal(err)
+	}
+	harness.WaitState(t, v1alpha1.ConditionSynced, renamed)
+	if renamed.Status.BackendID != id || harness.Sim.Count(ns, "backend_apis") != 1 {
+		t.Errorf("the rename made backend %d (%d in 3scale), want backend %d handed over", renamed.Status.BackendID, harness.Sim.Count(ns, "backend_apis"), id)
+	}
 }
 
 // TestWebhookLetsWaitsThrough: GitOps applies in any order, so what only waits for another object (a plan
@@ -295,6 +324,17 @@ func TestWebhookChecksAgainst3scaleOnRequest(t *testing.T) {
 	if !strings.Contains(err.Error(), v1alpha1.ReasonAdoptionRefused) {
 		t.Errorf("the refusal does not say why: %v", err)
 	}
+	// What the cluster alone makes Invalid (a provider-account Secret without a token) is no refusal, even
+	// with the check asked for: the Secret may be fixed in the same apply.
+	harness.Create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "no-token"}, StringData: map[string]string{"adminURL": "https://example.com"}})
+	tokenless := checked()
+	tokenless.Name, tokenless.Spec.SystemName = "tokenless", "tokenless"
+	tokenless.Spec.ProviderAccountRef = &v1alpha1.ProviderAccountRef{Name: "no-token"}
+	if err := c.Create(ctx, tokenless, client.DryRunAll); err != nil {
+		t.Fatalf("an object the cluster alone makes Invalid is refused by the check against 3scale: %v", err)
+	}
+	wantWarning(t, warnings.take(), "would be Invalid")
+
 	unchecked := harness.PetsBackend(ns)
 	unchecked.Spec.Adoption = v1alpha1.AdoptionNever
 	if err := c.Create(ctx, unchecked); err != nil {

@@ -66,7 +66,7 @@ func DiffObjects(ctx context.Context, cluster client.Reader, scheme *runtime.Sch
 			current.ClusterWrites = append(current.ClusterWrites, write)
 		}
 	}}
-	deps := kindDeps{Reader: mem, Writer: writer, Accounts: accounts, Snapshots: cache.NewSnapshots(1024), Lists: &kit.BurstLists{}}
+	deps := kindDeps{Reader: mem, Writer: writer, Accounts: accounts, Snapshots: cache.NewSnapshots(1024), Lists: &kit.BurstLists{}, Dry: true}
 	run := func(obj client.Object, plan *plugin.Plan) error {
 		current = plan
 		defer func() { current = nil }()

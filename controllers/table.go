@@ -52,6 +52,8 @@ type kindDeps struct {
 	// Recorder returns the Event recorder of a controller; nil in diff, which emits none.
 	Recorder func(name string) events.EventRecorder
 	Opts     Options
+	// Dry: the syncers decide, they do not sync (admission, diff): no metrics of a sync.
+	Dry bool
 }
 
 // recorder returns the Event recorder named name, or nil (no Events) when d has none.
@@ -248,7 +250,7 @@ func (k kindOf[T, D, S]) admit(d kindDeps) func(ctx context.Context, old, obj cl
 	if d.Writer != nil {
 		d.Writer = client.NewDryRunClient(d.Writer)
 	}
-	d.Recorder = nil
+	d.Recorder, d.Dry = nil, true
 	r := k.reconciler(d)
 	r.SoleOwner = k.soleOwner(d, nil)
 	return func(ctx context.Context, old, obj client.Object) ([]string, error) {
@@ -283,6 +285,31 @@ func (k kindOf[T, D, S]) sameScope(reader client.Reader) func(ctx context.Contex
 	}
 }
 
+// backendWarnings are what a Backend's change is warned of at apply time (old nil on create): a metric or
+// method removed while a plan limits or prices it.
+func backendWarnings(ctx context.Context, reader client.Reader, old, b *v1alpha1.Backend) []string {
+	if old == nil {
+		return nil
+	}
+	removed := kit.RemovedNames(old.Spec.Metrics, b.Spec.Metrics, old.Spec.Methods, b.Spec.Methods)
+	return applicationplan.StillNaming(ctx, reader, b.Namespace, removed, func(_ string, ref v1alpha1.MetricMethodRef) bool { return ref.Backend == b.Name })
+}
+
+// productWarnings are what a Product's change is warned of at apply time (old nil on create): a metric or
+// method removed while a plan limits or prices it, and Retain taken while applications use its plans.
+func productWarnings(ctx context.Context, reader client.Reader, old, p *v1alpha1.Product) []string {
+	var out []string
+	if old != nil {
+		removed := kit.RemovedNames(old.Spec.Metrics, p.Spec.Metrics, old.Spec.Methods, p.Spec.Methods)
+		out = applicationplan.StillNaming(ctx, reader, p.Namespace, removed, func(product string, ref v1alpha1.MetricMethodRef) bool {
+			return product == p.Name && ref.Backend == ""
+		})
+	}
+	return append(out, productkind.RetainWarning(old, p, func() int {
+		return appkind.OnPlans(ctx, reader, p.Namespace, applicationplan.OfProduct(ctx, reader, p.Namespace, p.Name))
+	})...)
+}
+
 // kinds is the table of kinds, in the order kinds are created when nothing else decides it (creationOrder).
 var kinds = []kindRow{
 	kindOf[*v1alpha1.CustomPolicyDefinition, custompolicy.Desired, *custompolicy.Snapshot]{name: "CustomPolicyDefinition", inventory: custompolicy.Inventory, pruner: custompolicy.Prune, exporter: custompolicy.Export, secretRefs: custompolicy.SecretRefs,
@@ -291,18 +318,18 @@ var kinds = []kindRow{
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.CustomPolicyDefinition, custompolicy.Desired, *custompolicy.Snapshot] {
 			return &custompolicy.Syncer{Reader: d.Reader, Accounts: d.Accounts}
 		}},
-	kindOf[*v1alpha1.Backend, children.Spec, *backend.Snapshot]{name: "Backend", warn: backend.Warnings, inventory: backend.Inventory, pruner: backend.Prune, exporter: backend.Export, secretRefs: backend.SecretRefs,
+	kindOf[*v1alpha1.Backend, children.Spec, *backend.Snapshot]{name: "Backend", warn: backendWarnings, inventory: backend.Inventory, pruner: backend.Prune, exporter: backend.Export, secretRefs: backend.SecretRefs,
 		newObj:  func() *v1alpha1.Backend { return &v1alpha1.Backend{} },
 		newList: func() client.ObjectList { return &v1alpha1.BackendList{} },
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.Backend, children.Spec, *backend.Snapshot] {
 			return &backend.Syncer{Reader: d.Reader, Accounts: d.Accounts, Lists: d.Lists}
 		}},
-	kindOf[*v1alpha1.Product, productkind.Desired, *productkind.Snapshot]{name: "Product", warn: productkind.Warnings, inventory: productkind.Inventory, pruner: productkind.Prune, exporter: productkind.Export, secretRefs: productkind.SecretRefs,
+	kindOf[*v1alpha1.Product, productkind.Desired, *productkind.Snapshot]{name: "Product", warn: productWarnings, inventory: productkind.Inventory, pruner: productkind.Prune, exporter: productkind.Export, secretRefs: productkind.SecretRefs,
 		newObj:  func() *v1alpha1.Product { return &v1alpha1.Product{} },
 		newList: func() client.ObjectList { return &v1alpha1.ProductList{} },
 		syncer: func(d kindDeps) engine.TypedSyncer[*v1alpha1.Product, productkind.Desired, *productkind.Snapshot] {
 			return &productkind.Syncer{Reader: d.Reader, Accounts: d.Accounts, Suspended: appkind.SuspendedIn(d.Snapshots), Lists: d.Lists,
-				Lifecycle: productkind.Lifecycle{Recorder: d.recorder("apimsync-product"), UsagePeriod: d.Opts.UsageReportPeriod}}
+				Lifecycle: productkind.Lifecycle{Recorder: d.recorder("apimsync-product"), UsagePeriod: d.Opts.UsageReportPeriod, Quiet: d.Dry}}
 		}},
 	kindOf[*v1alpha1.ApplicationPlan, applicationplan.Desired, *applicationplan.Snapshot]{name: "ApplicationPlan", inventory: applicationplan.Inventory, pruner: applicationplan.Prune, exporter: applicationplan.Export, scope: applicationplan.Scope, claimScope: applicationplan.ClaimScope,
 		newObj:  func() *v1alpha1.ApplicationPlan { return &v1alpha1.ApplicationPlan{} },

@@ -18,10 +18,13 @@ func (r *Refusal) Error() string { return r.Message }
 
 // Admit decides obj at apply time, reading the cluster (through the syncer's reader) and never 3scale:
 //   - what obj's spec alone refuses (Validator) is refused, with the message obj would be Invalid with;
-//   - so is a remote object another resource already holds (SoleOwner, once Resolve found obj's scope);
 //   - what Connect or Resolve would make Invalid is a warning, not a refusal: it depends on other objects
 //     (a plan's limit on a metric its Product lacks, a policy with no definition), which a GitOps tool may
 //     be applying in the same change, after this one (Flux's dry-run of the whole set would never pass);
+//   - so is a remote object another resource holds (SoleOwner, once Resolve found obj's scope): a GitOps
+//     rename or namespace move applies the new resource before it prunes the old one, which then hands
+//     the remote object over; refused, the new one would never be stored, and the old one, pruned by a
+//     tool that goes on, would delete the remote object instead;
 //   - a wait (Orphan) is neither: GitOps applies in any order, and the wait ends by itself.
 //
 // SoleOwner must claim nothing (no kit.Claims): admission sees objects that may never be stored.
@@ -39,13 +42,7 @@ func (r *Reconciler[T, D, S]) Admit(ctx context.Context, obj T) (warnings []stri
 	if r.SoleOwner == nil {
 		return nil, nil
 	}
-	if err := r.SoleOwner(ctx, obj, s); err != nil {
-		if class, _, _ := Classify(err); class == ClassInvalid {
-			return nil, refusalOf(err)
-		}
-		return nil, nil
-	}
-	return nil, nil
+	return warningOf(r.SoleOwner(ctx, obj, s)), nil
 }
 
 // refusalOf is err as a Refusal when it is Invalid; an error of another class (a failed read) is
@@ -58,8 +55,11 @@ func refusalOf(err error) error {
 	return &Refusal{Reason: reason, Message: message}
 }
 
-// warningOf is the admission warning for an Invalid err, none for any other.
+// warningOf is the admission warning for an Invalid err, none for any other (nil included).
 func warningOf(err error) []string {
+	if err == nil {
+		return nil
+	}
 	class, reason, message := Classify(err)
 	if class != ClassInvalid {
 		return nil

@@ -186,6 +186,10 @@ func isDeletionRefusal(err error) bool {
 
 // fromRemote reports whether err is (or wraps) an answer of 3scale or a decision on what it holds
 // (Refused), as opposed to a check of the spec.
+// FromRemote reports whether err comes from 3scale: an answer of its API, or a decision taken from
+// what the tenant holds now (an adoption refused).
+func FromRemote(err error) bool { return fromRemote(err) }
+
 func fromRemote(err error) bool {
 	var e *tsclient.APIError
 	var re *ReasonedError

@@ -42,6 +42,9 @@ type Plan struct {
 	Message string
 	// Reason is the condition reason of a wait or of an invalid object (ProductNotSynced).
 	Reason string
+	// FromRemote: the wait or the invalid object is 3scale's answer, or a decision taken from what the
+	// tenant holds now (an adoption refused), not from the cluster.
+	FromRemote bool
 	// Writes are the requests to 3scale a sync would make.
 	Writes []tsclient.Write
 	// ClusterWrites are the writes to the cluster a sync would make, one line each (`create Secret
@@ -95,7 +98,7 @@ func PlanOne[T engine.Object, D any, S engine.Snapshot[S]](ctx context.Context, 
 		if !errors.As(err, &reasoned) {
 			return err
 		}
-		plan.Action, plan.Message, plan.Reason = "wait", message, reason
+		plan.Action, plan.Message, plan.Reason, plan.FromRemote = "wait", message, reason, engine.FromRemote(err)
 		if class == engine.ClassInvalid {
 			plan.Action = "invalid"
 		}

@@ -28,6 +28,23 @@ type Lifecycle struct {
 	UsagePeriod time.Duration
 	// Now returns the time; tests replace it.
 	Now func() time.Time
+	// Quiet keeps the lifecycle metrics as they are: what admission and diff resolve is not a sync.
+	Quiet bool
+}
+
+// publish sets the lifecycle metrics of p, at stage.
+func (l *Lifecycle) publish(p *v1alpha1.Product, stage v1alpha1.ProductLifecycle) {
+	for _, s := range []v1alpha1.ProductLifecycle{v1alpha1.LifecycleDraft, v1alpha1.LifecyclePublished, v1alpha1.LifecycleDeprecated, v1alpha1.LifecycleRetired} {
+		if s != stage {
+			ProductLifecycleChanged.DeleteLabelValues(p.Namespace, p.Name, string(s))
+		}
+	}
+	if at := p.Status.LifecycleChangedAt; at != nil {
+		ProductLifecycleChanged.WithLabelValues(p.Namespace, p.Name, string(stage)).Set(float64(at.Unix()))
+	}
+	if stage != v1alpha1.LifecycleDeprecated {
+		DeprecatedProductApplications.DeleteLabelValues(p.Namespace, p.Name)
+	}
 }
 
 func (l *Lifecycle) now() time.Time {
@@ -50,16 +67,8 @@ func (l *Lifecycle) Track(p *v1alpha1.Product) (due bool, in time.Duration) {
 			l.Recorder.Eventf(p, nil, "Normal", v1alpha1.ReasonLifecycleChanged, "Lifecycle", "the product moved from %s to %s", from, stage)
 		}
 	}
-	for _, s := range []v1alpha1.ProductLifecycle{v1alpha1.LifecycleDraft, v1alpha1.LifecyclePublished, v1alpha1.LifecycleDeprecated, v1alpha1.LifecycleRetired} {
-		if s != stage {
-			ProductLifecycleChanged.DeleteLabelValues(p.Namespace, p.Name, string(s))
-		}
-	}
-	if at := p.Status.LifecycleChangedAt; at != nil {
-		ProductLifecycleChanged.WithLabelValues(p.Namespace, p.Name, string(stage)).Set(float64(at.Unix()))
-	}
-	if stage != v1alpha1.LifecycleDeprecated {
-		DeprecatedProductApplications.DeleteLabelValues(p.Namespace, p.Name)
+	if !l.Quiet {
+		l.publish(p, stage)
 	}
 	if stage != v1alpha1.LifecycleDeprecated && stage != v1alpha1.LifecycleRetired {
 		p.Status.Usage = nil
