@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync/atomic"
 )
 
 // perPage is the page size every paginated list is read with, to exhaustion: the most porta allows.
@@ -228,6 +229,9 @@ func (f form) values() url.Values { return url.Values(f) }
 // echo is the answer to a write a dry-run client did not send, as if 3scale had taken it: a T with the
 // fields the request's form sets (by their JSON names, top-level fields only) and the id its path names.
 // What the caller does next then follows from what it asked for, as after a real answer.
+// dryRunIDs numbers what a dry run creates.
+var dryRunIDs atomic.Int64
+
 func echo[T any](r call) *T {
 	var t T
 	v := reflect.ValueOf(&t).Elem()
@@ -239,6 +243,11 @@ func echo[T any](r call) *T {
 		value := r.form.Get(name)
 		if name == "id" && value == "" && strings.HasSuffix(r.endpoint, "/{id}.json") && len(r.args) > 0 {
 			value = fmt.Sprint(r.args[len(r.args)-1])
+		}
+		if name == "id" && value == "" && r.method == http.MethodPost {
+			// A create's echo: an id of its own, negative (never one of 3scale's), so that what the dry
+			// run writes next refers to it (a mapping rule counting a method just created).
+			value = fmt.Sprint(dryRunIDs.Add(-1))
 		}
 		if name == "" || value == "" {
 			continue

@@ -36,6 +36,7 @@ type convertOptions struct {
 	out           string
 	expandOpenAPI bool
 	overwrite     bool
+	observe       bool
 }
 
 func newConvertCommand(flags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
@@ -73,6 +74,7 @@ objects and delete them (docs/migration.md).`,
 	cmd.Flags().BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "With --from-cluster, read every namespace.")
 	cmd.Flags().StringVar(&o.out, "out", "", "The directory to write (created; must be empty unless --overwrite).")
 	cmd.Flags().BoolVar(&o.expandOpenAPI, "expand-openapi", false, "Convert the Backend and Product an OpenAPI generated instead of the OpenAPI.")
+	cmd.Flags().BoolVar(&o.observe, "observe", false, "Write every object with spec.management: Observe: applied, each finds its 3scale object, records its id and tells in status.observation what a full sync would write, writing nothing; switch each to Full once that is what you expect (docs/migration.md).")
 	cmd.Flags().BoolVar(&o.overwrite, "overwrite", false, "Write into a directory that is not empty.")
 	_ = cmd.MarkFlagRequired("out")
 	return cmd
@@ -113,6 +115,9 @@ func (o *convertOptions) run(ctx context.Context) error {
 			file += "s"
 		}
 		exported.Files[file] = append(exported.Files[file], obj)
+	}
+	if o.observe {
+		plugin.Observe(exported)
 	}
 	files, err := plugin.WriteDir(o.out, exported, convertHeader)
 	if err != nil {

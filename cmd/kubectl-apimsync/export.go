@@ -39,6 +39,7 @@ type exportOptions struct {
 	portal    bool
 	creds     string
 	overwrite bool
+	observe   bool
 }
 
 func newExportCommand(flags *genericclioptions.ConfigFlags, streams genericiooptions.IOStreams) *cobra.Command {
@@ -88,6 +89,7 @@ threescale-provider-account), or --admin-url with the token in the environment v
 		"a ConfigMap generator per folder.")
 	cmd.Flags().StringVar(&o.creds, "credentials", "keep", "keep: users keep their passwords and applications adopt 3scale's credentials; "+
 		"secret-refs: users' passwords, applications' credentials and policy configurations that hold a credential become references to Secrets, templates in "+plugin.SecretsFile+".")
+	cmd.Flags().BoolVar(&o.observe, "observe", false, "Write every object with spec.management: Observe: applied, each finds its 3scale object, records its id and tells in status.observation what a full sync would write, writing nothing; switch each to Full once that is what you expect (docs/migration.md).")
 	cmd.Flags().BoolVar(&o.overwrite, "overwrite", false, "Write into a directory that is not empty: the files and folders the export writes replace those of the same name, the others stay.")
 	_ = cmd.MarkFlagRequired("out")
 	return cmd
@@ -115,6 +117,9 @@ func (o *exportOptions) run(ctx context.Context) error {
 		CredentialsToSecrets: o.creds == "secret-refs", Portal: o.portal, OnlyPortal: o.portal && !o.all && filters == 0})
 	if err != nil {
 		return fmt.Errorf("cannot read the tenant: %w", err)
+	}
+	if o.observe {
+		plugin.Observe(exported)
 	}
 	files, err := writeExport(o.out, exported)
 	if err != nil {

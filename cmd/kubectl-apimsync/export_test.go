@@ -111,6 +111,19 @@ func TestExportWritesAKustomizeDirectory(t *testing.T) {
 		t.Errorf(".gitignore: %q %v, want it to list secrets-to-fill.yaml", ignore, err)
 	}
 
+	// --observe: every object it writes only observes (spec.management: Observe).
+	observed := filepath.Join(t.TempDir(), "observed")
+	if out, err := run(t, "export", "--admin-url", adminURL, "--allow-insecure-http", "--all", "--observe", "--out", observed); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	for _, f := range []string{"backends.yaml", "product-shop.yaml", "accounts.yaml"} {
+		raw, err := os.ReadFile(filepath.Join(observed, f))
+		objects, marked := strings.Count(string(raw), "apiVersion: capabilities.apimsync.io/"), strings.Count(string(raw), "management: Observe")
+		if err != nil || objects == 0 || marked != objects {
+			t.Errorf("%s: %d of %d objects observe only (%v)", f, marked, objects, err)
+		}
+	}
+
 	for name, c := range map[string]struct {
 		token string
 		args  []string

@@ -183,7 +183,13 @@ func (r *Reconciler[T, D, S]) sync(ctx context.Context, obj T, w *statusWriter[T
 		return r.fail(ctx, obj, err)
 	}
 	st := obj.GetSyncStatus()
-	if !controllerutil.ContainsFinalizer(obj, Finalizer) && (obj.GetRemoteID() != 0 || PendingCreate(obj) != "") {
+	observing := obj.ObserveOnly()
+	if observing && controllerutil.ContainsFinalizer(obj, Finalizer) {
+		// Only observed: deleting it deletes nothing, so nothing holds its deletion back.
+		if err := r.updateMetadata(ctx, obj, w, removeFinalizer); err != nil {
+			return r.metadataNotWritten(w, err)
+		}
+	} else if !observing && !controllerutil.ContainsFinalizer(obj, Finalizer) && (obj.GetRemoteID() != 0 || PendingCreate(obj) != "") {
 		// The object holds a remote one, or may: its finalizer must be there (an object from before the
 		// finalizer went on with the first create, or one whose finalizer was removed by hand). A new
 		// object gets it with its create-pending marker, in the one update made before its first create.
@@ -259,9 +265,12 @@ func (r *Reconciler[T, D, S]) sync(ctx context.Context, obj T, w *statusWriter[T
 		ctx = tsclient.WithBackground(ctx)
 	}
 
-	s.ForceRead = driftDue || syncNow != st.SyncNow
+	s.ForceRead = driftDue || syncNow != st.SyncNow || observing
 	ctx, progress := tsclient.WithProgress(ctx)
 	obs, err := r.observe(ctx, obj, s, want)
+	if observing {
+		return r.observeOnly(ctx, obj, s, want, obs, err, syncNow, now)
+	}
 	report := obs.Report
 	if err == nil {
 		var wrote Report
@@ -313,6 +322,8 @@ func (r *Reconciler[T, D, S]) sync(ctx context.Context, obj T, w *statusWriter[T
 	st.SyncedHash, st.SyncNow = s.Hash, syncNow
 	st.LastSyncTime = &metav1.Time{Time: now}
 	st.ObservedGeneration = obj.GetGeneration()
+	st.Observation = nil // fully managed now
+	trackDrift(r.Kind, key, false)
 	message := fmt.Sprintf("%s %q is in sync with tenant %s", r.Kind, s.SystemName, s.Tenant)
 	if report.Adopted != 0 {
 		message = fmt.Sprintf("%s %q is in sync with tenant %s (adopted the existing %s %d, which this resource did not create)",

@@ -186,4 +186,5 @@ func (r *Reconciler[T, D, S]) forget(id types.NamespacedName) {
 	if r.States != nil {
 		r.States.Delete(r.Kind, id)
 	}
+	trackDrift(r.Kind, id, false)
 }

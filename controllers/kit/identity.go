@@ -87,7 +87,7 @@ func locateWith[R any](obj engine.Object, sess *engine.Session, f RemoteFinder[R
 		if name != sess.SystemName {
 			continue
 		}
-		if !sess.CreatePending {
+		if !sess.CreatePending && !obj.ObserveOnly() { // observing is what its user asked for: no adoption
 			if obj.GetAdoptionPolicy() == v1alpha1.AdoptionNever {
 				return nil, engine.Refused(v1alpha1.ReasonAdoptionRefused,
 					"a %s with system name %q already exists in 3scale (id %d) and this resource did not create it; spec.adoption is Never: "+

@@ -91,6 +91,7 @@ func PlanOne[T engine.Object, D any, S engine.Snapshot[S]](ctx context.Context, 
 		if p.Adopted != 0 {
 			plan.Message += fmt.Sprintf(" (adopting the existing %s %d)", plan.Kind, p.Adopted)
 		}
+		observed(obj, sess, plan)
 	}
 	if err != nil {
 		class, reason, message := engine.Classify(err)
@@ -110,6 +111,26 @@ func PlanOne[T engine.Object, D any, S engine.Snapshot[S]](ctx context.Context, 
 	st.TenantHost, st.SystemName, st.SyncedHash, st.ObservedGeneration = sess.Tenant, sess.SystemName, sess.Hash, obj.GetGeneration()
 	engine.SetSyncState(st, v1alpha1.ConditionSynced, v1alpha1.ReasonSynced, "planned", obj.GetGeneration())
 	return mem.Status().Update(ctx, obj)
+}
+
+// observed turns the plan of an object only observed (spec.management: Observe) into what applying it
+// does: nothing to 3scale. The writes listed are those switching it to Full would make, as its
+// status.observation tells; with nothing to observe, it waits.
+func observed(obj engine.Object, sess *engine.Session, plan *Plan) {
+	if !obj.ObserveOnly() {
+		return
+	}
+	switch plan.Action {
+	case "create":
+		plan.Action, plan.Reason = "wait", v1alpha1.ReasonNothingToObserve
+		plan.Message = fmt.Sprintf("observe only: tenant %s has no %s %q to observe, and none is created", sess.Tenant, plan.Kind, sess.SystemName)
+	case "update":
+		plan.Action = "none"
+		plan.Message = fmt.Sprintf("observe only: applying it writes nothing to 3scale; spec.management: Full would make these %d writes (%s)",
+			len(plan.Writes), plan.Message)
+	default:
+		plan.Message = "observe only: " + plan.Message
+	}
 }
 
 // MemoryKinds is what Memory knows of the kinds diff plans: their lists (the cluster's objects of those

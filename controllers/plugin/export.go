@@ -6,6 +6,7 @@ package plugin
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -255,4 +256,25 @@ func ObjectName(systemName string) string {
 // TypeMeta is the type of an apimsync object of kind.
 func TypeMeta(kind string) metav1.TypeMeta {
 	return metav1.TypeMeta{APIVersion: v1alpha1.GroupVersion.String(), Kind: kind}
+}
+
+// Observe sets spec.management to Observe on every object of e that has it: applied, each finds its 3scale
+// object and tells in status.observation what a full sync would write, writing nothing (export and
+// convert --observe: look first, then switch each to Full).
+func Observe(e *Exported) {
+	for _, objs := range e.Files {
+		for _, o := range objs {
+			v := reflect.ValueOf(o)
+			if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+				continue
+			}
+			spec := v.Elem().FieldByName("Spec")
+			if !spec.IsValid() {
+				continue
+			}
+			if m := spec.FieldByName("Management"); m.IsValid() && m.CanSet() && m.Kind() == reflect.String {
+				m.SetString(string(v1alpha1.ManagementObserve))
+			}
+		}
+	}
 }

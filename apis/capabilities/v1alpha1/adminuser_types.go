@@ -84,6 +84,11 @@ type AdminUserSpec struct {
 	// +kubebuilder:default=Never
 	// +optional
 	Adoption AdoptionPolicy `json:"adoption,omitempty"`
+
+	// Management: Full (the default) or Observe, which only reads the 3scale object and tells in
+	// status.observation what a full sync would write (see CommonSpec.Management).
+	// +optional
+	Management ManagementPolicy `json:"management,omitempty"`
 }
 
 // AdminPermissions are what a member may see of the admin portal.

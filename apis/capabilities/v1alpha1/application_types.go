@@ -73,6 +73,11 @@ type ApplicationSpec struct {
 	// +kubebuilder:default=IfExists
 	// +optional
 	Adoption AdoptionPolicy `json:"adoption,omitempty"`
+
+	// Management: Full (the default) or Observe, which only reads the 3scale object and tells in
+	// status.observation what a full sync would write (see CommonSpec.Management).
+	// +optional
+	Management ManagementPolicy `json:"management,omitempty"`
 }
 
 // ApplicationStatus is the observed state of an Application.

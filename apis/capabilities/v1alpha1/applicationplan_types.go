@@ -98,6 +98,11 @@ type ApplicationPlanSpec struct {
 	// +kubebuilder:default=IfExists
 	// +optional
 	Adoption AdoptionPolicy `json:"adoption,omitempty"`
+
+	// Management: Full (the default) or Observe, which only reads the 3scale object and tells in
+	// status.observation what a full sync would write (see CommonSpec.Management).
+	// +optional
+	Management ManagementPolicy `json:"management,omitempty"`
 }
 
 // LimitPeriod is the period a limit counts over.

@@ -94,7 +94,27 @@ type CommonSpec struct {
 	// +kubebuilder:default=IfExists
 	// +optional
 	Adoption AdoptionPolicy `json:"adoption,omitempty"`
+	// Management says what apimsync may do with the 3scale object: Full (the default) creates, updates
+	// and deletes it; Observe only finds it (by the id recorded, or by system name, whatever adoption
+	// says), records its id and tells in status.observation the writes a full sync would make, writing
+	// nothing; deleting the resource then deletes nothing (deletionPolicy counts as Retain). Switching to
+	// Full makes exactly the writes status.observation lists.
+	// +optional
+	Management ManagementPolicy `json:"management,omitempty"`
 }
+
+// ManagementPolicy says what apimsync may do with an object's 3scale counterpart.
+// +kubebuilder:validation:Enum=Full;Observe
+type ManagementPolicy string
+
+const (
+	// ManagementFull creates, updates and deletes the 3scale object (the default).
+	ManagementFull ManagementPolicy = "Full"
+	// ManagementObserve only reads it: the resource finds it (by the id it recorded, or by system name),
+	// records its id, and tells in status.observation what a full sync would write, writing nothing, ever;
+	// deleting the resource deletes nothing in 3scale.
+	ManagementObserve ManagementPolicy = "Observe"
+)
 
 // CommonStatus holds the status fields every synced kind has.
 type CommonStatus struct {
@@ -125,6 +145,11 @@ type CommonStatus struct {
 	// LastSyncTime is when the remote state was last read or written.
 	// +optional
 	LastSyncTime *metav1.Time `json:"lastSyncTime,omitempty"`
+
+	// Observation is what the last look at 3scale found, while spec.management is Observe: the writes a
+	// full sync would make. Gone once the object is fully managed.
+	// +optional
+	Observation *Observation `json:"observation,omitempty"`
 
 	// SyncNow is the value of the apimsync.io/sync-now annotation last acted upon.
 	// +optional
@@ -250,12 +275,35 @@ func (c *CommonSpec) EffectiveAdoption() AdoptionPolicy {
 	return c.Adoption
 }
 
-// EffectiveDeletionPolicy returns the deletion policy, Delete when unset.
+// EffectiveDeletionPolicy returns the deletion policy, Delete when unset, and Retain while the object
+// is only observed (spec.management: Observe).
 func (c *CommonSpec) EffectiveDeletionPolicy() DeletionPolicy {
-	if c.DeletionPolicy == "" {
+	return effectiveDeletionPolicy(c.DeletionPolicy, c.Management)
+}
+
+func effectiveDeletionPolicy(d DeletionPolicy, m ManagementPolicy) DeletionPolicy {
+	switch {
+	case m == ManagementObserve:
+		return DeletionPolicyRetain
+	case d == "":
 		return DeletionPolicyDelete
 	}
-	return c.DeletionPolicy
+	return d
+}
+
+// ObserveOnly reports whether spec.management is Observe.
+func (c *CommonSpec) ObserveOnly() bool { return c.Management == ManagementObserve }
+
+// Observation is what a look at 3scale found for an object that is only observed.
+type Observation struct {
+	// Differences is the number of writes a full sync would make now: 0 when 3scale matches the spec.
+	Differences int `json:"differences"`
+	// Writes are those writes, each its method and endpoint template (never a value), the first 50; a
+	// missing object is one line, "create ...".
+	// +optional
+	Writes []string `json:"writes,omitempty"`
+	// ObservedAt is when 3scale was read.
+	ObservedAt metav1.Time `json:"observedAt"`
 }
 
 // DefaultProviderAccountSecret is the Secret used when spec.providerAccountRef is not set.

@@ -14,10 +14,15 @@ type SyncedObject interface {
 	SetRemoteID(id int64)
 	// GetAdoptionPolicy returns the effective adoption policy.
 	GetAdoptionPolicy() AdoptionPolicy
+	// ObserveOnly reports whether spec.management is Observe: the 3scale object is read, never written.
+	ObserveOnly() bool
 	// ForgetTenantIDs forgets every remote id (and record of remote objects) the status holds: they
 	// belong to the tenant that gave them.
 	ForgetTenantIDs()
 }
+
+// ObserveOnly implements SyncedObject.
+func (b *Backend) ObserveOnly() bool { return b.Spec.ObserveOnly() }
 
 // GetSyncStatus implements SyncedObject.
 func (b *Backend) GetSyncStatus() *CommonStatus { return &b.Status.CommonStatus }
@@ -33,6 +38,9 @@ func (b *Backend) SetRemoteID(id int64) { b.Status.BackendID = id }
 
 // GetAdoptionPolicy implements SyncedObject.
 func (b *Backend) GetAdoptionPolicy() AdoptionPolicy { return b.Spec.EffectiveAdoption() }
+
+// ObserveOnly implements SyncedObject.
+func (p *Product) ObserveOnly() bool { return p.Spec.ObserveOnly() }
 
 // GetSyncStatus implements SyncedObject.
 func (p *Product) GetSyncStatus() *CommonStatus { return &p.Status.CommonStatus }
@@ -54,11 +62,11 @@ func (a *ApplicationPlan) GetSyncStatus() *CommonStatus { return &a.Status.Commo
 
 // GetDeletionPolicy implements SyncedObject.
 func (a *ApplicationPlan) GetDeletionPolicy() DeletionPolicy {
-	if a.Spec.DeletionPolicy == "" {
-		return DeletionPolicyDelete
-	}
-	return a.Spec.DeletionPolicy
+	return effectiveDeletionPolicy(a.Spec.DeletionPolicy, a.Spec.Management)
 }
+
+// ObserveOnly implements SyncedObject.
+func (a *ApplicationPlan) ObserveOnly() bool { return a.Spec.Management == ManagementObserve }
 
 // GetRemoteID implements SyncedObject.
 func (a *ApplicationPlan) GetRemoteID() int64 { return a.Status.PlanID }
@@ -73,6 +81,9 @@ func (a *ApplicationPlan) GetAdoptionPolicy() AdoptionPolicy {
 	}
 	return a.Spec.Adoption
 }
+
+// ObserveOnly implements SyncedObject.
+func (d *DeveloperAccount) ObserveOnly() bool { return d.Spec.ObserveOnly() }
 
 // GetSyncStatus implements SyncedObject.
 func (d *DeveloperAccount) GetSyncStatus() *CommonStatus { return &d.Status.CommonStatus }
@@ -96,11 +107,11 @@ func (a *Application) GetSyncStatus() *CommonStatus { return &a.Status.CommonSta
 
 // GetDeletionPolicy implements SyncedObject.
 func (a *Application) GetDeletionPolicy() DeletionPolicy {
-	if a.Spec.DeletionPolicy == "" {
-		return DeletionPolicyDelete
-	}
-	return a.Spec.DeletionPolicy
+	return effectiveDeletionPolicy(a.Spec.DeletionPolicy, a.Spec.Management)
 }
+
+// ObserveOnly implements SyncedObject.
+func (a *Application) ObserveOnly() bool { return a.Spec.Management == ManagementObserve }
 
 // GetRemoteID implements SyncedObject.
 func (a *Application) GetRemoteID() int64 { return a.Status.ApplicationID }
@@ -116,6 +127,9 @@ func (a *Application) GetAdoptionPolicy() AdoptionPolicy {
 	return a.Spec.Adoption
 }
 
+// ObserveOnly implements SyncedObject.
+func (d *ActiveDoc) ObserveOnly() bool { return d.Spec.ObserveOnly() }
+
 // GetSyncStatus implements SyncedObject.
 func (d *ActiveDoc) GetSyncStatus() *CommonStatus { return &d.Status.CommonStatus }
 
@@ -130,6 +144,9 @@ func (d *ActiveDoc) SetRemoteID(id int64) { d.Status.ActiveDocID = id }
 
 // GetAdoptionPolicy implements SyncedObject.
 func (d *ActiveDoc) GetAdoptionPolicy() AdoptionPolicy { return d.Spec.EffectiveAdoption() }
+
+// ObserveOnly implements SyncedObject.
+func (c *CustomPolicyDefinition) ObserveOnly() bool { return c.Spec.ObserveOnly() }
 
 // GetSyncStatus implements SyncedObject.
 func (c *CustomPolicyDefinition) GetSyncStatus() *CommonStatus { return &c.Status.CommonStatus }
@@ -149,6 +166,9 @@ func (c *CustomPolicyDefinition) SetRemoteID(id int64) { c.Status.PolicyID = id 
 func (c *CustomPolicyDefinition) GetAdoptionPolicy() AdoptionPolicy {
 	return c.Spec.EffectiveAdoption()
 }
+
+// ObserveOnly implements SyncedObject.
+func (d *DeveloperPortal) ObserveOnly() bool { return d.Spec.ObserveOnly() }
 
 // GetSyncStatus implements SyncedObject.
 func (d *DeveloperPortal) GetSyncStatus() *CommonStatus { return &d.Status.CommonStatus }
@@ -234,6 +254,9 @@ func (t *Tenant) ForgetTenantIDs() {
 	t.Status.TenantID, t.Status.AdminURL, t.Status.State = 0, "", ""
 }
 
+// ObserveOnly implements SyncedObject.
+func (a *AccountPlan) ObserveOnly() bool { return a.Spec.ObserveOnly() }
+
 // GetSyncStatus implements SyncedObject.
 func (a *AccountPlan) GetSyncStatus() *CommonStatus { return &a.Status.CommonStatus }
 
@@ -260,11 +283,11 @@ func (p *ServicePlan) GetSyncStatus() *CommonStatus { return &p.Status.CommonSta
 
 // GetDeletionPolicy implements SyncedObject.
 func (p *ServicePlan) GetDeletionPolicy() DeletionPolicy {
-	if p.Spec.DeletionPolicy == "" {
-		return DeletionPolicyDelete
-	}
-	return p.Spec.DeletionPolicy
+	return effectiveDeletionPolicy(p.Spec.DeletionPolicy, p.Spec.Management)
 }
+
+// ObserveOnly implements SyncedObject.
+func (p *ServicePlan) ObserveOnly() bool { return p.Spec.Management == ManagementObserve }
 
 // GetRemoteID implements SyncedObject.
 func (p *ServicePlan) GetRemoteID() int64 { return p.Status.ServicePlanID }
@@ -286,6 +309,9 @@ func (p *ServicePlan) ForgetTenantIDs() {
 	p.Status.ServicePlanID, p.Status.ProductID, p.Status.FeatureIDs = 0, 0, nil
 }
 
+// ObserveOnly implements SyncedObject.
+func (f *FieldDefinition) ObserveOnly() bool { return f.Spec.ObserveOnly() }
+
 // GetSyncStatus implements SyncedObject.
 func (f *FieldDefinition) GetSyncStatus() *CommonStatus { return &f.Status.CommonStatus }
 
@@ -306,6 +332,9 @@ func (f *FieldDefinition) ForgetTenantIDs() {
 	f.Status.forgetTenantIDs()
 	f.Status.FieldDefinitionID = 0
 }
+
+// ObserveOnly implements SyncedObject.
+func (s *TenantSettings) ObserveOnly() bool { return s.Spec.ObserveOnly() }
 
 // GetSyncStatus implements SyncedObject.
 func (s *TenantSettings) GetSyncStatus() *CommonStatus { return &s.Status.CommonStatus }
@@ -334,8 +363,11 @@ func (u *AdminUser) GetSyncStatus() *CommonStatus { return &u.Status.CommonStatu
 
 // GetDeletionPolicy implements SyncedObject.
 func (u *AdminUser) GetDeletionPolicy() DeletionPolicy {
-	return (&CommonSpec{DeletionPolicy: u.Spec.DeletionPolicy}).EffectiveDeletionPolicy()
+	return effectiveDeletionPolicy(u.Spec.DeletionPolicy, u.Spec.Management)
 }
+
+// ObserveOnly implements SyncedObject.
+func (u *AdminUser) ObserveOnly() bool { return u.Spec.Management == ManagementObserve }
 
 // GetRemoteID implements SyncedObject.
 func (u *AdminUser) GetRemoteID() int64 { return u.Status.UserID }

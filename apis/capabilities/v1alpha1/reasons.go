@@ -30,6 +30,15 @@ const (
 	ReasonRemoteBeingDeleted = "HeldByResourceBeingDeleted"
 	// ReasonAdoptionRefused: a 3scale object with this system name exists and spec.adoption is Never.
 	ReasonAdoptionRefused = "AdoptionRefused"
+	// ReasonObserved (Synced): the object is only observed (spec.management: Observe) and 3scale matches
+	// its spec.
+	ReasonObserved = "Observed"
+	// ReasonObservedDifferences (Synced): the object is only observed and 3scale differs from its spec:
+	// status.observation lists the writes a full sync would make; none is made.
+	ReasonObservedDifferences = "ObservedDifferences"
+	// ReasonNothingToObserve (Orphan): the object is only observed and its tenant has no 3scale object
+	// of its system name (or id); nothing is created, it looks again with backoff.
+	ReasonNothingToObserve = "NothingToObserve"
 	// ReasonDeletingDependants: the object being deleted deletes the objects that cannot exist without
 	// it first.
 	ReasonDeletingDependants = "DeletingDependants"

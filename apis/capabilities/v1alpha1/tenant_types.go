@@ -130,3 +130,6 @@ func (t *Tenant) SetRemoteID(id int64) { t.Status.TenantID = id }
 // cluster) adopts the tenant of its organization and admin that master holds, with a provider-account
 // Secret a Tenant of its name wrote: never a second signup.
 func (t *Tenant) GetAdoptionPolicy() AdoptionPolicy { return AdoptionIfExists }
+
+// ObserveOnly implements SyncedObject: a Tenant is always managed (it signs a tenant up or adopts one).
+func (t *Tenant) ObserveOnly() bool { return false }
