@@ -170,7 +170,15 @@ func one[T any](ctx context.Context, c *Client, r call) (*T, error) {
 		if err := c.do(ctx, r, nil); err != nil {
 			return nil, err
 		}
-		return echo[T](r), nil
+		var base *T
+		if r.method == http.MethodPut && strings.HasSuffix(r.endpoint, "/{id}.json") {
+			// porta answers an update with the object as it is after it: read it as it is now, and lay
+			// what the update sets over it, so that what follows sees every field (a plan id, a state).
+			if cur, err := one[T](ctx, c, call{method: http.MethodGet, endpoint: r.endpoint, args: r.args}); err == nil {
+				base = cur
+			}
+		}
+		return echo(r, base), nil
 	}
 	var body rawBody
 	if err := c.do(ctx, r, &body); err != nil {
@@ -226,14 +234,17 @@ func (f form) intPtr(key string, v *int64) form {
 
 func (f form) values() url.Values { return url.Values(f) }
 
-// echo is the answer to a write a dry-run client did not send, as if 3scale had taken it: a T with the
-// fields the request's form sets (by their JSON names, top-level fields only) and the id its path names.
-// What the caller does next then follows from what it asked for, as after a real answer.
 // dryRunIDs numbers what a dry run creates.
 var dryRunIDs atomic.Int64
 
-func echo[T any](r call) *T {
+// echo is the answer to a write a dry-run client did not send, as if 3scale had taken it: a T with the
+// fields the request's form sets (by their JSON names, top-level fields only) and the id its path names.
+// What the caller does next then follows from what it asked for, as after a real answer.
+func echo[T any](r call, base *T) *T {
 	var t T
+	if base != nil {
+		t = *base
+	}
 	v := reflect.ValueOf(&t).Elem()
 	if v.Kind() != reflect.Struct {
 		return &t

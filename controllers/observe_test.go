@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
@@ -30,8 +31,8 @@ func writesSince(tenant string, n int) []string {
 
 // TestObserveOnly: a Backend with spec.management Observe finds the backend made by hand, records its id,
 // and tells in its status, its condition, the drift metric and kubectl apimsync diff what a full sync
-// would write, writing nothing and holding no finalizer. Switched to Full, it makes exactly the writes it
-// reported, and takes its finalizer. An observed object with nothing to observe waits and creates nothing;
+// would write, writing nothing; it holds the finalizer as a Retain object does. Switched to Full, it makes
+// exactly the writes it reported. An observed object with nothing to observe waits and creates nothing;
 // deleting an observed object deletes nothing.
 func TestObserveOnly(t *testing.T) {
 	ctx := context.Background()
@@ -55,8 +56,8 @@ func TestObserveOnly(t *testing.T) {
 	if b.Status.BackendID != byHand.ID || obs == nil || obs.Differences == 0 || obs.Differences != len(obs.Writes) {
 		t.Fatalf("id %d (want %d), observation %+v: want the hand-made backend's id and the writes a sync would make", b.Status.BackendID, byHand.ID, obs)
 	}
-	if controllerutil.ContainsFinalizer(b, engine.Finalizer) {
-		t.Errorf("an observed object holds the finalizer: deleting it would wait for a deletion that never comes")
+	if !controllerutil.ContainsFinalizer(b, engine.Finalizer) || b.GetDeletionPolicy() != v1alpha1.DeletionPolicyRetain {
+		t.Errorf("finalizers %v, deletion policy %s: an observed object holding an id keeps it as Retain does", b.Finalizers, b.GetDeletionPolicy())
 	}
 	if got := testutil.ToFloat64(engine.ObservedDrift.WithLabelValues("Backend")); got < 1 {
 		t.Errorf("apimsync_observed_drift_objects{kind=Backend} = %v, want the drifting backend counted", got)
@@ -110,5 +111,62 @@ func TestObserveOnly(t *testing.T) {
 	harness.WaitGone(t, kept)
 	if n := harness.Sim.Count(ns, "backend_apis"); n != 2 {
 		t.Errorf("%d backends in 3scale, want pets and kept: deleting an observed object deletes nothing", n)
+	}
+}
+
+// TestObserveOnlyApplicationsAndOwners: an Application switched to Observe with a new description reports
+// exactly the one update a full sync makes (an update's echo carries what 3scale holds, so no plan change
+// or state change is invented) and leaves its credentials Secret as it is; switched back, it makes that
+// write. A Product deleted while one of its plans is only observed is kept in 3scale with the plan, as
+// under a plan with deletionPolicy Retain.
+func TestObserveOnlyApplicationsAndOwners(t *testing.T) {
+	ctx := context.Background()
+	ns := harness.NewNamespace(t)
+	account, passwords := harness.DevAccount(ns, "acme")
+	backend, product, plan := harness.PetsBackend(ns), harness.PetstoreProduct(ns, "pets"), harness.BasicPlan(ns, "basic", "petstore")
+	app := harness.Application(ns, "app", "acme", "basic")
+	harness.Create(t, harness.DefaultSecret(ns), passwords, backend, product, plan, account, app)
+	harness.WaitState(t, v1alpha1.ConditionSynced, backend, product, plan, account, app)
+	var creds corev1.Secret
+	if err := harness.K8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "app-credentials"}, &creds); err != nil {
+		t.Fatal(err)
+	}
+
+	start := len(harness.Sim.Writes(ns))
+	harness.Update(t, app, func() {
+		app.Spec.Management = v1alpha1.ManagementObserve
+		app.Spec.Description = "a new description"
+	})
+	harness.WaitReason(t, app, v1alpha1.ConditionSynced, v1alpha1.ReasonObservedDifferences)
+	want := []string{"PUT /admin/api/accounts/{account_id}/applications/{id}.json"}
+	if !slices.Equal(app.Status.Observation.Writes, want) {
+		t.Errorf("observed writes %v, want %v", app.Status.Observation.Writes, want)
+	}
+	if w := writesSince(ns, start); len(w) != 0 {
+		t.Errorf("an observed application wrote %v", w)
+	}
+	var after corev1.Secret
+	if err := harness.K8s.Get(ctx, client.ObjectKeyFromObject(&creds), &after); err != nil || after.ResourceVersion != creds.ResourceVersion {
+		t.Errorf("the credentials Secret was written by a look (%v)", err)
+	}
+	before := len(harness.Sim.Writes(ns))
+	harness.EditAndWait(t, app, func() { app.Spec.Management = v1alpha1.ManagementFull })
+	if got := writesSince(ns, before); !slices.Equal(got, want) {
+		t.Errorf("switched to Full, it wrote %v, want %v", got, want)
+	}
+
+	// The plan only observed: deleting its Product keeps both in 3scale.
+	harness.Update(t, plan, func() { plan.Spec.Management = v1alpha1.ManagementObserve })
+	harness.WaitReason(t, plan, v1alpha1.ConditionSynced, v1alpha1.ReasonObserved)
+	if err := harness.K8s.Delete(ctx, app); err != nil {
+		t.Fatal(err)
+	}
+	harness.WaitGone(t, app)
+	if err := harness.K8s.Delete(ctx, product); err != nil {
+		t.Fatal(err)
+	}
+	harness.WaitGone(t, product)
+	if n, p := harness.Sim.Count(ns, "services"), harness.Sim.Count(ns, "application_plans"); n != 1 || p < 1 {
+		t.Errorf("%d products and %d plans in 3scale after the Product's deletion: an observed plan keeps its product, as Retain does", n, p)
 	}
 }

@@ -53,6 +53,10 @@ type Session struct {
 	// CreatePending is true when an earlier reconcile sent a create for this object on this tenant and
 	// may have lost its answer: finding the object by system name then is finding our own.
 	CreatePending bool
+	// DryRun: the session's client records its writes instead of sending them (an object only observed).
+	// A syncer then writes nothing to the cluster, emits no Event and touches no state shared with other
+	// objects (caches of other kinds' snapshots, the memory of passwords sent): what it does is a look.
+	DryRun bool
 	// PeriodicDue, set by Resolve, asks for Observe even though nothing changed: the syncer has periodic
 	// work (a usage report). PeriodicIn, when positive, is when that work is due next: the engine
 	// requeues the object by then.

@@ -105,8 +105,6 @@ var errObjectChanged = errors.New("the object changed since it was read")
 // addFinalizer adds the remote-cleanup finalizer to obj, telling whether it was missing.
 func addFinalizer(obj client.Object) bool { return controllerutil.AddFinalizer(obj, Finalizer) }
 
-func removeFinalizer(obj client.Object) bool { return controllerutil.RemoveFinalizer(obj, Finalizer) }
-
 // nextCreateMark is the create-pending marker of obj's next create on tenant: "<tenant>#<n>#<uid>",
 // n one more than any marker obj carries or settled (so that a marker is never written twice, even if
 // the annotation was removed meanwhile), uid obj's own (so that the annotation, copied with the object

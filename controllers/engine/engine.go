@@ -184,12 +184,14 @@ func (r *Reconciler[T, D, S]) sync(ctx context.Context, obj T, w *statusWriter[T
 	}
 	st := obj.GetSyncStatus()
 	observing := obj.ObserveOnly()
-	if observing && controllerutil.ContainsFinalizer(obj, Finalizer) {
-		// Only observed: deleting it deletes nothing, so nothing holds its deletion back.
-		if err := r.updateMetadata(ctx, obj, w, removeFinalizer); err != nil {
-			return r.metadataNotWritten(w, err)
-		}
-	} else if !observing && !controllerutil.ContainsFinalizer(obj, Finalizer) && (obj.GetRemoteID() != 0 || PendingCreate(obj) != "") {
+	// An object observed until now reads 3scale afresh for its first full sync: the snapshot its last look
+	// cached may be a drift period old, and it is to make the writes that look reported.
+	wasObserved := !observing && st.Observation != nil
+	if wasObserved {
+		st.Observation = nil
+		trackDrift(r.Kind, client.ObjectKeyFromObject(obj), false)
+	}
+	if !controllerutil.ContainsFinalizer(obj, Finalizer) && (obj.GetRemoteID() != 0 || PendingCreate(obj) != "") {
 		// The object holds a remote one, or may: its finalizer must be there (an object from before the
 		// finalizer went on with the first create, or one whose finalizer was removed by hand). A new
 		// object gets it with its create-pending marker, in the one update made before its first create.
@@ -265,12 +267,12 @@ func (r *Reconciler[T, D, S]) sync(ctx context.Context, obj T, w *statusWriter[T
 		ctx = tsclient.WithBackground(ctx)
 	}
 
-	s.ForceRead = driftDue || syncNow != st.SyncNow || observing
+	s.ForceRead = driftDue || syncNow != st.SyncNow || observing || wasObserved
+	if observing {
+		return r.observeOnly(ctx, obj, w, s, want, syncNow, now)
+	}
 	ctx, progress := tsclient.WithProgress(ctx)
 	obs, err := r.observe(ctx, obj, s, want)
-	if observing {
-		return r.observeOnly(ctx, obj, s, want, obs, err, syncNow, now)
-	}
 	report := obs.Report
 	if err == nil {
 		var wrote Report
@@ -322,8 +324,6 @@ func (r *Reconciler[T, D, S]) sync(ctx context.Context, obj T, w *statusWriter[T
 	st.SyncedHash, st.SyncNow = s.Hash, syncNow
 	st.LastSyncTime = &metav1.Time{Time: now}
 	st.ObservedGeneration = obj.GetGeneration()
-	st.Observation = nil // fully managed now
-	trackDrift(r.Kind, key, false)
 	message := fmt.Sprintf("%s %q is in sync with tenant %s", r.Kind, s.SystemName, s.Tenant)
 	if report.Adopted != 0 {
 		message = fmt.Sprintf("%s %q is in sync with tenant %s (adopted the existing %s %d, which this resource did not create)",

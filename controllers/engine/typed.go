@@ -261,7 +261,7 @@ func (r *Reconciler[T, D, S]) serves(want D, snap S) bool {
 
 // observed is what observe tells of an existing remote object, after the periodic work if it is due.
 func (r *Reconciler[T, D, S]) observed(ctx context.Context, obj T, s *Session, want D, snap S, report Report) (observation[S], error) {
-	if p, ok := r.Syncer.(Refresher[T, S]); ok && s.PeriodicDue && obj.GetRemoteID() != 0 {
+	if p, ok := r.Syncer.(Refresher[T, S]); ok && s.PeriodicDue && !s.DryRun && obj.GetRemoteID() != 0 {
 		var err error
 		if snap, err = p.Refresh(ctx, obj, s, snap); err != nil {
 			return observation[S]{}, err

@@ -156,6 +156,11 @@ func (s *Syncer) resolve(ctx context.Context, a *v1alpha1.Application, sess *eng
 // stays Invalid, saying so.
 func lifecycleAllows(a *v1alpha1.Application, plan *v1alpha1.ApplicationPlan, product *v1alpha1.Product, d *Desired) error {
 	isNew := a.Status.ApplicationID == 0
+	if product.ObserveOnly() {
+		// Its lifecycle is a look too: an observed product suspends nothing, so its applications are not
+		// retired by what its spec says.
+		return nil
+	}
 	switch product.Spec.EffectiveLifecycle() {
 	case v1alpha1.LifecycleDraft:
 		if isNew && !plan.Spec.AllowInDraft {
@@ -299,6 +304,9 @@ func (s *Syncer) Update(ctx context.Context, a *v1alpha1.Application, sess *engi
 	d := &want
 	c, id := sess.Remote, snap.App.ID
 	if d.Retire {
+		if sess.DryRun { // a look: the credentials Secret stays
+			return nil, nil
+		}
 		return nil, s.retire(ctx, a) // the product's sweep changes its state: nothing known to cache
 	}
 	if !appIDMatches(snap.App, d) {
@@ -332,6 +340,9 @@ func (s *Syncer) Update(ctx context.Context, a *v1alpha1.Application, sess *engi
 		return nil, err
 	}
 	a.Status.PlanID = snap.App.PlanID
+	if sess.DryRun { // a look: the credentials Secret is not written
+		return snap, nil
+	}
 	if err := s.writeCredentials(ctx, a, snap); err != nil {
 		return nil, err
 	}

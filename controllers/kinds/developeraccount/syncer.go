@@ -558,7 +558,9 @@ func (s *Syncer) syncUsers(ctx context.Context, d *v1alpha1.DeveloperAccount, se
 			}
 			if err == nil && version != "" {
 				set[u.Username] = version
-				s.Sent.Remember(userKey(sess, id, u.Username), passwords[u.Username])
+				if !sess.DryRun { // a look sent no password
+					s.Sent.Remember(userKey(sess, id, u.Username), passwords[u.Username])
+				}
 			}
 			switch {
 			case err != nil || r.State == userActive || (r.State == userSuspended && u.Suspended):

@@ -159,7 +159,7 @@ func (l *Lifecycle) StoreUsage(p *v1alpha1.Product, apps []tsclient.Application)
 	}
 	p.Status.Usage = usageReport(apps, top, l.now())
 	p.Status.Usage.Lifecycle = p.Spec.EffectiveLifecycle()
-	if p.Status.Usage.Lifecycle == v1alpha1.LifecycleDeprecated {
+	if p.Status.Usage.Lifecycle == v1alpha1.LifecycleDeprecated && !l.Quiet {
 		DeprecatedProductApplications.WithLabelValues(p.Namespace, p.Name).Set(float64(p.Status.Usage.LiveApplications))
 	}
 }

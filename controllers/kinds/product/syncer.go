@@ -360,6 +360,12 @@ func (s *Syncer) Create(ctx context.Context, p *v1alpha1.Product, sess *engine.S
 // writes what differs, then deploys the proxy configuration to staging when staging is behind
 // (deployPending: decided from state, product_deploy.go).
 func (s *Syncer) Update(ctx context.Context, p *v1alpha1.Product, sess *engine.Session, d Desired, snap *Snapshot) (*Snapshot, error) {
+	if sess.DryRun {
+		// A look: no Event, no metric, and the applications' cached snapshots stay as 3scale has them.
+		dry := *s
+		dry.Suspended, dry.Lifecycle.Recorder, dry.Lifecycle.Quiet = nil, nil, true
+		s = &dry
+	}
 	c, id := sess.Remote, snap.Product.ID
 	if snap.Retiring != nil {
 		// The cached snapshot of an application it suspends says so, so that its Application object, if
