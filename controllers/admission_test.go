@@ -12,7 +12,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
@@ -240,10 +239,10 @@ func TestWebhookWarns(t *testing.T) {
 	wantWarning(t, warnings.take(), "would be Invalid", `"export"`)
 
 	// The product's method "search" goes while plan "basic" limits it.
-	update(t, c, product, func() { product.Spec.Methods, product.Spec.MappingRules = nil, nil })
+	harness.UpdateWith(t, c, product, func() { product.Spec.Methods, product.Spec.MappingRules = nil, nil })
 	wantWarning(t, warnings.take(), `"search" is removed while ApplicationPlan "basic"`)
 	// So does the backend's "list_pets", which basic prices.
-	update(t, c, backend, func() {
+	harness.UpdateWith(t, c, backend, func() {
 		delete(backend.Spec.Methods, "list_pets")
 		backend.Spec.MappingRules = backend.Spec.MappingRules[1:]
 	})
@@ -257,23 +256,8 @@ func TestWebhookWarns(t *testing.T) {
 		t.Fatal(err)
 	}
 	warnings.take()
-	update(t, c, product, func() { product.Spec.DeletionPolicy = v1alpha1.DeletionPolicyRetain })
+	harness.UpdateWith(t, c, product, func() { product.Spec.DeletionPolicy = v1alpha1.DeletionPolicyRetain })
 	wantWarning(t, warnings.take(), "deletionPolicy Retain while 1 Applications")
-}
-
-// update reads obj with c, changes it and writes it, again on a conflict with the manager's writes.
-func update(t *testing.T, c client.Client, obj client.Object, change func()) {
-	t.Helper()
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		if err := c.Get(context.Background(), client.ObjectKeyFromObject(obj), obj); err != nil {
-			return err
-		}
-		change()
-		return c.Update(context.Background(), obj)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 // wantWarning checks that one of got has every part of want.

@@ -61,15 +61,37 @@ func Create(t *testing.T, objs ...client.Object) {
 // Update reads obj, changes it and writes it, again on a conflict with the controllers' writes.
 func Update(t *testing.T, obj client.Object, change func()) {
 	t.Helper()
+	UpdateWith(t, K8s, obj, change)
+}
+
+// UpdateWith is Update through the client c (one that keeps the admission warnings of its writes).
+func UpdateWith(t *testing.T, c client.Client, obj client.Object, change func()) {
+	t.Helper()
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		if err := K8s.Get(context.Background(), client.ObjectKeyFromObject(obj), obj); err != nil {
+		if err := c.Get(context.Background(), client.ObjectKeyFromObject(obj), obj); err != nil {
 			return err
 		}
 		change()
-		return K8s.Update(context.Background(), obj)
+		return c.Update(context.Background(), obj)
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// WantValidation checks a Validator's answer err for the case name: valid when want is "", else Invalid
+// with reason and exactly the message want.
+func WantValidation(t *testing.T, name string, err error, reason, want string) {
+	t.Helper()
+	switch {
+	case want == "" && err != nil:
+		t.Errorf("%s: %v, want valid", name, err)
+	case want != "" && err == nil:
+		t.Errorf("%s: valid, want Invalid: %s", name, want)
+	case want != "":
+		if class, got, msg := engine.Classify(err); class != engine.ClassInvalid || got != reason || msg != want {
+			t.Errorf("%s: %v, want Invalid (%s): %s", name, err, reason, want)
+		}
 	}
 }
 

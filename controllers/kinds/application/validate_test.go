@@ -6,7 +6,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
-	"github.com/apimsync/apimsync/controllers/engine"
+	"github.com/apimsync/apimsync/controllers/internal/harness"
 	"github.com/apimsync/apimsync/controllers/kinds/application"
 )
 
@@ -35,18 +35,6 @@ func TestValidateCredentialsSecret(t *testing.T) {
 		a := &v1alpha1.Application{ObjectMeta: metav1.ObjectMeta{Name: "app"},
 			Spec: v1alpha1.ApplicationSpec{CredentialsSecretName: c.secretName, CredentialsRef: c.ref}}
 		err := (&application.Syncer{}).Validate(a)
-		if c.want == "" {
-			if err != nil {
-				t.Errorf("%s: %v, want valid", name, err)
-			}
-			continue
-		}
-		if err == nil {
-			t.Errorf("%s: valid, want Invalid: %s", name, c.want)
-			continue
-		}
-		if class, reason, msg := engine.Classify(err); class != engine.ClassInvalid || reason != v1alpha1.ReasonInvalidSpec || msg != c.want {
-			t.Errorf("%s: %v, want Invalid (%s): %s", name, err, v1alpha1.ReasonInvalidSpec, c.want)
-		}
+		harness.WantValidation(t, name, err, v1alpha1.ReasonInvalidSpec, c.want)
 	}
 }

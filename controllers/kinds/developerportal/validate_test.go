@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
-	"github.com/apimsync/apimsync/controllers/engine"
+	"github.com/apimsync/apimsync/controllers/internal/harness"
 	"github.com/apimsync/apimsync/controllers/kinds/developerportal"
 )
 
@@ -41,18 +41,6 @@ func TestValidatePortal(t *testing.T) {
 	}
 	for name, c := range cases {
 		err := (&developerportal.Syncer{}).Validate(&v1alpha1.DeveloperPortal{Spec: c.spec})
-		if c.want == "" {
-			if err != nil {
-				t.Errorf("%s: %v, want valid", name, err)
-			}
-			continue
-		}
-		if err == nil {
-			t.Errorf("%s: valid, want Invalid: %s", name, c.want)
-			continue
-		}
-		if class, reason, msg := engine.Classify(err); class != engine.ClassInvalid || reason != v1alpha1.ReasonInvalidSpec || msg != c.want {
-			t.Errorf("%s: %v, want Invalid (%s): %s", name, err, v1alpha1.ReasonInvalidSpec, c.want)
-		}
+		harness.WantValidation(t, name, err, v1alpha1.ReasonInvalidSpec, c.want)
 	}
 }
