@@ -3,6 +3,7 @@
 // the objects converge in a live table; then waits for Ctrl-C and shuts everything down.
 //
 // DEMO_EXIT_WHEN_SYNCED=1 exits 0 as soon as every sample object is Synced, non-zero after five minutes.
+// DEMO_METRICS_ADDR=127.0.0.1:8080 serves the manager's metrics there (plain HTTP), for a local Prometheus.
 package main
 
 import (
@@ -92,7 +93,7 @@ func run() error {
 	fmt.Printf("3scale simulator at %s (tenant %q)\n", simURL, demoTenant)
 
 	// The manager serves the validating webhook, which the control plane calls for the demo's namespace.
-	mgr, err := ctrl.NewManager(env.Config, controllers.ManagerOptions(ctrl.Options{Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"},
+	mgr, err := ctrl.NewManager(env.Config, controllers.ManagerOptions(ctrl.Options{Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: metricsAddress()},
 		WebhookServer: webhook.NewServer(env.WebhookOptions())}, nil, nil))
 	if err != nil {
 		return err
@@ -161,6 +162,15 @@ Edit or delete objects and watch 3scale follow. Ctrl-C stops everything.
 	<-ctx.Done()
 	fmt.Println("\nshutting down...")
 	return nil
+}
+
+// metricsAddress is where the demo's manager serves its metrics: DEMO_METRICS_ADDR (127.0.0.1:8080, for
+// a local Prometheus and the Grafana dashboard), or nowhere.
+func metricsAddress() string {
+	if a := os.Getenv("DEMO_METRICS_ADDR"); a != "" {
+		return a
+	}
+	return "0"
 }
 
 // writeKubeconfig writes an admin kubeconfig for the control plane.
