@@ -36,6 +36,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -463,27 +464,36 @@ func TestImageRunsNamespaced(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	probeAddr, metricsAddr := freeAddr(t), freeAddr(t)
-	args := []string{"--kubeconfig=" + kubeconfig, "--leader-election-namespace=" + sa.GetNamespace(), "--allow-private-admin-urls"}
+	probeAddr, metricsAddr, webhookAddr := freeAddr(t), freeAddr(t), freeAddr(t)
+	_, webhookPort, _ := net.SplitHostPort(webhookAddr)
+	// The webhook's certificate folder: the Secret the manager fills would be mounted there; nothing
+	// mounts it here, and the manager serves no webhook call in this test.
+	args := []string{"--kubeconfig=" + kubeconfig, "--leader-election-namespace=" + sa.GetNamespace(), "--allow-private-admin-urls",
+		"--webhook-cert-dir=" + t.TempDir()}
 	for _, a := range deployArgs {
 		switch {
 		case strings.HasPrefix(a, "--health-probe-bind-address="):
 			a = "--health-probe-bind-address=" + probeAddr
 		case strings.HasPrefix(a, "--metrics-bind-address="):
 			a = "--metrics-bind-address=" + metricsAddr
+		case strings.HasPrefix(a, "--webhook-port="):
+			a = "--webhook-port=" + webhookPort
 		}
 		args = append(args, a)
 	}
 	var logs syncBuffer
 	mgr := exec.Command(filepath.Join(root, "manager"), args...)
-	mgr.Dir, mgr.Env = root, []string{} // as in the container: no environment of the test's
+	// As in the container: no environment of the test's, only what the Deployment sets (its namespace,
+	// from the downward API).
+	mgr.Dir, mgr.Env = root, deploymentEnv(t, deploy)
 	mgr.Stdout, mgr.Stderr = &logs, &logs
 	start := time.Now()
 	if err := mgr.Start(); err != nil {
 		t.Fatal(err)
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- mgr.Wait() }()
+	exited := make(chan struct{})
+	var exitErr error
+	go func() { exitErr = mgr.Wait(); close(exited) }()
 	defer func() {
 		_ = mgr.Process.Signal(syscall.SIGTERM)
 		select {
@@ -507,8 +517,8 @@ func TestImageRunsNamespaced(t *testing.T) {
 			break
 		}
 		select {
-		case err := <-exited:
-			t.Fatalf("the manager exited: %v", err)
+		case <-exited:
+			t.Fatalf("the manager exited: %v", exitErr)
 		case <-ctx.Done():
 			t.Fatalf("not Synced after %s: %s", time.Since(start).Round(time.Second), strings.Join(pending, "; "))
 		case <-time.After(500 * time.Millisecond):
@@ -536,6 +546,27 @@ func TestImageRunsNamespaced(t *testing.T) {
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden {
 			t.Errorf("metrics answered an anonymous caller %d, want 401 or 403", resp.StatusCode)
+		}
+	}
+
+	// The webhook's certificate, made with the namespaced install's rights: the Secret filled, the CA in
+	// the configuration's caBundle.
+	for {
+		var secret corev1.Secret
+		var hook admissionregistrationv1.ValidatingWebhookConfiguration
+		if err := k8s.Get(ctx, client.ObjectKey{Namespace: sa.GetNamespace(), Name: "apimsync-webhook-cert"}, &secret); err != nil {
+			t.Fatal(err)
+		}
+		if err := k8s.Get(ctx, client.ObjectKey{Name: "apimsync-validating"}, &hook); err != nil {
+			t.Fatal(err)
+		}
+		if len(secret.Data["tls.crt"]) > 0 && len(hook.Webhooks) > 0 && string(hook.Webhooks[0].ClientConfig.CABundle) == string(secret.Data["ca.crt"]) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the manager made no webhook certificate, or did not inject its CA")
+		case <-time.After(500 * time.Millisecond):
 		}
 	}
 
@@ -625,6 +656,27 @@ func find(objs []*unstructured.Unstructured, kind string) *unstructured.Unstruct
 		}
 	}
 	return nil
+}
+
+// deploymentEnv is the environment the Deployment's container gets: its values, and its downward-API
+// fields of the pod's namespace.
+func deploymentEnv(t *testing.T, deploy *unstructured.Unstructured) []string {
+	t.Helper()
+	containers, _, _ := unstructured.NestedSlice(deploy.Object, "spec", "template", "spec", "containers")
+	env, _, _ := unstructured.NestedSlice(containers[0].(map[string]any), "env")
+	var out []string
+	for _, e := range env {
+		m := e.(map[string]any)
+		name, _, _ := unstructured.NestedString(m, "name")
+		value, _, _ := unstructured.NestedString(m, "value")
+		if path, _, _ := unstructured.NestedString(m, "valueFrom", "fieldRef", "fieldPath"); path == "metadata.namespace" {
+			value = deploy.GetNamespace()
+		} else if path != "" {
+			t.Fatalf("the Deployment's env %s comes from %s, which this test does not fill", name, path)
+		}
+		out = append(out, name+"="+value)
+	}
+	return out
 }
 
 func freeAddr(t *testing.T) string {
