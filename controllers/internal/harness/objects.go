@@ -12,6 +12,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -64,10 +65,15 @@ func Update(t *testing.T, obj client.Object, change func()) {
 	UpdateWith(t, K8s, obj, change)
 }
 
+// conflictBackoff is how an update retries on a conflict with the manager's writes (its status writes
+// change the object's resourceVersion too): client-go's DefaultRetry gives up after about 50 ms, which a
+// manager busy on a loaded machine outlasts; this one keeps trying for about 10 s.
+var conflictBackoff = wait.Backoff{Steps: 12, Duration: 10 * time.Millisecond, Factor: 2, Jitter: 0.1, Cap: 2 * time.Second}
+
 // UpdateWith is Update through the client c (one that keeps the admission warnings of its writes).
 func UpdateWith(t *testing.T, c client.Client, obj client.Object, change func()) {
 	t.Helper()
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+	err := retry.RetryOnConflict(conflictBackoff, func() error {
 		if err := c.Get(context.Background(), client.ObjectKeyFromObject(obj), obj); err != nil {
 			return err
 		}
