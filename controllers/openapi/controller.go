@@ -2,11 +2,15 @@ package openapi
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -20,6 +24,7 @@ import (
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	"github.com/apimsync/apimsync/controllers/engine"
 	"github.com/apimsync/apimsync/controllers/kit"
+	"github.com/apimsync/apimsync/internal/convert"
 	"github.com/apimsync/apimsync/internal/openapiimport"
 )
 
@@ -49,7 +54,7 @@ type generated struct {
 
 // +kubebuilder:rbac:groups=capabilities.apimsync.io,resources=openapis,verbs=get;list;watch
 // +kubebuilder:rbac:groups=capabilities.apimsync.io,resources=openapis/status,verbs=get;update;patch
-// +kubebuilder:rbac:groups=capabilities.apimsync.io,resources=backends;products;activedocs,verbs=create
+// +kubebuilder:rbac:groups=capabilities.apimsync.io,resources=backends;products;activedocs;applicationplans,verbs=create
 
 // Reconcile generates what an OpenAPI's document says, and reports how the generated resources fare.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
@@ -105,8 +110,11 @@ func (r *Reconciler) reconcile(ctx context.Context, o *v1alpha1.OpenAPI) (ctrl.R
 	if err != nil {
 		return r.fail(o, err)
 	}
-	o.Status.Operations, o.Status.Notes = len(api.Methods), api.Notes
+	o.Status.Operations, o.Status.Notes = len(api.Rules), api.Notes
 	if err := r.checkNotBlocked(ctx, o, wanted); err != nil {
+		return r.fail(o, err)
+	}
+	if err := r.checkNoPlanStillLimits(ctx, o, wanted); err != nil {
 		return r.fail(o, err)
 	}
 	hash := engine.HashOf(specsOf(wanted))
@@ -125,13 +133,13 @@ func (r *Reconciler) reconcile(ctx context.Context, o *v1alpha1.OpenAPI) (ctrl.R
 		stored = append(stored, obj)
 		names = append(names, engine.KindOf(g.obj)+"/"+g.obj.GetName())
 	}
-	if err := r.dropActiveDoc(ctx, o); err != nil {
+	if err := r.dropStale(ctx, o, names); err != nil {
 		return r.fail(o, err)
 	}
 	if o.Status.GeneratedHash != hash && o.Status.GeneratedHash != "" {
 		r.event(o, "Normal", v1alpha1.ReasonRegenerated, "regenerated %s from the changed document or spec", strings.Join(names, ", "))
 	}
-	o.Status.Generated, o.Status.GeneratedHash = names, hash
+	o.Status.Generated, o.Status.GeneratedHash, o.Status.MethodNames = names, hash, api.MethodNames
 	state, reason, message := summarize(stored, api)
 	r.setState(o, state, reason, message)
 	return ctrl.Result{}, nil
@@ -146,8 +154,8 @@ func (r *Reconciler) generate(ctx context.Context, o *v1alpha1.OpenAPI) ([]gener
 	doc, err := openapiimport.Parse(ctx, []byte(text))
 	if err == nil {
 		var api *openapiimport.API
-		if api, err = openapiimport.Import(doc, "", openapiimport.Options{PrivateBaseURL: o.Spec.PrivateBaseURL, PrefixMatching: o.Spec.PrefixMatching}); err == nil {
-			return r.resources(o, api)
+		if api, err = openapiimport.Import(doc, "", importOptions(o)); err == nil {
+			return r.resources(ctx, o, api)
 		}
 	}
 	if openapiimport.IsInvalid(err) {
@@ -156,41 +164,131 @@ func (r *Reconciler) generate(ctx context.Context, o *v1alpha1.OpenAPI) ([]gener
 	return nil, nil, err
 }
 
-// resources are the Backend, Product and ActiveDoc an import makes, named after the OpenAPI, with its
-// provider account, deletion and adoption policies.
-func (r *Reconciler) resources(o *v1alpha1.OpenAPI, api *openapiimport.API) ([]generated, *openapiimport.API, error) {
+// importOptions are the import's options from an OpenAPI's spec, and the method names it last generated.
+func importOptions(o *v1alpha1.OpenAPI) openapiimport.Options {
+	return openapiimport.Options{PrivateBaseURL: o.Spec.PrivateBaseURL, PrefixMatching: o.Spec.PrefixMatching,
+		Operator: o.Spec.Conventions == v1alpha1.ConventionsThreescaleOperator, PublicBasePath: o.Spec.PublicBasePath, PrivateBasePath: o.Spec.PrivateBasePath,
+		BackendOnly: o.Spec.BackendOnly, MethodNames: o.Status.MethodNames, SystemName: systemNameOf(o), BackendObject: o.Name, Namespace: o.Namespace}
+}
+
+// systemNameOf is the system name of the Backend and Product an OpenAPI generates: its spec's, else the
+// one they derive from their name (the OpenAPI's).
+func systemNameOf(o *v1alpha1.OpenAPI) string {
+	if o.Spec.SystemName != "" {
+		return o.Spec.SystemName
+	}
+	return strings.ReplaceAll(o.Name, ".", "_")
+}
+
+// PlanName is the name of the ApplicationPlan an OpenAPI generates for a plan of its document: the
+// name kubectl apimsync convert gives the plan of a Product (so a conversion and a generation agree).
+func PlanName(openAPI, systemName string) string {
+	return convert.PlanObjectName(openAPI, systemName)
+}
+
+// resources are the Backend, Product, ApplicationPlans and ActiveDoc an import makes, named after the
+// OpenAPI, with its provider account, deletion, adoption and management policies.
+func (r *Reconciler) resources(ctx context.Context, o *v1alpha1.OpenAPI, api *openapiimport.API) ([]generated, *openapiimport.API, error) {
 	common := o.Spec.CommonSpec
-	backend := v1alpha1.BackendSpec{Name: api.Title, Description: api.Description, PrivateBaseURL: api.PrivateBaseURL, CommonSpec: common}
-	auth, err := authenticationOf(o, api.Auth)
-	if err != nil {
-		return nil, nil, err
-	}
-	product := v1alpha1.ProductSpec{Name: api.Title, Description: api.Description, Deployment: o.Spec.Deployment, Authentication: auth,
-		BackendUsages: map[string]v1alpha1.BackendUsageSpec{o.Name: {Path: "/"}}, Production: o.Spec.Production, CommonSpec: common}
-	if len(api.Methods) > 0 {
-		product.Methods = map[string]v1alpha1.MethodSpec{}
-	}
-	for _, m := range api.Methods {
-		product.Methods[m.SystemName] = v1alpha1.MethodSpec{FriendlyName: m.FriendlyName, Description: m.Description}
-	}
-	for _, rule := range api.Rules {
-		product.MappingRules = append(product.MappingRules, v1alpha1.MappingRuleSpec{HTTPMethod: rule.Verb, Pattern: rule.Pattern, MetricMethodRef: rule.Method, Increment: 1})
-	}
-	out := []generated{
-		{obj: &v1alpha1.Backend{}, spec: &backend, specOf: func(c client.Object) any { return &c.(*v1alpha1.Backend).Spec }},
-		{obj: &v1alpha1.Product{}, spec: &product, specOf: func(c client.Object) any { return &c.(*v1alpha1.Product).Spec }},
+	backend := v1alpha1.BackendSpec{Name: api.BackendName, SystemName: o.Spec.SystemName, Description: api.BackendDescription, PrivateBaseURL: api.PrivateBaseURL, CommonSpec: common}
+	metrics, methods, rules := childrenOf(api)
+	var out []generated
+	if o.Spec.BackendOnly {
+		backend.Metrics, backend.Methods, backend.MappingRules = metrics, methods, rules
+		out = append(out, generated{obj: &v1alpha1.Backend{}, spec: &backend, specOf: func(c client.Object) any { return &c.(*v1alpha1.Backend).Spec }})
+	} else {
+		auth, err := authenticationOf(o, api.Auth)
+		if err != nil {
+			return nil, nil, err
+		}
+		policies, err := r.policies(ctx, o, api)
+		if err != nil {
+			return nil, nil, err
+		}
+		product := v1alpha1.ProductSpec{Name: api.Title, SystemName: o.Spec.SystemName, Description: api.Description, Deployment: o.Spec.Deployment, Authentication: auth,
+			BackendUsages: map[string]v1alpha1.BackendUsageSpec{o.Name: {Path: api.UsagePath}}, Production: o.Spec.Production, CommonSpec: common,
+			Metrics: metrics, Methods: methods, MappingRules: rules, Policies: policies}
+		out = append(out,
+			generated{obj: &v1alpha1.Backend{}, spec: &backend, specOf: func(c client.Object) any { return &c.(*v1alpha1.Backend).Spec }},
+			generated{obj: &v1alpha1.Product{}, spec: &product, specOf: func(c client.Object) any { return &c.(*v1alpha1.Product).Spec }})
+		for _, p := range api.Plans {
+			spec := p.Spec
+			spec.ProductRef, spec.DeletionPolicy, spec.Adoption, spec.Management = o.Name, common.DeletionPolicy, common.Adoption, common.Management
+			plan := &v1alpha1.ApplicationPlan{}
+			plan.SetName(PlanName(o.Name, p.SystemName))
+			out = append(out, generated{obj: plan, spec: &spec, specOf: func(c client.Object) any { return &c.(*v1alpha1.ApplicationPlan).Spec }})
+		}
 	}
 	if a := o.Spec.ActiveDoc; a != nil {
 		// The ActiveDoc reads the document where the OpenAPI does: no copy of it.
-		doc := v1alpha1.ActiveDocSpec{Name: api.Title, Description: kit.CutString(api.Description, 4096), Published: a.Published, ProductRef: o.Name,
+		doc := v1alpha1.ActiveDocSpec{Name: api.Title, Description: kit.CutString(api.Description, 4096), Published: a.Published,
 			Document: o.Spec.Document, DocumentRef: o.Spec.DocumentRef, CommonSpec: common}
+		if !o.Spec.BackendOnly {
+			doc.ProductRef = o.Name
+		}
 		out = append(out, generated{obj: &v1alpha1.ActiveDoc{}, spec: &doc, specOf: func(c client.Object) any { return &c.(*v1alpha1.ActiveDoc).Spec }})
 	}
 	for _, g := range out {
 		g.obj.SetNamespace(o.Namespace)
-		g.obj.SetName(o.Name)
+		if g.obj.GetName() == "" {
+			g.obj.SetName(o.Name)
+		}
 	}
 	return out, api, nil
+}
+
+// childrenOf are the metrics, methods and mapping rules of an import, as a Product's or Backend's spec.
+func childrenOf(api *openapiimport.API) (map[string]v1alpha1.MetricSpec, map[string]v1alpha1.MethodSpec, []v1alpha1.MappingRuleSpec) {
+	var metrics map[string]v1alpha1.MetricSpec
+	var methods map[string]v1alpha1.MethodSpec
+	var rules []v1alpha1.MappingRuleSpec
+	for _, m := range api.Metrics {
+		if metrics == nil {
+			metrics = map[string]v1alpha1.MetricSpec{}
+		}
+		metrics[m.SystemName] = m.MetricSpec
+	}
+	for _, m := range api.Methods {
+		if methods == nil {
+			methods = map[string]v1alpha1.MethodSpec{}
+		}
+		methods[m.SystemName] = v1alpha1.MethodSpec{FriendlyName: m.FriendlyName, Description: m.Description}
+	}
+	for _, rule := range api.Rules {
+		rules = append(rules, v1alpha1.MappingRuleSpec{HTTPMethod: rule.Verb, Pattern: rule.Pattern, MetricMethodRef: rule.Method, Increment: rule.Increment, Last: rule.Last})
+	}
+	return metrics, methods, rules
+}
+
+// policies is the generated Product's chain: the document's (x-3scale-product), each Secret they read
+// there first (a missing one: the OpenAPI waits, generating nothing), and APIcast's default_credentials
+// first with spec.defaultCredentials.
+func (r *Reconciler) policies(ctx context.Context, o *v1alpha1.OpenAPI, api *openapiimport.API) ([]v1alpha1.PolicySpec, error) {
+	chain := api.Policies
+	o.Status.Secrets = nil
+	for _, p := range chain {
+		if ref := p.ConfigurationRef; ref != nil {
+			o.Status.Secrets = append(o.Status.Secrets, ref.Name)
+			if _, err := kit.SecretValue(ctx, r.Reader, o.Namespace, ref, fmt.Sprintf("the configuration of policy %s in the document's x-3scale-product", p.Name)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if dc := o.Spec.DefaultCredentials; dc != nil {
+		if api.Auth.Kind != "" {
+			return nil, engine.Invalid(v1alpha1.ReasonInvalidSpec, "spec.defaultCredentials is for a document that asks for no security, and this one asks for %s (scheme %q): remove defaultCredentials", api.Auth.Kind, api.Auth.Scheme)
+		}
+		ref, err := r.defaultCredentials(ctx, o)
+		if err != nil {
+			return nil, err
+		}
+		first := v1alpha1.PolicySpec{Name: "default_credentials", Version: "builtin", Enabled: true, ConfigurationRef: ref}
+		if len(chain) == 0 {
+			chain = []v1alpha1.PolicySpec{{Name: "apicast", Version: "builtin", Enabled: true, Configuration: &apiextensionsv1.JSON{Raw: []byte("{}")}}}
+		}
+		chain = append([]v1alpha1.PolicySpec{first}, chain...)
+	}
+	return chain, nil
 }
 
 // authenticationOf is the Product's authentication for what the document's security asks.
@@ -327,17 +425,150 @@ func generatedLabels(o *v1alpha1.OpenAPI, has map[string]string) map[string]stri
 	return labels
 }
 
-// dropActiveDoc deletes the ActiveDoc this OpenAPI generated once spec.activeDoc is removed.
-func (r *Reconciler) dropActiveDoc(ctx context.Context, o *v1alpha1.OpenAPI) error {
-	if o.Spec.ActiveDoc != nil {
-		return nil
+// dropStale deletes what this OpenAPI generated and no longer generates: a plan the document no longer
+// has, the ActiveDoc once spec.activeDoc is removed, the Product once backendOnly is set. Only what it
+// controls, found by the label it puts on what it generates.
+func (r *Reconciler) dropStale(ctx context.Context, o *v1alpha1.OpenAPI, keep []string) error {
+	for _, list := range []client.ObjectList{&v1alpha1.ApplicationPlanList{}, &v1alpha1.ActiveDocList{}, &v1alpha1.ProductList{}} {
+		if err := r.Client.List(ctx, list, client.InNamespace(o.Namespace), client.MatchingLabels{v1alpha1.GeneratedByLabel: o.Name}); err != nil {
+			return err
+		}
+		items, err := meta.ExtractList(list)
+		if err != nil {
+			return err
+		}
+		for _, item := range items {
+			obj := item.(client.Object)
+			if !metav1.IsControlledBy(obj, o) || !obj.GetDeletionTimestamp().IsZero() || slices.Contains(keep, engine.KindOf(obj)+"/"+obj.GetName()) {
+				continue
+			}
+			if err := r.Client.Delete(ctx, obj); client.IgnoreNotFound(err) != nil {
+				return err
+			}
+			r.event(o, "Normal", v1alpha1.ReasonRegenerated, "deleted %s %q: the document or spec no longer generates it", engine.KindOf(obj), obj.GetName())
+		}
 	}
-	var d v1alpha1.ActiveDoc
-	err := r.Client.Get(ctx, client.ObjectKey{Namespace: o.Namespace, Name: o.Name}, &d)
-	if err != nil || !metav1.IsControlledBy(&d, o) || !d.DeletionTimestamp.IsZero() {
+	return nil
+}
+
+// checkNoPlanStillLimits keeps an operation's method while an ApplicationPlan this OpenAPI did not
+// generate limits or prices it: the OpenAPI waits, naming the plan, and changes nothing (deleting the
+// method would make 3scale delete the plan's limits and pricing rules with it).
+func (r *Reconciler) checkNoPlanStillLimits(ctx context.Context, o *v1alpha1.OpenAPI, wanted []generated) error {
+	holder := wanted[0] // the Backend (backend-only) or the Product: the one with the methods
+	if len(wanted) > 1 {
+		holder = wanted[1]
+	}
+	current := holder.obj.DeepCopyObject().(client.Object)
+	if err := r.Client.Get(ctx, client.ObjectKeyFromObject(holder.obj), current); err != nil || !metav1.IsControlledBy(current, o) {
 		return client.IgnoreNotFound(err)
 	}
-	return client.IgnoreNotFound(r.Client.Delete(ctx, &d))
+	had, have := namesOf(holder.specOf(current)), namesOf(holder.spec)
+	var removed []string
+	for _, name := range had {
+		if !slices.Contains(have, name) {
+			removed = append(removed, name)
+		}
+	}
+	if len(removed) == 0 {
+		return nil
+	}
+	var plans v1alpha1.ApplicationPlanList
+	if err := r.Client.List(ctx, &plans, client.InNamespace(o.Namespace)); err != nil {
+		return err
+	}
+	_, backendOnly := holder.obj.(*v1alpha1.Backend)
+	var held []string
+	for _, p := range plans.Items {
+		if metav1.IsControlledBy(&p, o) || !p.DeletionTimestamp.IsZero() {
+			continue
+		}
+		for _, ref := range planRefs(&p) {
+			ours := (!backendOnly && p.Spec.ProductRef == o.Name && ref.Backend == "") || (backendOnly && ref.Backend == o.Name)
+			if ours && slices.Contains(removed, ref.SystemName) {
+				held = append(held, fmt.Sprintf("ApplicationPlan %q limits or prices %q", p.Name, ref.SystemName))
+			}
+		}
+	}
+	if len(held) == 0 {
+		return nil
+	}
+	slices.Sort(held)
+	return engine.Waiting(v1alpha1.ReasonGeneratedWaiting, "the document no longer has the operation (or metric) of a method a plan still uses: %s; "+
+		"nothing is regenerated until the plan no longer names it (3scale would delete its limits and pricing rules with the method)", strings.Join(slices.Compact(held), ", "))
+}
+
+// namesOf lists the metrics and methods of a generated Backend's or Product's spec.
+func namesOf(spec any) []string {
+	var metrics map[string]v1alpha1.MetricSpec
+	var methods map[string]v1alpha1.MethodSpec
+	switch s := spec.(type) {
+	case *v1alpha1.BackendSpec:
+		metrics, methods = s.Metrics, s.Methods
+	case *v1alpha1.ProductSpec:
+		metrics, methods = s.Metrics, s.Methods
+	}
+	var out []string
+	for name := range metrics {
+		out = append(out, name)
+	}
+	for name := range methods {
+		out = append(out, name)
+	}
+	return out
+}
+
+// planRefs are the metrics and methods a plan limits or prices.
+func planRefs(p *v1alpha1.ApplicationPlan) []v1alpha1.MetricMethodRef {
+	var out []v1alpha1.MetricMethodRef
+	for _, l := range p.Spec.Limits {
+		out = append(out, l.MetricMethodRef)
+	}
+	for _, pr := range p.Spec.PricingRules {
+		out = append(out, pr.MetricMethodRef)
+	}
+	return out
+}
+
+// defaultCredentialsKey is the key of the Secret holding the default_credentials policy's configuration.
+const defaultCredentialsKey = "configuration"
+
+// defaultCredentials writes, from the user key spec.defaultCredentials names, the configuration of
+// APIcast's default_credentials policy into a Secret this OpenAPI owns (<name>-default-credentials, in
+// its namespace): the generated Product's policy reads it there, and no key is ever in a spec. A Secret
+// of that name it does not own is never touched.
+func (r *Reconciler) defaultCredentials(ctx context.Context, o *v1alpha1.OpenAPI) (*v1alpha1.LocalSecretKeyRef, error) {
+	ref := &o.Spec.DefaultCredentials.UserKeyRef
+	key, err := kit.SecretValue(ctx, r.Reader, o.Namespace, ref, "spec.defaultCredentials.userKeyRef")
+	if err != nil {
+		return nil, err
+	}
+	config, err := json.Marshal(map[string]string{"auth_type": "user_key", "user_key": strings.TrimSpace(key)})
+	if err != nil {
+		return nil, err
+	}
+	name := kit.CutString(o.Name, 253-len("-default-credentials")) + "-default-credentials"
+	out := &v1alpha1.LocalSecretKeyRef{Name: name, Key: defaultCredentialsKey}
+	var secret corev1.Secret
+	err = r.Reader.Get(ctx, client.ObjectKey{Namespace: o.Namespace, Name: name}, &secret)
+	switch {
+	case apierrors.IsNotFound(err):
+		secret = corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: o.Namespace, Name: name, Labels: map[string]string{v1alpha1.GeneratedByLabel: o.Name}},
+			Data: map[string][]byte{defaultCredentialsKey: config}}
+		if err := controllerutil.SetControllerReference(o, &secret, r.Client.Scheme()); err != nil {
+			return nil, err
+		}
+		return out, r.Client.Create(ctx, &secret)
+	case err != nil:
+		return nil, err
+	case !metav1.IsControlledBy(&secret, o):
+		return nil, engine.Invalid(v1alpha1.ReasonNotGenerated, "a Secret %q exists in this namespace and was not written by this OpenAPI: it holds the default credentials' configuration; "+
+			"it is left as it is: rename this OpenAPI or delete that Secret", name)
+	case string(secret.Data[defaultCredentialsKey]) == string(config):
+		return out, nil
+	}
+	secret.Data = map[string][]byte{defaultCredentialsKey: config}
+	return out, r.Client.Update(ctx, &secret)
 }
 
 // summarize is the OpenAPI's state from its generated resources' as stored: Synced when all are; else
@@ -457,6 +688,8 @@ func setSpec(into, from any) {
 		*t = *from.(*v1alpha1.ProductSpec)
 	case *v1alpha1.ActiveDocSpec:
 		*t = *from.(*v1alpha1.ActiveDocSpec)
+	case *v1alpha1.ApplicationPlanSpec:
+		*t = *from.(*v1alpha1.ApplicationPlanSpec)
 	}
 }
 
@@ -464,15 +697,22 @@ func setSpec(into, from any) {
 func New() client.Object         { return &v1alpha1.OpenAPI{} }
 func NewList() client.ObjectList { return &v1alpha1.OpenAPIList{} }
 
-// SecretRefs lists the Secrets an OpenAPI reads: its document's (the resources it generates read the
-// provider account); none for another object.
+// SecretRefs lists the Secrets an OpenAPI reads: its document's, its default credentials', and those
+// its document's policies read (status.secrets); none for another object. (The resources it generates
+// read the provider account.)
 func SecretRefs(obj client.Object) []string {
-	if o, ok := obj.(*v1alpha1.OpenAPI); ok {
-		if r := o.Spec.DocumentRef; r != nil && r.SecretKeyRef != nil {
-			return []string{r.SecretKeyRef.Name}
-		}
+	o, ok := obj.(*v1alpha1.OpenAPI)
+	if !ok {
+		return nil
 	}
-	return nil
+	var out []string
+	if r := o.Spec.DocumentRef; r != nil && r.SecretKeyRef != nil {
+		out = append(out, r.SecretKeyRef.Name)
+	}
+	if dc := o.Spec.DefaultCredentials; dc != nil {
+		out = append(out, dc.UserKeyRef.Name)
+	}
+	return append(out, o.Status.Secrets...)
 }
 
 // ConfigMapRefs lists the ConfigMap an OpenAPI reads its document from, if it does.

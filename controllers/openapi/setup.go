@@ -24,8 +24,9 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, opts controller.Options)
 	list := &v1alpha1.OpenAPIList{}
 	blockerGone := blockerGone(r.Reader)
 	return ctrl.NewControllerManagedBy(mgr).For(&v1alpha1.OpenAPI{}).Named("openapi").WithOptions(opts).
-		Owns(&v1alpha1.Backend{}).Owns(&v1alpha1.Product{}).Owns(&v1alpha1.ActiveDoc{}).
+		Owns(&v1alpha1.Backend{}).Owns(&v1alpha1.Product{}).Owns(&v1alpha1.ActiveDoc{}).Owns(&v1alpha1.ApplicationPlan{}).
 		Watches(&v1alpha1.Backend{}, blockerGone).Watches(&v1alpha1.Product{}, blockerGone).Watches(&v1alpha1.ActiveDoc{}, blockerGone).
+		Watches(&v1alpha1.ApplicationPlan{}, blockerGone).Watches(&v1alpha1.ApplicationPlan{}, handler.EnqueueRequestsFromMapFunc(productOf)).
 		WatchesMetadata(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(kit.Referencing(r.Reader, list, kit.IndexConfigMapRefs))).
 		WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(kit.Referencing(r.Reader, list, kit.IndexSecretRefs))).
 		Complete(r)
@@ -47,4 +48,13 @@ func blockerGone(reader client.Reader) handler.EventHandler {
 			q.Add(reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&o)})
 		}
 	}}
+}
+
+// productOf wakes the OpenAPI a plan's productRef may name: an OpenAPI that waits for a plan to stop
+// limiting a method its document no longer has goes on as soon as the plan changes.
+func productOf(_ context.Context, obj client.Object) []reconcile.Request {
+	if p, ok := obj.(*v1alpha1.ApplicationPlan); ok {
+		return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: p.Namespace, Name: p.Spec.ProductRef}}}
+	}
+	return nil
 }

@@ -23,6 +23,8 @@ import (
 	"github.com/getkin/kin-openapi/openapi2conv"
 	"github.com/getkin/kin-openapi/openapi3"
 	"sigs.k8s.io/yaml"
+
+	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 )
 
 // MaxDocumentBytes is the largest document imported: a Kubernetes object (inline, ConfigMap or Secret)
@@ -53,23 +55,47 @@ type Auth struct {
 // Method is one method of the API: an operation.
 type Method struct {
 	SystemName, FriendlyName, Description string
+	// Operation is the operation it was made for: "GET /pets".
+	Operation string
 }
 
-// Rule is one mapping rule: an operation's verb and path, counted on its method.
+// Rule is one mapping rule: an operation's verb and path, counted on its method (or on the metric or
+// method its x-3scale-operation names), by Increment (1 when 0), Last stopping the matching.
 type Rule struct {
 	Verb, Pattern, Method string
+	Increment             int32
+	Last                  bool
+	// Operation is the path of the operation it was made for.
+	Operation string
+	// named: Method comes from x-3scale-operation (checked once the metrics are known).
+	named bool
 }
 
 // API is what a document says 3scale needs.
 type API struct {
 	// Title and Description are the document's info.
 	Title, Description string
+	// BackendName and BackendDescription name the Backend: the title and description, or as
+	// 3scale-operator names it ("<title> Backend", "Backend of <title>").
+	BackendName, BackendDescription string
 	// PrivateBaseURL is the upstream: the first server's URL (its variables at their defaults), or the
-	// override given.
+	// override given, with the private base path; without a path when the public base path is the same
+	// (the patterns then carry it).
 	PrivateBaseURL string
-	Methods        []Method
-	Rules          []Rule
-	Auth           Auth
+	// UsagePath is the path the Product uses the Backend under: "/", or the public base path when it
+	// differs from the private one (the gateway strips it, and the upstream's path takes its place).
+	UsagePath string
+	Methods   []Method
+	Rules     []Rule
+	Auth      Auth
+	// Metrics, Policies and Plans come from the x-3scale-product extension; Policies end with APIcast's.
+	Metrics  []Metric
+	Policies []v1alpha1.PolicySpec
+	Plans    []Plan
+	// MethodNames is, by operation ("GET /pets"), the system name of its method.
+	MethodNames map[string]string
+	// renamed maps the name an operation's method would have now to the one it kept (Options.MethodNames).
+	renamed map[string]string
 	// Notes say what was changed or left out to fit 3scale (method names made unique, unmapped security
 	// schemes, a description cut short), for the status and an Event.
 	Notes []string
@@ -83,6 +109,19 @@ type Options struct {
 	PrivateBaseURL string
 	// PrefixMatching makes mapping rules match path prefixes: without the trailing "$".
 	PrefixMatching bool
+	// Operator names as 3scale-operator's OpenAPI does (v1alpha1.ConventionsThreescaleOperator).
+	Operator bool
+	// PublicBasePath and PrivateBasePath override the servers' path: in front of the patterns, and
+	// on the upstream ("/" is none).
+	PublicBasePath, PrivateBasePath string
+	// BackendOnly: the operations are the Backend's (no policies or plans).
+	BackendOnly bool
+	// MethodNames is what the last import named each operation's method: an operation whose name
+	// changed keeps its method.
+	MethodNames map[string]string
+	// SystemName is the system name of the generated Backend (and Product), BackendObject its object
+	// name, Namespace the OpenAPI's: references of the extensions resolve against them.
+	SystemName, BackendObject, Namespace string
 }
 
 // InvalidError is a document that cannot be imported, with the parser's or the importer's reason.
@@ -168,16 +207,66 @@ func Import(doc *openapi3.T, json string, opts Options) (*API, error) {
 		api.Description = api.Description[:maxDescription]
 		api.Notes = append(api.Notes, fmt.Sprintf("info.description cut to %d characters", maxDescription))
 	}
+	api.BackendName, api.BackendDescription = api.Title, api.Description
+	if opts.Operator {
+		api.BackendName, api.BackendDescription = cut(api.Title+" Backend", maxNameLength), cut("Backend of "+api.Title, maxDescription)
+	}
 	upstream, err := privateBaseURL(doc, opts.PrivateBaseURL)
 	if err != nil {
 		return nil, err
 	}
-	api.PrivateBaseURL = upstream
-	if err := api.operations(doc, opts.PrefixMatching); err != nil {
+	public, err := api.paths(upstream, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := api.operations(doc, public, opts); err != nil {
+		return nil, err
+	}
+	if err := api.productExtensions(doc, opts); err != nil {
+		return nil, err
+	}
+	if err := api.checkRules(); err != nil {
 		return nil, err
 	}
 	api.Auth, api.Notes = authOf(doc, api.Notes)
 	return api, nil
+}
+
+// paths sets the upstream and the Backend's usage path from the base paths, and returns the public base
+// path ("" for none). The public one defaults to none (Apimsync conventions: the upstream keeps the
+// servers' path) or to the servers' path (ThreescaleOperator, as 3scale toolbox too); the private one to
+// the servers' path.
+func (api *API) paths(upstream string, opts Options) (string, error) {
+	u, _ := url.Parse(upstream) // checked by privateBaseURL
+	serverPath := basePath(u.Path)
+	private := serverPath
+	if opts.PrivateBasePath != "" {
+		private = basePath(opts.PrivateBasePath)
+	}
+	public := ""
+	if opts.Operator {
+		public = serverPath
+	}
+	if opts.PublicBasePath != "" {
+		public = basePath(opts.PublicBasePath)
+	}
+	origin := u.Scheme + "://" + u.Host
+	api.PrivateBaseURL, api.UsagePath = origin+private, "/"
+	switch {
+	case public == private:
+		api.PrivateBaseURL = origin // the patterns carry the path, and the gateway passes it on
+	case opts.BackendOnly && public != "":
+		return "", invalid("backendOnly with a public base path (%q) other than the private one (%q): a Backend alone cannot replace one by the other; "+
+			"leave publicBasePath out, or set it to the private base path", public, private)
+	case public != "":
+		api.UsagePath = public
+	}
+	return public, nil
+}
+
+// basePath is a base path without its trailing slash ("" for the root).
+func basePath(p string) string {
+	return strings.TrimRight(p, "/")
 }
 
 // privateBaseURL is the upstream: the override, else the first server's URL with its variables at their
@@ -202,12 +291,17 @@ func privateBaseURL(doc *openapi3.T, override string) (string, error) {
 }
 
 // operations makes a method and a mapping rule of each operation, paths in alphabetical order, verbs in
-// a fixed order: the same document always gives the same names.
-func (api *API) operations(doc *openapi3.T, prefix bool) error {
+// a fixed order: the same document always gives the same names. An operation whose method the last
+// import named otherwise keeps that name (a new operationId renames it in name only).
+func (api *API) operations(doc *openapi3.T, public string, opts Options) error {
+	api.MethodNames, api.renamed = map[string]string{}, map[string]string{}
 	if doc.Paths == nil {
 		return nil
 	}
 	taken := map[string]bool{}
+	for _, name := range opts.MethodNames {
+		taken[name] = false // reserved for the operation that had it, if it is still here
+	}
 	count := 0
 	for _, path := range sortedKeys(doc.Paths.Map()) {
 		item := doc.Paths.Value(path)
@@ -224,35 +318,64 @@ func (api *API) operations(doc *openapi3.T, prefix bool) error {
 				return invalid("the document has more than %d operations; one product holds at most %d methods and %d mapping rules: split the API into several documents",
 					min(MaxMethods, MaxMappingRules), MaxMethods, MaxMappingRules)
 			}
-			m := methodOf(verb, path, op)
+			m := methodOf(verb, path, op, opts.Operator)
+			m.Operation = verb + " " + path
+			if kept, ok := opts.MethodNames[m.Operation]; ok && kept != m.SystemName && !taken[kept] {
+				api.Notes = append(api.Notes, fmt.Sprintf("%s %s: its operationId now names a method %q; it keeps its method %q (its id, limits and pricing rules)", verb, path, m.SystemName, kept))
+				api.renamed[m.SystemName], m.SystemName = kept, kept
+			}
+			shared := false
 			if taken[m.SystemName] {
 				base := m.SystemName
-				for i := 2; taken[m.SystemName]; i++ {
-					m.SystemName = fmt.Sprintf("%s_%d", base, i)
+				if opts.Operator { // as 3scale-operator: one method, counted by both operations' rules
+					shared = true
+					api.Notes = append(api.Notes, fmt.Sprintf("%s %s: method %q is another operation's too (3scale-operator's names): both rules count it", verb, path, base))
+				} else {
+					for i := 2; taken[m.SystemName]; i++ {
+						m.SystemName = fmt.Sprintf("%s_%d", base, i)
+					}
+					api.Notes = append(api.Notes, fmt.Sprintf("%s %s: method %q was taken by another operation, named %q", verb, path, base, m.SystemName))
 				}
-				api.Notes = append(api.Notes, fmt.Sprintf("%s %s: method %q was taken by another operation, named %q", verb, path, base, m.SystemName))
 			}
 			taken[m.SystemName] = true
-			api.Methods = append(api.Methods, m)
-			pattern := path
-			if !prefix {
+			api.MethodNames[m.Operation] = m.SystemName
+			if !shared {
+				api.Methods = append(api.Methods, m)
+			}
+			pattern := public + path
+			if !opts.PrefixMatching {
 				pattern += "$"
 			}
 			if len(pattern) > maxNameLength {
 				return invalid("%s %s: the path is longer than a mapping rule's %d characters", verb, path, maxNameLength)
 			}
-			api.Rules = append(api.Rules, Rule{Verb: verb, Pattern: pattern, Method: m.SystemName})
+			rule := Rule{Verb: verb, Pattern: pattern, Method: m.SystemName, Increment: 1, Operation: path}
+			if err := api.operationExtensionOf(verb, path, op, &rule); err != nil {
+				return err
+			}
+			api.Rules = append(api.Rules, rule)
 		}
 	}
 	return nil
 }
 
-// notName is what a 3scale system name cannot hold.
+// notName is what a 3scale system name cannot hold; notWord what 3scale-operator replaces.
 var notName = regexp.MustCompile(`[^A-Za-z0-9]+`)
+var notWord = regexp.MustCompile(`\W`)
 
 // methodOf names an operation's method: its operationId (or verb and path) made a system name, shown as
-// its summary (or operationId, or verb and path).
-func methodOf(verb, path string, op *openapi3.Operation) Method {
+// its summary (or operationId, or verb and path). 3scale-operator's names (operator): the operationId
+// (or the verb and the path's word characters) shown as it is, lower-cased with every non-word
+// character an underscore for the system name, described by the operation's description.
+func methodOf(verb, path string, op *openapi3.Operation, operator bool) Method {
+	if operator {
+		friendly := op.OperationID
+		if friendly == "" {
+			friendly = verb + notWord.ReplaceAllString(path, "")
+		}
+		return Method{SystemName: cut(notWord.ReplaceAllString(strings.ToLower(friendly), "_"), maxNameLength), FriendlyName: cut(friendly, maxNameLength),
+			Description: cut(op.Description, maxDescription)}
+	}
 	source := op.OperationID
 	if source == "" {
 		source = strings.ToLower(verb) + "_" + path

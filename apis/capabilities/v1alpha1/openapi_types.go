@@ -9,7 +9,9 @@ import (
 // authentication its security asks for) and optionally an ActiveDoc, as ordinary resources this object
 // owns, named after it. They are regenerated when the document changes, and a change made to one by
 // hand is put back (edit the document or this spec instead).
-// +kubebuilder:validation:XValidation:rule="[has(self.document), has(self.documentRef)].filter(x, x).size() == 1",message="set exactly one of document and documentRef"
+// +kubebuilder:validation:XValidation:rule="[has(self.document), has(self.documentRef), has(self.sourceRef)].filter(x, x).size() == 1",message="set exactly one of document, documentRef and sourceRef"
+// +kubebuilder:validation:XValidation:rule="has(self.systemName) == has(oldSelf.systemName)",message="systemName cannot be added or removed after creation"
+// +kubebuilder:validation:XValidation:rule="!has(self.backendOnly) || !self.backendOnly || (!has(self.activeDoc) || !has(self.activeDoc.servers) || self.activeDoc.servers == 'Document')",message="a backend-only import has no Product, so no gateway URL to rewrite the ActiveDoc's servers to"
 type OpenAPISpec struct {
 	// Document is the OpenAPI document inline, JSON or YAML (at most 1 MiB).
 	// +kubebuilder:validation:MaxLength=1048576
@@ -20,6 +22,60 @@ type OpenAPISpec struct {
 	// edit regenerates).
 	// +optional
 	DocumentRef *DocumentRef `json:"documentRef,omitempty"`
+
+	// SourceRef reads the document from the artifact a Flux source (GitRepository or OCIRepository of
+	// this namespace) already fetched: the file at path in it. apimsync fetches only the artifact URL
+	// the source's status gives, checks its digest, and follows the source's new revisions.
+	// +optional
+	SourceRef *OpenAPISourceRef `json:"sourceRef,omitempty"`
+
+	// SystemName of the generated Product and Backend. Default: derived from metadata.name (dots become
+	// underscores). Immutable: it names them in 3scale.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=255
+	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9_][A-Za-z0-9_-]*$`
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="systemName is immutable; create a new OpenAPI to use another system name"
+	// +optional
+	SystemName string `json:"systemName,omitempty"`
+
+	// Conventions are the naming rules of what is generated: Apimsync (the default: methods named and
+	// shown by operationId and summary, the upstream keeps the servers' path) or ThreescaleOperator (as
+	// 3scale-operator's OpenAPI generates: method system names are operationIds lower-cased with each
+	// non-word character an underscore, shown by operationId; the Backend named "<title> Backend"; the
+	// servers' path in front of every pattern and not in the upstream), so that an OpenAPI
+	// 3scale-operator synced is taken over with no write.
+	// +kubebuilder:validation:Enum=Apimsync;ThreescaleOperator
+	// +optional
+	Conventions OpenAPIConventions `json:"conventions,omitempty"`
+
+	// PublicBasePath is put in front of every mapping rule's pattern: the path under which callers
+	// reach the API on the gateway. Default: none with Apimsync conventions, the first server's path
+	// with ThreescaleOperator. ("/" is no prefix.)
+	// +kubebuilder:validation:MaxLength=255
+	// +kubebuilder:validation:Pattern=`^/[^\s$?#]*$`
+	// +optional
+	PublicBasePath string `json:"publicBasePath,omitempty"`
+
+	// PrivateBasePath is the path of the upstream the API is served from. Default: the path of the first
+	// server (or of privateBaseURL). When it differs from the public base path, the Product uses the
+	// Backend under the public base path, and the gateway replaces one by the other.
+	// +kubebuilder:validation:MaxLength=255
+	// +kubebuilder:validation:Pattern=`^/[^\s$?#]*$`
+	// +optional
+	PrivateBasePath string `json:"privateBasePath,omitempty"`
+
+	// BackendOnly generates only the Backend, with a method and a mapping rule per operation (as 3scale
+	// toolbox's import --backend), for Products of your own to use. No Product, plans or policies.
+	// +optional
+	BackendOnly bool `json:"backendOnly,omitempty"`
+
+	// DefaultCredentials, for a document that asks for no security: the gateway authenticates every
+	// call that carries no credentials with this user key (APIcast's default_credentials policy, first
+	// in the chain), so the API stays behind 3scale's access control and counts usage on the key's
+	// application. The key is read from a Secret key of this namespace (an Application's credentials
+	// Secret holds one as user_key).
+	// +optional
+	DefaultCredentials *OpenAPIDefaultCredentials `json:"defaultCredentials,omitempty"`
 
 	// PrivateBaseURL is the upstream the generated Backend points at; default: the document's first
 	// server URL (its variables at their defaults).
@@ -74,6 +130,45 @@ type OpenAPIActiveDocSpec struct {
 	// Published shows it in the developer portal. Default: false.
 	// +optional
 	Published bool `json:"published,omitempty"`
+
+	// Servers is what the ActiveDoc's servers say: Document (the default: as the document has them),
+	// Production or Staging (the Product's public base URL of that gateway, as 3scale holds it, followed
+	// by the public base path: the developer portal's "try it out" then calls through the gateway; kept
+	// in step when the URL changes).
+	// +kubebuilder:validation:Enum=Document;Production;Staging
+	// +optional
+	Servers string `json:"servers,omitempty"`
+}
+
+// OpenAPIConventions are the naming rules of what an OpenAPI generates.
+type OpenAPIConventions string
+
+// The conventions.
+const (
+	ConventionsApimsync           OpenAPIConventions = "Apimsync"
+	ConventionsThreescaleOperator OpenAPIConventions = "ThreescaleOperator"
+)
+
+// OpenAPISourceRef names a Flux source whose artifact holds the document.
+type OpenAPISourceRef struct {
+	// Kind of the source: GitRepository or OCIRepository (source.toolkit.fluxcd.io).
+	// +kubebuilder:validation:Enum=GitRepository;OCIRepository
+	Kind string `json:"kind"`
+	// Name of the source, in this namespace.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+	// Path of the document in the artifact, e.g. "apis/petstore.yaml".
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=1024
+	// +kubebuilder:validation:XValidation:rule="!self.startsWith('/') && !self.split('/').exists(s, s == '..')",message="path is relative to the artifact's root and stays inside it"
+	Path string `json:"path"`
+}
+
+// OpenAPIDefaultCredentials is the user key the gateway uses for calls that carry none.
+type OpenAPIDefaultCredentials struct {
+	// UserKeyRef is the Secret key holding the user key.
+	UserKeyRef LocalSecretKeyRef `json:"userKeyRef"`
 }
 
 // OpenAPIStatus is the observed state of an OpenAPI: what it generated and how that fares.
@@ -111,6 +206,20 @@ type OpenAPIStatus struct {
 	// to (or written as) the spec generated: a resource still at that generation needs no new comparison.
 	// +optional
 	CheckedGenerations map[string]int64 `json:"checkedGenerations,omitempty"`
+
+	// MethodNames is, by operation ("GET /pets"), the system name of the method generated for it. An
+	// operation whose operationId changes keeps its method (its id, and the limits and pricing rules
+	// on it): renamed in name only.
+	// +optional
+	MethodNames map[string]string `json:"methodNames,omitempty"`
+
+	// Secrets are the Secrets the document's policies read their configuration from (watched).
+	// +optional
+	Secrets []string `json:"secrets,omitempty"`
+
+	// Source is the revision and digest of the Flux artifact the document was last read from.
+	// +optional
+	Source string `json:"source,omitempty"`
 }
 
 // OpenAPI imports an OpenAPI document into 3scale through generated Backend, Product and ActiveDoc

@@ -1,0 +1,204 @@
+package openapi_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	"github.com/apimsync/apimsync/controllers/internal/harness"
+	"github.com/apimsync/apimsync/controllers/openapi"
+	"github.com/apimsync/apimsync/test/simulator"
+)
+
+// extendedDocument is the importer's document with 3scale-operator's extensions: a metric, a policy
+// chain with a Secret's configuration, two plans, an operation counting the metric.
+func extendedDocument(t *testing.T) string {
+	t.Helper()
+	raw, err := os.ReadFile("../../internal/openapiimport/testdata/petstore-extended.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(raw)
+}
+
+// methodIDs are the ids of a tenant's methods by system name, and its limits as "plan/method/period=value".
+func methodIDs(ns string) (map[string]string, []string) {
+	ids, names := map[string]string{}, map[string]string{}
+	for _, m := range harness.Sim.Objects(ns, simulator.KindMetrics) {
+		ids[fmt.Sprint(m["system_name"])] = fmt.Sprint(m["id"])
+		names[fmt.Sprint(m["id"])] = fmt.Sprint(m["system_name"])
+	}
+	plans := map[string]string{}
+	for _, p := range harness.Sim.Objects(ns, simulator.KindPlans) {
+		plans[fmt.Sprint(p["id"])] = fmt.Sprint(p["system_name"])
+	}
+	var limits []string
+	for _, l := range harness.Sim.Objects(ns, simulator.KindLimits) {
+		limits = append(limits, fmt.Sprintf("%s/%s/%v=%v", plans[fmt.Sprint(l["plan_id"])], names[fmt.Sprint(l["metric_id"])], l["period"], l["value"]))
+	}
+	return ids, limits
+}
+
+// TestOpenAPIExtensions: x-3scale-product and x-3scale-operation generate the Product's metric, chain and
+// mapping rule options, and owned ApplicationPlans; a policy's missing Secret makes the OpenAPI wait with
+// no write, then go on; an operation renamed keeps its method's id and its limits; an operation removed
+// while a hand-made plan limits its method waits naming the plan, and goes on once the plan lets go.
+func TestOpenAPIExtensions(t *testing.T) {
+	ns := harness.NewNamespace(t)
+	o := openAPIObject(ns, "pets", extendedDocument(t))
+	o.Spec.ActiveDoc = nil
+	o.Spec.Conventions = v1alpha1.ConventionsThreescaleOperator
+	o.Spec.SystemName = "Pet_Store"
+	harness.Create(t, harness.DefaultSecret(ns), o)
+	msg := waitOpenAPI(t, o, v1alpha1.ConditionOrphan, v1alpha1.ReasonSecretNotFound)
+	if !strings.Contains(msg, `Secret "pets-headers"`) || !strings.Contains(msg, "policy headers") {
+		t.Errorf("Orphan message %q, want the policy's Secret named", msg)
+	}
+	if n := harness.WritesTo(ns); n != 0 {
+		t.Errorf("%d writes to 3scale while the policy's Secret is missing, want 0: %v", n, harness.LastWrites(ns, 5))
+	}
+	if err := harness.K8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "pets"}, &v1alpha1.Backend{}); err == nil {
+		t.Error("a Backend was generated while the policy's Secret is missing")
+	}
+	harness.Create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "pets-headers"},
+		StringData: map[string]string{"configuration": `{"request": [{"op": "set", "header": "X-Team", "value": "pets"}]}`}})
+	waitOpenAPI(t, o, v1alpha1.ConditionSynced, "")
+
+	var product v1alpha1.Product
+	if err := harness.K8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "pets"}, &product); err != nil {
+		t.Fatal(err)
+	}
+	if len(product.Spec.Policies) != 3 || product.Spec.Policies[2].Name != "apicast" || product.Spec.Metrics["adoptions"].Unit != "adoption" {
+		t.Errorf("product policies %+v, metrics %+v", product.Spec.Policies, product.Spec.Metrics)
+	}
+	var plan v1alpha1.ApplicationPlan
+	if err := harness.K8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: openapi.PlanName("pets", "basic")}, &plan); err != nil {
+		t.Fatal(err)
+	}
+	if !metav1.IsControlledBy(&plan, o) || plan.Spec.ProductRef != "pets" || len(plan.Spec.Limits) != 2 {
+		t.Errorf("generated plan: owners %v, spec %+v", plan.OwnerReferences, plan.Spec)
+	}
+	ids, limits := methodIDs(ns)
+	if !strings.Contains(strings.Join(limits, " "), "basic/listpets/day=1000") {
+		t.Fatalf("limits in 3scale %v, want basic's", limits)
+	}
+	var rules []string
+	for _, r := range harness.Sim.Objects(ns, simulator.KindMappingRules) {
+		rules = append(rules, fmt.Sprintf("%v %v %v %v", r["http_method"], r["pattern"], r["delta"], r["last"]))
+	}
+	if !strings.Contains(strings.Join(rules, ","), "POST /v1/pets$ 2 true") {
+		t.Errorf("rules in 3scale %v, want the adoption rule counting 2, last", rules)
+	}
+
+	// Renamed: listPets becomes findPets; its method keeps its id and limits.
+	harness.Update(t, o, func() {
+		o.Spec.Document = strings.Replace(extendedDocument(t), "operationId: listPets", "operationId: findPets", 1)
+	})
+	waitOpenAPI(t, o, v1alpha1.ConditionSynced, "")
+	after, limitsAfter := methodIDs(ns)
+	if after["listpets"] != ids["listpets"] || after["findpets"] != "" {
+		t.Errorf("after the rename, method ids %v, want listpets kept (%s) and no findpets", after, ids["listpets"])
+	}
+	if strings.Join(limitsAfter, " ") != strings.Join(limits, " ") {
+		t.Errorf("limits after the rename %v, want %v", limitsAfter, limits)
+	}
+	if !strings.Contains(strings.Join(o.Status.Notes, " "), `keeps its method "listpets"`) {
+		t.Errorf("notes %q, want the rename said", o.Status.Notes)
+	}
+
+	// A hand-made plan limits showPet's method; the document drops the operation: the OpenAPI waits.
+	mine := &v1alpha1.ApplicationPlan{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "partners"}, Spec: v1alpha1.ApplicationPlanSpec{ProductRef: "pets", Name: "Partners",
+		Limits: []v1alpha1.LimitSpec{{Period: "day", Value: 5, MetricMethodRef: v1alpha1.MetricMethodRef{SystemName: "show_pet"}}}}}
+	harness.Create(t, mine)
+	harness.WaitState(t, v1alpha1.ConditionSynced, mine)
+	without := strings.Replace(extendedDocument(t), "  /pets/{petId}:", "  /pets/{petId}/unused:", 1)
+	without = without[:strings.Index(without, "  /pets/{petId}/unused:")]
+	harness.Update(t, o, func() { o.Spec.Document = without })
+	msg = waitOpenAPI(t, o, v1alpha1.ConditionOrphan, v1alpha1.ReasonGeneratedWaiting)
+	if !strings.Contains(msg, `ApplicationPlan "partners" limits or prices "show_pet"`) {
+		t.Errorf("waiting message %q, want the plan named", msg)
+	}
+	if err := harness.K8s.Get(context.Background(), client.ObjectKeyFromObject(&product), &product); err != nil || product.Spec.Methods["show_pet"].FriendlyName == "" {
+		t.Errorf("the Product lost show_pet while a plan limits it: %v", err)
+	}
+	harness.Update(t, mine, func() { mine.Spec.Limits = nil })
+	waitOpenAPI(t, o, v1alpha1.ConditionSynced, "")
+	harness.Eventually(t, harness.WaitTimeout, func() string {
+		if ids, _ := methodIDs(ns); ids["show_pet"] != "" {
+			return "show_pet is still in 3scale"
+		}
+		return ""
+	})
+
+	// A plan dropped from the document: its generated ApplicationPlan goes.
+	harness.Update(t, o, func() { o.Spec.Document = strings.Replace(without, "    gold:", "    gold-unused:", 1) })
+	harness.Eventually(t, harness.WaitTimeout, func() string {
+		err := harness.K8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: openapi.PlanName("pets", "gold")}, &v1alpha1.ApplicationPlan{})
+		if err == nil {
+			return "the gold plan is still there"
+		}
+		return ""
+	})
+}
+
+// TestOpenAPIBackendOnlyAndDefaultCredentials: backendOnly generates the Backend with the operations'
+// methods and rules, and nothing else; defaultCredentials puts APIcast's default_credentials policy first,
+// its key in a Secret the OpenAPI owns, and is Invalid for a document that asks for security.
+func TestOpenAPIBackendOnlyAndDefaultCredentials(t *testing.T) {
+	ns := harness.NewNamespace(t)
+	open := strings.Replace(strings.Replace(petstoreOpenAPI, "security:\n  - key: []\n", "", 1), "components:\n  securitySchemes:\n    key: {type: apiKey, in: header, name: X-API-Key}\n", "", 1)
+	backend := openAPIObject(ns, "pets-backend", open)
+	backend.Spec.ActiveDoc, backend.Spec.BackendOnly = nil, true
+	key := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "anonymous"}, StringData: map[string]string{"user_key": "k-123"}}
+	dc := openAPIObject(ns, "open-pets", open)
+	dc.Spec.ActiveDoc = nil
+	dc.Spec.DefaultCredentials = &v1alpha1.OpenAPIDefaultCredentials{UserKeyRef: v1alpha1.LocalSecretKeyRef{Name: "anonymous", Key: "user_key"}}
+	secured := openAPIObject(ns, "secured", petstoreOpenAPI)
+	secured.Spec.ActiveDoc, secured.Spec.DefaultCredentials = nil, dc.Spec.DefaultCredentials
+	harness.Create(t, harness.DefaultSecret(ns), key, backend, dc, secured)
+
+	waitOpenAPI(t, backend, v1alpha1.ConditionSynced, "")
+	var b v1alpha1.Backend
+	if err := harness.K8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "pets-backend"}, &b); err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Spec.Methods) != 2 || len(b.Spec.MappingRules) != 2 || b.Spec.PrivateBaseURL != "https://pets.example.com/v1" {
+		t.Errorf("backend-only: methods %v, rules %v, upstream %q", b.Spec.Methods, b.Spec.MappingRules, b.Spec.PrivateBaseURL)
+	}
+	if err := harness.K8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "pets-backend"}, &v1alpha1.Product{}); err == nil {
+		t.Error("backend-only generated a Product")
+	}
+
+	waitOpenAPI(t, dc, v1alpha1.ConditionSynced, "")
+	var p v1alpha1.Product
+	if err := harness.K8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "open-pets"}, &p); err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Spec.Policies) != 2 || p.Spec.Policies[0].Name != "default_credentials" || p.Spec.Policies[0].ConfigurationRef == nil {
+		t.Fatalf("chain %+v, want default_credentials first, from a Secret", p.Spec.Policies)
+	}
+	var written corev1.Secret
+	if err := harness.K8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: p.Spec.Policies[0].ConfigurationRef.Name}, &written); err != nil {
+		t.Fatal(err)
+	}
+	if !metav1.IsControlledBy(&written, dc) || string(written.Data["configuration"]) != `{"auth_type":"user_key","user_key":"k-123"}` {
+		t.Errorf("the default credentials' Secret: owners %v, configuration %s", written.OwnerReferences, written.Data["configuration"])
+	}
+	found := false
+	for _, c := range harness.Sim.Objects(ns, simulator.KindPolicies) {
+		found = found || strings.Contains(fmt.Sprint(c["policies_config"]), "k-123")
+	}
+	if !found {
+		t.Error("3scale's chain has no default_credentials with the key")
+	}
+	if msg := waitOpenAPI(t, secured, v1alpha1.ConditionInvalid, v1alpha1.ReasonInvalidSpec); !strings.Contains(msg, "asks for no security") {
+		t.Errorf("defaultCredentials on a secured document: %q", msg)
+	}
+}
