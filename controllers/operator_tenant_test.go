@@ -26,7 +26,7 @@ func operatorMadeTenant(t *testing.T, ns string) []*unstructured.Unstructured {
 }
 
 // operatorWorkloadKinds is what the workload holds, as apimsync objects.
-var operatorWorkloadKinds = map[string]int{"Backend": 3, "Product": 5, "ApplicationPlan": 6, "CustomPolicyDefinition": 1,
+var operatorWorkloadKinds = map[string]int{"Backend": 4, "Product": 6, "ApplicationPlan": 8, "CustomPolicyDefinition": 1,
 	"ActiveDoc": 1, "DeveloperAccount": 2, "Application": 5}
 
 // TestOperatorMadeTenantExportsWithNoWrite: a tenant 3scale-operator filled, exported and applied,
@@ -52,12 +52,19 @@ func TestOperatorMadeTenantExportsWithNoWrite(t *testing.T) {
 
 // TestConvertedOperatorResourcesAdoptWithNoWrite: 3scale-operator's resources converted, applied with
 // their Secrets once 3scale-operator's are gone, adopt what 3scale-operator made with no write. The
-// OpenAPI is converted expanded (--expand-openapi): the Backend and Product it generated become ordinary
-// objects that keep 3scale-operator's method names (an apimsync OpenAPI would generate its own).
+// OpenAPIs are converted both ways: as apimsync OpenAPIs with 3scale-operator's conventions, which
+// generate what 3scale-operator's generated (x-3scale-product's metric, chain and plans included), and
+// expanded (--expand-openapi), the Backends and Products they generated as ordinary objects.
 func TestConvertedOperatorResourcesAdoptWithNoWrite(t *testing.T) {
+	for name, expand := range map[string]bool{"OpenAPIs": false, "expanded": true} {
+		t.Run(name, func(t *testing.T) { convertedAdoptWithNoWrite(t, expand) })
+	}
+}
+
+func convertedAdoptWithNoWrite(t *testing.T, expand bool) {
 	ns := harness.NewNamespace(t)
 	workload := operatorMadeTenant(t, ns)
-	res, err := convert.Convert(workload, convert.Options{Namespace: ns, ExpandOpenAPI: true})
+	res, err := convert.Convert(workload, convert.Options{Namespace: ns, ExpandOpenAPI: expand})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,8 +50,10 @@ type Options struct {
 	// Product and Backend a 3scale-operator OpenAPI generated (when they are in
 	// the input; they carry the OpenAPI as their controller owner) as ordinary objects, and skips the
 	// OpenAPI. They keep the system names, methods and plans 3scale-operator made, so they adopt 3scale's
-	// objects as they are; an apimsync OpenAPI instead generates its own (its method names, no plans).
-	// By default the OpenAPI becomes an apimsync OpenAPI and the objects it generated are skipped.
+	// objects as they are, and no longer follow the document. By default the OpenAPI becomes an apimsync
+	// OpenAPI with 3scale-operator's conventions and system name, which generates the same objects from
+	// the document (x-3scale-product's plans included), and the objects 3scale-operator generated are
+	// skipped.
 	ExpandOpenAPI bool
 }
 

@@ -30,7 +30,10 @@
 //	ActiveDoc                → ActiveDoc (documentRef to the same Secret, its key named; productRef by
 //	                           object name)
 //	CustomPolicyDefinition   → CustomPolicyDefinition (the manifest as it is)
-//	OpenAPI                  → OpenAPI (or, with Options.ExpandOpenAPI, the Product and Backend it generated)
+//	OpenAPI                  → OpenAPI with conventions ThreescaleOperator and 3scale-operator's system
+//	                           name: it generates what 3scale-operator's did, x-3scale-product's plans
+//	                           included (or, with Options.ExpandOpenAPI, the Product and Backend it
+//	                           generated, as ordinary objects)
 //	Tenant                   → Tenant (with a master-account Secret the user makes; see its Finding)
 //
 // A reference to an object by system name (3scale-operator's backend usages, limits, an ActiveDoc's
@@ -59,9 +62,9 @@
 //     deployment option, authentication mode and gateway settings, a plan's name and fees, an ActiveDoc's
 //     description, published and skipSwaggerValidations), plans not listed no longer deleted, the users
 //     list being complete, a promotion becoming declarative, a URL document
-//     becoming a ConfigMap (with the commands to make it), an OpenAPI renamed so that what it generates
-//     adopts 3scale's objects (or the reason it cannot), a Tenant that is never adopted and its
-//     master-account Secret (with the command to make it);
+//     becoming a ConfigMap (with the commands to make it), an OpenAPI's system name when the
+//     conversion cannot read its document, a Tenant that is never adopted and its master-account Secret
+//     (with the command to make it);
 //   - defaults written out (info), and per kind ("Kind/*") 3scale-operator's deletion behaviour and how
 //     the objects adopt; globally, how to retire 3scale-operator's objects without deleting 3scale's.
 //

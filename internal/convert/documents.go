@@ -186,7 +186,8 @@ func (c *converter) convertOpenAPI(it *item) {
 		return
 	}
 	o := &v1alpha1.OpenAPI{TypeMeta: typeMeta("OpenAPI"), ObjectMeta: c.meta(it, info.outName)}
-	o.Spec = v1alpha1.OpenAPISpec{DocumentRef: ref, CommonSpec: common(s.ProviderAccountRef, v1alpha1.DeletionPolicyDelete)}
+	o.Spec = v1alpha1.OpenAPISpec{DocumentRef: ref, CommonSpec: common(s.ProviderAccountRef, v1alpha1.DeletionPolicyDelete),
+		Conventions: v1alpha1.ConventionsThreescaleOperator, SystemName: info.systemName}
 	c.openAPISystemNameFindings(it, info)
 	// 3scale-operator makes the gateway self-managed when either public base URL is set.
 	o.Spec.Deployment = &v1alpha1.DeploymentSpec{ApicastHosted: &v1alpha1.ApicastHostedSpec{}}
@@ -238,9 +239,10 @@ func (c *converter) convertOpenAPI(it *item) {
 			o.Spec.Production = p
 		}
 	}
-	c.info(it, "", "apimsync generates the Backend, Product (and with spec.activeDoc an ActiveDoc) %q from the document, with its own method names and mapping rules; "+
-		"the document's x-3scale-product and x-3scale-operation extensions (metrics, policies, application plans, mapping rule options) are not read, "+
-		"and whatever differs from what 3scale-operator made is changed in 3scale at the first sync", o.Name)
+	c.info(it, "spec.conventions", "ThreescaleOperator: the Backend, Product and ApplicationPlans %q generates are named as 3scale-operator named them "+
+		"(methods from operationIds, the servers' path in front of the patterns, the document's x-3scale-product and x-3scale-operation read as it reads them), "+
+		"so they adopt what it made in 3scale with no write; 3scale-operator left the order of mapping rules to chance, and apimsync sets them in the "+
+		"document's order (paths sorted, then verbs): rules out of that order are moved once", o.Name)
 	for _, generated := range append(prefixed("Product/", info.products), prefixed("Backend/", info.backends)...) {
 		c.info(it, "", "%s, which it generated, is replaced by what the apimsync OpenAPI generates", generated)
 	}
@@ -248,23 +250,16 @@ func (c *converter) convertOpenAPI(it *item) {
 }
 
 // openAPISystemNameFindings says whether the objects an apimsync OpenAPI generates adopt the ones
-// 3scale-operator made: their system names derive from the OpenAPI's name.
+// 3scale-operator made: spec.systemName is 3scale-operator's system name, when the conversion knows it.
 func (c *converter) openAPISystemNameFindings(it *item, info *openAPIInfo) {
-	derived := strings.ReplaceAll(info.outName, ".", "_")
-	switch {
-	case info.systemName == "":
-		c.changed(it, "", "3scale-operator named the generated Product and Backend after the document's title, which the conversion "+
-			"cannot read (the document's Secret is not in the input): apimsync names them %q, after this object, and adopts 3scale's only if that was their "+
-			"system name; otherwise it makes new ones (and the old ones stay in 3scale). Convert again with the Secret in the input (-f with a file of it; --from-cluster reads it from the cluster), or use --expand-openapi", derived)
-	case info.outName != it.name:
-		c.changed(it, "metadata.name", "renamed %q: apimsync derives the generated Product's and Backend's system name from the OpenAPI's name (dots become "+
-			"underscores), and this name gives %q, the system name 3scale-operator used (from %s), so they adopt 3scale's objects", info.outName, info.systemName, info.sysSource)
-	case derived == info.systemName:
-	default:
-		c.changed(it, "spec.productSystemName", "3scale-operator gave the generated Product and Backend the system name %q (from %s), which no object name "+
-			"can give in apimsync (it derives %q from this object's name): apimsync makes a new Product and Backend in 3scale, and the old ones stay; "+
-			"use --expand-openapi to keep them", info.systemName, info.sysSource, derived)
+	if info.systemName == "" {
+		c.changed(it, "spec.systemName", "3scale-operator named the generated Product and Backend after the document's title, which the conversion "+
+			"cannot read (the document's Secret is not in the input): spec.systemName is left out, and apimsync names them %q, after this object; "+
+			"set spec.systemName to their system name in 3scale (kubectl get products.capabilities.3scale.net -o yaml shows it), or convert again with "+
+			"the Secret in the input (-f with a file of it; --from-cluster reads it from the cluster)", strings.ReplaceAll(info.outName, ".", "_"))
+		return
 	}
+	c.info(it, "spec.systemName", "%q, the system name 3scale-operator gave the generated Product and Backend (from %s)", info.systemName, info.sysSource)
 }
 
 // openAPIOIDC converts an OpenAPI's OIDC settings: apimsync takes only the issuer.

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"encoding/base64"
 	"slices"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
@@ -81,11 +80,8 @@ func (c *converter) index() {
 			info.systemName, info.sysSource = sys, "the system name of the Product it generated"
 		}
 		if !c.opts.ExpandOpenAPI && info.systemName != "" {
-			// apimsync names the generated objects' system names after the OpenAPI (dots become
-			// underscores): a name that gives 3scale-operator's system name makes them adopt.
-			if name := strings.ReplaceAll(info.systemName, "_", "."); validObjectName(name) {
-				info.outName = name
-			}
+			// The apimsync OpenAPI takes 3scale-operator's system name (spec.systemName), so what it
+			// generates adopts what 3scale-operator's generated.
 			c.bySysName[nsKey(it.namespace, info.systemName)] = info.outName
 			c.backends[nsKey(it.namespace, info.systemName)] = info.outName
 		}

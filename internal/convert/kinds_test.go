@@ -90,14 +90,14 @@ func TestConvertKinds(t *testing.T) {
 				Schema: apiextensionsv1.JSON{Raw: []byte(`{"$schema":"http://json-schema.org/draft-07/schema#","configuration":{"properties":{"someAttr":` +
 					`{"description":"Some attribute","type":"integer"}},"type":"object"},"description":["A policy of my own"],"name":"MyCustomPolicy",` +
 					`"summary":"some summary","version":"0.0.1"}`)}}}},
-		{name: "an OpenAPI named after its system name", input: []string{"openapi.yaml"}, want: &OpenAPI{TypeMeta: typeMeta("OpenAPI"),
-			ObjectMeta: meta("apis", "petstore", nil),
-			Spec: OpenAPISpec{DocumentRef: &DocumentRef{SecretKeyRef: &LocalSecretKeyRef{Name: "myopenapi", Key: "petstore.yaml"}},
+		{name: "an OpenAPI with 3scale-operator's system name and conventions", input: []string{"openapi.yaml"}, want: &OpenAPI{TypeMeta: typeMeta("OpenAPI"),
+			ObjectMeta: meta("apis", "openapi1", nil),
+			Spec: OpenAPISpec{SystemName: "petstore", Conventions: ConventionsThreescaleOperator, DocumentRef: &DocumentRef{SecretKeyRef: &LocalSecretKeyRef{Name: "myopenapi", Key: "petstore.yaml"}},
 				PrivateBaseURL: "https://petstore.internal/v1", PrefixMatching: true, Deployment: &DeploymentSpec{ApicastHosted: &ApicastHostedSpec{}},
 				Production: &ProductionSpec{Promote: PromoteLatest}, CommonSpec: withProvider(adopt, "mytenant")}}},
 		{name: "an OpenAPI with OIDC", input: []string{"openapi.yaml"}, want: &OpenAPI{TypeMeta: typeMeta("OpenAPI"),
 			ObjectMeta: meta("apis", "openapi-example", nil),
-			Spec: OpenAPISpec{DocumentRef: &DocumentRef{ConfigMapKeyRef: &LocalSecretKeyRef{Name: "openapi-example-openapi", Key: "openapi"}},
+			Spec: OpenAPISpec{Conventions: ConventionsThreescaleOperator, DocumentRef: &DocumentRef{ConfigMapKeyRef: &LocalSecretKeyRef{Name: "openapi-example-openapi", Key: "openapi"}},
 				Deployment: &DeploymentSpec{ApicastHosted: &ApicastHostedSpec{}},
 				OIDC:       &OpenAPIOIDCSpec{IssuerType: "keycloak", IssuerEndpointRef: &LocalSecretKeyRef{Name: "my-secret", Key: "issuerEndpoint"}},
 				CommonSpec: adopt}}},

@@ -76,6 +76,8 @@ func TestBasePaths(t *testing.T) {
 		"public as the servers'":  {Options{PublicBasePath: "/v1/"}, "https://pets.example.com", "/", "/v1/pets$", ""},
 		"public other":            {Options{PublicBasePath: "/pets-api"}, "https://pets.example.com/v1", "/pets-api", "/pets-api/pets$", ""},
 		"private other":           {Options{PrivateBasePath: "/internal/v2"}, "https://pets.example.com/internal/v2", "/", "/pets$", ""},
+		"upstream given":          {Options{Operator: true, PrivateBaseURL: "https://internal:8080/base/"}, "https://internal:8080/base", "/", "/v1/pets$", ""},
+		"upstream and its path":   {Options{PrivateBaseURL: "https://internal:8080/base", PrivateBasePath: "/v2"}, "https://internal:8080/v2", "/", "/pets$", ""},
 		"public root":             {Options{Operator: true, PublicBasePath: "/"}, "https://pets.example.com/v1", "/", "/pets$", ""},
 		"backend only, same path": {Options{BackendOnly: true, PublicBasePath: "/v1"}, "https://pets.example.com", "/", "/v1/pets$", ""},
 		"backend only, other":     {Options{BackendOnly: true, PublicBasePath: "/api"}, "", "", "", "a Backend alone cannot"},

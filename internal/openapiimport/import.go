@@ -215,7 +215,7 @@ func Import(doc *openapi3.T, json string, opts Options) (*API, error) {
 	if err != nil {
 		return nil, err
 	}
-	public, err := api.paths(upstream, opts)
+	public, err := api.paths(doc, upstream, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -235,11 +235,15 @@ func Import(doc *openapi3.T, json string, opts Options) (*API, error) {
 // paths sets the upstream and the Backend's usage path from the base paths, and returns the public base
 // path ("" for none). The public one defaults to none (Apimsync conventions: the upstream keeps the
 // servers' path) or to the servers' path (ThreescaleOperator, as 3scale toolbox too); the private one to
-// the servers' path.
-func (api *API) paths(upstream string, opts Options) (string, error) {
+// the servers' path. An upstream given (spec.privateBaseURL) without a private base path is used as it
+// is, the whole public path passed on to it.
+func (api *API) paths(doc *openapi3.T, upstream string, opts Options) (string, error) {
 	u, _ := url.Parse(upstream) // checked by privateBaseURL
-	serverPath := basePath(u.Path)
-	private := serverPath
+	private, serverPath := basePath(u.Path), ""
+	if server, err := privateBaseURL(doc, ""); err == nil {
+		s, _ := url.Parse(server)
+		serverPath = basePath(s.Path)
+	}
 	if opts.PrivateBasePath != "" {
 		private = basePath(opts.PrivateBasePath)
 	}
@@ -252,6 +256,12 @@ func (api *API) paths(upstream string, opts Options) (string, error) {
 	}
 	origin := u.Scheme + "://" + u.Host
 	api.PrivateBaseURL, api.UsagePath = origin+private, "/"
+	if opts.PrivateBaseURL != "" && opts.PrivateBasePath == "" {
+		// An upstream given is taken as it is, and gets the whole public path (as 3scale-operator
+		// passes its servers' path on to spec.privateBaseURL).
+		api.PrivateBaseURL = upstream
+		return public, nil
+	}
 	switch {
 	case public == private:
 		api.PrivateBaseURL = origin // the patterns carry the path, and the gateway passes it on

@@ -77,8 +77,9 @@ type OpenAPISpec struct {
 	// +optional
 	DefaultCredentials *OpenAPIDefaultCredentials `json:"defaultCredentials,omitempty"`
 
-	// PrivateBaseURL is the upstream the generated Backend points at; default: the document's first
-	// server URL (its variables at their defaults).
+	// PrivateBaseURL is the upstream the generated Backend points at, as it is (a call's whole public
+	// path is passed on to it, unless privateBasePath is set too); default: the document's first server
+	// URL (its variables at their defaults).
 	// +kubebuilder:validation:MaxLength=2048
 	// +kubebuilder:validation:XValidation:rule="isURL(self) && url(self).getScheme() in ['http', 'https']",message="privateBaseURL must be an absolute http or https URL"
 	// +optional

@@ -2,8 +2,10 @@ package harness
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -42,6 +44,10 @@ func AdoptsWithNoWrite(t *testing.T, ns string, objs []client.Object, want map[s
 	}
 	before := WritesTo(ns)
 	synced := ApplyToTenant(t, ns, objs)
+	for _, g := range GeneratedBy(t, objs) {
+		synced = append(synced, g)
+		kinds[engine.KindOf(g)]++
+	}
 	for k, n := range want {
 		if kinds[k] < n {
 			t.Errorf("%d %s, want %d at least (%v)", kinds[k], k, n, kinds)
@@ -117,4 +123,36 @@ func PlanOf(t *testing.T, plans []plugin.Plan, kind, name string) plugin.Plan {
 	}
 	t.Fatalf("no plan for %s %s: %+v", kind, name, plans)
 	return plugin.Plan{}
+}
+
+// GeneratedBy waits until the OpenAPIs among objs have generated what their documents describe (each
+// Synced, or failing the test when one is Invalid), and returns what they generated.
+func GeneratedBy(t *testing.T, objs []client.Object) []engine.Object {
+	t.Helper()
+	var out []engine.Object
+	for _, obj := range objs {
+		o, ok := obj.(*v1alpha1.OpenAPI)
+		if !ok {
+			continue
+		}
+		Eventually(t, WaitTimeout, func() string {
+			if err := K8s.Get(context.Background(), client.ObjectKeyFromObject(o), o); err != nil {
+				return err.Error()
+			}
+			if c := meta.FindStatusCondition(o.Status.Conditions, v1alpha1.ConditionSynced); c != nil && c.Status == metav1.ConditionTrue && c.ObservedGeneration == o.Generation {
+				return ""
+			}
+			return fmt.Sprintf("OpenAPI %s: %v", o.Name, o.Status.Conditions)
+		})
+		for _, list := range []client.ObjectList{&v1alpha1.BackendList{}, &v1alpha1.ProductList{}, &v1alpha1.ApplicationPlanList{}, &v1alpha1.ActiveDocList{}} {
+			if err := K8s.List(context.Background(), list, client.InNamespace(o.Namespace), client.MatchingLabels{v1alpha1.GeneratedByLabel: o.Name}); err != nil {
+				t.Fatal(err)
+			}
+			items, _ := meta.ExtractList(list)
+			for _, item := range items {
+				out = append(out, item.(engine.Object))
+			}
+		}
+	}
+	return out
 }
