@@ -3,6 +3,7 @@ package controllers
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers/engine"
 	"github.com/apimsync/apimsync/controllers/kit"
+	"github.com/apimsync/apimsync/controllers/openapi"
 	"github.com/apimsync/apimsync/controllers/plugin"
 )
 
@@ -36,11 +38,13 @@ type DiffOptions struct {
 
 // DiffObjects plans objs (see plugin.Plan for what diff does) (apimsync objects, their namespace set to namespace) against 3scale, with the
 // namespace's objects, Secrets and ConfigMaps read from cluster behind them. It never writes to 3scale or
-// to the cluster. Objects of other kinds (OpenAPI, Tenant) are planned as "none" with a word why; the
+// to the cluster. An OpenAPI is planned as "none" (or the wait or invalid it would be) with the operations
+// its document adds, changes and removes in Details, and what it would generate is planned with the
+// rest; objects of other kinds (Tenant) are planned as "none" with a word why; the
 // Secrets and ConfigMaps among objs are read by the others, not planned. Without apimsync's CRDs in the
 // cluster, the error says so in one line.
 func DiffObjects(ctx context.Context, cluster client.Reader, scheme *runtime.Scheme, namespace string, objs []client.Object, opts DiffOptions) ([]plugin.Plan, error) {
-	mem, err := plugin.Memory(ctx, cluster, scheme, namespace, objs, plugin.MemoryKinds{Lists: plannedLists(), WithStatus: syncedKinds(),
+	mem, err := plugin.Memory(ctx, cluster, scheme, namespace, objs, plugin.MemoryKinds{Lists: append(plannedLists(), openapi.NewList()), WithStatus: append(syncedKinds(), openapi.New()),
 		Indexes: func(b *fake.ClientBuilder) *fake.ClientBuilder {
 			for _, ix := range fieldIndexes() {
 				b = b.WithIndex(ix.obj, ix.index, ix.names)
@@ -67,13 +71,49 @@ func DiffObjects(ctx context.Context, cluster client.Reader, scheme *runtime.Sch
 		}
 	}}
 	deps := kindDeps{Reader: mem, Writer: writer, Accounts: accounts, Snapshots: cache.NewSnapshots(1024), Lists: &kit.BurstLists{}, Dry: true}
+	// An OpenAPI's plan says what its document changes; what it generates is planned with the rest.
+	openAPIPlans := map[string]plugin.Plan{}
+	given := objs
+	for _, obj := range objs {
+		if engine.KindOf(obj) != "OpenAPI" {
+			continue
+		}
+		o := obj.DeepCopyObject().(client.Object)
+		if err := mem.Get(ctx, client.ObjectKeyFromObject(obj), o); err != nil {
+			return nil, err
+		}
+		plan := plugin.Plan{Kind: "OpenAPI", Name: o.GetName(), Action: "none", Message: "not synced to 3scale itself: what it generates is planned"}
+		generated, details, err := openapi.Expand(ctx, mem, o)
+		plan.Details = details
+		for _, g := range generated {
+			if !slices.ContainsFunc(given, func(x client.Object) bool { return engine.KindOf(x) == engine.KindOf(g) && x.GetName() == g.GetName() }) {
+				given = append(given, g)
+			}
+		}
+		if err != nil {
+			var reasoned *engine.ReasonedError
+			if !errors.As(err, &reasoned) {
+				return nil, fmt.Errorf("OpenAPI %s: %w", o.GetName(), err)
+			}
+			plan.Action, plan.Reason, plan.Message = "wait", reasoned.Reason, reasoned.Message
+			if class, _, _ := engine.Classify(err); class == engine.ClassInvalid {
+				plan.Action = "invalid"
+			}
+		}
+		openAPIPlans[o.GetName()] = plan
+	}
+	objs = given
 	run := func(obj client.Object, plan *plugin.Plan) error {
 		current = plan
 		defer func() { current = nil }()
 		if k := kindNamed(engine.KindOf(obj)); k != nil && k.Planned() {
 			return k.plan(ctx, mem, deps, obj, plan)
 		}
-		plan.Action, plan.Message = "none", "not synced to 3scale itself (an OpenAPI's generated resources, a Tenant's master API): not planned"
+		if p, ok := openAPIPlans[obj.GetName()]; ok && engine.KindOf(obj) == "OpenAPI" {
+			*plan = p
+			return nil
+		}
+		plan.Action, plan.Message = "none", "not synced to 3scale itself (a Tenant's master API): not planned"
 		return nil
 	}
 	order, err := creationOrder(referenceGraph)

@@ -455,12 +455,9 @@ func (r *Reconciler) dropStale(ctx context.Context, o *v1alpha1.OpenAPI, keep []
 // generate limits or prices it: the OpenAPI waits, naming the plan, and changes nothing (deleting the
 // method would make 3scale delete the plan's limits and pricing rules with it).
 func (r *Reconciler) checkNoPlanStillLimits(ctx context.Context, o *v1alpha1.OpenAPI, wanted []generated) error {
-	holder := wanted[0] // the Backend (backend-only) or the Product: the one with the methods
-	if len(wanted) > 1 {
-		holder = wanted[1]
-	}
+	holder := wanted[holderIndex(wanted)] // the Product, or the Backend of a backend-only import
 	current := holder.obj.DeepCopyObject().(client.Object)
-	if err := r.Client.Get(ctx, client.ObjectKeyFromObject(holder.obj), current); err != nil || !metav1.IsControlledBy(current, o) {
+	if err := r.Client.Get(ctx, client.ObjectKeyFromObject(holder.obj), current); err != nil || !generatedBy(current, o) {
 		return client.IgnoreNotFound(err)
 	}
 	had, have := namesOf(holder.specOf(current)), namesOf(holder.spec)
@@ -480,7 +477,7 @@ func (r *Reconciler) checkNoPlanStillLimits(ctx context.Context, o *v1alpha1.Ope
 	_, backendOnly := holder.obj.(*v1alpha1.Backend)
 	var held []string
 	for _, p := range plans.Items {
-		if metav1.IsControlledBy(&p, o) || !p.DeletionTimestamp.IsZero() {
+		if generatedBy(&p, o) || !p.DeletionTimestamp.IsZero() {
 			continue
 		}
 		for _, ref := range planRefs(&p) {

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	"github.com/apimsync/apimsync/controllers"
 	"github.com/apimsync/apimsync/controllers/internal/harness"
 	"github.com/apimsync/apimsync/controllers/openapi"
 	"github.com/apimsync/apimsync/test/simulator"
@@ -200,5 +201,54 @@ func TestOpenAPIBackendOnlyAndDefaultCredentials(t *testing.T) {
 	}
 	if msg := waitOpenAPI(t, secured, v1alpha1.ConditionInvalid, v1alpha1.ReasonInvalidSpec); !strings.Contains(msg, "asks for no security") {
 		t.Errorf("defaultCredentials on a secured document: %q", msg)
+	}
+}
+
+// TestDiffOfAnOpenAPI: kubectl apimsync diff of an OpenAPI whose document changed lists the operations
+// and methods added, changed and removed, and plans what it generates against 3scale, writing nothing;
+// an operation removed while a hand-made plan limits its method is planned as the wait it would be.
+func TestDiffOfAnOpenAPI(t *testing.T) {
+	ns := harness.NewNamespace(t)
+	o := openAPIObject(ns, "pets", petstoreOpenAPI)
+	o.Spec.ActiveDoc = nil
+	harness.Create(t, harness.DefaultSecret(ns), o)
+	waitOpenAPI(t, o, v1alpha1.ConditionSynced, "")
+	before := harness.WritesTo(ns)
+
+	changed := harness.AsFiles(ns, o)[0].(*v1alpha1.OpenAPI)
+	changed.Spec.Document = strings.Replace(strings.Replace(petstoreOpenAPI, "summary: List pets", "summary: List all pets", 1),
+		"  /pets/{petId}:", `  /stores:
+    get:
+      operationId: listStores
+      responses:
+        "200": {description: the stores}
+  /pets/{petId}:`, 1)
+	plans, err := controllers.DiffObjects(context.Background(), harness.K8s, harness.Env.Scheme, ns, []client.Object{changed}, controllers.DiffOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := harness.PlanOf(t, plans, "OpenAPI", "pets")
+	want := []string{`method added: liststores ("listStores")`, `method changed: listpets ("List all pets", was "List pets")`, "operation added: GET /stores$, counted on liststores"}
+	if strings.Join(p.Details, "\n") != strings.Join(want, "\n") {
+		t.Errorf("OpenAPI details:\n%s\nwant:\n%s", strings.Join(p.Details, "\n"), strings.Join(want, "\n"))
+	}
+	if product := harness.PlanOf(t, plans, "Product", "pets"); product.Action != "update" || len(product.Writes) < 3 {
+		t.Errorf("the generated Product's plan: %s, %d writes; want the new method, its rule and the renamed one", product.Action, len(product.Writes))
+	}
+	if n := harness.WritesTo(ns) - before; n != 0 {
+		t.Errorf("diff wrote %d times to 3scale", n)
+	}
+
+	mine := &v1alpha1.ApplicationPlan{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "partners"}, Spec: v1alpha1.ApplicationPlanSpec{ProductRef: "pets", Name: "Partners",
+		Limits: []v1alpha1.LimitSpec{{Period: "day", Value: 5, MetricMethodRef: v1alpha1.MetricMethodRef{SystemName: "showpet"}}}}}
+	harness.Create(t, mine)
+	removed := harness.AsFiles(ns, o)[0].(*v1alpha1.OpenAPI)
+	removed.Spec.Document = petstoreOpenAPI[:strings.Index(petstoreOpenAPI, "  /pets/{petId}:")] + petstoreOpenAPI[strings.Index(petstoreOpenAPI, "components:"):]
+	plans, err = controllers.DiffObjects(context.Background(), harness.K8s, harness.Env.Scheme, ns, []client.Object{removed}, controllers.DiffOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := harness.PlanOf(t, plans, "OpenAPI", "pets"); p.Action != "wait" || !strings.Contains(p.Message, `ApplicationPlan "partners" limits or prices "showpet"`) {
+		t.Errorf("an operation removed under a plan's limit: %+v, want a wait naming the plan", p)
 	}
 }
