@@ -9,7 +9,7 @@ import (
 // authentication its security asks for) and optionally an ActiveDoc, as ordinary resources this object
 // owns, named after it. They are regenerated when the document changes, and a change made to one by
 // hand is put back (edit the document or this spec instead).
-// +kubebuilder:validation:XValidation:rule="[has(self.document), has(self.documentRef)].filter(x, x).size() == 1",message="set exactly one of document and documentRef"
+// +kubebuilder:validation:XValidation:rule="[has(self.document), has(self.documentRef), has(self.sourceRef)].filter(x, x).size() == 1",message="set exactly one of document, documentRef and sourceRef"
 type OpenAPISpec struct {
 	// Document is the OpenAPI document inline, JSON or YAML (at most 1 MiB).
 	// +kubebuilder:validation:MaxLength=1048576
@@ -20,6 +20,12 @@ type OpenAPISpec struct {
 	// edit regenerates).
 	// +optional
 	DocumentRef *DocumentRef `json:"documentRef,omitempty"`
+
+	// SourceRef reads the document from the artifact a Flux source (GitRepository or OCIRepository of
+	// this namespace) already fetched: the file at path in it. apimsync fetches only the artifact URL
+	// the source's status gives, checks its digest, and follows the source's new revisions.
+	// +optional
+	SourceRef *OpenAPISourceRef `json:"sourceRef,omitempty"`
 
 	// PrivateBaseURL is the upstream the generated Backend points at; default: the document's first
 	// server URL (its variables at their defaults).
@@ -76,6 +82,22 @@ type OpenAPIActiveDocSpec struct {
 	Published bool `json:"published,omitempty"`
 }
 
+// OpenAPISourceRef names a Flux source whose artifact holds the document.
+type OpenAPISourceRef struct {
+	// Kind of the source: GitRepository or OCIRepository (source.toolkit.fluxcd.io).
+	// +kubebuilder:validation:Enum=GitRepository;OCIRepository
+	Kind string `json:"kind"`
+	// Name of the source, in this namespace.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+	// Path of the document in the artifact, e.g. "apis/petstore.yaml".
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=1024
+	// +kubebuilder:validation:XValidation:rule="!self.startsWith('/') && !self.split('/').exists(s, s == '..')",message="path is relative to the artifact's root and stays inside it"
+	Path string `json:"path"`
+}
+
 // OpenAPIStatus is the observed state of an OpenAPI: what it generated and how that fares.
 type OpenAPIStatus struct {
 	// ObservedGeneration is the generation last handled.
@@ -111,6 +133,10 @@ type OpenAPIStatus struct {
 	// to (or written as) the spec generated: a resource still at that generation needs no new comparison.
 	// +optional
 	CheckedGenerations map[string]int64 `json:"checkedGenerations,omitempty"`
+
+	// Source is the revision and digest of the Flux artifact the document was last read from.
+	// +optional
+	Source string `json:"source,omitempty"`
 }
 
 // OpenAPI imports an OpenAPI document into 3scale through generated Backend, Product and ActiveDoc
