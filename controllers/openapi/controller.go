@@ -37,6 +37,8 @@ type Reconciler struct {
 	Reader client.Reader
 	// Recorder emits the Events.
 	Recorder events.EventRecorder
+	// FluxSources reads the documents of spec.sourceRef from Flux sources' artifacts (source.go).
+	FluxSources
 }
 
 // generated is one resource an OpenAPI generates: an empty object of its kind and its desired spec.
@@ -139,7 +141,7 @@ func (r *Reconciler) reconcile(ctx context.Context, o *v1alpha1.OpenAPI) (ctrl.R
 
 // generate reads and imports the document, and returns the resources it makes.
 func (r *Reconciler) generate(ctx context.Context, o *v1alpha1.OpenAPI) ([]generated, *openapiimport.API, error) {
-	text, err := kit.ReadDocument(ctx, r.Reader, o.Namespace, o.Spec.Document, o.Spec.DocumentRef)
+	text, err := r.readDocument(ctx, o)
 	if err != nil {
 		return nil, nil, err
 	}
