@@ -94,6 +94,11 @@ type Options struct {
 	// RetryBackoffMax caps the workqueue's backoff after passing failures (5xx, timeouts), so that an
 	// object converges soon after a flaky tenant recovers (default one minute).
 	RetryBackoffMax time.Duration
+	// FluxSourceHost is the host (host:port) Flux's source-controller advertises its artifacts at, the
+	// only one an OpenAPI's spec.sourceRef fetches from (default openapi.DefaultSourceHost);
+	// FluxSourceLocalhost, when set, the host:port they are fetched from instead
+	// (SOURCE_CONTROLLER_LOCALHOST). See openapi.FluxSources.
+	FluxSourceHost, FluxSourceLocalhost string
 }
 
 // withDefaults fills in unset options.

@@ -529,7 +529,8 @@ var generators = []typeRow{
 	generatorRow{name: "OpenAPI", newObj: openapi.New, newList: openapi.NewList, secretRefs: openapi.SecretRefs,
 		ownIndexes: []fieldIndex{{openapi.New(), kit.IndexConfigMapRefs, openapi.ConfigMapRefs}},
 		setup: func(sh shared, d kindDeps) error {
-			r := &openapi.Reconciler{Client: d.Writer, Reader: d.Reader, Recorder: d.recorder("apimsync-openapi")}
+			r := &openapi.Reconciler{Client: d.Writer, Reader: d.Reader, Recorder: d.recorder("apimsync-openapi"),
+				FluxSources: openapi.FluxSources{SourceHost: d.Opts.FluxSourceHost, SourceLocalhost: d.Opts.FluxSourceLocalhost}}
 			return r.SetupWithManager(sh.mgr, sh.ctrlOpts())
 		}},
 }

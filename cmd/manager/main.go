@@ -25,6 +25,7 @@ import (
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers"
+	"github.com/apimsync/apimsync/controllers/openapi"
 )
 
 func main() {
@@ -84,6 +85,7 @@ func parseFlags(args []string) (*flags, error) {
 	fs.IntVar(&f.opts.MaxListPages, "max-list-pages", tsclient.DefaultMaxPages, "Most pages of 500 items read for one list from 3scale; a list that goes on fails loudly instead of looping.")
 	fs.DurationVar(&f.opts.QuietWait, "quiet-wait", 30*time.Second, "How long a wait expected to pass by itself goes without a status write or an event before the object is marked Orphan: a new object whose dependency is being synced (10 times as long while the dependency has never synced) or not created yet, a Synced object whose dependency syncs again, an object being deleted waiting for its dependants or users (saves a status write and an event per object in a burst or a mass deletion); negative marks it at once.")
 	fs.DurationVar(&f.opts.DependantGrace, "dependant-deletion-grace", 2*time.Second, "How long an object being deleted (a Product, a plan, an account) leaves the objects that cannot exist without it (its plans, applications) to whoever deleted it before deleting them itself: a prune by Argo CD or Flux, or kubectl delete -f, deletes them a moment later, and a second DELETE of each would be an API server write for nothing. Each further deletion seen in the namespace (a prune under way) extends it, up to 10 times the grace. The other way round, a plan or an application deleted while its Product or account stays waits as long for them to be deleted too, and then goes with their deletion in 3scale without a call of its own. Deletions the operator makes itself (an owner's cascade) have no grace and extend none. 0 means the default; negative: no grace.")
+	fs.StringVar(&f.opts.FluxSourceHost, "flux-source-host", openapi.DefaultSourceHost, "Host (host:port) Flux's source-controller advertises its artifacts at (its --storage-adv-addr): an OpenAPI's spec.sourceRef fetches artifacts from no other. The environment variable SOURCE_CONTROLLER_LOCALHOST, as Flux's controllers read it, makes the manager connect to that host:port instead (a port-forward).")
 	fs.DurationVar(&f.opts.RetryBackoffMax, "retry-backoff-max", time.Minute, "Longest wait before retrying an object after a passing failure (5xx, timeout).")
 	f.webhook.bind(fs)
 	// --kubeconfig is registered on the default flag set by controller-runtime; carry it over.
@@ -119,6 +121,7 @@ func parseFlags(args []string) (*flags, error) {
 	if f.opts.RemoteRetries == 0 {
 		f.opts.RemoteRetries = -1 // none; 0 in Options is the client's default
 	}
+	f.opts.FluxSourceLocalhost = os.Getenv("SOURCE_CONTROLLER_LOCALHOST")
 	f.opts.PartialView = len(splitNamespaces(f.watchNamespaces)) > 0
 	f.opts.Webhook = f.webhook.port != 0
 	return f, nil

@@ -42,6 +42,8 @@ type Reconciler struct {
 	Reader client.Reader
 	// Recorder emits the Events.
 	Recorder events.EventRecorder
+	// FluxSources reads the documents of spec.sourceRef from Flux sources' artifacts (source.go).
+	FluxSources
 }
 
 // generated is one resource an OpenAPI generates: an empty object of its kind and its desired spec.
@@ -147,7 +149,7 @@ func (r *Reconciler) reconcile(ctx context.Context, o *v1alpha1.OpenAPI) (ctrl.R
 
 // generate reads and imports the document, and returns the resources it makes.
 func (r *Reconciler) generate(ctx context.Context, o *v1alpha1.OpenAPI) ([]generated, *openapiimport.API, error) {
-	text, err := kit.ReadDocument(ctx, r.Reader, o.Namespace, o.Spec.Document, o.Spec.DocumentRef)
+	text, err := r.readDocument(ctx, o)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -155,7 +157,7 @@ func (r *Reconciler) generate(ctx context.Context, o *v1alpha1.OpenAPI) ([]gener
 	if err == nil {
 		var api *openapiimport.API
 		if api, err = openapiimport.Import(doc, "", importOptions(o)); err == nil {
-			return r.resources(ctx, o, api)
+			return r.resources(ctx, o, api, text)
 		}
 	}
 	if openapiimport.IsInvalid(err) {
@@ -188,7 +190,7 @@ func PlanName(openAPI, systemName string) string {
 
 // resources are the Backend, Product, ApplicationPlans and ActiveDoc an import makes, named after the
 // OpenAPI, with its provider account, deletion, adoption and management policies.
-func (r *Reconciler) resources(ctx context.Context, o *v1alpha1.OpenAPI, api *openapiimport.API) ([]generated, *openapiimport.API, error) {
+func (r *Reconciler) resources(ctx context.Context, o *v1alpha1.OpenAPI, api *openapiimport.API, text string) ([]generated, *openapiimport.API, error) {
 	common := o.Spec.CommonSpec
 	backend := v1alpha1.BackendSpec{Name: api.BackendName, SystemName: o.Spec.SystemName, Description: api.BackendDescription, PrivateBaseURL: api.PrivateBaseURL, CommonSpec: common}
 	metrics, methods, rules := childrenOf(api)
@@ -220,13 +222,13 @@ func (r *Reconciler) resources(ctx context.Context, o *v1alpha1.OpenAPI, api *op
 		}
 	}
 	if a := o.Spec.ActiveDoc; a != nil {
-		// The ActiveDoc reads the document where the OpenAPI does: no copy of it.
-		doc := v1alpha1.ActiveDocSpec{Name: api.Title, Description: kit.CutString(api.Description, 4096), Published: a.Published,
-			Document: o.Spec.Document, DocumentRef: o.Spec.DocumentRef, CommonSpec: common}
-		if !o.Spec.BackendOnly {
-			doc.ProductRef = o.Name
+		doc, err := r.activeDoc(ctx, o, api, text)
+		if err != nil {
+			return nil, nil, err
 		}
-		out = append(out, generated{obj: &v1alpha1.ActiveDoc{}, spec: &doc, specOf: func(c client.Object) any { return &c.(*v1alpha1.ActiveDoc).Spec }})
+		if doc != nil {
+			out = append(out, generated{obj: &v1alpha1.ActiveDoc{}, spec: doc, specOf: func(c client.Object) any { return &c.(*v1alpha1.ActiveDoc).Spec }})
+		}
 	}
 	for _, g := range out {
 		g.obj.SetNamespace(o.Namespace)
@@ -235,6 +237,48 @@ func (r *Reconciler) resources(ctx context.Context, o *v1alpha1.OpenAPI, api *op
 		}
 	}
 	return out, api, nil
+}
+
+// activeDoc is the generated ActiveDoc's spec. It reads the document where the OpenAPI does (no copy of
+// it), but for a document of a Flux artifact or whose servers are rewritten to the gateway's URL
+// (spec.activeDoc.servers), given inline. While the generated Product's gateway URL is not known yet, the
+// ActiveDoc generated before is kept as it is (none: nil), and a note says it waits.
+func (r *Reconciler) activeDoc(ctx context.Context, o *v1alpha1.OpenAPI, api *openapiimport.API, text string) (*v1alpha1.ActiveDocSpec, error) {
+	a := o.Spec.ActiveDoc
+	doc := &v1alpha1.ActiveDocSpec{Name: api.Title, Description: kit.CutString(api.Description, 4096), Published: a.Published,
+		Document: o.Spec.Document, DocumentRef: o.Spec.DocumentRef, CommonSpec: o.Spec.CommonSpec}
+	if !o.Spec.BackendOnly {
+		doc.ProductRef = o.Name
+	}
+	if o.Spec.SourceRef != nil {
+		doc.Document, doc.DocumentRef = text, nil
+	}
+	if a.Servers == "" || a.Servers == "Document" || o.Spec.BackendOnly {
+		return doc, nil
+	}
+	var product v1alpha1.Product
+	err := r.Client.Get(ctx, client.ObjectKey{Namespace: o.Namespace, Name: o.Name}, &product)
+	if client.IgnoreNotFound(err) != nil {
+		return nil, err
+	}
+	base := ""
+	if g := product.Status.Gateway; err == nil && generatedBy(&product, o) && g != nil {
+		base = map[string]string{"Production": g.ProductionPublicBaseURL, "Staging": g.StagingPublicBaseURL}[a.Servers]
+	}
+	if base == "" {
+		api.Notes = append(api.Notes, fmt.Sprintf("the ActiveDoc is generated once 3scale gives the Product a %s gateway URL, its servers rewritten to it", strings.ToLower(a.Servers)))
+		var kept v1alpha1.ActiveDoc
+		if err := r.Client.Get(ctx, client.ObjectKey{Namespace: o.Namespace, Name: o.Name}, &kept); err == nil && generatedBy(&kept, o) {
+			return &kept.Spec, nil
+		}
+		return nil, nil
+	}
+	rewritten, err := openapiimport.WithServer(text, strings.TrimSuffix(base, "/")+api.PublicBasePath)
+	if err != nil {
+		return nil, engine.Invalid(v1alpha1.ReasonInvalidDocument, "%v", err)
+	}
+	doc.Document, doc.DocumentRef = rewritten, nil
+	return doc, nil
 }
 
 // childrenOf are the metrics, methods and mapping rules of an import, as a Product's or Backend's spec.

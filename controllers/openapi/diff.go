@@ -22,6 +22,10 @@ func Expand(ctx context.Context, mem client.Client, obj client.Object) ([]client
 	if !ok {
 		return nil, nil, nil
 	}
+	if src := o.Spec.SourceRef; src != nil {
+		return nil, nil, engine.Waiting(v1alpha1.ReasonDocumentNotFound, "the document is in the artifact of %s %q, which diff does not fetch (only the manager, "+
+			"in the cluster, reaches source-controller): not planned", src.Kind, src.Name)
+	}
 	r := &Reconciler{Client: mem, Reader: mem}
 	wanted, _, err := r.generate(ctx, o)
 	if err != nil {

@@ -252,3 +252,51 @@ func TestDiffOfAnOpenAPI(t *testing.T) {
 		t.Errorf("an operation removed under a plan's limit: %+v, want a wait naming the plan", p)
 	}
 }
+
+// TestActiveDocServersFollowTheGateway: with activeDoc.servers, the ActiveDoc's servers are the Product's
+// gateway URL as 3scale holds it (porta's own for apicastHosted), then the self-managed one once the
+// deployment changes: kept in step.
+func TestActiveDocServersFollowTheGateway(t *testing.T) {
+	ns := harness.NewNamespace(t)
+	o := openAPIObject(ns, "pets", petstoreOpenAPI)
+	o.Spec.ActiveDoc.Servers = "Production"
+	o.Spec.PublicBasePath = "/v1"
+	harness.Create(t, harness.DefaultSecret(ns), o)
+	waitOpenAPI(t, o, v1alpha1.ConditionSynced, "")
+	servers := func() string {
+		var d v1alpha1.ActiveDoc
+		if err := harness.K8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "pets"}, &d); err != nil {
+			return err.Error()
+		}
+		return d.Spec.Document
+	}
+	var product v1alpha1.Product
+	if err := harness.K8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "pets"}, &product); err != nil || product.Status.Gateway == nil {
+		t.Fatalf("the Product's gateway in status: %v, %+v", err, product.Status.Gateway)
+	}
+	hosted := product.Status.Gateway.ProductionPublicBaseURL
+	if !strings.HasPrefix(hosted, "https://") || strings.HasSuffix(hosted, ":443") {
+		t.Errorf("production gateway %q, want porta's hosted URL without its default port", hosted)
+	}
+	if doc := servers(); !strings.Contains(doc, `"servers":[{"url":"`+hosted+`/v1"}]`) {
+		t.Errorf("ActiveDoc document %s, want its servers on %s/v1", doc, hosted)
+	}
+	harness.Update(t, o, func() {
+		o.Spec.Deployment = &v1alpha1.DeploymentSpec{ApicastSelfManaged: &v1alpha1.ApicastSelfManagedSpec{ProductionPublicBaseURL: "https://pets.example.com",
+			StagingPublicBaseURL: "https://staging.pets.example.com"}}
+	})
+	harness.Eventually(t, harness.WaitTimeout, func() string {
+		if doc := servers(); !strings.Contains(doc, `"servers":[{"url":"https://pets.example.com/v1"}]`) {
+			return "ActiveDoc document " + doc
+		}
+		return ""
+	})
+	waitOpenAPI(t, o, v1alpha1.ConditionSynced, "")
+	found := false
+	for _, d := range harness.Sim.Objects(ns, simulator.KindAPIDocs) {
+		found = found || strings.Contains(fmt.Sprint(d["body"]), "https://pets.example.com/v1")
+	}
+	if !found {
+		t.Error("3scale's ActiveDoc does not have the gateway's URL")
+	}
+}

@@ -4,13 +4,17 @@ import (
 	"context"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
@@ -19,18 +23,67 @@ import (
 
 // SetupWithManager registers the OpenAPI controller: it owns what it generates (woken when one changes,
 // to put a hand edit back and to report their state), is woken when a resource of its namespace that no
-// OpenAPI owns goes (it may have blocked a generation), and reads its document from a ConfigMap or Secret.
+// OpenAPI owns goes (it may have blocked a generation), and reads its document from a ConfigMap or Secret,
+// or from the artifact of a Flux source.
+//
+// It watches the Flux sources an OpenAPI may read its document from (spec.sourceRef) whose CRD is
+// installed as the manager starts, and reads those from the cache; without Flux the manager starts all
+// the same, and a source is read from the API server (an OpenAPI waiting for one looks again on its
+// recheck), only not watched.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, opts controller.Options) error {
 	list := &v1alpha1.OpenAPIList{}
 	blockerGone := blockerGone(r.Reader)
-	return ctrl.NewControllerManagedBy(mgr).For(&v1alpha1.OpenAPI{}).Named("openapi").WithOptions(opts).
+	b := ctrl.NewControllerManagedBy(mgr).For(&v1alpha1.OpenAPI{}).Named("openapi").WithOptions(opts).
 		Owns(&v1alpha1.Backend{}).Owns(&v1alpha1.Product{}).Owns(&v1alpha1.ActiveDoc{}).Owns(&v1alpha1.ApplicationPlan{}).
 		Watches(&v1alpha1.Backend{}, blockerGone).Watches(&v1alpha1.Product{}, blockerGone).Watches(&v1alpha1.ActiveDoc{}, blockerGone).
 		Watches(&v1alpha1.ApplicationPlan{}, blockerGone).Watches(&v1alpha1.ApplicationPlan{}, handler.EnqueueRequestsFromMapFunc(productOf)).
 		WatchesMetadata(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(kit.Referencing(r.Reader, list, kit.IndexConfigMapRefs))).
-		WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(kit.Referencing(r.Reader, list, kit.IndexSecretRefs))).
-		Complete(r)
+		WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(kit.Referencing(r.Reader, list, kit.IndexSecretRefs)))
+	r.FluxSources.watched, r.FluxSources.cache = map[string]bool{}, mgr.GetCache()
+	for _, kind := range SourceKinds {
+		gvk := SourceGroupVersion.WithKind(kind)
+		if _, err := mgr.GetRESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version); err != nil {
+			mgr.GetLogger().WithName("openapi").Info("not watching Flux sources of this kind: its CRD is not installed (spec.sourceRef reads them from the API server)",
+				"kind", kind, "apiVersion", SourceGroupVersion.String())
+			continue
+		}
+		src := &unstructured.Unstructured{}
+		src.SetGroupVersionKind(gvk)
+		b = b.Watches(src, handler.EnqueueRequestsFromMapFunc(readingSource(r.Reader, kind)), builder.WithPredicates(artifactChanged))
+		r.FluxSources.watched[kind] = true
+	}
+	return b.Complete(r)
 }
+
+// readingSource maps a Flux source of kind to the OpenAPIs of its namespace whose spec.sourceRef names it.
+func readingSource(reader client.Reader, kind string) handler.MapFunc {
+	return func(ctx context.Context, src client.Object) []reconcile.Request {
+		var openAPIs v1alpha1.OpenAPIList
+		if err := reader.List(ctx, &openAPIs, client.InNamespace(src.GetNamespace())); err != nil {
+			return nil
+		}
+		var out []reconcile.Request
+		for _, o := range openAPIs.Items {
+			if ref := o.Spec.SourceRef; ref != nil && ref.Kind == kind && ref.Name == src.GetName() {
+				out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&o)})
+			}
+		}
+		return out
+	}
+}
+
+// artifactChanged passes a source's creation and deletion, and the updates that change its artifact
+// (a new revision, a first artifact, a new URL): not the status writes of its every reconcile.
+var artifactChanged = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+	artifactOf := func(obj client.Object) any {
+		if u, ok := obj.(*unstructured.Unstructured); ok {
+			a, _, _ := unstructured.NestedFieldNoCopy(u.Object, "status", "artifact")
+			return a
+		}
+		return nil
+	}
+	return !equality.Semantic.DeepEqual(artifactOf(e.ObjectOld), artifactOf(e.ObjectNew))
+}}
 
 // blockerGone wakes the OpenAPIs of a namespace when a Backend, Product or ActiveDoc there that no
 // OpenAPI controls is deleted: it may have held a name one of them generates (generation is

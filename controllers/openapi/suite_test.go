@@ -9,4 +9,10 @@ import (
 
 // The tests of this room run on the harness: a real kube-apiserver and etcd, the simulator as 3scale, and
 // the manager wired as cmd/manager wires it.
-func TestMain(m *testing.M) { os.Exit(harness.Main(m)) }
+// The manager trusts fluxSourceController as Flux's source-controller (source_test.go).
+func TestMain(m *testing.M) {
+	harness.FluxSourceHost = fluxSourceController.host()
+	code := harness.Main(m)
+	fluxSourceController.srv.Close()
+	os.Exit(code)
+}

@@ -187,3 +187,16 @@ func TestUnknownExtensionFieldsAreNoted(t *testing.T) {
 		t.Errorf("notes %q", api.Notes)
 	}
 }
+
+// TestWithServer: the servers of an OpenAPI 3 document, or the host, schemes and basePath of a Swagger
+// 2.0 one, become the gateway's URL; the rest stays.
+func TestWithServer(t *testing.T) {
+	out, err := WithServer("openapi: 3.0.3\ninfo: {title: P, version: '1'}\nservers: [{url: 'https://internal'}, {url: 'https://other'}]\npaths: {}\n", "https://gw.example.com/v1")
+	if err != nil || !strings.Contains(out, `"servers":[{"url":"https://gw.example.com/v1"}]`) || !strings.Contains(out, `"title":"P"`) {
+		t.Errorf("OpenAPI 3: %v %s", err, out)
+	}
+	out, err = WithServer(`{"swagger": "2.0", "host": "internal", "basePath": "/api", "schemes": ["http"], "paths": {}}`, "https://gw.example.com:8443")
+	if err != nil || !strings.Contains(out, `"host":"gw.example.com:8443"`) || !strings.Contains(out, `"basePath":"/"`) || !strings.Contains(out, `"schemes":["https"]`) {
+		t.Errorf("Swagger 2.0: %v %s", err, out)
+	}
+}

@@ -85,9 +85,11 @@ type API struct {
 	// UsagePath is the path the Product uses the Backend under: "/", or the public base path when it
 	// differs from the private one (the gateway strips it, and the upstream's path takes its place).
 	UsagePath string
-	Methods   []Method
-	Rules     []Rule
-	Auth      Auth
+	// PublicBasePath is in front of every pattern ("" for none): where the API is on the gateway.
+	PublicBasePath string
+	Methods        []Method
+	Rules          []Rule
+	Auth           Auth
 	// Metrics, Policies and Plans come from the x-3scale-product extension; Policies end with APIcast's.
 	Metrics  []Metric
 	Policies []v1alpha1.PolicySpec
@@ -219,6 +221,7 @@ func Import(doc *openapi3.T, json string, opts Options) (*API, error) {
 	if err != nil {
 		return nil, err
 	}
+	api.PublicBasePath = public
 	if err := api.operations(doc, public, opts); err != nil {
 		return nil, err
 	}
@@ -479,4 +482,35 @@ func cut(s string, n int) string {
 		return s
 	}
 	return s[:n]
+}
+
+// WithServer is a document whose servers are the one URL given (OpenAPI 3: servers; Swagger 2.0: schemes,
+// host and basePath), as JSON: what 3scale toolbox puts in an ActiveDoc so that the developer portal's
+// "try it out" calls the gateway. Everything else is kept as it is.
+func WithServer(text, server string) (string, error) {
+	raw, err := yaml.YAMLToJSON([]byte(text))
+	if err != nil {
+		return "", invalid("the document is neither JSON nor YAML: %v", err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return "", invalid("the document is not an object: %v", err)
+	}
+	u, err := url.Parse(server)
+	if err != nil || u.Host == "" {
+		return "", invalid("the gateway URL %q is not an absolute URL", server)
+	}
+	if _, swagger := doc["swagger"]; swagger {
+		doc["schemes"], doc["host"], doc["basePath"] = []string{u.Scheme}, u.Host, firstOf(u.Path, "/")
+	} else {
+		doc["servers"] = []map[string]string{{"url": server}}
+	}
+	out, err := json.Marshal(doc)
+	if err != nil {
+		return "", err
+	}
+	if len(out) > MaxDocumentBytes {
+		return "", invalid("the document with its servers rewritten has %d bytes as JSON; an ActiveDoc holds at most %d", len(out), MaxDocumentBytes)
+	}
+	return string(out), nil
 }

@@ -490,6 +490,12 @@ type ProductStatus struct {
 	// +optional
 	Production *ProductionStatus `json:"production,omitempty"`
 
+	// Gateway is where callers reach the product, as 3scale holds it: the public base URLs of its
+	// staging and production gateways (3scale's own for apicastHosted). An OpenAPI's ActiveDoc can point
+	// its servers there.
+	// +optional
+	Gateway *ProductGatewayStatus `json:"gateway,omitempty"`
+
 	// DeployedHash is a keyed hash of the gateway-relevant state (the product's and that of every Backend
 	// it uses) that staging's configuration was last built from: a deploy is due whenever it differs from
 	// the current one, whatever an earlier attempt wrote or lost. "Undeployed" while writes apimsync made
@@ -497,6 +503,16 @@ type ProductStatus struct {
 	// status, or synced by an earlier version): staging is then taken as deployed.
 	// +optional
 	DeployedHash string `json:"deployedHash,omitempty"`
+}
+
+// ProductGatewayStatus is where a product's gateways serve it.
+type ProductGatewayStatus struct {
+	// StagingPublicBaseURL is the staging gateway's public base URL.
+	// +optional
+	StagingPublicBaseURL string `json:"stagingPublicBaseURL,omitempty"`
+	// ProductionPublicBaseURL is the production gateway's public base URL.
+	// +optional
+	ProductionPublicBaseURL string `json:"productionPublicBaseURL,omitempty"`
 }
 
 // Product is a 3scale product (service): the API that callers subscribe to through application plans.

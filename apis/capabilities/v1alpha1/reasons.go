@@ -175,7 +175,8 @@ const (
 // Reasons of ActiveDocs (and OpenAPIs).
 const (
 	// ReasonDocumentNotFound: the ConfigMap or Secret (and key) spec.documentRef names is missing, or a
-	// ConfigMap (and key) a DeveloperPortal reads content from.
+	// ConfigMap (and key) a DeveloperPortal reads content from; for an OpenAPI's spec.sourceRef, the
+	// Flux source, its artifact or the file in it is not there (yet).
 	ReasonDocumentNotFound = "DocumentNotFound"
 	// ReasonInvalidDocument: the document is not JSON or YAML OpenAPI.
 	ReasonInvalidDocument = "InvalidDocument"
@@ -204,6 +205,9 @@ const (
 const (
 	// ReasonNotGenerated: a resource with a name the OpenAPI generates exists and is not its own.
 	ReasonNotGenerated = "NotGeneratedByThisOpenAPI"
+	// ReasonSourceNotTrusted: the artifact of the Flux source an OpenAPI's spec.sourceRef names is not
+	// fetched: its URL is not source-controller's for that source, or its digest cannot be checked.
+	ReasonSourceNotTrusted = "SourceNotTrusted"
 	// ReasonGeneratedWaiting: the generated resources are not all Synced yet.
 	ReasonGeneratedWaiting = "GeneratedResourcesSyncing"
 	// ReasonGeneratedInvalid: a generated resource is Invalid.

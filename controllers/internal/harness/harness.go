@@ -48,6 +48,10 @@ var (
 	Sim    *simulator.Simulator
 	SimURL string
 
+	// FluxSourceHost is the test manager's Options.FluxSourceHost (empty: the default): a suite whose
+	// tests play Flux's source-controller (controllers/openapi) sets it to its server's host before Main.
+	FluxSourceHost string
+
 	stopMgr context.CancelFunc
 	mgrDone chan error
 )
@@ -125,6 +129,8 @@ func StartManager() error {
 		// quiet for 5s, not the default 30s: long enough for a product edit (its plans stay Synced), short
 		// enough for the tests that wait for a deletion to say what it waits for.
 		QuietWait: QuietWait,
+		// The suite's stand-in for Flux's source-controller, if it has one.
+		FluxSourceHost: FluxSourceHost,
 		// A 3scale installation whose wildcard domain is under InstallationDomain is served by the
 		// simulator's tenant named by its spec.tenantName (TestInstallationIsTheThirdProviderAccount).
 		InstallationAdminURL: func(tenantName, wildcardDomain string) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -219,7 +220,8 @@ func (s *Syncer) Read(ctx context.Context, p *v1alpha1.Product, sess *engine.Ses
 
 // Note implements engine.Noter: a Deprecated or Retired product's Synced message tells its usage report,
 // and one with spec.production which configuration production runs.
-func (s *Syncer) Note(p *v1alpha1.Product, _ *Snapshot) string {
+func (s *Syncer) Note(p *v1alpha1.Product, snap *Snapshot) string {
+	recordGateway(p, snap)
 	var notes []string
 	if stage := p.Spec.EffectiveLifecycle(); stage == v1alpha1.LifecycleDeprecated || stage == v1alpha1.LifecycleRetired {
 		notes = append(notes, usageNote(p))
@@ -228,6 +230,33 @@ func (s *Syncer) Note(p *v1alpha1.Product, _ *Snapshot) string {
 		notes = append(notes, note)
 	}
 	return strings.Join(notes, "; ")
+}
+
+// recordGateway keeps in status where the product's gateways serve it, as 3scale holds it (the proxy's
+// endpoint and sandbox_endpoint, a default port left out): an OpenAPI's ActiveDoc points there.
+func recordGateway(p *v1alpha1.Product, snap *Snapshot) {
+	if snap == nil || snap.Proxy == nil {
+		return
+	}
+	g := &v1alpha1.ProductGatewayStatus{StagingPublicBaseURL: withoutDefaultPort(snap.Proxy["sandbox_endpoint"]),
+		ProductionPublicBaseURL: withoutDefaultPort(snap.Proxy["endpoint"])}
+	if *g == (v1alpha1.ProductGatewayStatus{}) {
+		g = nil
+	}
+	p.Status.Gateway = g
+}
+
+// withoutDefaultPort is a URL without the port its scheme implies (porta stores "https://x:443").
+func withoutDefaultPort(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "https" || u.Port() != "443") && (u.Scheme != "http" || u.Port() != "80") {
+		return s
+	}
+	u.Host = u.Hostname()
+	if strings.Contains(u.Host, ":") {
+		u.Host = "[" + u.Host + "]"
+	}
+	return u.String()
 }
 
 // Refresh implements engine.Refresher: the usage report of a Deprecated or Retired product; a retired
