@@ -640,7 +640,7 @@ func summarize(stored []client.Object, api *openapiimport.API) (state, reason, m
 	if len(waiting) > 0 {
 		return state, v1alpha1.ReasonGeneratedWaiting, "waiting for the generated resources: " + strings.Join(waiting, ", ")
 	}
-	message = fmt.Sprintf("%d operations imported; the generated resources are Synced", len(api.Methods))
+	message = fmt.Sprintf("%d operations imported; the generated resources are Synced", len(api.Rules))
 	if len(api.Notes) > 0 {
 		message += "; " + strings.Join(api.Notes, "; ")
 	}

@@ -86,6 +86,15 @@ func TestOpenAPIExtensions(t *testing.T) {
 	if !metav1.IsControlledBy(&plan, o) || plan.Spec.ProductRef != "pets" || len(plan.Spec.Limits) != 2 {
 		t.Errorf("generated plan: owners %v, spec %+v", plan.OwnerReferences, plan.Spec)
 	}
+	// A generated plan edited by hand is put back, as every generated resource.
+	harness.Update(t, &plan, func() { plan.Spec.Limits = plan.Spec.Limits[:1] })
+	harness.Eventually(t, harness.WaitTimeout, func() string {
+		if err := harness.K8s.Get(context.Background(), client.ObjectKeyFromObject(&plan), &plan); err != nil || len(plan.Spec.Limits) != 2 {
+			return fmt.Sprintf("the plan's limits are %v (%v), want both back", plan.Spec.Limits, err)
+		}
+		return ""
+	})
+	waitOpenAPI(t, o, v1alpha1.ConditionSynced, "")
 	ids, limits := methodIDs(ns)
 	if !strings.Contains(strings.Join(limits, " "), "basic/listpets/day=1000") {
 		t.Fatalf("limits in 3scale %v, want basic's", limits)
@@ -147,6 +156,25 @@ func TestOpenAPIExtensions(t *testing.T) {
 		}
 		return ""
 	})
+}
+
+// TestABadExtensionWritesNothing: an extension naming a metric the document does not have makes the
+// OpenAPI Invalid, saying which, and nothing is generated or written to 3scale.
+func TestABadExtensionWritesNothing(t *testing.T) {
+	ns := harness.NewNamespace(t)
+	o := openAPIObject(ns, "pets", strings.Replace(extendedDocument(t), "metricMethodRef: adoptions", "metricMethodRef: sales", 1))
+	o.Spec.SystemName = "Pet_Store"
+	harness.Create(t, harness.DefaultSecret(ns), o)
+	msg := waitOpenAPI(t, o, v1alpha1.ConditionInvalid, v1alpha1.ReasonInvalidDocument)
+	if !strings.Contains(msg, `POST /pets: x-3scale-operation.mappingRule.metricMethodRef names "sales"`) {
+		t.Errorf("Invalid message %q", msg)
+	}
+	if n := harness.WritesTo(ns); n != 0 {
+		t.Errorf("%d writes to 3scale, want 0", n)
+	}
+	if err := harness.K8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "pets"}, &v1alpha1.Backend{}); err == nil {
+		t.Error("a Backend was generated from a document with a bad extension")
+	}
 }
 
 // TestOpenAPIBackendOnlyAndDefaultCredentials: backendOnly generates the Backend with the operations'
