@@ -541,14 +541,7 @@ func (r *Reconciler) checkNoPlanStillLimits(ctx context.Context, o *v1alpha1.Ope
 
 // namesOf lists the metrics and methods of a generated Backend's or Product's spec.
 func namesOf(spec any) []string {
-	var metrics map[string]v1alpha1.MetricSpec
-	var methods map[string]v1alpha1.MethodSpec
-	switch s := spec.(type) {
-	case *v1alpha1.BackendSpec:
-		metrics, methods = s.Metrics, s.Methods
-	case *v1alpha1.ProductSpec:
-		metrics, methods = s.Metrics, s.Methods
-	}
+	metrics, methods, _ := childrenSpecOf(spec)
 	var out []string
 	for name := range metrics {
 		out = append(out, name)
@@ -557,6 +550,17 @@ func namesOf(spec any) []string {
 		out = append(out, name)
 	}
 	return out
+}
+
+// childrenSpecOf are the metrics, methods and mapping rules of a generated Backend's or Product's spec.
+func childrenSpecOf(spec any) (map[string]v1alpha1.MetricSpec, map[string]v1alpha1.MethodSpec, []v1alpha1.MappingRuleSpec) {
+	switch s := spec.(type) {
+	case *v1alpha1.BackendSpec:
+		return s.Metrics, s.Methods, s.MappingRules
+	case *v1alpha1.ProductSpec:
+		return s.Metrics, s.Methods, s.MappingRules
+	}
+	return nil, nil, nil
 }
 
 // planRefs are the metrics and methods a plan limits or prices.

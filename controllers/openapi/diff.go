@@ -132,14 +132,7 @@ func operationChanges(was, is any) []string {
 
 // rulesAndMethods are a generated spec's mapping rules by "VERB pattern", and its methods.
 func rulesAndMethods(spec any) (map[string]v1alpha1.MappingRuleSpec, map[string]v1alpha1.MethodSpec) {
-	var rules []v1alpha1.MappingRuleSpec
-	var methods map[string]v1alpha1.MethodSpec
-	switch s := spec.(type) {
-	case *v1alpha1.ProductSpec:
-		rules, methods = s.MappingRules, s.Methods
-	case *v1alpha1.BackendSpec:
-		rules, methods = s.MappingRules, s.Methods
-	}
+	_, methods, rules := childrenSpecOf(spec)
 	out := map[string]v1alpha1.MappingRuleSpec{}
 	for _, r := range rules {
 		r.Increment = max(r.Increment, 1)

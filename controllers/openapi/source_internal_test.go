@@ -95,7 +95,15 @@ func TestDigestOf(t *testing.T) {
 	}
 }
 
+// archive is a tar.gz of the entries, each regular file made of x's.
 func archive(t *testing.T, entries ...*tar.Header) []byte {
+	t.Helper()
+	return PackTarGz(t, entries, func(h *tar.Header) []byte { return bytes.Repeat([]byte("x"), int(h.Size)) })
+}
+
+// PackTarGz is a tar.gz of the entries, each regular file's content given by body (for the tests of
+// this room, source_test.go's artifacts too).
+func PackTarGz(t *testing.T, entries []*tar.Header, body func(*tar.Header) []byte) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	gz := gzip.NewWriter(&buf)
@@ -105,7 +113,7 @@ func archive(t *testing.T, entries ...*tar.Header) []byte {
 			t.Fatal(err)
 		}
 		if h.Typeflag == tar.TypeReg {
-			if _, err := tw.Write(bytes.Repeat([]byte("x"), int(h.Size))); err != nil {
+			if _, err := tw.Write(body(h)); err != nil {
 				t.Fatal(err)
 			}
 		}

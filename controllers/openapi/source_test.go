@@ -2,8 +2,6 @@ package openapi_test
 
 import (
 	"archive/tar"
-	"bytes"
-	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -74,29 +72,11 @@ var fluxSourceController = newArtifactServer()
 // tarGz is a tar.gz archive of the files, as source-controller packs an artifact.
 func tarGz(t *testing.T, files map[string]string) []byte {
 	t.Helper()
-	var buf bytes.Buffer
-	gz := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(gz)
-	for _, dir := range []string{"apis/"} {
-		if err := tw.WriteHeader(&tar.Header{Name: dir, Typeflag: tar.TypeDir, Mode: 0o755}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	entries := []*tar.Header{{Name: "apis/", Typeflag: tar.TypeDir, Mode: 0o755}}
 	for name, text := range files {
-		if err := tw.WriteHeader(&tar.Header{Name: name, Typeflag: tar.TypeReg, Mode: 0o644, Size: int64(len(text))}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := tw.Write([]byte(text)); err != nil {
-			t.Fatal(err)
-		}
+		entries = append(entries, &tar.Header{Name: name, Typeflag: tar.TypeReg, Mode: 0o644, Size: int64(len(text))})
 	}
-	if err := tw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := gz.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	return openapi.PackTarGz(t, entries, func(h *tar.Header) []byte { return []byte(files[h.Name]) })
 }
 
 func sha256Digest(b []byte) string {

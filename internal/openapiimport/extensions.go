@@ -12,6 +12,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	"github.com/apimsync/apimsync/internal/operatorapi"
 )
 
 // The extensions 3scale-operator reads (its doc/openapi-3scale-extensions.md, pkg/helper/openapi_utils.go),
@@ -19,54 +20,12 @@ import (
 // chain and its application plans; x-3scale-operation on an operation gives its mapping rule's metric,
 // increment and last. Unknown fields are left out, with a note (3scale-operator ignores them silently).
 
-// productExtension is x-3scale-product.
+// productExtension is x-3scale-product: 3scale-operator's own Product types (its
+// pkg/helper/openapi_utils.go reuses them), as internal/operatorapi declares them.
 type productExtension struct {
-	Metrics          map[string]extMetric `json:"metrics,omitempty"`
-	Policies         []extPolicy          `json:"policies,omitempty"`
-	ApplicationPlans map[string]extPlan   `json:"applicationPlans,omitempty"`
-	unknown          map[string]struct{}  // not decoded: see decodeExtension
-}
-
-type extMetric struct {
-	FriendlyName string `json:"friendlyName"`
-	Unit         string `json:"unit"`
-	Description  string `json:"description,omitempty"`
-}
-
-type extPolicy struct {
-	Name             string          `json:"name"`
-	Version          string          `json:"version"`
-	Enabled          bool            `json:"enabled"`
-	Configuration    json.RawMessage `json:"configuration,omitempty"`
-	ConfigurationRef *struct {
-		Name      string `json:"name"`
-		Namespace string `json:"namespace,omitempty"`
-	} `json:"configurationRef,omitempty"`
-}
-
-type extRef struct {
-	SystemName string `json:"systemName"`
-	Backend    string `json:"backend,omitempty"`
-}
-
-type extPlan struct {
-	Name                *string `json:"name,omitempty"`
-	AppsRequireApproval *bool   `json:"appsRequireApproval,omitempty"`
-	TrialPeriod         *int32  `json:"trialPeriod,omitempty"`
-	SetupFee            *string `json:"setupFee,omitempty"`
-	CostMonth           *string `json:"costMonth,omitempty"`
-	Published           *bool   `json:"published,omitempty"`
-	Limits              []struct {
-		Period          string `json:"period"`
-		Value           int64  `json:"value"`
-		MetricMethodRef extRef `json:"metricMethodRef"`
-	} `json:"limits,omitempty"`
-	PricingRules []struct {
-		From            int64  `json:"from"`
-		To              int64  `json:"to"`
-		PricePerUnit    string `json:"pricePerUnit"`
-		MetricMethodRef extRef `json:"metricMethodRef"`
-	} `json:"pricingRules,omitempty"`
+	Metrics          map[string]operatorapi.Metric `json:"metrics,omitempty"`
+	Policies         []operatorapi.Policy          `json:"policies,omitempty"`
+	ApplicationPlans map[string]operatorapi.Plan   `json:"applicationPlans,omitempty"`
 }
 
 // operationExtension is x-3scale-operation.
@@ -167,7 +126,7 @@ func (api *API) productExtensions(doc *openapi3.T, opts Options) error {
 
 // policies makes the policy chain: the extension's, in order, and APIcast's own last unless listed (as
 // 3scale-operator does: a chain without apicast does not proxy).
-func (api *API) policies(in []extPolicy, opts Options) error {
+func (api *API) policies(in []operatorapi.Policy, opts Options) error {
 	if len(in) == 0 {
 		return nil
 	}
@@ -205,7 +164,7 @@ func (api *API) policies(in []extPolicy, opts Options) error {
 
 // plans makes the application plans, each limit and pricing rule naming a metric or method the Product
 // has (or the hits metric of the generated Backend).
-func (api *API) plans(in map[string]extPlan, opts Options) error {
+func (api *API) plans(in map[string]operatorapi.Plan, opts Options) error {
 	known := map[string]bool{"hits": true}
 	for _, m := range api.Methods {
 		known[m.SystemName] = true
@@ -213,14 +172,17 @@ func (api *API) plans(in map[string]extPlan, opts Options) error {
 	for _, m := range api.Metrics {
 		known[m.SystemName] = true
 	}
-	ref := func(where string, r extRef) (v1alpha1.MetricMethodRef, error) {
-		name := api.alias(r.SystemName)
+	ref := func(where string, r operatorapi.MetricRef) (v1alpha1.MetricMethodRef, error) {
+		name, backend := api.alias(r.SystemName), ""
+		if r.Backend != nil {
+			backend = *r.Backend
+		}
 		switch {
-		case r.Backend != "" && r.Backend != opts.SystemName:
-			return v1alpha1.MetricMethodRef{}, invalid("%s: metricMethodRef names backend %q, and the generated Product uses one backend only, %q", where, r.Backend, opts.SystemName)
-		case r.Backend != "" && name != "hits":
-			return v1alpha1.MetricMethodRef{}, invalid("%s: metricMethodRef names %q of backend %q, which has no metric but hits (the operations' methods are the Product's: leave backend out)", where, r.SystemName, r.Backend)
-		case r.Backend != "":
+		case backend != "" && backend != opts.SystemName:
+			return v1alpha1.MetricMethodRef{}, invalid("%s: metricMethodRef names backend %q, and the generated Product uses one backend only, %q", where, backend, opts.SystemName)
+		case backend != "" && name != "hits":
+			return v1alpha1.MetricMethodRef{}, invalid("%s: metricMethodRef names %q of backend %q, which has no metric but hits (the operations' methods are the Product's: leave backend out)", where, r.SystemName, backend)
+		case backend != "":
 			return v1alpha1.MetricMethodRef{SystemName: name, Backend: opts.BackendObject}, nil
 		case !known[name]:
 			return v1alpha1.MetricMethodRef{}, invalid("%s: metricMethodRef names %q, which is neither a metric of x-3scale-product nor the method of an operation (%s)", where, r.SystemName, strings.Join(sortedKeys(known), ", "))
@@ -233,26 +195,30 @@ func (api *API) plans(in map[string]extPlan, opts Options) error {
 		if !systemNamePattern.MatchString(sys) || len(sys) > maxNameLength {
 			return invalid("%s: %q is not a system name (letters, digits, '_' and '-', not starting with '-')", where, sys)
 		}
-		spec := v1alpha1.ApplicationPlanSpec{Name: sys, SystemName: sys, Published: p.Published, ApprovalRequired: p.AppsRequireApproval, TrialPeriodDays: p.TrialPeriod}
+		spec := v1alpha1.ApplicationPlanSpec{Name: sys, SystemName: sys, Published: p.Published, ApprovalRequired: p.AppsRequireApproval}
 		if p.Name != nil && strings.TrimSpace(*p.Name) != "" {
 			spec.Name = cut(*p.Name, maxNameLength)
 		}
 		if spec.Published == nil {
 			spec.Published = new(bool) // hidden unless published, as 3scale-operator makes it
 		}
-		if p.TrialPeriod != nil && (*p.TrialPeriod < 0 || *p.TrialPeriod > 3650) {
-			return invalid("%s: trialPeriod %d is not between 0 and 3650 days", where, *p.TrialPeriod)
+		if p.TrialPeriod != nil {
+			if *p.TrialPeriod < 0 || *p.TrialPeriod > 3650 {
+				return invalid("%s: trialPeriod %d is not between 0 and 3650 days", where, *p.TrialPeriod)
+			}
+			days := int32(*p.TrialPeriod)
+			spec.TrialPeriodDays = &days
 		}
-		for field, v := range map[string]*string{"setupFee": p.SetupFee, "costMonth": p.CostMonth} {
-			if v != nil && !moneyPattern.MatchString(*v) {
+		for field, v := range map[string]*operatorapi.Amount{"setupFee": p.SetupFee, "costMonth": p.CostMonth} {
+			if v != nil && !moneyPattern.MatchString(string(*v)) {
 				return invalid("%s: %s %q is not an amount like 10 or 9.90", where, field, *v)
 			}
 		}
 		if p.SetupFee != nil {
-			spec.SetupFee = *p.SetupFee
+			spec.SetupFee = string(*p.SetupFee)
 		}
 		if p.CostMonth != nil {
-			spec.CostMonth = *p.CostMonth
+			spec.CostMonth = string(*p.CostMonth)
 		}
 		seen := map[string]bool{}
 		for i, l := range p.Limits {
@@ -283,10 +249,10 @@ func (api *API) plans(in map[string]extPlan, opts Options) error {
 			if pr.From < 1 || pr.To < pr.From {
 				return invalid("%s: the range %d-%d is not a range of units from 1 up", at, pr.From, pr.To)
 			}
-			if !pricePattern.MatchString(pr.PricePerUnit) {
+			if !pricePattern.MatchString(string(pr.PricePerUnit)) {
 				return invalid("%s: pricePerUnit %q is not an amount like 0.05", at, pr.PricePerUnit)
 			}
-			spec.PricingRules = append(spec.PricingRules, v1alpha1.PricingRuleSpec{From: pr.From, To: pr.To, PricePerUnit: pr.PricePerUnit, MetricMethodRef: r})
+			spec.PricingRules = append(spec.PricingRules, v1alpha1.PricingRuleSpec{From: pr.From, To: pr.To, PricePerUnit: string(pr.PricePerUnit), MetricMethodRef: r})
 		}
 		api.Plans = append(api.Plans, Plan{SystemName: sys, Spec: spec})
 	}
