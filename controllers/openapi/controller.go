@@ -56,6 +56,7 @@ type generated struct {
 
 // +kubebuilder:rbac:groups=capabilities.apimsync.io,resources=openapis,verbs=get;list;watch
 // +kubebuilder:rbac:groups=capabilities.apimsync.io,resources=openapis/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=capabilities.apimsync.io,resources=openapis/finalizers,verbs=update
 // +kubebuilder:rbac:groups=capabilities.apimsync.io,resources=backends;products;activedocs;applicationplans,verbs=create
 
 // Reconcile generates what an OpenAPI's document says, and reports how the generated resources fare.
@@ -119,6 +120,9 @@ func (r *Reconciler) reconcile(ctx context.Context, o *v1alpha1.OpenAPI) (ctrl.R
 	if err := r.checkNoPlanStillLimits(ctx, o, wanted); err != nil {
 		return r.fail(o, err)
 	}
+	if err := r.syncDefaultCredentials(ctx, o); err != nil {
+		return r.fail(o, err)
+	}
 	hash := engine.HashOf(specsOf(wanted))
 	edited := o.Status.GeneratedHash == hash // unchanged since last generated: a difference is a hand edit
 	var names []string
@@ -156,7 +160,11 @@ func (r *Reconciler) generate(ctx context.Context, o *v1alpha1.OpenAPI) ([]gener
 	doc, err := openapiimport.Parse(ctx, []byte(text))
 	if err == nil {
 		var api *openapiimport.API
-		if api, err = openapiimport.Import(doc, "", importOptions(o)); err == nil {
+		opts := importOptions(o)
+		if len(opts.MethodNames) == 0 {
+			opts.RuleMethods = r.ruleMethods(ctx, o)
+		}
+		if api, err = openapiimport.Import(doc, "", opts); err == nil {
 			return r.resources(ctx, o, api, text)
 		}
 	}
@@ -171,6 +179,34 @@ func importOptions(o *v1alpha1.OpenAPI) openapiimport.Options {
 	return openapiimport.Options{PrivateBaseURL: o.Spec.PrivateBaseURL, PrefixMatching: o.Spec.PrefixMatching,
 		Operator: o.Spec.Conventions == v1alpha1.ConventionsThreescaleOperator, PublicBasePath: o.Spec.PublicBasePath, PrivateBasePath: o.Spec.PrivateBasePath,
 		BackendOnly: o.Spec.BackendOnly, MethodNames: o.Status.MethodNames, SystemName: systemNameOf(o), BackendObject: o.Name, Namespace: o.Namespace}
+}
+
+// ruleMethods is, by "VERB pattern", the method each mapping rule of what this OpenAPI generated counts:
+// the names an import keeps when status.methodNames is lost (a restore without status), decided from what
+// the cluster holds. None when nothing was generated.
+func (r *Reconciler) ruleMethods(ctx context.Context, o *v1alpha1.OpenAPI) map[string]string {
+	var holder client.Object = &v1alpha1.Product{}
+	if o.Spec.BackendOnly {
+		holder = &v1alpha1.Backend{}
+	}
+	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: o.Namespace, Name: o.Name}, holder); err != nil || !generatedBy(holder, o) {
+		return nil
+	}
+	var spec any
+	switch h := holder.(type) {
+	case *v1alpha1.Product:
+		spec = &h.Spec
+	case *v1alpha1.Backend:
+		spec = &h.Spec
+	}
+	_, methods, rules := childrenSpecOf(spec)
+	out := map[string]string{}
+	for _, rule := range rules {
+		if _, isMethod := methods[rule.MetricMethodRef]; isMethod {
+			out[rule.HTTPMethod+" "+rule.Pattern] = rule.MetricMethodRef
+		}
+	}
+	return out
 }
 
 // systemNameOf is the system name of the Backend and Product an OpenAPI generates: its spec's, else the
@@ -213,7 +249,13 @@ func (r *Reconciler) resources(ctx context.Context, o *v1alpha1.OpenAPI, api *op
 		out = append(out,
 			generated{obj: &v1alpha1.Backend{}, spec: &backend, specOf: func(c client.Object) any { return &c.(*v1alpha1.Backend).Spec }},
 			generated{obj: &v1alpha1.Product{}, spec: &product, specOf: func(c client.Object) any { return &c.(*v1alpha1.Product).Spec }})
+		planOf := map[string]string{} // object name → plan system name
 		for _, p := range api.Plans {
+			if other, taken := planOf[PlanName(o.Name, p.SystemName)]; taken {
+				return nil, nil, engine.Invalid(v1alpha1.ReasonInvalidDocument, "x-3scale-product.applicationPlans %q and %q would both be the ApplicationPlan %q: "+
+					"rename one of them", other, p.SystemName, PlanName(o.Name, p.SystemName))
+			}
+			planOf[PlanName(o.Name, p.SystemName)] = p.SystemName
 			spec := p.Spec
 			spec.ProductRef, spec.DeletionPolicy, spec.Adoption, spec.Management = o.Name, common.DeletionPolicy, common.Adoption, common.Management
 			plan := &v1alpha1.ApplicationPlan{}
@@ -262,14 +304,18 @@ func (r *Reconciler) activeDoc(ctx context.Context, o *v1alpha1.OpenAPI, api *op
 		return nil, err
 	}
 	base := ""
-	if g := product.Status.Gateway; err == nil && generatedBy(&product, o) && g != nil {
+	synced := meta.IsStatusConditionTrue(product.Status.Conditions, v1alpha1.ConditionSynced) && product.Status.ObservedGeneration == product.Generation
+	if g := product.Status.Gateway; err == nil && generatedBy(&product, o) && synced && g != nil {
 		base = map[string]string{"Production": g.ProductionPublicBaseURL, "Staging": g.StagingPublicBaseURL}[a.Servers]
 	}
 	if base == "" {
 		api.Notes = append(api.Notes, fmt.Sprintf("the ActiveDoc is generated once 3scale gives the Product a %s gateway URL, its servers rewritten to it", strings.ToLower(a.Servers)))
 		var kept v1alpha1.ActiveDoc
-		if err := r.Client.Get(ctx, client.ObjectKey{Namespace: o.Namespace, Name: o.Name}, &kept); err == nil && generatedBy(&kept, o) {
+		switch err := r.Client.Get(ctx, client.ObjectKey{Namespace: o.Namespace, Name: o.Name}, &kept); {
+		case err == nil && generatedBy(&kept, o):
 			return &kept.Spec, nil
+		case client.IgnoreNotFound(err) != nil:
+			return nil, err
 		}
 		return nil, nil
 	}
@@ -322,7 +368,7 @@ func (r *Reconciler) policies(ctx context.Context, o *v1alpha1.OpenAPI, api *ope
 		if api.Auth.Kind != "" {
 			return nil, engine.Invalid(v1alpha1.ReasonInvalidSpec, "spec.defaultCredentials is for a document that asks for no security, and this one asks for %s (scheme %q): remove defaultCredentials", api.Auth.Kind, api.Auth.Scheme)
 		}
-		ref, err := r.defaultCredentials(ctx, o)
+		ref, err := r.defaultCredentialsRef(ctx, o)
 		if err != nil {
 			return nil, err
 		}
@@ -507,7 +553,7 @@ func (r *Reconciler) checkNoPlanStillLimits(ctx context.Context, o *v1alpha1.Ope
 	had, have := namesOf(holder.specOf(current)), namesOf(holder.spec)
 	var removed []string
 	for _, name := range had {
-		if !slices.Contains(have, name) {
+		if !slices.Contains(have, name) && name != "hits" { // hits always exists: only its names may go
 			removed = append(removed, name)
 		}
 	}
@@ -535,7 +581,7 @@ func (r *Reconciler) checkNoPlanStillLimits(ctx context.Context, o *v1alpha1.Ope
 		return nil
 	}
 	slices.Sort(held)
-	return engine.Waiting(v1alpha1.ReasonGeneratedWaiting, "the document no longer has the operation (or metric) of a method a plan still uses: %s; "+
+	return engine.Waiting(v1alpha1.ReasonOperationStillLimited, "the document no longer has the operation (or metric) of a method a plan still uses: %s; "+
 		"nothing is regenerated until the plan no longer names it (3scale would delete its limits and pricing rules with the method)", strings.Join(slices.Compact(held), ", "))
 }
 
@@ -578,42 +624,77 @@ func planRefs(p *v1alpha1.ApplicationPlan) []v1alpha1.MetricMethodRef {
 // defaultCredentialsKey is the key of the Secret holding the default_credentials policy's configuration.
 const defaultCredentialsKey = "configuration"
 
-// defaultCredentials writes, from the user key spec.defaultCredentials names, the configuration of
-// APIcast's default_credentials policy into a Secret this OpenAPI owns (<name>-default-credentials, in
-// its namespace): the generated Product's policy reads it there, and no key is ever in a spec. A Secret
-// of that name it does not own is never touched.
-func (r *Reconciler) defaultCredentials(ctx context.Context, o *v1alpha1.OpenAPI) (*v1alpha1.LocalSecretKeyRef, error) {
-	ref := &o.Spec.DefaultCredentials.UserKeyRef
-	key, err := kit.SecretValue(ctx, r.Reader, o.Namespace, ref, "spec.defaultCredentials.userKeyRef")
-	if err != nil {
+// defaultCredentialsName is the Secret holding an OpenAPI's default_credentials policy configuration.
+func defaultCredentialsName(o *v1alpha1.OpenAPI) string {
+	const suffix = "-default-credentials-policy" // not "-credentials": no Application's Secret is named so
+	return kit.CutString(o.Name, 253-len(suffix)) + suffix
+}
+
+// defaultCredentialsRef checks what spec.defaultCredentials needs before anything is written (the
+// user key's Secret, and that the Secret its configuration goes to is not someone else's) and returns
+// where the generated policy reads its configuration.
+func (r *Reconciler) defaultCredentialsRef(ctx context.Context, o *v1alpha1.OpenAPI) (*v1alpha1.LocalSecretKeyRef, error) {
+	if _, err := kit.SecretValue(ctx, r.Reader, o.Namespace, &o.Spec.DefaultCredentials.UserKeyRef, "spec.defaultCredentials.userKeyRef"); err != nil {
 		return nil, err
+	}
+	name := defaultCredentialsName(o)
+	var secret corev1.Secret
+	err := r.Reader.Get(ctx, client.ObjectKey{Namespace: o.Namespace, Name: name}, &secret)
+	if err == nil && !metav1.IsControlledBy(&secret, o) {
+		return nil, engine.Invalid(v1alpha1.ReasonNotGenerated, "a Secret %q exists in this namespace and was not written by this OpenAPI: it would hold the default "+
+			"credentials' configuration; it is left as it is: rename this OpenAPI or delete that Secret", name)
+	}
+	return &v1alpha1.LocalSecretKeyRef{Name: name, Key: defaultCredentialsKey}, client.IgnoreNotFound(err)
+}
+
+// syncDefaultCredentials writes, from the user key spec.defaultCredentials names, the configuration of
+// APIcast's default_credentials policy into the Secret this OpenAPI owns for it (in its namespace): the
+// generated Product's policy reads it there, and no key is ever in a spec. Without defaultCredentials (or
+// with backendOnly), the Secret it wrote goes. A Secret of that name it does not own is never touched.
+func (r *Reconciler) syncDefaultCredentials(ctx context.Context, o *v1alpha1.OpenAPI) error {
+	err := r.writeDefaultCredentials(ctx, o)
+	if apierrors.IsForbidden(err) {
+		return engine.Waiting(v1alpha1.ReasonSecretNotFound, "the manager may not write the Secret %q of the default credentials in this namespace: "+
+			"bind it the apimsync-application-credentials Role here (the chart's applicationCredentialsNamespaces)", defaultCredentialsName(o))
+	}
+	return err
+}
+
+func (r *Reconciler) writeDefaultCredentials(ctx context.Context, o *v1alpha1.OpenAPI) error {
+	name := defaultCredentialsName(o)
+	var secret corev1.Secret
+	err := r.Reader.Get(ctx, client.ObjectKey{Namespace: o.Namespace, Name: name}, &secret)
+	if client.IgnoreNotFound(err) != nil || err == nil && !metav1.IsControlledBy(&secret, o) {
+		return err
+	}
+	exists := err == nil
+	if o.Spec.DefaultCredentials == nil || o.Spec.BackendOnly {
+		if exists && secret.DeletionTimestamp.IsZero() {
+			return client.IgnoreNotFound(r.Client.Delete(ctx, &secret))
+		}
+		return nil
+	}
+	key, err := kit.SecretValue(ctx, r.Reader, o.Namespace, &o.Spec.DefaultCredentials.UserKeyRef, "spec.defaultCredentials.userKeyRef")
+	if err != nil {
+		return err
 	}
 	config, err := json.Marshal(map[string]string{"auth_type": "user_key", "user_key": strings.TrimSpace(key)})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	name := kit.CutString(o.Name, 253-len("-default-credentials")) + "-default-credentials"
-	out := &v1alpha1.LocalSecretKeyRef{Name: name, Key: defaultCredentialsKey}
-	var secret corev1.Secret
-	err = r.Reader.Get(ctx, client.ObjectKey{Namespace: o.Namespace, Name: name}, &secret)
-	switch {
-	case apierrors.IsNotFound(err):
+	if !exists {
 		secret = corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: o.Namespace, Name: name, Labels: map[string]string{v1alpha1.GeneratedByLabel: o.Name}},
 			Data: map[string][]byte{defaultCredentialsKey: config}}
 		if err := controllerutil.SetControllerReference(o, &secret, r.Client.Scheme()); err != nil {
-			return nil, err
+			return err
 		}
-		return out, r.Client.Create(ctx, &secret)
-	case err != nil:
-		return nil, err
-	case !metav1.IsControlledBy(&secret, o):
-		return nil, engine.Invalid(v1alpha1.ReasonNotGenerated, "a Secret %q exists in this namespace and was not written by this OpenAPI: it holds the default credentials' configuration; "+
-			"it is left as it is: rename this OpenAPI or delete that Secret", name)
-	case string(secret.Data[defaultCredentialsKey]) == string(config):
-		return out, nil
+		return r.Client.Create(ctx, &secret)
+	}
+	if string(secret.Data[defaultCredentialsKey]) == string(config) {
+		return nil
 	}
 	secret.Data = map[string][]byte{defaultCredentialsKey: config}
-	return out, r.Client.Update(ctx, &secret)
+	return r.Client.Update(ctx, &secret)
 }
 
 // summarize is the OpenAPI's state from its generated resources' as stored: Synced when all are; else
@@ -660,6 +741,11 @@ func stateName(s string) string {
 
 // fail records an error in the OpenAPI's status: Invalid and Orphan as such; anything else is retried.
 func (r *Reconciler) fail(o *v1alpha1.OpenAPI, err error) (ctrl.Result, error) {
+	if apierrors.IsInvalid(err) || apierrors.IsForbidden(err) && strings.Contains(err.Error(), "denied the request") {
+		// The API server or the webhook refuses what was generated: the document asks for what the kinds
+		// cannot hold. Retrying cannot help; a change of the document or spec wakes it.
+		err = engine.Invalid(v1alpha1.ReasonInvalidDocument, "what the document generates is refused: %v", err)
+	}
 	var reasoned *engine.ReasonedError
 	if !errors.As(err, &reasoned) {
 		return ctrl.Result{}, err

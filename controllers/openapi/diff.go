@@ -136,7 +136,11 @@ func rulesAndMethods(spec any) (map[string]v1alpha1.MappingRuleSpec, map[string]
 	out := map[string]v1alpha1.MappingRuleSpec{}
 	for _, r := range rules {
 		r.Increment = max(r.Increment, 1)
-		out[r.HTTPMethod+" "+r.Pattern] = r
+		key := r.HTTPMethod + " " + r.Pattern
+		if _, two := out[key]; two { // a pattern counted on several metrics: one line each
+			key += " (" + r.MetricMethodRef + ")"
+		}
+		out[key] = r
 	}
 	return out, methods
 }

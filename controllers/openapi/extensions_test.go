@@ -131,7 +131,7 @@ func TestOpenAPIExtensions(t *testing.T) {
 	without := strings.Replace(extendedDocument(t), "  /pets/{petId}:", "  /pets/{petId}/unused:", 1)
 	without = without[:strings.Index(without, "  /pets/{petId}/unused:")]
 	harness.Update(t, o, func() { o.Spec.Document = without })
-	msg = waitOpenAPI(t, o, v1alpha1.ConditionOrphan, v1alpha1.ReasonGeneratedWaiting)
+	msg = waitOpenAPI(t, o, v1alpha1.ConditionOrphan, v1alpha1.ReasonOperationStillLimited)
 	if !strings.Contains(msg, `ApplicationPlan "partners" limits or prices "show_pet"`) {
 		t.Errorf("waiting message %q, want the plan named", msg)
 	}

@@ -2,6 +2,7 @@ package openapi
 
 import (
 	"context"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -103,11 +104,19 @@ func blockerGone(reader client.Reader) handler.EventHandler {
 	}}
 }
 
-// productOf wakes the OpenAPI a plan's productRef may name: an OpenAPI that waits for a plan to stop
-// limiting a method its document no longer has goes on as soon as the plan changes.
+// productOf wakes the OpenAPIs a plan may name (its productRef, the backends of its limits and pricing
+// rules): an OpenAPI that waits for a plan to stop limiting a method its document no longer has goes on
+// as soon as the plan changes.
 func productOf(_ context.Context, obj client.Object) []reconcile.Request {
-	if p, ok := obj.(*v1alpha1.ApplicationPlan); ok {
-		return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: p.Namespace, Name: p.Spec.ProductRef}}}
+	p, ok := obj.(*v1alpha1.ApplicationPlan)
+	if !ok {
+		return nil
 	}
-	return nil
+	out := []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: p.Namespace, Name: p.Spec.ProductRef}}}
+	for _, ref := range planRefs(p) { // and the backend-only OpenAPIs of the backends it names
+		if key := (client.ObjectKey{Namespace: p.Namespace, Name: ref.Backend}); ref.Backend != "" && !slices.ContainsFunc(out, func(r reconcile.Request) bool { return r.NamespacedName == key }) {
+			out = append(out, reconcile.Request{NamespacedName: key})
+		}
+	}
+	return out
 }

@@ -323,6 +323,10 @@ func (r *Reconciler) fetchArtifact(ctx context.Context, u *url.URL, digest, file
 		return artifactFile{}, err
 	}
 	resp, err := r.FluxSources.http.Do(req)
+	var uerr *url.Error
+	if errors.As(err, &uerr) {
+		err = uerr.Err // the URL stays out of the message
+	}
 	if err != nil {
 		return artifactFile{}, fmt.Errorf("cannot fetch %s from source-controller: %w", what, err)
 	}

@@ -49,6 +49,13 @@ type Plan struct {
 	Spec       v1alpha1.ApplicationPlanSpec
 }
 
+// Bounds of the kinds the extensions fill (their CRDs'): more is Invalid here, before anything is written.
+const (
+	maxMetrics   = 64
+	maxPolicies  = 48 // 50 in a chain, with apicast and default_credentials
+	maxPlanRules = 64
+)
+
 // PolicySecretKey is the key of a policy's configuration Secret 3scale-operator reads.
 const PolicySecretKey = "configuration"
 
@@ -96,6 +103,9 @@ func (api *API) productExtensions(doc *openapi3.T, opts Options) error {
 		return invalid("x-3scale-product has policies or applicationPlans, which belong to a Product, and backendOnly generates none: " +
 			"remove them from the document, or import it with a Product")
 	}
+	if len(ext.Metrics) > maxMetrics {
+		return invalid("x-3scale-product.metrics has %d metrics; a Product holds at most %d", len(ext.Metrics), maxMetrics)
+	}
 	methods := map[string]bool{}
 	for _, m := range api.Methods {
 		methods[m.SystemName] = true
@@ -130,11 +140,17 @@ func (api *API) policies(in []operatorapi.Policy, opts Options) error {
 	if len(in) == 0 {
 		return nil
 	}
+	if len(in) > maxPolicies {
+		return invalid("x-3scale-product.policies has %d policies; a Product's chain holds at most %d with apicast and default_credentials", len(in), maxPolicies+2)
+	}
 	hasAPIcast := false
 	for i, p := range in {
 		where := fmt.Sprintf("x-3scale-product.policies[%d]", i)
 		if strings.TrimSpace(p.Name) == "" || strings.TrimSpace(p.Version) == "" {
 			return invalid("%s: a policy needs a name and a version", where)
+		}
+		if len(p.Name) > maxNameLength || len(p.Version) > maxNameLength {
+			return invalid("%s: a policy's name and version have at most %d characters", where, maxNameLength)
 		}
 		spec := v1alpha1.PolicySpec{Name: p.Name, Version: p.Version, Enabled: p.Enabled}
 		inline := len(p.Configuration) > 0 && string(p.Configuration) != "null" && string(p.Configuration) != "{}"
@@ -199,6 +215,9 @@ func (api *API) plans(in map[string]operatorapi.Plan, opts Options) error {
 		if p.Name != nil && strings.TrimSpace(*p.Name) != "" {
 			spec.Name = cut(*p.Name, maxNameLength)
 		}
+		if len(p.Limits) > maxPlanRules || len(p.PricingRules) > maxPlanRules {
+			return invalid("%s has %d limits and %d pricing rules; a plan holds at most %d of each", where, len(p.Limits), len(p.PricingRules), maxPlanRules)
+		}
 		if spec.Published == nil {
 			spec.Published = new(bool) // hidden unless published, as 3scale-operator makes it
 		}
@@ -251,6 +270,11 @@ func (api *API) plans(in map[string]operatorapi.Plan, opts Options) error {
 			}
 			if !pricePattern.MatchString(string(pr.PricePerUnit)) {
 				return invalid("%s: pricePerUnit %q is not an amount like 0.05", at, pr.PricePerUnit)
+			}
+			for j, other := range spec.PricingRules {
+				if other.MetricMethodRef == r && pr.From <= other.To && other.From <= pr.To {
+					return invalid("%s (%d-%d) overlaps pricingRules[%d] (%d-%d) on %q", at, pr.From, pr.To, j, other.From, other.To, r.SystemName)
+				}
 			}
 			spec.PricingRules = append(spec.PricingRules, v1alpha1.PricingRuleSpec{From: pr.From, To: pr.To, PricePerUnit: string(pr.PricePerUnit), MetricMethodRef: r})
 		}

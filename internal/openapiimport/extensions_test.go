@@ -2,6 +2,7 @@ package openapiimport
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -137,6 +138,47 @@ paths:
 	}
 }
 
+// TestKeptNamesAreNotTaken: a new operation whose operationId is another's kept method name gets a
+// name of its own, the renamed one keeps its method; two operations whose names collide keep their
+// names import after import, with no rename said and no reference moved.
+func TestKeptNamesAreNotTaken(t *testing.T) {
+	doc := func(a, b string) string {
+		return "openapi: 3.0.3\ninfo: {title: P, version: '1'}\nservers: [{url: 'https://p.example.com'}]\n" +
+			"x-3scale-product:\n  applicationPlans:\n    basic:\n      limits: [{period: day, value: 5, metricMethodRef: {systemName: list_pets}}]\n" +
+			"paths:\n  /a:\n    get:\n      operationId: " + a + "\n      responses: {'200': {description: ok}}\n" +
+			"  /b:\n    get:\n      operationId: " + b + "\n      responses: {'200': {description: ok}}\n"
+	}
+	imp := func(text string, kept map[string]string) *API {
+		t.Helper()
+		d, err := Parse(context.Background(), []byte(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		api, err := Import(d, "", Options{MethodNames: kept})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return api
+	}
+	// GET /b had list_pets; it is renamed bar, and a new operation GET /a is named list_pets.
+	api := imp(doc("list_pets", "bar"), map[string]string{"GET /b": "list_pets"})
+	if got := api.MethodNames; got["GET /b"] != "list_pets" || got["GET /a"] != "list_pets_2" {
+		t.Errorf("names %v: want GET /b to keep list_pets and GET /a to get list_pets_2", got)
+	}
+	// Two operations whose names collide: the second is suffixed once, and stays so with no rename.
+	first := imp(doc("list-pets", "list_pets"), nil)
+	second := imp(doc("list-pets", "list_pets"), first.MethodNames)
+	if first.MethodNames["GET /b"] != "list_pets_2" || second.MethodNames["GET /b"] != "list_pets_2" || second.MethodNames["GET /a"] != "list_pets" {
+		t.Errorf("names %v then %v", first.MethodNames, second.MethodNames)
+	}
+	if ref := second.Plans[0].Spec.Limits[0].MetricMethodRef.SystemName; ref != "list_pets" {
+		t.Errorf("the limit on list_pets moved to %q", ref)
+	}
+	if strings.Contains(strings.Join(second.Notes, " "), "keeps its method") {
+		t.Errorf("a collision said as a rename: %q", second.Notes)
+	}
+}
+
 // TestExtensionsThatCannotBeImported: each bad extension is Invalid with what to change.
 func TestExtensionsThatCannotBeImported(t *testing.T) {
 	head := "openapi: 3.0.3\ninfo: {title: Pets, version: '1'}\nservers: [{url: 'https://pets.example.com'}]\n"
@@ -198,5 +240,55 @@ func TestWithServer(t *testing.T) {
 	out, err = WithServer(`{"swagger": "2.0", "host": "internal", "basePath": "/api", "schemes": ["http"], "paths": {}}`, "https://gw.example.com:8443")
 	if err != nil || !strings.Contains(out, `"host":"gw.example.com:8443"`) || !strings.Contains(out, `"basePath":"/"`) || !strings.Contains(out, `"schemes":["https"]`) {
 		t.Errorf("Swagger 2.0: %v %s", err, out)
+	}
+}
+
+// TestExtensionsBeyondTheKindsBounds: what the kinds' CRDs would refuse is Invalid at import, before any
+// write, with its reason.
+func TestExtensionsBeyondTheKindsBounds(t *testing.T) {
+	head := "openapi: 3.0.3\ninfo: {title: Pets, version: '1'}\nservers: [{url: 'https://pets.example.com'}]\n"
+	paths := "paths:\n  /pets:\n    get:\n      operationId: listPets\n      responses: {'200': {description: ok}}\n"
+	var metrics, policies strings.Builder
+	for i := range 65 {
+		fmt.Fprintf(&metrics, "    m%d: {friendlyName: M, unit: u}\n", i)
+	}
+	for range 49 {
+		policies.WriteString("    - {name: headers, version: builtin}\n")
+	}
+	for name, c := range map[string]struct {
+		doc, want string
+		operator  bool
+	}{
+		"65 metrics":  {head + "x-3scale-product:\n  metrics:\n" + metrics.String() + paths, "a Product holds at most 64", false},
+		"49 policies": {head + "x-3scale-product:\n  policies:\n" + policies.String() + paths, "at most 50 with apicast", false},
+		"overlapping prices": {head + "x-3scale-product:\n  applicationPlans:\n    basic:\n      pricingRules:\n" +
+			"        - {from: 1, to: 100, pricePerUnit: '0.1', metricMethodRef: {systemName: hits}}\n" +
+			"        - {from: 50, to: 500, pricePerUnit: '0.1', metricMethodRef: {systemName: hits}}\n" + paths, "overlaps pricingRules[0] (1-100)", false},
+		"a method named hits": {head + "paths:\n  /hits:\n    get:\n      operationId: Hits\n      responses: {'200': {description: ok}}\n", "a method named hits", true},
+	} {
+		doc, err := Parse(context.Background(), []byte(c.doc))
+		if err == nil {
+			_, err = Import(doc, "", Options{Operator: c.operator})
+		}
+		if err == nil || !IsInvalid(err) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want Invalid saying %q", name, err, c.want)
+		}
+	}
+}
+
+// TestKeptNamesFromTheRules: without the names of the last import (a status lost), the rules of what
+// was generated tell which method each operation had: a renamed operation keeps it all the same.
+func TestKeptNamesFromTheRules(t *testing.T) {
+	doc, err := Parse(context.Background(), []byte("openapi: 3.0.3\ninfo: {title: P, version: '1'}\nservers: [{url: 'https://p.example.com/v1'}]\n"+
+		"paths:\n  /pets:\n    get:\n      operationId: findPets\n      responses: {'200': {description: ok}}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	api, err := Import(doc, "", Options{Operator: true, RuleMethods: map[string]string{"GET /v1/pets$": "listpets"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if api.MethodNames["GET /pets"] != "listpets" {
+		t.Errorf("names %v, want GET /pets to keep listpets", api.MethodNames)
 	}
 }

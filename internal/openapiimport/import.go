@@ -10,6 +10,7 @@
 package openapiimport
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -119,8 +120,9 @@ type Options struct {
 	// BackendOnly: the operations are the Backend's (no policies or plans).
 	BackendOnly bool
 	// MethodNames is what the last import named each operation's method: an operation whose name
-	// changed keeps its method.
-	MethodNames map[string]string
+	// changed keeps its method. RuleMethods, by "VERB pattern", is the method each mapping rule of the
+	// generated resource counts, for an operation MethodNames does not name (a status lost).
+	MethodNames, RuleMethods map[string]string
 	// SystemName is the system name of the generated Backend (and Product), BackendObject its object
 	// name, Namespace the OpenAPI's: references of the extensions resolve against them.
 	SystemName, BackendObject, Namespace string
@@ -305,71 +307,106 @@ func privateBaseURL(doc *openapi3.T, override string) (string, error) {
 
 // operations makes a method and a mapping rule of each operation, paths in alphabetical order, verbs in
 // a fixed order: the same document always gives the same names. An operation whose method the last
-// import named otherwise keeps that name (a new operationId renames it in name only).
+// import named (opts.MethodNames) keeps that name, whatever its operationId says now (its id, limits and
+// pricing rules stay): those names are given first, and no other operation takes one of them.
 func (api *API) operations(doc *openapi3.T, public string, opts Options) error {
 	api.MethodNames, api.renamed = map[string]string{}, map[string]string{}
-	if doc.Paths == nil {
-		return nil
+	type operation struct {
+		verb, path string
+		op         *openapi3.Operation
+		m          Method
+		derived    string // the name its operationId gives
 	}
-	taken := map[string]bool{}
-	for _, name := range opts.MethodNames {
-		taken[name] = false // reserved for the operation that had it, if it is still here
-	}
-	count := 0
-	for _, path := range sortedKeys(doc.Paths.Map()) {
-		item := doc.Paths.Value(path)
-		if item == nil {
-			continue
-		}
-		ops := item.Operations()
-		for _, verb := range verbs {
-			op := ops[verb]
-			if op == nil {
+	var all []*operation
+	if doc.Paths != nil {
+		for _, path := range sortedKeys(doc.Paths.Map()) {
+			item := doc.Paths.Value(path)
+			if item == nil {
 				continue
 			}
-			if count++; count > MaxMethods || count > MaxMappingRules {
-				return invalid("the document has more than %d operations; one product holds at most %d methods and %d mapping rules: split the API into several documents",
-					min(MaxMethods, MaxMappingRules), MaxMethods, MaxMappingRules)
-			}
-			m := methodOf(verb, path, op, opts.Operator)
-			m.Operation = verb + " " + path
-			if kept, ok := opts.MethodNames[m.Operation]; ok && kept != m.SystemName && !taken[kept] {
-				api.Notes = append(api.Notes, fmt.Sprintf("%s %s: its operationId now names a method %q; it keeps its method %q (its id, limits and pricing rules)", verb, path, m.SystemName, kept))
-				api.renamed[m.SystemName], m.SystemName = kept, kept
-			}
-			shared := false
-			if taken[m.SystemName] {
-				base := m.SystemName
-				if opts.Operator { // as 3scale-operator: one method, counted by both operations' rules
-					shared = true
-					api.Notes = append(api.Notes, fmt.Sprintf("%s %s: method %q is another operation's too (3scale-operator's names): both rules count it", verb, path, base))
-				} else {
-					for i := 2; taken[m.SystemName]; i++ {
-						m.SystemName = fmt.Sprintf("%s_%d", base, i)
+			ops := item.Operations()
+			for _, verb := range verbs {
+				if op := ops[verb]; op != nil {
+					m := methodOf(verb, path, op, opts.Operator)
+					m.Operation = verb + " " + path
+					if m.SystemName == "hits" {
+						return invalid("%s %s: its operationId makes a method named hits, which is 3scale's metric of every call: give the operation another operationId", verb, path)
 					}
-					api.Notes = append(api.Notes, fmt.Sprintf("%s %s: method %q was taken by another operation, named %q", verb, path, base, m.SystemName))
+					all = append(all, &operation{verb: verb, path: path, op: op, m: m, derived: m.SystemName})
 				}
 			}
-			taken[m.SystemName] = true
-			api.MethodNames[m.Operation] = m.SystemName
-			if !shared {
-				api.Methods = append(api.Methods, m)
-			}
-			pattern := public + path
-			if !opts.PrefixMatching {
-				pattern += "$"
-			}
-			if len(pattern) > maxNameLength {
-				return invalid("%s %s: the path is longer than a mapping rule's %d characters", verb, path, maxNameLength)
-			}
-			rule := Rule{Verb: verb, Pattern: pattern, Method: m.SystemName, Increment: 1, Operation: path}
-			if err := api.operationExtensionOf(verb, path, op, &rule); err != nil {
-				return err
-			}
-			api.Rules = append(api.Rules, rule)
 		}
 	}
+	if len(all) > MaxMethods || len(all) > MaxMappingRules {
+		return invalid("the document has more than %d operations; one product holds at most %d methods and %d mapping rules: split the API into several documents",
+			min(MaxMethods, MaxMappingRules), MaxMethods, MaxMappingRules)
+	}
+	owner := map[string]*operation{} // method name → the operation whose method it is
+	for _, o := range all {          // first, the names kept
+		kept, ok := opts.MethodNames[o.m.Operation]
+		if !ok {
+			kept, ok = opts.RuleMethods[o.verb+" "+pattern(public, o.path, opts)]
+		}
+		if ok && (owner[kept] == nil || opts.Operator) {
+			o.m.SystemName = kept
+			if owner[kept] == nil {
+				owner[kept] = o
+			}
+		}
+	}
+	for _, o := range all { // then the others, by their operationId, made unique
+		if first, ok := owner[o.m.SystemName]; ok && (first == o || opts.Operator && o.m.SystemName != o.derived) {
+			continue // kept
+		}
+		base := o.m.SystemName
+		switch first := owner[base]; {
+		case first == nil:
+			owner[base] = o
+		case opts.Operator: // as 3scale-operator: one method, counted by both operations' rules
+			api.Notes = append(api.Notes, fmt.Sprintf("%s %s: method %q is another operation's too (3scale-operator's names): both rules count it", o.verb, o.path, base))
+		default:
+			for i := 2; owner[o.m.SystemName] != nil; i++ {
+				o.m.SystemName = fmt.Sprintf("%s_%d", base, i)
+			}
+			owner[o.m.SystemName] = o
+		}
+	}
+	for _, o := range all {
+		name := o.m.SystemName
+		switch {
+		case name == o.derived:
+		case owner[o.derived] != nil && owner[o.derived] != o:
+			api.Notes = append(api.Notes, fmt.Sprintf("%s %s: method %q was taken by another operation, named %q", o.verb, o.path, o.derived, name))
+		default:
+			// Renamed: its operationId gives another name, which no operation has: the document (an
+			// extension) may name the method by it, and that stands for the kept one.
+			api.renamed[o.derived] = name
+			api.Notes = append(api.Notes, fmt.Sprintf("%s %s: its operationId now names a method %q; it keeps its method %q (its id, limits and pricing rules)", o.verb, o.path, o.derived, name))
+		}
+		api.MethodNames[o.m.Operation] = name
+		if owner[name] == o {
+			api.Methods = append(api.Methods, o.m)
+		}
+		pattern := pattern(public, o.path, opts)
+		if len(pattern) > maxNameLength {
+			return invalid("%s %s: the path is longer than a mapping rule's %d characters", o.verb, o.path, maxNameLength)
+		}
+		rule := Rule{Verb: o.verb, Pattern: pattern, Method: name, Increment: 1, Operation: o.path}
+		if err := api.operationExtensionOf(o.verb, o.path, o.op, &rule); err != nil {
+			return err
+		}
+		api.Rules = append(api.Rules, rule)
+	}
 	return nil
+}
+
+// pattern is an operation's mapping rule pattern: the public base path, its path, and "$" unless prefix
+// matching.
+func pattern(public, path string, opts Options) string {
+	if opts.PrefixMatching {
+		return public + path
+	}
+	return public + path + "$"
 }
 
 // notName is what a 3scale system name cannot hold; notWord what 3scale-operator replaces.
@@ -493,7 +530,9 @@ func WithServer(text, server string) (string, error) {
 		return "", invalid("the document is neither JSON nor YAML: %v", err)
 	}
 	var doc map[string]any
-	if err := json.Unmarshal(raw, &doc); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber() // numbers as written: an example's large integer stays exact
+	if err := dec.Decode(&doc); err != nil {
 		return "", invalid("the document is not an object: %v", err)
 	}
 	u, err := url.Parse(server)

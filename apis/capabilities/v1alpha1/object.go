@@ -207,7 +207,7 @@ func (b *Backend) ForgetTenantIDs() {
 func (p *Product) ForgetTenantIDs() {
 	p.Status.forgetTenantIDs()
 	p.Status.ProductID, p.Status.FeatureIDs, p.Status.DeployedHash = 0, nil, ""
-	p.Status.Production, p.Status.Usage, p.Status.RetirementSweepPending = nil, nil, false
+	p.Status.Production, p.Status.Usage, p.Status.RetirementSweepPending, p.Status.Gateway = nil, nil, false, nil
 }
 
 // ForgetTenantIDs implements SyncedObject.

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	. "github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 )
@@ -32,5 +33,41 @@ func TestOpenAPISourceRef(t *testing.T) {
 		"openapi: path out of the artifact": {obj: openAPI(&OpenAPISourceRef{Kind: "GitRepository", Name: "apis", Path: "apis/../../a.yaml"}),
 			want: "path is relative to the artifact's root and stays inside it"},
 		"openapi: no path": {obj: openAPI(&OpenAPISourceRef{Kind: "GitRepository", Name: "apis"}), want: "spec.sourceRef.path"},
+	})
+}
+
+// TestOpenAPIFixedFields: what names or removes things in 3scale (systemName, conventions, backendOnly)
+// is fixed once the OpenAPI exists; backendOnly takes neither rewritten servers nor defaultCredentials.
+func TestOpenAPIFixedFields(t *testing.T) {
+	ns := namespace(t)
+	doc := "openapi: 3.0.3"
+	o := &OpenAPI{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "pets"}, Spec: OpenAPISpec{Document: doc, SystemName: "Pets"}}
+	if err := k8s.Create(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	checkUpdatesRefused(t, map[string]refusedChange{
+		"changing systemName": {obj: o, change: func() { o.Spec.SystemName = "Pets2" }, want: "systemName is immutable"},
+		"setting conventions": {obj: o, change: func() { o.Spec.Conventions = ConventionsThreescaleOperator }, want: "conventions are fixed"},
+		"setting backendOnly": {obj: o, change: func() { o.Spec.BackendOnly = true }, want: "backendOnly is fixed"},
+	})
+	// Spelling out the default is no change.
+	if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(o), o); err != nil {
+		t.Fatal(err)
+	}
+	o.Spec.Conventions = ConventionsApimsync
+	if err := k8s.Update(context.Background(), o); err != nil {
+		t.Errorf("conventions: Apimsync, the default, was refused: %v", err)
+	}
+	backendOnly := func(change func(*OpenAPI)) *OpenAPI {
+		b := &OpenAPI{ObjectMeta: metav1.ObjectMeta{GenerateName: "backend-"}, Spec: OpenAPISpec{Document: doc, BackendOnly: true}}
+		change(b)
+		return b
+	}
+	checkRejected(t, ns, map[string]rejection{
+		"openapi: backendOnly with defaultCredentials": {obj: backendOnly(func(b *OpenAPI) {
+			b.Spec.DefaultCredentials = &OpenAPIDefaultCredentials{UserKeyRef: LocalSecretKeyRef{Name: "k", Key: "user_key"}}
+		}), want: "no policy chain for defaultCredentials"},
+		"openapi: backendOnly with servers rewritten": {obj: backendOnly(func(b *OpenAPI) { b.Spec.ActiveDoc = &OpenAPIActiveDocSpec{Servers: "Production"} }),
+			want: "no gateway URL to rewrite"},
 	})
 }

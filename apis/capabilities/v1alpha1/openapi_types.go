@@ -12,6 +12,9 @@ import (
 // +kubebuilder:validation:XValidation:rule="[has(self.document), has(self.documentRef), has(self.sourceRef)].filter(x, x).size() == 1",message="set exactly one of document, documentRef and sourceRef"
 // +kubebuilder:validation:XValidation:rule="has(self.systemName) == has(oldSelf.systemName)",message="systemName cannot be added or removed after creation"
 // +kubebuilder:validation:XValidation:rule="!has(self.backendOnly) || !self.backendOnly || (!has(self.activeDoc) || !has(self.activeDoc.servers) || self.activeDoc.servers == 'Document')",message="a backend-only import has no Product, so no gateway URL to rewrite the ActiveDoc's servers to"
+// +kubebuilder:validation:XValidation:rule="!has(self.backendOnly) || !self.backendOnly || !has(self.defaultCredentials)",message="a backend-only import has no Product, so no policy chain for defaultCredentials"
+// +kubebuilder:validation:XValidation:rule="(has(self.backendOnly) && self.backendOnly) == (has(oldSelf.backendOnly) && oldSelf.backendOnly)",message="backendOnly is fixed once the OpenAPI exists: switching would delete the generated Product (or move its methods) in 3scale; create a new OpenAPI instead"
+// +kubebuilder:validation:XValidation:rule="(has(self.conventions) ? self.conventions : 'Apimsync') == (has(oldSelf.conventions) ? oldSelf.conventions : 'Apimsync')",message="conventions are fixed once the OpenAPI exists: they name the methods in 3scale; create a new OpenAPI instead"
 type OpenAPISpec struct {
 	// Document is the OpenAPI document inline, JSON or YAML (at most 1 MiB).
 	// +kubebuilder:validation:MaxLength=1048576
