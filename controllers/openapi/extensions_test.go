@@ -328,3 +328,40 @@ func TestActiveDocServersFollowTheGateway(t *testing.T) {
 		t.Error("3scale's ActiveDoc does not have the gateway's URL")
 	}
 }
+
+// TestAPathRenamedKeepsItsRule: an operation whose path changes (its parameter renamed) keeps its method
+// and its mapping rule: one update of the rule's pattern, not a deletion and a creation.
+func TestAPathRenamedKeepsItsRule(t *testing.T) {
+	ns := harness.NewNamespace(t)
+	o := openAPIObject(ns, "pets", petstoreOpenAPI)
+	o.Spec.ActiveDoc = nil
+	harness.Create(t, harness.DefaultSecret(ns), o)
+	waitOpenAPI(t, o, v1alpha1.ConditionSynced, "")
+	ruleIDs := func() map[string]string {
+		out := map[string]string{}
+		for _, r := range harness.Sim.Objects(ns, simulator.KindMappingRules) {
+			if r["owner_type"] == "Proxy" {
+				out[fmt.Sprint(r["pattern"])] = fmt.Sprint(r["id"])
+			}
+		}
+		return out
+	}
+	before, writes := ruleIDs(), harness.WritesTo(ns)
+	harness.Update(t, o, func() { o.Spec.Document = strings.ReplaceAll(petstoreOpenAPI, "petId", "id") })
+	harness.Eventually(t, harness.WaitTimeout, func() string {
+		if after := ruleIDs(); after["/pets/{id}$"] != before["/pets/{petId}$"] {
+			return fmt.Sprintf("rules %v, want /pets/{id}$ to be rule %s", after, before["/pets/{petId}$"])
+		}
+		return ""
+	})
+	waitOpenAPI(t, o, v1alpha1.ConditionSynced, "")
+	var rules []string
+	for _, w := range harness.LastWrites(ns, harness.WritesTo(ns)-writes) {
+		if strings.Contains(w, "mapping_rules") {
+			rules = append(rules, w)
+		}
+	}
+	if len(rules) != 1 || !strings.HasPrefix(rules[0], "PATCH ") {
+		t.Errorf("writes to mapping rules %v, want one update", rules)
+	}
+}

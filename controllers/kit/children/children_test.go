@@ -15,7 +15,8 @@ func rulesSnapshot(rules ...tsclient.MappingRule) *Snapshot {
 }
 
 // TestMatchRules: each spec rule takes the remote rule of its method, pattern and metric first, then a
-// leftover one of its method and pattern (a metric change: an update); each remote rule serves once.
+// leftover one of its method and pattern (a metric change: an update), then a leftover one of its method
+// and metric (a path change: an update); each remote rule serves once.
 func TestMatchRules(t *testing.T) {
 	get := func(id, metric, position int64) tsclient.MappingRule {
 		return tsclient.MappingRule{ID: id, HTTPMethod: "GET", Pattern: "/pets", MetricID: metric, Position: position}
@@ -34,8 +35,14 @@ func TestMatchRules(t *testing.T) {
 		"a changed metric updates the leftover rule": {[]tsclient.MappingRule{get(10, 1, 1)}, []v1alpha1.MappingRuleSpec{spec("photos")}, []int64{10}},
 		"a remote rule serves once":                  {[]tsclient.MappingRule{get(10, 2, 1)}, []v1alpha1.MappingRuleSpec{spec("list"), spec("photos")}, []int64{10, 0}},
 		"a copy in 3scale is left over":              {[]tsclient.MappingRule{get(10, 2, 1), get(11, 2, 2)}, []v1alpha1.MappingRuleSpec{spec("list")}, []int64{10}},
-		"another pattern is no match": {[]tsclient.MappingRule{{ID: 10, HTTPMethod: "GET", Pattern: "/cats", MetricID: 2}},
+		"another pattern of the same metric is an update (a path renamed)": {[]tsclient.MappingRule{{ID: 10, HTTPMethod: "GET", Pattern: "/cats", MetricID: 2}},
+			[]v1alpha1.MappingRuleSpec{spec("list")}, []int64{10}},
+		"another pattern and another metric is no match": {[]tsclient.MappingRule{{ID: 10, HTTPMethod: "GET", Pattern: "/cats", MetricID: 3}},
 			[]v1alpha1.MappingRuleSpec{spec("list")}, []int64{0}},
+		"another verb is no match": {[]tsclient.MappingRule{{ID: 10, HTTPMethod: "POST", Pattern: "/cats", MetricID: 2}},
+			[]v1alpha1.MappingRuleSpec{spec("list")}, []int64{0}},
+		"the same pattern first, then the same metric": {[]tsclient.MappingRule{{ID: 10, HTTPMethod: "GET", Pattern: "/cats", MetricID: 2}, get(11, 3, 2)},
+			[]v1alpha1.MappingRuleSpec{spec("list")}, []int64{11}},
 	} {
 		snap := rulesSnapshot(c.remote...)
 		got := matchRules(snap, c.want)
