@@ -175,9 +175,13 @@ func matchRules(snap *Snapshot, want []v1alpha1.MappingRuleSpec) []*tsclient.Map
 	out := make([]*tsclient.MappingRule, len(want))
 	used := make([]bool, len(snap.Rules))
 	passes := []func(r tsclient.MappingRule, w v1alpha1.MappingRuleSpec, metricID int64) bool{
-		func(r tsclient.MappingRule, w v1alpha1.MappingRuleSpec, metricID int64) bool { return r.Pattern == w.Pattern && r.MetricID == metricID },
+		func(r tsclient.MappingRule, w v1alpha1.MappingRuleSpec, metricID int64) bool {
+			return r.Pattern == w.Pattern && r.MetricID == metricID
+		},
 		func(r tsclient.MappingRule, w v1alpha1.MappingRuleSpec, _ int64) bool { return r.Pattern == w.Pattern },
-		func(r tsclient.MappingRule, _ v1alpha1.MappingRuleSpec, metricID int64) bool { return r.MetricID == metricID },
+		func(r tsclient.MappingRule, _ v1alpha1.MappingRuleSpec, metricID int64) bool {
+			return r.MetricID == metricID
+		},
 	}
 	for _, same := range passes {
 		for i, w := range want {
