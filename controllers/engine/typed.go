@@ -95,6 +95,12 @@ type Noter[T Object, S any] interface {
 	Note(obj T, snap S) string
 }
 
+// StatusRecorder is an optional part of a TypedSyncer: RecordStatus keeps in obj's status what its remote
+// state as last read or written tells (where a product's gateways serve it).
+type StatusRecorder[T Object, S any] interface {
+	RecordStatus(obj T, snap S)
+}
+
 // CacheChecker is an optional part of a TypedSyncer: it tells whether a cached snapshot still serves the
 // desired state (a plan's snapshot holds the ids of metrics that may have been re-created since).
 type CacheChecker[D, S any] interface {
@@ -245,9 +251,16 @@ func (r *Reconciler[T, D, S]) observe(ctx context.Context, obj T, s *Session, wa
 	return r.observed(ctx, obj, s, want, snap, report)
 }
 
-// note is the Noter's note on snap, if the syncer has one and snap is known.
+// note records in obj's status what snap tells (StatusRecorder) and returns the Noter's note on it, if
+// the syncer has them and snap is known: both follow each read or write of the remote object.
 func (r *Reconciler[T, D, S]) note(obj T, snap S) string {
-	if n, ok := r.Syncer.(Noter[T, S]); ok && !isNil(snap) {
+	if isNil(snap) {
+		return ""
+	}
+	if rec, ok := r.Syncer.(StatusRecorder[T, S]); ok {
+		rec.RecordStatus(obj, snap)
+	}
+	if n, ok := r.Syncer.(Noter[T, S]); ok {
 		return n.Note(obj, snap)
 	}
 	return ""

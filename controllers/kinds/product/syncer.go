@@ -220,8 +220,7 @@ func (s *Syncer) Read(ctx context.Context, p *v1alpha1.Product, sess *engine.Ses
 
 // Note implements engine.Noter: a Deprecated or Retired product's Synced message tells its usage report,
 // and one with spec.production which configuration production runs.
-func (s *Syncer) Note(p *v1alpha1.Product, snap *Snapshot) string {
-	recordGateway(p, snap)
+func (s *Syncer) Note(p *v1alpha1.Product, _ *Snapshot) string {
 	var notes []string
 	if stage := p.Spec.EffectiveLifecycle(); stage == v1alpha1.LifecycleDeprecated || stage == v1alpha1.LifecycleRetired {
 		notes = append(notes, usageNote(p))
@@ -232,10 +231,10 @@ func (s *Syncer) Note(p *v1alpha1.Product, snap *Snapshot) string {
 	return strings.Join(notes, "; ")
 }
 
-// recordGateway keeps in status where the product's gateways serve it, as 3scale holds it (the proxy's
-// endpoint and sandbox_endpoint, a default port left out): an OpenAPI's ActiveDoc points there.
-func recordGateway(p *v1alpha1.Product, snap *Snapshot) {
-	if snap == nil || snap.Proxy == nil {
+// RecordStatus implements engine.StatusRecorder: where the product's gateways serve it, as 3scale holds it
+// (the proxy's endpoint and sandbox_endpoint, a default port left out): an OpenAPI's ActiveDoc points there.
+func (s *Syncer) RecordStatus(p *v1alpha1.Product, snap *Snapshot) {
+	if snap.Proxy == nil {
 		return
 	}
 	g := &v1alpha1.ProductGatewayStatus{StagingPublicBaseURL: withoutDefaultPort(snap.Proxy["sandbox_endpoint"]),
