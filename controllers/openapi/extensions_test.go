@@ -232,15 +232,22 @@ func TestOpenAPIBackendOnlyAndDefaultCredentials(t *testing.T) {
 	}
 }
 
-// TestDiffOfAnOpenAPI: kubectl apimsync diff of an OpenAPI whose document changed lists the operations
-// and methods added, changed and removed, and plans what it generates against 3scale, writing nothing;
-// an operation removed while a hand-made plan limits its method is planned as the wait it would be.
-func TestDiffOfAnOpenAPI(t *testing.T) {
+// syncedPetstore is the petstore document's OpenAPI "pets" (no ActiveDoc), Synced in a new namespace.
+func syncedPetstore(t *testing.T) (string, *v1alpha1.OpenAPI) {
+	t.Helper()
 	ns := harness.NewNamespace(t)
 	o := openAPIObject(ns, "pets", petstoreOpenAPI)
 	o.Spec.ActiveDoc = nil
 	harness.Create(t, harness.DefaultSecret(ns), o)
 	waitOpenAPI(t, o, v1alpha1.ConditionSynced, "")
+	return ns, o
+}
+
+// TestDiffOfAnOpenAPI: kubectl apimsync diff of an OpenAPI whose document changed lists the operations
+// and methods added, changed and removed, and plans what it generates against 3scale, writing nothing;
+// an operation removed while a hand-made plan limits its method is planned as the wait it would be.
+func TestDiffOfAnOpenAPI(t *testing.T) {
+	ns, o := syncedPetstore(t)
 	before := harness.WritesTo(ns)
 
 	changed := harness.AsFiles(ns, o)[0].(*v1alpha1.OpenAPI)
@@ -332,11 +339,7 @@ func TestActiveDocServersFollowTheGateway(t *testing.T) {
 // TestAPathRenamedKeepsItsRule: an operation whose path changes (its parameter renamed) keeps its method
 // and its mapping rule: one update of the rule's pattern, not a deletion and a creation.
 func TestAPathRenamedKeepsItsRule(t *testing.T) {
-	ns := harness.NewNamespace(t)
-	o := openAPIObject(ns, "pets", petstoreOpenAPI)
-	o.Spec.ActiveDoc = nil
-	harness.Create(t, harness.DefaultSecret(ns), o)
-	waitOpenAPI(t, o, v1alpha1.ConditionSynced, "")
+	ns, o := syncedPetstore(t)
 	ruleIDs := func() map[string]string {
 		out := map[string]string{}
 		for _, r := range harness.Sim.Objects(ns, simulator.KindMappingRules) {
