@@ -41,6 +41,22 @@ func TestChangedPasswordSecretSetsThePassword(t *testing.T) {
 		}
 		return ""
 	})
+	// The account was Synced before the change, so wait for the status to name the Secret's new
+	// version: the password reaches 3scale before the status is written.
+	if err := harness.K8s.Get(context.Background(), client.ObjectKeyFromObject(pw), pw); err != nil {
+		t.Fatal(err)
+	}
+	version := string(pw.UID) + "/" + pw.ResourceVersion
+	want := map[string]string{"acme-alice": version, "acme-bob": version}
+	harness.Eventually(t, harness.WaitTimeout, func() string {
+		if err := harness.K8s.Get(context.Background(), client.ObjectKeyFromObject(acc), acc); err != nil {
+			return err.Error()
+		}
+		if !maps.Equal(acc.Status.PasswordVersions, want) {
+			return fmt.Sprintf("password versions %v, want the Secret's version %v for each user with a password", acc.Status.PasswordVersions, want)
+		}
+		return ""
+	})
 	harness.WaitState(t, v1alpha1.ConditionSynced, acc)
 	var writes []string
 	for _, w := range harness.Sim.Writes(ns)[mark:] {
@@ -51,16 +67,6 @@ func TestChangedPasswordSecretSetsThePassword(t *testing.T) {
 	}
 	if got, _ := harness.Sim.PasswordOf(ns, "acme-bob"); got != bob {
 		t.Errorf("bob's password changed to %q", got)
-	}
-	if err := harness.K8s.Get(context.Background(), client.ObjectKeyFromObject(acc), acc); err != nil {
-		t.Fatal(err)
-	}
-	if err := harness.K8s.Get(context.Background(), client.ObjectKeyFromObject(pw), pw); err != nil {
-		t.Fatal(err)
-	}
-	version := string(pw.UID) + "/" + pw.ResourceVersion
-	if want := map[string]string{"acme-alice": version, "acme-bob": version}; !maps.Equal(acc.Status.PasswordVersions, want) {
-		t.Errorf("password versions %v, want the Secret's version %v for each user with a password", acc.Status.PasswordVersions, want)
 	}
 	if raw, err := json.Marshal(acc.Status); err != nil || strings.Contains(string(raw), "igest") {
 		t.Errorf("the status holds a digest: %s (%v)", raw, err)
