@@ -32,11 +32,17 @@ type ClientPool struct {
 	pacers  *lru.Cache[string, *tsclient.Pacer]
 }
 
-// NewClientPool returns a pool keeping at most size clients.
+// pacersPerClient is how many more tenants' pacers the pool remembers than it keeps clients: a tenant whose
+// client aged out keeps what its pacer learnt (the tenant's rate) when it comes back.
+const pacersPerClient = 4
+
+// NewClientPool returns a pool keeping at most size clients, and the pacers of pacersPerClient times as
+// many tenants. A client that ages out closes its idle connections (each is two goroutines and its
+// buffers); syncs still holding it finish with it.
 func NewClientPool(size int, qps float64, burst, maxInFlight int) *ClientPool {
 	size = max(size, 1)
-	c, _ := lru.New[string, *tsclient.Client](size)
-	pacers, _ := lru.New[string, *tsclient.Pacer](size)
+	c, _ := lru.NewWithEvict[string, *tsclient.Client](size, func(_ string, c *tsclient.Client) { c.CloseIdleConnections() })
+	pacers, _ := lru.New[string, *tsclient.Pacer](pacersPerClient * size)
 	return &ClientPool{QPS: qps, Burst: burst, MaxInFlight: maxInFlight, clients: c, pacers: pacers}
 }
 
@@ -49,12 +55,14 @@ func (p *ClientPool) Get(tenant string, cfg tsclient.Config) (*tsclient.Client, 
 	key := poolKey(cfg, tenantKey)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if c, ok := p.clients.Get(key); ok {
+	// The tenant's pacer is as recent as its last client use: a tenant in use never loses its pacer (one
+	// rate learner per tenant, never two side by side), however many tenants the manager serves.
+	pacer, pacerOK := p.pacers.Get(tenantKey)
+	if c, ok := p.clients.Get(key); ok && pacerOK {
 		return c, nil
 	}
 	cfg.QPS, cfg.Burst, cfg.MaxInFlight = p.QPS, p.Burst, p.MaxInFlight
-	pacer, ok := p.pacers.Get(tenantKey)
-	if !ok {
+	if !pacerOK {
 		pacer = tsclient.NewPacer(tsclient.PacerConfig{Max: p.MaxInFlight, QPS: p.QPS, Burst: p.Burst, BackgroundShare: p.BackgroundShare})
 		p.pacers.Add(tenantKey, pacer)
 	}

@@ -717,3 +717,7 @@ func isTimeout(err error) bool {
 	var ne net.Error
 	return errors.As(err, &ne) && ne.Timeout()
 }
+
+// CloseIdleConnections closes the client's idle keep-alive connections (the pool calls it when the
+// client ages out); requests in flight are not touched.
+func (c *Client) CloseIdleConnections() { c.http.GetClient().CloseIdleConnections() }

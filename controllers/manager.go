@@ -155,7 +155,9 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 	if err := registerIndexes(ctx, mgr); err != nil {
 		return err
 	}
-	pool := cache.NewClientPool(256, opts.RemoteQPS, opts.RemoteBurst, opts.RemoteMaxInFlight)
+	// 1024 tenants' clients (their connection pools), 4096 tenants' pacers: a manager serving more tenants
+	// than that makes new connections for the tenants it used least recently, and keeps their rates.
+	pool := cache.NewClientPool(1024, opts.RemoteQPS, opts.RemoteBurst, opts.RemoteMaxInFlight)
 	pool.BackgroundShare = opts.DriftCheckBudget
 	labels := &tenantLabels{max: opts.MetricsMaxTenants}
 	pool.Observer = remoteCallObserver(labels)
