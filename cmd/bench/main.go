@@ -12,7 +12,8 @@
 // --trace), BENCH_FAULTS (off; 1, or
 // error=R,ratelimit=R,retryafter=S,lost=R: the faults phase), BENCH_BIN (bin), BENCH_FLOOR (1; 0 skips
 // measuring the control plane's floor at the end), BENCH_DELETE_ORDER (applied: owners first, as
-// applied; dependants-first: the reverse, plans before their products).
+// applied; dependants-first: the reverse, plans before their products), BENCH_SLOW_TENANT (0: off; a
+// latency such as 2s: the slow-tenant phase, the first tenant answering after it).
 package main
 
 import (
@@ -87,6 +88,7 @@ func config() (bench.Config, string, error) {
 		DriftCheckPeriod: dur("BENCH_DRIFT_PERIOD", 10*time.Minute), Timeout: dur("BENCH_TIMEOUT", 30*time.Minute),
 		Floor:           text("BENCH_FLOOR", "1") != "0",
 		DependantsFirst: text("BENCH_DELETE_ORDER", "applied") == "dependants-first",
+		SlowLatency:     dur("BENCH_SLOW_TENANT", 0),
 		ManagerBin:      filepath.Join(binDir, "manager"), SimBin: filepath.Join(binDir, "apimsync-sim"),
 		ManagerArgs: strings.Fields(os.Getenv("BENCH_MANAGER_ARGS")), SimArgs: strings.Fields(os.Getenv("BENCH_SIM_ARGS")), Dir: filepath.Join(out, "logs"), Log: os.Stderr,
 	}

@@ -12,7 +12,8 @@ import (
 // TestSmoke runs the whole bench at a smoke size (100 objects over 2 tenants with a server-side rate
 // limit) with the real manager and simulator binaries, and checks the ratios the engine is held to: cold
 // calls within 1.3× the minimal, deletion's answered calls within 1.1× with no refused call and its 429s
-// within a tenth of the minimal, no Retry-After ignored, no call at rest, the tenants empty at the end. Times are reported, not checked: they belong to `make bench`.
+// within a tenth of the minimal, no Retry-After ignored, no call at rest, the tenants empty at the end; the
+// slow-tenant phase runs (one tenant 500ms a call). Times are reported, not checked: they belong to `make bench`.
 func TestSmoke(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the bench smoke run starts a control plane and two binaries")
@@ -27,7 +28,7 @@ func TestSmoke(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	res, err := Run(ctx, Config{Objects: 100, Tenants: 2, Seed: 1, Latency: 5 * time.Millisecond, RateLimit: 50, RateBurst: 10,
-		Steady: 5 * time.Second, Settle: 3 * time.Second, DriftCheckPeriod: 10 * time.Minute, Timeout: 3 * time.Minute, Floor: true,
+		Steady: 5 * time.Second, Settle: 3 * time.Second, DriftCheckPeriod: 10 * time.Minute, Timeout: 3 * time.Minute, Floor: true, SlowLatency: 500 * time.Millisecond,
 		ManagerBin: filepath.Join(bin, "manager"), SimBin: filepath.Join(bin, "apimsync-sim"), Dir: t.TempDir(), Log: os.Stderr})
 	if err != nil {
 		t.Fatal(err)
@@ -65,6 +66,12 @@ func TestSmoke(t *testing.T) {
 	}
 	if res.LeftAfterDeletion != 0 {
 		t.Errorf("%d remote objects left after deletion", res.LeftAfterDeletion)
+	}
+	if sp := res.Slow; sp == nil || sp.Without <= 0 || sp.With <= 0 || sp.OtherObjects == 0 || sp.Left != 0 {
+		t.Errorf("slow-tenant phase %+v, want both applies measured and the tenants empty after", sp)
+	}
+	if res.ColdPeak.Goroutines == 0 {
+		t.Errorf("no goroutine count read from the manager's metrics")
 	}
 	for name, c := range res.Edits {
 		if c.Writes == 0 {

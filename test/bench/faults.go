@@ -77,12 +77,15 @@ type FaultsPhase struct {
 	Left            int     `json:"remoteObjectsLeft"`
 }
 
-// setFaults sets the simulator's faults (nil: none).
+// setFaults sets the simulator's faults (nil: none) on top of the run's own latency and tenant rate limit,
+// which every phase keeps.
 func (b *bench) setFaults(f *simulator.Faults) error {
-	if f == nil {
-		f = &simulator.Faults{}
+	all := simulator.Faults{}
+	if f != nil {
+		all = *f
 	}
-	body, err := json.Marshal(f)
+	all.Latency, all.TenantRateLimit, all.TenantRateBurst = b.cfg.Latency, b.cfg.RateLimit, b.cfg.RateBurst
+	body, err := json.Marshal(all)
 	if err != nil {
 		return err
 	}
@@ -115,16 +118,7 @@ func (b *bench) faults(ctx context.Context) error {
 	defer func() { _ = b.setFaults(nil) }()
 	start := time.Now()
 	objs := b.allObjects()
-	fresh := make([]client.Object, len(objs))
-	for i, o := range objs {
-		c := o.DeepCopyObject().(client.Object)
-		c.SetResourceVersion("")
-		c.SetUID("")
-		c.SetCreationTimestamp(metav1.Time{})
-		c.SetFinalizers(nil)
-		c.SetDeletionTimestamp(nil)
-		fresh[i] = c
-	}
+	fresh := freshCopies(objs)
 	if err := b.apply(ctx, fresh, func(ctx context.Context, o client.Object) error { return b.k8s.Create(ctx, o) }); err != nil {
 		return err
 	}
@@ -207,6 +201,21 @@ func (b *bench) faults(ctx context.Context) error {
 	}
 	b.logf("faults: deleted in %.1fs, %d remote objects left", fp.DeletionSeconds, fp.Left)
 	return nil
+}
+
+// freshCopies returns copies of objs that can be created again: no server-set metadata.
+func freshCopies(objs []client.Object) []client.Object {
+	fresh := make([]client.Object, len(objs))
+	for i, o := range objs {
+		c := o.DeepCopyObject().(client.Object)
+		c.SetResourceVersion("")
+		c.SetUID("")
+		c.SetCreationTimestamp(metav1.Time{})
+		c.SetFinalizers(nil)
+		c.SetDeletionTimestamp(nil)
+		fresh[i] = c
+	}
+	return fresh
 }
 
 // rows adds the faults phase's rows to the report.

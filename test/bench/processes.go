@@ -158,10 +158,13 @@ func callsOf(st simulator.Stats) (c Calls, a answers) {
 type Memory struct {
 	RSSMiB  float64 `json:"rssMiB"`
 	HeapMiB float64 `json:"heapMiB"`
+	// Goroutines is go_goroutines: the workers, the informers and, per tenant, the connections in its
+	// pool (two each).
+	Goroutines int `json:"goroutines"`
 }
 
-// readMemory reads process_resident_memory_bytes and go_memstats_heap_inuse_bytes from the manager's
-// metrics endpoint (parsed with Prometheus' own text parser).
+// readMemory reads process_resident_memory_bytes, go_memstats_heap_inuse_bytes and go_goroutines from the
+// manager's metrics endpoint (parsed with Prometheus' own text parser).
 func readMemory(url string) (Memory, error) {
 	families, err := scrape(url)
 	if err != nil {
@@ -182,7 +185,11 @@ func readMemory(url string) (Memory, error) {
 	if err != nil {
 		return Memory{}, err
 	}
-	return Memory{RSSMiB: rss / (1 << 20), HeapMiB: heap / (1 << 20)}, nil
+	goroutines, err := value("go_goroutines")
+	if err != nil {
+		return Memory{}, err
+	}
+	return Memory{RSSMiB: rss / (1 << 20), HeapMiB: heap / (1 << 20), Goroutines: int(goroutines)}, nil
 }
 
 // scrape reads the manager's metrics endpoint.
@@ -248,7 +255,7 @@ func (k KubeRequests) minus(o KubeRequests) KubeRequests {
 
 // peak keeps the highest memory seen.
 func (m *Memory) peak(o Memory) {
-	m.RSSMiB, m.HeapMiB = max(m.RSSMiB, o.RSSMiB), max(m.HeapMiB, o.HeapMiB)
+	m.RSSMiB, m.HeapMiB, m.Goroutines = max(m.RSSMiB, o.RSSMiB), max(m.HeapMiB, o.HeapMiB), max(m.Goroutines, o.Goroutines)
 }
 
 var errTimeout = errors.New("timed out")

@@ -35,7 +35,7 @@ func (r *Result) Table() string {
 	row("cold: events, by kind and reason (top)", cold.Events.top(6), "", "")
 	row("cold: CPU", cold.CPU.String(), "", "")
 	row("cold: 429 answers / Retry-After ignored / refused", fmt.Sprintf("%d / %d / %d", cold.TooMany, cold.Ignored, cold.Refused), "", "")
-	row("cold: peak RSS / heap", fmt.Sprintf("%.0f MiB / %.0f MiB", r.ColdPeak.RSSMiB, r.ColdPeak.HeapMiB), "", "")
+	row("cold: peak RSS / heap / goroutines", fmt.Sprintf("%.0f MiB / %.0f MiB / %d", r.ColdPeak.RSSMiB, r.ColdPeak.HeapMiB, r.ColdPeak.Goroutines), "", "")
 	um := r.Unmanaged
 	row("unmanaged: listed (hand-made found / porta's own / other)", fmt.Sprintf("%d (%d of %d / %d / %d)", um.Listed, um.HandMade-um.Missed, um.HandMade, um.PortaOwn, um.Extra),
 		fmt.Sprintf("%d hand-made", um.HandMade), "")
@@ -51,10 +51,14 @@ func (r *Result) Table() string {
 		row("edit of a "+k+": calls", fmt.Sprintf("%d (%d writes)", r.Edits[k].Total(), r.Edits[k].Writes), "", "")
 	}
 	for _, m := range r.Memory {
-		row(fmt.Sprintf("memory at rest, %d objects: RSS / heap", m.Objects), fmt.Sprintf("%.0f MiB / %.0f MiB", m.RSSMiB, m.HeapMiB), "", "")
+		row(fmt.Sprintf("memory at rest, %d objects on %d tenants: RSS / heap / goroutines", m.Objects, m.Tenants), fmt.Sprintf("%.0f MiB / %.0f MiB / %d", m.RSSMiB, m.HeapMiB, m.Goroutines), "", "")
 	}
 	if perObj, ok := r.MemoryPerObjectKiB(); ok {
 		row("memory growth per object (heap)", fmt.Sprintf("%.1f KiB", perObj), "", "")
+	}
+	if lo, hi := r.memoryEnds(); hi.Tenants > lo.Tenants {
+		row("growth per tenant (heap, with its objects / goroutines)", fmt.Sprintf("%.0f KiB / %.1f",
+			(hi.HeapMiB-lo.HeapMiB)*1024/float64(hi.Tenants-lo.Tenants), float64(hi.Goroutines-lo.Goroutines)/float64(hi.Tenants-lo.Tenants)), "", "")
 	}
 	r.Drift.rows(row)
 	del := r.Deletion
@@ -69,6 +73,7 @@ func (r *Result) Table() string {
 	row("deletion: the bench's own deletes sent in (16 at a time)", fmt.Sprintf("%.1f s", del.Sent), "", "")
 	row("deletion: remote objects left", fmt.Sprint(r.LeftAfterDeletion), "0", "")
 	r.Faults.rows(row)
+	r.Slow.rows(row)
 	return b.String()
 }
 
@@ -98,12 +103,17 @@ func (w APIServerWrites) top(n int) string {
 	return strings.Join(parts, ", ")
 }
 
+// memoryEnds returns the smallest and the largest size measured at rest (zero values without two).
+func (r *Result) memoryEnds() (SizedMemory, SizedMemory) {
+	if len(r.Memory) < 2 {
+		return SizedMemory{}, SizedMemory{}
+	}
+	return r.Memory[0], r.Memory[len(r.Memory)-1]
+}
+
 // MemoryPerObjectKiB is the heap growth per object between the smallest and the largest size measured.
 func (r *Result) MemoryPerObjectKiB() (float64, bool) {
-	if len(r.Memory) < 2 {
-		return 0, false
-	}
-	lo, hi := r.Memory[0], r.Memory[len(r.Memory)-1]
+	lo, hi := r.memoryEnds()
 	if hi.Objects == lo.Objects {
 		return 0, false
 	}

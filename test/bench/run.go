@@ -63,6 +63,8 @@ type Config struct {
 	SimArgs            []string // added to the simulator's flags (e.g. --trace)
 	// Faults, when set (BENCH_FAULTS), runs the faults phase after the deletion: see FaultsPhase.
 	Faults *simulator.Faults
+	// SlowLatency, when positive (BENCH_SLOW_TENANT), runs the slow-tenant phase: see SlowPhase.
+	SlowLatency time.Duration
 	// Settle is how long a restarted manager is left before its memory is read (default 15s).
 	Settle time.Duration
 	// Dir receives the processes' logs.
@@ -109,6 +111,7 @@ type Point struct {
 // SizedMemory is the manager's memory with a number of objects in its cache, at rest.
 type SizedMemory struct {
 	Objects int `json:"objects"`
+	Tenants int `json:"tenants"` // the namespaces watched, each its own tenant
 	Memory
 }
 
@@ -135,6 +138,7 @@ type Result struct {
 	DeletionSeries      []Point          `json:"deletionSeries"` // objects left over time
 	LeftAfterDeletion   int              `json:"remoteObjectsLeftAfterDeletion"`
 	Faults              *FaultsPhase     `json:"faults,omitempty"`
+	Slow                *SlowPhase       `json:"slowTenant,omitempty"`
 	Unmanaged           Unmanaged        `json:"unmanaged"`
 	Floor               Floor            `json:"controlPlaneFloor"`
 	ObjectsPerNamespace []int            `json:"objectsPerNamespace"`
@@ -216,6 +220,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		{"drift", b.drift},
 		{"deletion", b.deletion},
 		{"faults", b.faults},
+		{"slow tenant", b.slowTenant},
 		{"floor", b.floor},
 	}
 	for _, s := range steps {
@@ -426,6 +431,11 @@ func (b *bench) allObjects() []client.Object {
 // census counts the bench's objects that exist and those Synced at their current generation: every kind
 // of the workload (Namespace.Objects).
 func (b *bench) census(ctx context.Context) (exist, synced int, err error) {
+	return b.censusExcept(ctx, "")
+}
+
+// censusExcept is census without the objects of namespace except ("" leaves none out).
+func (b *bench) censusExcept(ctx context.Context, except string) (exist, synced int, err error) {
 	for _, l := range []client.ObjectList{&v1alpha1.BackendList{}, &v1alpha1.ProductList{}, &v1alpha1.ApplicationPlanList{},
 		&v1alpha1.ServicePlanList{}, &v1alpha1.AccountPlanList{}, &v1alpha1.TenantSettingsList{}, &v1alpha1.AdminUserList{}} {
 		// Read only, and every 200ms over up to tens of thousands of objects: no deep copy.
@@ -441,6 +451,9 @@ func (b *bench) census(ctx context.Context) (exist, synced int, err error) {
 				client.Object
 				v1alpha1.SyncedObject
 			})
+			if o.GetNamespace() == except {
+				continue
+			}
 			exist++
 			if c := meta.FindStatusCondition(o.GetSyncStatus().Conditions, v1alpha1.ConditionReady); c != nil &&
 				c.Status == metav1.ConditionTrue && c.ObservedGeneration == o.GetGeneration() {
@@ -613,7 +626,7 @@ func (b *bench) steadyAfterRestart(ctx context.Context) error {
 	b.res.SteadyAfterRestart = c
 	b.logf("steady (after a restart): %d calls in %s", c.Total(), b.cfg.Steady)
 	if m, err := readMemory(b.metrics); err == nil {
-		b.res.Memory = append(b.res.Memory, SizedMemory{Objects: b.work.Size(), Memory: m})
+		b.res.Memory = append(b.res.Memory, SizedMemory{Objects: b.work.Size(), Tenants: len(b.work.Namespaces), Memory: m})
 	}
 	return nil
 }
@@ -766,8 +779,8 @@ func (b *bench) memory(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		b.res.Memory = append(b.res.Memory, SizedMemory{Objects: objects, Memory: m})
-		b.logf("memory at rest with %d objects: RSS %.0f MiB, heap %.0f MiB", objects, m.RSSMiB, m.HeapMiB)
+		b.res.Memory = append(b.res.Memory, SizedMemory{Objects: objects, Tenants: k, Memory: m})
+		b.logf("memory at rest with %d objects on %d tenants: RSS %.0f MiB, heap %.0f MiB, %d goroutines", objects, k, m.RSSMiB, m.HeapMiB, m.Goroutines)
 	}
 	slices.SortFunc(b.res.Memory, func(x, y SizedMemory) int { return x.Objects - y.Objects })
 	return nil

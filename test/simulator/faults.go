@@ -14,7 +14,7 @@ import (
 // faults for the same seed). As JSON (PUT /__sim/faults), durations are nanoseconds:
 //
 //	{"latency": 20000000, "latencyJitter": 10000000, "errorRate": 0.1, "rateLimitRate": 0.05,
-//	 "retryAfterSeconds": 2, "lostResponseRate": 0.2}
+//	 "retryAfterSeconds": 2, "lostResponseRate": 0.2, "tenantLatency": {"slow": 2000000000}}
 type Faults struct {
 	// Latency is added to every request; LatencyJitter adds a random extra up to its value.
 	Latency       time.Duration `json:"latency"`
@@ -37,6 +37,9 @@ type Faults struct {
 	// counted in Stats.IgnoredRetryAfter.
 	TenantRateLimit float64 `json:"tenantRateLimit"`
 	TenantRateBurst int     `json:"tenantRateBurst"`
+	// TenantLatency is the latency of the named tenants' requests, in place of Latency (a slow tenant
+	// among fast ones: a busy on-premises 3scale, a far region).
+	TenantLatency map[string]time.Duration `json:"tenantLatency,omitempty"`
 }
 
 // overTenantLimit takes one request from t's budget and reports whether it was over it, with the
@@ -88,9 +91,14 @@ func (f fault) answer() answer {
 	return answer{f.code, map[string]string{"error": "Service Unavailable"}}
 }
 
-// drawFault decides the fault of one request; s.mu must be held.
-func (s *Simulator) drawFault(write bool) fault {
+// drawFault decides the fault of one request to tenant t (nil: none known); s.mu must be held.
+func (s *Simulator) drawFault(t *tenant, write bool) fault {
 	f := fault{delay: s.faults.Latency}
+	if t != nil {
+		if d, ok := s.faults.TenantLatency[t.name]; ok {
+			f.delay = d
+		}
+	}
 	if s.faults.LatencyJitter > 0 {
 		f.delay += time.Duration(s.rnd.Int63n(int64(s.faults.LatencyJitter)))
 	}

@@ -22,6 +22,7 @@ func TestFaultKnobs(t *testing.T) {
 		wantServices int
 		wantHeader   string // Retry-After
 		minDelay     time.Duration
+		maxDelay     time.Duration // 0: no bound
 	}{
 		"none":                       {faults: Faults{}, wantCode: 201, wantServices: 1},
 		"5xx does nothing":           {faults: Faults{ErrorRate: 1}, wantCode: 503, wantRaw: `{"error":"Service Unavailable"}`},
@@ -30,6 +31,9 @@ func TestFaultKnobs(t *testing.T) {
 		"lost response commits":      {faults: Faults{LostResponseRate: 1}, wantCode: 0, wantServices: 1},
 		"fixed latency":              {faults: Faults{Latency: 100 * time.Millisecond}, wantCode: 201, wantServices: 1, minDelay: 100 * time.Millisecond},
 		"latency with jitter":        {faults: Faults{Latency: 50 * time.Millisecond, LatencyJitter: 20 * time.Millisecond}, wantCode: 201, wantServices: 1, minDelay: 50 * time.Millisecond},
+		"the tenant's own latency": {faults: Faults{Latency: time.Second, TenantLatency: map[string]time.Duration{"acme": 100 * time.Millisecond}}, wantCode: 201, wantServices: 1,
+			minDelay: 100 * time.Millisecond, maxDelay: 900 * time.Millisecond},
+		"another tenant's latency": {faults: Faults{TenantLatency: map[string]time.Duration{"other": 2 * time.Second}}, wantCode: 201, wantServices: 1, maxDelay: time.Second},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -56,6 +60,9 @@ func TestFaultKnobs(t *testing.T) {
 			}
 			if took < tc.minDelay || (tc.faults.LatencyJitter > 0 && took > tc.minDelay+tc.faults.LatencyJitter+time.Second) {
 				t.Errorf("answered in %v, want at least %v", took, tc.minDelay)
+			}
+			if tc.maxDelay > 0 && took > tc.maxDelay {
+				t.Errorf("answered in %v, want at most %v", took, tc.maxDelay)
 			}
 		})
 	}

@@ -399,7 +399,7 @@ func (s *Simulator) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 	if token == "" || (hostTenant != "" && (t == nil || t.name != hostTenant)) {
 		t = nil
 	}
-	fault := s.drawFault(isWrite(hr.Method))
+	fault := s.drawFault(t, isWrite(hr.Method))
 	if t != nil {
 		if sf, ok := s.takeScripted(t.name, hr.Method, template); ok {
 			fault = sf
