@@ -13,7 +13,8 @@
 // error=R,ratelimit=R,retryafter=S,lost=R: the faults phase), BENCH_BIN (bin), BENCH_FLOOR (1; 0 skips
 // measuring the control plane's floor at the end), BENCH_DELETE_ORDER (applied: owners first, as
 // applied; dependants-first: the reverse, plans before their products), BENCH_SLOW_TENANT (0: off; a
-// latency such as 2s: the slow-tenant phase, the first tenant answering after it).
+// latency such as 2s: the slow-tenant phase, the first tenant answering after it), BENCH_SHARDS (1; 0
+// skips the shards phase: two managers by label selector, and a namespace moved between them).
 package main
 
 import (
@@ -89,6 +90,7 @@ func config() (bench.Config, string, error) {
 		Floor:           text("BENCH_FLOOR", "1") != "0",
 		DependantsFirst: text("BENCH_DELETE_ORDER", "applied") == "dependants-first",
 		SlowLatency:     dur("BENCH_SLOW_TENANT", 0),
+		NoShards:        text("BENCH_SHARDS", "1") == "0",
 		ManagerBin:      filepath.Join(binDir, "manager"), SimBin: filepath.Join(binDir, "apimsync-sim"),
 		ManagerArgs: strings.Fields(os.Getenv("BENCH_MANAGER_ARGS")), SimArgs: strings.Fields(os.Getenv("BENCH_SIM_ARGS")), Dir: filepath.Join(out, "logs"), Log: os.Stderr,
 	}

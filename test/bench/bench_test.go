@@ -13,7 +13,8 @@ import (
 // limit) with the real manager and simulator binaries, and checks the ratios the engine is held to: cold
 // calls within 1.3× the minimal, deletion's answered calls within 1.1× with no refused call and its 429s
 // within a tenth of the minimal, no Retry-After ignored, no call at rest, the tenants empty at the end; the
-// slow-tenant phase runs (one tenant 500ms a call). Times are reported, not checked: they belong to `make bench`.
+// slow-tenant phase runs (one tenant 500ms a call); two shards split the tenants, never call one tenant both,
+// and a namespace moved between them by relabelling costs no write and is synced by its new shard alone. Times are reported, not checked: they belong to `make bench`.
 func TestSmoke(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the bench smoke run starts a control plane and two binaries")
@@ -69,6 +70,19 @@ func TestSmoke(t *testing.T) {
 	}
 	if sp := res.Slow; sp == nil || sp.Without <= 0 || sp.With <= 0 || sp.OtherObjects == 0 || sp.Left != 0 {
 		t.Errorf("slow-tenant phase %+v, want both applies measured and the tenants empty after", sp)
+	}
+	if sp := res.Shards; sp == nil {
+		t.Errorf("the shards phase did not run")
+	} else {
+		if sp.OnBoth != 0 || len(sp.Shards) != 2 || sp.Shards[0].Calls == 0 || sp.Shards[1].Calls == 0 || sp.Shards[0].Calls+sp.Shards[1].Calls != sp.SimCalls {
+			t.Errorf("two shards: %+v, %d tenants called by both, %d calls counted by the simulator; want each its half, none on both, the managers' calls the simulator's", sp.Shards, sp.OnBoth, sp.SimCalls)
+		}
+		if sp.AtRest != 0 || sp.Left != 0 {
+			t.Errorf("two shards: %d calls at rest, %d remote objects left after deletion; want 0 and 0", sp.AtRest, sp.Left)
+		}
+		if mv := sp.Move; mv.Writes != 0 || mv.Duplicates != 0 || mv.Synced != mv.Objects || mv.ByA != 0 || mv.EditByB == 0 {
+			t.Errorf("a namespace moved from shard a to b: %+v; want no write, no duplicate, every object Synced, no call by a after, b syncing an edit", mv)
+		}
 	}
 	if res.ColdPeak.Goroutines == 0 {
 		t.Errorf("no goroutine count read from the manager's metrics")

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/apimsync/apimsync/test/simulator"
@@ -203,19 +202,13 @@ func (b *bench) faults(ctx context.Context) error {
 	return nil
 }
 
-// freshCopies returns copies of objs that can be created again: no server-set metadata.
+// freshCopies returns copies of objs that can be created again (fresh).
 func freshCopies(objs []client.Object) []client.Object {
-	fresh := make([]client.Object, len(objs))
+	out := make([]client.Object, len(objs))
 	for i, o := range objs {
-		c := o.DeepCopyObject().(client.Object)
-		c.SetResourceVersion("")
-		c.SetUID("")
-		c.SetCreationTimestamp(metav1.Time{})
-		c.SetFinalizers(nil)
-		c.SetDeletionTimestamp(nil)
-		fresh[i] = c
+		out[i] = fresh(o)
 	}
-	return fresh
+	return out
 }
 
 // rows adds the faults phase's rows to the report.

@@ -74,6 +74,7 @@ func (r *Result) Table() string {
 	row("deletion: remote objects left", fmt.Sprint(r.LeftAfterDeletion), "0", "")
 	r.Faults.rows(row)
 	r.Slow.rows(row)
+	r.Shards.rows(row)
 	return b.String()
 }
 

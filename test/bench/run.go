@@ -63,6 +63,8 @@ type Config struct {
 	SimArgs            []string // added to the simulator's flags (e.g. --trace)
 	// Faults, when set (BENCH_FAULTS), runs the faults phase after the deletion: see FaultsPhase.
 	Faults *simulator.Faults
+	// NoShards skips the shards phase (BENCH_SHARDS=0): see ShardsPhase.
+	NoShards bool
 	// SlowLatency, when positive (BENCH_SLOW_TENANT), runs the slow-tenant phase: see SlowPhase.
 	SlowLatency time.Duration
 	// Settle is how long a restarted manager is left before its memory is read (default 15s).
@@ -139,6 +141,7 @@ type Result struct {
 	LeftAfterDeletion   int              `json:"remoteObjectsLeftAfterDeletion"`
 	Faults              *FaultsPhase     `json:"faults,omitempty"`
 	Slow                *SlowPhase       `json:"slowTenant,omitempty"`
+	Shards              *ShardsPhase     `json:"shards,omitempty"`
 	Unmanaged           Unmanaged        `json:"unmanaged"`
 	Floor               Floor            `json:"controlPlaneFloor"`
 	ObjectsPerNamespace []int            `json:"objectsPerNamespace"`
@@ -221,6 +224,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		{"deletion", b.deletion},
 		{"faults", b.faults},
 		{"slow tenant", b.slowTenant},
+		{"shards", b.shards},
 		{"floor", b.floor},
 	}
 	for _, s := range steps {
@@ -323,35 +327,51 @@ func (b *bench) startManager(ctx context.Context, namespaces []string) error {
 }
 
 func (b *bench) startManagerOnce(ctx context.Context, namespaces []string) error {
+	var args []string
+	if len(namespaces) > 0 {
+		args = append(args, "--watch-namespaces", strings.Join(namespaces, ","))
+	}
+	b.watching = namespaces
+	m, err := b.launchManager(ctx, "manager", args)
+	if m != nil {
+		b.mgr, b.metrics, b.probe = m.proc, m.metrics, m.probe
+	}
+	return err
+}
+
+// managerProc is a manager process with its endpoints.
+type managerProc struct {
+	proc           *process
+	metrics, probe string
+}
+
+// launchManager starts the manager binary with the run's flags and args, logging to name.log, on free
+// ports, and waits until it is ready. The process is returned also when it did not get ready.
+func (b *bench) launchManager(ctx context.Context, name string, args []string) (*managerProc, error) {
 	mport, err := freePort()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	pport, err := freePort()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	b.metrics = fmt.Sprintf("http://127.0.0.1:%d/metrics", mport)
-	b.probe = fmt.Sprintf("http://127.0.0.1:%d/readyz", pport)
-	args := []string{"--kubeconfig", b.kubecfg,
+	m := &managerProc{metrics: fmt.Sprintf("http://127.0.0.1:%d/metrics", mport), probe: fmt.Sprintf("http://127.0.0.1:%d/readyz", pport)}
+	all := []string{"--kubeconfig", b.kubecfg,
 		"--metrics-bind-address", fmt.Sprintf("127.0.0.1:%d", mport),
 		"--health-probe-bind-address", fmt.Sprintf("127.0.0.1:%d", pport),
 		"--allow-private-admin-urls", "--zap-log-level", "error",
 		"--drift-check-period", b.driftPeriod().String()}
 	if b.cfg.MaxInFlight > 0 {
-		args = append(args, "--remote-max-in-flight", fmt.Sprint(b.cfg.MaxInFlight))
+		all = append(all, "--remote-max-in-flight", fmt.Sprint(b.cfg.MaxInFlight))
 	}
-	if len(namespaces) > 0 {
-		args = append(args, "--watch-namespaces", strings.Join(namespaces, ","))
-	}
-	args = append(args, b.cfg.ManagerArgs...)
-	b.watching = namespaces
-	if b.mgr, err = startProcess(b.cfg.ManagerBin, args, filepath.Join(b.cfg.Dir, "manager.log")); err != nil {
-		return err
+	all = append(append(all, args...), b.cfg.ManagerArgs...)
+	if m.proc, err = startProcess(b.cfg.ManagerBin, all, filepath.Join(b.cfg.Dir, name+".log")); err != nil {
+		return nil, err
 	}
 	ready, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	return waitHTTP(ready, b.mgr, b.probe)
+	return m, waitHTTP(ready, m.proc, m.probe)
 }
 
 // driftPeriod is the manager's --drift-check-period: the configured one in the drift phase, 0 otherwise.
@@ -455,13 +475,21 @@ func (b *bench) censusExcept(ctx context.Context, except string) (exist, synced 
 				continue
 			}
 			exist++
-			if c := meta.FindStatusCondition(o.GetSyncStatus().Conditions, v1alpha1.ConditionReady); c != nil &&
-				c.Status == metav1.ConditionTrue && c.ObservedGeneration == o.GetGeneration() {
+			if syncedAtGeneration(o) {
 				synced++
 			}
 		}
 	}
 	return exist, synced, nil
+}
+
+// syncedAtGeneration tells whether o is Ready at its current generation.
+func syncedAtGeneration(o interface {
+	client.Object
+	v1alpha1.SyncedObject
+}) bool {
+	c := meta.FindStatusCondition(o.GetSyncStatus().Conditions, v1alpha1.ConditionReady)
+	return c != nil && c.Status == metav1.ConditionTrue && c.ObservedGeneration == o.GetGeneration()
 }
 
 // waitCensus takes the census every interval until done says it is as wanted, within the run's timeout.
@@ -672,18 +700,7 @@ func (b *bench) edits(ctx context.Context, label string) error {
 			}
 			before[client.ObjectKeyFromObject(p)] = cur.Status.SyncedHash
 		}
-		// The manager writes the object's status meanwhile: retry on conflict, as kubectl edit would.
-		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-			if err := b.k8s.Get(ctx, e.key, e.obj); err != nil {
-				return err
-			}
-			e.change(e.obj)
-			return b.k8s.Update(ctx, e.obj)
-		})
-		if err != nil {
-			return err
-		}
-		if err := b.waitSynced(ctx, e.key, e.obj); err != nil {
+		if err := b.editAndWait(ctx, e.key, e.obj, e.change); err != nil {
 			return err
 		}
 		for key, hash := range before {
@@ -736,6 +753,25 @@ func (b *bench) waitResynced(ctx context.Context, key client.ObjectKey, before s
 }
 
 // waitSynced waits until the object is Synced at its current generation.
+// editAndWait changes the object at key and waits until it is Synced at its new generation. The manager
+// writes the object's status meanwhile: the update is retried on conflict, as kubectl edit would.
+func (b *bench) editAndWait(ctx context.Context, key client.ObjectKey, obj interface {
+	client.Object
+	v1alpha1.SyncedObject
+}, change func(client.Object)) error {
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if err := b.k8s.Get(ctx, key, obj); err != nil {
+			return err
+		}
+		change(obj)
+		return b.k8s.Update(ctx, obj)
+	})
+	if err != nil {
+		return err
+	}
+	return b.waitSynced(ctx, key, obj)
+}
+
 func (b *bench) waitSynced(ctx context.Context, key client.ObjectKey, obj interface {
 	client.Object
 	v1alpha1.SyncedObject

@@ -8,6 +8,7 @@ import (
 	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // Unmanaged is the diff --unmanaged phase: after the cold sync, a few objects made by hand in each
@@ -62,7 +63,9 @@ func (b *bench) unmanaged(ctx context.Context) error {
 		}
 		u.HandMade += len(made)
 		calls.Store(0)
-		items, err := controllers.UnmanagedObjects(ctx, b.k8s, c, tenant)
+		// The bench's tenants are one per namespace: the cluster side is listed in that namespace only,
+		// or 500 tenants would list every object 500 times (minutes, and nothing the listing's calls show).
+		items, err := controllers.UnmanagedObjects(ctx, namespacedReader{b.k8s, ns.Name}, c, tenant)
 		if err != nil {
 			return err
 		}
@@ -133,4 +136,14 @@ func handMade(ctx context.Context, c *tsclient.Client) (map[string]bool, func() 
 		return c.DeleteBackend(ctx, backend.ID)
 	}
 	return made, undo, nil
+}
+
+// namespacedReader is a Reader whose lists are of one namespace.
+type namespacedReader struct {
+	client.Reader
+	namespace string
+}
+
+func (r namespacedReader) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	return r.Reader.List(ctx, list, append(opts, client.InNamespace(r.namespace))...)
 }
