@@ -56,7 +56,7 @@ func (b *bench) drift(ctx context.Context) error {
 		return nil
 	}
 	b.driftChecks = true
-	if err := b.restart(ctx, nil); err != nil {
+	if err := b.restart(ctx, ""); err != nil {
 		return err
 	}
 	if err := resetSimStats(b.simURL); err != nil {
@@ -102,7 +102,7 @@ func (b *bench) drift(ctx context.Context) error {
 	}
 	// The phases after this one run with drift checks off again.
 	b.driftChecks = false
-	if err := b.restart(ctx, nil); err != nil {
+	if err := b.restart(ctx, ""); err != nil {
 		return err
 	}
 	b.logf("drift: %d calls in %s (%.1f per object per period), %.2f/s per tenant on average, %.2f/s at the peak (budget %.0f%% of %.1f/s)",

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	eventsv1 "k8s.io/api/events/v1"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	eventsv1 "k8s.io/api/events/v1"
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
@@ -149,21 +151,20 @@ type Result struct {
 
 // bench is one run's moving parts.
 type bench struct {
-	cfg      Config
-	work     Workload
-	env      *testenv.Env
-	k8s      client.Client
-	simURL   string
-	sim      *process
-	mgr      *process
-	kubecfg  string
-	metrics  string
-	probe    string
-	res      *Result
-	peakMu   sync.Mutex
-	peak     Memory
-	tokens   map[string]string
-	watching []string
+	cfg     Config
+	work    Workload
+	env     *testenv.Env
+	k8s     client.Client
+	simURL  string
+	sim     *process
+	mgr     *process
+	kubecfg string
+	metrics string
+	probe   string
+	res     *Result
+	peakMu  sync.Mutex
+	peak    Memory
+	tokens  map[string]string
 	// watch is a cache of the synced objects for the census; stopWatch stops it.
 	watch     crcache.Cache
 	stopWatch context.CancelFunc
@@ -215,7 +216,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		{"restart", b.steadyAfterRestart},
 		{"memory", b.memory},
 		{"edits after restart", func(ctx context.Context) error {
-			if err := b.restart(ctx, nil); err != nil {
+			if err := b.restart(ctx, ""); err != nil {
 				return err
 			}
 			return b.edits(ctx, "after restart")
@@ -309,16 +310,17 @@ func (b *bench) start(ctx context.Context) error {
 			return err
 		}
 	}
-	return b.startManager(ctx, nil)
+	return b.startManager(ctx, "")
 }
 
-// startManager starts the manager binary, watching the given namespaces (nil: all), and waits until it
-// is ready. A manager that ends before it is ready is started again on other ports, twice at most: a port
-// found free may be taken by another process before the manager binds it.
-func (b *bench) startManager(ctx context.Context, namespaces []string) error {
+// startManager starts the manager binary, syncing the objects selector matches ("": all; as
+// --watch-label-selector), and waits until it is ready. A manager that ends before it is ready is started
+// again on other ports, twice at most: a port found free may be taken by another process before the
+// manager binds it.
+func (b *bench) startManager(ctx context.Context, selector string) error {
 	var err error
 	for range 3 {
-		if err = b.startManagerOnce(ctx, namespaces); err == nil || ctx.Err() != nil || !b.mgr.ended() {
+		if err = b.startManagerOnce(ctx, selector); err == nil || ctx.Err() != nil || !b.mgr.ended() {
 			return err
 		}
 		b.logf("the manager did not start (%v); trying other ports", err)
@@ -326,12 +328,11 @@ func (b *bench) startManager(ctx context.Context, namespaces []string) error {
 	return err
 }
 
-func (b *bench) startManagerOnce(ctx context.Context, namespaces []string) error {
+func (b *bench) startManagerOnce(ctx context.Context, selector string) error {
 	var args []string
-	if len(namespaces) > 0 {
-		args = append(args, "--watch-namespaces", strings.Join(namespaces, ","))
+	if selector != "" {
+		args = append(args, "--watch-label-selector", selector)
 	}
-	b.watching = namespaces
 	m, err := b.launchManager(ctx, "manager", args)
 	if m != nil {
 		b.mgr, b.metrics, b.probe = m.proc, m.metrics, m.probe
@@ -382,10 +383,10 @@ func (b *bench) driftPeriod() time.Duration {
 	return 0
 }
 
-// restart stops the manager and starts it again, watching namespaces (nil: all).
-func (b *bench) restart(ctx context.Context, namespaces []string) error {
+// restart stops the manager and starts it again, syncing the objects selector matches ("": all).
+func (b *bench) restart(ctx context.Context, selector string) error {
 	b.mgr.stop()
-	return b.startManager(ctx, namespaces)
+	return b.startManager(ctx, selector)
 }
 
 // sampleMemory samples the manager's memory every second into b.peak until ctx ends.
@@ -642,7 +643,7 @@ func (b *bench) steady(ctx context.Context) error {
 }
 
 func (b *bench) steadyAfterRestart(ctx context.Context) error {
-	if err := b.restart(ctx, nil); err != nil {
+	if err := b.restart(ctx, ""); err != nil {
 		return err
 	}
 	// The window starts once the restarted manager is ready: its start (listing every object and
@@ -790,8 +791,11 @@ func (b *bench) waitSynced(ctx context.Context, key client.ObjectKey, obj interf
 	return fmt.Errorf("%s is not Synced after 2 minutes: %w", key, errTimeout)
 }
 
-// memory restarts the manager watching a growing share of the namespaces and reads its memory at rest
-// (after a settling time), so that the growth per object shows.
+// memory restarts the manager syncing a growing share of the namespaces and reads its memory at rest
+// (after a settling time), so that the growth per object shows. The share is chosen by the objects'
+// tenthLabel (--watch-label-selector), so that the manager's informers are cluster-wide, as in a default
+// install: --watch-namespaces would start one informer per namespace and kind, whose cost (hundreds of
+// goroutines and megabytes per namespace) would hide the objects'.
 func (b *bench) memory(ctx context.Context) error {
 	n := len(b.work.Namespaces)
 	sizes := []int{max(1, n/10), max(1, n*2/5)}
@@ -801,13 +805,19 @@ func (b *bench) memory(ctx context.Context) error {
 		if k >= n {
 			continue
 		}
-		var names []string
-		objects := 0
-		for _, ns := range b.work.Namespaces[:k] {
-			names = append(names, ns.Name)
-			objects += len(ns.Objects())
+		tenths := map[string]bool{}
+		for i := range k {
+			tenths[tenthOf(i, n)] = true
 		}
-		if err := b.restart(ctx, names); err != nil {
+		objects, tenants := 0, 0
+		for i, ns := range b.work.Namespaces {
+			if tenths[tenthOf(i, n)] {
+				objects += len(ns.Objects())
+				tenants++
+			}
+		}
+		selector := tenthLabel + " in (" + strings.Join(slices.Sorted(maps.Keys(tenths)), ",") + ")"
+		if err := b.restart(ctx, selector); err != nil {
 			return err
 		}
 		time.Sleep(b.settle())
@@ -815,8 +825,8 @@ func (b *bench) memory(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		b.res.Memory = append(b.res.Memory, SizedMemory{Objects: objects, Tenants: k, Memory: m})
-		b.logf("memory at rest with %d objects on %d tenants: RSS %.0f MiB, heap %.0f MiB, %d goroutines", objects, k, m.RSSMiB, m.HeapMiB, m.Goroutines)
+		b.res.Memory = append(b.res.Memory, SizedMemory{Objects: objects, Tenants: tenants, Memory: m})
+		b.logf("memory at rest with %d objects on %d tenants: RSS %.0f MiB, heap %.0f MiB, %d goroutines", objects, tenants, m.RSSMiB, m.HeapMiB, m.Goroutines)
 	}
 	slices.SortFunc(b.res.Memory, func(x, y SizedMemory) int { return x.Objects - y.Objects })
 	return nil

@@ -8,6 +8,7 @@ package bench
 import (
 	"fmt"
 	"math/rand"
+	"strconv"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -102,10 +103,21 @@ func Generate(seed int64, objects, tenants int) Workload {
 		if i < objects%tenants {
 			share++
 		}
-		w.Namespaces = append(w.Namespaces, generateNamespace(rnd, fmt.Sprintf("bench-%03d", i), share))
+		ns := generateNamespace(rnd, fmt.Sprintf("bench-%03d", i), share)
+		for _, o := range ns.Objects() {
+			o.SetLabels(map[string]string{tenthLabel: tenthOf(i, tenants)})
+		}
+		w.Namespaces = append(w.Namespaces, ns)
 	}
 	return w
 }
+
+// tenthLabel labels every object of the workload with the tenth of the namespaces its own is in
+// (tenthOf), so that a manager can be given a share of them by label selector (the memory phase).
+const tenthLabel = "bench.apimsync.io/tenth"
+
+// tenthOf is the tenth of n namespaces the i-th is in, "0" to "9".
+func tenthOf(i, n int) string { return strconv.Itoa(i * 10 / max(n, 1)) }
 
 func generateNamespace(rnd *rand.Rand, name string, n int) Namespace {
 	ns := Namespace{Name: name}
