@@ -3,9 +3,6 @@ package cache
 import (
 	"context"
 	"fmt"
-	"net"
-	"net/http"
-	"net/http/httptest"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -22,22 +19,11 @@ import (
 // connection is subtracted; its heap is left out by measuring with the connections closed.
 func BenchmarkClientPoolTenants(b *testing.B) {
 	const tenants, calls = 500, 4
-	var open atomic.Int64
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		time.Sleep(5 * time.Millisecond) // long enough for the calls of a tenant to overlap
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprint(w, `{"services":[]}`)
-	}))
-	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		switch s {
-		case http.StateNew:
-			open.Add(1)
-		case http.StateClosed, http.StateHijacked:
-			open.Add(-1)
-		}
-	}
-	srv.Start()
+	var opened, closed atomic.Int64
+	// long enough a delay for the calls of a tenant to overlap
+	srv := countingServer(5*time.Millisecond, &opened, &closed)
 	defer srv.Close()
+	open := func() int64 { return opened.Load() - closed.Load() }
 	for range b.N {
 		runtime.GC()
 		var before runtime.MemStats
@@ -62,12 +48,12 @@ func BenchmarkClientPoolTenants(b *testing.B) {
 		}
 		wg.Wait()
 		time.Sleep(100 * time.Millisecond) // the idle connections' goroutines settle
-		conns := open.Load()
+		conns := open()
 		goroutines := runtime.NumGoroutine() - goroutinesBefore - int(conns) // the server's: one per connection
 		for _, c := range clients {
 			c.CloseIdleConnections()
 		}
-		for deadline := time.Now().Add(5 * time.Second); open.Load() > 0 && time.Now().Before(deadline); {
+		for deadline := time.Now().Add(5 * time.Second); open() > 0 && time.Now().Before(deadline); {
 			time.Sleep(10 * time.Millisecond)
 		}
 		runtime.GC()

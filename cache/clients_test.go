@@ -19,19 +19,7 @@ import (
 // that aged out closes its idle connections.
 func TestClientPoolKeepsEveryTenantsPacer(t *testing.T) {
 	var open, closed atomic.Int64
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprint(w, `{"services":[]}`)
-	}))
-	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		switch s {
-		case http.StateNew:
-			open.Add(1)
-		case http.StateClosed:
-			closed.Add(1)
-		}
-	}
-	srv.Start()
+	srv := countingServer(0, &open, &closed)
 	defer srv.Close()
 	const size, tenants = 2, 6
 	p := NewClientPool(size, 0, 0, 4)
@@ -69,4 +57,24 @@ func TestClientPoolKeepsEveryTenantsPacer(t *testing.T) {
 	if open.Load() == 0 || closed.Load() != open.Load() {
 		t.Errorf("%d connections opened, %d closed: the client that aged out kept its idle connection", open.Load(), closed.Load())
 	}
+}
+
+// countingServer answers every request with an empty product list after delay, and counts the connections
+// opened and closed.
+func countingServer(delay time.Duration, open, closed *atomic.Int64) *httptest.Server {
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		time.Sleep(delay)
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"services":[]}`)
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		switch s {
+		case http.StateNew:
+			open.Add(1)
+		case http.StateClosed, http.StateHijacked:
+			closed.Add(1)
+		}
+	}
+	srv.Start()
+	return srv
 }

@@ -3,6 +3,7 @@ package kit
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 
@@ -169,10 +170,24 @@ func (c *Claims) claim(ctx context.Context, obj engine.Object, key string) (type
 	if old, ok := c.byUIDs[obj.GetUID()]; ok && old != key {
 		delete(c.byKey, old)
 	}
-	// A copy: the claimant itself keeps changing in its own reconcile.
-	c.byKey[key] = claim{uid: obj.GetUID(), name: client.ObjectKeyFromObject(obj), kind: obj.DeepCopyObject().(client.Object)}
+	// The claimant's kind, as an empty object of its type shared by all claims of the type: a copy of the
+	// claimant itself (its spec and status) was kept here once, a few KiB per synced object for nothing.
+	c.byKey[key] = claim{uid: obj.GetUID(), name: client.ObjectKeyFromObject(obj), kind: emptyOf(obj)}
 	c.byUIDs[obj.GetUID()] = key
 	return types.NamespacedName{}, true
+}
+
+// emptyOfType holds one empty object per Go type of claimant (reflect.Type → client.Object), never changed.
+var emptyOfType sync.Map
+
+// emptyOf returns the shared empty object of obj's type (a pointer to a struct, as every kind is).
+func emptyOf(obj client.Object) client.Object {
+	t := reflect.TypeOf(obj)
+	if e, ok := emptyOfType.Load(t); ok {
+		return e.(client.Object)
+	}
+	e, _ := emptyOfType.LoadOrStore(t, reflect.New(t.Elem()).Interface().(client.Object))
+	return e.(client.Object)
 }
 
 // alive reports whether the holder of a claim still exists and is not being deleted.

@@ -39,13 +39,21 @@ func startShard(t *testing.T, selector string) func() {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mgr, err := ctrl.NewManager(env.Config, controllers.ManagerOptions(ctrl.Options{Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}}, nil, sel))
+	return startManager(t, controllers.Options{WatchLabelSelector: sel})
+}
+
+// startManager starts a manager with opts (its WatchLabelSelector set) and the test's defaults; the
+// returned func stops it.
+func startManager(t *testing.T, opts controllers.Options) func() {
+	t.Helper()
+	mgr, err := ctrl.NewManager(env.Config, controllers.ManagerOptions(ctrl.Options{Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}}, nil, opts.WatchLabelSelector))
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	if err := controllers.SetupWithManager(ctx, mgr, controllers.Options{WatchLabelSelector: sel, SkipNameValidation: true,
-		AllowPrivateAdminURLs: true, RemoteQPS: 200, RemoteBurst: 200, OrphanBackoffInitial: 200 * time.Millisecond}); err != nil {
+	opts.SkipNameValidation, opts.AllowPrivateAdminURLs = true, true
+	opts.RemoteQPS, opts.RemoteBurst, opts.OrphanBackoffInitial = 200, 200, 200*time.Millisecond
+	if err := controllers.SetupWithManager(ctx, mgr, opts); err != nil {
 		cancel()
 		t.Fatal(err)
 	}
@@ -157,20 +165,7 @@ func TestShardsNeverTouchEachOthersObjects(t *testing.T) {
 // startRingShard starts a manager that is shard name of the kubernetes-controller-sharding ring "apimsync".
 func startRingShard(t *testing.T, name string) func() {
 	t.Helper()
-	sel := controllers.RingSelector("apimsync", name)
-	mgr, err := ctrl.NewManager(env.Config, controllers.ManagerOptions(ctrl.Options{Scheme: env.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}}, nil, sel))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	if err := controllers.SetupWithManager(ctx, mgr, controllers.Options{WatchLabelSelector: sel, ControllerRing: "apimsync", SkipNameValidation: true,
-		AllowPrivateAdminURLs: true, RemoteQPS: 200, RemoteBurst: 200, OrphanBackoffInitial: 200 * time.Millisecond}); err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	return func() { cancel(); <-done }
+	return startManager(t, controllers.Options{WatchLabelSelector: controllers.RingSelector("apimsync", name), ControllerRing: "apimsync"})
 }
 
 // TestRingShardLetsGoOfWhatTheSharderDrains plays kubernetes-controller-sharding's sharder by hand: an
