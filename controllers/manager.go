@@ -62,10 +62,6 @@ type Options struct {
 	// WatchLabelSelector, when set, makes this manager one shard: it syncs only the apimsync objects the
 	// selector matches (the manager must be built with ManagerOptions and the same selector).
 	WatchLabelSelector labels.Selector
-	// ControllerRing, when set, makes this manager a shard of that kubernetes-controller-sharding
-	// ControllerRing (WatchLabelSelector must then be RingSelector(ControllerRing, its shard name)): an
-	// object the ring's sharder drains (RingDrainLabel) loses both labels and is let go, untouched.
-	ControllerRing string
 	// PartialView: the manager watches only some namespaces (--watch-namespaces): what the others hold
 	// looks unmanaged from here, so a TenantSettings' prune is refused (a shard's selector counts too).
 	PartialView bool

@@ -55,25 +55,3 @@ func ShardID(selector labels.Selector) string {
 	sum := sha256.Sum256([]byte(selector.String()))
 	return hex.EncodeToString(sum[:])[:10]
 }
-
-// kubernetes-controller-sharding: a manager started with a ControllerRing name is one shard of that ring.
-// The ring's sharder assigns each object by the label RingShardLabel(ring) = the shard's name; the shard
-// announces itself with a Lease named after it and labelled RingLeaseLabel, and acknowledges a move
-// (the label RingDrainLabel(ring) set by the sharder) by removing both labels and letting the object go.
-const (
-	// RingLeaseLabel labels a shard's Lease with its ring's name.
-	RingLeaseLabel       = "alpha.sharding.timebertt.dev/controllerring"
-	ringShardLabelPrefix = "shard.alpha.sharding.timebertt.dev/"
-	ringDrainLabelPrefix = "drain.alpha.sharding.timebertt.dev/"
-)
-
-// RingShardLabel is the label the sharder of ring assigns objects with.
-func RingShardLabel(ring string) string { return ringShardLabelPrefix + ring }
-
-// RingDrainLabel is the label the sharder of ring asks a shard to let an object go with.
-func RingDrainLabel(ring string) string { return ringDrainLabelPrefix + ring }
-
-// RingSelector selects the objects the sharder of ring assigned to shard.
-func RingSelector(ring, shard string) labels.Selector {
-	return labels.SelectorFromSet(labels.Set{RingShardLabel(ring): shard})
-}

@@ -47,9 +47,6 @@ func kindController[T engine.Object, D any, S engine.Snapshot[S]](sh shared, r *
 	r.DriftCheckPeriod, r.States, r.Credentials = sh.opts.DriftCheckPeriod, sh.states, sh.creds
 	r.InvalidRetryPeriod, r.QuietWait = max(sh.opts.InvalidRetryPeriod, 0), max(sh.opts.QuietWait, 0)
 	r.DependantGrace, r.Deletions = max(sh.opts.DependantGrace, 0), sh.deletions
-	if ring := sh.opts.ControllerRing; ring != "" {
-		r.DrainLabels = []string{RingDrainLabel(ring), RingShardLabel(ring)}
-	}
 	r.Dependants = ownedDependants(sh.reader, referenceGraph, kind)
 	r.Users = blockingUsers(sh.reader, referenceGraph, kind)
 	r.RetainedUnder = retainedUnder(sh.reader, referenceGraph)

@@ -4,7 +4,6 @@ package main
 
 import (
 	"crypto/tls"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -12,16 +11,11 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/apimachinery/pkg/util/validation"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	coordinationv1client "k8s.io/client-go/kubernetes/typed/coordination/v1"
 	_ "k8s.io/client-go/plugin/pkg/client/auth"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -50,7 +44,6 @@ type flags struct {
 	leaderElectionNS       string
 	watchNamespaces        string
 	watchLabelSelector     string
-	shardName              string
 	kubeQPS                float64
 	kubeBurst              int
 	maxResponseSize        string
@@ -73,8 +66,6 @@ func parseFlags(args []string) (*flags, error) {
 	fs.StringVar(&f.leaderElectionNS, "leader-election-namespace", "", "Namespace of the leader-election lease (default: the pod's namespace).")
 	fs.StringVar(&f.watchNamespaces, "watch-namespaces", "", "Comma-separated namespaces to watch; empty watches all.")
 	fs.StringVar(&f.watchLabelSelector, "watch-label-selector", "", "Sync only the apimsync objects this label selector matches (one shard of several managers, e.g. apimsync.io/shard=a); empty syncs all.")
-	fs.StringVar(&f.opts.ControllerRing, "controller-ring", "", "Run as one shard of this kubernetes-controller-sharding ControllerRing: sync the objects its sharder labels for this shard, hold a shard Lease named after it, and let go of the objects it drains. Excludes --watch-label-selector and --leader-elect.")
-	fs.StringVar(&f.shardName, "shard-name", "", "This shard's name in --controller-ring (its Lease's name and holder, the value of the sharder's label); default: the POD_NAME environment variable, else the host name. Stable names (a StatefulSet) keep the in-use finalizers on provider-account Secrets from piling up.")
 	fs.DurationVar(&f.opts.DriftCheckPeriod, "drift-check-period", 30*time.Minute, "How often synced objects are re-read from 3scale and repaired; 0 turns drift checks off. Each object has its own slot in the period, so checks are spread evenly.")
 	fs.Float64Var(&f.opts.DriftCheckBudget, "drift-check-budget", 0.2, "Share of each tenant's request budget (its pacer's concurrency and, once known, its rate) that drift checks may use, in (0, 1].")
 	fs.IntVar(&f.opts.MaxConcurrentReconciles, "max-concurrent-reconciles", 32, "Objects of one kind reconciled at once (each tenant's pacer decides how many of them call it).")
@@ -116,9 +107,6 @@ func parseFlags(args []string) (*flags, error) {
 		}
 		f.opts.WatchLabelSelector = sel
 	}
-	if err := f.ringShard(); err != nil {
-		return nil, err
-	}
 	size, err := resource.ParseQuantity(f.maxResponseSize)
 	if err != nil || size.Value() < 1024 || size.Value() > 1<<30 {
 		return nil, fmt.Errorf("--max-response-size must be a size between 1Ki and 1Gi (e.g. 8Mi), got %q", f.maxResponseSize)
@@ -156,65 +144,6 @@ func metricsOptions(f *flags) metricsserver.Options {
 
 func disableHTTP2(c *tls.Config) { c.NextProtos = []string{"http/1.1"} }
 
-// ringShard checks --controller-ring and --shard-name and, for a shard of a ring, selects what the ring's
-// sharder assigns to it.
-func (f *flags) ringShard() error {
-	ring := f.opts.ControllerRing
-	if ring == "" {
-		if f.shardName != "" {
-			return errors.New("--shard-name needs --controller-ring")
-		}
-		return nil
-	}
-	if f.watchLabelSelector != "" || f.leaderElect {
-		return errors.New("--controller-ring selects this shard's objects and holds its own Lease: drop --watch-label-selector and --leader-elect")
-	}
-	if f.shardName == "" {
-		f.shardName = os.Getenv("POD_NAME")
-	}
-	if f.shardName == "" {
-		host, err := os.Hostname()
-		if err != nil {
-			return fmt.Errorf("--shard-name: no POD_NAME and no host name: %w", err)
-		}
-		f.shardName = host
-	}
-	for what, v := range map[string]string{"--controller-ring": ring, "--shard-name": f.shardName} {
-		if errs := validation.IsValidLabelValue(v); len(errs) > 0 || v == "" {
-			return fmt.Errorf("%s %q is not a label value (63 characters at most: letters, digits, '-', '_', '.'): it goes into the sharder's labels", what, v)
-		}
-	}
-	if errs := validation.IsDNS1123Subdomain(f.shardName); len(errs) > 0 {
-		return fmt.Errorf("--shard-name %q must be a Lease's name: %s", f.shardName, strings.Join(errs, "; "))
-	}
-	f.opts.WatchLabelSelector = controllers.RingSelector(ring, f.shardName)
-	return nil
-}
-
-// shardLease is the Lease a shard of a ring holds instead of a leader election's, as the ring's sharder
-// looks for it: named after the shard, held by the shard's name, labelled with the ring. namespace is
-// --leader-election-namespace, else the pod's.
-func shardLease(f *flags, cfg *rest.Config) (resourcelock.Interface, error) {
-	namespace := f.leaderElectionNS
-	if namespace == "" {
-		raw, err := os.ReadFile("/var/run/secrets/kubernetes.io/serviceaccount/namespace")
-		if err != nil {
-			return nil, errors.New("--controller-ring outside a pod needs --leader-election-namespace (the shard Lease's namespace)")
-		}
-		namespace = strings.TrimSpace(string(raw))
-	}
-	cs, err := coordinationv1client.NewForConfig(rest.AddUserAgent(rest.CopyConfig(cfg), "apimsync-shard-lease"))
-	if err != nil {
-		return nil, err
-	}
-	return &resourcelock.LeaseLock{
-		LeaseMeta:  metav1.ObjectMeta{Namespace: namespace, Name: f.shardName},
-		Client:     cs,
-		LockConfig: resourcelock.ResourceLockConfig{Identity: f.shardName},
-		Labels:     map[string]string{controllers.RingLeaseLabel: f.opts.ControllerRing},
-	}, nil
-}
-
 // leaderElectionID is the lease of this manager: one per shard, so that shards elect their leaders apart.
 func leaderElectionID(f *flags) string {
 	if id := controllers.ShardID(f.opts.WatchLabelSelector); id != "" {
@@ -246,13 +175,6 @@ func run(args []string) error {
 	cfg.QPS, cfg.Burst = float32(f.kubeQPS), f.kubeBurst
 	ctx := ctrl.SetupSignalHandler()
 	opts := managerOptions(f, scheme)
-	if f.opts.ControllerRing != "" {
-		lock, err := shardLease(f, cfg)
-		if err != nil {
-			return err
-		}
-		opts.LeaderElection, opts.LeaderElectionResourceLockInterface = true, lock
-	}
 	opts.WebhookServer = f.webhook.server(ctx)
 	mgr, err := ctrl.NewManager(cfg, opts)
 	if err != nil {

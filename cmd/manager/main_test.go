@@ -11,8 +11,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/leaderelection/resourcelock"
 )
 
 func TestFlags(t *testing.T) {
@@ -101,45 +99,6 @@ func TestWatchLabelSelector(t *testing.T) {
 	}
 	if _, err := parseFlags([]string{"--watch-label-selector=a in ("}); err == nil {
 		t.Errorf("a bad selector was accepted")
-	}
-}
-
-// TestControllerRing: a shard of a kubernetes-controller-sharding ControllerRing selects what the ring's
-// sharder labels for it and holds the Lease the sharder looks for: named after the shard, held by its
-// name, labelled with the ring.
-func TestControllerRing(t *testing.T) {
-	t.Setenv("POD_NAME", "apimsync-0")
-	f, err := parseFlags([]string{"--controller-ring=apimsync", "--leader-election-namespace=apimsync-system"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := f.opts.WatchLabelSelector.String(), "shard.alpha.sharding.timebertt.dev/apimsync=apimsync-0"; got != want {
-		t.Errorf("selector %q, want %q (the shard name from POD_NAME)", got, want)
-	}
-	lock, err := shardLease(f, &rest.Config{Host: "https://127.0.0.1:6443"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	lease := lock.(*resourcelock.LeaseLock)
-	if lease.LeaseMeta.Name != "apimsync-0" || lease.LeaseMeta.Namespace != "apimsync-system" || lock.Identity() != "apimsync-0" ||
-		lease.Labels["alpha.sharding.timebertt.dev/controllerring"] != "apimsync" {
-		t.Errorf("shard lease %s/%s held by %q, labels %v; want apimsync-system/apimsync-0 held by apimsync-0, labelled with the ring",
-			lease.LeaseMeta.Namespace, lease.LeaseMeta.Name, lock.Identity(), lease.Labels)
-	}
-	named, err := parseFlags([]string{"--controller-ring=apimsync", "--shard-name=shard-b"})
-	if err != nil || named.opts.WatchLabelSelector.String() != "shard.alpha.sharding.timebertt.dev/apimsync=shard-b" {
-		t.Errorf("--shard-name: %v, %v", named.opts.WatchLabelSelector, err)
-	}
-	for _, bad := range [][]string{
-		{"--controller-ring=apimsync", "--watch-label-selector=a=b"},
-		{"--controller-ring=apimsync", "--leader-elect"},
-		{"--shard-name=shard-b"},
-		{"--controller-ring=apimsync", "--shard-name=Not_A_Lease"},
-		{"--controller-ring=" + strings.Repeat("r", 64)},
-	} {
-		if _, err := parseFlags(bad); err == nil {
-			t.Errorf("%v was accepted", bad)
-		}
 	}
 }
 

@@ -109,10 +109,6 @@ type Reconciler[T Object, D any, S Snapshot[S]] struct {
 	DependantGrace time.Duration
 	// Deletions, when set, records the deletions under way per namespace (all kinds' informers feed it).
 	Deletions *Deletions
-	// DrainLabels, when set, makes this reconciler one shard of an external sharder: an object carrying
-	// the first label is being moved to another shard, so its labels of DrainLabels are removed and
-	// nothing else is done (no status, no remote call): the next shard takes it from its status.
-	DrainLabels []string
 
 	// rejected remembers, per object, the attempt 3scale refused (types.NamespacedName → rejection):
 	// the same attempt is not sent again before InvalidRetryPeriod, whatever wakes the object.
@@ -164,11 +160,6 @@ func (r *Reconciler[T, D, S]) Reconcile(ctx context.Context, req ctrl.Request) (
 		// was just done. Look again in a moment.
 		return ctrl.Result{RequeueAfter: 100 * time.Millisecond}, nil
 	}
-	if len(r.DrainLabels) > 0 {
-		if _, draining := obj.GetLabels()[r.DrainLabels[0]]; draining {
-			return ctrl.Result{}, r.drain(ctx, obj)
-		}
-	}
 	st := &statusWriter[T, D, S]{r: r, before: obj.DeepCopyObject().(T)}
 	r.recallSettled(req.NamespacedName, obj)
 
@@ -184,22 +175,6 @@ func (r *Reconciler[T, D, S]) Reconcile(ctx context.Context, req ctrl.Request) (
 	}
 	r.track(req.NamespacedName, obj)
 	return res, err
-}
-
-// drain lets an object go to another shard: it removes the labels of DrainLabels (the sharder's drain and
-// shard labels, its acknowledgement) and forgets what this reconciler remembered of the object.
-func (r *Reconciler[T, D, S]) drain(ctx context.Context, obj T) error {
-	patch := client.MergeFrom(obj.DeepCopyObject().(T))
-	labels := obj.GetLabels()
-	for _, l := range r.DrainLabels {
-		delete(labels, l)
-	}
-	obj.SetLabels(labels)
-	if err := r.Client.Patch(ctx, obj, patch); err != nil {
-		return client.IgnoreNotFound(err)
-	}
-	r.forget(client.ObjectKeyFromObject(obj))
-	return nil
 }
 
 // sync handles an object that is not being deleted.

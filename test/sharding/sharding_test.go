@@ -4,7 +4,6 @@ package sharding
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http/httptest"
 	"os"
@@ -15,7 +14,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -159,98 +157,5 @@ func TestShardsNeverTouchEachOthersObjects(t *testing.T) {
 	}
 	if got := sim.Count("acme", simulator.KindBackendAPIs); got != 1 {
 		t.Errorf("%d backends in 3scale after deleting shard a's, want shard b's 1", got)
-	}
-}
-
-// startRingShard starts a manager that is shard name of the kubernetes-controller-sharding ring "apimsync".
-func startRingShard(t *testing.T, name string) func() {
-	t.Helper()
-	return startManager(t, controllers.Options{WatchLabelSelector: controllers.RingSelector("apimsync", name), ControllerRing: "apimsync"})
-}
-
-// TestRingShardLetsGoOfWhatTheSharderDrains plays kubernetes-controller-sharding's sharder by hand: an
-// object labelled for shard-0 of the ring is synced by shard-0; the drain label makes shard-0 remove it
-// and the shard label (the sharder's acknowledgement) with no call to 3scale and no status write; the
-// object then labelled for shard-1 is taken over by shard-1 with no write to 3scale, and an edit after is
-// synced by shard-1.
-func TestRingShardLetsGoOfWhatTheSharderDrains(t *testing.T) {
-	sim := simulator.New(simulator.Options{Tenants: map[string]string{"ring": "ring-token-0123456789"}})
-	srv := httptest.NewServer(sim)
-	defer srv.Close()
-	ctx := context.Background()
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "ring"}}
-	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: v1alpha1.DefaultProviderAccountSecret},
-		StringData: map[string]string{"adminURL": srv.URL + "/t/ring", "token": "ring-token-0123456789", "allowInsecureHTTP": "true"}}
-	pets := &v1alpha1.Backend{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "pets", Labels: map[string]string{controllers.RingShardLabel("apimsync"): "shard-0"}},
-		Spec: v1alpha1.BackendSpec{Name: "pets", PrivateBaseURL: "https://pets.internal"}}
-	for _, o := range []client.Object{ns, secret, pets} {
-		if err := env.Client.Create(ctx, o); err != nil {
-			t.Fatal(err)
-		}
-	}
-	stop0 := startRingShard(t, "shard-0")
-	defer stop0()
-	eventually(t, func() string { return synced(pets) })
-	relabel := func(set map[string]any) {
-		t.Helper()
-		raw, _ := json.Marshal(map[string]any{"metadata": map[string]any{"labels": set}})
-		if err := env.Client.Patch(ctx, pets.DeepCopy(), client.RawPatch(types.MergePatchType, raw)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	calls, statusVersion := sim.Stats().Total, pets.ResourceVersion
-	relabel(map[string]any{controllers.RingDrainLabel("apimsync"): "true"})
-	eventually(t, func() string {
-		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(pets), pets); err != nil {
-			return err.Error()
-		}
-		if len(pets.Labels) != 0 {
-			return fmt.Sprintf("labels %v after the drain, want the drain and shard labels removed", pets.Labels)
-		}
-		return ""
-	})
-	if got := sim.Stats().Total - calls; got != 0 {
-		t.Errorf("%d calls to 3scale for the drain, want 0", got)
-	}
-	if msg := synced(pets); msg != "" || pets.Status.BackendID == 0 {
-		t.Errorf("the drained object's status changed: %s %+v (resourceVersion %s before the drain)", msg, pets.Status, statusVersion)
-	}
-
-	stop1 := startRingShard(t, "shard-1")
-	defer stop1()
-	writes := sim.Stats().Writes
-	relabel(map[string]any{controllers.RingShardLabel("apimsync"): "shard-1"})
-	eventually(t, func() string {
-		var s corev1.Secret
-		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(secret), &s); err != nil {
-			return err.Error()
-		}
-		shard1 := controllers.SecretInUseFinalizerFor(controllers.RingSelector("apimsync", "shard-1"))
-		if !slices.Equal(s.Finalizers, []string{shard1}) {
-			return fmt.Sprintf("Secret finalizers %v, want shard-1's alone", s.Finalizers)
-		}
-		return ""
-	})
-	if got := sim.Stats().Writes - writes; got != 0 {
-		t.Errorf("%d writes to 3scale when shard-1 took the object over, want 0", got)
-	}
-	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(pets), pets); err != nil {
-		t.Fatal(err)
-	}
-	pets.Spec.Description = "taken over by shard-1"
-	if err := env.Client.Update(ctx, pets); err != nil {
-		t.Fatal(err)
-	}
-	eventually(t, func() string {
-		if msg := synced(pets); msg != "" {
-			return msg
-		}
-		if pets.Status.ObservedGeneration != pets.Generation {
-			return "the edit is not synced yet"
-		}
-		return ""
-	})
-	if got := sim.Stats().Writes - writes; got != 1 {
-		t.Errorf("%d writes to 3scale for the edit synced by shard-1, want 1", got)
 	}
 }
