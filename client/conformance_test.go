@@ -278,6 +278,8 @@ var clientCalls = map[string]func(ctx context.Context, c *Client) error{
 var callsWithoutRequest = map[string]string{
 	"String": "describes the client (fmt.Stringer); no request",
 	"Pacer":  "returns the tenant's pacer; no request",
+	// Closes idle keep-alive connections (the pool, when the client ages out); no request.
+	"CloseIdleConnections": "closes the client's idle connections; no request",
 }
 
 // proxyAttributesWritten are the proxy attributes the Product controller writes
