@@ -1439,7 +1439,7 @@ func TestEveryCallContract(t *testing.T) {
 
 	// TestClientStringHidesTheToken, TestClientsShareTheirPacer, cache's TestClientPoolKeepsEveryTenantsPacer
 	covered := map[string]bool{"String": true, "Pacer": true, "CloseIdleConnections": true}
-	for method := range masterCallsWithContract() {           // TestMasterCallsContract: calls of several requests
+	for method := range masterCallsWithContract() { // TestMasterCallsContract: calls of several requests
 		covered[method] = true
 	}
 	for method := range methodsOf(cmsContractCases) { // TestCMSCallsContract
