@@ -269,15 +269,9 @@ func (b *bench) moveShard(ctx context.Context, managers map[string]*managerProc,
 			mv.Writes += k.Count
 		}
 	}
-	services, err := b.remoteCount(ns.Name, "/admin/api/services.json")
-	if err != nil {
+	if mv.Duplicates, err = b.extraServicesAndBackends(ns); err != nil {
 		return err
 	}
-	backends, err := b.remoteCount(ns.Name, "/admin/api/backend_apis.json")
-	if err != nil {
-		return err
-	}
-	mv.Duplicates = max(services-len(ns.Products), 0) + max(backends-len(ns.Backends), 0)
 	// An edit of a moved plan: synced by b, and by b alone.
 	if len(ns.Plans) > 0 {
 		plan := &v1alpha1.ApplicationPlan{}
