@@ -14,7 +14,8 @@
 // measuring the control plane's floor at the end), BENCH_DELETE_ORDER (applied: owners first, as
 // applied; dependants-first: the reverse, plans before their products), BENCH_SLOW_TENANT (0: off; a
 // latency such as 2s: the slow-tenant phase, the first tenant answering after it), BENCH_SHARDS (1; 0
-// skips the shards phase: two managers by label selector, and a namespace moved between them).
+// skips the shards phase: two managers by label selector, and a namespace moved between them),
+// BENCH_MEMORY_LIMIT (none; a quantity such as 1Gi: every manager's --memory-limit, as a pod's limit).
 package main
 
 import (
@@ -91,6 +92,7 @@ func config() (bench.Config, string, error) {
 		DependantsFirst: text("BENCH_DELETE_ORDER", "applied") == "dependants-first",
 		SlowLatency:     dur("BENCH_SLOW_TENANT", 0),
 		NoShards:        text("BENCH_SHARDS", "1") == "0",
+		MemoryLimit:     os.Getenv("BENCH_MEMORY_LIMIT"),
 		ManagerBin:      filepath.Join(binDir, "manager"), SimBin: filepath.Join(binDir, "apimsync-sim"),
 		ManagerArgs: strings.Fields(os.Getenv("BENCH_MANAGER_ARGS")), SimArgs: strings.Fields(os.Getenv("BENCH_SIM_ARGS")), Dir: filepath.Join(out, "logs"), Log: os.Stderr,
 	}

@@ -51,6 +51,7 @@ type flags struct {
 	zap                    zap.Options
 	version                bool
 	webhook                webhookFlags
+	memory                 memoryFlag
 }
 
 func parseFlags(args []string) (*flags, error) {
@@ -88,6 +89,7 @@ func parseFlags(args []string) (*flags, error) {
 	fs.StringVar(&f.opts.FluxSourceHost, "flux-source-host", openapi.DefaultSourceHost, "Host (host:port) Flux's source-controller advertises its artifacts at (its --storage-adv-addr): an OpenAPI's spec.sourceRef fetches artifacts from no other. The environment variable SOURCE_CONTROLLER_LOCALHOST, as Flux's controllers read it, makes the manager connect to that host:port instead (a port-forward).")
 	fs.DurationVar(&f.opts.RetryBackoffMax, "retry-backoff-max", time.Minute, "Longest wait before retrying an object after a passing failure (5xx, timeout).")
 	f.webhook.bind(fs)
+	f.memory.bind(fs)
 	// --kubeconfig is registered on the default flag set by controller-runtime; carry it over.
 	if kf := flag.CommandLine.Lookup("kubeconfig"); kf != nil {
 		fs.Var(kf.Value, kf.Name, kf.Usage)
@@ -106,6 +108,9 @@ func parseFlags(args []string) (*flags, error) {
 			return nil, fmt.Errorf("--watch-label-selector: %w", err)
 		}
 		f.opts.WatchLabelSelector = sel
+	}
+	if err := f.memory.parse(); err != nil {
+		return nil, err
 	}
 	size, err := resource.ParseQuantity(f.maxResponseSize)
 	if err != nil || size.Value() < 1024 || size.Value() > 1<<30 {
@@ -174,6 +179,9 @@ func run(args []string) error {
 	}
 	cfg.QPS, cfg.Burst = float32(f.kubeQPS), f.kubeBurst
 	ctx := ctrl.SetupSignalHandler()
+	if _, err := f.memory.apply(ctx, ctrl.Log.WithName("setup")); err != nil {
+		return fmt.Errorf("cannot set the soft memory limit: %w", err)
+	}
 	opts := managerOptions(f, scheme)
 	opts.WebhookServer = f.webhook.server(ctx)
 	mgr, err := ctrl.NewManager(cfg, opts)

@@ -12,7 +12,18 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"k8s.io/apimachinery/pkg/api/resource"
 )
+
+// memoryLimit is the bound of the peak RSS, when the managers ran with a --memory-limit, and the ratio.
+func (r *Result) memoryLimit() (string, string) {
+	q, err := resource.ParseQuantity(r.Config.MemoryLimit)
+	if r.Config.MemoryLimit == "" || err != nil || q.Value() <= 0 {
+		return "", ""
+	}
+	return fmt.Sprintf("%.0f MiB (--memory-limit=%s)", float64(q.Value())/(1<<20), r.Config.MemoryLimit),
+		fmt.Sprintf("%.2f", r.ColdPeak.RSSMiB*(1<<20)/float64(q.Value()))
+}
 
 // Table renders the result as a markdown table.
 func (r *Result) Table() string {
@@ -35,7 +46,8 @@ func (r *Result) Table() string {
 	row("cold: events, by kind and reason (top)", cold.Events.top(6), "", "")
 	row("cold: CPU", cold.CPU.String(), "", "")
 	row("cold: 429 answers / Retry-After ignored / refused", fmt.Sprintf("%d / %d / %d", cold.TooMany, cold.Ignored, cold.Refused), "", "")
-	row("cold: peak RSS / heap / goroutines", fmt.Sprintf("%.0f MiB / %.0f MiB / %d", r.ColdPeak.RSSMiB, r.ColdPeak.HeapMiB, r.ColdPeak.Goroutines), "", "")
+	limit, limitRatio := r.memoryLimit()
+	row("cold: peak RSS / heap / goroutines", fmt.Sprintf("%.0f MiB / %.0f MiB / %d", r.ColdPeak.RSSMiB, r.ColdPeak.HeapMiB, r.ColdPeak.Goroutines), limit, limitRatio)
 	um := r.Unmanaged
 	row("unmanaged: listed (hand-made found / porta's own / other)", fmt.Sprintf("%d (%d of %d / %d / %d)", um.Listed, um.HandMade-um.Missed, um.HandMade, um.PortaOwn, um.Extra),
 		fmt.Sprintf("%d hand-made", um.HandMade), "")

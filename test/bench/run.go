@@ -62,7 +62,10 @@ type Config struct {
 	// ManagerBin and SimBin are the binaries to run (make build); ManagerArgs are added to the manager's.
 	ManagerBin, SimBin string
 	ManagerArgs        []string
-	SimArgs            []string // added to the simulator's flags (e.g. --trace)
+	// MemoryLimit, when set (BENCH_MEMORY_LIMIT, a quantity such as 1Gi), is every manager's
+	// --memory-limit, as a pod's memory limit would be: the cold run's peak RSS is reported against it.
+	MemoryLimit string
+	SimArgs     []string // added to the simulator's flags (e.g. --trace)
 	// Faults, when set (BENCH_FAULTS), runs the faults phase after the deletion: see FaultsPhase.
 	Faults *simulator.Faults
 	// NoShards skips the shards phase (BENCH_SHARDS=0): see ShardsPhase.
@@ -129,6 +132,7 @@ type Result struct {
 		MaxInFlight         int
 		Steady, DriftPeriod string
 		DeleteOrder         string
+		MemoryLimit         string `json:",omitempty"`
 	} `json:"config"`
 	Cold                Phase            `json:"cold"`
 	ColdSeries          []Point          `json:"coldSeries"`
@@ -197,6 +201,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	r.Config.Latency, r.Config.RateLimit, r.Config.MaxInFlight = cfg.Latency.String(), cfg.RateLimit, cfg.MaxInFlight
 	r.Config.Steady, r.Config.DriftPeriod = cfg.Steady.String(), cfg.DriftCheckPeriod.String()
 	r.Config.DeleteOrder = "applied"
+	r.Config.MemoryLimit = cfg.MemoryLimit
 	if cfg.DependantsFirst {
 		r.Config.DeleteOrder = "dependants-first"
 	}
@@ -365,6 +370,9 @@ func (b *bench) launchManager(ctx context.Context, name string, args []string) (
 		"--drift-check-period", b.driftPeriod().String()}
 	if b.cfg.MaxInFlight > 0 {
 		all = append(all, "--remote-max-in-flight", fmt.Sprint(b.cfg.MaxInFlight))
+	}
+	if b.cfg.MemoryLimit != "" {
+		all = append(all, "--memory-limit", b.cfg.MemoryLimit)
 	}
 	all = append(append(all, args...), b.cfg.ManagerArgs...)
 	if m.proc, err = startProcess(b.cfg.ManagerBin, all, filepath.Join(b.cfg.Dir, name+".log")); err != nil {
