@@ -21,6 +21,10 @@ import (
 type Floor struct {
 	ColdSeconds     float64 `json:"coldSeconds"`
 	DeletionSeconds float64 `json:"deletionSeconds"`
+	// ColdCPU and DeletionCPU are what each process used meanwhile: set beside the runs' own, they show
+	// what the manager costs the machine beyond the floor (its own CPU, and the API server's for it).
+	ColdCPU     CPU `json:"coldCPU"`
+	DeletionCPU CPU `json:"deletionCPU"`
 }
 
 // floor measures the Floor once the deletion is done; the manager is stopped for it (a Synced status
@@ -31,7 +35,7 @@ func (b *bench) floor(ctx context.Context) error {
 		return nil
 	}
 	b.mgr.stop()
-	start := time.Now()
+	start, cpu := time.Now(), b.sampleCPU()
 	if err := b.apply(ctx, b.allObjects(), floorCreate(b.k8s)); err != nil {
 		return err
 	}
@@ -39,7 +43,8 @@ func (b *bench) floor(ctx context.Context) error {
 		return err
 	}
 	b.res.Floor.ColdSeconds = time.Since(start).Seconds()
-	start = time.Now()
+	b.res.Floor.ColdCPU = b.cpuSince(cpu, b.res.Floor.ColdSeconds)
+	start, cpu = time.Now(), b.sampleCPU()
 	if err := b.apply(ctx, b.allObjects(), floorDelete(b.k8s)); err != nil {
 		return err
 	}
@@ -47,6 +52,7 @@ func (b *bench) floor(ctx context.Context) error {
 		return err
 	}
 	b.res.Floor.DeletionSeconds = time.Since(start).Seconds()
+	b.res.Floor.DeletionCPU = b.cpuSince(cpu, b.res.Floor.DeletionSeconds)
 	b.logf("floor: cold %.1fs, deletion %.1fs", b.res.Floor.ColdSeconds, b.res.Floor.DeletionSeconds)
 	return nil
 }

@@ -39,7 +39,7 @@ func (r *Result) Table() string {
 	cold := r.Cold
 	row("cold: calls (writes)", fmt.Sprintf("%d (%d)", cold.Calls.Total(), cold.Calls.Writes), fmt.Sprintf("%d minimal", cold.Minimal.Total()), fmt.Sprintf("%.2f", cold.CallsMin))
 	row("cold: time to all Synced", fmt.Sprintf("%.1f s", cold.Seconds), fmt.Sprintf("%.1f s", cold.Bound), ratioText(cold.TimeBnd))
-	r.floorRow(row, "cold", cold.Seconds, r.Floor.ColdSeconds, "create, finalizer, Synced status")
+	r.floorRow(row, "cold", cold.Seconds, r.Floor.ColdSeconds, "create, finalizer, Synced status", r.Floor.ColdCPU)
 	row("cold: the bench's own creates sent in (16 at a time)", fmt.Sprintf("%.1f s", cold.Sent), "", "")
 	row("cold: Kubernetes API writes (per object)", fmt.Sprintf("%d (%.1f)", cold.Kube.Writes, perObject(cold.Kube.Writes, c.Objects)), "", "")
 	row("cold: API server writes, all clients (top)", cold.APIServer.top(6), "", "")
@@ -81,7 +81,7 @@ func (r *Result) Table() string {
 	row("deletion: events, by kind and reason (top)", del.Events.top(6), "", "")
 	row("deletion: CPU", del.CPU.String(), "", "")
 	row("deletion: time until gone", fmt.Sprintf("%.1f s", del.Seconds), fmt.Sprintf("%.1f s", del.Bound), ratioText(del.TimeBnd))
-	r.floorRow(row, "deletion", del.Seconds, r.Floor.DeletionSeconds, "delete, finalizer removed")
+	r.floorRow(row, "deletion", del.Seconds, r.Floor.DeletionSeconds, "delete, finalizer removed", r.Floor.DeletionCPU)
 	row("deletion: the bench's own deletes sent in (16 at a time)", fmt.Sprintf("%.1f s", del.Sent), "", "")
 	row("deletion: remote objects left", fmt.Sprint(r.LeftAfterDeletion), "0", "")
 	r.Faults.rows(row)
@@ -91,12 +91,16 @@ func (r *Result) Table() string {
 }
 
 // floorRow adds the row of a phase's time against the control plane's floor, when it was measured.
-func (r *Result) floorRow(row func(name, value, bound, ratio string), phase string, seconds, floor float64, writes string) {
+// With it, the CPU the floor's run used, to set beside the phase's own.
+func (r *Result) floorRow(row func(name, value, bound, ratio string), phase string, seconds, floor float64, writes string, cpu CPU) {
 	if floor <= 0 {
 		return
 	}
 	row(fmt.Sprintf("%s: time against the control plane's floor (manager stopped, per object: %s)", phase, writes),
 		fmt.Sprintf("%.1f s", seconds), fmt.Sprintf("%.1f s", floor), ratioText(seconds/floor))
+	if len(cpu.Seconds) > 0 {
+		row(fmt.Sprintf("%s: the floor's CPU", phase), cpu.String(), "", "")
+	}
 }
 
 // top names the n most frequent writes with their counts: "PATCH products/status 2000, ...".
