@@ -877,7 +877,7 @@ func TestPendingDependencyIsWaitedForQuietly(t *testing.T) {
 		h.now = h.now.Add(res.RequeueAfter + time.Second)
 		reconcileToState(t, h, "past 10 times the quiet wait", "Orphan/ProductNotSynced", "Reconciling/Orphan")
 	})
-	t.Run("a missing dependency: quiet for a new object only, within the quiet wait", func(t *testing.T) {
+	t.Run("a missing dependency: quiet for a new object, or one synced elsewhere, within the quiet wait", func(t *testing.T) {
 		h := newHarness(t, newBackend())
 		h.rec.QuietWait = 30 * time.Second
 		newObj(h) // created 10s ago
@@ -906,6 +906,27 @@ func TestPendingDependencyIsWaitedForQuietly(t *testing.T) {
 			t.Fatal(err)
 		}
 		reconcileToState(t, h, "a synced object whose dependency went", "Orphan/ProductNotFound", "Reconciling/Orphan")
+
+		// Synced by another reconciler (a shard it was relabelled from, a manager before a restart): this
+		// one waits quietly for its dependencies to reach its cache, from when it first met the wait.
+		h = newHarness(t, newBackend())
+		h.rec.QuietWait = 30 * time.Second
+		newObj(h)
+		if _, err := h.reconcile(); err != nil { // Synced
+			t.Fatal(err)
+		}
+		h.rec.written.Delete(client.ObjectKeyFromObject(h.get())) // as a reconciler that never wrote it
+		h.syncer.resolve = func() error { return Missing("ProductNotFound", "waiting for Product %q to be created", "p") }
+		before := h.get()
+		res, err = h.reconcile()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if after := h.get(); res.RequeueAfter != 30*time.Second || after.ResourceVersion != before.ResourceVersion || len(drainEvents(h.events)) != 0 {
+			t.Errorf("requeue after %v, resourceVersion %s → %s, or events; want 30s, no write and no event", res.RequeueAfter, before.ResourceVersion, after.ResourceVersion)
+		}
+		h.now = h.now.Add(31 * time.Second)
+		reconcileToState(t, h, "a synced object never written here, past the quiet wait", "Orphan/ProductNotFound", "Reconciling/Orphan")
 	})
 	t.Run("an API server clock ahead of ours does not lengthen it", func(t *testing.T) {
 		h := newHarness(t, newBackend())

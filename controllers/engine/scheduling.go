@@ -34,8 +34,11 @@ func (r *Reconciler[T, D, S]) quietWait(obj T, err error) (time.Duration, bool) 
 			if re.quiet == quietQueued {
 				window *= queuedWaitFactor
 			}
-		case state == v1alpha1.ConditionSynced && re.quiet != quietMissing:
-			since = r.now() // a dependency synced again: since this reconciler first met the wait (below)
+		case state == v1alpha1.ConditionSynced && (re.quiet != quietMissing || !r.hasWritten(obj)):
+			// A dependency synced again, or one missing from the cache of a reconciler that never wrote
+			// this object (a manager just started, a shard the object just moved to: its dependencies
+			// are moving too): since this reconciler first met the wait (below).
+			since = r.now()
 		default:
 			return 0, false
 		}
