@@ -126,6 +126,10 @@ type Reconciler[T Object, D any, S Snapshot[S]] struct {
 	// settled remembers, per object (types.NamespacedName → its create-pending marker), the marker this
 	// reconciler last settled, until status records it (settle).
 	settled sync.Map
+	// resolved remembers the objects whose dependencies this reconciler has seen resolve
+	// (types.NamespacedName → struct{}): a Synced object not in it waits quietly for a missing
+	// dependency (a shard it was just moved to, a manager just started); forgotten with the object.
+	resolved sync.Map
 	// written remembers our last write of each object (types.NamespacedName → lastWrite), so that a
 	// reconcile woken by that write's event does not act on an older cached copy.
 	written sync.Map
@@ -223,6 +227,9 @@ func (r *Reconciler[T, D, S]) sync(ctx context.Context, obj T, w *statusWriter[T
 	}
 	st.SystemName = s.SystemName
 	s.CreatePending = PendingCreate(obj) == s.Tenant
+	if _, seen := r.resolved.Load(client.ObjectKeyFromObject(obj)); !seen {
+		r.resolved.Store(client.ObjectKeyFromObject(obj), struct{}{})
+	}
 
 	now := r.now()
 	syncNow := obj.GetAnnotations()[v1alpha1.SyncNowAnnotation]

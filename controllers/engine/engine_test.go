@@ -915,7 +915,27 @@ func TestPendingDependencyIsWaitedForQuietly(t *testing.T) {
 		if _, err := h.reconcile(); err != nil { // Synced
 			t.Fatal(err)
 		}
-		h.rec.written.Delete(client.ObjectKeyFromObject(h.get())) // as a reconciler that never wrote it
+		fresh := func() { // as a reconciler that never met the object
+			key := client.ObjectKeyFromObject(h.get())
+			h.rec.resolved.Delete(key)
+			h.rec.written.Delete(key)
+		}
+		fresh()
+		// Once its dependencies resolved here (its first reconcile after a restart, in sync: no write),
+		// one that goes makes it Orphan at once.
+		if _, err := h.reconcile(); err != nil || len(drainEvents(h.events)) != 0 {
+			t.Fatalf("in sync: %v, or events", err)
+		}
+		h.syncer.resolve = func() error { return Missing("ProductNotFound", "waiting for Product %q to be created", "p") }
+		reconcileToState(t, h, "a synced object whose dependency went after a restart", "Orphan/ProductNotFound", "Reconciling/Orphan")
+
+		h = newHarness(t, newBackend())
+		h.rec.QuietWait = 30 * time.Second
+		newObj(h)
+		if _, err := h.reconcile(); err != nil { // Synced
+			t.Fatal(err)
+		}
+		fresh()
 		h.syncer.resolve = func() error { return Missing("ProductNotFound", "waiting for Product %q to be created", "p") }
 		before := h.get()
 		res, err = h.reconcile()
@@ -925,8 +945,24 @@ func TestPendingDependencyIsWaitedForQuietly(t *testing.T) {
 		if after := h.get(); res.RequeueAfter != 30*time.Second || after.ResourceVersion != before.ResourceVersion || len(drainEvents(h.events)) != 0 {
 			t.Errorf("requeue after %v, resourceVersion %s → %s, or events; want 30s, no write and no event", res.RequeueAfter, before.ResourceVersion, after.ResourceVersion)
 		}
+		// The dependency arrives within the wait: nothing changed, so no remote call and no write.
+		h.syncer.resolve = nil
+		observed := h.syncer.calls["Observe"]
+		h.now = h.now.Add(10 * time.Second)
+		if _, err := h.reconcile(); err != nil {
+			t.Fatal(err)
+		}
+		if after := h.get(); after.ResourceVersion != before.ResourceVersion || h.syncer.calls["Observe"] != observed || len(drainEvents(h.events)) != 0 {
+			t.Errorf("the dependency arrived: resourceVersion %s → %s, reads %d → %d, or events; want none", before.ResourceVersion, after.ResourceVersion, observed, h.syncer.calls["Observe"])
+		}
+
+		fresh()
+		h.syncer.resolve = func() error { return Missing("ProductNotFound", "waiting for Product %q to be created", "p") }
+		if res, err := h.reconcile(); err != nil || res.RequeueAfter != 30*time.Second {
+			t.Fatalf("quiet wait: %v, %v", res, err)
+		}
 		h.now = h.now.Add(31 * time.Second)
-		reconcileToState(t, h, "a synced object never written here, past the quiet wait", "Orphan/ProductNotFound", "Reconciling/Orphan")
+		reconcileToState(t, h, "a synced object never resolved here, past the quiet wait", "Orphan/ProductNotFound", "Reconciling/Orphan")
 	})
 	t.Run("an API server clock ahead of ours does not lengthen it", func(t *testing.T) {
 		h := newHarness(t, newBackend())

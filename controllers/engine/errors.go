@@ -56,8 +56,8 @@ const (
 	quietGoing
 	// quietQueued: quietNew, for a dependency that has not been through a sync of its own yet.
 	quietQueued
-	// quietMissing: a new object, or a Synced one this reconciler has not written, waits for a dependency
-	// that does not exist yet.
+	// quietMissing: a new object, or a Synced one whose dependencies never resolved here, waits for a
+	// dependency that does not exist yet.
 	quietMissing
 )
 
@@ -103,10 +103,11 @@ func Queued(reason, format string, args ...any) error {
 // is not marked Orphan during its first Reconciler.QuietWait: a GitOps sync applies an application's
 // objects in an order of its own (Argo CD applies the custom resources of one sync wave sorted by name),
 // so a plan often comes a moment before its Product, and the dependency's watch wakes it. A Synced
-// object that this reconciler has not written yet waits the same way: a shard it was just relabelled to
-// sees it before its dependencies, relabelled a moment later, and an Orphan then would be a status write,
-// an event and a resync of remote state for nothing. Past QuietWait, and for an object this reconciler
-// synced (its dependency went away), it is Orphan at once, as with Waiting.
+// object whose dependencies this reconciler has never seen resolve waits the same way: a shard it was
+// just relabelled to sees it before its dependencies, relabelled a moment later, and an Orphan then would
+// be a status write, an event and a resync of remote state for nothing. Past QuietWait, and for a Synced
+// object whose dependencies resolved here before (its dependency went away), it is Orphan at once, as
+// with Waiting.
 func Missing(reason, format string, args ...any) error {
 	return &ReasonedError{class: ClassWaiting, Reason: reason, Message: fmt.Sprintf(format, args...), quiet: quietMissing}
 }

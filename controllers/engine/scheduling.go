@@ -34,10 +34,10 @@ func (r *Reconciler[T, D, S]) quietWait(obj T, err error) (time.Duration, bool) 
 			if re.quiet == quietQueued {
 				window *= queuedWaitFactor
 			}
-		case state == v1alpha1.ConditionSynced && (re.quiet != quietMissing || !r.hasWritten(obj)):
-			// A dependency synced again, or one missing from the cache of a reconciler that never wrote
-			// this object (a manager just started, a shard the object just moved to: its dependencies
-			// are moving too): since this reconciler first met the wait (below).
+		case state == v1alpha1.ConditionSynced && (re.quiet != quietMissing || !r.hasResolved(obj)):
+			// A dependency synced again, or one missing for a reconciler that has never seen this
+			// object's dependencies resolve (a shard the object was just moved to: its dependencies are
+			// moving too; a manager just started): since this reconciler first met the wait (below).
 			since = r.now()
 		default:
 			return 0, false
@@ -55,6 +55,13 @@ func (r *Reconciler[T, D, S]) quietWait(obj T, err error) (time.Duration, bool) 
 	first, _ := r.quietSince.LoadOrStore(client.ObjectKeyFromObject(obj), now)
 	left = min(left, first.(time.Time).Add(window).Sub(now))
 	return left, left > 0
+}
+
+// hasResolved tells whether this reconciler has seen obj's dependencies resolve since it started (or
+// since the object last left its cache).
+func (r *Reconciler[T, D, S]) hasResolved(obj T) bool {
+	_, ok := r.resolved.Load(client.ObjectKeyFromObject(obj))
+	return ok
 }
 
 // failQuietly is fail, except for a quiet wait within its QuietWait: then nothing is written (w) and the
@@ -185,6 +192,7 @@ func (r *Reconciler[T, D, S]) forget(id types.NamespacedName) {
 	r.goingSince.Delete(id)
 	r.rejected.Delete(id)
 	r.written.Delete(id)
+	r.resolved.Delete(id)
 	r.settled.Delete(id)
 	if r.States != nil {
 		r.States.Delete(r.Kind, id)

@@ -123,13 +123,6 @@ func (r *Reconciler[T, D, S]) wrote(obj T) {
 	}
 }
 
-// hasWritten tells whether this reconciler has written obj since it started (or since the object last
-// left its cache).
-func (r *Reconciler[T, D, S]) hasWritten(obj T) bool {
-	_, ok := r.written.Load(client.ObjectKeyFromObject(obj))
-	return ok
-}
-
 // finalized remembers that obj's finalizer was removed: the API server deletes it then, and answers with
 // the resourceVersion it had, so any copy of this object (this UID) the cache still holds is stale.
 func (r *Reconciler[T, D, S]) finalized(obj T) {
