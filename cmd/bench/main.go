@@ -29,6 +29,8 @@ import (
 	"syscall"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/resource"
+
 	"github.com/apimsync/apimsync/test/bench"
 )
 
@@ -104,6 +106,9 @@ func config() (bench.Config, string, error) {
 	cfg.Faults = faults
 	if o := text("BENCH_DELETE_ORDER", "applied"); o != "applied" && o != "dependants-first" {
 		errs = append(errs, fmt.Sprintf("BENCH_DELETE_ORDER=%q: applied or dependants-first", o))
+	}
+	if q, err := resource.ParseQuantity(cfg.MemoryLimit); cfg.MemoryLimit != "" && (err != nil || q.Value() < 64<<20) {
+		errs = append(errs, fmt.Sprintf("BENCH_MEMORY_LIMIT=%q: a quantity of at least 64Mi, such as 1Gi", cfg.MemoryLimit))
 	}
 	if cfg.Objects == 0 || cfg.Tenants == 0 {
 		errs = append(errs, "BENCH_OBJECTS and BENCH_TENANTS must be positive")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -28,7 +29,7 @@ type memoryFlag struct {
 
 func (m *memoryFlag) bind(fs *flag.FlagSet) {
 	m.bytes = -1
-	fs.StringVar(&m.value, "memory-limit", "", "Memory the manager may use (a quantity: 512Mi, 2Gi); empty (the default): its container's memory limit, if any. Go's garbage collector collects harder as the manager nears 90 % of it instead of letting garbage double the heap, so a manager near its limit slows down rather than being killed; 0 turns that off. The environment variable GOMEMLIMIT, when set, wins.")
+	fs.StringVar(&m.value, "memory-limit", "", "Memory the manager may use (a quantity: 512Mi, 2Gi); empty (the default): its container's memory limit, if any. Go's garbage collector collects harder as the manager nears 90 % of it instead of letting garbage double the heap, so a manager near its limit spends CPU on collecting rather than memory, and is less likely to be killed; 0 turns that off. The environment variables GOMEMLIMIT (Go's own) and AUTOMEMLIMIT (off, or a ratio in place of 0.9), when set, win.")
 }
 
 func (m *memoryFlag) parse() error {
@@ -46,12 +47,22 @@ func (m *memoryFlag) parse() error {
 // noLimit is a provider with no limit: Go's collector on GOGC alone.
 func noLimit() (uint64, error) { return 0, memlimit.ErrNoLimit }
 
-// provider says where the limit comes from: the container's, when it has one and it can be read (the
-// limit is read again every minute, so an in-place resize of the pod is followed), else none.
-func (m *memoryFlag) provider() (memlimit.Provider, time.Duration) {
+// provider says where the limit comes from: the container's, when it has one and it can be read (read
+// again every minute, so an in-place resize of the pod is followed), else none; a cgroup that is there
+// but cannot be read is said in the log (at each reading).
+func (m *memoryFlag) provider(log logr.Logger) (memlimit.Provider, time.Duration) {
 	switch {
 	case m.bytes < 0:
-		return memlimit.ApplyFallback(memlimit.FromCgroup, noLimit), time.Minute
+		return func() (uint64, error) {
+			limit, err := memlimit.FromCgroup()
+			switch {
+			case err == nil:
+				return limit, nil
+			case !errors.Is(err, memlimit.ErrNoLimit) && !errors.Is(err, memlimit.ErrNoCgroup) && !errors.Is(err, memlimit.ErrCgroupsNotSupported):
+				log.Info("cannot read the container's memory limit: no soft memory limit", "reason", err.Error())
+			}
+			return noLimit()
+		}, time.Minute
 	case m.bytes == 0:
 		return noLimit, 0
 	default:
@@ -63,21 +74,23 @@ func (m *memoryFlag) provider() (memlimit.Provider, time.Duration) {
 // (math.MaxInt64: none). A manager outside any container, or in one without a memory limit, runs as
 // before, and says so.
 func (m *memoryFlag) apply(ctx context.Context, log logr.Logger) (int64, error) {
-	p, refresh := m.provider()
+	p, refresh := m.provider(log)
 	limit, err := memlimit.Set(memlimit.WithProvider(p), memlimit.WithRatio(memoryRatio),
 		memlimit.WithRefreshInterval(ctx, refresh), memlimit.WithLogger(slog.New(logr.ToSlogHandler(log.V(1)))))
 	if err != nil {
 		return limit, err
 	}
 	source := "--memory-limit"
-	switch _, env := os.LookupEnv("GOMEMLIMIT"); {
-	case env:
-		source = "GOMEMLIMIT"
-	case m.bytes < 0:
+	if m.bytes < 0 {
 		source = "the container's memory limit"
 	}
+	for _, env := range []string{"GOMEMLIMIT", "AUTOMEMLIMIT"} {
+		if v, ok := os.LookupEnv(env); ok {
+			source = env + "=" + v
+		}
+	}
 	if limit == math.MaxInt64 {
-		log.Info("no soft memory limit (Go's collector on GOGC alone): no container memory limit found, or --memory-limit=0")
+		log.Info("no soft memory limit: Go's collector on GOGC alone", "from", source)
 	} else {
 		log.Info("soft memory limit", "bytes", limit, "from", source)
 	}

@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"testing"
 
+	"github.com/KimMachineGun/automemlimit/memlimit"
 	"github.com/go-logr/logr"
 )
 
@@ -21,8 +22,10 @@ func TestMemoryLimitFlag(t *testing.T) {
 		{[]string{"--memory-limit", "0"}, 0},
 	} {
 		f, err := parseFlags(c.args)
-		if err != nil || f.memory.bytes != c.want {
-			t.Errorf("%v: %v bytes, %v; want %d", c.args, f.memory.bytes, err, c.want)
+		if err != nil {
+			t.Errorf("%v: %v", c.args, err)
+		} else if f.memory.bytes != c.want {
+			t.Errorf("%v: %d bytes, want %d", c.args, f.memory.bytes, c.want)
 		}
 	}
 	for _, bad := range []string{"lots", "-1Gi", "12", "63Mi"} {
@@ -34,9 +37,11 @@ func TestMemoryLimitFlag(t *testing.T) {
 
 // TestMemoryLimitApplied sets Go's soft limit of this test process, and puts it back.
 func TestMemoryLimitApplied(t *testing.T) {
-	if v, ok := os.LookupEnv("GOMEMLIMIT"); ok {
-		os.Unsetenv("GOMEMLIMIT")
-		t.Cleanup(func() { os.Setenv("GOMEMLIMIT", v) })
+	for _, env := range []string{"GOMEMLIMIT", "AUTOMEMLIMIT"} {
+		if v, ok := os.LookupEnv(env); ok {
+			os.Unsetenv(env)
+			t.Cleanup(func() { os.Setenv(env, v) })
+		}
 	}
 	before := debug.SetMemoryLimit(-1)
 	t.Cleanup(func() { debug.SetMemoryLimit(before) })
@@ -65,9 +70,13 @@ func TestMemoryLimitApplied(t *testing.T) {
 	if got := apply("--memory-limit", "0"); got != math.MaxInt64 {
 		t.Errorf("--memory-limit=0: soft limit %d, want none", got)
 	}
-	// Unset: the container's limit if this process has one, else none; never below 64Mi.
-	if got := apply(); got < 60<<20 {
-		t.Errorf("container's limit: soft limit %d", got)
+	// Unset: 90 % of this process's cgroup limit when it has one, else none.
+	want := int64(math.MaxInt64)
+	if cg, err := memlimit.FromCgroup(); err == nil {
+		want = int64(float64(cg) * ratio)
+	}
+	if got := apply(); got != want {
+		t.Errorf("the container's limit: soft limit %d, want %d", got, want)
 	}
 
 	os.Setenv("GOMEMLIMIT", "300MiB")

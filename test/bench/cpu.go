@@ -36,7 +36,7 @@ func (b *bench) sampleCPU() cpuSample {
 	s := cpuSample{}
 	self := os.Getpid()
 	s.add("bench", self)
-	if b.mgr != nil {
+	if b.mgr != nil && !b.mgr.ended() {
 		s.add("manager", b.mgr.cmd.Process.Pid)
 	}
 	if b.sim != nil {
