@@ -15,6 +15,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 )
@@ -99,7 +100,10 @@ func (r *Reconciler[T, D, S]) finalize(ctx context.Context, obj T, w *statusWrit
 			obj.SetRemoteID(0)
 			r.settle(obj)
 			if !wentWithOwner {
-				r.event(obj, "Normal", v1alpha1.ReasonRemoteDeleted, "Delete", "deleted the %s from tenant %s", r.Kind, s.Tenant)
+				// The deletion asked for is done: said in the log, not in an Event. The object is gone a
+				// moment later, and in a mass deletion (a prune, a namespace) an Event per object was a
+				// fifth of the API server's writes.
+				log.FromContext(ctx).Info("deleted the remote object", "kind", r.Kind, "tenant", s.Tenant, "id", id)
 			}
 		} else {
 			r.event(obj, "Warning", v1alpha1.ReasonTenantChanged, "Delete",

@@ -59,8 +59,6 @@ const (
 	// ReasonTenantChanged (Warning Event): the provider account points at another tenant; what the
 	// object held on the old one is left there (status.leftBehind).
 	ReasonTenantChanged = "TenantChanged"
-	// ReasonRemoteDeleted (Event): the remote object was deleted with the resource.
-	ReasonRemoteDeleted = "RemoteDeleted"
 	// ReasonKeptForRetained (Warning Event): the object was deleted but its 3scale object kept, for
 	// objects with deletionPolicy Retain live under it.
 	ReasonKeptForRetained = "KeptForRetainedDependants"

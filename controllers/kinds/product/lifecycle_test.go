@@ -508,7 +508,6 @@ func TestRetiredProductTakesNoApplicationAndIsDeletedByTheCascade(t *testing.T) 
 			t.Errorf("%d %s left in 3scale, want 0", got, kind)
 		}
 	}
-	harness.WantEvent(t, product, "RemoteDeleted")
 }
 
 // TestRetirementSweepIsDueOnceAfterTheMove: a Retired product sweeps its applications when its report
