@@ -46,6 +46,7 @@ func kindController[T engine.Object, D any, S engine.Snapshot[S]](sh shared, r *
 	r.Backoff = engine.NewOrphanBackoff(sh.opts.OrphanBackoffInitial, sh.opts.OrphanBackoffMax)
 	r.DriftCheckPeriod, r.States, r.Credentials = sh.opts.DriftCheckPeriod, sh.states, sh.creds
 	r.InvalidRetryPeriod, r.QuietWait = max(sh.opts.InvalidRetryPeriod, 0), max(sh.opts.QuietWait, 0)
+	r.Sharded = sh.opts.WatchLabelSelector != nil
 	r.DependantGrace, r.Deletions = max(sh.opts.DependantGrace, 0), sh.deletions
 	r.Dependants = ownedDependants(sh.reader, referenceGraph, kind)
 	r.Users = blockingUsers(sh.reader, referenceGraph, kind)

@@ -109,6 +109,10 @@ type Reconciler[T Object, D any, S Snapshot[S]] struct {
 	DependantGrace time.Duration
 	// Deletions, when set, records the deletions under way per namespace (all kinds' informers feed it).
 	Deletions *Deletions
+	// Sharded: a label selector filters this manager's cache (--watch-label-selector), so a dependency
+	// missing from it may have been relabelled to another shard rather than deleted: a Synced object
+	// waits for it quietly (QuietWait) before it is Orphan, as its own relabelling usually follows.
+	Sharded bool
 
 	// rejected remembers, per object, the attempt 3scale refused (types.NamespacedName → rejection):
 	// the same attempt is not sent again before InvalidRetryPeriod, whatever wakes the object.

@@ -929,6 +929,20 @@ func TestPendingDependencyIsWaitedForQuietly(t *testing.T) {
 		h.syncer.resolve = func() error { return Missing("ProductNotFound", "waiting for Product %q to be created", "p") }
 		reconcileToState(t, h, "a synced object whose dependency went after a restart", "Orphan/ProductNotFound", "Reconciling/Orphan")
 
+		// A shard's cache: the dependency may have been relabelled to another shard, the object follows.
+		h = newHarness(t, newBackend())
+		h.rec.QuietWait, h.rec.Sharded = 30*time.Second, true
+		newObj(h)
+		if _, err := h.reconcile(); err != nil { // Synced, its dependencies resolved here
+			t.Fatal(err)
+		}
+		h.syncer.resolve = func() error { return Missing("ProductNotFound", "waiting for Product %q to be created", "p") }
+		if res, err := h.reconcile(); err != nil || res.RequeueAfter != 30*time.Second || len(drainEvents(h.events)) != 0 {
+			t.Errorf("a shard's Synced object missing a dependency: %v, %v, or events; want a quiet wait of 30s", res, err)
+		}
+		h.now = h.now.Add(31 * time.Second)
+		reconcileToState(t, h, "a shard's synced object, past the quiet wait", "Orphan/ProductNotFound", "Reconciling/Orphan")
+
 		h = newHarness(t, newBackend())
 		h.rec.QuietWait = 30 * time.Second
 		newObj(h)

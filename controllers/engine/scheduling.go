@@ -34,10 +34,11 @@ func (r *Reconciler[T, D, S]) quietWait(obj T, err error) (time.Duration, bool) 
 			if re.quiet == quietQueued {
 				window *= queuedWaitFactor
 			}
-		case state == v1alpha1.ConditionSynced && (re.quiet != quietMissing || !r.hasResolved(obj)):
-			// A dependency synced again, or one missing for a reconciler that has never seen this
-			// object's dependencies resolve (a shard the object was just moved to: its dependencies are
-			// moving too; a manager just started): since this reconciler first met the wait (below).
+		case state == v1alpha1.ConditionSynced && (re.quiet != quietMissing || r.Sharded || !r.hasResolved(obj)):
+			// A dependency synced again, or one missing for a shard (relabelled to another, the object
+			// follows) or for a reconciler that has never seen this object's dependencies resolve (a
+			// shard the object was just moved to: its dependencies are moving too; a manager just
+			// started): since this reconciler first met the wait (below).
 			since = r.now()
 		default:
 			return 0, false

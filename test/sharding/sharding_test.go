@@ -12,6 +12,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -76,6 +77,20 @@ func eventually(t *testing.T, cond func() string) {
 func backend(ns, name, shard string) *v1alpha1.Backend {
 	return &v1alpha1.Backend{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{"apimsync.io/shard": shard}},
 		Spec: v1alpha1.BackendSpec{Name: name, PrivateBaseURL: "https://" + name + ".internal"}}
+}
+
+// syncedObject is synced for any kind.
+func syncedObject(o interface {
+	client.Object
+	v1alpha1.SyncedObject
+}) string {
+	if err := env.Client.Get(context.Background(), client.ObjectKeyFromObject(o), o); err != nil {
+		return err.Error()
+	}
+	if !meta.IsStatusConditionTrue(o.GetSyncStatus().Conditions, v1alpha1.ConditionSynced) {
+		return fmt.Sprintf("%s is not Synced: %+v", o.GetName(), o.GetSyncStatus().Conditions)
+	}
+	return ""
 }
 
 func synced(b *v1alpha1.Backend) string {
@@ -157,5 +172,69 @@ func TestShardsNeverTouchEachOthersObjects(t *testing.T) {
 	}
 	if got := sim.Count("acme", simulator.KindBackendAPIs); got != 1 {
 		t.Errorf("%d backends in 3scale after deleting shard a's, want shard b's 1", got)
+	}
+}
+
+// TestMoveBetweenShardsCostsNoCall: a Synced Product and its Backend relabelled from shard a to shard b
+// one after the other are taken over from their status, as a restarted manager takes them: no call to
+// 3scale, and no Orphan written meanwhile, by b (the Product before its Backend) nor by a (the Product
+// after its Backend left).
+func TestMoveBetweenShardsCostsNoCall(t *testing.T) {
+	sim := simulator.New(simulator.Options{Tenants: map[string]string{"acme": "acme-token-0123456789"}})
+	srv := httptest.NewServer(sim)
+	defer srv.Close()
+	ctx := context.Background()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "moved"}}
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: v1alpha1.DefaultProviderAccountSecret},
+		StringData: map[string]string{"adminURL": srv.URL + "/t/acme", "token": "acme-token-0123456789", "allowInsecureHTTP": "true"}}
+	pets := backend(ns.Name, "pets", "a")
+	product := func(name string) *v1alpha1.Product {
+		return &v1alpha1.Product{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: name, Labels: map[string]string{"apimsync.io/shard": "a"}},
+			Spec: v1alpha1.ProductSpec{Name: name, BackendUsages: map[string]v1alpha1.BackendUsageSpec{"pets": {Path: "/"}}}}
+	}
+	shop, store := product("shop"), product("store")
+	for _, o := range []client.Object{ns, secret, pets, shop, store} {
+		if err := env.Client.Create(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stopA, stopB := startShard(t, "apimsync.io/shard=a"), startShard(t, "apimsync.io/shard=b")
+	defer stopA()
+	defer stopB()
+	eventually(t, func() string { return synced(pets) })
+	eventually(t, func() string { return syncedObject(store) })
+	eventually(t, func() string { return syncedObject(shop) })
+	time.Sleep(2 * time.Second)
+	sim.ResetStats()
+	patch := client.RawPatch("application/merge-patch+json", []byte(`{"metadata":{"labels":{"apimsync.io/shard":"b"}}}`))
+	move := func(o client.Object) {
+		if err := env.Client.Patch(ctx, o, patch); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Second)
+		for _, p := range []*v1alpha1.Product{shop, store} {
+			if msg := syncedObject(p); msg != "" {
+				t.Errorf("after %s moved: %s", o.GetName(), msg)
+			}
+		}
+	}
+	// shop before its backend (shard b sees it first), store after (shard a still holds it).
+	move(shop)
+	move(pets)
+	move(store)
+	finalizerB := controllers.SecretInUseFinalizerFor(labels.SelectorFromSet(labels.Set{"apimsync.io/shard": "b"}))
+	eventually(t, func() string {
+		var s corev1.Secret
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(secret), &s); err != nil {
+			return err.Error()
+		}
+		if !slices.Contains(s.Finalizers, finalizerB) {
+			return fmt.Sprintf("Secret finalizers %v, want shard b's", s.Finalizers)
+		}
+		return ""
+	})
+	time.Sleep(3 * time.Second)
+	if st := sim.Stats(); st.Total != 0 {
+		t.Errorf("%d calls to 3scale after the move, want 0: %+v", st.Total, st.Calls)
 	}
 }
