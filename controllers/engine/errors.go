@@ -105,9 +105,10 @@ func Queued(reason, format string, args ...any) error {
 // so a plan often comes a moment before its Product, and the dependency's watch wakes it. A Synced
 // object whose dependencies this reconciler has never seen resolve waits the same way: a shard it was
 // just relabelled to sees it before its dependencies, relabelled a moment later, and an Orphan then would
-// be a status write, an event and a resync of remote state for nothing. Past QuietWait, and for a Synced
-// object whose dependencies resolved here before (its dependency went away), it is Orphan at once, as
-// with Waiting.
+// be a status write, an event and a resync of remote state for nothing; so does any Synced object of a
+// shard (Reconciler.Sharded), whose dependency may have been relabelled away a moment before the object.
+// Past QuietWait, and for a Synced object of an unsharded reconciler whose dependencies resolved here
+// before (its dependency went away), it is Orphan at once, as with Waiting.
 func Missing(reason, format string, args ...any) error {
 	return &ReasonedError{class: ClassWaiting, Reason: reason, Message: fmt.Sprintf(format, args...), quiet: quietMissing}
 }
