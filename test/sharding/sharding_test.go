@@ -61,6 +61,24 @@ func startManager(t *testing.T, opts controllers.Options) func() {
 	return func() { cancel(); <-done }
 }
 
+// tenantNamespace creates namespace name with a provider-account Secret for tenant acme of a simulator
+// served for the test.
+func tenantNamespace(t *testing.T, name string) (*simulator.Simulator, *corev1.Namespace, *corev1.Secret) {
+	t.Helper()
+	sim := simulator.New(simulator.Options{Tenants: map[string]string{"acme": "acme-token-0123456789"}})
+	srv := httptest.NewServer(sim)
+	t.Cleanup(srv.Close)
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: v1alpha1.DefaultProviderAccountSecret},
+		StringData: map[string]string{"adminURL": srv.URL + "/t/acme", "token": "acme-token-0123456789", "allowInsecureHTTP": "true"}}
+	for _, o := range []client.Object{ns, secret} {
+		if err := env.Client.Create(context.Background(), o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return sim, ns, secret
+}
+
 func eventually(t *testing.T, cond func() string) {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
@@ -109,15 +127,10 @@ func synced(b *v1alpha1.Backend) string {
 // finalizer, no status, nothing in 3scale) until shard b's manager runs; they share the provider-account
 // Secret, each with its own in-use finalizer; deleting shard a's Backend leaves shard b's untouched.
 func TestShardsNeverTouchEachOthersObjects(t *testing.T) {
-	sim := simulator.New(simulator.Options{Tenants: map[string]string{"acme": "acme-token-0123456789"}})
-	srv := httptest.NewServer(sim)
-	defer srv.Close()
+	sim, ns, secret := tenantNamespace(t, "sharded")
 	ctx := context.Background()
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "sharded"}}
-	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: v1alpha1.DefaultProviderAccountSecret},
-		StringData: map[string]string{"adminURL": srv.URL + "/t/acme", "token": "acme-token-0123456789", "allowInsecureHTTP": "true"}}
 	a, b := backend(ns.Name, "pets-a", "a"), backend(ns.Name, "pets-b", "b")
-	for _, o := range []client.Object{ns, secret, a, b} {
+	for _, o := range []client.Object{a, b} {
 		if err := env.Client.Create(ctx, o); err != nil {
 			t.Fatal(err)
 		}
@@ -180,20 +193,15 @@ func TestShardsNeverTouchEachOthersObjects(t *testing.T) {
 // 3scale, and no Orphan written meanwhile, by b (the Product before its Backend) nor by a (the Product
 // after its Backend left).
 func TestMoveBetweenShardsCostsNoCall(t *testing.T) {
-	sim := simulator.New(simulator.Options{Tenants: map[string]string{"acme": "acme-token-0123456789"}})
-	srv := httptest.NewServer(sim)
-	defer srv.Close()
+	sim, ns, secret := tenantNamespace(t, "moved")
 	ctx := context.Background()
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "moved"}}
-	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: v1alpha1.DefaultProviderAccountSecret},
-		StringData: map[string]string{"adminURL": srv.URL + "/t/acme", "token": "acme-token-0123456789", "allowInsecureHTTP": "true"}}
 	pets := backend(ns.Name, "pets", "a")
 	product := func(name string) *v1alpha1.Product {
 		return &v1alpha1.Product{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: name, Labels: map[string]string{"apimsync.io/shard": "a"}},
 			Spec: v1alpha1.ProductSpec{Name: name, BackendUsages: map[string]v1alpha1.BackendUsageSpec{"pets": {Path: "/"}}}}
 	}
 	shop, store := product("shop"), product("store")
-	for _, o := range []client.Object{ns, secret, pets, shop, store} {
+	for _, o := range []client.Object{pets, shop, store} {
 		if err := env.Client.Create(ctx, o); err != nil {
 			t.Fatal(err)
 		}
