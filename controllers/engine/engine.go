@@ -231,9 +231,7 @@ func (r *Reconciler[T, D, S]) sync(ctx context.Context, obj T, w *statusWriter[T
 	}
 	st.SystemName = s.SystemName
 	s.CreatePending = PendingCreate(obj) == s.Tenant
-	if _, seen := r.resolved.Load(client.ObjectKeyFromObject(obj)); !seen {
-		r.resolved.Store(client.ObjectKeyFromObject(obj), struct{}{})
-	}
+	r.resolved.LoadOrStore(client.ObjectKeyFromObject(obj), struct{}{})
 
 	now := r.now()
 	syncNow := obj.GetAnnotations()[v1alpha1.SyncNowAnnotation]
