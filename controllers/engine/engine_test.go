@@ -893,13 +893,20 @@ func TestPendingDependencyIsWaitedForQuietly(t *testing.T) {
 		h.now = h.now.Add(21 * time.Second)
 		reconcileToState(t, h, "past the quiet wait", "Orphan/ProductNotFound", "Reconciling/Orphan")
 
-		h = newHarness(t, newBackend())
-		h.rec.QuietWait = 30 * time.Second
-		newObj(h)
-		if _, err := h.reconcile(); err != nil { // Synced
-			t.Fatal(err)
+		// syncedHarness is a Synced Backend (its dependencies resolved here) on a reconciler with a quiet
+		// wait of 30s, a shard's or not; productMissing is its dependency gone.
+		syncedHarness := func(sharded bool) *harness {
+			h := newHarness(t, newBackend())
+			h.rec.QuietWait, h.rec.Sharded = 30*time.Second, sharded
+			newObj(h)
+			if _, err := h.reconcile(); err != nil {
+				t.Fatal(err)
+			}
+			return h
 		}
-		h.syncer.resolve = func() error { return Missing("ProductNotFound", "waiting for Product %q to be created", "p") }
+		productMissing := func() error { return Missing("ProductNotFound", "waiting for Product %q to be created", "p") }
+		h = syncedHarness(false)
+		h.syncer.resolve = productMissing
 		b := h.get()
 		b.Generation = 2
 		if err := h.client.Update(context.Background(), b); err != nil {
@@ -909,12 +916,7 @@ func TestPendingDependencyIsWaitedForQuietly(t *testing.T) {
 
 		// Synced by another reconciler (a shard it was relabelled from, a manager before a restart): this
 		// one waits quietly for its dependencies to reach its cache, from when it first met the wait.
-		h = newHarness(t, newBackend())
-		h.rec.QuietWait = 30 * time.Second
-		newObj(h)
-		if _, err := h.reconcile(); err != nil { // Synced
-			t.Fatal(err)
-		}
+		h = syncedHarness(false)
 		fresh := func() { // as a reconciler that never met the object
 			key := client.ObjectKeyFromObject(h.get())
 			h.rec.resolved.Delete(key)
@@ -926,31 +928,21 @@ func TestPendingDependencyIsWaitedForQuietly(t *testing.T) {
 		if _, err := h.reconcile(); err != nil || len(drainEvents(h.events)) != 0 {
 			t.Fatalf("in sync: %v, or events", err)
 		}
-		h.syncer.resolve = func() error { return Missing("ProductNotFound", "waiting for Product %q to be created", "p") }
+		h.syncer.resolve = productMissing
 		reconcileToState(t, h, "a synced object whose dependency went after a restart", "Orphan/ProductNotFound", "Reconciling/Orphan")
 
 		// A shard's cache: the dependency may have been relabelled to another shard, the object follows.
-		h = newHarness(t, newBackend())
-		h.rec.QuietWait, h.rec.Sharded = 30*time.Second, true
-		newObj(h)
-		if _, err := h.reconcile(); err != nil { // Synced, its dependencies resolved here
-			t.Fatal(err)
-		}
-		h.syncer.resolve = func() error { return Missing("ProductNotFound", "waiting for Product %q to be created", "p") }
+		h = syncedHarness(true)
+		h.syncer.resolve = productMissing
 		if res, err := h.reconcile(); err != nil || res.RequeueAfter != 30*time.Second || len(drainEvents(h.events)) != 0 {
 			t.Errorf("a shard's Synced object missing a dependency: %v, %v, or events; want a quiet wait of 30s", res, err)
 		}
 		h.now = h.now.Add(31 * time.Second)
 		reconcileToState(t, h, "a shard's synced object, past the quiet wait", "Orphan/ProductNotFound", "Reconciling/Orphan")
 
-		h = newHarness(t, newBackend())
-		h.rec.QuietWait = 30 * time.Second
-		newObj(h)
-		if _, err := h.reconcile(); err != nil { // Synced
-			t.Fatal(err)
-		}
+		h = syncedHarness(false)
 		fresh()
-		h.syncer.resolve = func() error { return Missing("ProductNotFound", "waiting for Product %q to be created", "p") }
+		h.syncer.resolve = productMissing
 		before := h.get()
 		res, err = h.reconcile()
 		if err != nil {
@@ -971,7 +963,7 @@ func TestPendingDependencyIsWaitedForQuietly(t *testing.T) {
 		}
 
 		fresh()
-		h.syncer.resolve = func() error { return Missing("ProductNotFound", "waiting for Product %q to be created", "p") }
+		h.syncer.resolve = productMissing
 		if res, err := h.reconcile(); err != nil || res.RequeueAfter != 30*time.Second {
 			t.Fatalf("quiet wait: %v, %v", res, err)
 		}
