@@ -15,7 +15,10 @@
 // applied; dependants-first: the reverse, plans before their products), BENCH_SLOW_TENANT (0: off; a
 // latency such as 2s: the slow-tenant phase, the first tenant answering after it), BENCH_SHARDS (1; 0
 // skips the shards phase: two managers by label selector, and a namespace moved between them),
-// BENCH_MEMORY_LIMIT (none; a quantity such as 1Gi: every manager's --memory-limit, as a pod's limit).
+// BENCH_MEMORY_LIMIT (none; a quantity such as 1Gi: every manager's --memory-limit, as a pod's limit),
+// BENCH_PROFILE (0: off; a length such as 30s: CPU profiles of the API server and the manager from the
+// start of the cold run and of the deletion, and of the API server from the start of the floor's runs,
+// in BENCH_RESULTS/logs).
 package main
 
 import (
@@ -93,6 +96,7 @@ func config() (bench.Config, string, error) {
 		Floor:           text("BENCH_FLOOR", "1") != "0",
 		DependantsFirst: text("BENCH_DELETE_ORDER", "applied") == "dependants-first",
 		SlowLatency:     dur("BENCH_SLOW_TENANT", 0),
+		Profile:         dur("BENCH_PROFILE", 0),
 		NoShards:        text("BENCH_SHARDS", "1") == "0",
 		MemoryLimit:     os.Getenv("BENCH_MEMORY_LIMIT"),
 		ManagerBin:      filepath.Join(binDir, "manager"), SimBin: filepath.Join(binDir, "apimsync-sim"),

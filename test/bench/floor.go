@@ -35,6 +35,7 @@ func (b *bench) floor(ctx context.Context) error {
 		return nil
 	}
 	b.mgr.stop()
+	profiled := b.profile(ctx, "floor-cold", "")
 	start, cpu := time.Now(), b.sampleCPU()
 	if err := b.apply(ctx, b.allObjects(), floorCreate(b.k8s)); err != nil {
 		return err
@@ -44,6 +45,8 @@ func (b *bench) floor(ctx context.Context) error {
 	}
 	b.res.Floor.ColdSeconds = time.Since(start).Seconds()
 	b.res.Floor.ColdCPU = b.cpuSince(cpu, b.res.Floor.ColdSeconds)
+	profiled()
+	profiled = b.profile(ctx, "floor-deletion", "")
 	start, cpu = time.Now(), b.sampleCPU()
 	if err := b.apply(ctx, b.allObjects(), floorDelete(b.k8s)); err != nil {
 		return err
@@ -53,6 +56,7 @@ func (b *bench) floor(ctx context.Context) error {
 	}
 	b.res.Floor.DeletionSeconds = time.Since(start).Seconds()
 	b.res.Floor.DeletionCPU = b.cpuSince(cpu, b.res.Floor.DeletionSeconds)
+	profiled()
 	b.logf("floor: cold %.1fs, deletion %.1fs", b.res.Floor.ColdSeconds, b.res.Floor.DeletionSeconds)
 	return nil
 }

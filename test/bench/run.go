@@ -72,6 +72,10 @@ type Config struct {
 	NoShards bool
 	// SlowLatency, when positive (BENCH_SLOW_TENANT), runs the slow-tenant phase: see SlowPhase.
 	SlowLatency time.Duration
+	// Profile, when positive (BENCH_PROFILE), is the length of the CPU profiles taken from the start of
+	// the cold run and of the deletion (of the API server and the manager), and of the floor's two runs
+	// (of the API server): see profile.
+	Profile time.Duration
 	// Settle is how long a restarted manager is left before its memory is read (default 15s).
 	Settle time.Duration
 	// Dir receives the processes' logs.
@@ -165,6 +169,7 @@ type bench struct {
 	kubecfg string
 	metrics string
 	probe   string
+	pprof   string // the manager's pprof address (BENCH_PROFILE), empty without
 	res     *Result
 	peakMu  sync.Mutex
 	peak    Memory
@@ -340,15 +345,15 @@ func (b *bench) startManagerOnce(ctx context.Context, selector string) error {
 	}
 	m, err := b.launchManager(ctx, "manager", args)
 	if m != nil {
-		b.mgr, b.metrics, b.probe = m.proc, m.metrics, m.probe
+		b.mgr, b.metrics, b.probe, b.pprof = m.proc, m.metrics, m.probe, m.pprof
 	}
 	return err
 }
 
 // managerProc is a manager process with its endpoints.
 type managerProc struct {
-	proc           *process
-	metrics, probe string
+	proc                  *process
+	metrics, probe, pprof string
 }
 
 // launchManager starts the manager binary with the run's flags and args, logging to name.log, on free
@@ -373,6 +378,14 @@ func (b *bench) launchManager(ctx context.Context, name string, args []string) (
 	}
 	if b.cfg.MemoryLimit != "" {
 		all = append(all, "--memory-limit", b.cfg.MemoryLimit)
+	}
+	if b.cfg.Profile > 0 {
+		port, err := freePort()
+		if err != nil {
+			return nil, err
+		}
+		m.pprof = fmt.Sprintf("127.0.0.1:%d", port)
+		all = append(all, "--pprof-bind-address", m.pprof)
 	}
 	all = append(append(all, args...), b.cfg.ManagerArgs...)
 	if m.proc, err = startProcess(b.cfg.ManagerBin, all, filepath.Join(b.cfg.Dir, name+".log")); err != nil {
@@ -538,6 +551,7 @@ func (b *bench) cold(ctx context.Context) error {
 	defer stopSampling()
 	go b.sampleMemory(sampling)
 	cpuBefore, apiBefore, eventsBefore := b.sampleCPU(), b.apiServerWrites(ctx), b.events(ctx)
+	defer b.profile(ctx, "cold", b.pprof)()
 	start := time.Now()
 	objs := b.allObjects()
 	if err := b.apply(ctx, objs, func(ctx context.Context, o client.Object) error { return b.k8s.Create(ctx, o) }); err != nil {
@@ -856,6 +870,7 @@ func (b *bench) deletion(ctx context.Context) error {
 	}
 	kubeBefore, _ := readKubeRequests(b.metrics)
 	cpuBefore, apiBefore, eventsBefore := b.sampleCPU(), b.apiServerWrites(ctx), b.events(ctx)
+	defer b.profile(ctx, "deletion", b.pprof)()
 	start := time.Now()
 	objs := b.allObjects()
 	if b.cfg.DependantsFirst {
