@@ -221,7 +221,8 @@ func TestMappingRulesFollowTheSpecOrder(t *testing.T) {
 
 // TestOnePatternCountedForSeveralMetrics: 3scale keeps several rules of one method and pattern, each
 // counting another metric; a backend with such rules syncs, a change of one rule's metric is one update
-// (the rule keeps its place), and swapping two of them reorders 3scale.
+// (the rule keeps its place), and swapping two of them writes nothing until one of them is last (the order
+// then matters, and 3scale follows the spec's).
 func TestOnePatternCountedForSeveralMetrics(t *testing.T) {
 	ns := harness.NewNamespace(t)
 	backend := harness.PetsBackend(ns)
@@ -261,13 +262,22 @@ func TestOnePatternCountedForSeveralMetrics(t *testing.T) {
 	if n := harness.WritesTo(ns) - before; n != 1 {
 		t.Errorf("%d writes to change a rule's metric, want 1 (an update): %v", n, harness.LastWrites(ns, n))
 	}
+	// Without a rule marked last, every rule that matches counts: a swap changes nothing 3scale counts,
+	// and nothing is written.
+	before = harness.WritesTo(ns)
 	harness.Update(t, backend, func() {
 		r := backend.Spec.MappingRules
 		backend.Spec.MappingRules = []v1alpha1.MappingRuleSpec{r[3], r[1], r[2], r[0]}
 	})
 	harness.WaitState(t, v1alpha1.ConditionSynced, backend)
+	if n := harness.WritesTo(ns) - before; n != 0 {
+		t.Errorf("%d writes for a swap of rules none of which is last, want 0: %v", n, harness.LastWrites(ns, n))
+	}
+	// With one marked last, the order matters and 3scale's becomes the spec's.
+	harness.Update(t, backend, func() { backend.Spec.MappingRules[0].Last = true })
+	harness.WaitState(t, v1alpha1.ConditionSynced, backend)
 	if got := remote(); !slices.Equal(got, want()) {
-		t.Errorf("after a swap: rules in 3scale %v, want %v", got, want())
+		t.Errorf("after a swap and a rule marked last: rules in 3scale %v, want %v", got, want())
 	}
 }
 

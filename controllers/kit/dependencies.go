@@ -109,13 +109,15 @@ func Usable(obj client.Object, st v1alpha1.CommonStatus, remoteID int64) bool {
 }
 
 // WaitsOnGatewayOnly reports whether an object's current generation is in 3scale but for metrics or
-// methods 3scale keeps while a gateway configuration counts them (Orphan, MetricInUseByGateway, for this
-// generation): what its dependants build upon — ids, mapping rules, what a deploy carries — is written.
-// Those waits are what the dependants' own syncs end (a Product's deploy and promotion), so a dependant
-// that waited for them in turn would never let them end.
+// methods it keeps for now (Orphan for this generation): while a gateway configuration counts them
+// (MetricInUseByGateway), or a plan still limits or prices them (MetricStillLimited). What its
+// dependants build upon — ids, mapping rules, what a deploy carries — is written. Those waits are what
+// the dependants' own syncs end (a Product's deploy and promotion, a plan dropping its limit), so a
+// dependant that waited for them in turn would never let them end.
 func WaitsOnGatewayOnly(obj client.Object, st v1alpha1.CommonStatus) bool {
 	c := meta.FindStatusCondition(st.Conditions, v1alpha1.ConditionOrphan)
-	return c != nil && c.Status == metav1.ConditionTrue && c.Reason == v1alpha1.ReasonMetricInUseByGateway && c.ObservedGeneration == obj.GetGeneration()
+	return c != nil && c.Status == metav1.ConditionTrue && c.ObservedGeneration == obj.GetGeneration() &&
+		(c.Reason == v1alpha1.ReasonMetricInUseByGateway || c.Reason == v1alpha1.ReasonMetricStillLimited)
 }
 
 // notSyncedYet is the waiting error for a dependency that exists but cannot be built upon yet: Pending

@@ -359,8 +359,13 @@ func (r *Reconciler) policies(ctx context.Context, o *v1alpha1.OpenAPI, api *ope
 	for _, p := range chain {
 		if ref := p.ConfigurationRef; ref != nil {
 			o.Status.Secrets = append(o.Status.Secrets, ref.Name)
-			if _, err := kit.SecretValue(ctx, r.Reader, o.Namespace, ref, fmt.Sprintf("the configuration of policy %s in the document's x-3scale-product", p.Name)); err != nil {
+			v, err := kit.SecretValue(ctx, r.Reader, o.Namespace, ref, fmt.Sprintf("the configuration of policy %s in the document's x-3scale-product", p.Name))
+			if err != nil {
 				return nil, err
+			}
+			if config := strings.TrimSpace(v); !json.Valid([]byte(config)) || !strings.HasPrefix(config, "{") {
+				return nil, engine.Invalid(v1alpha1.ReasonInvalidDocument, "the configuration of policy %s in the document's x-3scale-product, key %q of Secret %q, "+
+					"is not a JSON object: nothing is generated until it is", p.Name, ref.Key, ref.Name)
 			}
 		}
 	}
@@ -386,12 +391,14 @@ func authenticationOf(o *v1alpha1.OpenAPI, a openapiimport.Auth) (*v1alpha1.Auth
 	switch a.Kind {
 	case "userKey":
 		return &v1alpha1.AuthenticationSpec{UserKey: &v1alpha1.UserKeyAuthSpec{AuthUserKey: a.Param,
-			GatewayOptions: v1alpha1.GatewayOptions{CredentialsLocation: v1alpha1.CredentialsLocation(a.Location)}}}, nil
+			GatewayOptions: v1alpha1.GatewayOptions{CredentialsLocation: v1alpha1.CredentialsLocation(a.Location), Security: o.Spec.Security.DeepCopy()}}}, nil
 	case "oidc":
 		if o.Spec.OIDC == nil {
 			return nil, engine.Invalid(v1alpha1.ReasonOIDCIssuerNeeded, "the document's security scheme %q is OpenID Connect / OAuth 2.0: set spec.oidc to the provider's issuer endpoint", a.Scheme)
 		}
-		flow := &v1alpha1.OIDCAuthenticationFlowSpec{StandardFlowEnabled: len(a.Flows) == 0}
+		// An OpenID Connect scheme lists no flow: the standard flow, but 3scale-operator's conventions
+		// have none.
+		flow := &v1alpha1.OIDCAuthenticationFlowSpec{StandardFlowEnabled: len(a.Flows) == 0 && o.Spec.Conventions != v1alpha1.ConventionsThreescaleOperator}
 		for _, f := range a.Flows {
 			switch f {
 			case "authorizationCode":
@@ -408,8 +415,15 @@ func authenticationOf(o *v1alpha1.OpenAPI, a openapiimport.Auth) (*v1alpha1.Auth
 		if issuerType == "" {
 			issuerType = "rest"
 		}
+		if f := o.Spec.OIDC.AuthenticationFlow; f != nil {
+			flow = f.DeepCopy()
+		}
 		return &v1alpha1.AuthenticationSpec{OIDC: &v1alpha1.OIDCAuthSpec{IssuerType: issuerType, IssuerEndpoint: o.Spec.OIDC.IssuerEndpoint,
-			IssuerEndpointRef: o.Spec.OIDC.IssuerEndpointRef, AuthenticationFlow: flow}}, nil
+			IssuerEndpointRef: o.Spec.OIDC.IssuerEndpointRef, AuthenticationFlow: flow, JWTClaimWithClientID: o.Spec.OIDC.JWTClaimWithClientID,
+			JWTClaimWithClientIDType: o.Spec.OIDC.JWTClaimWithClientIDType, GatewayOptions: v1alpha1.GatewayOptions{Security: o.Spec.Security.DeepCopy()}}}, nil
+	}
+	if o.Spec.Security != nil { // a document that asks for no security: the Product's default, a user key
+		return &v1alpha1.AuthenticationSpec{UserKey: &v1alpha1.UserKeyAuthSpec{GatewayOptions: v1alpha1.GatewayOptions{Security: o.Spec.Security.DeepCopy()}}}, nil
 	}
 	return nil, nil
 }
@@ -714,7 +728,11 @@ func summarize(stored []client.Object, api *openapiimport.API) (state, reason, m
 		case s == v1alpha1.ConditionInvalid:
 			return v1alpha1.ConditionInvalid, v1alpha1.ReasonGeneratedInvalid, fmt.Sprintf("generated %s is Invalid: %s", what, c.Message)
 		case s != v1alpha1.ConditionSynced || obj.GetSyncStatus().ObservedGeneration != o.GetGeneration():
-			waiting = append(waiting, what+" is "+stateName(s))
+			w := what + " is " + stateName(s)
+			if s == v1alpha1.ConditionOrphan && c != nil { // what it waits for is what the OpenAPI waits for
+				w += " (" + c.Message + ")"
+			}
+			waiting = append(waiting, w)
 			if s == v1alpha1.ConditionOrphan {
 				state = v1alpha1.ConditionOrphan
 			} else if state != v1alpha1.ConditionOrphan {

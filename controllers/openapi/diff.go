@@ -34,6 +34,10 @@ func Expand(ctx context.Context, mem client.Client, obj client.Object) ([]client
 	if err := r.checkNoPlanStillLimits(ctx, o, wanted); err != nil {
 		return nil, nil, err
 	}
+	// The default credentials' Secret, in mem: the generated Product's policy reads it.
+	if err := r.syncDefaultCredentials(ctx, o); err != nil {
+		return nil, nil, err
+	}
 	var out []client.Object
 	var details []string
 	for i, g := range wanted {

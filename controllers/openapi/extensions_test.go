@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	tsclient "github.com/apimsync/apimsync/client"
 	"github.com/apimsync/apimsync/controllers"
 	"github.com/apimsync/apimsync/controllers/internal/harness"
 	"github.com/apimsync/apimsync/controllers/openapi"
@@ -158,23 +159,77 @@ func TestOpenAPIExtensions(t *testing.T) {
 	})
 }
 
-// TestABadExtensionWritesNothing: an extension naming a metric the document does not have makes the
-// OpenAPI Invalid, saying which, and nothing is generated or written to 3scale.
-func TestABadExtensionWritesNothing(t *testing.T) {
-	ns := harness.NewNamespace(t)
-	o := openAPIObject(ns, "pets", strings.Replace(extendedDocument(t), "metricMethodRef: adoptions", "metricMethodRef: sales", 1))
-	o.Spec.SystemName = "Pet_Store"
-	harness.Create(t, harness.DefaultSecret(ns), o)
-	msg := waitOpenAPI(t, o, v1alpha1.ConditionInvalid, v1alpha1.ReasonInvalidDocument)
-	if !strings.Contains(msg, `POST /pets: x-3scale-operation.mappingRule.metricMethodRef names "sales"`) {
-		t.Errorf("Invalid message %q", msg)
+// TestBadInputWritesNothing: each bad input makes the OpenAPI Invalid, saying what to change, and nothing
+// is generated or written to 3scale: an extension naming a metric the document does not have, a plan
+// limiting a method the document does not have, two operations that would make the same mapping rule,
+// a policy whose Secret does not hold a JSON object. And an OpenAPI already Synced whose document turns
+// bad keeps what it generated, as it is, with no write.
+func TestBadInputWritesNothing(t *testing.T) {
+	notJSON := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "pets-headers"}, StringData: map[string]string{"configuration": "request: [set X-Team]"}}
+	good := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "pets-headers"}, StringData: map[string]string{"configuration": "{}"}}
+	for name, c := range map[string]struct {
+		doc    string
+		secret *corev1.Secret
+		want   string
+	}{
+		"unknown metric": {strings.Replace(extendedDocument(t), "metricMethodRef: adoptions", "metricMethodRef: sales", 1), good,
+			`POST /pets: x-3scale-operation.mappingRule.metricMethodRef names "sales"`},
+		"a limit on a method the document lacks": {strings.Replace(extendedDocument(t), "metricMethodRef: {systemName: listpets}", "metricMethodRef: {systemName: deletepet}", 1), good,
+			`applicationPlans.basic.limits[0]: metricMethodRef names "deletepet"`},
+		"two operations one rule": {strings.Replace(extendedDocument(t), "  /pets/{petId}:", `  /pets/{id}:
+    get:
+      operationId: findPet
+      x-3scale-operation: {mappingRule: {metricMethodRef: hits}}
+      parameters:
+        - {name: id, in: path, required: true, schema: {type: string}}
+      responses:
+        "200": {description: a pet}
+  /pets/{petId}:`, 1), good, `conflicting paths`},
+		"a policy Secret that is not JSON": {extendedDocument(t), notJSON,
+			`the configuration of policy headers in the document's x-3scale-product, key "configuration" of Secret "pets-headers", is not a JSON object`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			ns := harness.NewNamespace(t)
+			o := openAPIObject(ns, "pets", c.doc)
+			o.Spec.SystemName = "Pet_Store"
+			secret := c.secret.DeepCopy()
+			secret.Namespace = ns
+			harness.Create(t, harness.DefaultSecret(ns), secret, o)
+			msg := waitOpenAPI(t, o, v1alpha1.ConditionInvalid, v1alpha1.ReasonInvalidDocument)
+			if !strings.Contains(msg, c.want) {
+				t.Errorf("Invalid message %q, want %q in it", msg, c.want)
+			}
+			if n := harness.WritesTo(ns); n != 0 {
+				t.Errorf("%d writes to 3scale, want 0: %v", n, harness.LastWrites(ns, n))
+			}
+			if err := harness.K8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "pets"}, &v1alpha1.Backend{}); err == nil {
+				t.Error("a Backend was generated from bad input")
+			}
+		})
 	}
-	if n := harness.WritesTo(ns); n != 0 {
-		t.Errorf("%d writes to 3scale, want 0", n)
-	}
-	if err := harness.K8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "pets"}, &v1alpha1.Backend{}); err == nil {
-		t.Error("a Backend was generated from a document with a bad extension")
-	}
+
+	t.Run("a Synced OpenAPI whose document turns bad", func(t *testing.T) {
+		ns, o := syncedPetstore(t)
+		var product v1alpha1.Product
+		if err := harness.K8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "pets"}, &product); err != nil {
+			t.Fatal(err)
+		}
+		before := harness.WritesTo(ns)
+		harness.Update(t, o, func() {
+			o.Spec.Document = strings.Replace(petstoreOpenAPI, "paths:", "x-3scale-product: {applicationPlans: {basic: {limits: [{period: day, value: 1, metricMethodRef: {systemName: sales}}]}}}\npaths:", 1)
+		})
+		msg := waitOpenAPI(t, o, v1alpha1.ConditionInvalid, v1alpha1.ReasonInvalidDocument)
+		if !strings.Contains(msg, `metricMethodRef names "sales"`) {
+			t.Errorf("Invalid message %q", msg)
+		}
+		var after v1alpha1.Product
+		if err := harness.K8s.Get(context.Background(), client.ObjectKeyFromObject(&product), &after); err != nil || after.Generation != product.Generation {
+			t.Errorf("the generated Product changed (generation %d, was %d): %v", after.Generation, product.Generation, err)
+		}
+		if n := harness.WritesTo(ns) - before; n != 0 {
+			t.Errorf("%d writes to 3scale, want 0: %v", n, harness.LastWrites(ns, n))
+		}
+	})
 }
 
 // TestOpenAPIBackendOnlyAndDefaultCredentials: backendOnly generates the Backend with the operations'
@@ -182,7 +237,7 @@ func TestABadExtensionWritesNothing(t *testing.T) {
 // its key in a Secret the OpenAPI owns, and is Invalid for a document that asks for security.
 func TestOpenAPIBackendOnlyAndDefaultCredentials(t *testing.T) {
 	ns := harness.NewNamespace(t)
-	open := strings.Replace(strings.Replace(petstoreOpenAPI, "security:\n  - key: []\n", "", 1), "components:\n  securitySchemes:\n    key: {type: apiKey, in: header, name: X-API-Key}\n", "", 1)
+	open := openPetstore()
 	backend := openAPIObject(ns, "pets-backend", open)
 	backend.Spec.ActiveDoc, backend.Spec.BackendOnly = nil, true
 	key := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "anonymous"}, StringData: map[string]string{"user_key": "k-123"}}
@@ -230,6 +285,11 @@ func TestOpenAPIBackendOnlyAndDefaultCredentials(t *testing.T) {
 	if msg := waitOpenAPI(t, secured, v1alpha1.ConditionInvalid, v1alpha1.ReasonInvalidSpec); !strings.Contains(msg, "asks for no security") {
 		t.Errorf("defaultCredentials on a secured document: %q", msg)
 	}
+}
+
+// openPetstore is the petstore document without security.
+func openPetstore() string {
+	return strings.Replace(strings.Replace(petstoreOpenAPI, "security:\n  - key: []\n", "", 1), "components:\n  securitySchemes:\n    key: {type: apiKey, in: header, name: X-API-Key}\n", "", 1)
 }
 
 // syncedPetstore is the petstore document's OpenAPI "pets" (no ActiveDoc), Synced in a new namespace.
@@ -285,6 +345,25 @@ func TestDiffOfAnOpenAPI(t *testing.T) {
 	}
 	if p := harness.PlanOf(t, plans, "OpenAPI", "pets"); p.Action != "wait" || !strings.Contains(p.Message, `ApplicationPlan "partners" limits or prices "showpet"`) {
 		t.Errorf("an operation removed under a plan's limit: %+v, want a wait naming the plan", p)
+	}
+
+	// Default credentials added to a Synced OpenAPI: its Product's update is planned (the Secret its
+	// policy reads is made in the diff's memory, not in the cluster), not a wait for that Secret.
+	open := openAPIObject(ns, "open-pets", openPetstore())
+	open.Spec.ActiveDoc = nil
+	harness.Create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "anonymous"}, StringData: map[string]string{"user_key": "k-123"}}, open)
+	waitOpenAPI(t, open, v1alpha1.ConditionSynced, "")
+	withKey := harness.AsFiles(ns, open)[0].(*v1alpha1.OpenAPI)
+	withKey.Spec.DefaultCredentials = &v1alpha1.OpenAPIDefaultCredentials{UserKeyRef: v1alpha1.LocalSecretKeyRef{Name: "anonymous", Key: "user_key"}}
+	plans, err = controllers.DiffObjects(context.Background(), harness.K8s, harness.Env.Scheme, ns, []client.Object{withKey}, controllers.DiffOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := harness.PlanOf(t, plans, "Product", "open-pets"); p.Action != "update" {
+		t.Errorf("the Product of an OpenAPI given default credentials: %s %s %s, want an update", p.Action, p.Reason, p.Message)
+	}
+	if err := harness.K8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "open-pets-default-credentials-policy"}, &corev1.Secret{}); err == nil {
+		t.Error("diff wrote the default credentials' Secret to the cluster")
 	}
 }
 
@@ -366,5 +445,69 @@ func TestAPathRenamedKeepsItsRule(t *testing.T) {
 	}
 	if len(rules) != 1 || !strings.HasPrefix(rules[0], "PATCH ") {
 		t.Errorf("writes to mapping rules %v, want one update", rules)
+	}
+}
+
+// TestAMethodAPlanOnlyIn3scaleUsesIsKept: a plan made in 3scale's admin portal (no ApplicationPlan in the
+// cluster) limits and prices an operation's method; the document drops the operation: the generated
+// Product waits (MetricStillLimited) naming the plan, the OpenAPI says so, and 3scale keeps the method,
+// the limit and the pricing rule (the rule of the operation goes). Once the plan lets go in 3scale, the
+// method goes too.
+func TestAMethodAPlanOnlyIn3scaleUsesIsKept(t *testing.T) {
+	ns, o := syncedPetstore(t)
+	ctx := context.Background()
+	var product v1alpha1.Product
+	if err := harness.K8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "pets"}, &product); err != nil {
+		t.Fatal(err)
+	}
+	ids, _ := methodIDs(ns)
+	var showPet int64
+	if _, err := fmt.Sscan(ids["showpet"], &showPet); err != nil {
+		t.Fatalf("the showpet method in 3scale: %v (%v)", err, ids)
+	}
+	byHand := harness.TenantClient(t, ns)
+	plan, err := byHand.CreatePlan(ctx, product.Status.ProductID, tsclient.PlanParams{Name: "Partners", SystemName: "partners"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	limit, err := byHand.CreateLimit(ctx, plan.ID, showPet, tsclient.LimitParams{Period: "day", Value: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	price, err := byHand.CreatePricingRule(ctx, plan.ID, showPet, tsclient.PricingRuleParams{Min: 1, Max: 10, CostPerUnit: "0.5"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := harness.WritesTo(ns)
+	harness.Update(t, o, func() {
+		o.Spec.Document = petstoreOpenAPI[:strings.Index(petstoreOpenAPI, "  /pets/{petId}:")] + petstoreOpenAPI[strings.Index(petstoreOpenAPI, "components:"):]
+	})
+	harness.WaitReason(t, &product, v1alpha1.ConditionOrphan, v1alpha1.ReasonMetricStillLimited)
+	msg := waitOpenAPI(t, o, v1alpha1.ConditionOrphan, v1alpha1.ReasonGeneratedWaiting)
+	if !strings.Contains(msg, `plan "partners" limits or prices method "showpet"`) {
+		t.Errorf("the OpenAPI's message %q, want the plan and the method named", msg)
+	}
+	for _, w := range harness.LastWrites(ns, harness.WritesTo(ns)-before) {
+		if strings.HasPrefix(w, "DELETE ") && (strings.Contains(w, "/methods/") || strings.Contains(w, "/metrics/") && !strings.Contains(w, "mapping_rules")) {
+			t.Errorf("a method or metric was deleted while a plan uses it: %s", w)
+		}
+	}
+	if ids, limits := methodIDs(ns); ids["showpet"] == "" || !strings.Contains(strings.Join(limits, " "), "partners/showpet/day=5") {
+		t.Errorf("3scale lost the method or its limit: methods %v, limits %v", ids, limits)
+	}
+	if n := harness.Sim.Count(ns, simulator.KindPricingRules); n != 1 {
+		t.Errorf("%d pricing rules in 3scale, want the partners plan's", n)
+	}
+
+	// The plan lets go in 3scale: the method goes.
+	if err := byHand.DeleteLimit(ctx, plan.ID, showPet, limit.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := byHand.DeletePricingRule(ctx, plan.ID, showPet, price.ID); err != nil {
+		t.Fatal(err)
+	}
+	waitOpenAPI(t, o, v1alpha1.ConditionSynced, "")
+	if ids, _ := methodIDs(ns); ids["showpet"] != "" {
+		t.Errorf("showpet is still in 3scale once no plan uses it: %v", ids)
 	}
 }

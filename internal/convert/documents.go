@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	"github.com/apimsync/apimsync/internal/operatorapi"
 )
 
 // documentKey is the key the conversion names when it cannot know it: a Secret's only key (which
@@ -189,6 +190,7 @@ func (c *converter) convertOpenAPI(it *item) {
 	o.Spec = v1alpha1.OpenAPISpec{DocumentRef: ref, CommonSpec: common(s.ProviderAccountRef, v1alpha1.DeletionPolicyDelete),
 		Conventions: v1alpha1.ConventionsThreescaleOperator, SystemName: info.systemName}
 	c.openAPISystemNameFindings(it, info)
+	c.openAPIPolicySecrets(it, s)
 	// 3scale-operator makes the gateway self-managed when either public base URL is set.
 	o.Spec.Deployment = &v1alpha1.DeploymentSpec{ApicastHosted: &v1alpha1.ApicastHostedSpec{}}
 	if s.StagingPublicBaseURL != nil || s.ProductionPublicBaseURL != nil {
@@ -219,13 +221,8 @@ func (c *converter) convertOpenAPI(it *item) {
 	if s.PrefixMatching != nil {
 		o.Spec.PrefixMatching = *s.PrefixMatching
 	}
-	if s.PrivateAPIHostHeader != nil {
-		c.dropped(it, "spec.privateAPIHostHeader", "apimsync's OpenAPI sets no host header on the Product it generates; "+
-			"use --expand-openapi (the generated Product keeps it), or a Product of your own")
-	}
-	if s.PrivateAPISecretToken != nil {
-		c.dropped(it, "spec.privateAPISecretToken", "apimsync's OpenAPI sets no secret token on the Product it generates (3scale keeps the one it has); "+
-			"use --expand-openapi (the generated Product keeps it), or a Product of your own")
+	if sec := c.openAPISecurity(it, s.PrivateAPIHostHeader, s.PrivateAPISecretToken); sec != nil {
+		o.Spec.Security = sec
 	}
 	if s.OIDC != nil {
 		o.Spec.OIDC, ok = c.openAPIOIDC(it, s.OIDC)
@@ -241,12 +238,54 @@ func (c *converter) convertOpenAPI(it *item) {
 	}
 	c.info(it, "spec.conventions", "ThreescaleOperator: the Backend, Product and ApplicationPlans %q generates are named as 3scale-operator named them "+
 		"(methods from operationIds, the servers' path in front of the patterns, the document's x-3scale-product and x-3scale-operation read as it reads them), "+
-		"so they adopt what it made in 3scale with no write; 3scale-operator left the order of mapping rules to chance, and apimsync sets them in the "+
-		"document's order (paths sorted, then verbs): rules out of that order are moved once", o.Name)
+		"so they adopt what it made in 3scale with no write; 3scale-operator left the order of mapping rules to chance, and apimsync leaves 3scale's "+
+		"order as it is unless a rule is last (x-3scale-operation), where the order changes what is counted: the document's order (paths sorted, "+
+		"then verbs) is then set, moving rules once", o.Name)
 	for _, generated := range append(prefixed("Product/", info.products), prefixed("Backend/", info.backends)...) {
 		c.info(it, "", "%s, which it generated, is replaced by what the apimsync OpenAPI generates", generated)
 	}
 	c.emit(it, o)
+}
+
+// openAPIPolicySecrets says which policies of the document read a Secret of another namespace than the
+// one the OpenAPI goes to: 3scale-operator reads it there, apimsync reads a policy's Secret in the
+// OpenAPI's namespace only, so the converted OpenAPI is Invalid until the document names one there.
+func (c *converter) openAPIPolicySecrets(it *item, s *srcOpenAPISpec) {
+	d, ok := c.openAPIDocument(it, s)
+	if !ok {
+		return
+	}
+	for i, p := range d.Product.Policies {
+		if ref := p.ConfigurationRef; ref != nil && ref.Namespace != "" && ref.Namespace != it.outNS {
+			c.changed(it, "spec.openapiRef", "the document's x-3scale-product.policies[%d] (%s) reads Secret %q of namespace %q: apimsync reads a policy's "+
+				"Secret in the OpenAPI's namespace only (%q), so the OpenAPI is Invalid until the document's configurationRef names one there: "+
+				"copy the Secret into %q and drop the namespace from the document", i, p.Name, ref.Name, ref.Namespace, it.outNS, it.outNS)
+		}
+	}
+}
+
+// openAPISecurity converts privateAPIHostHeader and privateAPISecretToken into spec.security; nil when
+// neither is set.
+func (c *converter) openAPISecurity(it *item, host, token *string) *v1alpha1.SecuritySpec {
+	sec := &v1alpha1.SecuritySpec{}
+	for _, f := range []struct {
+		field string
+		value *string
+		to    *string
+	}{{"privateAPIHostHeader", host, &sec.HostHeader}, {"privateAPISecretToken", token, &sec.SecretToken}} {
+		switch {
+		case f.value == nil || *f.value == "":
+		case tooLong(*f.value, 255):
+			c.dropped(it, "spec."+f.field, "longer than the 255 characters apimsync allows; left as 3scale has it")
+		default:
+			*f.to = *f.value
+			c.info(it, "spec."+f.field, "now spec.security")
+		}
+	}
+	if *sec == (v1alpha1.SecuritySpec{}) {
+		return nil
+	}
+	return sec
 }
 
 // openAPISystemNameFindings says whether the objects an apimsync OpenAPI generates adopt the ones
@@ -262,30 +301,30 @@ func (c *converter) openAPISystemNameFindings(it *item, info *openAPIInfo) {
 	c.info(it, "spec.systemName", "%q, the system name 3scale-operator gave the generated Product and Backend (from %s)", info.systemName, info.sysSource)
 }
 
-// openAPIOIDC converts an OpenAPI's OIDC settings: apimsync takes only the issuer.
+// openAPIOIDC converts an OpenAPI's OIDC settings as 3scale-operator's OpenAPI reads them: the issuer, the
+// flows and the client id's claim. Its credentials, security and gatewayResponse it does not read (the
+// generated Product's security is spec.privateAPIHostHeader and spec.privateAPISecretToken): dropped,
+// saying so.
 func (c *converter) openAPIOIDC(it *item, o *srcOIDC) (*v1alpha1.OpenAPIOIDCSpec, bool) {
 	const path = "spec.oidc"
-	if o.IssuerType != "keycloak" && o.IssuerType != "rest" {
-		c.skip(it, path+".issuerType", "%q is neither keycloak nor rest", o.IssuerType)
-		return nil, false
+	for _, f := range []struct {
+		field string
+		set   bool
+	}{{"credentials", o.Credentials != nil}, {"security", o.Security != nil}, {"gatewayResponse", o.GatewayResponse != nil}} {
+		if f.set {
+			c.dropped(it, path+"."+f.field, "3scale-operator's OpenAPI does not read it either (the generated Product's upstream security is "+
+				"spec.privateAPIHostHeader and spec.privateAPISecretToken): what runs in 3scale does not have it")
+		}
 	}
-	endpoint, ref, ok := c.issuer(it, path, o)
+	src := *o
+	src.Gateway = operatorapi.Gateway{}
+	var unmanaged []string // the flows left unset are 3scale-operator's too: none (the import's conventions)
+	auth, ok := c.oidc(it, path, &src, &unmanaged)
 	if !ok {
 		return nil, false
 	}
-	drop := func(field string, set bool) {
-		if set {
-			c.dropped(it, path+"."+field, "apimsync's OpenAPI takes only the issuer (issuerType, issuerEndpoint or issuerEndpointRef); "+
-				"use --expand-openapi (the generated Product keeps it), or a Product of your own")
-		}
-	}
-	drop("authenticationFlow", o.AuthenticationFlow != nil)
-	drop("jwtClaimWithClientID", o.JWTClaimWithClientID != nil)
-	drop("jwtClaimWithClientIDType", o.JWTClaimWithClientIDType != nil)
-	drop("credentials", o.Credentials != nil)
-	drop("security", o.Security != nil)
-	drop("gatewayResponse", o.GatewayResponse != nil)
-	return &v1alpha1.OpenAPIOIDCSpec{IssuerType: o.IssuerType, IssuerEndpoint: endpoint, IssuerEndpointRef: ref}, true
+	return &v1alpha1.OpenAPIOIDCSpec{IssuerType: auth.IssuerType, IssuerEndpoint: auth.IssuerEndpoint, IssuerEndpointRef: auth.IssuerEndpointRef,
+		AuthenticationFlow: auth.AuthenticationFlow, JWTClaimWithClientID: auth.JWTClaimWithClientID, JWTClaimWithClientIDType: auth.JWTClaimWithClientIDType}, true
 }
 
 func prefixed(prefix string, names []string) []string {

@@ -180,23 +180,42 @@ func (c *converter) openAPISystemName(it *item, s *srcOpenAPISpec) (systemName, 
 	if s.ProductSystemName != nil && *s.ProductSystemName != "" {
 		return *s.ProductSystemName, "spec.productSystemName"
 	}
+	d, ok := c.openAPIDocument(it, s)
+	if !ok || d.Info.Title == "" {
+		return "", ""
+	}
+	return nonWord.ReplaceAllString(d.Info.Title, "_"), "the title of the document in Secret " + s.OpenAPIRef.SecretRef.Name
+}
+
+// openAPIHead is what the conversion reads of an OpenAPI document: its title, and the Secrets its
+// x-3scale-product's policies read.
+type openAPIHead struct {
+	Info struct {
+		Title string `json:"title"`
+	} `json:"info"`
+	Product struct {
+		Policies []struct {
+			Name             string `json:"name"`
+			ConfigurationRef *struct {
+				Name      string `json:"name"`
+				Namespace string `json:"namespace"`
+			} `json:"configurationRef"`
+		} `json:"policies"`
+	} `json:"x-3scale-product"`
+}
+
+// openAPIDocument reads an OpenAPI's document when its Secret is in the input; false otherwise.
+func (c *converter) openAPIDocument(it *item, s *srcOpenAPISpec) (openAPIHead, bool) {
+	var d openAPIHead
 	ref := s.OpenAPIRef.SecretRef
 	if ref == nil || ref.Name == "" {
-		return "", ""
+		return d, false
 	}
 	_, doc, n, found := c.secretDocument(cmp.Or(ref.Namespace, it.namespace), ref.Name)
 	if !found || n != 1 {
-		return "", ""
+		return d, false
 	}
-	var d struct {
-		Info struct {
-			Title string `json:"title"`
-		} `json:"info"`
-	}
-	if err := yaml.Unmarshal([]byte(doc), &d); err != nil || d.Info.Title == "" {
-		return "", ""
-	}
-	return nonWord.ReplaceAllString(d.Info.Title, "_"), "the title of the document in Secret " + ref.Name
+	return d, yaml.Unmarshal([]byte(doc), &d) == nil
 }
 
 // secretDocument returns the only key of a Secret of the input, and its value: 3scale-operator reads an

@@ -1,11 +1,13 @@
 package convert
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	. "github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
@@ -99,7 +101,10 @@ func TestConvertKinds(t *testing.T) {
 			ObjectMeta: meta("apis", "openapi-example", nil),
 			Spec: OpenAPISpec{Conventions: ConventionsThreescaleOperator, DocumentRef: &DocumentRef{ConfigMapKeyRef: &LocalSecretKeyRef{Name: "openapi-example-openapi", Key: "openapi"}},
 				Deployment: &DeploymentSpec{ApicastHosted: &ApicastHostedSpec{}},
-				OIDC:       &OpenAPIOIDCSpec{IssuerType: "keycloak", IssuerEndpointRef: &LocalSecretKeyRef{Name: "my-secret", Key: "issuerEndpoint"}},
+				OIDC: &OpenAPIOIDCSpec{IssuerType: "keycloak", IssuerEndpointRef: &LocalSecretKeyRef{Name: "my-secret", Key: "issuerEndpoint"},
+					AuthenticationFlow:   &OIDCAuthenticationFlowSpec{StandardFlowEnabled: true, ImplicitFlowEnabled: true, ServiceAccountsEnabled: true, DirectAccessGrantsEnabled: true},
+					JWTClaimWithClientID: "azp", JWTClaimWithClientIDType: "plain"},
+				Security:   &SecuritySpec{HostHeader: "petstore.internal", SecretToken: "xxxx"},
 				CommonSpec: adopt}}},
 		{name: "a Tenant", input: []string{"tenants.yaml"}, want: &Tenant{TypeMeta: typeMeta("Tenant"),
 			ObjectMeta: meta("operator", "ecorp-tenant", nil),
@@ -130,5 +135,32 @@ func TestConvertKinds(t *testing.T) {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestOpenAPIPolicySecretOfAnotherNamespace: a document whose x-3scale-product policy reads a Secret of
+// another namespace (as 3scale-operator allows) is converted with a finding that says the OpenAPI will be
+// Invalid until the Secret is in its own namespace; one of its own namespace says nothing.
+func TestOpenAPIPolicySecretOfAnotherNamespace(t *testing.T) {
+	doc := "openapi: 3.0.3\ninfo: {title: Pets, version: '1'}\npaths: {}\nx-3scale-product:\n  policies:\n" +
+		"    - {name: headers, version: builtin, configurationRef: {name: shared-headers, namespace: platform}}\n" +
+		"    - {name: cors, version: builtin, configurationRef: {name: cors, namespace: apis}}\n"
+	in := []*unstructured.Unstructured{
+		{Object: map[string]any{"apiVersion": "capabilities.3scale.net/v1beta1", "kind": "OpenAPI",
+			"metadata": map[string]any{"name": "pets", "namespace": "apis"}, "spec": map[string]any{"openapiRef": map[string]any{"secretRef": map[string]any{"name": "pets-doc"}}}}},
+		{Object: map[string]any{"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": "pets-doc", "namespace": "apis"},
+			"stringData": map[string]any{"pets.yaml": doc}}},
+	}
+	res, err := Convert(in, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Finding{Object: "OpenAPI/pets", Namespace: "apis", Field: "spec.openapiRef", Severity: SeverityChanged,
+		Message: `x-3scale-product.policies[0] (headers) reads Secret "shared-headers" of namespace "platform"`}
+	if !hasFinding(res.Findings, want) {
+		t.Errorf("no finding %s\n%s", want, findingsOf(res.Findings, "OpenAPI/pets"))
+	}
+	if strings.Contains(findingsOf(res.Findings, "OpenAPI/pets"), "policies[1]") {
+		t.Errorf("a policy Secret of the OpenAPI's own namespace was reported:\n%s", findingsOf(res.Findings, "OpenAPI/pets"))
 	}
 }

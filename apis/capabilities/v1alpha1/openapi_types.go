@@ -96,6 +96,13 @@ type OpenAPISpec struct {
 	// +optional
 	Deployment *DeploymentSpec `json:"deployment,omitempty"`
 
+	// Security is the generated Product's upstream security: the Host header the gateway sends upstream
+	// and its secret token (3scale-operator's privateAPIHostHeader and privateAPISecretToken; toolbox's
+	// --backend-api-host-header and --backend-api-secret-token), under whichever authentication the
+	// document asks for (user key when it asks for none).
+	// +optional
+	Security *SecuritySpec `json:"security,omitempty"`
+
 	// OIDC says where the OpenID Connect provider is, for a document whose security is OpenID Connect or
 	// OAuth 2.0 (required then).
 	// +optional
@@ -127,6 +134,18 @@ type OpenAPIOIDCSpec struct {
 	// IssuerEndpointRef takes the issuer endpoint from a Secret key of this namespace.
 	// +optional
 	IssuerEndpointRef *LocalSecretKeyRef `json:"issuerEndpointRef,omitempty"`
+	// AuthenticationFlow, when set, is the OAuth 2.0 flows the provider's clients allow, instead of the
+	// ones the document's OAuth 2.0 scheme lists (an OpenID Connect scheme lists none: standard flow).
+	// +optional
+	AuthenticationFlow *OIDCAuthenticationFlowSpec `json:"authenticationFlow,omitempty"`
+	// JWTClaimWithClientID is the JWT claim that holds the client id (as Product.spec). Default: azp.
+	// +kubebuilder:validation:MaxLength=255
+	// +optional
+	JWTClaimWithClientID string `json:"jwtClaimWithClientID,omitempty"`
+	// JWTClaimWithClientIDType: "plain" (a claim name) or "liquid" (a Liquid template). Default: plain.
+	// +kubebuilder:validation:Enum=plain;liquid
+	// +optional
+	JWTClaimWithClientIDType string `json:"jwtClaimWithClientIDType,omitempty"`
 }
 
 // OpenAPIActiveDocSpec is the ActiveDoc generated from the document.

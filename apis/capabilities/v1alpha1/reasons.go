@@ -92,6 +92,9 @@ const (
 	// ReasonMetricInUseByGateway: a metric or method removed from the spec is kept by 3scale while the
 	// latest staging or production configuration still counts it; waits for production to move on.
 	ReasonMetricInUseByGateway = "MetricInUseByGateway"
+	// ReasonMetricStillLimited: a metric or method removed from the spec is kept while a plan of 3scale
+	// still limits or prices it (3scale would delete those with it); waits, naming the plans.
+	ReasonMetricStillLimited = "MetricStillLimited"
 )
 
 // Reasons and Events of Products: lifecycle and promotion.

@@ -163,7 +163,7 @@ func (s *Syncer) Update(ctx context.Context, b *v1alpha1.Backend, sess *engine.S
 	if err := children.Upsert(ctx, sess.Remote, scope, snap.Children, want); err != nil {
 		return nil, err
 	}
-	err := children.Remove(ctx, sess.Remote, scope, snap.Children, want)
+	err := children.Remove(ctx, sess.Remote, scope, snap.Children, want, sess.Remote.ListAllPlans)
 	children.RecordMetrics(&b.Status.CommonStatus, snap.Children)
 	if err != nil {
 		return nil, err

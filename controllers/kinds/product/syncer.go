@@ -469,7 +469,8 @@ func (s *Syncer) Update(ctx context.Context, p *v1alpha1.Product, sess *engine.S
 	}
 	// Last: porta refuses to delete a metric that the latest staging or production configuration counts,
 	// so its removal waits for the deploy (and the promotion) above.
-	err := children.Remove(ctx, c, tsclient.ProductScope(id), snap.Children, want)
+	err := children.Remove(ctx, c, tsclient.ProductScope(id), snap.Children, want,
+		func(ctx context.Context) ([]tsclient.ApplicationPlan, error) { return c.ListPlans(ctx, id) })
 	children.RecordMetrics(&p.Status.CommonStatus, snap.Children)
 	if err != nil {
 		return nil, err

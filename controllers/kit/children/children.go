@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
 	tsclient "github.com/apimsync/apimsync/client"
@@ -139,7 +140,16 @@ func UpToDate(snap *Snapshot, want Spec) bool {
 			return false
 		}
 	}
-	return rulesInOrder(snap.Rules, want.Rules, snap.MetricID) < 0
+	return !orderMatters(want.Rules) || rulesInOrder(snap.Rules, want.Rules, snap.MetricID) < 0
+}
+
+// orderMatters reports whether the order of mapping rules changes what 3scale counts: only a rule marked
+// last stops the rules after it from matching; without one, every rule that matches a call counts it,
+// in whatever order. So 3scale's order is made the spec's only then: a product whose rules were written in
+// another order (3scale-operator generates an OpenAPI's rules in Go's random map order) is left as it
+// is, with no write.
+func orderMatters(want []v1alpha1.MappingRuleSpec) bool {
+	return slices.ContainsFunc(want, func(w v1alpha1.MappingRuleSpec) bool { return w.Last })
 }
 
 // rulesInOrder compares the order of the remote rules (by position, then id) with the spec's and
@@ -299,11 +309,37 @@ func removalsPending(snap *Snapshot, want Spec) bool {
 	return false
 }
 
-// Remove deletes the metrics and methods the spec no longer has, methods first. porta refuses
-// to delete one that the latest staging or production configuration of a product still counts with a
-// mapping rule (Metric#avoid_destruction, app/models/metric.rb:224-242): that refusal is a wait (reason
-// MetricInUseByGateway), never Invalid, whose message says what lets it go.
-func Remove(ctx context.Context, c *tsclient.Client, scope tsclient.Scope, snap *Snapshot, want Spec) error {
+// Plans lists the application plans that may limit or price a scope's metrics and methods: a product's
+// own plans for its metrics, every plan of the tenant for a backend's (any product using it may).
+type Plans func(ctx context.Context) ([]tsclient.ApplicationPlan, error)
+
+// Remove deletes the metrics and methods the spec no longer has, methods first. Two things keep one:
+//   - a plan still limits or prices it: porta would delete those limits and pricing rules with it
+//     (Metric has_many usage_limits and pricing_rules, dependent: :destroy, app/models/metric.rb), so it is
+//     kept, and the object waits (reason MetricStillLimited) naming the plans, until none does. Checked
+//     from what 3scale holds now, whoever made the plan (an ApplicationPlan, the admin portal): reads
+//     the plans' limits and pricing rules, only when something is to be removed.
+//   - porta refuses to delete one that the latest staging or production configuration of a product still
+//     counts with a mapping rule (Metric#avoid_destruction, app/models/metric.rb:224-242): that refusal is
+//     a wait (reason MetricInUseByGateway), never Invalid, whose message says what lets it go.
+func Remove(ctx context.Context, c *tsclient.Client, scope tsclient.Scope, snap *Snapshot, want Spec, plans Plans) error {
+	removed := map[int64]string{} // id → "method x" / "metric x"
+	for name, m := range snap.Methods {
+		if _, ok := want.Methods[name]; !ok {
+			removed[m.ID] = fmt.Sprintf("method %q", name)
+		}
+	}
+	for name, m := range snap.Metrics {
+		if _, ok := want.Metrics[name]; !ok && name != HitsMetric {
+			removed[m.ID] = fmt.Sprintf("metric %q", name)
+		}
+	}
+	if len(removed) == 0 {
+		return nil
+	}
+	if err := checkNotLimited(ctx, c, plans, removed); err != nil {
+		return err
+	}
 	hits := snap.HitsID()
 	inUse := func(kind, name string, err error) error {
 		if tsclient.IsInUse(err) {
@@ -330,6 +366,46 @@ func Remove(ctx context.Context, c *tsclient.Client, scope tsclient.Scope, snap 
 		}
 	}
 	return nil
+}
+
+// checkNotLimited returns a wait naming the plans that limit or price a metric or method about to be
+// removed (by id), nil when none does.
+func checkNotLimited(ctx context.Context, c *tsclient.Client, plans Plans, removed map[int64]string) error {
+	all, err := plans(ctx)
+	if err != nil {
+		return fmt.Errorf("cannot list the plans that may limit what is removed: %w", err)
+	}
+	var held []string
+	for _, p := range all {
+		limits, err := c.ListLimits(ctx, p.ID)
+		if err != nil {
+			return fmt.Errorf("cannot list the limits of plan %q: %w", p.SystemName, err)
+		}
+		rules, err := c.ListPricingRules(ctx, p.ID)
+		if err != nil {
+			return fmt.Errorf("cannot list the pricing rules of plan %q: %w", p.SystemName, err)
+		}
+		uses := map[string]bool{}
+		for _, l := range limits {
+			if what, ok := removed[l.MetricID]; ok {
+				uses[what] = true
+			}
+		}
+		for _, r := range rules {
+			if what, ok := removed[r.MetricID]; ok {
+				uses[what] = true
+			}
+		}
+		for _, what := range kit.SortedKeys(uses) {
+			held = append(held, fmt.Sprintf("plan %q limits or prices %s", p.SystemName, what))
+		}
+	}
+	if len(held) == 0 {
+		return nil
+	}
+	slices.Sort(held)
+	return engine.Waiting(v1alpha1.ReasonMetricStillLimited, "nothing is removed while a plan still uses it (3scale would delete the plan's limits and pricing rules with it): %s; "+
+		"remove those limits and pricing rules from the plan (its ApplicationPlan, or in the admin portal), and the removal goes on", strings.Join(held, ", "))
 }
 
 // syncMappingRules creates, updates and deletes mapping rules; a rule is identified by method, pattern and
@@ -370,9 +446,10 @@ func syncMappingRules(ctx context.Context, c *tsclient.Client, scope tsclient.Sc
 			}
 		}
 	}
-	// Then the order: from the first rule out of place on, each gets its position in the spec (porta
-	// moves the rule there and shifts the others, so setting them in spec order leaves the spec's order).
-	if first := rulesInOrder(kept, want, snap.MetricID); first >= 0 {
+	// Then the order, where it matters: from the first rule out of place on, each gets its position in the
+	// spec (porta moves the rule there and shifts the others, so setting them in spec order leaves the
+	// spec's order).
+	if first := rulesInOrder(kept, want, snap.MetricID); first >= 0 && orderMatters(want) {
 		for i := first; i < len(want); i++ {
 			w := want[i]
 			p := tsclient.MappingRuleParams{HTTPMethod: w.HTTPMethod, Pattern: w.Pattern, MetricID: kept[i].MetricID, Delta: int64(increment(w)),
