@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -204,12 +205,18 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) error
 	// the in-use finalizer, so that the many unrelated Secrets of a cluster cost nothing.
 	finalizer := SecretInUseFinalizerFor(opts.WatchLabelSelector)
 	carriesFinalizer := predicate.NewPredicateFuncs(func(o client.Object) bool {
-		return controllerutil.ContainsFinalizer(o, finalizer)
+		return controllerutil.ContainsFinalizer(o, finalizer) || !o.GetDeletionTimestamp().IsZero() && carriesInUseFinalizer(o)
 	})
 	b := ctrl.NewControllerManagedBy(mgr).For(&corev1.Secret{}, builder.OnlyMetadata, builder.WithPredicates(carriesFinalizer)).
 		Named("provideraccount").WithOptions(sh.ctrlOpts())
 	for _, o := range syncedKinds() {
 		b = b.Watches(o, handler.EnqueueRequestsFromMapFunc(secretsOf), builder.WithPredicates(secretUseChanged))
 	}
-	return b.Complete(&SecretReconciler{Client: mgr.GetClient(), Metadata: mgr.GetCache(), Finalizer: finalizer})
+	return b.Complete(&SecretReconciler{Client: mgr.GetClient(), Metadata: mgr.GetCache(), Finalizer: finalizer, Uncached: mgr.GetAPIReader()})
+}
+
+// carriesInUseFinalizer reports whether a Secret carries any manager's in-use finalizer (a shard's, or the
+// unsharded manager's): one being deleted comes to every manager, which removes those no object needs.
+func carriesInUseFinalizer(o client.Object) bool {
+	return slices.ContainsFunc(o.GetFinalizers(), isInUseFinalizer)
 }

@@ -2,6 +2,8 @@ package controllers
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -30,6 +32,10 @@ type SecretReconciler struct {
 	Metadata client.Reader
 	// Finalizer is this manager's in-use finalizer (SecretInUseFinalizerFor); default SecretInUseFinalizer.
 	Finalizer string
+	// Uncached reads every apimsync object of a namespace, whatever shard it is in (the manager's API
+	// reader): whether a Secret being deleted is still read by anyone, when it carries another manager's
+	// in-use finalizer (retiredFinalizers). Nil: never checked.
+	Uncached client.Reader
 }
 
 func (r *SecretReconciler) finalizer() string {
@@ -57,15 +63,25 @@ func (r *SecretReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 		return ctrl.Result{}, err
 	}
 	has := controllerutil.ContainsFinalizer(secret, r.finalizer())
-	if inUse == has || (inUse && !secret.DeletionTimestamp.IsZero()) {
+	var retired []string
+	if !inUse && !secret.DeletionTimestamp.IsZero() {
+		if retired, err = r.retiredFinalizers(ctx, secret); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	if (inUse == has || (inUse && !secret.DeletionTimestamp.IsZero())) && len(retired) == 0 {
 		return ctrl.Result{}, nil // a finalizer cannot be added to an object being deleted
 	}
 	// Optimistic lock: a finalizer list patched from a stale copy must never drop another's finalizer.
 	patch := client.MergeFromWithOptions(secret.DeepCopy(), client.MergeFromWithOptimisticLock{})
-	if inUse {
+	switch {
+	case inUse && secret.DeletionTimestamp.IsZero():
 		controllerutil.AddFinalizer(secret, r.finalizer())
-	} else {
+	case !inUse:
 		controllerutil.RemoveFinalizer(secret, r.finalizer())
+	}
+	for _, f := range retired {
+		controllerutil.RemoveFinalizer(secret, f)
 	}
 	if err := r.Client.Patch(ctx, secret, patch); err != nil && !apierrors.IsNotFound(err) {
 		if apierrors.IsConflict(err) {
@@ -95,4 +111,43 @@ func (r *SecretReconciler) inUse(ctx context.Context, secret client.Object) (boo
 		}
 	}
 	return false, nil
+}
+
+// retiredFinalizers are the other managers' in-use finalizers on a Secret being deleted that no apimsync
+// object still needs: those of shards retired (stopped for good, or given another selector) or of the
+// manager before sharding, which no live manager would ever remove, and which would keep the Secret
+// forever. A finalizer says a manager's objects read the Secret, so it goes only when no object of the
+// namespace with its remote-cleanup finalizer reads it, whatever shard it is in: read from the API server,
+// not from this shard's cache. Any manager may then remove them; a live one whose objects read the Secret
+// keeps its finalizer. None without Uncached, or without such finalizers (no read then).
+func (r *SecretReconciler) retiredFinalizers(ctx context.Context, secret client.Object) ([]string, error) {
+	var others []string
+	for _, f := range secret.GetFinalizers() {
+		if f != r.finalizer() && isInUseFinalizer(f) {
+			others = append(others, f)
+		}
+	}
+	if len(others) == 0 || r.Uncached == nil {
+		return nil, nil
+	}
+	for _, k := range kinds {
+		list := k.NewList()
+		if err := r.Uncached.List(ctx, list, client.InNamespace(secret.GetNamespace())); err != nil {
+			return nil, err
+		}
+		used := false
+		_ = kit.ForEachItem(list, func(o client.Object) {
+			used = used || controllerutil.ContainsFinalizer(o, engine.Finalizer) && slices.Contains(secretRefs(o), secret.GetName())
+		})
+		if used {
+			return nil, nil
+		}
+	}
+	return others, nil
+}
+
+// isInUseFinalizer reports whether f is a manager's in-use finalizer: the unsharded manager's, or a
+// shard's (SecretInUseFinalizerFor).
+func isInUseFinalizer(f string) bool {
+	return f == SecretInUseFinalizer || strings.HasPrefix(f, SecretInUseFinalizer+"-")
 }

@@ -246,3 +246,67 @@ func TestMoveBetweenShardsCostsNoCall(t *testing.T) {
 		t.Errorf("%d calls to 3scale after the move, want 0: %+v", st.Total, st.Calls)
 	}
 }
+
+// TestARetiredShardsFinalizerDoesNotKeepTheSecret: a shard stopped for good leaves its in-use finalizer on
+// the provider-account Secret, which no live manager would remove. Once its objects are relabelled to
+// shard b, deleting the Secret keeps it (and both finalizers) while b's Backend still reads it; deleting
+// that Backend then cleans 3scale up, and b removes its own finalizer and the retired shard's: the Secret
+// goes.
+func TestARetiredShardsFinalizerDoesNotKeepTheSecret(t *testing.T) {
+	sim, ns, secret := tenantNamespace(t, "retired")
+	ctx := context.Background()
+	b := backend(ns.Name, "pets", "a")
+	if err := env.Client.Create(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	finalizerA := controllers.SecretInUseFinalizerFor(labels.SelectorFromSet(labels.Set{"apimsync.io/shard": "a"}))
+	finalizerB := controllers.SecretInUseFinalizerFor(labels.SelectorFromSet(labels.Set{"apimsync.io/shard": "b"}))
+	finalizers := func() ([]string, error) {
+		var s corev1.Secret
+		err := env.Client.Get(ctx, client.ObjectKeyFromObject(secret), &s)
+		return slices.Sorted(slices.Values(s.Finalizers)), err
+	}
+	secretHas := func(want ...string) func() string {
+		return func() string {
+			if got, err := finalizers(); err != nil || !slices.Equal(got, slices.Sorted(slices.Values(want))) {
+				return fmt.Sprintf("Secret finalizers %v (%v), want %v", got, err, want)
+			}
+			return ""
+		}
+	}
+	stopA := startShard(t, "apimsync.io/shard=a")
+	eventually(t, func() string { return synced(b) })
+	eventually(t, secretHas(finalizerA))
+	stopA() // retired: its finalizer stays
+
+	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(b), b); err != nil {
+		t.Fatal(err)
+	}
+	b.Labels["apimsync.io/shard"] = "b"
+	if err := env.Client.Update(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	stopB := startShard(t, "apimsync.io/shard=b")
+	defer stopB()
+	eventually(t, secretHas(finalizerA, finalizerB))
+
+	if err := env.Client.Delete(ctx, secret); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Second) // shard b looks at the Secret being deleted: its Backend still reads it
+	if msg := secretHas(finalizerA, finalizerB)(); msg != "" {
+		t.Errorf("while shard b's Backend reads the Secret being deleted: %s", msg)
+	}
+	if err := env.Client.Delete(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, func() string {
+		if got, err := finalizers(); err == nil {
+			return fmt.Sprintf("the Secret is still there, finalizers %v", got)
+		}
+		return ""
+	})
+	if got := sim.Count("acme", simulator.KindBackendAPIs); got != 0 {
+		t.Errorf("%d backends left in 3scale, want the Backend's deleted", got)
+	}
+}
