@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/apimsync/apimsync/controllers"
 	"github.com/apimsync/apimsync/controllers/internal/harness"
 	"github.com/apimsync/apimsync/controllers/openapi"
+	"github.com/apimsync/apimsync/controllers/plugin"
 	"github.com/apimsync/apimsync/test/simulator"
 )
 
@@ -157,6 +159,80 @@ func TestOpenAPIExtensions(t *testing.T) {
 		}
 		return ""
 	})
+}
+
+// TestARenameKeepsPricingRulesInFewWrites: the extended document prices listPets' method in the gold
+// plan as well as limiting it in basic; listPets renamed findPets keeps the method (its id), and the
+// limits and pricing rules on it, the very ones (their ids) with the same values, in 3scale. The rename is
+// two writes: the method's update (its friendly name, the operationId under 3scale-operator's
+// conventions) and staging's deploy; nothing is deleted, and no method, metric, limit or pricing rule is
+// created.
+func TestARenameKeepsPricingRulesInFewWrites(t *testing.T) {
+	ns := harness.NewNamespace(t)
+	hits := "          metricMethodRef: {systemName: hits, backend: Pet_Store}\n"
+	doc := strings.Replace(extendedDocument(t), hits, hits+`        - {from: 1, to: 100, pricePerUnit: "0.10", metricMethodRef: {systemName: listpets}}`+"\n", 1)
+	o := openAPIObject(ns, "pets", doc)
+	o.Spec.ActiveDoc = nil
+	o.Spec.Conventions = v1alpha1.ConventionsThreescaleOperator
+	o.Spec.SystemName = "Pet_Store"
+	harness.Create(t, harness.DefaultSecret(ns), &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "pets-headers"},
+		StringData: map[string]string{"configuration": "{}"}}, o)
+	waitOpenAPI(t, o, v1alpha1.ConditionSynced, "")
+	ids, _ := methodIDs(ns)
+	plans := onPlans(ns)
+	if got := strings.Join(plans, " "); !strings.Contains(got, "basic/listpets/day=1000") || !strings.Contains(got, "gold/listpets/1-100=0.1") {
+		t.Fatalf("limits and pricing rules in 3scale %v, want basic's limit and gold's price on listpets", plans)
+	}
+
+	before := harness.WritesTo(ns)
+	harness.Update(t, o, func() { o.Spec.Document = strings.Replace(doc, "operationId: listPets", "operationId: findPets", 1) })
+	waitOpenAPI(t, o, v1alpha1.ConditionSynced, "")
+	if after, _ := methodIDs(ns); after["listpets"] != ids["listpets"] || after["findpets"] != "" {
+		t.Errorf("after the rename, method ids %v, want listpets kept (%s) and no findpets", after, ids["listpets"])
+	}
+	for _, m := range harness.Sim.Objects(ns, simulator.KindMethods) {
+		if m["system_name"] == "listpets" && m["friendly_name"] != "findPets" {
+			t.Errorf("the listpets method's friendly name is %v, want findPets", m["friendly_name"])
+		}
+	}
+	if after := onPlans(ns); strings.Join(after, " ") != strings.Join(plans, " ") {
+		t.Errorf("limits and pricing rules after the rename %v, want %v", after, plans)
+	}
+	writes := harness.LastWrites(ns, harness.WritesTo(ns)-before)
+	for _, w := range writes {
+		created := strings.HasPrefix(w, "POST ") && (strings.HasSuffix(w, "/metrics.json") || strings.HasSuffix(w, "/methods.json") ||
+			strings.HasSuffix(w, "/limits.json") || strings.HasSuffix(w, "/pricing_rules.json"))
+		if strings.HasPrefix(w, "DELETE ") || created {
+			t.Errorf("the rename made %s", w)
+		}
+	}
+	// The method's update, and staging's deploy it owes: the Product's gateway state counts its methods'
+	// friendly names, though porta's configuration of the gateway has none (the deploy makes no new
+	// staging version).
+	want := []string{"PUT /admin/api/services/{service_id}/metrics/{metric_id}/methods/{id}.json", "POST /admin/api/services/{service_id}/proxy/deploy.json"}
+	if strings.Join(writes, ", ") != strings.Join(want, ", ") {
+		t.Errorf("the rename wrote %v, want %v", writes, want)
+	}
+}
+
+// onPlans lists a tenant's limits ("#id plan/method/period=value") and pricing rules ("#id
+// plan/method/min-max=cost"), ids included: the same list is the same rules, not new ones alike.
+func onPlans(ns string) []string {
+	names, plans := map[string]string{}, map[string]string{}
+	for _, m := range harness.Sim.Objects(ns, simulator.KindMetrics) {
+		names[fmt.Sprint(m["id"])] = fmt.Sprint(m["system_name"])
+	}
+	for _, p := range harness.Sim.Objects(ns, simulator.KindPlans) {
+		plans[fmt.Sprint(p["id"])] = fmt.Sprint(p["system_name"])
+	}
+	var out []string
+	for _, l := range harness.Sim.Objects(ns, simulator.KindLimits) {
+		out = append(out, fmt.Sprintf("#%v %s/%s/%v=%v", l["id"], plans[fmt.Sprint(l["plan_id"])], names[fmt.Sprint(l["metric_id"])], l["period"], l["value"]))
+	}
+	for _, p := range harness.Sim.Objects(ns, simulator.KindPricingRules) {
+		out = append(out, fmt.Sprintf("#%v %s/%s/%v-%v=%v", p["id"], plans[fmt.Sprint(p["plan_id"])], names[fmt.Sprint(p["metric_id"])], p["min"], p["max"], p["cost_per_unit"]))
+	}
+	return out
 }
 
 // TestBadInputWritesNothing: each bad input makes the OpenAPI Invalid, saying what to change, and nothing
@@ -304,31 +380,74 @@ func syncedPetstore(t *testing.T) (string, *v1alpha1.OpenAPI) {
 }
 
 // TestDiffOfAnOpenAPI: kubectl apimsync diff of an OpenAPI whose document changed lists the operations
-// and methods added, changed and removed, and plans what it generates against 3scale, writing nothing;
-// an operation removed while a hand-made plan limits its method is planned as the wait it would be.
+// and methods added, changed and removed (an operation added and a summary changed; an operation removed;
+// an operation's path, its verb, or what its rule counts changed), and plans the exact writes to 3scale
+// the generated Product would make, writing nothing; an operation removed while a hand-made plan limits
+// its method is planned as the wait it would be.
 func TestDiffOfAnOpenAPI(t *testing.T) {
 	ns, o := syncedPetstore(t)
 	before := harness.WritesTo(ns)
 
-	changed := harness.AsFiles(ns, o)[0].(*v1alpha1.OpenAPI)
-	changed.Spec.Document = strings.Replace(strings.Replace(petstoreOpenAPI, "summary: List pets", "summary: List all pets", 1),
-		"  /pets/{petId}:", `  /stores:
+	diff := func(doc string) []plugin.Plan {
+		t.Helper()
+		changed := harness.AsFiles(ns, o)[0].(*v1alpha1.OpenAPI)
+		changed.Spec.Document = doc
+		plans, err := controllers.DiffObjects(context.Background(), harness.K8s, harness.Env.Scheme, ns, []client.Object{changed}, controllers.DiffOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return plans
+	}
+	const (
+		method = "/admin/api/services/{service_id}/metrics/{metric_id}/methods"
+		rule   = "/admin/api/services/{service_id}/proxy/mapping_rules"
+		deploy = "POST /admin/api/services/{service_id}/proxy/deploy.json"
+	)
+	withoutShowPet := petstoreOpenAPI[:strings.Index(petstoreOpenAPI, "  /pets/{petId}:")] + petstoreOpenAPI[strings.Index(petstoreOpenAPI, "components:"):]
+	for _, c := range []struct {
+		name, doc       string
+		details, writes []string
+	}{
+		{"an operation added, a summary changed", strings.Replace(strings.Replace(petstoreOpenAPI, "summary: List pets", "summary: List all pets", 1),
+			"  /pets/{petId}:", `  /stores:
     get:
       operationId: listStores
       responses:
         "200": {description: the stores}
-  /pets/{petId}:`, 1)
-	plans, err := controllers.DiffObjects(context.Background(), harness.K8s, harness.Env.Scheme, ns, []client.Object{changed}, controllers.DiffOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := harness.PlanOf(t, plans, "OpenAPI", "pets")
-	want := []string{`method added: liststores ("listStores")`, `method changed: listpets ("List all pets", was "List pets")`, "operation added: GET /stores$, counted on liststores"}
-	if strings.Join(p.Details, "\n") != strings.Join(want, "\n") {
-		t.Errorf("OpenAPI details:\n%s\nwant:\n%s", strings.Join(p.Details, "\n"), strings.Join(want, "\n"))
-	}
-	if product := harness.PlanOf(t, plans, "Product", "pets"); product.Action != "update" || len(product.Writes) < 3 {
-		t.Errorf("the generated Product's plan: %s, %d writes; want the new method, its rule and the renamed one", product.Action, len(product.Writes))
+  /pets/{petId}:`, 1),
+			[]string{`method added: liststores ("listStores")`, `method changed: listpets ("List all pets", was "List pets")`, "operation added: GET /stores$, counted on liststores"},
+			// listpets renamed, the new method and its rule, and staging's deploy.
+			[]string{"PUT " + method + "/{id}.json", "POST " + method + ".json", "POST " + rule + ".json", deploy}},
+		// The rule goes, staging is deployed without it, then its method goes.
+		{"an operation removed", withoutShowPet,
+			[]string{`method removed: showpet ("Show a pet"): 3scale deletes the limits and pricing rules on it`, "operation removed: GET /pets/{petId}$, counted on showpet"},
+			[]string{"DELETE " + rule + "/{id}.json", deploy, "DELETE " + method + "/{id}.json"}},
+		// The method stays; its rule is updated in place.
+		{"an operation's path changed", strings.Replace(petstoreOpenAPI, "  /pets/{petId}:", "  /animals/{petId}:", 1),
+			[]string{"operation added: GET /animals/{petId}$, counted on showpet", "operation removed: GET /pets/{petId}$, counted on showpet"},
+			[]string{"PATCH " + rule + "/{id}.json", deploy}},
+		// The method stays; its rule, matched by verb and metric, is made anew.
+		{"an operation's verb changed", strings.Replace(petstoreOpenAPI, "    get:\n      operationId: showPet", "    put:\n      operationId: showPet", 1),
+			[]string{"operation added: PUT /pets/{petId}$, counted on showpet", "operation removed: GET /pets/{petId}$, counted on showpet"},
+			[]string{"POST " + rule + ".json", "DELETE " + rule + "/{id}.json", deploy}},
+		{"what an operation counts changed", strings.Replace(petstoreOpenAPI, "      summary: List pets\n",
+			"      summary: List pets\n      x-3scale-operation: {mappingRule: {metricMethodRef: listpets, increment: 3}}\n", 1),
+			[]string{"operation changed: GET /pets$, counted on listpets +3 (was listpets)"},
+			[]string{"PATCH " + rule + "/{id}.json", deploy}},
+	} {
+		plans := diff(c.doc)
+		p := harness.PlanOf(t, plans, "OpenAPI", "pets")
+		if strings.Join(p.Details, "\n") != strings.Join(c.details, "\n") {
+			t.Errorf("%s: OpenAPI details:\n%s\nwant:\n%s", c.name, strings.Join(p.Details, "\n"), strings.Join(c.details, "\n"))
+		}
+		product := harness.PlanOf(t, plans, "Product", "pets")
+		var writes []string
+		for _, w := range product.Writes {
+			writes = append(writes, w.Method+" "+w.Endpoint)
+		}
+		if product.Action != "update" || strings.Join(writes, "\n") != strings.Join(c.writes, "\n") {
+			t.Errorf("%s: the generated Product's plan: %s, writes:\n%s\nwant:\n%s", c.name, product.Action, strings.Join(writes, "\n"), strings.Join(c.writes, "\n"))
+		}
 	}
 	if n := harness.WritesTo(ns) - before; n != 0 {
 		t.Errorf("diff wrote %d times to 3scale", n)
@@ -337,13 +456,7 @@ func TestDiffOfAnOpenAPI(t *testing.T) {
 	mine := &v1alpha1.ApplicationPlan{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "partners"}, Spec: v1alpha1.ApplicationPlanSpec{ProductRef: "pets", Name: "Partners",
 		Limits: []v1alpha1.LimitSpec{{Period: "day", Value: 5, MetricMethodRef: v1alpha1.MetricMethodRef{SystemName: "showpet"}}}}}
 	harness.Create(t, mine)
-	removed := harness.AsFiles(ns, o)[0].(*v1alpha1.OpenAPI)
-	removed.Spec.Document = petstoreOpenAPI[:strings.Index(petstoreOpenAPI, "  /pets/{petId}:")] + petstoreOpenAPI[strings.Index(petstoreOpenAPI, "components:"):]
-	plans, err = controllers.DiffObjects(context.Background(), harness.K8s, harness.Env.Scheme, ns, []client.Object{removed}, controllers.DiffOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p := harness.PlanOf(t, plans, "OpenAPI", "pets"); p.Action != "wait" || !strings.Contains(p.Message, `ApplicationPlan "partners" limits or prices "showpet"`) {
+	if p := harness.PlanOf(t, diff(withoutShowPet), "OpenAPI", "pets"); p.Action != "wait" || !strings.Contains(p.Message, `ApplicationPlan "partners" limits or prices "showpet"`) {
 		t.Errorf("an operation removed under a plan's limit: %+v, want a wait naming the plan", p)
 	}
 
@@ -355,7 +468,7 @@ func TestDiffOfAnOpenAPI(t *testing.T) {
 	waitOpenAPI(t, open, v1alpha1.ConditionSynced, "")
 	withKey := harness.AsFiles(ns, open)[0].(*v1alpha1.OpenAPI)
 	withKey.Spec.DefaultCredentials = &v1alpha1.OpenAPIDefaultCredentials{UserKeyRef: v1alpha1.LocalSecretKeyRef{Name: "anonymous", Key: "user_key"}}
-	plans, err = controllers.DiffObjects(context.Background(), harness.K8s, harness.Env.Scheme, ns, []client.Object{withKey}, controllers.DiffOptions{})
+	plans, err := controllers.DiffObjects(context.Background(), harness.K8s, harness.Env.Scheme, ns, []client.Object{withKey}, controllers.DiffOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -367,52 +480,151 @@ func TestDiffOfAnOpenAPI(t *testing.T) {
 	}
 }
 
-// TestActiveDocServersFollowTheGateway: with activeDoc.servers, the ActiveDoc's servers are the Product's
-// gateway URL as 3scale holds it (porta's own for apicastHosted), then the self-managed one once the
-// deployment changes: kept in step.
+// TestBasePathOverrides: publicBasePath and privateBasePath put the API where docs/resources.md says, in
+// the generated Product and Backend and in 3scale alike (the petstore's server is
+// https://pets.example.com/v1). A public base path other than the private one is in front of every
+// mapping rule and is the path the Product uses the Backend under (the gateway takes it off), the
+// upstream keeping the private one: /pets-api/pets reaches https://pets.example.com/v1/pets. A private
+// base path alone replaces the server's path upstream, the rules and the usage staying at the root. The
+// two equal, the rules carry the path and the upstream is the server's origin, used at the root.
+func TestBasePathOverrides(t *testing.T) {
+	for name, c := range map[string]struct {
+		public, private         string
+		prefix, usage, upstream string
+	}{
+		"public and private differ": {"/pets-api", "/v1", "/pets-api", "/pets-api", "https://pets.example.com/v1"},
+		"private only":              {"", "/internal", "", "/", "https://pets.example.com/internal"},
+		"both equal":                {"/v1", "/v1", "/v1", "/", "https://pets.example.com"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			ns := harness.NewNamespace(t)
+			o := openAPIObject(ns, "pets", petstoreOpenAPI)
+			o.Spec.ActiveDoc = nil
+			o.Spec.PublicBasePath, o.Spec.PrivateBasePath = c.public, c.private
+			harness.Create(t, harness.DefaultSecret(ns), o)
+			waitOpenAPI(t, o, v1alpha1.ConditionSynced, "")
+			want := "GET " + c.prefix + "/pets$, GET " + c.prefix + "/pets/{petId}$"
+
+			var product v1alpha1.Product
+			var backend v1alpha1.Backend
+			for _, obj := range []client.Object{&product, &backend} {
+				if err := harness.K8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "pets"}, obj); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var rules []string
+			for _, r := range product.Spec.MappingRules {
+				rules = append(rules, r.HTTPMethod+" "+r.Pattern)
+			}
+			slices.Sort(rules)
+			if got := strings.Join(rules, ", "); got != want {
+				t.Errorf("the Product's rules %s, want %s", got, want)
+			}
+			if u, ok := product.Spec.BackendUsages["pets"]; !ok || len(product.Spec.BackendUsages) != 1 || u.Path != c.usage {
+				t.Errorf("the Product's backend usages %+v, want pets at %s", product.Spec.BackendUsages, c.usage)
+			}
+			if backend.Spec.PrivateBaseURL != c.upstream {
+				t.Errorf("the Backend's privateBaseURL %q, want %q", backend.Spec.PrivateBaseURL, c.upstream)
+			}
+
+			rules = nil
+			for _, r := range harness.Sim.Objects(ns, simulator.KindMappingRules) {
+				rules = append(rules, fmt.Sprintf("%v %v", r["http_method"], r["pattern"]))
+			}
+			slices.Sort(rules)
+			if got := strings.Join(rules, ", "); got != want {
+				t.Errorf("3scale's rules %s, want %s", got, want)
+			}
+			usages, backends := harness.Sim.Objects(ns, simulator.KindBackendUsages), harness.Sim.Objects(ns, simulator.KindBackendAPIs)
+			if len(usages) != 1 || usages[0]["path"] != c.usage {
+				t.Errorf("3scale's backend usages %v, want one at %s", usages, c.usage)
+			}
+			// porta stores an endpoint with its scheme's default port.
+			remote := strings.Replace(c.upstream, "pets.example.com", "pets.example.com:443", 1)
+			if len(backends) != 1 || backends[0]["private_endpoint"] != remote {
+				t.Errorf("3scale's backends %v, want one on %s", backends, remote)
+			}
+		})
+	}
+}
+
+// TestActiveDocServersFollowTheGateway: with activeDoc.servers Production, the ActiveDoc's servers are
+// the Product's production gateway URL as 3scale holds it (porta's own for apicastHosted), then the public
+// base path; then the self-managed one once the deployment changes: kept in step.
 func TestActiveDocServersFollowTheGateway(t *testing.T) {
+	activeDocServersFollow(t, "Production", "/v1")
+}
+
+// TestActiveDocServersFollowTheStagingGateway: with activeDoc.servers Staging, the ActiveDoc's servers are
+// the Product's staging gateway URL as 3scale holds it (porta's own staging one for apicastHosted, not the
+// production one), then the public base path (not the servers' path); the self-managed staging URL once
+// the deployment changes to apicastSelfManaged, and the new one when only that URL changes again: in the
+// ActiveDoc and in 3scale.
+func TestActiveDocServersFollowTheStagingGateway(t *testing.T) {
+	o := activeDocServersFollow(t, "Staging", "/pets-api")
+	harness.Update(t, o, func() {
+		o.Spec.Deployment.ApicastSelfManaged.StagingPublicBaseURL = "https://staging2.pets.example.com"
+	})
+	waitActiveDocServers(t, o, "https://staging2.pets.example.com/pets-api")
+}
+
+// activeDocServersFollow makes the petstore OpenAPI "pets" with activeDoc.servers (Production or Staging)
+// and publicBasePath, checks that its ActiveDoc's only server is that gateway's URL as the Product's
+// status has it from 3scale (porta's hosted one, without its default port, and not the other gateway's),
+// then the base path; then moves the deployment to apicastSelfManaged, and waits until the ActiveDoc and
+// 3scale's copy have that gateway's self-managed URL instead. It returns the OpenAPI, Synced.
+func activeDocServersFollow(t *testing.T, servers, basePath string) *v1alpha1.OpenAPI {
+	t.Helper()
 	ns := harness.NewNamespace(t)
 	o := openAPIObject(ns, "pets", petstoreOpenAPI)
-	o.Spec.ActiveDoc.Servers = "Production"
-	o.Spec.PublicBasePath = "/v1"
+	o.Spec.ActiveDoc.Servers = servers
+	o.Spec.PublicBasePath = basePath
 	harness.Create(t, harness.DefaultSecret(ns), o)
 	waitOpenAPI(t, o, v1alpha1.ConditionSynced, "")
-	servers := func() string {
-		var d v1alpha1.ActiveDoc
-		if err := harness.K8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "pets"}, &d); err != nil {
-			return err.Error()
-		}
-		return d.Spec.Document
-	}
 	var product v1alpha1.Product
 	if err := harness.K8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "pets"}, &product); err != nil || product.Status.Gateway == nil {
 		t.Fatalf("the Product's gateway in status: %v, %+v", err, product.Status.Gateway)
 	}
-	hosted := product.Status.Gateway.ProductionPublicBaseURL
-	if !strings.HasPrefix(hosted, "https://") || strings.HasSuffix(hosted, ":443") {
-		t.Errorf("production gateway %q, want porta's hosted URL without its default port", hosted)
+	g := product.Status.Gateway
+	hosted, other := g.ProductionPublicBaseURL, g.StagingPublicBaseURL
+	if servers == "Staging" {
+		hosted, other = other, hosted
 	}
-	if doc := servers(); !strings.Contains(doc, `"servers":[{"url":"`+hosted+`/v1"}]`) {
-		t.Errorf("ActiveDoc document %s, want its servers on %s/v1", doc, hosted)
+	if !strings.HasPrefix(hosted, "https://") || strings.HasSuffix(hosted, ":443") || hosted == other {
+		t.Errorf("%s gateway %q (the other %q), want porta's hosted URL without its default port", servers, hosted, other)
 	}
-	harness.Update(t, o, func() {
-		o.Spec.Deployment = &v1alpha1.DeploymentSpec{ApicastSelfManaged: &v1alpha1.ApicastSelfManagedSpec{ProductionPublicBaseURL: "https://pets.example.com",
-			StagingPublicBaseURL: "https://staging.pets.example.com"}}
-	})
+	waitActiveDocServers(t, o, hosted+basePath)
+
+	selfManaged := &v1alpha1.ApicastSelfManagedSpec{ProductionPublicBaseURL: "https://pets.example.com", StagingPublicBaseURL: "https://staging.pets.example.com"}
+	harness.Update(t, o, func() { o.Spec.Deployment = &v1alpha1.DeploymentSpec{ApicastSelfManaged: selfManaged} })
+	want := selfManaged.ProductionPublicBaseURL
+	if servers == "Staging" {
+		want = selfManaged.StagingPublicBaseURL
+	}
+	waitActiveDocServers(t, o, want+basePath)
+	return o
+}
+
+// waitActiveDocServers waits until the OpenAPI's generated ActiveDoc and 3scale's copy of it have url as
+// their only server, and the OpenAPI is Synced.
+func waitActiveDocServers(t *testing.T, o *v1alpha1.OpenAPI, url string) {
+	t.Helper()
+	want := `"servers":[{"url":"` + url + `"}]`
 	harness.Eventually(t, harness.WaitTimeout, func() string {
-		if doc := servers(); !strings.Contains(doc, `"servers":[{"url":"https://pets.example.com/v1"}]`) {
-			return "ActiveDoc document " + doc
+		var d v1alpha1.ActiveDoc
+		if err := harness.K8s.Get(context.Background(), client.ObjectKey{Namespace: o.Namespace, Name: o.Name}, &d); err != nil {
+			return err.Error()
+		}
+		if !strings.Contains(d.Spec.Document, want) {
+			return "ActiveDoc document " + d.Spec.Document + ", want " + want
+		}
+		docs := harness.Sim.Objects(o.Namespace, simulator.KindAPIDocs)
+		if len(docs) != 1 || !strings.Contains(fmt.Sprint(docs[0]["body"]), want) {
+			return fmt.Sprintf("3scale's ActiveDocs %v, want one with %s", docs, want)
 		}
 		return ""
 	})
 	waitOpenAPI(t, o, v1alpha1.ConditionSynced, "")
-	found := false
-	for _, d := range harness.Sim.Objects(ns, simulator.KindAPIDocs) {
-		found = found || strings.Contains(fmt.Sprint(d["body"]), "https://pets.example.com/v1")
-	}
-	if !found {
-		t.Error("3scale's ActiveDoc does not have the gateway's URL")
-	}
 }
 
 // TestAPathRenamedKeepsItsRule: an operation whose path changes (its parameter renamed) keeps its method
