@@ -757,8 +757,14 @@ func stateName(s string) string {
 	return s
 }
 
-// fail records an error in the OpenAPI's status: Invalid and Orphan as such; anything else is retried.
+// fail records an error in the OpenAPI's status: Invalid and Orphan as such; anything else is retried
+// (a conflict quietly).
 func (r *Reconciler) fail(o *v1alpha1.OpenAPI, err error) (ctrl.Result, error) {
+	if apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err) {
+		// A generated resource changed since it was read (its own controller wrote it), or the cache is
+		// behind a create: looked at again, quietly, as the engine does with its conflicts.
+		return ctrl.Result{RequeueAfter: statusRewrite}, nil
+	}
 	if apierrors.IsInvalid(err) || apierrors.IsForbidden(err) && strings.Contains(err.Error(), "denied the request") {
 		// The API server or the webhook refuses what was generated: the document asks for what the kinds
 		// cannot hold. Retrying cannot help; a change of the document or spec wakes it.
