@@ -11,7 +11,8 @@
 // BENCH_MANAGER_ARGS (extra manager flags, space-separated), BENCH_SIM_ARGS (extra simulator flags, e.g.
 // --trace), BENCH_FAULTS (off; 1, or
 // error=R,ratelimit=R,retryafter=S,lost=R: the faults phase), BENCH_BIN (bin), BENCH_FLOOR (1; 0 skips
-// measuring the control plane's floor at the end), BENCH_DELETE_ORDER (applied: owners first, as
+// measuring the control plane's floor at the end), BENCH_FLOOR_STATUSES (0; 1 measures the floor's cold
+// run again with the statuses the cold run wrote), BENCH_DELETE_ORDER (applied: owners first, as
 // applied; dependants-first: the reverse, plans before their products), BENCH_SLOW_TENANT (0: off; a
 // latency such as 2s: the slow-tenant phase, the first tenant answering after it), BENCH_SHARDS (1; 0
 // skips the shards phase: two managers by label selector, and a namespace moved between them),
@@ -93,13 +94,14 @@ func config() (bench.Config, string, error) {
 		Latency: dur("BENCH_LATENCY", 20*time.Millisecond), RateLimit: float("BENCH_RATE_LIMIT", 0), RateBurst: num("BENCH_RATE_BURST", 10),
 		MaxInFlight: num("BENCH_MAX_IN_FLIGHT", 0), Steady: dur("BENCH_STEADY", 5*time.Minute),
 		DriftCheckPeriod: dur("BENCH_DRIFT_PERIOD", 10*time.Minute), Timeout: dur("BENCH_TIMEOUT", 30*time.Minute),
-		Floor:           text("BENCH_FLOOR", "1") != "0",
-		DependantsFirst: text("BENCH_DELETE_ORDER", "applied") == "dependants-first",
-		SlowLatency:     dur("BENCH_SLOW_TENANT", 0),
-		Profile:         dur("BENCH_PROFILE", 0),
-		NoShards:        text("BENCH_SHARDS", "1") == "0",
-		MemoryLimit:     os.Getenv("BENCH_MEMORY_LIMIT"),
-		ManagerBin:      filepath.Join(binDir, "manager"), SimBin: filepath.Join(binDir, "apimsync-sim"),
+		Floor:            text("BENCH_FLOOR", "1") != "0",
+		FloorRunStatuses: text("BENCH_FLOOR_STATUSES", "0") == "1",
+		DependantsFirst:  text("BENCH_DELETE_ORDER", "applied") == "dependants-first",
+		SlowLatency:      dur("BENCH_SLOW_TENANT", 0),
+		Profile:          dur("BENCH_PROFILE", 0),
+		NoShards:         text("BENCH_SHARDS", "1") == "0",
+		MemoryLimit:      os.Getenv("BENCH_MEMORY_LIMIT"),
+		ManagerBin:       filepath.Join(binDir, "manager"), SimBin: filepath.Join(binDir, "apimsync-sim"),
 		ManagerArgs: strings.Fields(os.Getenv("BENCH_MANAGER_ARGS")), SimArgs: strings.Fields(os.Getenv("BENCH_SIM_ARGS")), Dir: filepath.Join(out, "logs"), Log: os.Stderr,
 	}
 	cfg.DriftWindow = dur("BENCH_DRIFT_WINDOW", cfg.DriftCheckPeriod)

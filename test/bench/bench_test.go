@@ -30,7 +30,7 @@ func TestSmoke(t *testing.T) {
 	defer cancel()
 	dir := t.TempDir()
 	res, err := Run(ctx, Config{Objects: 100, Tenants: 2, Seed: 1, Latency: 5 * time.Millisecond, RateLimit: 50, RateBurst: 10,
-		Steady: 5 * time.Second, Settle: 3 * time.Second, DriftCheckPeriod: 10 * time.Minute, Timeout: 3 * time.Minute, Floor: true, SlowLatency: 500 * time.Millisecond,
+		Steady: 5 * time.Second, Settle: 3 * time.Second, DriftCheckPeriod: 10 * time.Minute, Timeout: 3 * time.Minute, Floor: true, FloorRunStatuses: true, SlowLatency: 500 * time.Millisecond,
 		Profile: time.Second, ManagerBin: filepath.Join(bin, "manager"), SimBin: filepath.Join(bin, "apimsync-sim"), Dir: dir, Log: os.Stderr})
 	if err != nil {
 		t.Fatal(err)
@@ -42,8 +42,8 @@ func TestSmoke(t *testing.T) {
 		}
 	}
 	t.Logf("\n%s\n%s", res.Table(), res.Summary())
-	if res.Floor.ColdSeconds <= 0 || res.Floor.DeletionSeconds <= 0 {
-		t.Errorf("control plane's floor %+v, want both phases measured", res.Floor)
+	if res.Floor.ColdSeconds <= 0 || res.Floor.DeletionSeconds <= 0 || res.Floor.ColdRunStatusesSeconds <= 0 {
+		t.Errorf("control plane's floor %+v, want both phases measured, and the cold one with the cold run's statuses", res.Floor)
 	}
 	if r := res.Cold.CallsMin; r > 1.3 {
 		t.Errorf("cold calls %d are %.2f× the minimal %d, want at most 1.3×", res.Cold.Calls.Total(), r, res.Cold.Minimal.Total())

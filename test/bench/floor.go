@@ -2,10 +2,12 @@ package bench
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
@@ -25,6 +27,12 @@ type Floor struct {
 	// what the manager costs the machine beyond the floor (its own CPU, and the API server's for it).
 	ColdCPU     CPU `json:"coldCPU"`
 	DeletionCPU CPU `json:"deletionCPU"`
+	// ColdRunStatusesSeconds is the cold floor again with each object's status the one the manager
+	// wrote in the cold run (the identities and fingerprints apimsync records, every sync condition)
+	// instead of a minimal Synced one: how much of the cold run's time beyond the floor is the size of
+	// what it stores, rather than its own work. ColdRunStatusesCPU is what each process used meanwhile.
+	ColdRunStatusesSeconds float64 `json:"coldRunStatusesSeconds,omitempty"`
+	ColdRunStatusesCPU     CPU     `json:"coldRunStatusesCPU"`
 }
 
 // floor measures the Floor once the deletion is done; the manager is stopped for it (a Synced status
@@ -58,11 +66,72 @@ func (b *bench) floor(ctx context.Context) error {
 	b.res.Floor.DeletionCPU = b.cpuSince(cpu, b.res.Floor.DeletionSeconds)
 	profiled()
 	b.logf("floor: cold %.1fs, deletion %.1fs", b.res.Floor.ColdSeconds, b.res.Floor.DeletionSeconds)
+	return b.floorWithRunStatuses(ctx)
+}
+
+// floorWithRunStatuses measures the cold floor again, each status the one the cold run left
+// (Floor.ColdRunStatusesSeconds), then deletes the objects again (untimed). Nothing when the cold run
+// left none.
+func (b *bench) floorWithRunStatuses(ctx context.Context) error {
+	if len(b.runStatuses) == 0 {
+		return nil
+	}
+	start, cpu := time.Now(), b.sampleCPU()
+	if err := b.apply(ctx, b.allObjects(), floorCreateWith(b.k8s, b.runStatuses)); err != nil {
+		return err
+	}
+	if err := b.waitCensus(ctx, 200*time.Millisecond, func(_, synced int) bool { return synced == b.work.Size() }); err != nil {
+		return err
+	}
+	b.res.Floor.ColdRunStatusesSeconds = time.Since(start).Seconds()
+	b.res.Floor.ColdRunStatusesCPU = b.cpuSince(cpu, b.res.Floor.ColdRunStatusesSeconds)
+	if err := b.apply(ctx, b.allObjects(), floorDelete(b.k8s)); err != nil {
+		return err
+	}
+	if err := b.waitCensus(ctx, 200*time.Millisecond, func(exist, _ int) bool { return exist == 0 }); err != nil {
+		return err
+	}
+	b.logf("floor with the cold run's statuses: cold %.1fs", b.res.Floor.ColdRunStatusesSeconds)
 	return nil
+}
+
+// readRunStatuses reads the statuses of the workload's objects as the cold run left them, by statusKey, as
+// unstructured data (read from the census cache).
+func (b *bench) readRunStatuses(ctx context.Context) (map[string]any, error) {
+	out := map[string]any{}
+	for _, l := range censusLists() {
+		if err := b.watch.List(ctx, l, client.UnsafeDisableDeepCopy); err != nil {
+			return nil, err
+		}
+		items, err := meta.ExtractList(l)
+		if err != nil {
+			return nil, err
+		}
+		for _, it := range items {
+			o := it.(client.Object)
+			u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
+			if err != nil {
+				return nil, err
+			}
+			out[statusKey(o)] = runtime.DeepCopyJSONValue(u["status"])
+		}
+	}
+	return out, nil
+}
+
+// statusKey names an object across kinds: "Product/team-1/petstore".
+func statusKey(o client.Object) string {
+	return fmt.Sprintf("%T/%s/%s", o, o.GetNamespace(), o.GetName())
 }
 
 // floorCreate creates an object, adds a finalizer and writes a Synced status: the three writes.
 func floorCreate(c client.Client) func(context.Context, client.Object) error {
+	return floorCreateWith(c, nil)
+}
+
+// floorCreateWith is floorCreate writing the status statuses has for the object (statusKey), made Synced
+// at the object's generation; a minimal Synced status for one it lacks.
+func floorCreateWith(c client.Client, statuses map[string]any) func(context.Context, client.Object) error {
 	return func(ctx context.Context, o client.Object) error {
 		o = fresh(o)
 		if err := c.Create(ctx, o); err != nil {
@@ -73,12 +142,30 @@ func floorCreate(c client.Client) func(context.Context, client.Object) error {
 			return err
 		}
 		before := o.DeepCopyObject().(client.Object)
+		if saved, ok := statuses[statusKey(o)]; ok {
+			if err := setStatus(o, saved); err != nil {
+				return err
+			}
+		}
 		st := o.(v1alpha1.SyncedObject).GetSyncStatus()
 		st.ObservedGeneration = o.GetGeneration()
+		for i := range st.Conditions {
+			st.Conditions[i].ObservedGeneration = o.GetGeneration()
+		}
 		meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: v1alpha1.ConditionReady, Status: metav1.ConditionTrue,
 			Reason: "Synced", Message: "floor", ObservedGeneration: o.GetGeneration()})
 		return c.Status().Patch(ctx, o, client.MergeFrom(before))
 	}
+}
+
+// setStatus replaces a typed object's status with status (unstructured data of its kind's status).
+func setStatus(o client.Object, status any) error {
+	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
+	if err != nil {
+		return err
+	}
+	u["status"] = runtime.DeepCopyJSONValue(status)
+	return runtime.DefaultUnstructuredConverter.FromUnstructured(u, o)
 }
 
 // fresh returns a copy of a workload object as applied: without what the API server set when it was

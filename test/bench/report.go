@@ -40,6 +40,7 @@ func (r *Result) Table() string {
 	row("cold: calls (writes)", fmt.Sprintf("%d (%d)", cold.Calls.Total(), cold.Calls.Writes), fmt.Sprintf("%d minimal", cold.Minimal.Total()), fmt.Sprintf("%.2f", cold.CallsMin))
 	row("cold: time to all Synced", fmt.Sprintf("%.1f s", cold.Seconds), fmt.Sprintf("%.1f s", cold.Bound), ratioText(cold.TimeBnd))
 	r.floorRow(row, "cold", cold.Seconds, r.Floor.ColdSeconds, "create, finalizer, Synced status", r.Floor.ColdCPU)
+	r.floorRow(row, "cold", cold.Seconds, r.Floor.ColdRunStatusesSeconds, "create, finalizer, the status the cold run wrote", r.Floor.ColdRunStatusesCPU)
 	row("cold: the bench's own creates sent in (16 at a time)", fmt.Sprintf("%.1f s", cold.Sent), "", "")
 	row("cold: Kubernetes API writes (per object)", fmt.Sprintf("%d (%.1f)", cold.Kube.Writes, perObject(cold.Kube.Writes, c.Objects)), "", "")
 	row("cold: API server writes, all clients (top)", cold.APIServer.top(6), "", "")
@@ -99,7 +100,7 @@ func (r *Result) floorRow(row func(name, value, bound, ratio string), phase stri
 	row(fmt.Sprintf("%s: time against the control plane's floor (manager stopped, per object: %s)", phase, writes),
 		fmt.Sprintf("%.1f s", seconds), fmt.Sprintf("%.1f s", floor), ratioText(seconds/floor))
 	if len(cpu.Seconds) > 0 {
-		row(fmt.Sprintf("%s: the floor's CPU", phase), cpu.String(), "", "")
+		row(fmt.Sprintf("%s: that floor's CPU", phase), cpu.String(), "", "")
 	}
 }
 

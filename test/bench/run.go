@@ -53,7 +53,9 @@ type Config struct {
 	// Timeout bounds the cold run and the deletion each.
 	Timeout time.Duration
 	// Floor measures the control plane's floor at the end (BENCH_FLOOR, default on): see Floor.
-	Floor bool
+	// FloorRunStatuses measures its cold run again with the statuses the cold run wrote
+	// (BENCH_FLOOR_STATUSES, default off): Floor.ColdRunStatusesSeconds.
+	Floor, FloorRunStatuses bool
 	// DependantsFirst deletes each namespace's objects in the reverse of the order they were applied
 	// (BENCH_DELETE_ORDER=dependants-first: plans, then products, then backends), as a prune that deletes
 	// dependants before their owners does; by default they are deleted in the order applied (backends,
@@ -170,6 +172,8 @@ type bench struct {
 	metrics string
 	probe   string
 	pprof   string // the manager's pprof address (BENCH_PROFILE), empty without
+	// runStatuses are the statuses the cold run left, for the floor written with them (floor.go).
+	runStatuses map[string]any
 	res     *Result
 	peakMu  sync.Mutex
 	peak    Memory
@@ -478,8 +482,7 @@ func (b *bench) census(ctx context.Context) (exist, synced int, err error) {
 
 // censusExcept is census without the objects of namespace except ("" leaves none out).
 func (b *bench) censusExcept(ctx context.Context, except string) (exist, synced int, err error) {
-	for _, l := range []client.ObjectList{&v1alpha1.BackendList{}, &v1alpha1.ProductList{}, &v1alpha1.ApplicationPlanList{},
-		&v1alpha1.ServicePlanList{}, &v1alpha1.AccountPlanList{}, &v1alpha1.TenantSettingsList{}, &v1alpha1.AdminUserList{}} {
+	for _, l := range censusLists() {
 		// Read only, and every 200ms over up to tens of thousands of objects: no deep copy.
 		if err := b.watch.List(ctx, l, client.UnsafeDisableDeepCopy); err != nil {
 			return 0, 0, err
@@ -503,6 +506,12 @@ func (b *bench) censusExcept(ctx context.Context, except string) (exist, synced 
 		}
 	}
 	return exist, synced, nil
+}
+
+// censusLists are empty lists of every kind of the workload (Namespace.Objects).
+func censusLists() []client.ObjectList {
+	return []client.ObjectList{&v1alpha1.BackendList{}, &v1alpha1.ProductList{}, &v1alpha1.ApplicationPlanList{},
+		&v1alpha1.ServicePlanList{}, &v1alpha1.AccountPlanList{}, &v1alpha1.TenantSettingsList{}, &v1alpha1.AdminUserList{}}
 }
 
 // syncedAtGeneration tells whether o is Ready at its current generation.
@@ -589,6 +598,12 @@ func (b *bench) cold(ctx context.Context) error {
 	ph.Events = b.events(ctx).minus(eventsBefore)
 	ph.Sent = sent.Seconds()
 	b.res.Cold = ph
+	if b.cfg.Floor && b.cfg.FloorRunStatuses {
+		var rerr error
+		if b.runStatuses, rerr = b.readRunStatuses(ctx); rerr != nil {
+			return rerr
+		}
+	}
 	b.logf("cold: %d objects in %.1fs, %d calls (%d writes), minimal %d, bound %.1fs; %d Kubernetes API writes",
 		len(objs), ph.Seconds, ph.Calls.Total(), ph.Calls.Writes, ph.Minimal.Total(), ph.Bound, ph.Kube.Writes)
 	return err
