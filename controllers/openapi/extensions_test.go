@@ -358,6 +358,16 @@ func TestOpenAPIBackendOnlyAndDefaultCredentials(t *testing.T) {
 	if !found {
 		t.Error("3scale's chain has no default_credentials with the key")
 	}
+	// A new key in the Secret: the configuration follows, in the owned Secret and in 3scale's chain.
+	harness.Update(t, key, func() { key.StringData = map[string]string{"user_key": "k-456"} })
+	harness.Eventually(t, harness.WaitTimeout, func() string {
+		for _, c := range harness.Sim.Objects(ns, simulator.KindPolicies) {
+			if chain := fmt.Sprint(c["policies_config"]); strings.Contains(chain, "k-456") && !strings.Contains(chain, "k-123") {
+				return ""
+			}
+		}
+		return "3scale's chain does not have the new key (only)"
+	})
 	if msg := waitOpenAPI(t, secured, v1alpha1.ConditionInvalid, v1alpha1.ReasonInvalidSpec); !strings.Contains(msg, "asks for no security") {
 		t.Errorf("defaultCredentials on a secured document: %q", msg)
 	}
