@@ -174,10 +174,10 @@ type bench struct {
 	pprof   string // the manager's pprof address (BENCH_PROFILE), empty without
 	// runStatuses are the statuses the cold run left, for the floor written with them (floor.go).
 	runStatuses map[string]any
-	res     *Result
-	peakMu  sync.Mutex
-	peak    Memory
-	tokens  map[string]string
+	res         *Result
+	peakMu      sync.Mutex
+	peak        Memory
+	tokens      map[string]string
 	// watch is a cache of the synced objects for the census; stopWatch stops it.
 	watch     crcache.Cache
 	stopWatch context.CancelFunc
