@@ -436,10 +436,10 @@ func TestDiffOfAnOpenAPI(t *testing.T) {
 		{"an operation's path changed", strings.Replace(petstoreOpenAPI, "  /pets/{petId}:", "  /animals/{petId}:", 1),
 			[]string{"operation added: GET /animals/{petId}$, counted on showpet", "operation removed: GET /pets/{petId}$, counted on showpet"},
 			[]string{"PATCH " + rule + "/{id}.json", deploy}},
-		// The method stays; its rule, matched by verb and metric, is made anew.
+		// The method stays; its rule, matched by pattern and metric, takes the new verb in place.
 		{"an operation's verb changed", strings.Replace(petstoreOpenAPI, "    get:\n      operationId: showPet", "    put:\n      operationId: showPet", 1),
 			[]string{"operation added: PUT /pets/{petId}$, counted on showpet", "operation removed: GET /pets/{petId}$, counted on showpet"},
-			[]string{"POST " + rule + ".json", "DELETE " + rule + "/{id}.json", deploy}},
+			[]string{"PATCH " + rule + "/{id}.json", deploy}},
 		{"what an operation counts changed", strings.Replace(petstoreOpenAPI, "      summary: List pets\n",
 			"      summary: List pets\n      x-3scale-operation: {mappingRule: {metricMethodRef: listpets, increment: 3}}\n", 1),
 			[]string{"operation changed: GET /pets$, counted on listpets +3 (was listpets)"},
@@ -637,37 +637,47 @@ func waitActiveDocServers(t *testing.T, o *v1alpha1.OpenAPI, url string) {
 	waitOpenAPI(t, o, v1alpha1.ConditionSynced, "")
 }
 
-// TestAPathRenamedKeepsItsRule: an operation whose path changes (its parameter renamed) keeps its method
-// and its mapping rule: one update of the rule's pattern, not a deletion and a creation.
+// TestAPathRenamedKeepsItsRule: an operation whose path changes (its parameter renamed), then whose verb
+// changes, keeps its method and its mapping rule: one update of the rule each time, not a deletion and a
+// creation.
 func TestAPathRenamedKeepsItsRule(t *testing.T) {
 	ns, o := syncedPetstore(t)
-	ruleIDs := func() map[string]string {
+	ruleIDs := func() map[string]string { // "VERB pattern" → id
 		out := map[string]string{}
 		for _, r := range harness.Sim.Objects(ns, simulator.KindMappingRules) {
 			if r["owner_type"] == "Proxy" {
-				out[fmt.Sprint(r["pattern"])] = fmt.Sprint(r["id"])
+				out[fmt.Sprint(r["http_method"], " ", r["pattern"])] = fmt.Sprint(r["id"])
 			}
 		}
 		return out
 	}
-	before, writes := ruleIDs(), harness.WritesTo(ns)
-	harness.Update(t, o, func() { o.Spec.Document = strings.ReplaceAll(petstoreOpenAPI, "petId", "id") })
-	harness.Eventually(t, harness.WaitTimeout, func() string {
-		if after := ruleIDs(); after["/pets/{id}$"] != before["/pets/{petId}$"] {
-			return fmt.Sprintf("rules %v, want /pets/{id}$ to be rule %s", after, before["/pets/{petId}$"])
+	// change applies the document, waits until rule from is rule to in 3scale, and wants one update of
+	// the mapping rules.
+	change := func(doc, from, to string) {
+		t.Helper()
+		before, writes := ruleIDs(), harness.WritesTo(ns)
+		harness.Update(t, o, func() { o.Spec.Document = doc })
+		harness.Eventually(t, harness.WaitTimeout, func() string {
+			if after := ruleIDs(); after[to] != before[from] {
+				return fmt.Sprintf("rules %v, want %s to be rule %s", after, to, before[from])
+			}
+			return ""
+		})
+		waitOpenAPI(t, o, v1alpha1.ConditionSynced, "")
+		var rules []string
+		for _, w := range harness.LastWrites(ns, harness.WritesTo(ns)-writes) {
+			if strings.Contains(w, "mapping_rules") {
+				rules = append(rules, w)
+			}
 		}
-		return ""
-	})
-	waitOpenAPI(t, o, v1alpha1.ConditionSynced, "")
-	var rules []string
-	for _, w := range harness.LastWrites(ns, harness.WritesTo(ns)-writes) {
-		if strings.Contains(w, "mapping_rules") {
-			rules = append(rules, w)
+		if len(rules) != 1 || !strings.HasPrefix(rules[0], "PATCH ") {
+			t.Errorf("%s → %s: writes to mapping rules %v, want one update", from, to, rules)
 		}
 	}
-	if len(rules) != 1 || !strings.HasPrefix(rules[0], "PATCH ") {
-		t.Errorf("writes to mapping rules %v, want one update", rules)
-	}
+	renamed := strings.ReplaceAll(petstoreOpenAPI, "petId", "id")
+	change(renamed, "GET /pets/{petId}$", "GET /pets/{id}$")
+	// Its verb changed too: the same rule, its http_method updated.
+	change(strings.Replace(renamed, "    get:\n      operationId: showPet", "    put:\n      operationId: showPet", 1), "GET /pets/{id}$", "PUT /pets/{id}$")
 }
 
 // TestAMethodAPlanOnlyIn3scaleUsesIsKept: a plan made in 3scale's admin portal (no ApplicationPlan in the

@@ -178,19 +178,26 @@ func metricMatches(r tsclient.Metric, friendlyName, unit, description string) bo
 // matchRules pairs each spec rule with a remote rule (nil: none), each remote rule used once. A rule is
 // identified by method, pattern and the metric it counts (3scale keeps several rules of one method and
 // pattern, for several metrics); a spec rule left over then takes a remote rule of its method and pattern
-// left over too, so that changing a rule's metric is an update, not a deletion and a creation; and one
-// still left over takes a remote rule of its method and metric left over, so that a new path for the same
-// operation (an OpenAPI document's path renamed) is one update too.
+// left over too, so that changing a rule's metric is an update, not a deletion and a creation; one still
+// left over takes a remote rule of its method and metric left over, so that a new path for the same
+// operation (an OpenAPI document's path renamed) is one update too; and one still left over takes a
+// remote rule of its pattern and metric under another method (an operation's verb changed: porta updates
+// a rule's http_method in place).
 func matchRules(snap *Snapshot, want []v1alpha1.MappingRuleSpec) []*tsclient.MappingRule {
 	out := make([]*tsclient.MappingRule, len(want))
 	used := make([]bool, len(snap.Rules))
 	passes := []func(r tsclient.MappingRule, w v1alpha1.MappingRuleSpec, metricID int64) bool{
 		func(r tsclient.MappingRule, w v1alpha1.MappingRuleSpec, metricID int64) bool {
-			return r.Pattern == w.Pattern && r.MetricID == metricID
+			return r.HTTPMethod == w.HTTPMethod && r.Pattern == w.Pattern && r.MetricID == metricID
 		},
-		func(r tsclient.MappingRule, w v1alpha1.MappingRuleSpec, _ int64) bool { return r.Pattern == w.Pattern },
-		func(r tsclient.MappingRule, _ v1alpha1.MappingRuleSpec, metricID int64) bool {
-			return r.MetricID == metricID
+		func(r tsclient.MappingRule, w v1alpha1.MappingRuleSpec, _ int64) bool {
+			return r.HTTPMethod == w.HTTPMethod && r.Pattern == w.Pattern
+		},
+		func(r tsclient.MappingRule, w v1alpha1.MappingRuleSpec, metricID int64) bool {
+			return r.HTTPMethod == w.HTTPMethod && r.MetricID == metricID
+		},
+		func(r tsclient.MappingRule, w v1alpha1.MappingRuleSpec, metricID int64) bool {
+			return r.Pattern == w.Pattern && r.MetricID == metricID
 		},
 	}
 	for _, same := range passes {
@@ -200,7 +207,7 @@ func matchRules(snap *Snapshot, want []v1alpha1.MappingRuleSpec) []*tsclient.Map
 			}
 			metricID := snap.MetricID(w.MetricMethodRef)
 			for j, r := range snap.Rules {
-				if !used[j] && r.HTTPMethod == w.HTTPMethod && same(r, w, metricID) {
+				if !used[j] && same(r, w, metricID) {
 					used[j], out[i] = true, &snap.Rules[j]
 					break
 				}
@@ -211,7 +218,7 @@ func matchRules(snap *Snapshot, want []v1alpha1.MappingRuleSpec) []*tsclient.Map
 }
 
 func ruleMatches(r tsclient.MappingRule, w v1alpha1.MappingRuleSpec, metricID int64) bool {
-	return r.Pattern == w.Pattern && r.MetricID == metricID && r.Delta == int64(increment(w)) && r.Last == w.Last
+	return r.HTTPMethod == w.HTTPMethod && r.Pattern == w.Pattern && r.MetricID == metricID && r.Delta == int64(increment(w)) && r.Last == w.Last
 }
 
 func increment(w v1alpha1.MappingRuleSpec) int32 {

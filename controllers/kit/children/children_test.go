@@ -16,7 +16,8 @@ func rulesSnapshot(rules ...tsclient.MappingRule) *Snapshot {
 
 // TestMatchRules: each spec rule takes the remote rule of its method, pattern and metric first, then a
 // leftover one of its method and pattern (a metric change: an update), then a leftover one of its method
-// and metric (a path change: an update); each remote rule serves once.
+// and metric (a path change: an update), then a leftover one of its pattern and metric (a verb change: an
+// update); each remote rule serves once.
 func TestMatchRules(t *testing.T) {
 	get := func(id, metric, position int64) tsclient.MappingRule {
 		return tsclient.MappingRule{ID: id, HTTPMethod: "GET", Pattern: "/pets", MetricID: metric, Position: position}
@@ -41,6 +42,10 @@ func TestMatchRules(t *testing.T) {
 			[]v1alpha1.MappingRuleSpec{spec("list")}, []int64{0}},
 		"another verb is no match": {[]tsclient.MappingRule{{ID: 10, HTTPMethod: "POST", Pattern: "/cats", MetricID: 2}},
 			[]v1alpha1.MappingRuleSpec{spec("list")}, []int64{0}},
+		"another verb of the same pattern and metric is an update (a verb changed)": {[]tsclient.MappingRule{{ID: 10, HTTPMethod: "POST", Pattern: "/pets", MetricID: 2}},
+			[]v1alpha1.MappingRuleSpec{spec("list")}, []int64{10}},
+		"the same verb first, then another verb": {[]tsclient.MappingRule{{ID: 10, HTTPMethod: "POST", Pattern: "/pets", MetricID: 2}, {ID: 11, HTTPMethod: "GET", Pattern: "/dogs", MetricID: 2}},
+			[]v1alpha1.MappingRuleSpec{spec("list")}, []int64{11}},
 		"the same pattern first, then the same metric": {[]tsclient.MappingRule{{ID: 10, HTTPMethod: "GET", Pattern: "/cats", MetricID: 2}, get(11, 3, 2)},
 			[]v1alpha1.MappingRuleSpec{spec("list")}, []int64{11}},
 	} {
