@@ -98,14 +98,16 @@ func CheckDependency(ctx context.Context, reader client.Reader, namespace, name 
 // or written but for removals 3scale holds back for the gateway (WaitsOnGatewayOnly); only Orphan,
 // Invalid and deletion propagate to dependants.
 func Usable(obj client.Object, st v1alpha1.CommonStatus, remoteID int64) bool {
-	if remoteID == 0 || st.SyncedHash == "" || !obj.GetDeletionTimestamp().IsZero() {
+	if remoteID == 0 || !obj.GetDeletionTimestamp().IsZero() {
 		return false
 	}
-	if st.ObservedGeneration == obj.GetGeneration() &&
-		(meta.IsStatusConditionTrue(st.Conditions, v1alpha1.ConditionSynced) || meta.IsStatusConditionTrue(st.Conditions, v1alpha1.ConditionInSync)) {
+	// Before the synced hash: a first sync (an adoption) that wrote everything but a removal 3scale or a
+	// plan holds back has no synced hash yet, and its dependants must go on to let the removal end.
+	if WaitsOnGatewayOnly(obj, st) {
 		return true
 	}
-	return WaitsOnGatewayOnly(obj, st)
+	return st.SyncedHash != "" && st.ObservedGeneration == obj.GetGeneration() &&
+		(meta.IsStatusConditionTrue(st.Conditions, v1alpha1.ConditionSynced) || meta.IsStatusConditionTrue(st.Conditions, v1alpha1.ConditionInSync))
 }
 
 // WaitsOnGatewayOnly reports whether an object's current generation is in 3scale but for metrics or

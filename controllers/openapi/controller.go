@@ -415,12 +415,19 @@ func authenticationOf(o *v1alpha1.OpenAPI, a openapiimport.Auth) (*v1alpha1.Auth
 		if issuerType == "" {
 			issuerType = "rest"
 		}
-		if f := o.Spec.OIDC.AuthenticationFlow; f != nil {
+		// spec.oidc.authenticationFlow replaces the document's flows; with 3scale-operator's conventions,
+		// only an OpenID Connect scheme's (an OAuth 2.0 scheme's flows are the document's there).
+		operator := o.Spec.Conventions == v1alpha1.ConventionsThreescaleOperator
+		if f := o.Spec.OIDC.AuthenticationFlow; f != nil && (!operator || len(a.Flows) == 0) {
 			flow = f.DeepCopy()
+		}
+		gateway := v1alpha1.GatewayOptions{Security: o.Spec.Security.DeepCopy(), GatewayResponse: o.Spec.OIDC.GatewayResponse.DeepCopy()}
+		if operator {
+			gateway.CredentialsLocation = v1alpha1.CredentialsLocation("headers") // 3scale-operator's, whatever the document says
 		}
 		return &v1alpha1.AuthenticationSpec{OIDC: &v1alpha1.OIDCAuthSpec{IssuerType: issuerType, IssuerEndpoint: o.Spec.OIDC.IssuerEndpoint,
 			IssuerEndpointRef: o.Spec.OIDC.IssuerEndpointRef, AuthenticationFlow: flow, JWTClaimWithClientID: o.Spec.OIDC.JWTClaimWithClientID,
-			JWTClaimWithClientIDType: o.Spec.OIDC.JWTClaimWithClientIDType, GatewayOptions: v1alpha1.GatewayOptions{Security: o.Spec.Security.DeepCopy()}}}, nil
+			JWTClaimWithClientIDType: o.Spec.OIDC.JWTClaimWithClientIDType, GatewayOptions: gateway}}, nil
 	}
 	if o.Spec.Security != nil { // a document that asks for no security: the Product's default, a user key
 		return &v1alpha1.AuthenticationSpec{UserKey: &v1alpha1.UserKeyAuthSpec{GatewayOptions: v1alpha1.GatewayOptions{Security: o.Spec.Security.DeepCopy()}}}, nil
@@ -760,9 +767,10 @@ func stateName(s string) string {
 // fail records an error in the OpenAPI's status: Invalid and Orphan as such; anything else is retried
 // (a conflict quietly).
 func (r *Reconciler) fail(o *v1alpha1.OpenAPI, err error) (ctrl.Result, error) {
-	if apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err) {
-		// A generated resource changed since it was read (its own controller wrote it), or the cache is
-		// behind a create: looked at again, quietly, as the engine does with its conflicts.
+	if apierrors.IsConflict(err) {
+		// A generated resource changed since it was read (its own controller wrote it): looked at again,
+		// quietly, as the engine does with its conflicts. (Not AlreadyExists: a resource of that name
+		// outside a shard's cache answers it every time, and the backoff and the log must say so.)
 		return ctrl.Result{RequeueAfter: statusRewrite}, nil
 	}
 	if apierrors.IsInvalid(err) || apierrors.IsForbidden(err) && strings.Contains(err.Error(), "denied the request") {

@@ -116,7 +116,6 @@ var cases = []testCase{
 		{Object: "ActiveDoc/petstore-doc", Namespace: "apis", Field: "spec.productSystemName", Severity: SeverityChanged, Message: `Product object "openapi1" (apimsync)`},
 		{Object: "OpenAPI/openapi-example", Namespace: "apis", Field: "spec.privateAPISecretToken", Severity: SeverityInfo, Message: "now spec.security"},
 		{Object: "OpenAPI/openapi-example", Namespace: "apis", Field: "spec.privateAPIHostHeader", Severity: SeverityInfo, Message: "now spec.security"},
-		{Object: "OpenAPI/openapi-example", Namespace: "apis", Field: "spec.oidc.gatewayResponse", Severity: SeverityDropped, Message: "3scale-operator's OpenAPI does not read it either"},
 		{Object: "OpenAPI/openapi-example", Namespace: "apis", Field: "spec.openapiRef.url", Severity: SeverityChanged, Message: "does not fetch documents"},
 		{Object: "OpenAPI/openapi-example", Namespace: "apis", Field: "spec.systemName", Severity: SeverityChanged, Message: "cannot read"},
 		{Object: "OpenAPI/openapi-selfmanaged", Namespace: "apis", Field: "spec.systemName", Severity: SeverityInfo, Message: `"My_API"`},

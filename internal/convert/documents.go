@@ -256,10 +256,10 @@ func (c *converter) openAPIPolicySecrets(it *item, s *srcOpenAPISpec) {
 		return
 	}
 	for i, p := range d.Product.Policies {
-		if ref := p.ConfigurationRef; ref != nil && ref.Namespace != "" && ref.Namespace != it.outNS {
+		if ref := p.ConfigurationRef; ref != nil && ref.Namespace != "" && ref.Namespace != cmp.Or(it.outNS, it.namespace) {
 			c.changed(it, "spec.openapiRef", "the document's x-3scale-product.policies[%d] (%s) reads Secret %q of namespace %q: apimsync reads a policy's "+
-				"Secret in the OpenAPI's namespace only (%q), so the OpenAPI is Invalid until the document's configurationRef names one there: "+
-				"copy the Secret into %q and drop the namespace from the document", i, p.Name, ref.Name, ref.Namespace, it.outNS, it.outNS)
+				"Secret in the OpenAPI's own namespace only, so the OpenAPI is Invalid until the document's configurationRef names one there: "+
+				"copy the Secret where the OpenAPI goes and drop the namespace from the document", i, p.Name, ref.Name, ref.Namespace)
 		}
 	}
 }
@@ -274,7 +274,10 @@ func (c *converter) openAPISecurity(it *item, host, token *string) *v1alpha1.Sec
 		to    *string
 	}{{"privateAPIHostHeader", host, &sec.HostHeader}, {"privateAPISecretToken", token, &sec.SecretToken}} {
 		switch {
-		case f.value == nil || *f.value == "":
+		case f.value == nil:
+		case *f.value == "" && f.field == "privateAPISecretToken":
+			c.changed(it, "spec."+f.field, "empty: 3scale-operator emptied the token; apimsync leaves the token 3scale has (it never empties it)")
+		case *f.value == "":
 		case tooLong(*f.value, 255):
 			c.dropped(it, "spec."+f.field, "longer than the 255 characters apimsync allows; left as 3scale has it")
 		default:
@@ -302,29 +305,28 @@ func (c *converter) openAPISystemNameFindings(it *item, info *openAPIInfo) {
 }
 
 // openAPIOIDC converts an OpenAPI's OIDC settings as 3scale-operator's OpenAPI reads them: the issuer, the
-// flows and the client id's claim. Its credentials, security and gatewayResponse it does not read (the
-// generated Product's security is spec.privateAPIHostHeader and spec.privateAPISecretToken): dropped,
-// saying so.
+// flows, the client id's claim and the gateway's error answers. Its credentials and security it does not
+// read (headers; spec.privateAPIHostHeader and spec.privateAPISecretToken): dropped, saying so.
 func (c *converter) openAPIOIDC(it *item, o *srcOIDC) (*v1alpha1.OpenAPIOIDCSpec, bool) {
 	const path = "spec.oidc"
-	for _, f := range []struct {
-		field string
-		set   bool
-	}{{"credentials", o.Credentials != nil}, {"security", o.Security != nil}, {"gatewayResponse", o.GatewayResponse != nil}} {
-		if f.set {
-			c.dropped(it, path+"."+f.field, "3scale-operator's OpenAPI does not read it either (the generated Product's upstream security is "+
-				"spec.privateAPIHostHeader and spec.privateAPISecretToken): what runs in 3scale does not have it")
-		}
+	if o.Credentials != nil {
+		c.dropped(it, path+".credentials", "3scale-operator's OpenAPI does not read it either: the generated Product takes its credentials from headers, "+
+			"as apimsync's does with conventions ThreescaleOperator")
+	}
+	if o.Security != nil {
+		c.dropped(it, path+".security", "3scale-operator's OpenAPI does not read it either: the generated Product's upstream security is "+
+			"spec.privateAPIHostHeader and spec.privateAPISecretToken (spec.security here)")
 	}
 	src := *o
-	src.Gateway = operatorapi.Gateway{}
+	src.Gateway = operatorapi.Gateway{GatewayResponse: o.GatewayResponse}
 	var unmanaged []string // the flows left unset are 3scale-operator's too: none (the import's conventions)
 	auth, ok := c.oidc(it, path, &src, &unmanaged)
 	if !ok {
 		return nil, false
 	}
 	return &v1alpha1.OpenAPIOIDCSpec{IssuerType: auth.IssuerType, IssuerEndpoint: auth.IssuerEndpoint, IssuerEndpointRef: auth.IssuerEndpointRef,
-		AuthenticationFlow: auth.AuthenticationFlow, JWTClaimWithClientID: auth.JWTClaimWithClientID, JWTClaimWithClientIDType: auth.JWTClaimWithClientIDType}, true
+		AuthenticationFlow: auth.AuthenticationFlow, JWTClaimWithClientID: auth.JWTClaimWithClientID, JWTClaimWithClientIDType: auth.JWTClaimWithClientIDType,
+		GatewayResponse: auth.GatewayResponse}, true
 }
 
 func prefixed(prefix string, names []string) []string {

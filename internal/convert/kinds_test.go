@@ -103,7 +103,7 @@ func TestConvertKinds(t *testing.T) {
 				Deployment: &DeploymentSpec{ApicastHosted: &ApicastHostedSpec{}},
 				OIDC: &OpenAPIOIDCSpec{IssuerType: "keycloak", IssuerEndpointRef: &LocalSecretKeyRef{Name: "my-secret", Key: "issuerEndpoint"},
 					AuthenticationFlow:   &OIDCAuthenticationFlowSpec{StandardFlowEnabled: true, ImplicitFlowEnabled: true, ServiceAccountsEnabled: true, DirectAccessGrantsEnabled: true},
-					JWTClaimWithClientID: "azp", JWTClaimWithClientIDType: "plain"},
+					JWTClaimWithClientID: "azp", JWTClaimWithClientIDType: "plain", GatewayResponse: &GatewayResponseSpec{AuthFailed: &GatewayErrorResponse{Status: 403}}},
 				Security:   &SecuritySpec{HostHeader: "petstore.internal", SecretToken: "xxxx"},
 				CommonSpec: adopt}}},
 		{name: "a Tenant", input: []string{"tenants.yaml"}, want: &Tenant{TypeMeta: typeMeta("Tenant"),
@@ -140,14 +140,16 @@ func TestConvertKinds(t *testing.T) {
 
 // TestOpenAPIPolicySecretOfAnotherNamespace: a document whose x-3scale-product policy reads a Secret of
 // another namespace (as 3scale-operator allows) is converted with a finding that says the OpenAPI will be
-// Invalid until the Secret is in its own namespace; one of its own namespace says nothing.
+// Invalid until the Secret is in its own namespace; one of its own namespace says nothing. An empty
+// privateAPISecretToken is said to be left as 3scale has it.
 func TestOpenAPIPolicySecretOfAnotherNamespace(t *testing.T) {
 	doc := "openapi: 3.0.3\ninfo: {title: Pets, version: '1'}\npaths: {}\nx-3scale-product:\n  policies:\n" +
 		"    - {name: headers, version: builtin, configurationRef: {name: shared-headers, namespace: platform}}\n" +
 		"    - {name: cors, version: builtin, configurationRef: {name: cors, namespace: apis}}\n"
 	in := []*unstructured.Unstructured{
 		{Object: map[string]any{"apiVersion": "capabilities.3scale.net/v1beta1", "kind": "OpenAPI",
-			"metadata": map[string]any{"name": "pets", "namespace": "apis"}, "spec": map[string]any{"openapiRef": map[string]any{"secretRef": map[string]any{"name": "pets-doc"}}}}},
+			"metadata": map[string]any{"name": "pets", "namespace": "apis"}, "spec": map[string]any{"openapiRef": map[string]any{"secretRef": map[string]any{"name": "pets-doc"}},
+				"privateAPISecretToken": ""}}},
 		{Object: map[string]any{"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": "pets-doc", "namespace": "apis"},
 			"stringData": map[string]any{"pets.yaml": doc}}},
 	}
@@ -159,6 +161,11 @@ func TestOpenAPIPolicySecretOfAnotherNamespace(t *testing.T) {
 		Message: `x-3scale-product.policies[0] (headers) reads Secret "shared-headers" of namespace "platform"`}
 	if !hasFinding(res.Findings, want) {
 		t.Errorf("no finding %s\n%s", want, findingsOf(res.Findings, "OpenAPI/pets"))
+	}
+	// An empty secret token: 3scale-operator emptied it, apimsync keeps 3scale's: said.
+	empty := Finding{Object: "OpenAPI/pets", Namespace: "apis", Field: "spec.privateAPISecretToken", Severity: SeverityChanged, Message: "3scale-operator emptied the token"}
+	if !hasFinding(res.Findings, empty) {
+		t.Errorf("no finding %s\n%s", empty, findingsOf(res.Findings, "OpenAPI/pets"))
 	}
 	if strings.Contains(findingsOf(res.Findings, "OpenAPI/pets"), "policies[1]") {
 		t.Errorf("a policy Secret of the OpenAPI's own namespace was reported:\n%s", findingsOf(res.Findings, "OpenAPI/pets"))

@@ -136,6 +136,7 @@ type OpenAPIOIDCSpec struct {
 	IssuerEndpointRef *LocalSecretKeyRef `json:"issuerEndpointRef,omitempty"`
 	// AuthenticationFlow, when set, is the OAuth 2.0 flows the provider's clients allow, instead of the
 	// ones the document's OAuth 2.0 scheme lists (an OpenID Connect scheme lists none: standard flow).
+	// With conventions ThreescaleOperator, as 3scale-operator reads it: for an OpenID Connect scheme only.
 	// +optional
 	AuthenticationFlow *OIDCAuthenticationFlowSpec `json:"authenticationFlow,omitempty"`
 	// JWTClaimWithClientID is the JWT claim that holds the client id (as Product.spec). Default: azp.
@@ -146,6 +147,9 @@ type OpenAPIOIDCSpec struct {
 	// +kubebuilder:validation:Enum=plain;liquid
 	// +optional
 	JWTClaimWithClientIDType string `json:"jwtClaimWithClientIDType,omitempty"`
+	// GatewayResponse is the Product's gatewayResponse: the gateway's error answers (as Product.spec).
+	// +optional
+	GatewayResponse *GatewayResponseSpec `json:"gatewayResponse,omitempty"`
 }
 
 // OpenAPIActiveDocSpec is the ActiveDoc generated from the document.
