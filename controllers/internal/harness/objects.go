@@ -67,8 +67,10 @@ func Update(t *testing.T, obj client.Object, change func()) {
 
 // conflictBackoff is how an update retries on a conflict with the manager's writes (its status writes
 // change the object's resourceVersion too): client-go's DefaultRetry gives up after about 50 ms, which a
-// manager busy on a loaded machine outlasts; this one keeps trying for about 10 s.
-var conflictBackoff = wait.Backoff{Steps: 12, Duration: 10 * time.Millisecond, Factor: 2, Jitter: 0.1, Cap: 2 * time.Second}
+// manager busy on a loaded machine outlasts; this one keeps trying for about 10 s. No Cap: wait.Backoff
+// ends its steps once a delay reaches the cap, which cut the 10 s it was meant to give to about 2.5 s (a
+// CI run failed on it).
+var conflictBackoff = wait.Backoff{Steps: 14, Duration: 20 * time.Millisecond, Factor: 1.5, Jitter: 0.1}
 
 // UpdateWith is Update through the client c (one that keeps the admission warnings of its writes).
 func UpdateWith(t *testing.T, c client.Client, obj client.Object, change func()) {
