@@ -1,15 +1,18 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -192,6 +195,28 @@ func readMemory(url string) (Memory, error) {
 	return Memory{RSSMiB: rss / (1 << 20), HeapMiB: heap / (1 << 20), Goroutines: int(goroutines)}, nil
 }
 
+// memoryScrapeEvery is how many one-second memory samples go between two scrapes of the manager's
+// metrics (sampleMemory).
+const memoryScrapeEvery = 5
+
+// residentMiB is a process's resident set size (VmRSS in /proc/PID/status), in MiB.
+func residentMiB(pid int) (float64, error) {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	for line := range strings.Lines(string(raw)) {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			var kib float64
+			if _, err := fmt.Sscanf(strings.TrimSpace(rest), "%f kB", &kib); err != nil {
+				return 0, fmt.Errorf("VmRSS: %w", err)
+			}
+			return kib / 1024, nil
+		}
+	}
+	return 0, errors.New("no VmRSS in /proc/PID/status")
+}
+
 // scrape reads the manager's metrics endpoint.
 func scrape(url string) (map[string]*dto.MetricFamily, error) {
 	res, err := http.Get(url)
@@ -208,11 +233,15 @@ func scrape(url string) (map[string]*dto.MetricFamily, error) {
 }
 
 // KubeRequests counts the manager's requests to the Kubernetes API server (client-go's
-// rest_client_requests_total), reads (GET) and writes (every other verb).
+// rest_client_requests_total), reads (GET) and writes (every other verb), and the reconciles they came
+// from (controller-runtime's controller_runtime_reconcile_total, by controller: one per kind).
 type KubeRequests struct {
-	Reads    int            `json:"reads"`
-	Writes   int            `json:"writes"`
-	ByMethod map[string]int `json:"byMethod"`
+	Reads      int            `json:"reads"`
+	Writes     int            `json:"writes"`
+	ByMethod   map[string]int `json:"byMethod"`
+	Reconciles map[string]int `json:"reconciles,omitempty"`
+	// ReconcileResults counts the same reconciles by result (success, requeue_after, error...).
+	ReconcileResults map[string]int `json:"reconcileResults,omitempty"`
 }
 
 // readKubeRequests reads the manager's Kubernetes API requests since it started.
@@ -221,19 +250,18 @@ func readKubeRequests(url string) (KubeRequests, error) {
 	if err != nil {
 		return KubeRequests{}, err
 	}
-	k := KubeRequests{ByMethod: map[string]int{}}
+	k := KubeRequests{ByMethod: map[string]int{}, Reconciles: map[string]int{}, ReconcileResults: map[string]int{}}
+	for _, m := range families["controller_runtime_reconcile_total"].GetMetric() {
+		k.Reconciles[label(m, "controller")] += int(m.GetCounter().GetValue())
+		k.ReconcileResults[label(m, "result")] += int(m.GetCounter().GetValue())
+	}
 	f, ok := families["rest_client_requests_total"]
 	if !ok {
 		return k, fmt.Errorf("the manager's metrics have no rest_client_requests_total")
 	}
 	for _, m := range f.GetMetric() {
 		n := int(m.GetCounter().GetValue())
-		method := ""
-		for _, l := range m.GetLabel() {
-			if l.GetName() == "method" {
-				method = l.GetValue()
-			}
-		}
+		method := label(m, "method")
 		k.ByMethod[method] += n
 		if method == http.MethodGet {
 			k.Reads += n
@@ -244,13 +272,47 @@ func readKubeRequests(url string) (KubeRequests, error) {
 	return k, nil
 }
 
+// label is the value of m's label name ("" without it).
+func label(m *dto.Metric, name string) string {
+	for _, l := range m.GetLabel() {
+		if l.GetName() == name {
+			return l.GetValue()
+		}
+	}
+	return ""
+}
+
 // minus is k less an earlier reading.
 func (k KubeRequests) minus(o KubeRequests) KubeRequests {
-	d := KubeRequests{Reads: k.Reads - o.Reads, Writes: k.Writes - o.Writes, ByMethod: map[string]int{}}
+	d := KubeRequests{Reads: k.Reads - o.Reads, Writes: k.Writes - o.Writes, ByMethod: map[string]int{}, Reconciles: map[string]int{},
+		ReconcileResults: map[string]int{}}
 	for m, n := range k.ByMethod {
 		d.ByMethod[m] = n - o.ByMethod[m]
 	}
+	for c, n := range k.Reconciles {
+		d.Reconciles[c] = n - o.Reconciles[c]
+	}
+	for r, n := range k.ReconcileResults {
+		d.ReconcileResults[r] = n - o.ReconcileResults[r]
+	}
 	return d
+}
+
+// topCounts is the sum of counts, and its largest entries as "name n, ..." (top n).
+func topCounts(counts map[string]int, top int) (int, string) {
+	total := 0
+	names := slices.Collect(maps.Keys(counts))
+	for _, n := range counts {
+		total += n
+	}
+	slices.SortFunc(names, func(a, b string) int { return cmp.Or(counts[b]-counts[a], strings.Compare(a, b)) })
+	parts := make([]string, 0, top)
+	for _, name := range names[:min(top, len(names))] {
+		if counts[name] > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", name, counts[name]))
+		}
+	}
+	return total, strings.Join(parts, ", ")
 }
 
 // peak keeps the highest memory seen.

@@ -43,6 +43,7 @@ func (r *Result) Table() string {
 	r.floorRow(row, "cold", cold.Seconds, r.Floor.ColdRunStatusesSeconds, "create, finalizer, the status the cold run wrote", r.Floor.ColdRunStatusesCPU)
 	row("cold: the bench's own creates sent in (16 at a time)", fmt.Sprintf("%.1f s", cold.Sent), "", "")
 	row("cold: Kubernetes API writes (per object)", fmt.Sprintf("%d (%.1f)", cold.Kube.Writes, perObject(cold.Kube.Writes, c.Objects)), "", "")
+	reconcileRow(row, "cold", cold.Kube, c.Objects)
 	row("cold: API server writes, all clients (top)", cold.APIServer.top(6), "", "")
 	row("cold: events, by kind and reason (top)", cold.Events.top(6), "", "")
 	row("cold: CPU", cold.CPU.String(), "", "")
@@ -78,6 +79,7 @@ func (r *Result) Table() string {
 	row("deletion: calls (refused / 404)", fmt.Sprintf("%d (%d / %d)", del.Calls.Total(), del.Refused, del.NotFound), fmt.Sprintf("%d minimal", del.Minimal.Total()), fmt.Sprintf("%.2f", del.CallsMin))
 	row("deletion: 429 answers / Retry-After ignored", fmt.Sprintf("%d / %d", del.TooMany, del.Ignored), "", "")
 	row("deletion: Kubernetes API writes (per object)", fmt.Sprintf("%d (%.1f)", del.Kube.Writes, perObject(del.Kube.Writes, c.Objects)), "", "")
+	reconcileRow(row, "deletion", del.Kube, c.Objects)
 	row("deletion: API server writes, all clients (top)", del.APIServer.top(6), "", "")
 	row("deletion: events, by kind and reason (top)", del.Events.top(6), "", "")
 	row("deletion: CPU", del.CPU.String(), "", "")
@@ -232,4 +234,16 @@ func (r *Result) chart(path string) error {
 	}
 	p.Legend.Top, p.Legend.Left = true, true
 	return p.Save(16*vg.Centimeter, 10*vg.Centimeter, path)
+}
+
+// reconcileRow reports the manager's reconciles in a phase, per object, by result and by controller (top
+// 4): the passes over objects the CPU it used went to. None without the manager's metrics.
+func reconcileRow(row func(name, value, bound, ratio string), phase string, k KubeRequests, objects int) {
+	total, top := topCounts(k.Reconciles, 4)
+	if total == 0 {
+		return
+	}
+	_, results := topCounts(k.ReconcileResults, 4)
+	row(phase+": reconciles (per object; by result; top controllers)",
+		fmt.Sprintf("%d (%.1f; %s; %s)", total, perObject(total, objects), results, top), "", "")
 }
