@@ -3,11 +3,17 @@ package engine
 // Status writing: conditions, events, the one status write per reconcile, stale-cache detection.
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
 	"strconv"
 
+	jsonpatch "github.com/evanphx/json-patch/v5"
 	"k8s.io/apimachinery/pkg/api/equality"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -96,11 +102,15 @@ type statusWriter[T Object, D any, S Snapshot[S]] struct {
 
 func (w *statusWriter[T, D, S]) write(ctx context.Context, obj T) error {
 	// The whole objects first: a reconcile that changed nothing (most of them, in a burst) costs no
-	// conversion; the statuses as unstructured data then, so that only a difference that shows is written.
-	if w.done || equality.Semantic.DeepEqual(w.before, obj) || equality.Semantic.DeepEqual(statusOf(w.before), statusOf(obj)) {
+	// encoding; the statuses as JSON then, so that only a difference that shows is written.
+	if w.done || equality.Semantic.DeepEqual(w.before, obj) {
 		return nil
 	}
-	if err := w.r.Client.Status().Patch(ctx, obj, client.MergeFrom(w.before)); err != nil {
+	patch, err := statusPatch(w.before, obj)
+	if err != nil || patch == nil {
+		return err
+	}
+	if err := w.r.Client.Status().Patch(ctx, obj, client.RawPatch(types.MergePatchType, patch)); err != nil {
 		return client.IgnoreNotFound(err)
 	}
 	w.r.wrote(obj)
@@ -129,6 +139,39 @@ func (r *Reconciler[T, D, S]) finalized(obj T) {
 	r.written.Store(client.ObjectKeyFromObject(obj), lastWrite{gone: true, uid: obj.GetUID()})
 }
 
+// EngineMetadataOnly tells whether old and new differ only in the metadata the engine writes to every
+// object before its first create — the remote-cleanup finalizer and the create-pending marker — and in
+// what the API server moves along (resourceVersion, managedFields): not in the generation (the spec),
+// the status, the labels, the deletion, the owners, another finalizer or another annotation.
+func EngineMetadataOnly(old, new client.Object) bool {
+	if old.GetGeneration() != new.GetGeneration() || !old.GetDeletionTimestamp().Equal(new.GetDeletionTimestamp()) ||
+		!maps.Equal(old.GetLabels(), new.GetLabels()) || !equality.Semantic.DeepEqual(old.GetOwnerReferences(), new.GetOwnerReferences()) {
+		return false
+	}
+	ownAnnotation := func(k string) bool { return k == v1alpha1.CreatePendingAnnotation }
+	if !maps.Equal(withoutKeys(old.GetAnnotations(), ownAnnotation), withoutKeys(new.GetAnnotations(), ownAnnotation)) ||
+		!slices.Equal(withoutValue(old.GetFinalizers(), Finalizer), withoutValue(new.GetFinalizers(), Finalizer)) {
+		return false
+	}
+	return equality.Semantic.DeepEqual(statusField(old), statusField(new))
+}
+
+// withoutKeys is m without the keys own says are the engine's.
+func withoutKeys(m map[string]string, own func(string) bool) map[string]string {
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		if !own(k) {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// withoutValue is s without v.
+func withoutValue(s []string, v string) []string {
+	return slices.DeleteFunc(slices.Clone(s), func(x string) bool { return x == v })
+}
+
 // staleCache reports whether obj, as the cache has it, is older than our own last write of it. Resource
 // versions are compared as numbers: the API server's are etcd revisions, comparable as integers
 // (Kubernetes' comparable resource versions, KEP-5504); one that does not parse is never called stale.
@@ -148,11 +191,41 @@ func (r *Reconciler[T, D, S]) staleCache(key types.NamespacedName, obj T) bool {
 	return err == nil && rv < last.rv
 }
 
-// statusOf returns the status of any kind as unstructured data, to compare kind-specific fields too.
-func statusOf(obj client.Object) any {
-	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+// statusPatch is the JSON merge patch from before's status to after's (both of one kind), nil when they
+// encode alike. Only the statuses are encoded: the status subresource ignores the rest of an object, and
+// encoding two whole objects (spec, metadata) to diff them was most of the patch's cost to the manager.
+func statusPatch(before, after client.Object) ([]byte, error) {
+	from, err := statusJSON(before)
 	if err != nil {
+		return nil, err
+	}
+	to, err := statusJSON(after)
+	if err != nil || bytes.Equal(from, to) {
+		return nil, err
+	}
+	return jsonpatch.CreateMergePatch(from, to)
+}
+
+// statusJSON encodes obj's status field as {"status": ...}.
+func statusJSON(obj client.Object) ([]byte, error) {
+	status := statusField(obj)
+	if status == nil {
+		return nil, fmt.Errorf("a %T has no status field", obj)
+	}
+	return json.Marshal(struct {
+		Status any `json:"status"`
+	}{status})
+}
+
+// statusField is obj's status (every kind's object is a pointer to a struct with a Status field); nil
+// for an object without one.
+func statusField(obj client.Object) any {
+	v := reflect.ValueOf(obj)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
 		return nil
 	}
-	return u["status"]
+	if status := v.Elem().FieldByName("Status"); status.IsValid() {
+		return status.Interface()
+	}
+	return nil
 }

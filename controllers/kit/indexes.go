@@ -76,7 +76,7 @@ func NamesByKey(ctx context.Context, reader client.Reader, list client.ObjectLis
 	var names []string
 	for _, key := range keys {
 		l := list.DeepCopyObject().(client.ObjectList)
-		if err := reader.List(ctx, l, client.InNamespace(namespace), client.MatchingFields{index: key}); err != nil {
+		if err := reader.List(ctx, l, client.InNamespace(namespace), client.MatchingFields{index: key}, client.UnsafeDisableDeepCopy); err != nil {
 			continue
 		}
 		_ = ForEachItem(l, func(o client.Object) { names = append(names, o.GetName()) })
@@ -95,7 +95,7 @@ func Referencing(reader client.Reader, list client.ObjectList, index string) han
 func ReferencingKey(reader client.Reader, list client.ObjectList, index string, key func(client.Object) string) handler.MapFunc {
 	return func(ctx context.Context, obj client.Object) []reconcile.Request {
 		l := list.DeepCopyObject().(client.ObjectList)
-		if err := reader.List(ctx, l, client.InNamespace(obj.GetNamespace()), client.MatchingFields{index: key(obj)}); err != nil {
+		if err := reader.List(ctx, l, client.InNamespace(obj.GetNamespace()), client.MatchingFields{index: key(obj)}, client.UnsafeDisableDeepCopy); err != nil {
 			return nil
 		}
 		return requestsFor(l)
@@ -121,7 +121,7 @@ func Rivals(reader client.Reader, list client.ObjectList, index string, key func
 			return nil
 		}
 		l := list.DeepCopyObject().(client.ObjectList)
-		if err := reader.List(ctx, l, client.InNamespace(obj.GetNamespace()), client.MatchingFields{index: k}); err != nil {
+		if err := reader.List(ctx, l, client.InNamespace(obj.GetNamespace()), client.MatchingFields{index: k}, client.UnsafeDisableDeepCopy); err != nil {
 			return nil
 		}
 		var reqs []reconcile.Request
