@@ -1,6 +1,7 @@
 package product_test
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -28,11 +29,15 @@ func TestAMetricAPlanUsesIsKept(t *testing.T) {
 		delete(backend.Spec.Methods, "list_pets")
 		backend.Spec.MappingRules = slices.DeleteFunc(backend.Spec.MappingRules, func(r v1alpha1.MappingRuleSpec) bool { return r.MetricMethodRef == "list_pets" })
 	})
+	// The Product may first wait for the Backend being synced again, then for the plan: each ends
+	// waiting for the plan, naming it.
 	for obj, want := range map[engine.Object]string{product: `plan "basic" limits or prices method "search"`, backend: `plan "basic" limits or prices method "list_pets"`} {
-		harness.WaitReason(t, obj, v1alpha1.ConditionOrphan, v1alpha1.ReasonMetricStillLimited)
-		if _, _, msg := harness.SyncState(t, obj); !strings.Contains(msg, want) {
-			t.Errorf("%s's message %q, want %q", obj.GetName(), msg, want)
-		}
+		harness.Eventually(t, harness.WaitTimeout, func() string {
+			if state, reason, msg := harness.SyncState(t, obj); state != v1alpha1.ConditionOrphan || reason != v1alpha1.ReasonMetricStillLimited || !strings.Contains(msg, want) {
+				return fmt.Sprintf("%s is %s (%s) %q, want Orphan (%s) naming %q", obj.GetName(), state, reason, msg, v1alpha1.ReasonMetricStillLimited, want)
+			}
+			return ""
+		})
 	}
 	if !metricNamed(ns, "search") || !metricNamed(ns, "list_pets") {
 		t.Fatal("a method a plan uses was deleted")
