@@ -10,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
@@ -63,10 +62,9 @@ func kindController[T engine.Object, D any, S engine.Snapshot[S]](sh shared, r *
 	for _, ref := range referenceGraph {
 		switch kind {
 		case ref.From: // wake it when what it references changes
-			b = b.Watches(newKind(ref.To), handler.EnqueueRequestsFromMapFunc(kit.ReferencingKey(sh.reader, list, ref.Index, ref.keyOf)),
-				builder.WithPredicates(dependencyChanged))
-		case ref.To: // wake it when what references it changes or goes, while it may be waiting on them
-			b = b.Watches(newKind(ref.From), handler.EnqueueRequestsFromMapFunc(referenced(sh.reader, ref, r.Attentive)))
+			b = b.Watches(newKind(ref.To), handler.EnqueueRequestsFromMapFunc(kit.ReferencingKey(sh.reader, list, ref.Index, ref.keyOf)))
+		case ref.To: // wake it when what references it changes or goes
+			b = b.Watches(newKind(ref.From), handler.EnqueueRequestsFromMapFunc(referenced(sh.reader, ref)))
 		}
 	}
 	if sh.installations {
@@ -136,10 +134,8 @@ type watch struct {
 }
 
 // referenced maps an object to the objects of ref.To it names through ref's field (by their Key, read
-// through ref.KeyIndex, when ref has one) that attentive says may be waiting on it (the To kind's
-// engine.Reconciler.Attentive): the deletion waits and the removals held back that these watches are
-// for.
-func referenced(reader client.Reader, ref reference, attentive func(context.Context, types.NamespacedName) bool) handler.MapFunc {
+// through ref.KeyIndex, when ref has one).
+func referenced(reader client.Reader, ref reference) handler.MapFunc {
 	return func(ctx context.Context, obj client.Object) []reconcile.Request {
 		names := ref.Names(obj)
 		if ref.KeyIndex != "" {
@@ -147,22 +143,13 @@ func referenced(reader client.Reader, ref reference, attentive func(context.Cont
 		}
 		reqs := make([]reconcile.Request, 0, len(names))
 		for _, n := range names {
-			key := types.NamespacedName{Namespace: obj.GetNamespace(), Name: n}
-			if n != "" && attentive(ctx, key) {
-				reqs = append(reqs, reconcile.Request{NamespacedName: key})
+			if n != "" {
+				reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: n}})
 			}
 		}
 		return reqs
 	}
 }
-
-// dependencyChanged lets through the events of a dependency that may change what its dependants build
-// upon: all but the updates of the engine's own metadata alone (its finalizer and create-pending marker,
-// written before each first create): dependants read a dependency's spec, status and deletion, never
-// those.
-var dependencyChanged = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
-	return !engine.EngineMetadataOnly(e.ObjectOld, e.ObjectNew)
-}}
 
 // secretUseChanged lets through only the events of an object that may change whether the Secrets it
 // reads are in use: its creation and deletion, and updates of its finalizers, its deletion or the Secrets

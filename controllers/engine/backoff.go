@@ -43,14 +43,6 @@ func (o *OrphanBackoff) Next(id types.NamespacedName) time.Duration {
 	return b.NextBackOff()
 }
 
-// Waiting tells whether the object is backing off: it waits, and no success or reset came since.
-func (o *OrphanBackoff) Waiting(id types.NamespacedName) bool {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	_, ok := o.perID[id]
-	return ok
-}
-
 // Reset forgets the object's backoff, after a success or when it is deleted.
 func (o *OrphanBackoff) Reset(id types.NamespacedName) {
 	o.mu.Lock()

@@ -21,7 +21,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -135,9 +134,6 @@ type Reconciler[T Object, D any, S Snapshot[S]] struct {
 	// (types.NamespacedName → struct{}): a Synced object not in it waits quietly for a missing
 	// dependency (a shard it was just moved to, a manager just started); forgotten with the object.
 	resolved sync.Map
-	// busy holds the objects a reconcile of this reconciler is working on now (types.NamespacedName →
-	// struct{}), for Attentive.
-	busy sync.Map
 	// written remembers our last write of each object (types.NamespacedName → lastWrite), so that a
 	// reconcile woken by that write's event does not act on an older cached copy.
 	written sync.Map
@@ -158,8 +154,6 @@ type rejection struct {
 // Reconcile implements reconcile.Reconciler: it brings one object and its remote counterpart in line.
 func (r *Reconciler[T, D, S]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	r.startOnce.Do(func() { r.started = r.now() })
-	r.busy.Store(req.NamespacedName, struct{}{})
-	defer r.busy.Delete(req.NamespacedName)
 	obj := r.New()
 	if err := r.Client.Get(ctx, req.NamespacedName, obj); err != nil {
 		if apierrors.IsNotFound(err) {
@@ -189,28 +183,6 @@ func (r *Reconciler[T, D, S]) Reconcile(ctx context.Context, req ctrl.Request) (
 	}
 	r.track(req.NamespacedName, obj)
 	return res, err
-}
-
-// Attentive tells whether the object at key may be waiting on the objects that reference it, so that a
-// change of one of them should wake it: it is being deleted (its deletion waits for its dependants and
-// users to go), it is not Synced at its generation as the cache has it, or this reconciler is working
-// on it, backing it off or waiting quietly for it now (a removal a plan's limit holds back, a wait whose
-// status is not written yet). A Synced object at rest needs nothing from them: in a burst, each change of
-// a Product woke its Backends and each change of a plan its Product, a reconcile each, for nothing. An
-// object the cache does not hold is not woken; a read that fails wakes it.
-func (r *Reconciler[T, D, S]) Attentive(ctx context.Context, key types.NamespacedName) bool {
-	if _, ok := r.busy.Load(key); ok || r.Backoff.Waiting(key) {
-		return true
-	}
-	if _, ok := r.quietSince.Load(key); ok {
-		return true
-	}
-	obj := r.New()
-	if err := r.Client.Get(ctx, key, obj); err != nil {
-		return !apierrors.IsNotFound(err)
-	}
-	st := obj.GetSyncStatus()
-	return !obj.GetDeletionTimestamp().IsZero() || SyncState(st) != v1alpha1.ConditionSynced || st.ObservedGeneration != obj.GetGeneration()
 }
 
 // sync handles an object that is not being deleted.

@@ -7,9 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"reflect"
-	"slices"
 	"strconv"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
@@ -137,39 +135,6 @@ func (r *Reconciler[T, D, S]) wrote(obj T) {
 // the resourceVersion it had, so any copy of this object (this UID) the cache still holds is stale.
 func (r *Reconciler[T, D, S]) finalized(obj T) {
 	r.written.Store(client.ObjectKeyFromObject(obj), lastWrite{gone: true, uid: obj.GetUID()})
-}
-
-// EngineMetadataOnly tells whether old and new differ only in the metadata the engine writes to every
-// object before its first create — the remote-cleanup finalizer and the create-pending marker — and in
-// what the API server moves along (resourceVersion, managedFields): not in the generation (the spec),
-// the status, the labels, the deletion, the owners, another finalizer or another annotation.
-func EngineMetadataOnly(old, new client.Object) bool {
-	if old.GetGeneration() != new.GetGeneration() || !old.GetDeletionTimestamp().Equal(new.GetDeletionTimestamp()) ||
-		!maps.Equal(old.GetLabels(), new.GetLabels()) || !equality.Semantic.DeepEqual(old.GetOwnerReferences(), new.GetOwnerReferences()) {
-		return false
-	}
-	ownAnnotation := func(k string) bool { return k == v1alpha1.CreatePendingAnnotation }
-	if !maps.Equal(withoutKeys(old.GetAnnotations(), ownAnnotation), withoutKeys(new.GetAnnotations(), ownAnnotation)) ||
-		!slices.Equal(withoutValue(old.GetFinalizers(), Finalizer), withoutValue(new.GetFinalizers(), Finalizer)) {
-		return false
-	}
-	return equality.Semantic.DeepEqual(statusField(old), statusField(new))
-}
-
-// withoutKeys is m without the keys own says are the engine's.
-func withoutKeys(m map[string]string, own func(string) bool) map[string]string {
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		if !own(k) {
-			out[k] = v
-		}
-	}
-	return out
-}
-
-// withoutValue is s without v.
-func withoutValue(s []string, v string) []string {
-	return slices.DeleteFunc(slices.Clone(s), func(x string) bool { return x == v })
 }
 
 // staleCache reports whether obj, as the cache has it, is older than our own last write of it. Resource
