@@ -37,7 +37,8 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager, opts controller.Options)
 	b := ctrl.NewControllerManagedBy(mgr).For(&v1alpha1.OpenAPI{}).Named("openapi").WithOptions(opts).
 		Owns(&v1alpha1.Backend{}).Owns(&v1alpha1.Product{}).Owns(&v1alpha1.ActiveDoc{}).Owns(&v1alpha1.ApplicationPlan{}).
 		Watches(&v1alpha1.Backend{}, blockerGone).Watches(&v1alpha1.Product{}, blockerGone).Watches(&v1alpha1.ActiveDoc{}, blockerGone).
-		Watches(&v1alpha1.ApplicationPlan{}, blockerGone).Watches(&v1alpha1.ApplicationPlan{}, handler.EnqueueRequestsFromMapFunc(productOf)).
+		Watches(&v1alpha1.ApplicationPlan{}, blockerGone).
+		Watches(&v1alpha1.ApplicationPlan{}, handler.EnqueueRequestsFromMapFunc(namedBy(r.Reader)), builder.WithPredicates(limitsMayChange)).
 		WatchesMetadata(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(kit.Referencing(r.Reader, list, kit.IndexConfigMapRefs))).
 		WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(kit.Referencing(r.Reader, list, kit.IndexSecretRefs)))
 	r.FluxSources.watched, r.FluxSources.cache = map[string]bool{}, mgr.GetCache()
@@ -104,19 +105,43 @@ func blockerGone(reader client.Reader) handler.EventHandler {
 	}}
 }
 
-// productOf wakes the OpenAPIs a plan may name (its productRef, the backends of its limits and pricing
-// rules): an OpenAPI that waits for a plan to stop limiting a method its document no longer has goes on
-// as soon as the plan changes.
-func productOf(_ context.Context, obj client.Object) []reconcile.Request {
-	p, ok := obj.(*v1alpha1.ApplicationPlan)
-	if !ok {
-		return nil
-	}
-	out := []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: p.Namespace, Name: p.Spec.ProductRef}}}
-	for _, ref := range planRefs(p) { // and the backend-only OpenAPIs of the backends it names
-		if key := (client.ObjectKey{Namespace: p.Namespace, Name: ref.Backend}); ref.Backend != "" && !slices.ContainsFunc(out, func(r reconcile.Request) bool { return r.NamespacedName == key }) {
-			out = append(out, reconcile.Request{NamespacedName: key})
+// namedBy wakes the OpenAPIs of the plan's namespace that the plan may name (its productRef, the
+// backends of its limits and pricing rules): an OpenAPI that waits for a plan to stop limiting a method
+// its document no longer has goes on as soon as the plan changes. Only OpenAPIs the cache holds are
+// woken: in a burst of plans, most name a Product no OpenAPI generated, and each would be a reconcile of
+// nothing.
+func namedBy(reader client.Reader) handler.MapFunc {
+	return func(ctx context.Context, obj client.Object) []reconcile.Request {
+		p, ok := obj.(*v1alpha1.ApplicationPlan)
+		if !ok {
+			return nil
 		}
+		names := []string{p.Spec.ProductRef}
+		for _, ref := range planRefs(p) { // and the backend-only OpenAPIs of the backends it names
+			if ref.Backend != "" {
+				names = append(names, ref.Backend)
+			}
+		}
+		var openAPIs v1alpha1.OpenAPIList
+		// Read only, for each plan event: the cache's objects as they are, no copy of each.
+		if err := reader.List(ctx, &openAPIs, client.InNamespace(p.Namespace), client.UnsafeDisableDeepCopy); err != nil {
+			return nil
+		}
+		var out []reconcile.Request
+		for _, o := range openAPIs.Items {
+			if slices.Contains(names, o.Name) {
+				out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&o)})
+			}
+		}
+		return out
 	}
-	return out
 }
+
+// limitsMayChange passes a plan's creation and deletion, and the updates that may change what it limits
+// or prices (its spec: a new generation) or whether it still counts (its deletion begun): an OpenAPI
+// reads nothing else of a plan it did not generate (checkNoPlanStillLimits). Its status writes, most of
+// its events, do not wake OpenAPIs.
+var limitsMayChange = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+	return e.ObjectOld.GetGeneration() != e.ObjectNew.GetGeneration() ||
+		e.ObjectOld.GetDeletionTimestamp().IsZero() != e.ObjectNew.GetDeletionTimestamp().IsZero()
+}}
