@@ -106,7 +106,7 @@ func TestCacheTransformDropsWhatApimsyncNeverReads(t *testing.T) {
 }
 
 // TestSecretUseChangesOnlyWithFinalizersDeletionOrReferences: the in-use finalizer of a provider-account
-// Secret is looked at again when an object that reads it gains or loses its finalizer, is being deleted,
+// Secret is looked at again when an object that reads it gains or loses its remote-cleanup finalizer, is being deleted,
 // or names another Secret; not at each of its status writes (in a burst, each made the Secret's controller
 // list every object that reads it).
 func TestSecretUseChangesOnlyWithFinalizersDeletionOrReferences(t *testing.T) {
@@ -122,6 +122,7 @@ func TestSecretUseChangesOnlyWithFinalizersDeletionOrReferences(t *testing.T) {
 		"a status write":             {change: func(b *v1alpha1.Backend) { b.Status.SyncedHash = "h2"; b.Status.BackendID = 7 }},
 		"a spec edit":                {change: func(b *v1alpha1.Backend) { b.Spec.Name = "Pets v2" }},
 		"the finalizer":              {change: func(b *v1alpha1.Backend) { b.Finalizers = []string{engine.Finalizer} }, want: true},
+		"another finalizer":          {change: func(b *v1alpha1.Backend) { b.Finalizers = []string{"example.com/other"} }},
 		"deletion":                   {change: func(b *v1alpha1.Backend) { b.DeletionTimestamp = &metav1.Time{Time: time.Now()} }, want: true},
 		"another Secret":             {change: func(b *v1alpha1.Backend) { b.Spec.ProviderAccountRef = &v1alpha1.ProviderAccountRef{Name: "other"} }, want: true},
 		"another Secret synced with": {change: func(b *v1alpha1.Backend) { b.Status.ProviderAccountSecret = "other" }, want: true},
@@ -132,5 +133,15 @@ func TestSecretUseChangesOnlyWithFinalizersDeletionOrReferences(t *testing.T) {
 		if got := controllers.SecretUseChanged.Update(event.UpdateEvent{ObjectOld: before, ObjectNew: after}); got != tc.want {
 			t.Errorf("%s: the Secret's controller is told %v, want %v", name, got, tc.want)
 		}
+	}
+	// Created without the finalizer, an object uses no Secret yet (it goes on with the first create);
+	// created with it (a restore), it does.
+	if controllers.SecretUseChanged.Create(event.CreateEvent{Object: base()}) {
+		t.Error("a new object without the finalizer is told to the Secret's controller")
+	}
+	restored := base()
+	restored.Finalizers = []string{engine.Finalizer}
+	if !controllers.SecretUseChanged.Create(event.CreateEvent{Object: restored}) || !controllers.SecretUseChanged.Delete(event.DeleteEvent{Object: base()}) {
+		t.Error("a restored object with the finalizer, or a deletion, is not told to the Secret's controller")
 	}
 }

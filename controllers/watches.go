@@ -12,6 +12,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -152,15 +153,20 @@ func referenced(reader client.Reader, ref reference) handler.MapFunc {
 }
 
 // secretUseChanged lets through only the events of an object that may change whether the Secrets it
-// reads are in use: its creation and deletion, and updates of its finalizers, its deletion or the Secrets
-// it names. Its status writes, most of its events, do not (in a burst, each made the Secret's controller
-// list every object of the namespace that reads it).
-var secretUseChanged = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
-	before, after := e.ObjectOld, e.ObjectNew
-	return !slices.Equal(before.GetFinalizers(), after.GetFinalizers()) ||
-		before.GetDeletionTimestamp().IsZero() != after.GetDeletionTimestamp().IsZero() ||
-		!slices.Equal(secretRefs(before), secretRefs(after))
-}}
+// reads are in use (SecretReconciler.inUse counts the objects holding the engine's finalizer): its creation
+// with that finalizer already on (a restore), its deletion, and updates of that finalizer, its deletion or
+// the Secrets it names. Its status writes, most of its events, do not (in a burst, each made the Secret's
+// controller list every object of the namespace that reads it), nor does its creation without the
+// finalizer (it goes on with the first create, an update that passes).
+var secretUseChanged = predicate.Funcs{
+	CreateFunc: func(e event.CreateEvent) bool { return controllerutil.ContainsFinalizer(e.Object, engine.Finalizer) },
+	UpdateFunc: func(e event.UpdateEvent) bool {
+		before, after := e.ObjectOld, e.ObjectNew
+		return controllerutil.ContainsFinalizer(before, engine.Finalizer) != controllerutil.ContainsFinalizer(after, engine.Finalizer) ||
+			before.GetDeletionTimestamp().IsZero() != after.GetDeletionTimestamp().IsZero() ||
+			!slices.Equal(secretRefs(before), secretRefs(after))
+	},
+}
 
 // readingSecret maps a Secret to the objects of list's kind that read it; the system-seed Secret of a 3scale
 // installation, to the objects that use the installation or would (usingInstallation).
