@@ -643,6 +643,37 @@ func TestSetLifecycleKeepsExactlyOneTrue(t *testing.T) {
 	}
 }
 
+// TestSetSyncStateWritesOnlyTheTrueConditions: a status carries its one sync condition, Ready, and
+// Reconciling or Stalled while True, in one order; the sync conditions a manager before kept False (a
+// copy of the message each) go at the next change of state.
+func TestSetSyncStateWritesOnlyTheTrueConditions(t *testing.T) {
+	st := v1alpha1.CommonStatus{Conditions: []metav1.Condition{
+		{Type: v1alpha1.ConditionInSync, Status: metav1.ConditionFalse, Reason: "Synced", Message: "old"},
+		{Type: v1alpha1.ConditionOrphan, Status: metav1.ConditionFalse, Reason: "Synced", Message: "old"},
+		{Type: v1alpha1.ConditionSynced, Status: metav1.ConditionTrue, Reason: "Synced", Message: "old"},
+		{Type: v1alpha1.ConditionInvalid, Status: metav1.ConditionFalse, Reason: "Synced", Message: "old"},
+		{Type: v1alpha1.ConditionReady, Status: metav1.ConditionTrue, Reason: "Synced", Message: "old"},
+	}}
+	types := func() string {
+		var out []string
+		for _, c := range st.Conditions {
+			out = append(out, c.Type+"="+string(c.Status))
+		}
+		return strings.Join(out, " ")
+	}
+	for _, tc := range []struct{ state, want string }{
+		{v1alpha1.ConditionOrphan, "Orphan=True Ready=False Reconciling=True"},
+		{v1alpha1.ConditionSynced, "Synced=True Ready=True"},
+		{v1alpha1.ConditionInvalid, "Invalid=True Ready=False Stalled=True"},
+		{v1alpha1.ConditionInSync, "InSync=True Ready=False Reconciling=True"},
+	} {
+		SetSyncState(&st, tc.state, "R", "m", 2)
+		if got := types(); got != tc.want {
+			t.Errorf("after %s: conditions %s, want %s", tc.state, got, tc.want)
+		}
+	}
+}
+
 // TestDriftChecksAreSpreadOverThePeriod: objects synced at the same instant (a cold start) get their
 // first drift checks spread evenly over a period, between half a period and one and a half after the
 // sync; after that, each is checked exactly once a period, at its slot.
