@@ -12,6 +12,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"os/signal"
 	"sort"
@@ -41,6 +42,7 @@ type config struct {
 	listen string
 	opts   simulator.Options
 	trace  bool // --trace: Options.Trace is standard error
+	pprof  bool // --pprof: Go's profiles at /debug/pprof/
 }
 
 // usage introduces the flags (flag's -h).
@@ -89,6 +91,7 @@ func parseFlags(args []string, out io.Writer) (*config, error) {
 	fs.Float64Var(&c.opts.Faults.TenantRateLimit, "tenant-rate-limit", 0, "Requests per second each tenant may make (a SaaS tenant's API limit); beyond it, 429 with Retry-After. 0: no limit.")
 	fs.IntVar(&c.opts.Faults.TenantRateBurst, "tenant-rate-burst", 0, "Burst of --tenant-rate-limit (default 1).")
 	fs.BoolVar(&c.trace, "trace", false, "Write one line per API request to standard error: the time it arrived, seconds it took, tenant, method, endpoint template, status (0: answer lost), path.")
+	fs.BoolVar(&c.pprof, "pprof", false, "Serve Go's runtime profiles at /debug/pprof/ (e.g. /debug/pprof/profile?seconds=30, a CPU profile): where the simulator's own CPU goes in a benchmark.")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -146,6 +149,18 @@ func (c *config) options(addr string) simulator.Options {
 	return opts
 }
 
+// handler is sim, with Go's profiles at /debug/pprof/ when --pprof asks for them.
+func (c *config) handler(sim http.Handler) http.Handler {
+	if !c.pprof {
+		return sim
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.Handle("/", sim)
+	return mux
+}
+
 func main() {
 	c, err := parse(os.Args[1:])
 	if err != nil {
@@ -159,7 +174,7 @@ func main() {
 		log.Fatalf("apimsync-sim: %v", err)
 	}
 	addr := ln.Addr().String()
-	srv := &http.Server{Addr: c.listen, Handler: simulator.New(c.options(addr)), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Addr: c.listen, Handler: c.handler(simulator.New(c.options(addr))), ReadHeaderTimeout: 10 * time.Second}
 	names := make([]string, 0, len(c.opts.Tenants))
 	for n := range c.opts.Tenants {
 		names = append(names, n)

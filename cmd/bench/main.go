@@ -12,13 +12,14 @@
 // --trace), BENCH_FAULTS (off; 1, or
 // error=R,ratelimit=R,retryafter=S,lost=R: the faults phase), BENCH_BIN (bin), BENCH_FLOOR (1; 0 skips
 // measuring the control plane's floor at the end), BENCH_FLOOR_STATUSES (0; 1 measures the floor's cold
-// run again with the statuses the cold run wrote), BENCH_DELETE_ORDER (applied: owners first, as
+// run again with the statuses the cold run wrote), BENCH_FLOOR_BEFORE (0; 1 measures the floor's cold
+// run also just before the cold run, on a fresh control plane of its own), BENCH_DELETE_ORDER (applied: owners first, as
 // applied; dependants-first: the reverse, plans before their products), BENCH_SLOW_TENANT (0: off; a
 // latency such as 2s: the slow-tenant phase, the first tenant answering after it), BENCH_SHARDS (1; 0
 // skips the shards phase: two managers by label selector, and a namespace moved between them),
 // BENCH_MEMORY_LIMIT (none; a quantity such as 1Gi: every manager's --memory-limit, as a pod's limit),
-// BENCH_PROFILE (0: off; a length such as 30s: CPU profiles of the API server and the manager from the
-// start of the cold run and of the deletion, and of the API server from the start of the floor's runs,
+// BENCH_PROFILE (0: off; a length such as 30s: CPU profiles of the API server, the manager and the
+// simulator from the start of the cold run and of the deletion, and of the API server from the start of the floor's runs,
 // in BENCH_RESULTS/logs).
 package main
 
@@ -96,6 +97,7 @@ func config() (bench.Config, string, error) {
 		DriftCheckPeriod: dur("BENCH_DRIFT_PERIOD", 10*time.Minute), Timeout: dur("BENCH_TIMEOUT", 30*time.Minute),
 		Floor:            text("BENCH_FLOOR", "1") != "0",
 		FloorRunStatuses: text("BENCH_FLOOR_STATUSES", "0") == "1",
+		FloorBefore:      text("BENCH_FLOOR_BEFORE", "0") == "1",
 		DependantsFirst:  text("BENCH_DELETE_ORDER", "applied") == "dependants-first",
 		SlowLatency:      dur("BENCH_SLOW_TENANT", 0),
 		Profile:          dur("BENCH_PROFILE", 0),

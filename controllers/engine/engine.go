@@ -267,8 +267,10 @@ func (r *Reconciler[T, D, S]) sync(ctx context.Context, obj T, w *statusWriter[T
 		// nothing, when a burst makes a tenant busy); a tenant change is recorded at once.
 		w.done = !rebound
 		if background { // the budget is spent: later, spread out
+			AdmissionDeferrals.WithLabelValues(r.Kind, "drift-check").Inc()
 			return ctrl.Result{RequeueAfter: 5 * admissionRetry()}, nil
 		}
+		AdmissionDeferrals.WithLabelValues(r.Kind, "sync").Inc()
 		return ctrl.Result{RequeueAfter: admissionRetry()}, nil
 	}
 	defer leave()

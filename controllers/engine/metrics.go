@@ -38,6 +38,13 @@ var (
 		Help: "Answers of 3scale (429/503) whose Retry-After was longer than --max-retry-after, by tenant: the tenant was paused for the cap only.",
 	}, []string{"tenant"})
 
+	// AdmissionDeferrals counts the reconciles put off because their tenant already had as much work as
+	// its pacer serves: the worker went to other tenants' objects, and the object waits for a slot.
+	AdmissionDeferrals = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "apimsync_admission_deferrals_total",
+		Help: "Reconciles put off because their tenant already had as much work under way as its pacer serves, by kind and work (sync, drift-check).",
+	}, []string{"kind", "work"})
+
 	// RemoteCallSeconds observes the latency of calls to the 3scale API.
 	RemoteCallSeconds = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Name:    "apimsync_remote_call_duration_seconds",
@@ -47,5 +54,5 @@ var (
 )
 
 func init() {
-	metrics.Registry.MustRegister(ObjectsByState, UnmanagedObjects, DriftRepairs, RemoteCalls, RemoteCallSeconds, RetryAfterCapped)
+	metrics.Registry.MustRegister(ObjectsByState, UnmanagedObjects, DriftRepairs, RemoteCalls, RemoteCallSeconds, RetryAfterCapped, AdmissionDeferrals)
 }

@@ -30,20 +30,20 @@ func TestSmoke(t *testing.T) {
 	defer cancel()
 	dir := t.TempDir()
 	res, err := Run(ctx, Config{Objects: 100, Tenants: 2, Seed: 1, Latency: 5 * time.Millisecond, RateLimit: 50, RateBurst: 10,
-		Steady: 5 * time.Second, Settle: 3 * time.Second, DriftCheckPeriod: 10 * time.Minute, Timeout: 3 * time.Minute, Floor: true, FloorRunStatuses: true, SlowLatency: 500 * time.Millisecond,
+		Steady: 5 * time.Second, Settle: 3 * time.Second, DriftCheckPeriod: 10 * time.Minute, Timeout: 3 * time.Minute, Floor: true, FloorRunStatuses: true, FloorBefore: true, SlowLatency: 500 * time.Millisecond,
 		Profile: time.Second, ManagerBin: filepath.Join(bin, "manager"), SimBin: filepath.Join(bin, "apimsync-sim"), Dir: dir, Log: os.Stderr})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// BENCH_PROFILE: a CPU profile of each process it names, from the start of each run it names.
-	for _, name := range []string{"cold-kube-apiserver", "cold-manager", "deletion-kube-apiserver", "deletion-manager", "floor-cold-kube-apiserver", "floor-deletion-kube-apiserver"} {
+	for _, name := range []string{"cold-kube-apiserver", "cold-manager", "cold-simulator", "deletion-kube-apiserver", "deletion-manager", "deletion-simulator", "floor-cold-kube-apiserver", "floor-deletion-kube-apiserver"} {
 		if fi, err := os.Stat(filepath.Join(dir, name+".pprof")); err != nil || fi.Size() == 0 {
 			t.Errorf("CPU profile %s: %v, want one", name, err)
 		}
 	}
 	t.Logf("\n%s\n%s", res.Table(), res.Summary())
-	if res.Floor.ColdSeconds <= 0 || res.Floor.DeletionSeconds <= 0 || res.Floor.ColdRunStatusesSeconds <= 0 {
-		t.Errorf("control plane's floor %+v, want both phases measured, and the cold one with the cold run's statuses", res.Floor)
+	if res.Floor.ColdSeconds <= 0 || res.Floor.DeletionSeconds <= 0 || res.Floor.ColdRunStatusesSeconds <= 0 || res.Floor.ColdBeforeSeconds <= 0 {
+		t.Errorf("control plane's floor %+v, want both phases measured, and the cold one with the cold run's statuses and before the cold run", res.Floor)
 	}
 	if r := res.Cold.CallsMin; r > 1.3 {
 		t.Errorf("cold calls %d are %.2f× the minimal %d, want at most 1.3×", res.Cold.Calls.Total(), r, res.Cold.Minimal.Total())

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -12,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/apimsync/apimsync/apis/capabilities/v1alpha1"
+	"github.com/apimsync/apimsync/test/testenv"
 )
 
 // Floor is what this machine's control plane needs for the Kubernetes side of a run alone, measured with
@@ -33,6 +35,11 @@ type Floor struct {
 	// what it stores, rather than its own work. ColdRunStatusesCPU is what each process used meanwhile.
 	ColdRunStatusesSeconds float64 `json:"coldRunStatusesSeconds,omitempty"`
 	ColdRunStatusesCPU     CPU     `json:"coldRunStatusesCPU"`
+	// ColdBeforeSeconds is the cold floor measured just before the cold run on a fresh control plane of
+	// its own, as the cold run's is fresh (BENCH_FLOOR_BEFORE); ColdBeforeCPU what each process used
+	// meanwhile.
+	ColdBeforeSeconds float64 `json:"coldBeforeSeconds,omitempty"`
+	ColdBeforeCPU     CPU     `json:"coldBeforeCPU"`
 }
 
 // floor measures the Floor once the deletion is done; the manager is stopped for it (a Synced status
@@ -70,29 +77,72 @@ func (b *bench) floor(ctx context.Context) error {
 }
 
 // floorWithRunStatuses measures the cold floor again, each status the one the cold run left
-// (Floor.ColdRunStatusesSeconds), then deletes the objects again (untimed). Nothing when the cold run
-// left none.
+// (Floor.ColdRunStatusesSeconds). Nothing when the cold run left none.
 func (b *bench) floorWithRunStatuses(ctx context.Context) error {
 	if len(b.runStatuses) == 0 {
 		return nil
 	}
-	start, cpu := time.Now(), b.sampleCPU()
-	if err := b.apply(ctx, b.allObjects(), floorCreateWith(b.k8s, b.runStatuses)); err != nil {
-		return err
-	}
-	if err := b.waitCensus(ctx, 200*time.Millisecond, func(_, synced int) bool { return synced == b.work.Size() }); err != nil {
-		return err
-	}
-	b.res.Floor.ColdRunStatusesSeconds = time.Since(start).Seconds()
-	b.res.Floor.ColdRunStatusesCPU = b.cpuSince(cpu, b.res.Floor.ColdRunStatusesSeconds)
-	if err := b.apply(ctx, b.allObjects(), floorDelete(b.k8s)); err != nil {
-		return err
-	}
-	if err := b.waitCensus(ctx, 200*time.Millisecond, func(exist, _ int) bool { return exist == 0 }); err != nil {
+	var err error
+	if b.res.Floor.ColdRunStatusesSeconds, b.res.Floor.ColdRunStatusesCPU, err = b.coldFloor(ctx, b.runStatuses); err != nil {
 		return err
 	}
 	b.logf("floor with the cold run's statuses: cold %.1fs", b.res.Floor.ColdRunStatusesSeconds)
 	return nil
+}
+
+// floorBefore measures the cold floor (minimal statuses) just before the cold run, on a fresh control
+// plane of its own (Floor.ColdBeforeSeconds), stopped after it: the same control plane's cost for the
+// same writes rises by about half once a first batch of objects has come and gone (47.8 s, then 67.0,
+// 71.0 and 69.1 s, four floors of 5,000 objects in a row), and the cold run is the first batch of the
+// bench's own. The floor at the end comes after several batches, and minutes later on a machine whose
+// speed drifts.
+func (b *bench) floorBefore(ctx context.Context) error {
+	if !b.cfg.Floor || !b.cfg.FloorBefore {
+		return nil
+	}
+	env, err := testenv.Start()
+	if err != nil {
+		return err
+	}
+	defer func() { _ = env.Stop() }()
+	k8s, watch, stopWatch, err := clients(ctx, env)
+	if err != nil {
+		return err
+	}
+	defer stopWatch()
+	for _, ns := range b.work.Namespaces {
+		if err := k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns.Name}}); err != nil {
+			return err
+		}
+	}
+	mainK8s, mainWatch := b.k8s, b.watch
+	b.k8s, b.watch = k8s, watch
+	defer func() { b.k8s, b.watch = mainK8s, mainWatch }()
+	if b.res.Floor.ColdBeforeSeconds, b.res.Floor.ColdBeforeCPU, err = b.coldFloor(ctx, nil); err != nil {
+		return err
+	}
+	b.logf("floor before the cold run, on a fresh control plane: cold %.1fs", b.res.Floor.ColdBeforeSeconds)
+	return nil
+}
+
+// coldFloor times the cold floor's writes with statuses (floorCreateWith) until the census sees every
+// object Synced, then deletes the objects again (untimed) and waits until they are gone.
+func (b *bench) coldFloor(ctx context.Context, statuses map[string]any) (float64, CPU, error) {
+	start, cpu := time.Now(), b.sampleCPU()
+	if err := b.apply(ctx, b.allObjects(), floorCreateWith(b.k8s, statuses)); err != nil {
+		return 0, CPU{}, err
+	}
+	if err := b.waitCensus(ctx, 200*time.Millisecond, func(_, synced int) bool { return synced == b.work.Size() }); err != nil {
+		return 0, CPU{}, err
+	}
+	seconds := time.Since(start).Seconds()
+	used := b.cpuSince(cpu, seconds)
+	// Copies: a patch's answer is decoded into the object it was given, and the workload's own objects
+	// must stay as applied (the cold run after floorBefore creates them).
+	if err := b.apply(ctx, freshCopies(b.allObjects()), floorDelete(b.k8s)); err != nil {
+		return 0, CPU{}, err
+	}
+	return seconds, used, b.waitCensus(ctx, 200*time.Millisecond, func(exist, _ int) bool { return exist == 0 })
 }
 
 // readRunStatuses reads the statuses of the workload's objects as the cold run left them, by statusKey, as

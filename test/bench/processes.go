@@ -242,6 +242,8 @@ type KubeRequests struct {
 	Reconciles map[string]int `json:"reconciles,omitempty"`
 	// ReconcileResults counts the same reconciles by result (success, requeue_after, error...).
 	ReconcileResults map[string]int `json:"reconcileResults,omitempty"`
+	// Deferred counts the reconciles put off because their tenant was busy (apimsync_admission_deferrals_total).
+	Deferred int `json:"deferred,omitempty"`
 }
 
 // readKubeRequests reads the manager's Kubernetes API requests since it started.
@@ -254,6 +256,9 @@ func readKubeRequests(url string) (KubeRequests, error) {
 	for _, m := range families["controller_runtime_reconcile_total"].GetMetric() {
 		k.Reconciles[label(m, "controller")] += int(m.GetCounter().GetValue())
 		k.ReconcileResults[label(m, "result")] += int(m.GetCounter().GetValue())
+	}
+	for _, m := range families["apimsync_admission_deferrals_total"].GetMetric() {
+		k.Deferred += int(m.GetCounter().GetValue())
 	}
 	f, ok := families["rest_client_requests_total"]
 	if !ok {
@@ -285,7 +290,7 @@ func label(m *dto.Metric, name string) string {
 // minus is k less an earlier reading.
 func (k KubeRequests) minus(o KubeRequests) KubeRequests {
 	d := KubeRequests{Reads: k.Reads - o.Reads, Writes: k.Writes - o.Writes, ByMethod: map[string]int{}, Reconciles: map[string]int{},
-		ReconcileResults: map[string]int{}}
+		ReconcileResults: map[string]int{}, Deferred: k.Deferred - o.Deferred}
 	for m, n := range k.ByMethod {
 		d.ByMethod[m] = n - o.ByMethod[m]
 	}

@@ -14,8 +14,8 @@ import (
 )
 
 // profile starts CPU profiles of cfg.Profile's length, from now, of the API server and, when manager is
-// its pprof address, of the manager, written into the logs directory as <phase>-kube-apiserver.pprof and
-// <phase>-manager.pprof (read with `go tool pprof`). Set beside the floor's, they show where the CPU the
+// its pprof address, of the manager and the simulator, written into the logs directory as
+// <phase>-kube-apiserver.pprof, <phase>-manager.pprof and <phase>-simulator.pprof (read with `go tool pprof`). Set beside the floor's, they show where the CPU the
 // manager costs the machine beyond the floor goes. The returned func waits for them; without
 // BENCH_PROFILE it does nothing. A profile that cannot be taken is a line in the log, not a failed run.
 func (b *bench) profile(ctx context.Context, phase, manager string) (wait func()) {
@@ -43,6 +43,7 @@ func (b *bench) profile(ctx context.Context, phase, manager string) (wait func()
 	}
 	if manager != "" {
 		take("manager", http.DefaultClient, "http://"+manager)
+		take("simulator", http.DefaultClient, b.simURL) // it serves its profiles with --pprof (start)
 	}
 	return wg.Wait
 }

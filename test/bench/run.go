@@ -54,8 +54,10 @@ type Config struct {
 	Timeout time.Duration
 	// Floor measures the control plane's floor at the end (BENCH_FLOOR, default on): see Floor.
 	// FloorRunStatuses measures its cold run again with the statuses the cold run wrote
-	// (BENCH_FLOOR_STATUSES, default off): Floor.ColdRunStatusesSeconds.
-	Floor, FloorRunStatuses bool
+	// (BENCH_FLOOR_STATUSES, default off): Floor.ColdRunStatusesSeconds. FloorBefore measures the
+	// cold floor also on a fresh control plane of its own, just before the cold run
+	// (BENCH_FLOOR_BEFORE, default off): Floor.ColdBeforeSeconds.
+	Floor, FloorRunStatuses, FloorBefore bool
 	// DependantsFirst deletes each namespace's objects in the reverse of the order they were applied
 	// (BENCH_DELETE_ORDER=dependants-first: plans, then products, then backends), as a prune that deletes
 	// dependants before their owners does; by default they are deleted in the order applied (backends,
@@ -223,6 +225,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		run  func(context.Context) error
 	}{
 		{"start", b.start},
+		{"floor before", b.floorBefore},
 		{"cold", b.cold},
 		{"unmanaged", b.unmanaged},
 		{"steady", b.steady},
@@ -270,19 +273,9 @@ func (b *bench) start(ctx context.Context) error {
 		return err
 	}
 	b.env = env
-	cfg := rest.CopyConfig(env.Config)
-	cfg.QPS, cfg.Burst = 1000, 2000
-	if b.k8s, err = client.New(cfg, client.Options{Scheme: env.Scheme}); err != nil {
+	if b.k8s, b.watch, b.stopWatch, err = clients(ctx, env); err != nil {
 		return err
 	}
-	// The census reads a watch-fed cache: polling lists of every object twice a second would load the
-	// API server more than the manager does, on the same two cores, and slow what is measured.
-	if b.watch, err = crcache.New(cfg, crcache.Options{Scheme: env.Scheme, DefaultTransform: crcache.TransformStripManagedFields()}); err != nil {
-		return err
-	}
-	watchCtx, stopWatch := context.WithCancel(ctx)
-	b.stopWatch = stopWatch
-	go func() { _ = b.watch.Start(watchCtx) }()
 	user, err := env.Environment.AddUser(envtest.User{Name: "bench-admin", Groups: []string{"system:masters"}}, nil)
 	if err != nil {
 		return err
@@ -303,6 +296,9 @@ func (b *bench) start(ctx context.Context) error {
 	b.simURL = fmt.Sprintf("http://127.0.0.1:%d", port)
 	args := []string{"--listen", fmt.Sprintf("127.0.0.1:%d", port), "--seed", fmt.Sprint(b.cfg.Seed),
 		"--latency", b.cfg.Latency.String(), "--tenant-rate-limit", fmt.Sprint(b.cfg.RateLimit), "--tenant-rate-burst", fmt.Sprint(b.cfg.RateBurst)}
+	if b.cfg.Profile > 0 {
+		args = append(args, "--pprof")
+	}
 	args = append(args, b.cfg.SimArgs...)
 	for i, ns := range b.work.Namespaces {
 		b.tokens[ns.Name] = fmt.Sprintf("bench-token-%03d", i)
@@ -325,6 +321,25 @@ func (b *bench) start(ctx context.Context) error {
 		}
 	}
 	return b.startManager(ctx, "")
+}
+
+// clients are the bench's client of env's API server and its census cache, started (stop stops it).
+func clients(ctx context.Context, env *testenv.Env) (client.Client, crcache.Cache, context.CancelFunc, error) {
+	cfg := rest.CopyConfig(env.Config)
+	cfg.QPS, cfg.Burst = 1000, 2000
+	k8s, err := client.New(cfg, client.Options{Scheme: env.Scheme})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	// The census reads a watch-fed cache: polling lists of every object twice a second would load the
+	// API server more than the manager does, on the same two cores, and slow what is measured.
+	watch, err := crcache.New(cfg, crcache.Options{Scheme: env.Scheme, DefaultTransform: crcache.TransformStripManagedFields()})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	watchCtx, stop := context.WithCancel(ctx)
+	go func() { _ = watch.Start(watchCtx) }()
+	return k8s, watch, stop, nil
 }
 
 // startManager starts the manager binary, syncing the objects selector matches ("": all; as
