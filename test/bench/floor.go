@@ -51,26 +51,15 @@ func (b *bench) floor(ctx context.Context) error {
 	}
 	b.mgr.stop()
 	profiled := b.profile(ctx, "floor-cold", "")
-	start, cpu := time.Now(), b.sampleCPU()
-	if err := b.apply(ctx, b.allObjects(), floorCreate(b.k8s)); err != nil {
+	var err error
+	if b.res.Floor.ColdSeconds, b.res.Floor.ColdCPU, err = b.timedApply(ctx, b.allObjects(), floorCreate(b.k8s), b.allSynced); err != nil {
 		return err
 	}
-	if err := b.waitCensus(ctx, 200*time.Millisecond, func(_, synced int) bool { return synced == b.work.Size() }); err != nil {
-		return err
-	}
-	b.res.Floor.ColdSeconds = time.Since(start).Seconds()
-	b.res.Floor.ColdCPU = b.cpuSince(cpu, b.res.Floor.ColdSeconds)
 	profiled()
 	profiled = b.profile(ctx, "floor-deletion", "")
-	start, cpu = time.Now(), b.sampleCPU()
-	if err := b.apply(ctx, b.allObjects(), floorDelete(b.k8s)); err != nil {
+	if b.res.Floor.DeletionSeconds, b.res.Floor.DeletionCPU, err = b.timedApply(ctx, freshCopies(b.allObjects()), floorDelete(b.k8s), allGone); err != nil {
 		return err
 	}
-	if err := b.waitCensus(ctx, 200*time.Millisecond, func(exist, _ int) bool { return exist == 0 }); err != nil {
-		return err
-	}
-	b.res.Floor.DeletionSeconds = time.Since(start).Seconds()
-	b.res.Floor.DeletionCPU = b.cpuSince(cpu, b.res.Floor.DeletionSeconds)
 	profiled()
 	b.logf("floor: cold %.1fs, deletion %.1fs", b.res.Floor.ColdSeconds, b.res.Floor.DeletionSeconds)
 	return b.floorWithRunStatuses(ctx)
@@ -128,22 +117,33 @@ func (b *bench) floorBefore(ctx context.Context) error {
 // coldFloor times the cold floor's writes with statuses (floorCreateWith) until the census sees every
 // object Synced, then deletes the objects again (untimed) and waits until they are gone.
 func (b *bench) coldFloor(ctx context.Context, statuses map[string]any) (float64, CPU, error) {
-	start, cpu := time.Now(), b.sampleCPU()
-	if err := b.apply(ctx, b.allObjects(), floorCreateWith(b.k8s, statuses)); err != nil {
+	seconds, used, err := b.timedApply(ctx, b.allObjects(), floorCreateWith(b.k8s, statuses), b.allSynced)
+	if err != nil {
 		return 0, CPU{}, err
 	}
-	if err := b.waitCensus(ctx, 200*time.Millisecond, func(_, synced int) bool { return synced == b.work.Size() }); err != nil {
+	_, _, err = b.timedApply(ctx, freshCopies(b.allObjects()), floorDelete(b.k8s), allGone)
+	return seconds, used, err
+}
+
+// timedApply applies write to objs and waits until the census says done, and tells how long that took
+// and what each process used meanwhile. The floor's deletions are given copies (freshCopies): a patch's
+// answer is decoded into the object it was given, and the workload's own objects must stay as applied.
+func (b *bench) timedApply(ctx context.Context, objs []client.Object, write func(context.Context, client.Object) error, done func(exist, synced int) bool) (float64, CPU, error) {
+	start, cpu := time.Now(), b.sampleCPU()
+	if err := b.apply(ctx, objs, write); err != nil {
+		return 0, CPU{}, err
+	}
+	if err := b.waitCensus(ctx, 200*time.Millisecond, done); err != nil {
 		return 0, CPU{}, err
 	}
 	seconds := time.Since(start).Seconds()
-	used := b.cpuSince(cpu, seconds)
-	// Copies: a patch's answer is decoded into the object it was given, and the workload's own objects
-	// must stay as applied (the cold run after floorBefore creates them).
-	if err := b.apply(ctx, freshCopies(b.allObjects()), floorDelete(b.k8s)); err != nil {
-		return 0, CPU{}, err
-	}
-	return seconds, used, b.waitCensus(ctx, 200*time.Millisecond, func(exist, _ int) bool { return exist == 0 })
+	return seconds, b.cpuSince(cpu, seconds), nil
 }
+
+// allSynced is the census of a workload all Synced; allGone, of one all gone.
+func (b *bench) allSynced(_, synced int) bool { return synced == b.work.Size() }
+
+func allGone(exist, _ int) bool { return exist == 0 }
 
 // readRunStatuses reads the statuses of the workload's objects as the cold run left them, by statusKey, as
 // unstructured data (read from the census cache).
